@@ -1,0 +1,58 @@
+/**
+ * npm run eval:content — main-content quality on the scrapinghub article-extraction-benchmark
+ * pages, Trawl's pipeline next to Mozilla Readability (jsdom) + Turndown, same pages, same run.
+ * `--worst N` lists our N lowest-F1 pages; `--page ID` prints our text for one page.
+ */
+import { JSDOM, VirtualConsole } from 'jsdom';
+import { Readability } from '@mozilla/readability';
+import TurndownService from 'turndown';
+import { processHtml } from '../src/engine/document/index.js';
+import { aebPages } from './lib/fixtures.js';
+import { markdownToText, scores, shingleMatch, type TpFpFn } from './lib/shingles.js';
+
+const args = process.argv.slice(2);
+const worst = args.includes('--worst') ? Number(args[args.indexOf('--worst') + 1]) : 0;
+const only = args.includes('--page') ? args[args.indexOf('--page') + 1] : undefined;
+const skipPeer = args.includes('--no-peer');
+
+const pages = aebPages().filter((p) => !only || p.id.startsWith(only));
+const ours: TpFpFn[] = [];
+const peer: TpFpFn[] = [];
+const perPage: { id: string; f1: number; p: number; r: number }[] = [];
+const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced' });
+const quiet = new VirtualConsole();
+
+let oursMs = 0;
+for (const page of pages) {
+  const t0 = performance.now();
+  const md = processHtml(page.html, { url: page.url }).markdown ?? '';
+  oursMs += performance.now() - t0;
+  const m = shingleMatch(page.articleBody ?? '', markdownToText(md));
+  ours.push(m);
+  const s = scores([m]);
+  perPage.push({ id: page.id, f1: s.f1, p: s.precision, r: s.recall });
+  if (only) console.log(markdownToText(md));
+  if (!skipPeer) {
+    let text = '';
+    try {
+      const dom = new JSDOM(page.html, { url: page.url, virtualConsole: quiet });
+      const article = new Readability(dom.window.document).parse();
+      text = article?.content ? markdownToText(turndown.turndown(article.content)) : '';
+      dom.window.close();
+    } catch {
+      text = '';
+    }
+    peer.push(shingleMatch(page.articleBody ?? '', text));
+  }
+}
+
+const fmt = (s: { precision: number; recall: number; f1: number }) =>
+  `precision=${s.precision.toFixed(3)} recall=${s.recall.toFixed(3)} F1=${s.f1.toFixed(3)}`;
+console.log(`pages: ${pages.length} (scrapinghub article-extraction-benchmark, shared part)`);
+console.log(`trawl                  ${fmt(scores(ours))}  (${(oursMs / pages.length).toFixed(1)} ms/page)`);
+if (!skipPeer) console.log(`readability+turndown   ${fmt(scores(peer))}`);
+if (!skipPeer) console.log(`F1 difference: ${(scores(ours).f1 - scores(peer).f1 >= 0 ? '+' : '')}${(scores(ours).f1 - scores(peer).f1).toFixed(3)}`);
+if (worst) {
+  perPage.sort((a, b) => a.f1 - b.f1);
+  for (const p of perPage.slice(0, worst)) console.log(`${p.id.slice(0, 12)}  F1=${p.f1.toFixed(3)} P=${p.p.toFixed(3)} R=${p.r.toFixed(3)}`);
+}

@@ -1,0 +1,45 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** ../shared/fixtures beside the checkout (never copied into the repo). */
+export const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/fixtures');
+
+export function requireFixtures(sub: string): string {
+  const dir = join(FIXTURES, sub);
+  if (!existsSync(dir)) {
+    console.error(`skipped: fixture folder ${dir} is absent (it lives in shared/fixtures beside the checkout)`);
+    process.exit(0);
+  }
+  return dir;
+}
+
+export interface ContentPage {
+  id: string;
+  html: string;
+  url: string;
+  articleBody?: string;
+}
+
+export function readHtml(path: string): string {
+  const buf = readFileSync(path);
+  return (path.endsWith('.gz') ? gunzipSync(buf) : buf).toString('utf8');
+}
+
+export function aebPages(): ContentPage[] {
+  const dir = requireFixtures('content/scrapinghub-aeb');
+  return readdirSync(dir).sort().map((id) => {
+    const expected = JSON.parse(readFileSync(join(dir, id, 'expected.json'), 'utf8'));
+    return { id, html: readHtml(join(dir, id, 'source.html')), url: expected.url, articleBody: expected.articleBody };
+  });
+}
+
+export function readabilityPages(): ContentPage[] {
+  const dir = requireFixtures('content/readability');
+  return readdirSync(dir).sort().map((id) => ({ id, html: readHtml(join(dir, id, 'source.html')), url: `http://fakehost/test/${id}/` }));
+}
+
+export function allContentPages(): ContentPage[] {
+  return [...aebPages(), ...readabilityPages()];
+}

@@ -1,0 +1,53 @@
+/**
+ * The article-extraction-benchmark metric: 4-gram shingles of `\w+` tokens, true/false
+ * positives normalised per page, precision and recall averaged over pages, F1 of the means.
+ */
+const TOKEN = /[\p{L}\p{N}_]+/gu;
+
+function shingles(text: string, n = 4): Map<string, number> {
+  const tokens = text.match(TOKEN) ?? [];
+  const out = new Map<string, number>();
+  const last = Math.max(1, tokens.length - n + 1);
+  for (let i = 0; i < last; i++) {
+    const s = tokens.slice(i, i + n);
+    if (!s.length) continue;
+    const k = s.join('\u0001');
+    out.set(k, (out.get(k) ?? 0) + 1);
+  }
+  return out;
+}
+
+export type TpFpFn = [number, number, number];
+
+export function shingleMatch(truth: string, pred: string): TpFpFn {
+  const t = shingles(truth);
+  const p = shingles(pred);
+  let tp = 0, fp = 0, fn = 0;
+  for (const k of new Set([...t.keys(), ...p.keys()])) {
+    const a = t.get(k) ?? 0;
+    const b = p.get(k) ?? 0;
+    tp += Math.min(a, b);
+    fp += Math.max(0, b - a);
+    fn += Math.max(0, a - b);
+  }
+  const s = tp + fp + fn;
+  return s > 0 ? [tp / s, fp / s, fn / s] : [0, 0, 0];
+}
+
+const precision = ([tp, fp, fn]: TpFpFn) => (fp === 0 && fn === 0 ? 1 : tp === 0 && fp === 0 ? 0 : tp / (tp + fp));
+const recall = ([tp, fp, fn]: TpFpFn) => (fp === 0 && fn === 0 ? 1 : tp === 0 && fn === 0 ? 0 : tp / (tp + fn));
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+
+export function scores(items: TpFpFn[]): { precision: number; recall: number; f1: number } {
+  const p = mean(items.filter(([tp, fp]) => tp + fp > 0).map(precision));
+  const r = mean(items.filter(([tp, , fn]) => tp + fn > 0).map(recall));
+  return { precision: p, recall: r, f1: p + r ? (2 * p * r) / (p + r) : 0 };
+}
+
+/** Markdown → the visible text: images dropped, link targets dropped, link text kept. */
+export function markdownToText(md: string): string {
+  return md
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ')
+    .replace(/\]\((?:[^()]|\([^)]*\))*\)/g, ']')
+    .replace(/\\([\\`*_{}[\]()#+\-.!|<>~])/g, '$1');
+}

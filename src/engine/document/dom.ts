@@ -1,0 +1,96 @@
+/**
+ * Small, allocation-light helpers over htmlparser2's DOM (domhandler nodes). The page is
+ * parsed once (parse.ts) and every consumer — metadata, links, main content, markdown,
+ * extraction — walks the same tree with these.
+ */
+import { parseDocument } from 'htmlparser2';
+import type { AnyNode, Document, Element, ParentNode } from 'domhandler';
+import { ElementType } from 'htmlparser2';
+
+export type { AnyNode, Document, Element, ParentNode };
+
+export function parseHtml(html: string): Document {
+  return parseDocument(html, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+}
+
+export const isElement = (n: AnyNode): n is Element =>
+  n.type === ElementType.Tag || n.type === ElementType.Script || n.type === ElementType.Style;
+
+export const isTextNode = (n: AnyNode): n is AnyNode & { data: string } => n.type === ElementType.Text;
+
+export function attr(el: Element, name: string): string | undefined {
+  const v = el.attribs[name];
+  return v === undefined ? undefined : v;
+}
+
+/** All descendant elements in document order (iterative: deep pages must not blow the stack). */
+export function* elements(root: ParentNode): Generator<Element> {
+  const stack: AnyNode[] = [...root.children].reverse();
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (!isElement(n)) continue;
+    yield n;
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+  }
+}
+
+export function findAll(root: ParentNode, pred: (el: Element) => boolean): Element[] {
+  const out: Element[] = [];
+  for (const el of elements(root)) if (pred(el)) out.push(el);
+  return out;
+}
+
+export function findFirst(root: ParentNode, pred: (el: Element) => boolean): Element | undefined {
+  for (const el of elements(root)) if (pred(el)) return el;
+  return undefined;
+}
+
+export const byTag = (root: ParentNode, tag: string) => findAll(root, (e) => e.name === tag);
+
+/** Text content with script/style excluded. */
+export function textOf(node: AnyNode): string {
+  if (isTextNode(node)) return node.data;
+  if (!('children' in node) || node.type === ElementType.Script || node.type === ElementType.Style) return '';
+  let s = '';
+  const stack: AnyNode[] = [node];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (isTextNode(n)) s += n.data;
+    else if ((n.type === ElementType.Tag || n.type === ElementType.Root || n.type === ElementType.CDATA) && 'children' in n) {
+      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+    }
+  }
+  return s;
+}
+
+export const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+export function removeNode(n: AnyNode): void {
+  const p = n.parent;
+  if (!p) return;
+  const i = p.children.indexOf(n as never);
+  if (i >= 0) p.children.splice(i, 1);
+  if (n.prev) n.prev.next = n.next;
+  if (n.next) n.next.prev = n.prev;
+  n.parent = n.prev = n.next = null;
+}
+
+/** Resolve `href` against `base`; undefined when it is not a usable http(s)/mailto URL. */
+export function absoluteUrl(href: string | undefined, base: string): string | undefined {
+  if (!href) return undefined;
+  const h = href.trim();
+  if (!h || h.startsWith('javascript:') || h.startsWith('data:') || h.startsWith('#') && !base) return undefined;
+  try {
+    const u = new URL(h, base);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:' && u.protocol !== 'mailto:' && u.protocol !== 'tel:') return undefined;
+    return u.href;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The document's base URL: `<base href>` resolved against the page URL. */
+export function baseUrlOf(doc: Document, pageUrl: string): string {
+  const base = findFirst(doc, (e) => e.name === 'base' && !!e.attribs.href);
+  return (base && absoluteUrl(base.attribs.href, pageUrl)) || pageUrl;
+}

@@ -1,0 +1,66 @@
+/**
+ * The document pipeline: parse once, then hand the same tree to metadata, links, main
+ * content, markdown and (through `onDocument`) extraction, in the order that lets the
+ * main-content step prune the tree last.
+ */
+import render from 'dom-serializer';
+import type { Document, ParentNode } from './dom.js';
+import { absoluteUrl, baseUrlOf, elements, parseHtml } from './dom.js';
+import { extractLinks } from './links.js';
+import { selectMainContent } from './main-content.js';
+import { toMarkdown } from './markdown.js';
+import { extractMetadata, type PageMetadata } from './metadata.js';
+
+export { parseHtml } from './dom.js';
+export { toMarkdown } from './markdown.js';
+export { selectMainContent } from './main-content.js';
+export type { PageMetadata } from './metadata.js';
+
+export interface DocumentOptions {
+  /** Final URL of the page (after redirects); relative links resolve against it. */
+  url: string;
+  /** Keep only the article-like main content. @default true */
+  onlyMainContent?: boolean;
+  markdown?: boolean;
+  html?: boolean;
+  links?: boolean;
+  /** Called with the untouched parsed tree before main-content pruning (extraction uses it). */
+  onDocument?: (doc: Document, baseUrl: string) => void;
+}
+
+export interface DocumentResult {
+  metadata: PageMetadata;
+  markdown?: string;
+  html?: string;
+  links?: string[];
+}
+
+export function processHtml(source: string, options: DocumentOptions): DocumentResult {
+  const doc = parseHtml(source);
+  const baseUrl = baseUrlOf(doc, options.url);
+  const metadata = extractMetadata(doc, baseUrl);
+  const result: DocumentResult = { metadata };
+  if (options.links) result.links = extractLinks(doc, baseUrl);
+  options.onDocument?.(doc, baseUrl);
+  if (options.markdown === false && !options.html) return result;
+  const main = selectMainContent(doc, { onlyMainContent: options.onlyMainContent ?? true });
+  if (options.markdown !== false) result.markdown = toMarkdown(main, { baseUrl });
+  if (options.html) result.html = cleanHtml(main, baseUrl);
+  return result;
+}
+
+/** Serialise the selected content with absolute link and image URLs. */
+function cleanHtml(main: ParentNode, baseUrl: string): string {
+  for (const el of elements(main)) {
+    for (const a of ['href', 'src'] as const) {
+      const v = el.attribs[a];
+      if (v === undefined) continue;
+      const abs = absoluteUrl(v, baseUrl);
+      if (abs) el.attribs[a] = abs;
+      else delete el.attribs[a];
+    }
+    delete el.attribs.style;
+    for (const k of Object.keys(el.attribs)) if (k.startsWith('on')) delete el.attribs[k];
+  }
+  return render(main.children, { decodeEntities: true, encodeEntities: 'utf8' }).trim();
+}

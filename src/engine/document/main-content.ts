@@ -1,0 +1,355 @@
+/**
+ * Main-content selection. The page is cut down in three steps:
+ *  1. drop what is never content (hidden nodes, page chrome by tag/role, and containers whose
+ *     class/id say boilerplate: cookie banners, share bars, related links, comments …);
+ *  2. score every element by the reading text it holds: sentences count for it, link lists
+ *     and short fragments against it; the element with the best balance is the article;
+ *  3. prune link-heavy and empty leftovers inside the chosen element.
+ * The scores are computed in one post-order pass over the tree (no re-walks per candidate).
+ */
+import type { AnyNode, Document, Element, ParentNode } from './dom.js';
+import { isElement, isTextNode, removeNode, textOf } from './dom.js';
+import { isHidden } from './visibility.js';
+
+const NEVER_CONTENT = new Set([
+  'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'button',
+  'input', 'select', 'textarea', 'dialog', 'link', 'meta',
+]);
+const CHROME_TAGS = new Set(['nav', 'footer', 'aside']);
+const CHROME_ROLES = /^(?:navigation|banner|contentinfo|complementary|search|dialog|alertdialog|menu|menubar|toolbar)$/;
+
+const NEGATIVE = new RegExp(
+  [
+    'cookie', 'consent', 'gdpr', 'banner', 'advert', 'adslot', 'ad-slot', 'ad-container', 'adsense', 'dfp', 'sponsor',
+    'promo', 'social', 'share', 'sharing', 'newsletter', 'subscribe', 'signup', 'sign-up', 'related', 'recommend',
+    'popular', 'trending', 'most-read', 'mostread', 'comment', 'disqus', 'breadcrumb', 'sidebar', 'side-bar', 'widget',
+    'outbrain', 'taboola', 'modal', 'popup', 'overlay', 'paywall', 'footer', 'masthead', 'skip', 'toolbar',
+    'pagination', 'pager', 'byline', 'author-info', 'author-bio', 'tags', 'tag-list', 'taglist', 'read-more', 'readmore',
+    'more-stories', 'next-article', 'prev-next', 'print', 'rating', 'follow', 'nav', 'menu', 'header-', 'top-bar',
+    'utility', 'login', 'teaser', 'card-list', 'inline-ad', 'native-ad',
+  ].join('|'),
+  'i',
+);
+/** Names that mark the article itself; they protect a container from the negative list. */
+const POSITIVE = /article|body|content|entry|main|post|story|text|blog|prose|rich-?text|markdown|page-?content/i;
+const ARTICLE_BODY = /(?:^|[\s_-])(?:article-?body|articlebody|post-?body|entry-?content|post-?content|story-?body|article-?content|article__body|article__content|body-?text|article-?text|story-?content|main-?content|c-entry-content|post-?entry|rich-?text)(?:$|[\s_-])/i;
+
+export interface MainContentOptions {
+  /** Drop navigation, footers and other page chrome, and pick the article. @default true */
+  onlyMainContent: boolean;
+}
+
+interface Stats {
+  /** Characters of text outside links. */
+  text: number;
+  /** Characters of text inside links. */
+  link: number;
+  /** Reading-text score: long, sentence-like blocks add; link lists and fragments subtract. */
+  score: number;
+  /** Number of sentence-like blocks. */
+  paras: number;
+}
+
+/**
+ * Returns the element (or document) whose subtree is the page's content, after removing
+ * non-content from it. Mutates the tree: run other consumers (links, metadata, extraction)
+ * first.
+ */
+export function selectMainContent(doc: Document, options: MainContentOptions): ParentNode {
+  stripNonContent(doc);
+  if (!options.onlyMainContent) return bodyOf(doc);
+  const root = bodyOf(doc);
+  let stats = new Map<AnyNode, Stats>();
+  computeStats(root, stats);
+  if (stripChrome(root, stats)) {
+    stats = new Map();
+    computeStats(root, stats);
+  }
+  const best = pickBest(root, stats);
+  cutAfterRelatedHeading(best);
+  pruneInside(best, stats);
+  return best;
+}
+
+function bodyOf(doc: Document): ParentNode {
+  const html = doc.children.find((c): c is Element => isElement(c) && c.name === 'html');
+  const body = html?.children.find((c): c is Element => isElement(c) && c.name === 'body');
+  return body ?? html ?? doc;
+}
+
+const idClass = (el: Element) => `${el.attribs.id ?? ''} ${el.attribs.class ?? ''}`;
+
+function isChrome(el: Element): boolean {
+  if (CHROME_TAGS.has(el.name)) return true;
+  const role = el.attribs.role;
+  if (role && CHROME_ROLES.test(role)) return true;
+  const names = idClass(el);
+  if (names.length < 2 || el.name === 'body' || el.name === 'html' || el.name === 'main' || el.name === 'article') return false;
+  if (ARTICLE_BODY.test(names)) return false;
+  return NEGATIVE.test(names) && !POSITIVE.test(names);
+}
+
+/**
+ * Remove page chrome (nav, footer, sidebars, share bars, cookie banners …) named by tag,
+ * role or class — unless the named element holds most of the page's reading text, which
+ * happens when themes put words like "sidebar" or "widget" on the article's own wrappers.
+ */
+function stripChrome(root: ParentNode, stats: Map<AnyNode, Stats>): boolean {
+  const total = Math.max(1, stats.get(root)?.score ?? 0);
+  const doomed: Element[] = [];
+  const stack: AnyNode[] = [...root.children];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (!isElement(n)) continue;
+    if (isChrome(n) && (stats.get(n)?.score ?? 0) < 0.5 * total) {
+      doomed.push(n);
+      continue;
+    }
+    for (const c of n.children) stack.push(c);
+  }
+  for (const n of doomed) removeNode(n);
+  return doomed.length > 0;
+}
+
+function stripNonContent(doc: Document): void {
+  const stack: AnyNode[] = [...doc.children];
+  const doomed: AnyNode[] = [];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.type === 'comment' || n.type === 'directive') {
+      doomed.push(n);
+      continue;
+    }
+    if (!isElement(n)) continue;
+    if (NEVER_CONTENT.has(n.name) || isHidden(n)) {
+      doomed.push(n);
+      continue;
+    }
+    for (const c of n.children) stack.push(c);
+  }
+  for (const n of doomed) removeNode(n);
+}
+
+const BLOCKS = new Set([
+  'p', 'div', 'section', 'article', 'main', 'header', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li',
+  'pre', 'blockquote', 'table', 'tr', 'td', 'th', 'dl', 'dt', 'dd', 'figure', 'figcaption', 'body', 'center', 'form',
+  'fieldset', 'address', 'details', 'summary', 'tbody', 'thead', 'tfoot', 'span',
+]);
+
+/**
+ * Post-order pass. Text is gathered into the nearest block; a block's own inline text is
+ * judged once (sentence or fragment, link share) and its verdict flows up to every ancestor.
+ */
+function computeStats(root: ParentNode, stats: Map<AnyNode, Stats>): Stats {
+  type Frame = { node: ParentNode; i: number; s: Stats; ownText: number; ownLink: number; ownRaw: string };
+  const mk = (node: ParentNode): Frame => ({ node, i: 0, s: { text: 0, link: 0, score: 0, paras: 0 }, ownText: 0, ownLink: 0, ownRaw: '' });
+  const frames: Frame[] = [mk(root)];
+  // Inline text is credited to the innermost block frame; linkDepth tracks <a> nesting.
+  const blockFrames: Frame[] = [frames[0]];
+  let linkDepth = 0;
+  while (frames.length) {
+    const f = frames[frames.length - 1];
+    if (f.i < f.node.children.length) {
+      const c = f.node.children[f.i++];
+      if (isTextNode(c)) {
+        const t = c.data;
+        const len = t.replace(/\s+/g, ' ').trim().length;
+        if (len) {
+          const bf = blockFrames[blockFrames.length - 1];
+          if (linkDepth) bf.ownLink += len;
+          else bf.ownText += len;
+          if (bf.ownRaw.length < 400) bf.ownRaw += t;
+        }
+      } else if (isElement(c)) {
+        const nf = mk(c);
+        frames.push(nf);
+        if (c.name === 'a') linkDepth++;
+        if (BLOCKS.has(c.name) && c.name !== 'span') blockFrames.push(nf);
+      }
+      continue;
+    }
+    frames.pop();
+    const el = f.node as Element;
+    if (el.name === 'a') linkDepth--;
+    const isBlockFrame = blockFrames[blockFrames.length - 1] === f;
+    if (isBlockFrame) {
+      blockFrames.pop();
+      judgeOwnText(f, el.name);
+    }
+    stats.set(f.node, f.s);
+    const parent = frames[frames.length - 1];
+    if (parent) {
+      parent.s.text += f.s.text;
+      parent.s.link += f.s.link;
+      parent.s.score += f.s.score;
+      parent.s.paras += f.s.paras;
+      if (!isBlockFrame) {
+        // Inline element: its own text already went to the enclosing block frame.
+      }
+    }
+  }
+  return stats.get(root)!;
+
+  function judgeOwnText(f: Frame, tag: string) {
+    const text = f.ownText;
+    const link = f.ownLink;
+    f.s.text += text;
+    f.s.link += link;
+    const total = text + link;
+    if (!total) return;
+    const density = link / total;
+    const sentences = (f.ownRaw.match(/[.!?。！？]["'”’)]?(?:\s|$)/g) ?? []).length;
+    const commas = (f.ownRaw.match(/[,，、]/g) ?? []).length;
+    if (density > 0.5) {
+      f.s.score -= total;
+    } else if (tag === 'pre' || (total >= 80 && (sentences > 0 || commas > 1)) || total >= 200) {
+      f.s.score += text * (1 - density) + 25 * Math.min(commas, 10);
+      f.s.paras += 1;
+    } else if (/^h[1-6]$/.test(tag) || total >= 40) {
+      f.s.score += text * 0.2;
+    } else if (LIST_ITEMS.has(tag)) {
+      // Short list items and cells are normal in articles; they neither help nor hurt.
+    } else {
+      f.s.score -= total * 0.4;
+    }
+  }
+}
+
+const LIST_ITEMS = new Set(['li', 'td', 'th', 'dd', 'dt']);
+
+function pickBest(root: ParentNode, stats: Map<AnyNode, Stats>): ParentNode {
+  let best: ParentNode = root;
+  let bestScore = -Infinity;
+  const stack: ParentNode[] = [root];
+  while (stack.length) {
+    const n = stack.pop()!;
+    const s = stats.get(n);
+    if (!s) continue;
+    let score = s.score;
+    if (isElement(n as AnyNode)) {
+      const el = n as Element;
+      const names = idClass(el);
+      if (el.attribs.itemprop === 'articleBody' || ARTICLE_BODY.test(names)) score *= 1.15;
+      else if (el.name === 'article' || el.name === 'main' || el.attribs.role === 'main') score *= 1.05;
+    }
+    if (score > bestScore) {
+      bestScore = score;
+      best = n;
+    }
+    for (const c of n.children) if (isElement(c) && stats.get(c) && stats.get(c)!.score > 0) stack.push(c);
+  }
+  // Explicit article-body markup inside the winner is trusted when it holds a fair share
+  // of the winner's text: the rest is then teasers, comments or widgets.
+  const marked = findMarkedBody(best, stats);
+  if (marked) return marked;
+  // The chosen node can be a lone wrapper of its text: climb while the parent adds real
+  // paragraphs (articles split across sibling containers), not only noise.
+  let node = best;
+  while (node.parent && node !== root) {
+    const ps = stats.get(node.parent);
+    const s = stats.get(node)!;
+    if (!ps) break;
+    const gained = ps.score - s.score;
+    if (ps.paras > s.paras && gained > 0.25 * s.score) node = node.parent;
+    else break;
+  }
+  return node;
+}
+
+const CONTAINERS = new Set(['div', 'section', 'ul', 'ol', 'header', 'form', 'dl', 'center', 'fieldset']);
+
+function findMarkedBody(best: ParentNode, stats: Map<AnyNode, Stats>): ParentNode | undefined {
+  const bestScore = stats.get(best)?.score ?? 0;
+  let found: ParentNode | undefined;
+  let foundScore = 0;
+  const stack: AnyNode[] = [...best.children];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (!isElement(n)) continue;
+    const s = stats.get(n);
+    if (!s || s.score <= 0) continue;
+    if ((n.attribs.itemprop === 'articleBody' || ARTICLE_BODY.test(idClass(n))) && s.score > foundScore) {
+      found = n;
+      foundScore = s.score;
+    }
+    for (const c of n.children) stack.push(c);
+  }
+  return found && foundScore >= 0.4 * bestScore ? found : undefined;
+}
+
+const RELATED_HEADING = new RegExp(
+  '^(?:related|you (?:may|might) (?:also )?(?:like|enjoy)|more (?:from|stories|on|in)|read (?:more|next|also)|recommended|' +
+    'most (?:read|popular)|popular|trending|see also|also read|leia (?:também|mais)|você (?:pode|também pode) gostar|' +
+    'lire aussi|à lire aussi|sur le même sujet|auch interessant|weitere artikel|mehr zum thema|te puede interesar|' +
+    'también te puede|lee también|ti potrebbe|leggi anche|关联|相关)',
+  'i',
+);
+
+/** A "Related / You may also like" heading ends the article: drop it and what follows it. */
+function cutAfterRelatedHeading(root: ParentNode): void {
+  for (const h of findHeadings(root)) {
+    const text = textOfShallow(h).trim();
+    if (text.length > 60 || !RELATED_HEADING.test(text)) continue;
+    // Climb to the child of root that holds the heading only if the heading starts it.
+    let node: AnyNode = h;
+    while (node.parent && node.parent !== root && firstElementChild(node.parent) === node) node = node.parent;
+    const tail: AnyNode[] = [];
+    for (let cur: AnyNode | null = node; cur; cur = cur.next) tail.push(cur);
+    const tailText = tail.reduce((n, c) => n + textOf(c).length, 0);
+    // Only a tail: the article must come before it and stay the larger part.
+    if (tailText > 0.4 * textOf(root).length) continue;
+    for (const c of tail) removeNode(c);
+    return;
+  }
+}
+
+function findHeadings(root: ParentNode): Element[] {
+  const out: Element[] = [];
+  const stack: AnyNode[] = [...root.children].reverse();
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (!isElement(n)) continue;
+    if (/^h[2-6]$/.test(n.name)) out.push(n);
+    else for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+  }
+  return out;
+}
+
+function firstElementChild(p: ParentNode): AnyNode | undefined {
+  return p.children.find((c) => isElement(c) || (isTextNode(c) && c.data.trim() !== ''));
+}
+
+function textOfShallow(el: Element): string {
+  let s = '';
+  for (const c of el.children) s += isTextNode(c) ? c.data : isElement(c) ? textOfShallow(c) : '';
+  return s;
+}
+
+/** Remove link lists and scored-negative leftovers inside the article. */
+function pruneInside(root: ParentNode, stats: Map<AnyNode, Stats>): void {
+  const doomed: Element[] = [];
+  const stack: AnyNode[] = [...root.children];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (!isElement(n)) continue;
+    const s = stats.get(n);
+    if (s && BLOCKS.has(n.name) && n.name !== 'pre' && n.name !== 'table') {
+      const total = s.text + s.link;
+      const density = total ? s.link / total : 0;
+      const hasMedia = n.name === 'figure' || hasImage(n);
+      const linkList = density > 0.5 && total > 0 && s.paras === 0;
+      const fragmentBox = CONTAINERS.has(n.name) && s.score < 0 && s.paras === 0 && !hasMedia;
+      if (linkList || fragmentBox) {
+        doomed.push(n);
+        continue;
+      }
+    }
+    for (const c of n.children) stack.push(c);
+  }
+  for (const n of doomed) removeNode(n);
+}
+
+function hasImage(el: Element): boolean {
+  for (const c of el.children) if (isElement(c) && (c.name === 'img' || c.name === 'picture' || hasImage(c))) return true;
+  return false;
+}
