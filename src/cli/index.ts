@@ -1,0 +1,169 @@
+/**
+ * The `trawl` command. `--json` makes every command print exactly one JSON object on
+ * stdout (and nothing else there); errors then are `{"error","detail"}` with exit code 1.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { loadConfig, type Config } from '../config.js';
+import { TrawlError, isTrawlError } from '../errors.js';
+import { compileSchema, createEngine, scrape, type Format } from '../engine/index.js';
+import { startService } from '../runtime.js';
+import { accounts, keys, openStore, type Store } from '../store/index.js';
+
+const program = new Command();
+program.name('trawl').description('Trawl: web data extraction API').option('--json', 'print one JSON object on stdout', false);
+
+const json = () => program.opts().json as boolean;
+
+function print(obj: Record<string, unknown>, human: string): void {
+  process.stdout.write(json() ? `${JSON.stringify(obj)}\n` : `${human}\n`);
+}
+
+async function withStore<T>(fn: (store: Store, config: Config) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    return await fn(store, config);
+  } finally {
+    await store.close();
+  }
+}
+
+async function accountByEmail(store: Store, email: string) {
+  const row = await accounts.findAccountByEmail(store.db, email);
+  if (!row) throw new TrawlError('not_found', `no account with email ${email}; create it with: trawl account create --email ${email}`);
+  return row;
+}
+
+const positiveInt = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new TrawlError('invalid_request', `${name}: must be a whole number ≥ 0 (got "${v}")`);
+  return n;
+};
+
+program
+  .command('serve')
+  .description('start the API (SQLite under ./data and the in-process scheduler unless DATABASE_URL / REDIS_URL are set)')
+  .action(async () => {
+    const config = loadConfig();
+    const service = await startService(config, { logger: { level: config.logLevel } });
+    if (json()) print({ status: 'listening', url: service.url }, '');
+    const stop = async () => {
+      await service.close();
+      process.exit(0);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+
+const account = program.command('account').description('manage accounts');
+account
+  .command('create')
+  .requiredOption('--email <email>', 'account email')
+  .option('--password <password>', 'password for the dashboard')
+  .option('--credits <n>', 'starting credits', positiveInt('credits'), 0)
+  .action(async (o: { email: string; password?: string; credits: number }) => {
+    if (!/^[^\s@]+@[^\s@]+$/.test(o.email)) throw new TrawlError('invalid_request', `email: "${o.email}" is not an email address`);
+    await withStore(async (store) => {
+      if (await accounts.findAccountByEmail(store.db, o.email)) throw new TrawlError('invalid_request', `email: an account with ${o.email} already exists`);
+      const row = await accounts.createAccount(store.db, { email: o.email, password: o.password, credits: o.credits });
+      print({ account_id: row.id, email: row.email, credits: row.credits }, `created account ${row.id} (${row.email}) with ${row.credits} credits`);
+    });
+  });
+
+program
+  .command('keys')
+  .description('manage API keys')
+  .command('create')
+  .requiredOption('--email <email>', 'account email')
+  .option('--name <name>', 'a name to recognise the key by')
+  .option('--rate-limit <perMinute>', 'requests per minute for this key', positiveInt('rate-limit'))
+  .action(async (o: { email: string; name?: string; rateLimit?: number }) => {
+    if (o.rateLimit !== undefined && o.rateLimit < 1) throw new TrawlError('invalid_request', 'rate-limit: must be at least 1');
+    await withStore(async (store) => {
+      const acc = await accountByEmail(store, o.email);
+      const { key, row } = await keys.createApiKey(store.db, { accountId: acc.id, name: o.name, rateLimitPerMinute: o.rateLimit });
+      print({ key, key_id: row.id }, `${key}\n(key ${row.id}; shown once, store it now)`);
+    });
+  });
+
+program
+  .command('credits')
+  .description('manage credits')
+  .command('add')
+  .requiredOption('--email <email>', 'account email')
+  .argument('<n>', 'credits to add', positiveInt('n'))
+  .action(async (n: number, o: { email: string }) => {
+    await withStore(async (store) => {
+      const acc = await accountByEmail(store, o.email);
+      const credits = await accounts.addCredits(store.db, acc.id, n);
+      print({ credits }, `${acc.email} now has ${credits} credits`);
+    });
+  });
+
+const secret = program.command('secret').description('the webhook signing secret');
+secret
+  .command('show')
+  .requiredOption('--email <email>', 'account email')
+  .action(async (o: { email: string }) => {
+    await withStore(async (store) => {
+      const acc = await accountByEmail(store, o.email);
+      print({ signing_secret: acc.signing_secret }, acc.signing_secret);
+    });
+  });
+secret
+  .command('rotate')
+  .requiredOption('--email <email>', 'account email')
+  .action(async (o: { email: string }) => {
+    await withStore(async (store) => {
+      const acc = await accountByEmail(store, o.email);
+      const s = await accounts.rotateSigningSecret(store.db, acc.id);
+      print({ signing_secret: s }, s);
+    });
+  });
+
+program
+  .command('scrape')
+  .description('scrape one URL locally (no server needed)')
+  .argument('<url>')
+  .addOption(new Option('--format <format>', 'output format').choices(['markdown', 'json', 'html', 'raw_html', 'links']).default('markdown'))
+  .option('--schema <file>', 'JSON file with a schema object (implies --format json)')
+  .option('--all-content', 'keep navigation and page chrome (only_main_content=false)')
+  .addOption(new Option('--render <mode>', 'how to fetch').choices(['auto', 'http', 'browser']).default('auto'))
+  .option('--timeout-ms <ms>', 'time budget', positiveInt('timeout-ms'), 30_000)
+  .action(async (url: string, o: { format: Format; schema?: string; allContent?: boolean; render: 'auto' | 'http' | 'browser'; timeoutMs: number }) => {
+    let schema;
+    if (o.schema) {
+      let raw: unknown;
+      try {
+        raw = JSON.parse(readFileSync(o.schema, 'utf8'));
+      } catch (e) {
+        throw new TrawlError('invalid_schema', `schema: ${o.schema} is not a readable JSON file (${(e as Error).message})`);
+      }
+      schema = compileSchema(raw);
+    }
+    const format: Format = o.schema ? 'json' : o.format;
+    const engine = createEngine(loadConfig());
+    try {
+      const r = await scrape(engine, { url, formats: [format], schema, onlyMainContent: !o.allContent, render: o.render, timeoutMs: o.timeoutMs });
+      const { url: finalUrl, metadata, ...content } = r;
+      const human = format === 'json' ? JSON.stringify(r.json, null, 2) : format === 'links' ? (r.links ?? []).join('\n') : String(r[format as 'markdown'] ?? '');
+      print({ status: 'ok', url: finalUrl, ...content, metadata }, human);
+    } finally {
+      await engine.close();
+    }
+  });
+
+export async function main(argv = process.argv): Promise<void> {
+  program.exitOverride();
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    const err = e as { code?: string; exitCode?: number; message?: string };
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return;
+    const t = isTrawlError(e) ? e : err.code?.startsWith('commander.') ? new TrawlError('invalid_request', err.message?.replace(/^error: /, '') ?? 'bad arguments') : undefined;
+    if (json()) process.stdout.write(`${JSON.stringify(t ? { error: t.code, detail: t.detail } : { error: 'internal_error', detail: (e as Error).message })}\n`);
+    else if (!err.code?.startsWith('commander.')) process.stderr.write(`error: ${t ? t.detail : (e as Error).stack}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Configuration, read once from the environment (and `.env`) into a typed object. Each
+ * setting is declared once here with its default; modules receive the slice they need and
+ * never read `process.env` themselves. Names are the contract's (API.md section 6).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+
+export interface ResolveOverride {
+  host: string;
+  address: string;
+  port?: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl?: string;
+  redisUrl?: string;
+  allowPrivateNetwork: boolean;
+  minIntervalSeconds: number;
+  webhookRetryBaseMs: number;
+  webhookMaxAttempts: number;
+  rateLimitPerMinute: number;
+  chromiumPath?: string;
+  searchProvider?: string;
+  searxngUrl?: string;
+  braveApiKey?: string;
+  llmBaseUrl?: string;
+  llmApiKey?: string;
+  llmModel?: string;
+  metaAccessToken?: string;
+  metaAdLibraryBaseUrl: string;
+  metaGraphBaseUrl: string;
+  proxyUrls: string[];
+  resolve: ResolveOverride[];
+  logLevel: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Environment with `.env` (in the working directory) filled in under real variables. */
+export function loadEnv(env: Env = process.env, cwd = process.cwd()): Env {
+  const file = resolve(cwd, '.env');
+  if (!existsSync(file)) return env;
+  return { ...parseDotenv(readFileSync(file)), ...env };
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new Error(`${name}: must be an integer from ${min} to ${max} (got "${raw}")`);
+  }
+  return n;
+}
+
+const flag = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
+const str = (v: string | undefined) => (v && v.trim() ? v.trim() : undefined);
+
+/** `host=ip:port,host2=ip` → overrides, like curl's --connect-to. */
+export function parseResolve(raw: string | undefined): ResolveOverride[] {
+  if (!raw) return [];
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const m = /^([^=\s]+)=(\[[^\]]+\]|[^:\s]+)(?::(\d{1,5}))?$/.exec(entry);
+      if (!m) throw new Error(`TRAWL_RESOLVE: "${entry}" is not host=ip[:port]`);
+      return { host: m[1].toLowerCase(), address: m[2].replace(/^\[|\]$/g, ''), port: m[3] ? Number(m[3]) : undefined };
+    });
+}
+
+export function loadConfig(env: Env = loadEnv()): Config {
+  return {
+    port: int(env, 'PORT', 3000, 0, 65535),
+    host: str(env.HOST) ?? '127.0.0.1',
+    dataDir: resolve(str(env.TRAWL_DATA_DIR) ?? './data'),
+    databaseUrl: str(env.DATABASE_URL),
+    redisUrl: str(env.REDIS_URL),
+    allowPrivateNetwork: flag(env.TRAWL_ALLOW_PRIVATE_NETWORK),
+    minIntervalSeconds: int(env, 'TRAWL_MIN_INTERVAL_SECONDS', 60, 1, 86_400),
+    webhookRetryBaseMs: int(env, 'TRAWL_WEBHOOK_RETRY_BASE_MS', 30_000, 1, 86_400_000),
+    webhookMaxAttempts: int(env, 'TRAWL_WEBHOOK_MAX_ATTEMPTS', 8, 1, 50),
+    rateLimitPerMinute: int(env, 'TRAWL_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
+    chromiumPath: str(env.CHROMIUM_PATH),
+    searchProvider: str(env.SEARCH_PROVIDER),
+    searxngUrl: str(env.SEARXNG_URL),
+    braveApiKey: str(env.BRAVE_API_KEY),
+    llmBaseUrl: str(env.LLM_BASE_URL),
+    llmApiKey: str(env.LLM_API_KEY),
+    llmModel: str(env.LLM_MODEL),
+    metaAccessToken: str(env.META_ACCESS_TOKEN),
+    metaAdLibraryBaseUrl: str(env.META_AD_LIBRARY_BASE_URL) ?? 'https://www.facebook.com',
+    metaGraphBaseUrl: str(env.META_GRAPH_BASE_URL) ?? 'https://graph.facebook.com',
+    proxyUrls: (env.HTTP_PROXY_URLS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    resolve: parseResolve(env.TRAWL_RESOLVE),
+    logLevel: str(env.LOG_LEVEL) ?? 'info',
+  };
+}

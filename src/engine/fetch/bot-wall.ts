@@ -1,0 +1,40 @@
+/**
+ * Recognise bot walls: captcha and JavaScript challenge pages from the common vendors, and
+ * retailers' own robot checks. Such a page is not the content asked for, so scraping it
+ * must fail (502 blocked, no credit) rather than return the wall as markdown.
+ */
+const SIGNATURES: [RegExp, string][] = [
+  [/<title>\s*Just a moment\.\.\.\s*<\/title>|cf-browser-verification|challenges\.cloudflare\.com\/turnstile|cf_chl_opt|id="challenge-form"/i, 'Cloudflare challenge'],
+  [/<title>\s*Attention Required! \| Cloudflare\s*<\/title>/i, 'Cloudflare block page'],
+  [/captcha-delivery\.com|<title>\s*DataDome/i, 'DataDome captcha'],
+  [/px-captcha|_pxCaptcha|perimeterx/i, 'PerimeterX (HUMAN) challenge'],
+  [/Incapsula incident ID|_Incapsula_Resource/i, 'Imperva (Incapsula) block page'],
+  [/<title>\s*Pardon Our Interruption\s*<\/title>/i, 'Distil/Imperva challenge'],
+  [/<title>\s*Access Denied\s*<\/title>[\s\S]{0,2000}Reference\s*#/i, 'Akamai block page'],
+  [/Type the characters you see in this image|<title[^>]*>\s*Robot Check\s*<\/title>|api-services-support@amazon\.com/i, 'Amazon robot check'],
+  [/<title>\s*Robot or human\?\s*<\/title>|blocked-by-px|Verify your identity[\s\S]{0,200}walmart/i, 'Walmart robot check'],
+  [/g-recaptcha|hcaptcha\.com\/1\/api\.js|recaptcha\/api\.js/i, 'captcha'],
+  [/<title>\s*(?:Security check|Are you a robot\??|Human verification|Checking your browser)[^<]*<\/title>/i, 'browser check'],
+];
+
+/** Pages larger than this with real text are content that happens to embed a captcha form. */
+const WALL_MAX_TEXT = 3000;
+
+export function detectBotWall(status: number, html: string): string | undefined {
+  const head = html.length > 300_000 ? html.slice(0, 300_000) : html;
+  for (const [re, name] of SIGNATURES) {
+    if (!re.test(head)) continue;
+    // A generic captcha widget on a normal page (comment form, newsletter) is not a wall.
+    if (status < 400 && (name === 'captcha' || name === 'browser check') && visibleTextLength(head) > WALL_MAX_TEXT) continue;
+    if (status < 400 && name !== 'captcha' && name !== 'browser check' && visibleTextLength(head) > WALL_MAX_TEXT * 4) continue;
+    return name;
+  }
+  return undefined;
+}
+
+function visibleTextLength(html: string): number {
+  return html
+    .replace(/<(script|style|noscript)[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ').length;
+}

@@ -1,0 +1,266 @@
+/**
+ * The one HTTP client for everything that leaves the machine. Built on undici with:
+ *  - an SSRF guard inside the connector: the host is resolved, every answer checked, and the
+ *    socket opened to the checked address (so DNS cannot be re-bound between check and use);
+ *  - redirects followed by hand, each hop checked the same way, with a hop limit;
+ *  - a time budget (AbortSignal) and a byte budget on the decoded body;
+ *  - gzip / deflate / brotli decoding;
+ *  - `TRAWL_RESOLVE` overrides (host → ip:port) and optional rotating proxies.
+ */
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Readable, Transform } from 'node:stream';
+import { Agent, ProxyAgent, buildConnector, request, type Dispatcher } from 'undici';
+import type { ResolveOverride } from '../../config.js';
+import { TrawlError, fetchFailed, forbiddenTarget, isTrawlError, timeoutError } from '../../errors.js';
+import { checkAddress } from './address-guard.js';
+
+export const DEFAULT_USER_AGENT =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36 Trawl/0.1';
+
+export interface HttpClientOptions {
+  /** Let requests reach loopback/private/link-local addresses. @default false */
+  allowPrivateNetwork?: boolean;
+  /** Host → address overrides (tests, fixtures served under their real host); trusted, not guarded. */
+  resolve?: ResolveOverride[];
+  /** Proxies to rotate through, e.g. `http://user:pass@proxy:8080`. */
+  proxyUrls?: string[];
+  /** @default DEFAULT_USER_AGENT */
+  userAgent?: string;
+  /** Open connections kept per origin. @default 64 */
+  connectionsPerOrigin?: number;
+}
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'HEAD';
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** Total time budget for all hops and the body. @default 30000 */
+  timeoutMs?: number;
+  /** Largest decoded body accepted. @default 10 MiB */
+  maxBytes?: number;
+  /** @default 10 */
+  maxRedirects?: number;
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse {
+  /** Final URL after redirects. */
+  url: string;
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  redirects: string[];
+}
+
+export const DEFAULT_REQUEST: Required<Omit<RequestOptions, 'body' | 'signal' | 'headers'>> = {
+  method: 'GET',
+  timeoutMs: 30_000,
+  maxBytes: 10 * 1024 * 1024,
+  maxRedirects: 10,
+};
+
+export class HttpClient {
+  readonly #opts: Required<Omit<HttpClientOptions, 'resolve' | 'proxyUrls'>>;
+  readonly #overrides: Map<string, ResolveOverride>;
+  readonly #agent: Agent;
+  readonly #proxies: ProxyAgent[];
+  #proxyTurn = 0;
+  #closing?: Promise<void>;
+
+  constructor(options: HttpClientOptions = {}) {
+    this.#opts = {
+      allowPrivateNetwork: options.allowPrivateNetwork ?? false,
+      userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+      connectionsPerOrigin: options.connectionsPerOrigin ?? 64,
+    };
+    this.#overrides = new Map((options.resolve ?? []).map((r) => [r.host, r]));
+    const base = buildConnector({ timeout: 10_000 });
+    this.#agent = new Agent({
+      connections: this.#opts.connectionsPerOrigin,
+      keepAliveTimeout: 10_000,
+      connect: (opts, cb) => {
+        this.#target(opts.hostname, Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80)).then(
+          ({ address, port }) =>
+            base({ ...opts, hostname: address, port: String(port), servername: opts.servername || (isIP(opts.hostname) ? undefined : opts.hostname) }, cb),
+          (err) => cb(err, null),
+        );
+      },
+    });
+    this.#proxies = (options.proxyUrls ?? []).map((uri) => new ProxyAgent({ uri }));
+  }
+
+  /** Where to connect for host:port — the override, or a checked DNS answer. */
+  async #target(hostname: string, port: number): Promise<{ address: string; port: number }> {
+    const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    const override = this.#overrides.get(host);
+    if (override) {
+      // An operator's explicit host → address pin (like curl --connect-to) is trusted.
+      return { address: override.address, port: override.port ?? port };
+    }
+    if (isIP(host)) {
+      this.#check(host, host);
+      return { address: host, port };
+    }
+    let answers: { address: string }[];
+    try {
+      answers = await lookup(host, { all: true, verbatim: true });
+    } catch (e) {
+      throw fetchFailed(`could not resolve host ${host} (${(e as NodeJS.ErrnoException).code ?? 'DNS error'})`, e);
+    }
+    if (!answers.length) throw fetchFailed(`could not resolve host ${host}`);
+    // Every answer must pass: a name that also resolves to a private address is refused.
+    for (const a of answers) this.#check(a.address, host);
+    return { address: answers[0].address, port };
+  }
+
+  /** Throws forbidden_target when `url`'s host resolves to a refused address (browser requests). */
+  async checkTarget(url: string): Promise<void> {
+    const u = checkUrl(url);
+    await this.#target(u.hostname, Number(u.port) || (u.protocol === 'https:' ? 443 : 80));
+  }
+
+  #check(address: string, host: string): void {
+    if (this.#opts.allowPrivateNetwork) return;
+    const verdict = checkAddress(address);
+    if (!verdict.allowed) {
+      throw forbiddenTarget(`${host} resolves to ${address}, ${verdict.reason}; set TRAWL_ALLOW_PRIVATE_NETWORK=1 to allow private targets`);
+    }
+  }
+
+  #dispatcher(): Dispatcher {
+    if (!this.#proxies.length) return this.#agent;
+    return this.#proxies[this.#proxyTurn++ % this.#proxies.length];
+  }
+
+  /** Send a request, following redirects; any HTTP status is returned, not thrown. */
+  async request(url: string, options: RequestOptions = {}): Promise<HttpResponse> {
+    const o = { ...DEFAULT_REQUEST, ...definedOnly(options) };
+    const budget = AbortSignal.timeout(o.timeoutMs);
+    const signal = options.signal ? AbortSignal.any([budget, options.signal]) : budget;
+    const redirects: string[] = [];
+    let current = checkUrl(url);
+    let method = o.method;
+    let body = options.body;
+    try {
+      for (let hop = 0; ; hop++) {
+        const dispatcher = this.#dispatcher();
+        // Through a proxy the connector is not ours: check the address before sending.
+        if (dispatcher !== this.#agent) await this.#target(current.hostname, Number(current.port) || 0);
+        const res = await request(current, {
+          method,
+          body,
+          dispatcher,
+          signal,
+          headers: {
+            'user-agent': this.#opts.userAgent,
+            accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+            'accept-language': 'en-US,en;q=0.9',
+            'accept-encoding': 'gzip, deflate, br',
+            ...options.headers,
+          },
+        });
+        const location = res.headers.location;
+        if (res.statusCode >= 300 && res.statusCode < 400 && location && res.statusCode !== 304) {
+          res.body.resume();
+          if (hop >= o.maxRedirects) throw fetchFailed(`too many redirects (more than ${o.maxRedirects}) from ${url}`);
+          const next = checkUrl(new URL(String(location), current).href);
+          redirects.push(current.href);
+          if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {
+            method = 'GET';
+            body = undefined;
+          }
+          current = next;
+          continue;
+        }
+        const headers = flattenHeaders(res.headers);
+        const decoded = await readBody(res.body, headers['content-encoding'], o.maxBytes, current.href);
+        return { url: current.href, status: res.statusCode, headers, body: decoded, redirects };
+      }
+    } catch (e) {
+      throw this.#wrap(e, url, budget, o.timeoutMs);
+    }
+  }
+
+  #wrap(e: unknown, url: string, budget: AbortSignal, timeoutMs: number): TrawlError {
+    if (isTrawlError(e)) return e;
+    const cause = (e as { cause?: unknown })?.cause;
+    if (isTrawlError(cause)) return cause;
+    if (budget.aborted) return timeoutError(`${url} did not answer within ${timeoutMs} ms`, e);
+    const err = e as NodeJS.ErrnoException;
+    if (err?.name === 'AbortError') return new TrawlError('fetch_failed', `the request to ${url} was cancelled`, { cause: e });
+    const code = err?.code ?? (cause as NodeJS.ErrnoException)?.code;
+    const reason =
+      code === 'ECONNREFUSED' ? 'connection refused'
+      : code === 'ENOTFOUND' ? 'host not found'
+      : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' ? 'connection reset'
+      : code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect timeout'
+      : code && /CERT|SSL|TLS/.test(code) ? `TLS error (${code})`
+      : (err?.message ?? 'network error');
+    return fetchFailed(`could not fetch ${url}: ${reason}`, e);
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= Promise.all([this.#agent.close(), ...this.#proxies.map((p) => p.close())]).then(() => undefined);
+    return this.#closing;
+  }
+}
+
+/** A URL the fetcher may request: http(s) only, no credentials smuggled to another host. */
+export function checkUrl(raw: string): URL {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new TrawlError('invalid_request', `url: "${raw.slice(0, 200)}" is not a valid URL`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    throw new TrawlError('invalid_request', `url: only http and https URLs can be fetched (got ${u.protocol.replace(':', '')})`);
+  }
+  u.hash = '';
+  return u;
+}
+
+function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+async function readBody(stream: Readable, encoding: string | undefined, maxBytes: number, url: string): Promise<Buffer> {
+  let source: Readable = stream;
+  const enc = (encoding ?? '').trim().toLowerCase();
+  let decoder: Transform | undefined;
+  if (enc === 'gzip' || enc === 'x-gzip') decoder = createGunzip();
+  else if (enc === 'deflate') decoder = createInflate();
+  else if (enc === 'br') decoder = createBrotliDecompress();
+  if (decoder) {
+    stream.on('error', (e) => decoder!.destroy(e));
+    source = stream.pipe(decoder);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of source) {
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) {
+        stream.destroy();
+        decoder?.destroy();
+        throw fetchFailed(`${url} is larger than the ${Math.round(maxBytes / 1024)} KiB limit`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+  } catch (e) {
+    if (isTrawlError(e)) throw e;
+    if (decoder && (e as NodeJS.ErrnoException).code?.startsWith('Z_')) throw fetchFailed(`${url} sent a body that is not valid ${enc}`, e);
+    throw e;
+  }
+  return Buffer.concat(chunks, size);
+}
+
+export function definedOnly<T extends object>(o: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}

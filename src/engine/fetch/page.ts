@@ -1,0 +1,117 @@
+/**
+ * Fetch one page for the content pipeline: HTTP first, Chromium when asked or when the HTML
+ * is an empty JavaScript shell; upstream errors, bot walls and unsupported types become the
+ * contract's errors here so every capability (scrape, crawl, extract, monitors) agrees.
+ */
+import { TrawlError, blocked, fetchFailed } from '../../errors.js';
+import type { BrowserPool } from './browser.js';
+import { detectBotWall } from './bot-wall.js';
+import { decodeBody } from './charset.js';
+import type { HttpClient } from './http.js';
+
+export type RenderMode = 'auto' | 'http' | 'browser';
+export type PageKind = 'html' | 'text' | 'pdf';
+
+export interface Page {
+  /** URL asked for. */
+  sourceUrl: string;
+  /** Final URL after redirects. */
+  url: string;
+  status: number;
+  contentType: string;
+  kind: PageKind;
+  /** Decoded document for html/text pages. */
+  text?: string;
+  /** Raw bytes for PDFs. */
+  bytes?: Buffer;
+  rendered: boolean;
+}
+
+export interface FetchPageOptions {
+  render?: RenderMode;
+  timeoutMs?: number;
+  maxBytes?: number;
+  /** Browser only: CSS selector to wait for, or milliseconds to wait after load. */
+  waitFor?: string | number;
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+}
+
+export interface Fetchers {
+  http: HttpClient;
+  browser?: BrowserPool;
+}
+
+export function kindOf(contentType: string, body: Buffer): PageKind | undefined {
+  const ct = contentType.split(';')[0].trim().toLowerCase();
+  if (ct === 'text/html' || ct === 'application/xhtml+xml') return 'html';
+  if (ct === 'application/pdf' || (!ct && body.subarray(0, 5).toString('latin1') === '%PDF-')) return 'pdf';
+  if (ct.startsWith('text/') || ct === 'application/json' || ct.endsWith('+json') || ct === 'application/xml' || ct.endsWith('+xml')) return ct.includes('xml') && looksLikeHtml(body) ? 'html' : 'text';
+  if (!ct || ct === 'application/octet-stream') {
+    if (body.subarray(0, 5).toString('latin1') === '%PDF-') return 'pdf';
+    if (looksLikeHtml(body)) return 'html';
+  }
+  return undefined;
+}
+
+function looksLikeHtml(body: Buffer): boolean {
+  return /^\s*(?:<!doctype html|<html|<head|<body|<!--)/i.test(body.subarray(0, 512).toString('latin1'));
+}
+
+/** Little visible text but a script bundle: the content is drawn by JavaScript. */
+export function looksLikeAppShell(html: string): boolean {
+  if (html.length > 2_000_000) return false;
+  const body = /<body[^>]*>([\s\S]*)<\/body>/i.exec(html)?.[1] ?? html;
+  const text = body
+    .replace(/<(script|style|noscript|template)[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const scripts = (html.match(/<script\b/gi) ?? []).length;
+  if (text.length < 200 && scripts > 0) return true;
+  return /<noscript>[^<]*(?:enable javascript|requires javascript|need to enable javascript)/i.test(html) && text.length < 1000;
+}
+
+export async function fetchPage(fetchers: Fetchers, url: string, options: FetchPageOptions = {}): Promise<Page> {
+  const render = options.render ?? 'auto';
+  if (render === 'browser') return renderPage(fetchers, url, options);
+  const res = await fetchers.http.request(url, {
+    timeoutMs: options.timeoutMs,
+    maxBytes: options.maxBytes,
+    signal: options.signal,
+    headers: options.headers,
+  });
+  const contentType = res.headers['content-type'] ?? '';
+  const kind = kindOf(contentType, res.body);
+  let text: string | undefined;
+  if (kind === 'html' || kind === 'text' || res.status >= 400) text = decodeBody(res.body, contentType, kind !== 'text').text;
+  if (text !== undefined && (kind === 'html' || res.status >= 400)) {
+    const wall = detectBotWall(res.status, text);
+    if (wall) throw blocked(`${res.url} answered with a bot wall (${wall}); it was not scraped and no credit was charged`);
+  }
+  if (res.status >= 400) throw fetchFailed(`${res.url} answered HTTP ${res.status}`);
+  if (!kind) throw fetchFailed(`${res.url} is ${contentType || 'of unknown type'}, not HTML, PDF or text`);
+  const page: Page = { sourceUrl: url, url: res.url, status: res.status, contentType, kind, rendered: false };
+  if (kind === 'pdf') page.bytes = res.body;
+  else page.text = text;
+  if (render === 'auto' && kind === 'html' && fetchers.browser?.available && looksLikeAppShell(page.text!)) {
+    try {
+      return await renderPage(fetchers, url, options);
+    } catch (e) {
+      // The HTTP copy is still an answer; a failed render does not make it worse.
+      if (e instanceof TrawlError && (e.code === 'forbidden_target' || e.code === 'blocked')) throw e;
+    }
+  }
+  return page;
+}
+
+async function renderPage(fetchers: Fetchers, url: string, options: FetchPageOptions): Promise<Page> {
+  if (!fetchers.browser?.available) {
+    throw new TrawlError('fetch_failed', 'render "browser" needs Chromium, which is not installed on this server (set CHROMIUM_PATH)', { retryable: false });
+  }
+  const r = await fetchers.browser.render(url, { timeoutMs: options.timeoutMs ?? 30_000, waitFor: options.waitFor, signal: options.signal });
+  const wall = detectBotWall(r.status, r.html);
+  if (wall) throw blocked(`${r.url} answered with a bot wall (${wall}); it was not scraped and no credit was charged`);
+  if (r.status >= 400) throw fetchFailed(`${r.url} answered HTTP ${r.status}`);
+  return { sourceUrl: url, url: r.url, status: r.status, contentType: r.contentType || 'text/html', kind: 'html', text: r.html, rendered: true };
+}

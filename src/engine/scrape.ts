@@ -1,0 +1,138 @@
+/**
+ * scrape: one URL → markdown / cleaned html / raw html / links / schema JSON + metadata.
+ * Pure of HTTP and billing: options in, data out, or a TrawlError thrown.
+ */
+import { TrawlError } from '../errors.js';
+import { parseHtml, processHtml } from './document/index.js';
+import { pdfToMarkdown } from './document/pdf.js';
+import type { CompiledSchema } from './extract/schema.js';
+import { extractFromDocument } from './extract/index.js';
+import { fetchPage, type Fetchers, type Page, type RenderMode } from './fetch/page.js';
+
+export type Format = 'markdown' | 'json' | 'html' | 'raw_html' | 'links';
+export const FORMATS: readonly Format[] = ['markdown', 'json', 'html', 'raw_html', 'links'];
+
+export interface ScrapeOptions {
+  url: string;
+  /** @default ['markdown'] (plus 'json' when a schema is given) */
+  formats?: Format[];
+  schema?: CompiledSchema;
+  /** @default true */
+  onlyMainContent?: boolean;
+  /** @default 'auto' */
+  render?: RenderMode;
+  /** @default 30000 */
+  timeoutMs?: number;
+  waitFor?: string | number;
+  signal?: AbortSignal;
+}
+
+export interface ScrapeMetadata {
+  title: string | null;
+  description: string | null;
+  language: string | null;
+  status_code: number;
+  content_type: string;
+  source_url: string;
+  canonical_url?: string | null;
+}
+
+export interface ScrapeResult {
+  url: string;
+  markdown?: string;
+  json?: Record<string, unknown>;
+  html?: string;
+  raw_html?: string;
+  links?: string[];
+  metadata: ScrapeMetadata;
+  /** Per JSON field, where its value came from (json-ld:offers.price, meta:og:title …). */
+  sources?: Record<string, string>;
+}
+
+export function resolveFormats(formats: Format[] | undefined, hasSchema: boolean): Set<Format> {
+  const set = new Set<Format>(formats?.length ? formats : ['markdown']);
+  if (!formats?.length && hasSchema) set.add('json');
+  return set;
+}
+
+export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promise<ScrapeResult> {
+  const formats = resolveFormats(options.formats, !!options.schema);
+  if (formats.has('json') && !options.schema) throw new TrawlError('invalid_schema', 'schema: is required when formats includes "json"');
+  const page = await fetchPage(fetchers, options.url, {
+    render: options.render,
+    timeoutMs: options.timeoutMs,
+    waitFor: options.waitFor,
+    signal: options.signal,
+  });
+  return documentFromPage(page, formats, options);
+}
+
+/** Turn a fetched page into the requested formats (shared by scrape, crawl and extract). */
+export async function documentFromPage(
+  page: Page,
+  formats: Set<Format>,
+  options: { onlyMainContent?: boolean; schema?: CompiledSchema },
+): Promise<ScrapeResult> {
+  const base = {
+    status_code: page.status,
+    content_type: page.contentType.split(';')[0].trim() || (page.kind === 'pdf' ? 'application/pdf' : 'text/html'),
+    source_url: page.sourceUrl,
+  };
+  if (page.kind === 'pdf') {
+    const { markdown, title } = await pdfToMarkdown(page.bytes!).catch((e) => {
+      throw new TrawlError('fetch_failed', `${page.url} is not a readable PDF`, { cause: e, retryable: false });
+    });
+    const result: ScrapeResult = { url: page.url, metadata: { title, description: null, language: null, ...base } };
+    if (formats.has('markdown')) result.markdown = markdown;
+    if (formats.has('links')) result.links = [];
+    if (formats.has('json') && options.schema) Object.assign(result, extractFromText(markdown, options.schema));
+    return result;
+  }
+  if (page.kind === 'text') {
+    const text = page.text ?? '';
+    const ct = base.content_type;
+    const markdown = ct.includes('json') || ct.includes('xml') ? `\`\`\`${ct.includes('json') ? 'json' : 'xml'}\n${text.trim()}\n\`\`\`` : text.trim();
+    const result: ScrapeResult = { url: page.url, metadata: { title: null, description: null, language: null, ...base } };
+    if (formats.has('markdown')) result.markdown = markdown;
+    if (formats.has('raw_html')) result.raw_html = text;
+    if (formats.has('links')) result.links = [];
+    if (formats.has('json') && options.schema) Object.assign(result, extractFromText(text, options.schema));
+    return result;
+  }
+  let extracted: { json: Record<string, unknown>; sources: Record<string, string> } | undefined;
+  const doc = processHtml(page.text ?? '', {
+    url: page.url,
+    onlyMainContent: options.onlyMainContent ?? true,
+    markdown: formats.has('markdown'),
+    html: formats.has('html'),
+    links: formats.has('links'),
+    onDocument:
+      formats.has('json') && options.schema
+        ? (d, baseUrl) => (extracted = extractFromDocument(d, { schema: options.schema!, url: baseUrl }))
+        : undefined,
+  });
+  const result: ScrapeResult = {
+    url: page.url,
+    metadata: {
+      title: doc.metadata.title,
+      description: doc.metadata.description,
+      language: doc.metadata.language,
+      ...base,
+      canonical_url: doc.metadata.canonical_url,
+    },
+  };
+  if (formats.has('markdown')) result.markdown = doc.markdown ?? '';
+  if (extracted) {
+    result.json = extracted.json;
+    result.sources = extracted.sources;
+  }
+  if (formats.has('html')) result.html = doc.html ?? '';
+  if (formats.has('raw_html')) result.raw_html = page.text ?? '';
+  if (formats.has('links')) result.links = doc.links ?? [];
+  return result;
+}
+
+function extractFromText(text: string, schema: CompiledSchema): { json: Record<string, unknown>; sources: Record<string, string> } {
+  // Plain text and PDFs have no markup: only "Label: value" lines can answer.
+  return extractFromDocument(parseHtml(''), { schema, url: 'about:blank', text });
+}

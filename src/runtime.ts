@@ -1,0 +1,45 @@
+/** Wires config → store → engine → server, and shuts them down in reverse order. */
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import { createEngine, type Engine } from './engine/index.js';
+import { buildServer } from './server/app.js';
+import type { ServerContext } from './server/context.js';
+import { MemoryTokenBuckets } from './server/token-bucket.js';
+import { openStore, type Store } from './store/index.js';
+
+export interface Service {
+  app: FastifyInstance;
+  store: Store;
+  engine: Engine;
+  /** Base URL the server listens on. */
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startService(config: Config, options: { logger?: boolean | object; listen?: boolean } = {}): Promise<Service> {
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const engine = createEngine(config);
+  const ctx: ServerContext = { config, store, engine, rateLimiter: new MemoryTokenBuckets() };
+  const app = await buildServer(ctx, { logger: options.logger });
+  let url = '';
+  if (options.listen !== false) {
+    await app.listen({ port: config.port, host: config.host });
+    const addr = app.server.address();
+    url = typeof addr === 'object' && addr ? `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}` : '';
+  } else {
+    await app.ready();
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    store,
+    engine,
+    url,
+    close: () =>
+      (closing ??= (async () => {
+        await app.close();
+        await engine.close();
+        await store.close();
+      })()),
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * Builds the Fastify application: request ids, one error handler, the public routes
+ * (health, OpenAPI) and the authenticated /v1 scope with its routes.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import { newId } from '../store/ids.js';
+import type { ServerContext } from './context.js';
+import { registerApiScope } from './plugins/api-scope.js';
+import { registerErrorHandling } from './plugins/errors.js';
+import { accountRoutes } from './routes/account.js';
+import { scrapeRoutes } from './routes/scrape.js';
+
+export const BODY_LIMIT = 1024 * 1024;
+
+export async function buildServer(ctx: ServerContext, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    genReqId: () => newId('req', 16),
+    requestIdHeader: false,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  // Zod validates bodies in the routes (worded errors); route JSON Schemas are documentation.
+  app.setValidatorCompiler(() => () => true);
+  // Only JSON bodies are accepted: anything else is 415 unsupported_media_type.
+  app.removeContentTypeParser('text/plain');
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Trawl API', version: '1', description: 'Web data extraction: scrape, crawl, search, extract, marketplaces, ad library, monitors.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+  });
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(
+    async (v1) => {
+      registerApiScope(v1, ctx);
+      accountRoutes(v1, ctx);
+      scrapeRoutes(v1, ctx);
+    },
+    { prefix: '/v1' },
+  );
+  return app;
+}

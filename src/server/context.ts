@@ -1,0 +1,26 @@
+/** What the server shares with its routes and plugins, and the request decorations' types. */
+import type { Config } from '../config.js';
+import type { Engine } from '../engine/index.js';
+import type { Store } from '../store/index.js';
+import type { RateLimiter } from './token-bucket.js';
+
+export interface ServerContext {
+  config: Config;
+  store: Store;
+  engine: Engine;
+  rateLimiter: RateLimiter;
+}
+
+export interface AuthInfo {
+  accountId: string;
+  keyId: string;
+  rateLimitPerMinute: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth?: AuthInfo;
+    /** Credits kept for this request (0 until work succeeds). */
+    creditsCharged: number;
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The authenticated /v1 scope. Hooks run in the contract's order: auth → rate limit (both
+ * before the body is parsed) → body validation (in the route) → credits → work. Every
+ * authenticated request leaves one usage row (account, key, endpoint, status, credits,
+ * duration, request id).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { TrawlError } from '../../errors.js';
+import { accounts, usage } from '../../store/index.js';
+import type { ServerContext } from '../context.js';
+import { makeAuthenticate } from './auth.js';
+
+export function registerApiScope(app: FastifyInstance, ctx: ServerContext): void {
+  const authenticate = makeAuthenticate(ctx);
+  app.decorateRequest('auth', undefined);
+  app.decorateRequest('creditsCharged', 0);
+
+  app.addHook('onRequest', async (request, reply) => {
+    request.auth = await authenticate(request);
+    const v = await ctx.rateLimiter.take(request.auth.keyId, request.auth.rateLimitPerMinute);
+    reply.header('x-ratelimit-limit', String(v.limit));
+    reply.header('x-ratelimit-remaining', String(v.remaining));
+    reply.header('x-ratelimit-reset', String(v.reset));
+    if (!v.allowed) throw new TrawlError('rate_limited', undefined, { fields: { retry_after: v.retryAfter } });
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    if (!request.auth) return;
+    const row = {
+      account_id: request.auth.accountId,
+      key_id: request.auth.keyId,
+      endpoint: `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
+      status: reply.statusCode,
+      credits: request.creditsCharged,
+      duration_ms: Math.round(reply.elapsedTime),
+      request_id: String(request.id),
+      created_at: new Date().toISOString(),
+    };
+    await usage.recordUsage(ctx.store.db, row).catch((err) => request.log.error({ err }, 'usage log write failed'));
+  });
+}
+
+/**
+ * Run billable work: reserve one credit first (402 when none), keep it on success, give it
+ * back on any failure — including the client going away before the answer is sent.
+ */
+export async function withCredit<T>(
+  ctx: ServerContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const accountId = request.auth!.accountId;
+  if (!(await accounts.reserveCredit(ctx.store.db, accountId))) throw new TrawlError('insufficient_credits');
+  const controller = new AbortController();
+  const onClose = () => {
+    if (!reply.sent && !reply.raw.writableFinished) controller.abort(new TrawlError('fetch_failed', 'the client closed the connection'));
+  };
+  request.raw.socket?.once('close', onClose);
+  try {
+    const result = await work(controller.signal);
+    if (controller.signal.aborted) throw new TrawlError('fetch_failed', 'the client closed the connection');
+    request.creditsCharged = 1;
+    return result;
+  } catch (e) {
+    await accounts.refundCredit(ctx.store.db, accountId);
+    throw e;
+  } finally {
+    request.raw.socket?.off('close', onClose);
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The one place where failures become HTTP bodies. TrawlErrors carry their contract code;
+ * Fastify's own parser/limit errors are mapped to the contract's; anything else is a bug:
+ * logged with the request id, answered 500 internal_error with no stack trace.
+ */
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { TrawlError, isTrawlError } from '../../errors.js';
+
+function fromFastify(err: FastifyError): TrawlError | undefined {
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new TrawlError('unsupported_media_type', 'body: send the request body as JSON with Content-Type: application/json');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new TrawlError('payload_too_large', 'body: the request body is larger than 1 MiB');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new TrawlError('invalid_request', 'body: must be a JSON object (the body was empty)');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new TrawlError('invalid_request', `body: is not valid JSON (${err.message.replace(/^Body is not valid JSON but content-type is set to 'application\/json'$/, 'parse error')})`);
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new TrawlError('invalid_request', 'body: Content-Length does not match the body');
+  }
+  if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
+    return new TrawlError('invalid_request', `body: is not valid JSON (${err.message})`);
+  }
+  if (err.statusCode === 413) return new TrawlError('payload_too_large', 'body: the request body is larger than 1 MiB');
+  if (err.statusCode === 415) return new TrawlError('unsupported_media_type', 'body: send the request body as JSON with Content-Type: application/json');
+  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return new TrawlError('invalid_request', err.message);
+  return undefined;
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const err = error as FastifyError;
+    const known = isTrawlError(err) ? err : isTrawlError(err.cause) ? err.cause : fromFastify(err);
+    if (!known || known.code === 'internal_error') {
+      request.log.error({ err, requestId: request.id }, 'internal error');
+      return reply.code(500).send({ error: 'internal_error' });
+    }
+    if (known.code === 'rate_limited') reply.header('retry-after', String(known.fields.retry_after));
+    return reply.code(known.status).send(known.toBody());
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send({ error: 'not_found', detail: `${request.method} ${request.url.split('?')[0]} is not an endpoint of this API` });
+  });
+}

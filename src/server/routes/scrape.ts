@@ -1,0 +1,35 @@
+import type { FastifyInstance } from 'fastify';
+import { compileSchema, scrape, type Format } from '../../engine/index.js';
+import { TrawlError } from '../../errors.js';
+import type { ServerContext } from '../context.js';
+import { withCredit } from '../plugins/api-scope.js';
+import { ScrapeBody } from '../schemas.js';
+import { parseBody } from '../validation.js';
+import { openapiRoute } from '../openapi.js';
+
+export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  app.post('/scrape', openapiRoute(ScrapeBody, 'Scrape one URL to markdown, html, links and schema JSON'), async (request, reply) => {
+    const body = parseBody(ScrapeBody, request.body);
+    const formats = body.formats as Format[] | undefined;
+    const wantsJson = formats ? formats.includes('json') : body.schema !== undefined;
+    if (wantsJson && body.schema === undefined) throw new TrawlError('invalid_schema', 'schema: is required when formats includes "json"');
+    const schema = body.schema !== undefined ? compileSchema(body.schema) : undefined;
+    if (body.wait_for !== undefined && body.render !== 'browser' && body.render !== undefined && body.render !== 'auto') {
+      throw new TrawlError('invalid_request', 'wait_for: only applies when render is "browser" or "auto"');
+    }
+    const result = await withCredit(ctx, request, reply, (signal) =>
+      scrape(ctx.engine, {
+        url: body.url,
+        formats,
+        schema,
+        onlyMainContent: body.only_main_content,
+        render: body.wait_for !== undefined && (body.render ?? 'auto') === 'auto' ? 'browser' : body.render,
+        timeoutMs: body.timeout_ms,
+        waitFor: body.wait_for,
+        signal,
+      }),
+    );
+    const { url, metadata, sources, ...content } = result;
+    return { status: 'ok', url, ...content, ...(sources && Object.keys(sources).length ? { sources } : {}), metadata };
+  });
+}

@@ -1,0 +1,25 @@
+/** Request bodies of the API, one Zod object each; routes parse with them, OpenAPI is made from them. */
+import { z } from 'zod';
+import { FORMATS } from '../engine/scrape.js';
+import { bool, httpUrl, intIn, oneOf, text } from './validation.js';
+
+const schemaObject = z.unknown().describe('Schema object: field name → "string" | "number" | "integer" | "boolean" | {…} | [T]');
+
+export const ScrapeBody = z.strictObject({
+  url: httpUrl(),
+  formats: z
+    .array(oneOf(FORMATS as unknown as [string, ...string[]]), { error: `must be an array of ${FORMATS.join(', ')}` })
+    .min(1, { error: 'must list at least one format' })
+    .max(5, { error: 'must list at most 5 formats' })
+    .optional(),
+  schema: schemaObject.optional(),
+  only_main_content: bool().optional(),
+  render: oneOf(['auto', 'http', 'browser']).optional(),
+  timeout_ms: intIn(1000, 120_000).optional(),
+  wait_for: z
+    .union([text(1, 500), intIn(0, 60_000)], { error: 'must be a CSS selector or a number of milliseconds from 0 to 60000' })
+    .optional(),
+});
+export type ScrapeBody = z.output<typeof ScrapeBody>;
+
+export const ErrorBody = z.object({ error: z.string(), detail: z.string().optional(), retry_after: z.number().int().optional() });

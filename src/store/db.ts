@@ -1,0 +1,62 @@
+/**
+ * Opens the store: SQLite (better-sqlite3, a file in the data dir) by default, PostgreSQL
+ * when DATABASE_URL is set. Migrations run on open, so a fresh deployment is one command.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
+import pg from 'pg';
+import { MIGRATIONS } from './migrations/index.js';
+import type { Database } from './tables.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Store {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** postgres://… ; absent → SQLite. */
+  databaseUrl?: string;
+  /** Folder for the SQLite file. */
+  dataDir: string;
+  /** SQLite file name, or ':memory:'. @default 'trawl.db' */
+  sqliteFile?: string;
+  /** Pool size for PostgreSQL. @default 10 */
+  poolSize?: number;
+}
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+export async function openStore(options: StoreOptions): Promise<Store> {
+  let db: Kysely<Database>;
+  let dialect: Dialect;
+  if (options.databaseUrl) {
+    dialect = 'postgres';
+    // BIGINT/NUMERIC counters come back as strings by default; ours fit in a JS number.
+    pg.types.setTypeParser(20, (v) => Number(v));
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  } else {
+    dialect = 'sqlite';
+    const file = options.sqliteFile ?? 'trawl.db';
+    if (file !== ':memory:') mkdirSync(options.dataDir, { recursive: true });
+    const sqlite = new SqliteDatabase(file === ':memory:' ? file : join(options.dataDir, file));
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  }
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    await db.destroy();
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error)?.message ?? 'unknown error'}`);
+  }
+  let closing: Promise<void> | undefined;
+  return { db, dialect, close: () => (closing ??= db.destroy()) };
+}

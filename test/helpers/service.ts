@@ -1,0 +1,79 @@
+/**
+ * Start the real service for a test, on SQLite (temp dir) or PostgreSQL (a fresh database
+ * on 127.0.0.1:5432, dropped afterwards). `DIALECTS` lets a suite run once per store.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { loadConfig, type Config } from '../../src/config.js';
+import { startService, type Service } from '../../src/runtime.js';
+import { accounts, keys } from '../../src/store/index.js';
+
+export const PG_ADMIN_URL = process.env.TRAWL_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const DIALECTS = ['sqlite', 'postgres'] as const;
+export type TestDialect = (typeof DIALECTS)[number];
+
+export interface TestService extends Service {
+  config: Config;
+  /** Create an account with credits and a key; returns the bearer key. */
+  newKey(credits?: number, rateLimitPerMinute?: number): Promise<{ key: string; accountId: string; keyId: string }>;
+  credits(accountId: string): Promise<number>;
+  post(path: string, body: unknown, key?: string, headers?: Record<string, string>): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+export async function startTestService(dialect: TestDialect, env: Record<string, string> = {}): Promise<TestService> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'trawl-test-'));
+  let databaseUrl: string | undefined;
+  let dbName: string | undefined;
+  if (dialect === 'postgres') {
+    dbName = `trawl_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${dbName}`);
+    await admin.end();
+    const u = new URL(PG_ADMIN_URL);
+    u.pathname = `/${dbName}`;
+    databaseUrl = u.href;
+  }
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    TRAWL_DATA_DIR: dataDir,
+    TRAWL_ALLOW_PRIVATE_NETWORK: '1',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...env,
+  });
+  const service = await startService(config, { logger: false });
+  let n = 0;
+  return {
+    ...service,
+    config,
+    async newKey(credits = 100, rateLimitPerMinute = 10_000) {
+      const acc = await accounts.createAccount(service.store.db, { email: `u${++n}-${Math.random().toString(36).slice(2)}@test.local`, credits });
+      const { key, row } = await keys.createApiKey(service.store.db, { accountId: acc.id, rateLimitPerMinute });
+      return { key, accountId: acc.id, keyId: row.id };
+    },
+    async credits(accountId) {
+      return Number((await accounts.findAccountById(service.store.db, accountId))!.credits);
+    },
+    post(path, body, key, headers = {}) {
+      return fetch(`${service.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+    },
+    async stop() {
+      await service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      if (dbName) {
+        const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+        await admin.connect();
+        await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+        await admin.end();
+      }
+    },
+  };
+}

@@ -1,0 +1,298 @@
+/**
+ * The HTTP contract (API.md sections 1–2) through the real service, once per store.
+ * Every error code, the order of checks, credits under concurrency, usage rows.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { DIALECTS, startTestService, type TestService } from '../helpers/service.js';
+import { keys, usage } from '../../src/store/index.js';
+
+const ARTICLE = `<!doctype html><html lang="en"><head><title>Fixture article</title>
+<meta name="description" content="A page written for the tests."></head><body>
+<nav><a href="/">Home</a> <a href="/about">About</a></nav>
+<article><h1>Fixture article</h1>
+<p>This paragraph is the content of the page, with enough words, commas, and sentences to count as reading text.</p>
+<p>A second paragraph follows, also long enough to be kept by the main-content step of the pipeline.</p>
+</article><footer>Copyright footer text</footer></body></html>`;
+
+const CAPTCHA = `<html><head><title>Just a moment...</title></head><body><div id="challenge-form">Checking your browser</div>
+<script src="https://challenges.cloudflare.com/turnstile/v0/api.js"></script></body></html>`;
+
+for (const dialect of DIALECTS) {
+  describe(`API contract on ${dialect}`, () => {
+    let svc: TestService;
+    let site: FixtureServer;
+
+    beforeAll(async () => {
+      site = await startFixtureServer({
+        '/article': ARTICLE,
+        '/captcha': (_q, res) => res.writeHead(403, { 'content-type': 'text/html' }).end(CAPTCHA),
+        '/slow': async (_q, res) => {
+          await new Promise((r) => setTimeout(r, 3000));
+          res.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE);
+        },
+        '/image': (_q, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(10)),
+      });
+      svc = await startTestService(dialect);
+    });
+    afterAll(async () => {
+      await svc?.stop();
+      await site?.close();
+    });
+
+    it('scrapes a page, charges one credit and logs usage', async () => {
+      const { key, accountId } = await svc.newKey(5);
+      const res = await svc.post('/v1/scrape', { url: `${site.url}/article`, formats: ['markdown', 'links', 'html'] }, key);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+      expect(res.headers.get('x-ratelimit-limit')).toBe('10000');
+      expect(Number(res.headers.get('x-ratelimit-remaining'))).toBeGreaterThan(0);
+      expect(res.headers.get('x-ratelimit-reset')).toMatch(/^\d+$/);
+      const body = await res.json();
+      expect(body.status).toBe('ok');
+      expect(body.url).toBe(`${site.url}/article`);
+      expect(body.markdown).toContain('# Fixture article');
+      expect(body.markdown).toContain('This paragraph is the content');
+      expect(body.markdown).not.toContain('Copyright footer');
+      expect(body.markdown).not.toContain('About');
+      expect(body.links).toEqual([`${site.url}/`, `${site.url}/about`]);
+      expect(body.html).toContain('<p>This paragraph');
+      expect(body.metadata).toMatchObject({ title: 'Fixture article', description: 'A page written for the tests.', language: 'en', status_code: 200, content_type: 'text/html', source_url: `${site.url}/article` });
+      expect(await svc.credits(accountId)).toBe(4);
+      const rows = await usage.listUsage(svc.store.db, accountId);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ endpoint: 'POST /v1/scrape', status: 200, credits: 1, request_id: res.headers.get('x-request-id') });
+    });
+
+    it('GET /v1/account costs nothing', async () => {
+      const { key, accountId } = await svc.newKey(3);
+      const res = await fetch(`${svc.url}/v1/account`, { headers: { authorization: `Bearer ${key}` } });
+      expect(res.status).toBe(200);
+      const body = await res.json();
+      expect(body).toEqual({ account_id: accountId, email: expect.stringContaining('@test.local'), credits: 3 });
+      expect(await svc.credits(accountId)).toBe(3);
+    });
+
+    it('401 for missing, malformed, unknown and revoked keys, with nothing logged', async () => {
+      const { key, accountId, keyId } = await svc.newKey(5);
+      const cases: (string | undefined)[] = [undefined, 'Basic abc', 'Bearer nope', `Bearer trawl_${'x'.repeat(40)}`];
+      for (const auth of cases) {
+        const res = await fetch(`${svc.url}/v1/scrape`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) },
+          body: JSON.stringify({ url: `${site.url}/article` }),
+        });
+        expect(res.status).toBe(401);
+        expect(await res.json()).toEqual({ error: 'unauthorized' });
+      }
+      await keys.revokeKey(svc.store.db, accountId, keyId);
+      const revoked = await svc.post('/v1/scrape', { url: `${site.url}/article` }, key);
+      expect(revoked.status).toBe(401);
+      expect(await svc.credits(accountId)).toBe(5);
+      expect(await usage.listUsage(svc.store.db, accountId)).toHaveLength(0);
+    });
+
+    it('auth is checked before the body is parsed', async () => {
+      const res = await svc.post('/v1/scrape', '{not json');
+      expect(res.status).toBe(401);
+    });
+
+    it('400 invalid_request names the field, charges nothing', async () => {
+      const { key, accountId } = await svc.newKey(5);
+      const cases: [unknown, string][] = [
+        ['{"url":', 'body: is not valid JSON'],
+        ['[]', 'body: must be a JSON object'],
+        [{}, 'url: is required'],
+        [{ url: 42 }, 'url: must be an http or https URL'],
+        [{ url: 'ftp://example.com/x' }, 'url: must be an http or https URL'],
+        [{ url: 'not a url' }, 'url: must be an http or https URL'],
+        [{ url: `${site.url}/article`, timeout_ms: 999_999 }, 'timeout_ms: must be an integer from 1000 to 120000'],
+        [{ url: `${site.url}/article`, timeout_ms: 1500.5 }, 'timeout_ms: must be an integer from 1000 to 120000'],
+        [{ url: `${site.url}/article`, formats: ['pdf'] }, 'formats[0]: must be one of markdown, json, html, raw_html, links'],
+        [{ url: `${site.url}/article`, formats: 'markdown' }, 'formats: must be an array'],
+        [{ url: `${site.url}/article`, only_main_content: 'yes' }, 'only_main_content: must be true or false'],
+        [{ url: `${site.url}/article`, render: 'magic' }, 'render: must be one of auto, http, browser'],
+        [{ url: `${site.url}/article`, formt: ['markdown'] }, 'formt: unknown field'],
+      ];
+      for (const [body, detail] of cases) {
+        const res = await svc.post('/v1/scrape', body, key);
+        const json = await res.json();
+        expect(res.status, JSON.stringify(body)).toBe(400);
+        expect(json.error).toBe('invalid_request');
+        expect(json.detail).toContain(detail);
+      }
+      expect(await svc.credits(accountId)).toBe(5);
+    });
+
+    it('415 for non-JSON bodies and 413 for bodies over 1 MiB', async () => {
+      const { key, accountId } = await svc.newKey(5);
+      const plain = await svc.post('/v1/scrape', 'url=x', key, { 'content-type': 'text/plain' });
+      expect(plain.status).toBe(415);
+      expect((await plain.json()).error).toBe('unsupported_media_type');
+      const form = await svc.post('/v1/scrape', 'url=x', key, { 'content-type': 'application/x-www-form-urlencoded' });
+      expect(form.status).toBe(415);
+      const huge = await svc.post('/v1/scrape', { url: `${site.url}/article`, pad: 'x'.repeat(1024 * 1024 + 10) }, key);
+      expect(huge.status).toBe(413);
+      expect((await huge.json()).error).toBe('payload_too_large');
+      expect(await svc.credits(accountId)).toBe(5);
+    });
+
+    it('422 invalid_schema with the path of the fault', async () => {
+      const { key, accountId } = await svc.newKey(5);
+      const cases: [unknown, string][] = [
+        [{ url: `${site.url}/article`, formats: ['json'] }, 'schema: is required'],
+        [{ url: `${site.url}/article`, schema: 'price' }, 'schema: must be an object'],
+        [{ url: `${site.url}/article`, schema: {} }, 'schema: must have at least one field'],
+        [{ url: `${site.url}/article`, schema: { price: 'money' } }, "schema.price: unknown type 'money'"],
+        [{ url: `${site.url}/article`, schema: { items: [{ price: 'float' }] } }, "schema.items[0].price: unknown type 'float'"],
+        [{ url: `${site.url}/article`, schema: { tags: ['string', 'number'] } }, 'schema.tags: an array type must have exactly one element'],
+        [{ url: `${site.url}/article`, schema: { a: { b: { c: { d: { e: { f: 'string' } } } } } } }, 'schema.a.b.c.d.e: too deep'],
+      ];
+      for (const [body, detail] of cases) {
+        const res = await svc.post('/v1/scrape', body, key);
+        const json = await res.json();
+        expect(res.status, JSON.stringify(body)).toBe(422);
+        expect(json).toEqual({ error: 'invalid_schema', detail: expect.stringContaining(detail) });
+      }
+      expect(await svc.credits(accountId)).toBe(5);
+    });
+
+    it('402 before any work when the account has no credits', async () => {
+      const { key } = await svc.newKey(0);
+      const before = site.hits('/article');
+      const res = await svc.post('/v1/scrape', { url: `${site.url}/article` }, key);
+      expect(res.status).toBe(402);
+      expect(await res.json()).toEqual({ error: 'insufficient_credits' });
+      expect(site.hits('/article')).toBe(before);
+    });
+
+    it('429 with retry_after in whole seconds and the Retry-After header', async () => {
+      const { key, accountId } = await svc.newKey(10, 2);
+      expect((await svc.post('/v1/scrape', { url: `${site.url}/article` }, key)).status).toBe(200);
+      expect((await svc.post('/v1/scrape', { url: `${site.url}/article` }, key)).status).toBe(200);
+      const res = await svc.post('/v1/scrape', { url: `${site.url}/article` }, key);
+      expect(res.status).toBe(429);
+      const body = await res.json();
+      expect(Object.keys(body).sort()).toEqual(['error', 'retry_after']);
+      expect(body.error).toBe('rate_limited');
+      expect(Number.isInteger(body.retry_after) && body.retry_after >= 1 && body.retry_after <= 30).toBe(true);
+      expect(res.headers.get('retry-after')).toBe(String(body.retry_after));
+      expect(await svc.credits(accountId)).toBe(8);
+    });
+
+    it('502 fetch_failed with the upstream status, and for refused connections and non-HTML', async () => {
+      const { key, accountId } = await svc.newKey(5);
+      const missing = await svc.post('/v1/scrape', { url: `${site.url}/missing` }, key);
+      expect(missing.status).toBe(502);
+      const mj = await missing.json();
+      expect(mj.error).toBe('fetch_failed');
+      expect(mj.detail).toContain('404');
+      const refused = await svc.post('/v1/scrape', { url: 'http://127.0.0.1:1/' }, key);
+      expect(refused.status).toBe(502);
+      expect((await refused.json()).detail).toContain('connection refused');
+      const image = await svc.post('/v1/scrape', { url: `${site.url}/image` }, key);
+      expect(image.status).toBe(502);
+      expect((await image.json()).detail).toContain('image/png');
+      expect(await svc.credits(accountId)).toBe(5);
+    });
+
+    it('502 blocked for a bot wall, not billed', async () => {
+      const { key, accountId } = await svc.newKey(5);
+      const res = await svc.post('/v1/scrape', { url: `${site.url}/captcha` }, key);
+      expect(res.status).toBe(502);
+      expect(await res.json()).toMatchObject({ error: 'blocked', detail: expect.stringContaining('Cloudflare') });
+      expect(await svc.credits(accountId)).toBe(5);
+    });
+
+    it('504 timeout when the work exceeds timeout_ms, not billed', async () => {
+      const { key, accountId } = await svc.newKey(5);
+      const res = await svc.post('/v1/scrape', { url: `${site.url}/slow`, timeout_ms: 1000, render: 'http' }, key);
+      expect(res.status).toBe(504);
+      expect((await res.json()).error).toBe('timeout');
+      expect(await svc.credits(accountId)).toBe(5);
+    });
+
+    it('404 not_found for unknown paths', async () => {
+      const res = await fetch(`${svc.url}/v1/nothing-here`);
+      expect(res.status).toBe(404);
+      expect((await res.json()).error).toBe('not_found');
+    });
+
+    it('credits stay exact under dozens of concurrent requests', async () => {
+      const { key, accountId } = await svc.newKey(20);
+      const results = await Promise.all(
+        Array.from({ length: 60 }, () => svc.post('/v1/scrape', { url: `${site.url}/article`, formats: ['links'] }, key).then((r) => r.status)),
+      );
+      expect(results.filter((s) => s === 200)).toHaveLength(20);
+      expect(results.filter((s) => s === 402)).toHaveLength(40);
+      expect(await svc.credits(accountId)).toBe(0);
+      const rows = await usage.listUsage(svc.store.db, accountId, 1000);
+      expect(rows).toHaveLength(60);
+      expect(rows.reduce((n, r) => n + r.credits, 0)).toBe(20);
+    });
+
+    it('refunds every credit when concurrent requests fail upstream', async () => {
+      const { key, accountId } = await svc.newKey(10);
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => svc.post('/v1/scrape', { url: `${site.url}/${i % 2 ? 'article' : 'missing'}` }, key).then((r) => r.status)),
+      );
+      const ok = results.filter((s) => s === 200).length;
+      expect(ok).toBeLessThanOrEqual(10);
+      expect(await svc.credits(accountId)).toBe(10 - ok);
+    });
+  });
+}
+
+describe('SSRF guard through the API', () => {
+  let svc: TestService;
+  let site: FixtureServer;
+  beforeAll(async () => {
+    site = await startFixtureServer({ '/article': ARTICLE });
+    site.route('/to-private', (_q, res) => res.writeHead(302, { location: `${site.url}/article` }).end());
+    svc = await startTestService('sqlite', { TRAWL_ALLOW_PRIVATE_NETWORK: '0', TRAWL_RESOLVE: `public.test=127.0.0.1:${site.port}` });
+  });
+  afterAll(async () => {
+    await svc?.stop();
+    await site?.close();
+  });
+
+  it('403 forbidden_target for private addresses in any spelling, not billed', async () => {
+    const { key, accountId } = await svc.newKey(20);
+    const port = site.port;
+    const targets = [
+      `http://127.0.0.1:${port}/article`,
+      `http://localhost:${port}/article`,
+      `http://2130706433:${port}/article`,
+      `http://0x7f000001:${port}/article`,
+      `http://127.1:${port}/article`,
+      `http://0177.0.0.1:${port}/article`,
+      `http://[::1]:${port}/article`,
+      `http://[::ffff:127.0.0.1]:${port}/article`,
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.1/',
+      'http://192.168.1.1/',
+      'http://100.64.0.1/',
+      'http://0.0.0.0/',
+    ];
+    for (const url of targets) {
+      const res = await svc.post('/v1/scrape', { url }, key);
+      const body = await res.json();
+      expect(res.status, url).toBe(403);
+      expect(body.error).toBe('forbidden_target');
+      expect(body.detail).toMatch(/resolves to/);
+    }
+    expect(await svc.credits(accountId)).toBe(20);
+  });
+
+  it('refuses a redirect hop to a private address', async () => {
+    const { key, accountId } = await svc.newKey(5);
+    const direct = await svc.post('/v1/scrape', { url: `http://public.test:${site.port}/article` }, key);
+    expect(direct.status).toBe(200);
+    const before = site.hits('/article');
+    const res = await svc.post('/v1/scrape', { url: `http://public.test:${site.port}/to-private` }, key);
+    expect(res.status).toBe(403);
+    expect((await res.json()).error).toBe('forbidden_target');
+    expect(site.hits('/article')).toBe(before);
+    expect(await svc.credits(accountId)).toBe(4);
+  });
+});
