@@ -65,6 +65,8 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
     stats = new Map();
     computeStats(root, stats);
   }
+  // No sentence anywhere (a link directory, a tiny page): keep all that is not chrome.
+  if ((stats.get(root)?.paras ?? 0) === 0) return root;
   const best = pickBest(root, stats);
   cutAfterRelatedHeading(best);
   pruneInside(best, stats);

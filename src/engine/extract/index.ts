@@ -104,6 +104,8 @@ function matching(field: string, candidates: Candidate[]): Candidate[] {
   return candidates.filter((c) => names.has(c.key)).sort((a, b) => a.rank - b.rank);
 }
 
+const LABEL_HOSTS = new Set(['p', 'li', 'div', 'span', 'td', 'dd']);
+
 function collectCandidates(doc: Document, text?: string): Candidate[] {
   const out: Candidate[] = [];
   for (const el of elements(doc)) {
@@ -122,6 +124,20 @@ function collectCandidates(doc: Document, text?: string): Candidate[] {
       if (v) out.push({ key: normaliseName(el.attribs.itemprop), value: v, source: `microdata:${el.attribs.itemprop}`, rank: 1 });
     } else if (el.name === 'title') {
       out.push({ key: 'title', value: collapse(textOf(el)), source: 'html:title', rank: 3 });
+    } else if (el.name === 'h1') {
+      out.push({ key: 'title', value: collapse(textOf(el)), source: 'css:h1', rank: 3 });
+    } else if ((el.name === 'dt' || el.name === 'th') && el.next) {
+      // dt/dd and th/td pairs: the label names the value beside it.
+      let sib = el.next;
+      while (sib && sib.type !== 'tag') sib = sib.next as typeof sib;
+      if (sib && sib.type === 'tag' && ((el.name === 'dt' && (sib as typeof el).name === 'dd') || (el.name === 'th' && (sib as typeof el).name === 'td'))) {
+        const label = collapse(textOf(el)).replace(/:$/, '');
+        if (label && label.length <= 60) out.push({ key: normaliseName(label), value: collapse(textOf(sib)), source: `css:${el.name}`, rank: 3 });
+      }
+    } else if (LABEL_HOSTS.has(el.name)) {
+      const t = collapse(textOf(el));
+      const m = t.length <= 200 ? /^([\p{L}][\p{L}\p{N} ]{0,40}?)\s*:\s*(.+)$/u.exec(t) : null;
+      if (m) out.push({ key: normaliseName(m[1]), value: m[2], source: `text:${m[1]}`, rank: 4 });
     }
   }
   const body = text ?? '';

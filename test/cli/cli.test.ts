@@ -1,0 +1,80 @@
+/** The compiled `trawl` command, as a user runs it: --json prints exactly one JSON object. */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+
+const run = promisify(execFile);
+const BIN = resolve(__dirname, '../../bin/trawl.js');
+let dataDir: string;
+let site: FixtureServer;
+
+async function trawl(args: string[], env: Record<string, string> = {}) {
+  try {
+    const r = await run(process.execPath, [BIN, '--json', ...args], { env: { ...process.env, TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', DATABASE_URL: '', ...env } });
+    return { code: 0, stdout: r.stdout };
+  } catch (e) {
+    const err = e as { code: number; stdout: string };
+    return { code: err.code, stdout: err.stdout };
+  }
+}
+
+const one = (stdout: string) => {
+  const lines = stdout.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0]);
+};
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'trawl-cli-'));
+  site = await startFixtureServer({
+    '/page': '<html><head><title>CLI page</title></head><body><article><h1>CLI page</h1><p>Written for the command line test, with enough words, commas, and a full stop.</p><p>Price: $12.50</p></article></body></html>',
+  });
+});
+afterAll(async () => {
+  await site?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('trawl CLI', () => {
+  it('creates accounts, keys, credits and secrets', async () => {
+    const acc = one((await trawl(['account', 'create', '--email', 'cli@test.local', '--credits', '7'])).stdout);
+    expect(acc).toEqual({ account_id: expect.stringMatching(/^acc_/), email: 'cli@test.local', credits: 7 });
+    const key = one((await trawl(['keys', 'create', '--email', 'cli@test.local', '--name', 'ci', '--rate-limit', '120'])).stdout);
+    expect(key.key).toMatch(/^trawl_[0-9A-Za-z]{40}$/);
+    expect(key.key_id).toMatch(/^key_/);
+    expect(one((await trawl(['credits', 'add', '--email', 'cli@test.local', '5'])).stdout)).toEqual({ credits: 12 });
+    const shown = one((await trawl(['secret', 'show', '--email', 'cli@test.local'])).stdout);
+    expect(shown.signing_secret).toMatch(/^whsec_/);
+    const rotated = one((await trawl(['secret', 'rotate', '--email', 'cli@test.local'])).stdout);
+    expect(rotated.signing_secret).toMatch(/^whsec_/);
+    expect(rotated.signing_secret).not.toBe(shown.signing_secret);
+  });
+
+  it('reports errors as one JSON object and exit code 1', async () => {
+    const r = await trawl(['credits', 'add', '--email', 'nobody@test.local', '5']);
+    expect(r.code).toBe(1);
+    expect(one(r.stdout)).toMatchObject({ error: 'not_found', detail: expect.stringContaining('nobody@test.local') });
+    const bad = await trawl(['credits', 'add', '--email', 'cli@test.local', 'lots']);
+    expect(bad.code).toBe(1);
+    expect(one(bad.stdout).error).toBe('invalid_request');
+  });
+
+  it('scrapes locally to markdown and to schema JSON', async () => {
+    const r = one((await trawl(['scrape', `${site.url}/page`])).stdout);
+    expect(r.status).toBe('ok');
+    expect(r.markdown).toContain('# CLI page');
+    expect(r.metadata.title).toBe('CLI page');
+    const schemaFile = join(dataDir, 'schema.json');
+    writeFileSync(schemaFile, JSON.stringify({ price: 'number', title: 'string' }));
+    const j = one((await trawl(['scrape', `${site.url}/page`, '--schema', schemaFile])).stdout);
+    expect(j.json).toEqual({ price: 12.5, title: 'CLI page' });
+    writeFileSync(schemaFile, JSON.stringify({ price: 'money' }));
+    const bad = await trawl(['scrape', `${site.url}/page`, '--schema', schemaFile]);
+    expect(bad.code).toBe(1);
+    expect(one(bad.stdout)).toMatchObject({ error: 'invalid_schema', detail: expect.stringContaining("schema.price: unknown type 'money'") });
+  });
+});

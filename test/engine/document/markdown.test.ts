@@ -1,0 +1,114 @@
+/** Markdown output on pages written for the tests: structure kept, chrome dropped. */
+import { describe, expect, it } from 'vitest';
+import { processHtml } from '../../../src/engine/document/index.js';
+
+const md = (body: string, opts: { onlyMainContent?: boolean; url?: string } = {}) =>
+  processHtml(`<html><head><title>T</title></head><body>${body}</body></html>`, { url: opts.url ?? 'https://example.com/blog/post', onlyMainContent: opts.onlyMainContent ?? false }).markdown;
+
+const LONG = 'This sentence is long enough to be counted as real reading text, with commas, clauses, and a full stop.';
+
+describe('markdown conversion', () => {
+  it('keeps heading levels and emphasis', () => {
+    expect(md('<h1>One</h1><h2>Two <em>it</em></h2><h6>Six</h6><p><strong>bold</strong> and <i>italic</i> and <del>gone</del></p>')).toBe(
+      '# One\n\n## Two *it*\n\n###### Six\n\n**bold** and *italic* and ~~gone~~',
+    );
+  });
+
+  it('renders nested and numbered lists', () => {
+    expect(md('<ul><li>a</li><li>b<ul><li>b1</li><li>b2</li></ul></li></ul><ol start="4"><li>four</li><li>five</li></ol>')).toBe(
+      '- a\n- b\n  - b1\n  - b2\n\n4. four\n5. five',
+    );
+  });
+
+  it('renders GFM tables with escaped pipes and colspans', () => {
+    const out = md('<table><thead><tr><th>Name</th><th>Value</th><th>Unit</th></tr></thead><tbody><tr><td>a|b</td><td colspan="2">wide</td></tr><tr><td>x</td><td>1</td><td>kg</td></tr></tbody></table>');
+    expect(out).toBe('| Name | Value | Unit |\n| --- | --- | --- |\n| a\\|b | wide |  |\n| x | 1 | kg |');
+  });
+
+  it('uses the first row as header when there is no thead', () => {
+    expect(md('<table><tr><td>h1</td><td>h2</td></tr><tr><td>1</td><td>2</td></tr></table>')).toBe('| h1 | h2 |\n| --- | --- |\n| 1 | 2 |');
+  });
+
+  it('treats one-column layout tables as containers', () => {
+    expect(md('<table><tr><td><p>Only cell text</p></td></tr></table>')).toBe('Only cell text');
+  });
+
+  it('fences code blocks with their language and keeps whitespace', () => {
+    expect(md('<pre><code class="language-python">def f(x):\n    return x * 2\n</code></pre>')).toBe('```python\ndef f(x):\n    return x * 2\n```');
+    expect(md('<div class="highlight-source-rust"><pre>fn main() {}</pre></div>')).toBe('```rust\nfn main() {}\n```');
+    expect(md('<pre>a ``` b</pre>')).toBe('````\na ``` b\n````');
+    expect(md('<p>Call <code>f(x)</code> now</p>')).toBe('Call `f(x)` now');
+  });
+
+  it('renders block quotes, nested content included', () => {
+    expect(md('<blockquote><p>First</p><p>Second</p></blockquote>')).toBe('> First\n>\n> Second');
+  });
+
+  it('makes links and images absolute, lazy images included', () => {
+    expect(md('<p><a href="../other?x=1#frag">link</a> <img src="/img/a.png" alt="An [image]"> <img src="data:image/gif;base64,AA" data-src="lazy.jpg" alt="lazy"></p>')).toBe(
+      '[link](https://example.com/other?x=1#frag) ![An image](https://example.com/img/a.png) ![lazy](https://example.com/blog/lazy.jpg)',
+    );
+  });
+
+  it('honours <base href>', () => {
+    const out = processHtml('<html><head><base href="https://cdn.example.org/root/"></head><body><p><a href="x">x</a></p></body></html>', { url: 'https://example.com/' }).markdown;
+    expect(out).toBe('[x](https://cdn.example.org/root/x)');
+  });
+
+  it('collapses whitespace like a browser and keeps hard breaks', () => {
+    expect(md('<p>  lots   of\n\n spaces  <br> next line </p>')).toBe('lots of spaces  \nnext line');
+  });
+
+  it('escapes text that would read as markdown', () => {
+    expect(md('<p>2 * 3 = 6 and snake_case stays, _under_ not</p><p># not a heading</p><p>1. not a list</p>')).toBe(
+      '2 \\* 3 = 6 and snake_case stays, \\_under\\_ not\n\n\\# not a heading\n\n1\\. not a list',
+    );
+  });
+
+  it('drops scripts, styles, forms controls and hidden elements', () => {
+    const out = md('<p>Visible</p><script>alert(1)</script><style>p{}</style><noscript>ns</noscript><p hidden>h</p><p style="display: none">d</p><button>Click</button><p aria-hidden="true">a</p>');
+    expect(out).toBe('Visible');
+  });
+});
+
+describe('main content', () => {
+  const page = `
+    <header class="site-header"><a href="/">Logo</a><nav><ul><li><a href="/a">Section A</a></li><li><a href="/b">Section B</a></li></ul></nav></header>
+    <div id="cookie-banner">We use cookies. <button>Accept</button> <a href="/privacy">Privacy policy</a></div>
+    <div class="layout">
+      <main><article>
+        <h1>The headline</h1>
+        <p>${LONG}</p>
+        <div class="share-bar"><a href="https://twitter.com/share">Tweet</a> <a href="https://facebook.com/share">Share</a></div>
+        <p>${LONG.replace('This', 'Another')}</p>
+        <ul><li>plain item one</li><li>plain item two</li></ul>
+        <figure><img src="/photo.jpg" alt="Photo"><figcaption>A caption</figcaption></figure>
+        <p>${LONG.replace('This', 'A third')}</p>
+      </article></main>
+      <aside class="sidebar"><h3>Popular</h3><ul><li><a href="/p1">Popular story one</a></li><li><a href="/p2">Popular story two</a></li></ul></aside>
+    </div>
+    <div class="related-posts"><h2>Related</h2><p><a href="/r1">Related post with a long title that goes on</a></p></div>
+    <footer><p>© 2026 Example Inc. All rights reserved.</p><a href="/terms">Terms</a></footer>`;
+
+  it('keeps the article and drops navigation, banners, share bars, sidebars and footers', () => {
+    const out = md(page, { onlyMainContent: true })!;
+    expect(out).toContain('# The headline');
+    expect(out).toContain('This sentence is long enough');
+    expect(out).toContain('A third sentence');
+    expect(out).toContain('- plain item one');
+    expect(out).toContain('![Photo](https://example.com/photo.jpg)');
+    for (const junk of ['Section A', 'cookies', 'Tweet', 'Popular story', 'Related post', 'All rights reserved', 'Terms']) expect(out).not.toContain(junk);
+  });
+
+  it('keeps everything visible when only_main_content is false', () => {
+    const out = md(page, { onlyMainContent: false })!;
+    expect(out).toContain('Section A');
+    expect(out).toContain('All rights reserved');
+    expect(out).toContain('This sentence is long enough');
+  });
+
+  it('does not drop an article whose wrappers carry boilerplate-sounding class names', () => {
+    const out = md(`<div class="has-sidebar widget-area"><div class="elementor-widget-container"><p>${LONG}</p><p>${LONG}</p></div></div><div class="sidebar"><a href="/x">x</a></div>`, { onlyMainContent: true })!;
+    expect(out).toContain('This sentence is long enough');
+  });
+});

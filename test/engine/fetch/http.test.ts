@@ -1,0 +1,121 @@
+/** The HTTP client against local servers: redirects, guard on every hop, limits, encodings, charsets. */
+import { brotliCompressSync, gzipSync, deflateSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpClient } from '../../../src/engine/fetch/http.js';
+import { decodeBody } from '../../../src/engine/fetch/charset.js';
+import { fetchPage } from '../../../src/engine/fetch/page.js';
+import { TrawlError } from '../../../src/errors.js';
+import { startFixtureServer, type FixtureServer } from '../../helpers/fixture-server.js';
+
+let site: FixtureServer;
+let open: HttpClient;
+let guarded: HttpClient;
+
+const html = (s: string) => `<html><head><meta charset="utf-8"></head><body><p>${s}</p></body></html>`;
+
+beforeAll(async () => {
+  site = await startFixtureServer({
+    '/ok': html('hello'),
+    '/gzip': (_q, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(gzipSync(html('zipped'))),
+    '/br': (_q, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'br' }).end(brotliCompressSync(html('brotli'))),
+    '/deflate': (_q, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'deflate' }).end(deflateSync(html('deflated'))),
+    '/big': (_q, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('x'.repeat(2 * 1024 * 1024)),
+    '/bomb': (_q, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(gzipSync(Buffer.alloc(50 * 1024 * 1024))),
+    '/loop': (_q, res) => res.writeHead(302, { location: '/loop' }).end(),
+    '/r1': (_q, res) => res.writeHead(301, { location: '/r2' }).end(),
+    '/r2': (_q, res) => res.writeHead(307, { location: '/ok' }).end(),
+  });
+  site.route('/to-loopback', (_q, res) => res.writeHead(302, { location: `http://127.0.0.1:${site.port}/ok` }).end());
+  site.route('/to-mapped', (_q, res) => res.writeHead(302, { location: `http://[::ffff:127.0.0.1]:${site.port}/ok` }).end());
+  site.route('/to-decimal', (_q, res) => res.writeHead(302, { location: `http://2130706433:${site.port}/ok` }).end());
+  site.route('/to-file', (_q, res) => res.writeHead(302, { location: 'file:///etc/passwd' }).end());
+  open = new HttpClient({ allowPrivateNetwork: true });
+  guarded = new HttpClient({ resolve: [{ host: 'public.test', address: '127.0.0.1', port: site.port }] });
+});
+afterAll(async () => {
+  await open?.close();
+  await guarded?.close();
+  await site?.close();
+});
+
+const failure = async (p: Promise<unknown>) => {
+  try {
+    await p;
+  } catch (e) {
+    return e as TrawlError;
+  }
+  throw new Error('expected a failure');
+};
+
+describe('HttpClient', () => {
+  it('follows redirects and reports the final URL', async () => {
+    const r = await open.request(`${site.url}/r1`);
+    expect(r.status).toBe(200);
+    expect(r.url).toBe(`${site.url}/ok`);
+    expect(r.redirects).toEqual([`${site.url}/r1`, `${site.url}/r2`]);
+  });
+
+  it('stops redirect loops', async () => {
+    const e = await failure(open.request(`${site.url}/loop`, { maxRedirects: 5 }));
+    expect(e.code).toBe('fetch_failed');
+    expect(e.detail).toContain('too many redirects');
+  });
+
+  it.each(['gzip', 'br', 'deflate'])('decodes %s', async (enc) => {
+    const r = await open.request(`${site.url}/${enc}`);
+    expect(r.body.toString()).toContain(enc === 'gzip' ? 'zipped' : enc === 'br' ? 'brotli' : 'deflated');
+  });
+
+  it('enforces the byte limit on plain and compressed bodies', async () => {
+    expect((await failure(open.request(`${site.url}/big`, { maxBytes: 1024 * 1024 }))).detail).toContain('larger than');
+    expect((await failure(open.request(`${site.url}/bomb`, { maxBytes: 1024 * 1024 }))).detail).toContain('larger than');
+  });
+
+  it('refuses private targets and every redirect hop to one', async () => {
+    const ok = await guarded.request(`http://public.test:${site.port}/ok`);
+    expect(ok.status).toBe(200);
+    for (const path of ['/to-loopback', '/to-mapped', '/to-decimal']) {
+      const e = await failure(guarded.request(`http://public.test:${site.port}${path}`));
+      expect(e.code, path).toBe('forbidden_target');
+    }
+    expect((await failure(guarded.request(`http://localhost:${site.port}/ok`))).code).toBe('forbidden_target');
+    expect((await failure(guarded.request(`http://public.test:${site.port}/to-file`))).code).toBe('invalid_request');
+  });
+
+  it('reports DNS failures as fetch_failed', async () => {
+    const e = await failure(guarded.request('http://does-not-exist.invalid/'));
+    expect(e.code).toBe('fetch_failed');
+    expect(e.detail).toContain('does-not-exist.invalid');
+  });
+});
+
+describe('charset detection', () => {
+  const cyrillic = Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]); // "Привет" in windows-1251
+  it('uses the Content-Type charset', () => {
+    expect(decodeBody(cyrillic, 'text/html; charset=windows-1251').text).toBe('Привет');
+  });
+  it('uses a meta charset declaration', () => {
+    const body = Buffer.concat([Buffer.from('<html><head><meta charset="windows-1251"></head><body>'), cyrillic]);
+    expect(decodeBody(body, 'text/html').text).toContain('Привет');
+  });
+  it('uses an http-equiv declaration (Shift_JIS)', () => {
+    const sjis = Buffer.from([0x93, 0xfa, 0x96, 0x7b]); // 日本
+    const body = Buffer.concat([Buffer.from('<meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS">'), sjis]);
+    expect(decodeBody(body, 'text/html').text).toContain('日本');
+  });
+  it('prefers the BOM over everything', () => {
+    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('<meta charset="windows-1251">héllo')]);
+    expect(decodeBody(body, 'text/html; charset=iso-8859-1').text).toContain('héllo');
+  });
+  it('falls back to UTF-8 when valid, else windows-1252', () => {
+    expect(decodeBody(Buffer.from('naïve café'), 'text/html').text).toBe('naïve café');
+    expect(decodeBody(Buffer.from([0x63, 0x61, 0x66, 0xe9]), 'text/html').text).toBe('café');
+  });
+  it('fetchPage decodes a legacy page end to end', async () => {
+    site.route('/latin1', (_q, res) =>
+      res.writeHead(200, { 'content-type': 'text/html; charset=ISO-8859-1' }).end(Buffer.from('<p>Gr\xfc\xdfe aus K\xf6ln</p>', 'latin1')),
+    );
+    const page = await fetchPage({ http: open }, `${site.url}/latin1`, { render: 'http' });
+    expect(page.text).toContain('Grüße aus Köln');
+  });
+});
