@@ -155,7 +155,7 @@ function computeStats(root: ParentNode, stats: Map<AnyNode, Stats>): Stats {
       const c = f.node.children[f.i++];
       if (isTextNode(c)) {
         const t = c.data;
-        const len = t.replace(/\s+/g, ' ').trim().length;
+        const len = collapsedLength(t);
         if (len) {
           const bf = blockFrames[blockFrames.length - 1];
           if (linkDepth) bf.ownLink += len;
@@ -218,6 +218,23 @@ function computeStats(root: ParentNode, stats: Map<AnyNode, Stats>): Stats {
 }
 
 const LIST_ITEMS = new Set(['li', 'td', 'th', 'dd', 'dt']);
+
+/** Length of `s` with whitespace runs counted as one and the ends trimmed (no allocation). */
+function collapsedLength(s: string): number {
+  let n = 0;
+  let pendingSpace = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 32 || (c >= 9 && c <= 13) || c === 160) {
+      pendingSpace = n > 0;
+    } else {
+      if (pendingSpace) n++;
+      pendingSpace = false;
+      n++;
+    }
+  }
+  return n;
+}
 
 function pickBest(root: ParentNode, stats: Map<AnyNode, Stats>): ParentNode {
   let best: ParentNode = root;

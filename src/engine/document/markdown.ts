@@ -351,7 +351,10 @@ const escapeUrl = (u: string) => u.replace(/[()\s]/g, (c) => encodeURIComponent(
 const collapseWs = (s: string) => s.replace(/[\t\n\r\f ]+/g, ' ');
 
 /** Escape characters that would otherwise turn text into markdown syntax. */
+const NEEDS_ESCAPE = /[\\*`_<\u00a0]/;
+
 function escapeText(s: string): string {
+  if (!NEEDS_ESCAPE.test(s)) return s;
   return s
     .replace(/[\\*`]/g, '\\$&')
     .replace(/(^|[^\p{L}\p{N}])_|_(?=$|[^\p{L}\p{N}])/gu, (m) => m.replace('_', '\\_'))
@@ -364,15 +367,22 @@ function oneLine(s: string): string {
 }
 
 /** Turn an inline run into a paragraph: collapse spaces, hard breaks, escape line starts. */
+const LINE_START = /^(#{1,6} |>|[-+] |(\d+)([.)]) )/;
+
 function finishParagraph(run: string): string {
   if (!run) return '';
+  if (!run.includes(BR)) {
+    const t = run.replace(/ {2,}/g, ' ').trim();
+    return LINE_START.test(t) ? escapeLineStart(t) : t;
+  }
   let s = run.replace(/ {2,}/g, ' ');
   s = s.replace(new RegExp(`[ ${BR}]*${BR}[ ${BR}]*`, 'g'), (m) => (m.split(BR).length > 2 ? '\n\n' : BR));
   s = s.replace(new RegExp(`^[\\s${BR}]+|[\\s${BR}]+$`, 'g'), '');
   if (!s) return '';
   s = s.replace(new RegExp(BR, 'g'), '  \n');
-  return s
-    .split('\n')
-    .map((l) => l.replace(/^(#{1,6} |>|[-+] |(\d+)([.)]) )/, (m, _a, num, punct) => (num ? `${num}\\${punct} ` : `\\${m}`)))
-    .join('\n');
+  return s.split('\n').map(escapeLineStart).join('\n');
+}
+
+function escapeLineStart(l: string): string {
+  return l.replace(LINE_START, (m, _a, num, punct) => (num ? `${num}\\${punct} ` : `\\${m}`));
 }

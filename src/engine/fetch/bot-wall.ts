@@ -21,7 +21,9 @@ const SIGNATURES: [RegExp, string][] = [
 const WALL_MAX_TEXT = 3000;
 
 export function detectBotWall(status: number, html: string): string | undefined {
-  const head = html.length > 300_000 ? html.slice(0, 300_000) : html;
+  // Walls are small pages or error statuses; a large 200 page is only searched near its top.
+  const limit = status >= 400 ? 300_000 : 60_000;
+  const head = html.length > limit ? html.slice(0, limit) : html;
   for (const [re, name] of SIGNATURES) {
     if (!re.test(head)) continue;
     // A generic captcha widget on a normal page (comment form, newsletter) is not a wall.

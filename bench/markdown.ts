@@ -1,0 +1,74 @@
+/**
+ * npm run bench:markdown — throughput of main content + markdown over every page in
+ * ../shared/fixtures/content: Trawl's pipeline vs Mozilla Readability (jsdom) + Turndown,
+ * each measured in its own child process (so peak RSS is its own), same pages, same run.
+ */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { allContentPages } from './lib/fixtures.js';
+
+type Result = { name: string; pages: number; bytes: number; ms: number; maxRssMb: number; outChars: number };
+
+async function runPipeline(name: string): Promise<Result> {
+  const pages = allContentPages();
+  let convert: (html: string, url: string) => string;
+  if (name === 'trawl') {
+    const { processHtml } = await import('../src/engine/document/index.js');
+    convert = (html, url) => processHtml(html, { url }).markdown ?? '';
+  } else {
+    const { JSDOM, VirtualConsole } = await import('jsdom');
+    const { Readability } = await import('@mozilla/readability');
+    const { default: TurndownService } = await import('turndown');
+    const { gfm } = (await import('@joplin/turndown-plugin-gfm')) as unknown as { gfm: TurndownService.Plugin };
+    const td = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced' });
+    td.use(gfm);
+    const vc = new VirtualConsole();
+    convert = (html, url) => {
+      const dom = new JSDOM(html, { url, virtualConsole: vc });
+      try {
+        const a = new Readability(dom.window.document).parse();
+        return a?.content ? td.turndown(a.content) : '';
+      } finally {
+        dom.window.close();
+      }
+    };
+  }
+  const bytes = pages.reduce((n, p) => n + Buffer.byteLength(p.html), 0);
+  // One warm-up pass over a few pages, then the timed pass over all of them.
+  for (const p of pages.slice(0, 5)) convert(p.html, p.url);
+  let outChars = 0;
+  const t0 = performance.now();
+  for (const p of pages) {
+    try {
+      outChars += convert(p.html, p.url).length;
+    } catch {
+      // A converter crash counts as an empty page, not a benchmark failure.
+    }
+  }
+  const ms = performance.now() - t0;
+  return { name, pages: pages.length, bytes, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, outChars };
+}
+
+function child(name: string): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const p = fork(fileURLToPath(import.meta.url), ['--child', name], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    p.on('message', (m) => resolve(m as Result));
+    p.on('exit', (code) => code && reject(new Error(`${name} exited with ${code}`)));
+  });
+}
+
+if (process.argv[2] === '--child') {
+  runPipeline(process.argv[3]).then((r) => {
+    process.send!(r);
+    process.exit(0);
+  });
+} else {
+  const line = (r: Result) =>
+    `${r.name.padEnd(22)} ${(r.pages / (r.ms / 1000)).toFixed(1).padStart(7)} pages/s  ${(r.bytes / 1e6 / (r.ms / 1000)).toFixed(2).padStart(6)} MB/s  ${(r.ms / r.pages).toFixed(1).padStart(6)} ms/page  peak RSS ${r.maxRssMb.toFixed(0)} MB`;
+  const ours = await child('trawl');
+  const peer = await child('readability+turndown');
+  console.log(`pages: ${ours.pages} (${(ours.bytes / 1e6).toFixed(1)} MB) from shared/fixtures/content`);
+  console.log(line(ours));
+  console.log(line(peer));
+  console.log(`speed ratio (trawl / readability+turndown): ${(peer.ms / ours.ms).toFixed(2)}x`);
+}
