@@ -52,6 +52,24 @@ console.log(`pages: ${pages.length} (scrapinghub article-extraction-benchmark, s
 console.log(`trawl                  ${fmt(scores(ours))}  (${(oursMs / pages.length).toFixed(1)} ms/page)`);
 if (!skipPeer) console.log(`readability+turndown   ${fmt(scores(peer))}`);
 if (!skipPeer) console.log(`F1 difference: ${(scores(ours).f1 - scores(peer).f1 >= 0 ? '+' : '')}${(scores(ours).f1 - scores(peer).f1).toFixed(3)}`);
+// A second, independent check against over-fitting: the Readability regression corpus,
+// whose expected.html is Readability's own output (so only ours is scored there).
+if (!only) {
+  const { readFileSync, readdirSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { FIXTURES } = await import('./lib/fixtures.js');
+  const { parseHtml } = await import('../src/engine/document/dom.js');
+  const { textOf } = await import('../src/engine/document/dom.js');
+  const dir = join(FIXTURES, 'content/readability');
+  const items: TpFpFn[] = [];
+  for (const id of readdirSync(dir).sort()) {
+    const html = readFileSync(join(dir, id, 'source.html'), 'utf8');
+    const expected = textOf(parseHtml(readFileSync(join(dir, id, 'expected.html'), 'utf8')));
+    const md = processHtml(html, { url: `http://fakehost/test/${id}/` }).markdown ?? '';
+    items.push(shingleMatch(expected, markdownToText(md)));
+  }
+  console.log(`also: trawl vs Readability's expected output on its own corpus (${items.length} pages): ${fmt(scores(items))}`);
+}
 if (worst) {
   perPage.sort((a, b) => a.f1 - b.f1);
   for (const p of perPage.slice(0, worst)) console.log(`${p.id.slice(0, 12)}  F1=${p.f1.toFixed(3)} P=${p.p.toFixed(3)} R=${p.r.toFixed(3)}`);

@@ -43,7 +43,7 @@ export function processHtml(source: string, options: DocumentOptions): DocumentR
   if (options.links) result.links = extractLinks(doc, baseUrl);
   options.onDocument?.(doc, baseUrl);
   if (options.markdown === false && !options.html) return result;
-  const main = selectMainContent(doc, { onlyMainContent: options.onlyMainContent ?? true });
+  const main = selectMainContent(doc, { onlyMainContent: options.onlyMainContent ?? true, title: metadata.title });
   if (options.markdown !== false) result.markdown = toMarkdown(main, { baseUrl });
   if (options.html) result.html = cleanHtml(main, baseUrl);
   return result;

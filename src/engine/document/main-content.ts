@@ -9,6 +9,7 @@
  */
 import type { AnyNode, Document, Element, ParentNode } from './dom.js';
 import { isElement, isTextNode, removeNode, textOf } from './dom.js';
+import { polishContent } from './polish.js';
 import { isHidden } from './visibility.js';
 
 const NEVER_CONTENT = new Set([
@@ -26,7 +27,7 @@ const NEGATIVE = new RegExp(
     'outbrain', 'taboola', 'modal', 'popup', 'overlay', 'paywall', 'footer', 'masthead', 'skip', 'toolbar',
     'pagination', 'pager', 'byline', 'author-info', 'author-bio', 'tags', 'tag-list', 'taglist', 'read-more', 'readmore',
     'more-stories', 'next-article', 'prev-next', 'print', 'rating', 'follow', 'nav', 'menu', 'header-', 'top-bar',
-    'utility', 'login', 'teaser', 'card-list', 'inline-ad', 'native-ad',
+    'utility', 'login', 'teaser', 'card-list', 'inline-ad', 'native-ad', 'gallery', 'slideshow', 'carousel',
   ].join('|'),
   'i',
 );
@@ -37,6 +38,8 @@ const ARTICLE_BODY = /(?:^|[\s_-])(?:article-?body|articlebody|post-?body|entry-
 export interface MainContentOptions {
   /** Drop navigation, footers and other page chrome, and pick the article. @default true */
   onlyMainContent: boolean;
+  /** The page title: a headline repeating it is dropped from the content. */
+  title?: string | null;
 }
 
 interface Stats {
@@ -68,8 +71,10 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   // No sentence anywhere (a link directory, a tiny page): keep all that is not chrome.
   if ((stats.get(root)?.paras ?? 0) === 0) return root;
   const best = pickBest(root, stats);
+  dropCaptions(best);
   cutAfterRelatedHeading(best);
   pruneInside(best, stats);
+  polishContent(best, options.title ?? null);
   return best;
 }
 
@@ -97,13 +102,18 @@ function isChrome(el: Element): boolean {
  * happens when themes put words like "sidebar" or "widget" on the article's own wrappers.
  */
 function stripChrome(root: ParentNode, stats: Map<AnyNode, Stats>): boolean {
-  const total = Math.max(1, stats.get(root)?.score ?? 0);
+  // The provisional article: chrome-named elements that wrap it are kept, all others go.
+  const article = pickBest(root, stats);
+  const wrappers = new Set<AnyNode>();
+  for (let n: AnyNode | null = article as AnyNode; n; n = n.parent) wrappers.add(n);
+  const articleScore = Math.max(1, stats.get(article)?.score ?? 0);
   const doomed: Element[] = [];
   const stack: AnyNode[] = [...root.children];
   while (stack.length) {
     const n = stack.pop()!;
     if (!isElement(n)) continue;
-    if (isChrome(n) && (stats.get(n)?.score ?? 0) < 0.5 * total) {
+    // …and so are those inside it that hold most of its text (themes name wrappers "widget").
+    if (isChrome(n) && !wrappers.has(n) && (stats.get(n)?.score ?? 0) < 0.5 * articleScore) {
       doomed.push(n);
       continue;
     }
@@ -176,7 +186,11 @@ function computeStats(root: ParentNode, stats: Map<AnyNode, Stats>): Stats {
     const isBlockFrame = blockFrames[blockFrames.length - 1] === f;
     if (isBlockFrame) {
       blockFrames.pop();
-      judgeOwnText(f, el.name);
+      // Captions describe pictures; they are neither the article's text nor against it.
+      if (el.name === 'figcaption' || /caption/i.test(el.attribs?.class ?? '')) {
+        f.s.text += f.ownText;
+        f.s.link += f.ownLink;
+      } else judgeOwnText(f, el.name);
     }
     stats.set(f.node, f.s);
     const parent = frames[frames.length - 1];
@@ -294,6 +308,24 @@ function findMarkedBody(best: ParentNode, stats: Map<AnyNode, Stats>): ParentNod
     for (const c of n.children) stack.push(c);
   }
   return found && foundScore >= 0.4 * bestScore ? found : undefined;
+}
+
+const CAPTION_CLASS = /(?:^|[\s_-])(?:caption|credit|image-credit|photo-credit)s?(?:$|[\s_-])/i;
+
+/** Picture captions and credits are not the article's text (the images keep their alt text). */
+function dropCaptions(root: ParentNode): void {
+  const doomed: Element[] = [];
+  const stack: AnyNode[] = [...root.children];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (!isElement(n)) continue;
+    if ((n.name === 'figcaption' || CAPTION_CLASS.test(n.attribs.class ?? '')) && !hasImage(n)) {
+      doomed.push(n);
+      continue;
+    }
+    for (const c of n.children) stack.push(c);
+  }
+  for (const n of doomed) removeNode(n);
 }
 
 const RELATED_HEADING = new RegExp(

@@ -1,0 +1,126 @@
+/**
+ * Clean-up inside the chosen content: the headline that repeats the page title (it is in
+ * `metadata.title` already, as Readability also does), blocks repeated verbatim (gallery
+ * captions, pull quotes), and the byline/date lines that sit above the first paragraph.
+ */
+import type { AnyNode, Element, ParentNode } from './dom.js';
+import { collapse, isElement, removeNode, textOf } from './dom.js';
+
+const LEAF_BLOCKS = new Set(['p', 'figcaption', 'blockquote', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'li', 'dd', 'pre', 'caption']);
+const HEADINGS = /^h[1-6]$/;
+
+const norm = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+
+const CONTAINER_BLOCKS = new Set(['div', 'section', 'article', 'header', 'footer', 'ul', 'ol', 'dl', 'table', 'tbody', 'thead', 'tr', 'td', 'form', 'main', 'aside', 'figure', 'center']);
+
+/** A div or section holding only inline content reads as one block (bylines, datelines). */
+function isInlineBox(el: Element): boolean {
+  if (el.name !== 'div' && el.name !== 'span' && el.name !== 'section' && el.name !== 'header' && el.name !== 'time') return false;
+  for (const c of el.children) if (isElement(c) && (CONTAINER_BLOCKS.has(c.name) || LEAF_BLOCKS.has(c.name))) return false;
+  return true;
+}
+
+function blocksInOrder(root: ParentNode): Element[] {
+  const out: Element[] = [];
+  const stack: AnyNode[] = [...root.children].reverse();
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (!isElement(n)) continue;
+    // Inline elements met while walking containers (a <small> dateline beside a <p>) are blocks too.
+    const inlineInContainer = !CONTAINER_BLOCKS.has(n.name) && !LEAF_BLOCKS.has(n.name) && n.name !== 'img' && n.name !== 'br';
+    if (LEAF_BLOCKS.has(n.name) || ((isInlineBox(n) || inlineInContainer) && textOf(n).trim())) {
+      out.push(n);
+      continue;
+    }
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+  }
+  return out;
+}
+
+export function polishContent(root: ParentNode, title: string | null): void {
+  const blocks = blocksInOrder(root);
+  dropTitleHeading(blocks, title);
+  dropRepeatedBlocks(blocks);
+  dropLeadingMeta(blocks);
+  dropTrailingBoilerplate(blocks);
+  dropCookieNotices(blocks);
+}
+
+const TRAILER = /\b(?:tel|phone|fone|fax)\s*[:.]|\bcnpj\b|caixa postal|\bp\.?\s?o\.? box\b|©|\bcopyright\b|all rights reserved|\bsubscribe\b|newsletter|\bfollow (?:us|me|him|her|them)\b|\bsign up\b|share this|\bupdated at\b|^tags?\s*:|\bfiled under\b|may be reached at|\bcontact us\b|^(?:photo|image|source|credit)s?\s*:|todos os direitos|tous droits|alle rechte|derechos reservados|tutti i diritti/i;
+
+/** Copyright, newsletter and "follow us" lines after the last paragraph. */
+function dropTrailingBoilerplate(blocks: Element[]): void {
+  const live = blocks.filter((b) => isAttached(b));
+  for (let i = live.length - 1, seen = 0; i >= 0 && seen < 8; i--, seen++) {
+    const t = collapse(textOf(live[i]));
+    if (t.length > 250) return;
+    if (TRAILER.test(t)) removeNode(live[i]);
+    else if (t.length > 60) return;
+  }
+}
+
+const COOKIE_NOTICE = /\b(?:uses?|utiliza|utilise|verwendet|utilizza) (?:of )?cookies\b|\bcookie (?:policy|settings|preferences)\b|\baccept(?:ing)? (?:all )?cookies\b/i;
+
+/** Cookie consent text that a theme placed inside the article container. */
+function dropCookieNotices(blocks: Element[]): void {
+  for (const b of blocks) {
+    if (!isAttached(b)) continue;
+    const t = collapse(textOf(b));
+    if (t.length < 400 && COOKIE_NOTICE.test(t)) removeNode(b);
+  }
+}
+
+function isAttached(n: AnyNode): boolean {
+  let p: AnyNode | null = n;
+  while (p?.parent) p = p.parent;
+  return p?.type === 'root';
+}
+
+function dropTitleHeading(blocks: Element[], title: string | null): void {
+  if (!title) return;
+  const t = norm(title);
+  if (t.length < 8) return;
+  for (const b of blocks.slice(0, 6)) {
+    if (!HEADINGS.test(b.name)) continue;
+    const h = norm(textOf(b));
+    if (h.length >= 8 && (t === h || t.includes(h) || (h.includes(t) && h.length < t.length * 1.5))) {
+      removeNode(b);
+      return;
+    }
+  }
+}
+
+function dropRepeatedBlocks(blocks: Element[]): void {
+  const seen = new Set<string>();
+  for (const b of blocks) {
+    // Only captions: articles legitimately repeat paragraphs (recipes, plans), galleries repeat captions.
+    if (b.name !== 'figcaption' && b.name !== 'caption' && !/caption/i.test(b.attribs.class ?? '')) continue;
+    const t = norm(textOf(b));
+    if (t.length < 40) continue;
+    if (seen.has(t)) removeNode(b);
+    else seen.add(t);
+  }
+}
+
+const META_LINE = new RegExp(
+  [
+    String.raw`^(?:by|por|par|von|di|door|av|przez|от|作者)\s`,
+    String.raw`\b(?:published|updated|posted|publicado|publié|veröffentlicht|pubblicato|atualizado|mis à jour|aktualisiert)\b`,
+    String.raw`\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b`,
+    String.raw`\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+\d{4}\b`,
+    String.raw`\b\d{1,2}\.?\s+(?:de\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr|mars|avr|mai|juin|juil|août|sept|déc|januar|februar|märz|mai|juni|juli|oktober|dezember|janeiro|fevereiro|março|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro|enero|febrero|marzo|mayo|junio|julio|septiembre|octubre|noviembre|diciembre)[a-zéû]*\.?(?:\s+(?:de\s+)?\d{4})?\b`,
+    String.raw`\b\d+\s+(?:min(?:ute)?s?|minutes?)\s+(?:read|de lecture|lesezeit|de leitura|de lectura)\b`,
+  ].join('|'),
+  'i',
+);
+
+/** Short byline/date lines before the first real paragraph. */
+function dropLeadingMeta(blocks: Element[]): void {
+  for (const b of blocks.slice(0, 10)) {
+    if (!isAttached(b)) continue;
+    const t = collapse(textOf(b));
+    if (t.length >= 150) return;
+    if (HEADINGS.test(b.name)) continue;
+    if (META_LINE.test(t)) removeNode(b);
+  }
+}
