@@ -32,7 +32,7 @@ const NEGATIVE = new RegExp(
   'i',
 );
 /** Names that mark the article itself; they protect a container from the negative list. */
-const POSITIVE = /article|body|content|entry|main|post|story|text|blog|prose|rich-?text|markdown|page-?content/i;
+const POSITIVE = /article|body|content|entry|main|post|story|text|blog|prose|rich-?text|markdown|page-?content|embed|twitter-tweet|instagram-media/i;
 const ARTICLE_BODY = /(?:^|[\s_-])(?:article-?body|articlebody|post-?body|entry-?content|post-?content|story-?body|article-?content|article__body|article__content|body-?text|article-?text|story-?content|main-?content|c-entry-content|post-?entry|rich-?text)(?:$|[\s_-])/i;
 
 export interface MainContentOptions {
@@ -86,10 +86,14 @@ function bodyOf(doc: Document): ParentNode {
 
 const idClass = (el: Element) => `${el.attribs.id ?? ''} ${el.attribs.class ?? ''}`;
 
-function isChrome(el: Element): boolean {
+function isChromeTag(el: Element): boolean {
   if (CHROME_TAGS.has(el.name)) return true;
   const role = el.attribs.role;
-  if (role && CHROME_ROLES.test(role)) return true;
+  return !!role && CHROME_ROLES.test(role);
+}
+
+function isChrome(el: Element): boolean {
+  if (isChromeTag(el)) return true;
   const names = idClass(el);
   if (names.length < 2 || el.name === 'body' || el.name === 'html' || el.name === 'main' || el.name === 'article') return false;
   if (ARTICLE_BODY.test(names)) return false;
@@ -113,7 +117,8 @@ function stripChrome(root: ParentNode, stats: Map<AnyNode, Stats>): boolean {
     const n = stack.pop()!;
     if (!isElement(n)) continue;
     // …and so are those inside it that hold most of its text (themes name wrappers "widget").
-    if (isChrome(n) && !wrappers.has(n) && (stats.get(n)?.score ?? 0) < 0.5 * articleScore) {
+    // Tags and roles (<aside>, <nav>, role=complementary) are never such wrappers.
+    if (isChrome(n) && !wrappers.has(n) && (isChromeTag(n) || (stats.get(n)?.score ?? 0) < 0.5 * articleScore)) {
       doomed.push(n);
       continue;
     }
@@ -336,6 +341,8 @@ const RELATED_HEADING = new RegExp(
   'i',
 );
 
+const STRONG_RELATED = /^(?:you (?:may|might) (?:also )?(?:like|enjoy)|more stories|read next|recommended for you|leia também|você (?:pode|também pode) gostar|lire aussi|à lire aussi|te puede interesar|también te puede|ti potrebbe|auch interessant)/i;
+
 /** A "Related / You may also like" heading ends the article: drop it and what follows it. */
 function cutAfterRelatedHeading(root: ParentNode): void {
   for (const h of findHeadings(root)) {
@@ -347,8 +354,10 @@ function cutAfterRelatedHeading(root: ParentNode): void {
     const tail: AnyNode[] = [];
     for (let cur: AnyNode | null = node; cur; cur = cur.next) tail.push(cur);
     const tailText = tail.reduce((n, c) => n + textOf(c).length, 0);
-    // Only a tail: the article must come before it and stay the larger part.
-    if (tailText > 0.4 * textOf(root).length) continue;
+    // Only a tail: the article must come before it and stay the larger part — unless the
+    // heading is unmistakable ("You may also like") and a real paragraph precedes it.
+    const rootText = textOf(root).length;
+    if (tailText > 0.4 * rootText && !(STRONG_RELATED.test(text) && rootText - tailText >= 200)) continue;
     for (const c of tail) removeNode(c);
     return;
   }
@@ -388,7 +397,9 @@ function pruneInside(root: ParentNode, stats: Map<AnyNode, Stats>): void {
       const total = s.text + s.link;
       const density = total ? s.link / total : 0;
       const hasMedia = n.name === 'figure' || hasImage(n);
-      const linkList = density > 0.5 && total > 0 && s.paras === 0;
+      // A sentence may be mostly one long link; only a paragraph of bare links is a link list.
+      const textBlock = n.name === 'p' || n.name === 'blockquote' || /^h[1-6]$/.test(n.name);
+      const linkList = textBlock ? s.link > 0 && s.text < 25 && s.paras === 0 : density > 0.5 && total > 0 && s.paras === 0;
       const fragmentBox = CONTAINERS.has(n.name) && s.score < 0 && s.paras === 0 && !hasMedia;
       if (linkList || fragmentBox) {
         doomed.push(n);

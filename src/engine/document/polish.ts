@@ -46,7 +46,7 @@ export function polishContent(root: ParentNode, title: string | null): void {
   dropCookieNotices(blocks);
 }
 
-const TRAILER = /\b(?:tel|phone|fone|fax)\s*[:.]|\bcnpj\b|caixa postal|\bp\.?\s?o\.? box\b|©|\bcopyright\b|all rights reserved|\bsubscribe\b|newsletter|\bfollow (?:us|me|him|her|them)\b|\bsign up\b|share this|\bupdated at\b|^tags?\s*:|\bfiled under\b|may be reached at|\bcontact us\b|^(?:photo|image|source|credit)s?\s*:|todos os direitos|tous droits|alle rechte|derechos reservados|tutti i diritti/i;
+const TRAILER = /\b(?:tel|phone|fone|fax)\s*[:.]|\(?\b\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b|\bcnpj\b|caixa postal|\bp\.?\s?o\.? box\b|©|\bcopyright\b|all rights reserved|\bsubscribe\b|newsletter|\bfollow (?:us|me|him|her|them)\b|\bsign up\b|share this|\bupdated at\b|^tags?\s*:|\bfiled under\b|may be reached at|\bcontact us\b|^(?:photo|image|source|credit)s?\s*:|todos os direitos|tous droits|alle rechte|derechos reservados|tutti i diritti/i;
 
 /** Copyright, newsletter and "follow us" lines after the last paragraph. */
 function dropTrailingBoilerplate(blocks: Element[]): void {
@@ -81,7 +81,7 @@ function dropTitleHeading(blocks: Element[], title: string | null): void {
   const t = norm(title);
   if (t.length < 8) return;
   for (const b of blocks.slice(0, 6)) {
-    if (!HEADINGS.test(b.name)) continue;
+    if (b.name !== 'h1' && b.name !== 'h2') continue;
     const h = norm(textOf(b));
     if (h.length >= 8 && (t === h || t.includes(h) || (h.includes(t) && h.length < t.length * 1.5))) {
       removeNode(b);
@@ -114,13 +114,15 @@ const META_LINE = new RegExp(
   'i',
 );
 
-/** Short byline/date lines before the first real paragraph. */
+/** Short byline/date lines before the first real paragraph (one or two; more is a list of dates). */
 function dropLeadingMeta(blocks: Element[]): void {
+  const found: Element[] = [];
   for (const b of blocks.slice(0, 10)) {
     if (!isAttached(b)) continue;
     const t = collapse(textOf(b));
-    if (t.length >= 150) return;
+    if (t.length >= 150) break;
     if (HEADINGS.test(b.name)) continue;
-    if (META_LINE.test(t)) removeNode(b);
+    if (META_LINE.test(t)) found.push(b);
   }
+  if (found.length <= 2) for (const b of found) removeNode(b);
 }
