@@ -51,7 +51,8 @@ for (const dialect of DIALECTS) {
       const body = await res.json();
       expect(body.status).toBe('ok');
       expect(body.url).toBe(`${site.url}/article`);
-      expect(body.markdown).toContain('# Fixture article');
+      // The headline repeats <title>: it is in metadata.title, not again in the content.
+      expect(body.markdown).not.toContain('# Fixture article');
       expect(body.markdown).toContain('This paragraph is the content');
       expect(body.markdown).not.toContain('Copyright footer');
       expect(body.markdown).not.toContain('About');

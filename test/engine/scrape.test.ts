@@ -1,0 +1,131 @@
+/** scrape() end to end on local servers: PDFs, text, JavaScript pages in Chromium, proxies. */
+import { createServer as createNetServer, connect, type Server as NetServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngine, type Engine } from '../../src/engine/index.js';
+import { scrape } from '../../src/engine/scrape.js';
+import { findChromium } from '../../src/engine/fetch/browser.js';
+import { HttpClient } from '../../src/engine/fetch/http.js';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { makePdf } from '../helpers/pdf.js';
+
+let site: FixtureServer;
+let engine: Engine;
+
+const APP_SHELL = `<!doctype html><html><head><title>App</title></head><body><div id="root"></div>
+<script>
+  setTimeout(() => {
+    document.getElementById('root').innerHTML = '<article><h1>Rendered heading</h1><p class="late">This paragraph was written by JavaScript after load, long enough, with commas, to be content.</p></article>';
+  }, 50);
+</script></body></html>`;
+
+beforeAll(async () => {
+  site = await startFixtureServer({
+    '/doc.pdf': (_q, res) => res.writeHead(200, { 'content-type': 'application/pdf' }).end(makePdf(['Quarterly report', 'Revenue grew by twelve percent.'])),
+    '/notes.txt': (_q, res) => res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('Plain notes\nPrice: 9.99'),
+    '/data.json': (_q, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"a":1}'),
+    '/app': APP_SHELL,
+  });
+  engine = createEngine({ allowPrivateNetwork: true, resolve: [], proxyUrls: [] });
+});
+afterAll(async () => {
+  await engine?.close();
+  await site?.close();
+});
+
+describe('scrape', () => {
+  it('turns a PDF into markdown of its text', async () => {
+    const r = await scrape(engine, { url: `${site.url}/doc.pdf` });
+    expect(r.markdown).toContain('Quarterly report');
+    expect(r.markdown).toContain('Revenue grew by twelve percent.');
+    expect(r.metadata).toMatchObject({ content_type: 'application/pdf', title: 'Test PDF', status_code: 200 });
+  });
+
+  it('returns text and JSON bodies as text', async () => {
+    const t = await scrape(engine, { url: `${site.url}/notes.txt` });
+    expect(t.markdown).toBe('Plain notes\nPrice: 9.99');
+    const j = await scrape(engine, { url: `${site.url}/data.json` });
+    expect(j.markdown).toBe('```json\n{"a":1}\n```');
+  });
+
+  it('returns raw_html untouched and links of the whole page', async () => {
+    const r = await scrape(engine, { url: `${site.url}/app`, formats: ['raw_html', 'links'], render: 'http' });
+    expect(r.raw_html).toBe(APP_SHELL);
+    expect(r.links).toEqual([]);
+  });
+
+  const chromium = findChromium();
+  it.skipIf(!chromium)('renders a JavaScript-only page in Chromium (auto detects the empty shell)', async () => {
+    const http = await scrape(engine, { url: `${site.url}/app`, render: 'http' });
+    expect(http.markdown).not.toContain('Rendered heading');
+    const auto = await scrape(engine, { url: `${site.url}/app`, render: 'auto', timeoutMs: 20_000 });
+    expect(auto.markdown).toContain('This paragraph was written by JavaScript');
+    const waited = await scrape(engine, { url: `${site.url}/app`, render: 'browser', waitFor: 'p.late', timeoutMs: 20_000 });
+    expect(waited.markdown).toContain('This paragraph was written by JavaScript');
+  }, 60_000);
+
+  it.skipIf(!chromium)('refuses private targets in the browser too', async () => {
+    const guarded = createEngine({ allowPrivateNetwork: false, resolve: [], proxyUrls: [] });
+    try {
+      await expect(scrape(guarded, { url: `${site.url}/app`, render: 'browser', timeoutMs: 20_000 })).rejects.toMatchObject({ code: 'forbidden_target' });
+    } finally {
+      await guarded.close();
+    }
+  }, 60_000);
+});
+
+describe('proxies', () => {
+  let proxies: { server: NetServer; port: number; connects: number }[] = [];
+  beforeAll(async () => {
+    // Two tiny CONNECT proxies that count the tunnels they open.
+    proxies = await Promise.all(
+      [0, 1].map(
+        () =>
+          new Promise<{ server: NetServer; port: number; connects: number }>((resolve) => {
+            const p = { server: undefined as unknown as NetServer, port: 0, connects: 0 };
+            p.server = createNetServer((client) => {
+              client.once('data', (chunk) => {
+                const m = /^CONNECT ([^:]+):(\d+)/.exec(chunk.toString());
+                if (!m) return client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+                p.connects++;
+                const upstream = connect(Number(m[2]), m[1], () => {
+                  client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+                  upstream.pipe(client);
+                  client.pipe(upstream);
+                });
+                upstream.on('error', () => client.destroy());
+              });
+            });
+            p.server.listen(0, '127.0.0.1', () => {
+              p.port = (p.server.address() as AddressInfo).port;
+              resolve(p);
+            });
+          }),
+      ),
+    );
+  });
+  afterAll(() => proxies.forEach((p) => p.server.close()));
+
+  it('rotates requests over HTTP_PROXY_URLS', async () => {
+    const client = new HttpClient({ allowPrivateNetwork: true, proxyUrls: proxies.map((p) => `http://127.0.0.1:${p.port}`) });
+    try {
+      for (let i = 0; i < 4; i++) {
+        const r = await client.request(`${site.url}/notes.txt`, { headers: { connection: 'close' } });
+        expect(r.body.toString()).toContain('Plain notes');
+      }
+      expect(proxies[0].connects).toBeGreaterThan(0);
+      expect(proxies[1].connects).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('still refuses private targets when going through a proxy', async () => {
+    const client = new HttpClient({ proxyUrls: [`http://127.0.0.1:${proxies[0].port}`] });
+    try {
+      await expect(client.request(`${site.url}/notes.txt`)).rejects.toMatchObject({ code: 'forbidden_target' });
+    } finally {
+      await client.close();
+    }
+  });
+});
