@@ -4,7 +4,8 @@ import type { Config } from './config.js';
 import { createEngine, type Engine } from './engine/index.js';
 import { buildServer } from './server/app.js';
 import type { ServerContext } from './server/context.js';
-import { MemoryTokenBuckets } from './server/token-bucket.js';
+import { RedisTokenBuckets } from './server/redis-token-bucket.js';
+import { MemoryTokenBuckets, type RateLimiter } from './server/token-bucket.js';
 import { openStore, type Store } from './store/index.js';
 
 export interface Service {
@@ -19,7 +20,8 @@ export interface Service {
 export async function startService(config: Config, options: { logger?: boolean | object; listen?: boolean } = {}): Promise<Service> {
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const engine = createEngine(config);
-  const ctx: ServerContext = { config, store, engine, rateLimiter: new MemoryTokenBuckets() };
+  const rateLimiter: RateLimiter = config.redisUrl ? new RedisTokenBuckets(config.redisUrl) : new MemoryTokenBuckets();
+  const ctx: ServerContext = { config, store, engine, rateLimiter };
   const app = await buildServer(ctx, { logger: options.logger });
   let url = '';
   if (options.listen !== false) {
@@ -38,6 +40,7 @@ export async function startService(config: Config, options: { logger?: boolean |
     close: () =>
       (closing ??= (async () => {
         await app.close();
+        await rateLimiter.close?.();
         await engine.close();
         await store.close();
       })()),

@@ -62,12 +62,9 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   stripNonContent(doc);
   if (!options.onlyMainContent) return bodyOf(doc);
   const root = bodyOf(doc);
-  let stats = new Map<AnyNode, Stats>();
+  const stats = new Map<AnyNode, Stats>();
   computeStats(root, stats);
-  if (stripChrome(root, stats)) {
-    stats = new Map();
-    computeStats(root, stats);
-  }
+  stripChrome(root, stats);
   // No sentence anywhere (a link directory, a tiny page): keep all that is not chrome.
   if ((stats.get(root)?.paras ?? 0) === 0) return root;
   const best = pickBest(root, stats);
@@ -124,7 +121,21 @@ function stripChrome(root: ParentNode, stats: Map<AnyNode, Stats>): boolean {
     }
     for (const c of n.children) stack.push(c);
   }
-  for (const n of doomed) removeNode(n);
+  for (const n of doomed) {
+    // Take the removed subtree's numbers out of its ancestors instead of a second full pass.
+    const gone = stats.get(n);
+    if (gone) {
+      for (let a: AnyNode | null = n.parent; a; a = a.parent) {
+        const s = stats.get(a);
+        if (!s) continue;
+        s.text -= gone.text;
+        s.link -= gone.link;
+        s.score -= gone.score;
+        s.paras -= gone.paras;
+      }
+    }
+    removeNode(n);
+  }
   return doomed.length > 0;
 }
 

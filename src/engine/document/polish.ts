@@ -64,9 +64,8 @@ const COOKIE_NOTICE = /\b(?:uses?|utiliza|utilise|verwendet|utilizza) (?:of )?co
 /** Cookie consent text that a theme placed inside the article container. */
 function dropCookieNotices(blocks: Element[]): void {
   for (const b of blocks) {
-    if (!isAttached(b)) continue;
-    const t = collapse(textOf(b));
-    if (t.length < 400 && COOKIE_NOTICE.test(t)) removeNode(b);
+    const t = textOf(b);
+    if (t.length < 600 && COOKIE_NOTICE.test(t) && isAttached(b)) removeNode(b);
   }
 }
 
