@@ -29,6 +29,26 @@ export interface StoreOptions {
   poolSize?: number;
 }
 
+/**
+ * Kysely prepares every query anew; the API sends the same few statements thousands of
+ * times a second, so prepared statements are kept by SQL text (bounded).
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database, max = 256) {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string) {
+      let stmt = cache.get(sql);
+      if (!stmt) {
+        stmt = sqlite.prepare(sql);
+        if (cache.size >= max) cache.delete(cache.keys().next().value!);
+        cache.set(sql, stmt);
+      }
+      return stmt;
+    },
+  };
+}
+
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 export async function openStore(options: StoreOptions): Promise<Store> {
@@ -49,7 +69,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   }
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');

@@ -5,18 +5,26 @@
  */
 import { parseDocument } from 'htmlparser2';
 import type { AnyNode, Document, Element, ParentNode } from 'domhandler';
-import { ElementType } from 'htmlparser2';
 
 export type { AnyNode, Document, Element, ParentNode };
+
+// domelementtype's values, inlined: reading them through htmlparser2's re-exported
+// namespace costs a getter call per node on the hottest loops.
+const TAG = 'tag';
+const SCRIPT = 'script';
+const STYLE = 'style';
+const TEXT = 'text';
+const ROOT = 'root';
+const CDATA = 'cdata';
 
 export function parseHtml(html: string): Document {
   return parseDocument(html, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
 }
 
 export const isElement = (n: AnyNode): n is Element =>
-  n.type === ElementType.Tag || n.type === ElementType.Script || n.type === ElementType.Style;
+  n.type === TAG || n.type === SCRIPT || n.type === STYLE;
 
-export const isTextNode = (n: AnyNode): n is AnyNode & { data: string } => n.type === ElementType.Text;
+export const isTextNode = (n: AnyNode): n is AnyNode & { data: string } => n.type === TEXT;
 
 export function attr(el: Element, name: string): string | undefined {
   const v = el.attribs[name];
@@ -50,13 +58,13 @@ export const byTag = (root: ParentNode, tag: string) => findAll(root, (e) => e.n
 /** Text content with script/style excluded. */
 export function textOf(node: AnyNode): string {
   if (isTextNode(node)) return node.data;
-  if (!('children' in node) || node.type === ElementType.Script || node.type === ElementType.Style) return '';
+  if (!('children' in node) || node.type === SCRIPT || node.type === STYLE) return '';
   let s = '';
   const stack: AnyNode[] = [node];
   while (stack.length) {
     const n = stack.pop()!;
     if (isTextNode(n)) s += n.data;
-    else if ((n.type === ElementType.Tag || n.type === ElementType.Root || n.type === ElementType.CDATA) && 'children' in n) {
+    else if ((n.type === TAG || n.type === ROOT || n.type === CDATA) && 'children' in n) {
       for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
     }
   }

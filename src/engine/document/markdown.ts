@@ -348,7 +348,8 @@ function renderImage(img: Element, ctx: Ctx): string {
 
 const escapeUrl = (u: string) => u.replace(/[()\s]/g, (c) => encodeURIComponent(c));
 
-const collapseWs = (s: string) => s.replace(/[\t\n\r\f ]+/g, ' ');
+const NEEDS_COLLAPSE = /[\t\n\r\f]| {2}/;
+const collapseWs = (s: string) => (NEEDS_COLLAPSE.test(s) ? s.replace(/[\t\n\r\f ]+/g, ' ') : s);
 
 /** Escape characters that would otherwise turn text into markdown syntax. */
 const NEEDS_ESCAPE = /[\\*`_<\u00a0]/;

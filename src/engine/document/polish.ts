@@ -65,7 +65,7 @@ const COOKIE_NOTICE = /\b(?:uses?|utiliza|utilise|verwendet|utilizza) (?:of )?co
 function dropCookieNotices(blocks: Element[]): void {
   for (const b of blocks) {
     const t = textOf(b);
-    if (t.length < 600 && COOKIE_NOTICE.test(t) && isAttached(b)) removeNode(b);
+    if (t.length < 600 && t.includes('ookie') && COOKIE_NOTICE.test(t) && isAttached(b)) removeNode(b);
   }
 }
 

@@ -19,6 +19,8 @@ const SIGNATURES: [RegExp, string][] = [
   [/<title>\s*(?:Security check|Are you a robot\??|Human verification|Checking your browser)[^<]*<\/title>/i, 'browser check'],
 ];
 
+const ANY_SIGNATURE = /just a moment|challenge|attention required|captcha|incapsula|pardon our|access denied|robot|verify your identity|security check|are you a|human verification|checking your browser|api-services-support/i;
+
 /** Pages larger than this with real text are content that happens to embed a captcha form. */
 const WALL_MAX_TEXT = 3000;
 
@@ -26,6 +28,8 @@ export function detectBotWall(status: number, html: string): string | undefined 
   // Walls are small pages or error statuses; a large 200 page is only searched near its top.
   const limit = status >= 400 ? 300_000 : 60_000;
   const head = html.length > limit ? html.slice(0, limit) : html;
+  // One cheap pass first: every signature contains one of these words.
+  if (!ANY_SIGNATURE.test(head)) return undefined;
   let text: number | undefined;
   for (const [re, name] of SIGNATURES) {
     if (!re.test(head)) continue;
