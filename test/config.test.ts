@@ -1,0 +1,35 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig, loadEnv, parseResolve } from '../src/config.js';
+
+describe('config', () => {
+  it('has the contract defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ port: 3000, host: '127.0.0.1', allowPrivateNetwork: false, minIntervalSeconds: 60, webhookRetryBaseMs: 30000, webhookMaxAttempts: 8, rateLimitPerMinute: 60, metaAdLibraryBaseUrl: 'https://www.facebook.com', metaGraphBaseUrl: 'https://graph.facebook.com' });
+    expect(c.dataDir.endsWith('/data')).toBe(true);
+  });
+  it('parses TRAWL_RESOLVE like curl --connect-to', () => {
+    expect(parseResolve('www.amazon.com=127.0.0.1:8080, shop.test=10.0.0.2,v6.test=[::1]:81')).toEqual([
+      { host: 'www.amazon.com', address: '127.0.0.1', port: 8080 },
+      { host: 'shop.test', address: '10.0.0.2', port: undefined },
+      { host: 'v6.test', address: '::1', port: 81 },
+    ]);
+    expect(() => parseResolve('nonsense')).toThrow(/TRAWL_RESOLVE/);
+  });
+  it('rejects bad numbers with the variable name', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT: must be an integer/);
+    expect(() => loadConfig({ TRAWL_RATE_LIMIT_PER_MINUTE: '0' })).toThrow(/TRAWL_RATE_LIMIT_PER_MINUTE/);
+  });
+  it('reads .env under the real environment', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trawl-env-'));
+    try {
+      writeFileSync(join(dir, '.env'), 'PORT=4100\nHOST=0.0.0.0\n');
+      const env = loadEnv({ HOST: '127.0.0.2' }, dir);
+      expect(loadConfig(env)).toMatchObject({ port: 4100, host: '127.0.0.2' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
