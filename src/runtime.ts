@@ -18,11 +18,12 @@ export interface Service {
 }
 
 export async function startService(config: Config, options: { logger?: boolean | object; listen?: boolean } = {}): Promise<Service> {
+  let app: FastifyInstance | undefined;
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const engine = createEngine(config);
+  const engine = createEngine(config, { warn: (obj, msg) => app?.log.warn(obj, msg) });
   const rateLimiter: RateLimiter = config.redisUrl ? new RedisTokenBuckets(config.redisUrl) : new MemoryTokenBuckets();
   const ctx: ServerContext = { config, store, engine, rateLimiter };
-  const app = await buildServer(ctx, { logger: options.logger });
+  app = await buildServer(ctx, { logger: options.logger });
   let url = '';
   if (options.listen !== false) {
     await app.listen({ port: config.port, host: config.host });

@@ -10,6 +10,7 @@ import { registerApiScope } from './plugins/api-scope.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { accountRoutes } from './routes/account.js';
 import { scrapeRoutes } from './routes/scrape.js';
+import { extractRoutes } from './routes/extract.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -47,6 +48,7 @@ export async function buildServer(ctx: ServerContext, options: { logger?: boolea
       registerApiScope(v1, ctx);
       accountRoutes(v1, ctx);
       scrapeRoutes(v1, ctx);
+      extractRoutes(v1, ctx);
     },
     { prefix: '/v1' },
   );

@@ -23,3 +23,15 @@ export const ScrapeBody = z.strictObject({
 export type ScrapeBody = z.output<typeof ScrapeBody>;
 
 export const ErrorBody = z.object({ error: z.string(), detail: z.string().optional(), retry_after: z.number().int().optional() });
+
+export const ExtractBody = z.strictObject({
+  urls: z
+    .array(httpUrl(), { error: 'must be an array of 1 to 20 http or https URLs' })
+    .min(1, { error: 'must be an array of 1 to 20 http or https URLs' })
+    .max(20, { error: 'must be an array of 1 to 20 http or https URLs' }),
+  schema: schemaObject,
+  prompt: text(1, 2000).optional(),
+  render: oneOf(['auto', 'http', 'browser']).optional(),
+  timeout_ms: intIn(1000, 120_000).optional(),
+});
+export type ExtractBody = z.output<typeof ExtractBody>;

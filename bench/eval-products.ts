@@ -1,0 +1,146 @@
+/**
+ * npm run eval:products — product extraction through the real HTTP service: every
+ * marketplace fixture page with Zyte-format ground truth is served by a local server under
+ * its original host (TRAWL_RESOLVE), and /v1/extract is asked for
+ * {price:number, currency:string, in_stock:boolean, sku:string, brand:string}.
+ * Per field: precision = correct/predicted, recall = correct/support, F1 (the benchmark's
+ * rules: price compared as a decimal, one predicted value, availability defaults to InStock).
+ * `--errors` lists every miss.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readHtml, requireFixtures } from './lib/fixtures.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const showErrors = process.argv.includes('--errors');
+const SCHEMA = { price: 'number', currency: 'string', in_stock: 'boolean', sku: 'string', brand: 'string' };
+
+interface Case { id: string; url: string; file: string; truth: Record<string, string[]> }
+
+function cases(): Case[] {
+  const dir = requireFixtures('marketplace');
+  const out: Case[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d)) {
+      const p = join(d, e);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (e === 'expected.json') {
+        const exp = JSON.parse(readFileSync(p, 'utf8'));
+        if (!exp.ground_truth) continue;
+        const file = ['page.html', 'page.html.gz'].map((f) => join(d, f)).find(existsSync);
+        if (!file) continue;
+        const url = (exp.ground_truth.url ?? exp.url) as string;
+        out.push({ id: d.slice(dir.length + 1), url: url.replace(/^https:/, 'http:'), file, truth: exp.ground_truth });
+      }
+    }
+  };
+  walk(dir);
+  return out.sort((a, b) => a.id.localeCompare(b.id));
+}
+
+const all = cases();
+const pages = new Map(all.map((c) => [`${new URL(c.url).host}${new URL(c.url).pathname}${new URL(c.url).search}`, c]));
+const site = createServer((req, res) => {
+  const c = pages.get(`${req.headers.host}${req.url}`);
+  if (!c) return void res.writeHead(404).end('not found');
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(readHtml(c.file));
+});
+await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+const port = (site.address() as AddressInfo).port;
+const hosts = [...new Set(all.map((c) => new URL(c.url).hostname))];
+
+const dataDir = mkdtempSync(join(tmpdir(), 'trawl-eval-'));
+const env = {
+  ...process.env,
+  TRAWL_DATA_DIR: dataDir,
+  PORT: '3931',
+  HOST: '127.0.0.1',
+  DATABASE_URL: '',
+  LLM_BASE_URL: '',
+  LOG_LEVEL: 'warn',
+  TRAWL_RESOLVE: hosts.map((h) => `${h}=127.0.0.1:${port}`).join(','),
+};
+const cli = (args: string[]) =>
+  new Promise<string>((ok, fail) => {
+    const p = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), '--json', ...args], { env });
+    let out = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.on('exit', (code) => (code === 0 ? ok(out) : fail(new Error(`trawl ${args.join(' ')} failed`))));
+  });
+await cli(['account', 'create', '--email', 'eval@local', '--credits', '100000']);
+const { key } = JSON.parse(await cli(['keys', 'create', '--email', 'eval@local', '--rate-limit', '100000']));
+const server = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), 'serve'], { env, stdio: 'ignore' });
+
+try {
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch('http://127.0.0.1:3931/healthz')).ok) break;
+    } catch {
+      if (i > 200) throw new Error('service did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  const predictions = new Map<string, Record<string, unknown> | undefined>();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 6 }, async () => {
+      while (next < all.length) {
+        const c = all[next++];
+        const res = await fetch('http://127.0.0.1:3931/v1/extract', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+          body: JSON.stringify({ urls: [c.url], schema: SCHEMA }),
+        });
+        const body = await res.json();
+        predictions.set(c.id, res.ok ? body.results?.[0]?.json : undefined);
+        if (!res.ok && showErrors) console.log(`request failed ${c.id}: ${res.status} ${JSON.stringify(body)}`);
+      }
+    }),
+  );
+
+  type Tally = { tp: number; fp: number; fn: number; support: number };
+  const tally: Record<string, Tally> = {};
+  const score = (field: string, truth: string[] | undefined, pred: string | undefined, eq: (a: string, b: string) => boolean, c: Case) => {
+    const t = (tally[field] ??= { tp: 0, fp: 0, fn: 0, support: 0 });
+    const has = !!truth?.length;
+    if (has) t.support++;
+    if (pred === undefined) {
+      if (has) t.fn++;
+    } else if (has && truth!.some((v) => eq(v, pred))) t.tp++;
+    else {
+      t.fp++;
+      if (has) t.fn++;
+    }
+    const ok = pred === undefined ? !has : has && truth!.some((v) => eq(v, pred));
+    if (showErrors && !ok) console.log(`${field.padEnd(12)} ${c.id.padEnd(60)} truth=${JSON.stringify(truth)} predicted=${JSON.stringify(pred)}`);
+  };
+  const exact = (a: string, b: string) => a === b;
+  const decimal = (a: string, b: string) => Math.abs(Number(a) - Number(b)) < 1e-9;
+  const loose = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+  for (const c of all) {
+    const p = predictions.get(c.id) ?? {};
+    const str = (v: unknown) => (v === null || v === undefined ? undefined : String(v));
+    score('price', c.truth.price, str(p.price), decimal, c);
+    score('sku', c.truth.sku, str(p.sku), exact, c);
+    score('availability', c.truth.availability, p.in_stock === false ? 'OutOfStock' : 'InStock', exact, c);
+    score('brand', c.truth.brand, str(p.brand), loose, c);
+    score('currency', c.truth.currency, str(p.currency), loose, c);
+  }
+  console.log(`pages: ${all.length} with Zyte-format ground truth (shared part of the fixtures), through POST /v1/extract`);
+  console.log('field         precision  recall     F1   support   (anchors: Zyte price 0.918 / sku 0.841 / availability 0.957; extruct 0.685 / 0.537 / 0.626)');
+  for (const [field, t] of Object.entries(tally)) {
+    const p = t.tp + t.fp ? t.tp / (t.tp + t.fp) : 0;
+    const r = t.tp + t.fn ? t.tp / (t.tp + t.fn) : 0;
+    const f1 = p + r ? (2 * p * r) / (p + r) : 0;
+    console.log(`${field.padEnd(12)} ${p.toFixed(3).padStart(9)} ${r.toFixed(3).padStart(7)} ${f1.toFixed(3).padStart(6)} ${String(t.support).padStart(8)}`);
+  }
+} finally {
+  server.kill('SIGTERM');
+  site.close();
+  setTimeout(() => rmSync(dataDir, { recursive: true, force: true }), 300);
+}

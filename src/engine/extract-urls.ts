@@ -1,0 +1,92 @@
+/**
+ * extract: schema-guided JSON from 1–20 URLs, fetched concurrently through the same
+ * pipeline as scrape. Per-URL results are kept; `data` merges them field by field (the
+ * first non-null value in URL order; arrays concatenated without duplicates).
+ */
+import { TrawlError, isTrawlError } from '../errors.js';
+import type { CompiledSchema } from './extract/schema.js';
+import type { LlmClient } from './extract/llm.js';
+import { fetchPage, type Fetchers, type RenderMode } from './fetch/page.js';
+import { documentFromPage } from './scrape.js';
+
+export interface ExtractOptions {
+  urls: string[];
+  schema: CompiledSchema;
+  /** A hint for the LLM pass (ignored by the deterministic extractor). */
+  prompt?: string;
+  /** @default 'auto' */
+  render?: RenderMode;
+  /** Budget for the whole call. @default 60000 */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  llm?: LlmClient;
+}
+
+export type ExtractResult =
+  | { url: string; status: 'ok'; json: Record<string, unknown>; sources?: Record<string, string> }
+  | { url: string; status: 'error'; error: string; detail: string };
+
+export interface ExtractResponse {
+  data: Record<string, unknown>;
+  results: ExtractResult[];
+}
+
+export async function extract(fetchers: Fetchers, options: ExtractOptions): Promise<ExtractResponse> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const results = await Promise.all(
+    options.urls.map(async (url): Promise<ExtractResult> => {
+      try {
+        const page = await fetchPage(fetchers, url, { render: options.render, timeoutMs, signal: options.signal });
+        const doc = await documentFromPage(page, new Set(['json', ...(options.llm ? (['markdown'] as const) : [])]), {
+          schema: options.schema,
+          onlyMainContent: true,
+        });
+        let json = doc.json ?? options.schema.empty();
+        let sources = doc.sources ?? {};
+        if (options.llm) ({ json, sources } = await options.llm.fill({ json, sources, schema: options.schema, markdown: doc.markdown ?? '', url: doc.url, prompt: options.prompt, signal: options.signal }));
+        return { url, status: 'ok', json, ...(Object.keys(sources).length ? { sources } : {}) };
+      } catch (e) {
+        if (!isTrawlError(e) || e.code === 'internal_error') throw e;
+        return { url, status: 'error', error: e.code, detail: e.detail };
+      }
+    }),
+  );
+  const ok = results.filter((r): r is Extract<ExtractResult, { status: 'ok' }> => r.status === 'ok');
+  if (!ok.length) {
+    const first = results[0] as Extract<ExtractResult, { status: 'error' }>;
+    const detail = results.length === 1 ? first.detail : `all ${results.length} URLs failed; first: ${first.url}: ${first.detail}`;
+    throw new TrawlError('fetch_failed', detail);
+  }
+  return { data: mergeResults(ok.map((r) => r.json), options.schema), results };
+}
+
+export function mergeResults(items: Record<string, unknown>[], schema: CompiledSchema): Record<string, unknown> {
+  const merged = mergeInto(schema.empty(), items);
+  return merged as Record<string, unknown>;
+}
+
+function mergeInto(base: unknown, items: unknown[]): unknown {
+  if (Array.isArray(base)) {
+    const seen = new Set<string>();
+    const out: unknown[] = [];
+    for (const it of items) for (const v of Array.isArray(it) ? it : []) {
+      const k = JSON.stringify(v);
+      if (!seen.has(k)) {
+        seen.add(k);
+        out.push(v);
+      }
+    }
+    return out;
+  }
+  if (base && typeof base === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(base)) {
+      const sub = base as Record<string, unknown>;
+      out[k] = mergeInto(sub[k], items.map((i) => (i && typeof i === 'object' ? (i as Record<string, unknown>)[k] : undefined)));
+    }
+    // A nested object that no item filled stays as the schema's empty shape.
+    return out;
+  }
+  for (const it of items) if (it !== null && it !== undefined) return it;
+  return null;
+}
