@@ -108,7 +108,7 @@ export async function documentFromPage(
     links: formats.has('links'),
     onDocument:
       formats.has('json') && options.schema
-        ? (d, baseUrl) => (extracted = extractFromDocument(d, { schema: options.schema!, url: baseUrl }))
+        ? (d, baseUrl) => (extracted = extractFromDocument(d, { schema: options.schema!, url: baseUrl, html: page.text }))
         : undefined,
   });
   const result: ScrapeResult = {

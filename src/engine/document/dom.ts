@@ -71,6 +71,13 @@ export function textOf(node: AnyNode): string {
   return s;
 }
 
+/** The source text of a <script> or <style> (which textOf leaves out). */
+export function scriptText(el: Element): string {
+  let s = '';
+  for (const c of el.children) if (isTextNode(c)) s += c.data;
+  return s;
+}
+
 export const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 export function removeNode(n: AnyNode): void {

@@ -1,17 +1,33 @@
 /**
- * Deterministic extraction: gather candidate values from the page's structured data and
- * text, match them to the schema's field names (normalised names + synonyms), coerce to
- * the declared types, and record where each value came from. The first version reads
- * JSON-LD, meta tags, itemprop and "Label: value" text; the extraction issue widens it.
+ * Deterministic extraction: gather candidate values from every source on the page (JSON-LD,
+ * microdata/RDFa, meta tags, embedded app state, elements named like a field, label/value
+ * pairs, the URL), then fill the schema field by field with the best-scoring candidate that
+ * coerces to the declared type, recording where each value came from.
  */
-import type { Document } from '../document/dom.js';
-import { collapse, elements, textOf } from '../document/dom.js';
-import { coerce } from './coerce.js';
-import type { CompiledSchema, SchemaNode, SchemaObject } from './schema.js';
+import type { Document, ParentNode } from '../document/dom.js';
+import { elements, textOf } from '../document/dom.js';
+import type { Candidate } from './candidate.js';
+import { coerce, coerceBoolean } from './coerce.js';
+import { currencyFromText } from './currency.js';
+import { itemCandidates, repeatedElements, structuredGroups } from './items.js';
+import { pickList, pickScalar, primaryEntity, type MatchContext } from './match.js';
+import type { CompiledSchema, ScalarType, SchemaNode, SchemaObject } from './schema.js';
+import { appStateCandidates } from './sources/app-state.js';
+import { domNameCandidates } from './sources/dom.js';
+import { documentCandidates } from './sources/document.js';
+import { jsonLdCandidates } from './sources/json-ld.js';
+import { labelCandidates, textLineCandidates } from './sources/labels.js';
+import { metaCandidates } from './sources/meta.js';
+import { microdataCandidates } from './sources/microdata.js';
+import { urlCandidates, urlTokens } from './sources/url.js';
+import { vocabularyFor } from './vocabulary.js';
 
 export interface ExtractInput {
   schema: CompiledSchema;
+  /** The page's (base) URL: relative links resolve against it, ids are read from it. */
   url: string;
+  /** Raw HTML, used to confirm identifiers found in the URL. */
+  html?: string;
   /** Plain text to read "Label: value" lines from (text and PDF pages). */
   text?: string;
 }
@@ -21,150 +37,157 @@ export interface ExtractOutput {
   sources: Record<string, string>;
 }
 
-interface Candidate {
-  /** Normalised key of the value (last path segment). */
-  key: string;
-  value: unknown;
-  source: string;
-  /** Lower is better. */
-  rank: number;
+/** Every name any field of the schema answers to (for the DOM-name collector). */
+function wantedNames(schema: SchemaObject, out = new Set<string>()): string[] {
+  for (const [k, t] of Object.entries(schema)) {
+    for (const [n, w] of vocabularyFor(k).names) if (w >= 0.9 && n.length >= 3) out.add(n);
+    const inner = Array.isArray(t) ? t[0] : t;
+    if (typeof inner === 'object' && !Array.isArray(inner)) wantedNames(inner, out);
+  }
+  return [...out];
 }
 
-const SYNONYMS: Record<string, string[]> = {
-  title: ['name', 'headline', 'ogtitle', 'twittertitle', 'title'],
-  name: ['name', 'headline', 'ogtitle', 'title'],
-  price: ['price', 'lowprice', 'saleprice', 'amount', 'currentprice', 'productpriceamount', 'ogpriceamount', 'pricevalue'],
-  currency: ['pricecurrency', 'currency', 'productpricecurrency', 'ogpricecurrency', 'currencycode'],
-  instock: ['availability', 'instock', 'stock', 'productavailability', 'ogavailability', 'stockstatus'],
-  availability: ['availability', 'instock', 'stockstatus'],
-  description: ['description', 'ogdescription', 'twitterdescription', 'articlebody'],
-  image: ['image', 'ogimage', 'twitterimage', 'contenturl', 'thumbnailurl'],
-  brand: ['brand', 'manufacturer', 'productbrand', 'ogbrand'],
-  sku: ['sku', 'productid', 'mpn', 'itemid', 'productsku'],
-  author: ['author', 'creator', 'articleauthor', 'byline'],
-  date: ['datepublished', 'publishedtime', 'articlepublishedtime', 'datecreated', 'date'],
-  rating: ['ratingvalue', 'rating', 'aggregaterating'],
-  reviewcount: ['reviewcount', 'ratingcount'],
-  url: ['url', 'ogurl', 'canonical'],
-};
+function scalarFields(schema: SchemaObject): { name: string; type: ScalarType }[] {
+  return Object.entries(schema)
+    .filter(([, t]) => typeof t === 'string')
+    .map(([name, t]) => ({ name, type: t as ScalarType }));
+}
 
-export const normaliseName = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+export function collectCandidates(doc: Document, input: ExtractInput): Candidate[] {
+  const out: Candidate[] = [];
+  jsonLdCandidates(doc, out);
+  microdataCandidates(doc, out);
+  metaCandidates(doc, out);
+  const wanted = wantedNames(input.schema.schema);
+  appStateCandidates(doc, out, wanted);
+  domNameCandidates(doc, wanted, out);
+  labelCandidates(doc, out);
+  documentCandidates(doc, input.url, out);
+  if (input.text) textLineCandidates(input.text, out);
+  urlCandidates(input.url, input.html, out);
+  return out;
+}
 
 export function extractFromDocument(doc: Document, input: ExtractInput): ExtractOutput {
-  const candidates = collectCandidates(doc, input.text);
+  const candidates = collectCandidates(doc, input);
+  let totalOrder = 0;
+  for (const _ of elements(doc)) totalOrder++;
+  const ctx: MatchContext = { primary: primaryEntity(scalarFields(input.schema.schema), candidates), totalOrder, urlTokens: urlTokens(input.url) };
   const sources: Record<string, string> = {};
-  const json = fill(input.schema.schema, candidates, sources, '');
+  const filler = new Filler(doc, input, sources);
+  const json = filler.object(input.schema.schema, [], candidates, ctx);
   if (!input.schema.validate(json)) {
-    // Coercion guarantees types; a failure here is a bug, so fall back to the empty shape.
+    // Coercion guarantees the types, so this is a bug; answer the empty shape, not a 500.
     return { json: input.schema.empty(), sources: {} };
   }
   return { json, sources };
 }
 
-function fill(schema: SchemaObject, candidates: Candidate[], sources: Record<string, string>, prefix: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [field, type] of Object.entries(schema)) {
-    out[field] = valueFor(field, type, candidates, sources, prefix + field);
-  }
-  return out;
-}
+class Filler {
+  constructor(
+    readonly doc: Document,
+    readonly input: ExtractInput,
+    readonly sources: Record<string, string>,
+  ) {}
 
-function valueFor(field: string, type: SchemaNode, candidates: Candidate[], sources: Record<string, string>, path: string): unknown {
-  if (Array.isArray(type)) {
-    if (typeof type[0] !== 'string') return [];
-    const found = matching(field, candidates);
-    const values: unknown[] = [];
-    for (const c of found) {
-      for (const item of Array.isArray(c.value) ? c.value : [c.value]) {
-        const v = coerce(item, type[0]);
-        if (v !== undefined && !values.includes(v)) values.push(v);
-      }
-      if (values.length) {
-        sources[path] = c.source;
-        break;
+  object(schema: SchemaObject, parents: string[], candidates: Candidate[], ctx: MatchContext): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    const picks = new Map<string, Candidate>();
+    for (const [field, type] of Object.entries(schema)) {
+      const path = [...parents, field].join('.');
+      out[field] = this.value(field, type, parents, candidates, ctx, path, picks);
+    }
+    // Currency is often only in the price's text ("£12.99"); availability only in buttons.
+    for (const [field, type] of Object.entries(schema)) {
+      if (out[field] !== null || typeof type !== 'string') continue;
+      const role = vocabularyFor(field).role;
+      const path = [...parents, field].join('.');
+      if (role === 'currency' && type === 'string') {
+        const price = [...picks.entries()].find(([f]) => vocabularyFor(f).role === 'price')?.[1];
+        const code = price && (currencyFromText(String(price.raw ?? '')) ?? (price.el ? currencyFromText(textOf(price.el)) : undefined));
+        if (code) {
+          out[field] = code;
+          this.sources[path] = `${price!.source} (currency symbol)`;
+        }
+      } else if (role === 'availability' && (type === 'boolean' || type === 'string') && !parents.length) {
+        const found = availabilityFromPage(this.doc);
+        if (found) {
+          out[field] = type === 'boolean' ? found.inStock : found.inStock ? 'in_stock' : 'out_of_stock';
+          this.sources[path] = found.source;
+        }
       }
     }
-    return values;
+    return out;
   }
-  if (typeof type === 'object') return fill(type, candidates, sources, `${path}.`);
-  for (const c of matching(field, candidates)) {
-    const raw = Array.isArray(c.value) ? c.value[0] : c.value;
-    const v = coerce(raw, type);
-    if (v !== undefined) {
-      sources[path] = c.source;
-      return v;
+
+  value(field: string, type: SchemaNode, parents: string[], candidates: Candidate[], ctx: MatchContext, path: string, picks: Map<string, Candidate>): unknown {
+    if (typeof type === 'string') {
+      const p = pickScalar(field, parents, type, candidates, ctx);
+      if (!p) return null;
+      picks.set(field, p.candidate);
+      this.sources[path] = p.source;
+      return p.value;
     }
+    if (Array.isArray(type)) {
+      const inner = type[0];
+      if (typeof inner === 'string') {
+        const { values, source } = pickList(field, parents, inner, candidates, ctx);
+        if (source && values.length) this.sources[path] = source;
+        return values;
+      }
+      if (Array.isArray(inner)) return [];
+      return this.items(field, inner, path, candidates);
+    }
+    return this.object(type, [...parents, field], candidates, ctx);
   }
-  return null;
+
+  /** Arrays of objects: structured lists first, repeated DOM elements otherwise. */
+  items(field: string, schema: SchemaObject, path: string, candidates: Candidate[]): Record<string, unknown>[] {
+    const filled = (o: Record<string, unknown>) => Object.values(o).filter((v) => v !== null && !(Array.isArray(v) && !v.length)).length;
+    const scratch: Record<string, string> = {};
+    const structured = structuredGroups(candidates).map((group) => {
+      const ctx: MatchContext = { totalOrder: group.length };
+      return new Filler(this.doc, this.input, scratch).object(schema, [], group.map((c) => ({ ...c, entityIndex: undefined })), ctx);
+    });
+    const wantsPrice = Object.keys(schema).some((k) => vocabularyFor(k).role === 'price');
+    const names = wantedNames(schema);
+    const dom = repeatedElements(this.doc as unknown as ParentNode, wantsPrice).map((el) => {
+      const cands = itemCandidates(el, this.input.url, names);
+      return new Filler(this.doc, this.input, scratch).object(schema, [], cands, { totalOrder: cands.length + 1 });
+    });
+    const total = (items: Record<string, unknown>[]) => items.reduce((n, o) => n + filled(o), 0);
+    const best = total(structured) >= total(dom) ? structured : dom;
+    const items = best.filter((o) => filled(o) > 0);
+    if (items.length) this.sources[path] = best === structured ? 'structured data (list)' : 'css:repeated elements';
+    return items;
+  }
 }
 
-function matching(field: string, candidates: Candidate[]): Candidate[] {
-  const n = normaliseName(field);
-  const names = new Set([n, ...(SYNONYMS[n] ?? []), ...(SYNONYMS[n.replace(/^(is|has)/, '')] ?? [])]);
-  return candidates.filter((c) => names.has(c.key)).sort((a, b) => a.rank - b.rank);
-}
+const ADD_TO_CART = /^(?:add to (?:cart|basket|bag|trolley)|buy now|buy it now|in den warenkorb|in den einkaufswagen|ajouter au panier|añadir al carrito|anadir a la cesta|aggiungi al carrello|adicionar ao carrinho|toevoegen aan winkelwagen|dodaj do koszyka|lägg i varukorgen|legg i handlekurven|læg i kurv|kosárba|do košíku|в корзину|sepete ekle|カートに入れる|加入购物车)\b/i;
+const SOLD_OUT = /\b(?:out of stock|sold out|currently unavailable|temporarily unavailable|no longer available|notify me when (?:available|in stock)|ausverkauft|nicht (?:auf lager|verfügbar|lieferbar)|épuisé|rupture de stock|agotado|sin stock|esaurito|non disponibile|esgotado|indisponível|uitverkocht|niedostępny|wyprzedany|slutsåld|udsolgt|nem elérhető|нет в наличии|stokta yok|在庫切れ|品切れ|缺货|售罄)\b/i;
+const STOCK_NAMES = /stock|avail|inventory|lager|dispon|sold-?out|soldout/i;
 
-const LABEL_HOSTS = new Set(['p', 'li', 'div', 'span', 'td', 'dd']);
-
-function collectCandidates(doc: Document, text?: string): Candidate[] {
-  const out: Candidate[] = [];
+/** No structured availability: read the buy box — an out-of-stock notice or an add-to-cart button. */
+export function availabilityFromPage(doc: Document): { inStock: boolean; source: string } | undefined {
+  let cart: string | undefined;
   for (const el of elements(doc)) {
-    if (el.name === 'script' && /ld\+json/i.test(el.attribs.type ?? '')) {
-      try {
-        walkJson(JSON.parse(textOf(el).trim()), [], out);
-      } catch {
-        // Malformed JSON-LD is common; the other sources still answer.
-      }
-    } else if (el.name === 'meta' && el.attribs.content) {
-      const key = el.attribs.property || el.attribs.name || el.attribs.itemprop;
-      if (key) out.push({ key: normaliseName(key), value: el.attribs.content, source: `meta:${key}`, rank: 2 });
-      if (el.attribs.itemprop) out.push({ key: normaliseName(el.attribs.itemprop), value: el.attribs.content, source: `microdata:${el.attribs.itemprop}`, rank: 1 });
-    } else if (el.attribs.itemprop && el.name !== 'meta') {
-      const v = el.attribs.content ?? el.attribs.href ?? el.attribs.src ?? collapse(textOf(el));
-      if (v) out.push({ key: normaliseName(el.attribs.itemprop), value: v, source: `microdata:${el.attribs.itemprop}`, rank: 1 });
-    } else if (el.name === 'title') {
-      out.push({ key: 'title', value: collapse(textOf(el)), source: 'html:title', rank: 3 });
-    } else if (el.name === 'h1') {
-      out.push({ key: 'title', value: collapse(textOf(el)), source: 'css:h1', rank: 3 });
-    } else if ((el.name === 'dt' || el.name === 'th') && el.next) {
-      // dt/dd and th/td pairs: the label names the value beside it.
-      let sib = el.next;
-      while (sib && sib.type !== 'tag') sib = sib.next as typeof sib;
-      if (sib && sib.type === 'tag' && ((el.name === 'dt' && (sib as typeof el).name === 'dd') || (el.name === 'th' && (sib as typeof el).name === 'td'))) {
-        const label = collapse(textOf(el)).replace(/:$/, '');
-        if (label && label.length <= 60) out.push({ key: normaliseName(label), value: collapse(textOf(sib)), source: `css:${el.name}`, rank: 3 });
-      }
-    } else if (LABEL_HOSTS.has(el.name)) {
-      const t = collapse(textOf(el));
-      const m = t.length <= 200 ? /^([\p{L}][\p{L}\p{N} ]{0,40}?)\s*:\s*(.+)$/u.exec(t) : null;
-      if (m) out.push({ key: normaliseName(m[1]), value: m[2], source: `text:${m[1]}`, rank: 4 });
+    const names = `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`;
+    const isButton = el.name === 'button' || (el.name === 'input' && /submit|button/i.test(el.attribs.type ?? '')) || el.attribs.role === 'button';
+    if (!isButton && !STOCK_NAMES.test(names)) continue;
+    if (/related|recommend|similar|carousel|footer|header|nav/i.test(names)) continue;
+    const text = (el.name === 'input' ? el.attribs.value ?? '' : textOf(el)).replace(/\s+/g, ' ').trim();
+    if (!text || text.length > 80) continue;
+    if (SOLD_OUT.test(text) && el.attribs.hidden === undefined && !/display:\s*none/i.test(el.attribs.style ?? '')) {
+      return { inStock: false, source: `css:${el.name}${el.attribs.id ? `#${el.attribs.id}` : ''} "${text.slice(0, 40)}"` };
+    }
+    if (isButton && !cart && ADD_TO_CART.test(text) && el.attribs.disabled === undefined) cart = `css:button "${text.slice(0, 40)}"`;
+    else if (!isButton && STOCK_NAMES.test(names)) {
+      const b = coerceBoolean(text);
+      if (b !== undefined) return { inStock: b, source: `css:${el.name}.${(el.attribs.class ?? '').split(/\s+/)[0]} "${text.slice(0, 40)}"` };
     }
   }
-  const body = text ?? '';
-  for (const m of body.matchAll(/^[ \t]*([A-Za-z][\w ]{0,40}?)[ \t]*:[ \t]*(.+)$/gm)) {
-    out.push({ key: normaliseName(m[1]), value: m[2].trim(), source: `text:${m[1].trim()}`, rank: 4 });
-  }
-  return out;
+  return cart ? { inStock: true, source: cart } : undefined;
 }
 
-function walkJson(v: unknown, path: string[], out: Candidate[], depth = 0): void {
-  if (depth > 12 || v === null || v === undefined) return;
-  if (Array.isArray(v)) {
-    if (v.every((x) => typeof x !== 'object' || x === null) && path.length) {
-      out.push({ key: normaliseName(path[path.length - 1]), value: v, source: `json-ld:${path.join('.')}`, rank: 0 });
-      return;
-    }
-    for (const x of v) walkJson(x, path, out, depth + 1);
-    return;
-  }
-  if (typeof v === 'object') {
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-      if (k === '@context') continue;
-      if (k === '@graph') walkJson(x, path, out, depth + 1);
-      else if (k === 'brand' && typeof x === 'object' && x && 'name' in x) out.push({ key: 'brand', value: (x as { name: unknown }).name, source: `json-ld:${[...path, 'brand', 'name'].join('.')}`, rank: 0 });
-      else walkJson(x, [...path, k], out, depth + 1);
-    }
-    return;
-  }
-  if (path.length) out.push({ key: normaliseName(path[path.length - 1]), value: v, source: `json-ld:${path.join('.')}`, rank: 0 });
-}
+/** Coercion re-exported for callers that fill values from other places (LLM, marketplaces). */
+export { coerce };

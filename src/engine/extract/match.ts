@@ -1,0 +1,228 @@
+/**
+ * Picking a value for a schema field from the candidates. Each candidate is scored:
+ *   collector confidence × name match × nesting (is it under a container this field may
+ *   live in?) × entity (the page's main item, or an Organization/Review/Breadcrumb?) ×
+ *   document position × role checks (a crossed-out "was" price, an id with spaces) —
+ * and the best one whose value coerces to the declared type wins.
+ */
+import type { Element } from '../document/dom.js';
+import type { Candidate } from './candidate.js';
+import { coerce, coerceBoolean, parseNumber } from './coerce.js';
+import { currencyFromText, normaliseCurrency } from './currency.js';
+import type { ScalarType } from './schema.js';
+import { vocabularyFor, type FieldVocabulary } from './vocabulary.js';
+
+/** Entities whose values describe something other than the page's subject. */
+const SIDE_ENTITIES = new Set([
+  'organization', 'website', 'breadcrumblist', 'listitem', 'searchaction', 'person', 'imageobject', 'sitenavigationelement',
+  'review', 'rating', 'localbusiness', 'store', 'brand', 'wpheader', 'wpfooter', 'corporation', 'onlinestore', 'question', 'answer',
+  'videoobject', 'comment', 'entrypoint', 'readaction', 'contactpoint', 'postaladdress', 'twitter',
+]);
+const PRICE_NOISE = /old|was|strike|crossed|list|regular|compare|msrp|rrp|uvp|before|original|saving|save|discount|percent|per|unit|install|monthly|month|finance|shipping|delivery|tax|total|min|max|range|from|cart|basket|bundle|points|reward|coupon|club|member|vip/i;
+const SIDE_CONTAINERS = /related|recommend|similar|upsell|up-sell|cross-?sell|carousel|slider|also|others|recent|viewed|sponsor|suggest|accessor|bundle|compare|footer|header|nav|menu|cart|basket|minicart|review|rating|bought|together/i;
+const ID_SHAPE = /^(?=.*[0-9])[A-Za-z0-9][A-Za-z0-9._\-/#]{1,63}$|^[A-Z0-9]{6,40}$/;
+
+export interface MatchContext {
+  /** Id-like parts of the page URL: an identifier the URL repeats is the page's own. */
+  urlTokens?: Set<string>;
+  /** `kind:entityIndex` of the entity that answers most of the schema (the page's subject). */
+  primary?: string;
+  /** Number of elements in the document, to weigh positions. */
+  totalOrder: number;
+}
+
+export interface Picked {
+  value: unknown;
+  source: string;
+  candidate: Candidate;
+  score: number;
+}
+
+const groupOf = (c: Candidate) => (c.entityIndex !== undefined ? `${c.kind}:${c.entityIndex}` : undefined);
+
+function nameWeight(c: Candidate, v: FieldVocabulary): number {
+  const last = c.path[c.path.length - 1];
+  if (last === undefined) return 0;
+  const exact = v.names.get(last);
+  if (exact) return exact;
+  if (c.kind !== 'dom') return 0;
+  // Class and id tokens are compound ("product-price__value"): containment, trusted less.
+  let best = 0;
+  for (const [n, w] of v.names) if (n.length >= 3 && w >= 0.9 && last.includes(n)) best = Math.max(best, w * 0.85);
+  return best;
+}
+
+function nestingFactor(c: Candidate, v: FieldVocabulary, parents: string[]): number {
+  const inner = c.path.slice(0, -1);
+  if (!parents.length) {
+    if (!inner.length) return 1;
+    // Direct properties of the item win over the same name on a variant offer.
+    return inner.every((seg) => v.containers.has(seg)) ? 0.97 : 0.45;
+  }
+  // A nested field (seller.name) wants its parent's name somewhere above the value.
+  const parentNames = vocabularyFor(parents[parents.length - 1]).names;
+  return inner.some((seg) => parentNames.has(seg)) ? 1 : 0.25;
+}
+
+function entityFactor(c: Candidate, ctx: MatchContext, parents: string[]): number {
+  if (c.entity && SIDE_ENTITIES.has(c.entity) && !parents.length) return 0.35;
+  const g = groupOf(c);
+  if (g && ctx.primary && (c.kind === 'json-ld' || c.kind === 'microdata' || c.kind === 'rdfa')) return g === ctx.primary ? 1.15 : 0.75;
+  return 1;
+}
+
+function ancestorsNames(el: Element | undefined, levels: number): string {
+  let s = '';
+  for (let n: Element | null | undefined = el, i = 0; n && i < levels; n = n.parent as Element | null, i++) {
+    if (n.attribs) s += ` ${n.attribs.class ?? ''} ${n.attribs.id ?? ''}`;
+  }
+  return s;
+}
+
+function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: MatchContext): number {
+  const structured = c.kind === 'json-ld' || c.kind === 'microdata' || c.kind === 'rdfa' || c.kind === 'meta';
+  switch (v.role) {
+    case 'price': {
+      const n = parseNumber(c.value);
+      if (n === undefined || n <= 0 || n > 1e9) return 0;
+      if (structured) return 1;
+      let f = 1;
+      const own = ancestorsNames(c.el, 3);
+      if (PRICE_NOISE.test(own)) f *= 0.35;
+      if (SIDE_CONTAINERS.test(ancestorsNames(c.el, 12))) f *= 0.4;
+      const raw = String(c.raw ?? c.value);
+      if (!/\d/.test(raw)) return 0;
+      if (currencyFromText(raw)) f *= 1.15;
+      if (raw.length > 40) f *= 0.5;
+      if (c.el && isStruck(c.el)) f *= 0.2;
+      return f;
+    }
+    case 'identifier': {
+      const s = String(Array.isArray(c.value) ? c.value[0] : c.value).trim();
+      if (!ID_SHAPE.test(s) || s.length < 2) return 0;
+      const inUrl = c.kind !== 'url' && ctx.urlTokens?.has(s.toLowerCase()) ? 1.6 : 1;
+      if (!structured && SIDE_CONTAINERS.test(ancestorsNames(c.el, 12))) return 0.3 * inUrl;
+      return inUrl;
+    }
+    case 'availability':
+      if (type === 'boolean' && coerceBoolean(c.value) === undefined) return 0;
+      if (!structured && SIDE_CONTAINERS.test(ancestorsNames(c.el, 12))) return 0.3;
+      return 1;
+    case 'currency':
+      return normaliseCurrency(String(c.value)) ? 1 : 0;
+    case 'text': {
+      const s = typeof c.value === 'string' ? c.value : '';
+      if (s.length > 2000) return 0.3;
+      if (!structured && SIDE_CONTAINERS.test(ancestorsNames(c.el, 12))) return 0.4;
+      return 1;
+    }
+    default:
+      return 1;
+  }
+}
+
+function isStruck(el: Element): boolean {
+  for (let n: Element | null = el, i = 0; n && i < 4; n = n.parent as Element | null, i++) {
+    if (n.name === 's' || n.name === 'del' || n.name === 'strike') return true;
+    if (/line-through/.test(n.attribs?.style ?? '')) return true;
+  }
+  return false;
+}
+
+function positionFactor(c: Candidate, ctx: MatchContext): number {
+  // Markup meant for machines says what it describes; only page text is judged by position.
+  if (c.order === undefined || c.kind === 'json-ld' || c.kind === 'microdata' || c.kind === 'rdfa' || c.kind === 'meta') return 1;
+  return 1 - 0.3 * Math.min(1, c.order / Math.max(1, ctx.totalOrder));
+}
+
+export function scoreCandidate(c: Candidate, field: string, parents: string[], type: ScalarType, ctx: MatchContext): number {
+  const v = vocabularyFor(field);
+  const nw = nameWeight(c, v);
+  if (!nw) return 0;
+  return c.confidence * nw * nestingFactor(c, v, parents) * entityFactor(c, ctx, parents) * positionFactor(c, ctx) * roleFactor(c, v, type, ctx);
+}
+
+export function coerceFor(c: Candidate, field: string, type: ScalarType): unknown {
+  const v = vocabularyFor(field);
+  const raw = Array.isArray(c.value) ? c.value[0] : c.value;
+  if (v.role === 'currency' && type === 'string') return normaliseCurrency(String(raw));
+  if (v.role === 'identifier' && type === 'string') return String(raw).trim();
+  return coerce(raw, type);
+}
+
+/** The best candidate for one scalar field, or undefined. */
+export function pickScalar(field: string, parents: string[], type: ScalarType, candidates: Candidate[], ctx: MatchContext): Picked | undefined {
+  let best: Picked | undefined;
+  for (const c of candidates) {
+    const score = scoreCandidate(c, field, parents, type, ctx);
+    if (score <= 0 || (best && score <= best.score)) continue;
+    const value = coerceFor(c, field, type);
+    if (value === undefined || value === null || value === '') continue;
+    best = { value, source: c.source, candidate: c, score };
+  }
+  // Availability over several offers of one item (sizes, sellers): in stock if any is.
+  if (best && best.value === false && vocabularyFor(field).role === 'availability') {
+    const g = groupOf(best.candidate);
+    const key = best.candidate.path.join('.');
+    const sibling = candidates.find((c) => c !== best!.candidate && groupOf(c) === g && g !== undefined && c.path.join('.') === key && coerceFor(c, field, type) === true);
+    if (sibling) best = { ...best, value: true, source: `${best.source} (any offer)` };
+  }
+  return best;
+}
+
+/** All values of the best-scoring source for an array-of-scalars field. */
+export function pickList(field: string, parents: string[], type: ScalarType, candidates: Candidate[], ctx: MatchContext): { values: unknown[]; source?: string } {
+  const scored = candidates
+    .map((c) => ({ c, s: scoreCandidate(c, field, parents, type, ctx) }))
+    .filter((x) => x.s > 0)
+    .sort((a, b) => b.s - a.s);
+  if (!scored.length) return { values: [] };
+  const top = scored[0].c;
+  const values: unknown[] = [];
+  const seen = new Set<string>();
+  for (const { c } of scored) {
+    if (c.kind !== top.kind || c.path.join('.') !== top.path.join('.')) continue;
+    for (const raw of Array.isArray(c.value) ? c.value : [c.value]) {
+      const v = coerce(raw, type);
+      const k = JSON.stringify(v);
+      if (v !== undefined && !seen.has(k)) {
+        seen.add(k);
+        values.push(v);
+      }
+    }
+  }
+  return { values, source: top.source };
+}
+
+/** The structured entity (JSON-LD / microdata item) that answers most of the fields. */
+export function primaryEntity(fields: { name: string; type: ScalarType }[], candidates: Candidate[]): string | undefined {
+  const hits = new Map<string, Set<string>>();
+  const first = new Map<string, number>();
+  for (const c of candidates) {
+    const g = groupOf(c);
+    if (!g || (c.entity && SIDE_ENTITIES.has(c.entity))) continue;
+    for (const f of fields) {
+      const v = vocabularyFor(f.name);
+      if (nameWeight(c, v) >= 0.9 && nestingFactor(c, v, []) >= 0.97) {
+        if (!hits.has(g)) hits.set(g, new Set());
+        hits.get(g)!.add(f.name);
+        if (!first.has(g)) first.set(g, first.size);
+      }
+    }
+  }
+  let best: string | undefined;
+  for (const [g, set] of hits) {
+    if (!best || set.size > hits.get(best)!.size || (set.size === hits.get(best)!.size && first.get(g)! < first.get(best)!)) best = g;
+  }
+  return best;
+}
+
+/** Order of first appearance of each entity group, for tie-breaks. */
+export function entityOrder(candidates: Candidate[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const c of candidates) {
+    const g = groupOf(c);
+    if (g && !m.has(g)) m.set(g, m.size);
+  }
+  return m;
+}

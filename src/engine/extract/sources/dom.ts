@@ -1,0 +1,60 @@
+/**
+ * Elements named like a field: an id, class or data-* attribute containing one of the
+ * field's names (`span.product-price`, `#sku`, `data-price="12.99"`). Only names the schema
+ * asks for are looked at, so the walk stays cheap on large pages.
+ */
+import type { Document, Element } from '../../document/dom.js';
+import { collapse, elements, textOf } from '../../document/dom.js';
+import { norm, type Candidate } from '../candidate.js';
+
+const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'path', 'head', 'html', 'body', 'link']);
+const MAX_TEXT = 300;
+
+/** `css:span.price` / `css:#sku` — a short, readable selector for `sources`. */
+export function describeElement(el: Element): string {
+  const id = el.attribs.id ? `#${el.attribs.id}` : '';
+  const cls = (el.attribs.class ?? '').trim().split(/\s+/).filter(Boolean).slice(0, 2).map((c) => `.${c}`).join('');
+  return `${el.name}${id || cls}`;
+}
+
+function descendantCount(el: Element, cap: number): number {
+  let n = 0;
+  const stack = [...el.children];
+  while (stack.length && n < cap) {
+    const c = stack.pop()!;
+    if (c.type === 'tag') {
+      n++;
+      stack.push(...(c as Element).children);
+    }
+  }
+  return n;
+}
+
+export function domNameCandidates(doc: Document, wanted: string[], out: Candidate[]): void {
+  if (!wanted.length) return;
+  let order = 0;
+  for (const el of elements(doc)) {
+    order++;
+    if (SKIP.has(el.name)) continue;
+    const a = el.attribs;
+    // data-* attribute whose own name matches: its value is the answer (data-price="12.99").
+    for (const [k, v] of Object.entries(a)) {
+      if (!k.startsWith('data-') || !v || v.length > MAX_TEXT) continue;
+      // Match whole dash-separated tails: data-product-id → "productid", never "shopid" → "pid".
+      const parts = k.slice(5).split(/[-_]/).map(norm);
+      const tails = parts.map((_, i) => parts.slice(i).join(''));
+      const hit = wanted.find((w) => tails.includes(w));
+      const n = tails[0];
+      if (hit) out.push({ path: [n], value: v, kind: 'dom', source: `css:[${k}]`, order, confidence: 0.6, el });
+    }
+    const names = `${a.id ?? ''} ${a.class ?? ''}`.trim();
+    if (!names) continue;
+    const tokens = names.split(/\s+/).map(norm).filter(Boolean);
+    const hit = tokens.find((t) => wanted.some((w) => t.includes(w)));
+    if (!hit) continue;
+    if (descendantCount(el, 30) >= 30) continue;
+    const text = a.content ?? collapse(textOf(el));
+    if (!text || text.length > MAX_TEXT) continue;
+    out.push({ path: [hit], value: text, kind: 'dom', source: `css:${describeElement(el)}`, order, confidence: 0.5, el, raw: text });
+  }
+}

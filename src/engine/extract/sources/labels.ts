@@ -1,0 +1,52 @@
+/**
+ * Label/value pairs a person reads: `<dt>SKU</dt><dd>123</dd>`, `<th>Brand</th><td>Acme</td>`,
+ * `<span>Item #</span><span>123</span>`, and "Label: value" text in short elements.
+ */
+import type { Document, Element } from '../../document/dom.js';
+import { collapse, elements, isElement, textOf } from '../../document/dom.js';
+import { norm, type Candidate } from '../candidate.js';
+
+const LABEL_MAX = 40;
+const VALUE_MAX = 200;
+const TEXT_HOSTS = new Set(['p', 'li', 'div', 'span', 'td', 'dd', 'strong', 'b', 'small', 'label']);
+
+function nextElement(el: Element): Element | undefined {
+  for (let n = el.next; n; n = n.next) {
+    if (isElement(n)) return n;
+    if (n.type === 'text' && (n as unknown as { data: string }).data.trim()) return undefined;
+  }
+  return undefined;
+}
+
+export function labelCandidates(doc: Document, out: Candidate[]): void {
+  let order = 0;
+  for (const el of elements(doc)) {
+    order++;
+    if (el.name === 'script' || el.name === 'style') continue;
+    if (el.name === 'dt' || el.name === 'th' || el.name === 'label' || (el.children.length <= 2 && (el.name === 'span' || el.name === 'strong' || el.name === 'b'))) {
+      const label = collapse(textOf(el)).replace(/\s*[:：#]?\s*$/, '');
+      if (!label || label.length > LABEL_MAX) continue;
+      const sib = nextElement(el);
+      if (!sib) continue;
+      if ((el.name === 'dt' && sib.name !== 'dd') || (el.name === 'th' && sib.name !== 'td')) continue;
+      const value = collapse(textOf(sib));
+      if (value && value.length <= VALUE_MAX) {
+        out.push({ path: [norm(label)], value, kind: 'label', source: `label:${label}`, order, confidence: el.name === 'dt' || el.name === 'th' ? 0.75 : 0.65, el: sib, raw: value });
+      }
+      continue;
+    }
+    if (!TEXT_HOSTS.has(el.name)) continue;
+    const t = collapse(textOf(el));
+    if (t.length > VALUE_MAX + LABEL_MAX) continue;
+    const m = /^([\p{L}][\p{L}\p{N} .#/-]{0,38}?)\s*[:：]\s*(\S.*)$/u.exec(t);
+    if (m) out.push({ path: [norm(m[1])], value: m[2], kind: 'text', source: `text:${m[1]}`, order, confidence: 0.6, el, raw: m[2] });
+  }
+}
+
+/** "Label: value" lines of plain text (text and PDF pages). */
+export function textLineCandidates(text: string, out: Candidate[]): void {
+  let order = 0;
+  for (const m of text.matchAll(/^[ \t]*([\p{L}][\p{L}\p{N} .#/-]{0,38}?)[ \t]*[:：][ \t]*(\S.*)$/gmu)) {
+    out.push({ path: [norm(m[1])], value: m[2].trim(), kind: 'text', source: `text:${m[1].trim()}`, order: order++, confidence: 0.6, raw: m[2] });
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * Microdata (itemscope/itemtype/itemprop) and RDFa Lite (vocab/typeof/property) in one walk:
+ * nested items extend the path (`offers.price`), values are read the way the specs say
+ * (content, href, src, datetime, then text).
+ */
+import type { AnyNode, Document, Element } from '../../document/dom.js';
+import { collapse, isElement, textOf } from '../../document/dom.js';
+import { norm, type Candidate } from '../candidate.js';
+
+interface Scope {
+  path: string[];
+  entity?: string;
+  index: number;
+  kind: 'microdata' | 'rdfa';
+}
+
+function itemValue(el: Element): string | undefined {
+  const a = el.attribs;
+  if (a.content !== undefined) return a.content;
+  switch (el.name) {
+    case 'meta':
+      return a.content;
+    case 'a': case 'link': case 'area':
+      return a.href;
+    case 'img': case 'audio': case 'video': case 'source': case 'iframe': case 'embed': case 'track':
+      return a.src ?? a['data-src'];
+    case 'object':
+      return a.data;
+    case 'data': case 'meter':
+      return a.value;
+    case 'time':
+      return a.datetime ?? collapse(textOf(el));
+  }
+  const t = collapse(textOf(el));
+  return t.length <= 2000 ? t : t.slice(0, 2000);
+}
+
+const typeName = (t: string | undefined) => (t ? norm(t.trim().split(/\s+/)[0].replace(/.*[/#]/, '')) : undefined);
+
+export function microdataCandidates(doc: Document, out: Candidate[]): void {
+  let entities = 0;
+  let order = 0;
+  const visit = (node: AnyNode, scope: Scope | undefined, depth: number) => {
+    if (depth > 300 || !isElement(node)) return;
+    const a = node.attribs;
+    order++;
+    let next = scope;
+    const md = a.itemprop !== undefined || a.itemscope !== undefined;
+    // `property` on <meta> with a colon (og:title) is OpenGraph, read by the meta collector.
+    const rdfaProp = a.property !== undefined && !(node.name === 'meta' && a.property.includes(':')) ? a.property : undefined;
+    const props = (a.itemprop ?? rdfaProp ?? '').split(/\s+/).filter(Boolean).map((p) => norm(p.replace(/.*[/#:]/, '')));
+    const startsItem = a.itemscope !== undefined || a.typeof !== undefined;
+    if (startsItem) {
+      const kind: Scope['kind'] = a.itemscope !== undefined ? 'microdata' : 'rdfa';
+      const entity = typeName(a.itemtype ?? a.typeof) ?? scope?.entity;
+      const base = props.length && scope ? [...scope.path, props[0]] : [];
+      next = { path: base, entity, index: props.length && scope ? scope.index : entities++, kind };
+    } else if (props.length && scope) {
+      const v = itemValue(node);
+      if (v !== undefined && v !== '') {
+        for (const p of props) {
+          const path = [...scope.path, p];
+          out.push({
+            path,
+            value: v.trim(),
+            kind: scope.kind,
+            source: `${scope.kind}:${path.join('.')}`,
+            entity: scope.entity,
+            entityIndex: scope.index,
+            order,
+            confidence: 0.95,
+            el: node,
+          });
+        }
+      }
+    } else if (props.length && md) {
+      // itemprop outside any itemscope: still a named value, trusted a little less.
+      const v = itemValue(node);
+      if (v) for (const p of props) out.push({ path: [p], value: v.trim(), kind: 'microdata', source: `microdata:${p}`, order, confidence: 0.8, el: node });
+    }
+    for (const c of node.children) visit(c, next, depth + 1);
+  };
+  for (const c of doc.children) visit(c, undefined, 0);
+}

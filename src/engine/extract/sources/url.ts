@@ -1,0 +1,63 @@
+/**
+ * Identifiers in the page's URL (`/dp/B07FW264WL`, `/p/12345.html`, `?sku=…`), kept only
+ * when the same token also appears in the page itself, so a slug word is never taken for one.
+ */
+import { type Candidate } from '../candidate.js';
+
+export function urlCandidates(url: string, html: string | undefined, out: Candidate[]): void {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return;
+  }
+  const tokens = new Set<string>();
+  for (const [k, v] of u.searchParams) if (/^(?:sku|id|pid|productid|item|itemid|product|article|art|code)$/i.test(k) && /^[A-Za-z0-9_-]{3,40}$/.test(v)) tokens.add(v);
+  for (const seg of u.pathname.split('/')) {
+    const s = seg.replace(/\.(?:html?|aspx?|php|jsp)$/i, '');
+    // Whole segments that look like ids (digits, or mixed letters+digits), and the id at
+    // the end of a slug ("blue-shirt-12345", "shirt-w712550a").
+    if (/^(?=.*\d)[A-Za-z0-9_-]{4,40}$/.test(s) && !/^\d{4}$/.test(s) && !s.includes('--')) {
+      const tail = /(?:^|[-_])((?=[A-Za-z]*\d)[A-Za-z0-9]{4,30})$/.exec(s);
+      if (/^[A-Za-z0-9]+$/.test(s)) tokens.add(s);
+      else if (tail) tokens.add(tail[1]);
+    }
+  }
+  let order = 0;
+  for (const t of tokens) {
+    // Confirmed by the page: quoted as a value, or repeated (image paths, form fields).
+    if (html && !containsOutsideUrl(html, t) && countOf(html, t, 2) < 2) continue;
+    out.push({ path: ['urlid'], value: t, kind: 'url', source: 'url', order: order++, confidence: 0.35 });
+  }
+}
+
+function containsOutsideUrl(html: string, token: string): boolean {
+  let i = html.indexOf(token);
+  let seen = 0;
+  while (i >= 0 && seen < 50) {
+    const before = html.slice(Math.max(0, i - 1), i);
+    // Inside a link or path it says nothing; as a value (quoted, in text) it does.
+    if (!/[/=-]/.test(before)) return true;
+    i = html.indexOf(token, i + token.length);
+    seen++;
+  }
+  return false;
+}
+
+function countOf(html: string, token: string, max: number): number {
+  let n = 0;
+  for (let i = html.indexOf(token); i >= 0 && n < max; i = html.indexOf(token, i + token.length)) n++;
+  return n;
+}
+
+/** Id-like tokens of a URL, for corroborating identifiers found in the page. */
+export function urlTokens(url: string): Set<string> {
+  const out = new Set<string>();
+  try {
+    const u = new URL(url);
+    for (const part of `${u.pathname} ${[...u.searchParams.values()].join(' ')}`.split(/[^A-Za-z0-9]+/)) if (part.length >= 4 && /\d/.test(part)) out.add(part.toLowerCase());
+  } catch {
+    // No URL, no tokens.
+  }
+  return out;
+}
