@@ -8,6 +8,9 @@ import type { ScalarType } from './schema.js';
 const TRUE_WORDS = /^(?:true|yes|y|1|on|in[ _-]?stock|instock|available|in[ _-]?store|limited(?:[ _-]?availability)?|pre-?order|preorder|onlineonly|online[ _-]only|disponible|en stock|auf lager|lieferbar|verfügbar|sofort lieferbar|disponibile|en existencia|em estoque|op voorraad|i lager|på lager|dostępny|在庫あり|有货|현재 재고|add to cart|add to basket|buy now)$/i;
 const FALSE_WORDS = /^(?:false|no|n|0|off|out[ _-]?of[ _-]?stock|outofstock|sold[ _-]?out|soldout|unavailable|discontinued|not available|currently unavailable|agotado|épuisé|epuise|rupture de stock|nicht verfügbar|ausverkauft|nicht lieferbar|esaurito|non disponibile|esgotado|uitverkocht|slutsåld|niedostępny|在庫切れ|缺货|품절)$/i;
 
+/** Out-of-stock wording inside longer text ("Currently unavailable. We don't know when…"). */
+export const SOLD_OUT = /(?:^|[^\p{L}])(?:out of stock|sold out|unavailable|not available|no longer available|notify me when (?:available|in stock)|ausverkauft|nicht (?:auf lager|verfügbar|lieferbar|vorrätig)|derzeit nicht|épuisé|rupture de stock|indisponible|non disponible|agotado|sin stock|no disponible|esaurito|non disponibile|esgotado|indisponível|uitverkocht|niet (?:op voorraad|leverbaar)|niedostępny|wyprzedany|slutsåld|udsolgt|nem elérhető|нет в наличии|stokta yok|在庫切れ|品切れ|缺货|售罄|품절)(?:$|[^\p{L}])/iu;
+
 export function coerceBoolean(v: unknown): boolean | undefined {
   if (typeof v === 'boolean') return v;
   if (typeof v === 'number') return v === 0 ? false : v === 1 ? true : undefined;
@@ -16,7 +19,7 @@ export function coerceBoolean(v: unknown): boolean | undefined {
   s = s.replace(/\s+/g, ' ');
   if (TRUE_WORDS.test(s)) return true;
   if (FALSE_WORDS.test(s)) return false;
-  if (/\b(?:out of stock|sold out|unavailable|agotado|épuisé|ausverkauft|esaurito)\b/i.test(s)) return false;
+  if (SOLD_OUT.test(s)) return false;
   if (/\b(?:in stock|available|en stock|auf lager|disponibile|disponible)\b/i.test(s)) return true;
   return undefined;
 }

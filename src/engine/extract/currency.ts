@@ -11,7 +11,7 @@ const SYMBOLS: [string, string][] = ([
   ['R$', 'BRL'], ['MX$', 'MXN'], ['NT$', 'TWD'], ['CN¥', 'CNY'], ['RMB', 'CNY'], ['元', 'CNY'], ['円', 'JPY'],
   ['€', 'EUR'], ['£', 'GBP'], ['¥', 'JPY'], ['₹', 'INR'], ['₽', 'RUB'], ['руб', 'RUB'], ['zł', 'PLN'], ['Kč', 'CZK'],
   ['Ft', 'HUF'], ['₺', 'TRY'], ['₩', 'KRW'], ['₪', 'ILS'], ['₫', 'VND'], ['฿', 'THB'], ['lei', 'RON'], ['kn', 'HRK'],
-  ['лв', 'BGN'], ['ر.س', 'SAR'], ['د.إ', 'AED'], ['₴', 'UAH'], ['грн', 'UAH'], ['Rs', 'INR'], ['$', 'USD'],
+  ['лв', 'BGN'], ['тг', 'KZT'], ['₸', 'KZT'], ['Kn', 'HRK'], ['Lei', 'RON'], ['₱', 'PHP'], ['₦', 'NGN'], ['원', 'KRW'], ['ر.س', 'SAR'], ['د.إ', 'AED'], ['₴', 'UAH'], ['грн', 'UAH'], ['Rs', 'INR'], ['$', 'USD'],
 ] as [string, string][]).sort((a, b) => b[0].length - a[0].length);
 
 export function normaliseCurrency(value: string): string | undefined {

@@ -7,7 +7,7 @@
 import type { Document, ParentNode } from '../document/dom.js';
 import { elements, textOf } from '../document/dom.js';
 import type { Candidate } from './candidate.js';
-import { coerce, coerceBoolean } from './coerce.js';
+import { SOLD_OUT, coerce, coerceBoolean } from './coerce.js';
 import { currencyFromText } from './currency.js';
 import { itemCandidates, repeatedElements, structuredGroups } from './items.js';
 import { pickList, pickScalar, primaryEntity, type MatchContext } from './match.js';
@@ -164,19 +164,20 @@ class Filler {
 }
 
 const ADD_TO_CART = /^(?:add to (?:cart|basket|bag|trolley)|buy now|buy it now|in den warenkorb|in den einkaufswagen|ajouter au panier|añadir al carrito|anadir a la cesta|aggiungi al carrello|adicionar ao carrinho|toevoegen aan winkelwagen|dodaj do koszyka|lägg i varukorgen|legg i handlekurven|læg i kurv|kosárba|do košíku|в корзину|sepete ekle|カートに入れる|加入购物车)\b/i;
-const SOLD_OUT = /\b(?:out of stock|sold out|currently unavailable|temporarily unavailable|no longer available|notify me when (?:available|in stock)|ausverkauft|nicht (?:auf lager|verfügbar|lieferbar)|épuisé|rupture de stock|agotado|sin stock|esaurito|non disponibile|esgotado|indisponível|uitverkocht|niedostępny|wyprzedany|slutsåld|udsolgt|nem elérhető|нет в наличии|stokta yok|在庫切れ|品切れ|缺货|售罄)\b/i;
 const STOCK_NAMES = /stock|avail|inventory|lager|dispon|sold-?out|soldout/i;
 
 /** No structured availability: read the buy box — an out-of-stock notice or an add-to-cart button. */
 export function availabilityFromPage(doc: Document): { inStock: boolean; source: string } | undefined {
   let cart: string | undefined;
   for (const el of elements(doc)) {
+    if (el.name === 'input' && (el.attribs.type ?? '').toLowerCase() === 'hidden') continue;
     const names = `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`;
     const isButton = el.name === 'button' || (el.name === 'input' && /submit|button/i.test(el.attribs.type ?? '')) || el.attribs.role === 'button';
     if (!isButton && !STOCK_NAMES.test(names)) continue;
     if (/related|recommend|similar|carousel|footer|header|nav/i.test(names)) continue;
     const text = (el.name === 'input' ? el.attribs.value ?? '' : textOf(el)).replace(/\s+/g, ' ').trim();
-    if (!text || text.length > 80) continue;
+    // Form state ("false", "0") is not something the page says to a shopper.
+    if (!text || text.length > 80 || /^(?:true|false|[01]|yes|no)$/i.test(text)) continue;
     if (SOLD_OUT.test(text) && el.attribs.hidden === undefined && !/display:\s*none/i.test(el.attribs.style ?? '')) {
       return { inStock: false, source: `css:${el.name}${el.attribs.id ? `#${el.attribs.id}` : ''} "${text.slice(0, 40)}"` };
     }

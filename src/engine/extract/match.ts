@@ -20,6 +20,7 @@ const SIDE_ENTITIES = new Set([
 ]);
 const PRICE_NOISE = /old|was|strike|crossed|list|regular|compare|msrp|rrp|uvp|before|original|saving|save|discount|percent|per|unit|install|monthly|month|finance|shipping|delivery|tax|total|min|max|range|from|cart|basket|bundle|points|reward|coupon|club|member|vip/i;
 const SIDE_CONTAINERS = /related|recommend|similar|upsell|up-sell|cross-?sell|carousel|slider|also|others|recent|viewed|sponsor|suggest|accessor|bundle|compare|footer|header|nav|menu|cart|basket|minicart|review|rating|bought|together/i;
+const SHORT_TEXT_FIELDS = new Set(['brand', 'color', 'model', 'condition', 'seller'].map((f) => vocabularyFor(f)));
 const ID_SHAPE = /^(?=.*[0-9])[A-Za-z0-9][A-Za-z0-9._\-/#]{1,63}$|^[A-Z0-9]{6,40}$/;
 
 export interface MatchContext {
@@ -47,8 +48,9 @@ function nameWeight(c: Candidate, v: FieldVocabulary): number {
   if (exact) return exact;
   if (c.kind !== 'dom') return 0;
   // Class and id tokens are compound ("product-price__value"): containment, trusted less.
+  // "available" is left out: it is inside "unavailable".
   let best = 0;
-  for (const [n, w] of v.names) if (n.length >= 3 && w >= 0.9 && last.includes(n)) best = Math.max(best, w * 0.85);
+  for (const [n, w] of v.names) if (n.length >= 3 && w >= 0.9 && n !== 'available' && last.includes(n)) best = Math.max(best, w * 0.85);
   return best;
 }
 
@@ -102,18 +104,30 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       if (!ID_SHAPE.test(s) || s.length < 2) return 0;
       const inUrl = c.kind !== 'url' && ctx.urlTokens?.has(s.toLowerCase()) ? 1.6 : 1;
       if (!structured && SIDE_CONTAINERS.test(ancestorsNames(c.el, 12))) return 0.3 * inUrl;
+      // A code the page shows under its own label ("Product code: 123") is the one shoppers
+      // and the shop's search use; markup often carries a variant or internal id instead.
+      if ((c.kind === 'label' || c.kind === 'text') && (v.names.get(c.path[c.path.length - 1]) ?? 0) >= 0.9) return 2.5 * inUrl;
       return inUrl;
     }
-    case 'availability':
-      if (type === 'boolean' && coerceBoolean(c.value) === undefined) return 0;
-      if (!structured && SIDE_CONTAINERS.test(ancestorsNames(c.el, 12))) return 0.3;
+    case 'availability': {
+      const b = coerceBoolean(c.value);
+      if (type === 'boolean' && b === undefined) return 0;
+      if (structured) return 1;
+      if (SIDE_CONTAINERS.test(ancestorsNames(c.el, 12))) return 0.3;
+      // An element named for the out-of-stock case is a template the page shows when needed.
+      if (/unavail|outofstock|out-of-stock|soldout|sold-out|notify|backorder/i.test(ancestorsNames(c.el, 2))) return 0.1;
       return 1;
+    }
     case 'currency':
       return normaliseCurrency(String(c.value)) ? 1 : 0;
     case 'text': {
-      const s = typeof c.value === 'string' ? c.value : '';
+      const s = typeof c.value === 'string' ? c.value : typeof c.value === 'number' ? String(c.value) : '';
+      // Template placeholders that were never filled in ("$metabrand", "{{ brand }}").
+      if (/^\s*(?:\$[a-z_]\w*|\{\{[^}]*\}\}|\[\[[^\]]*\]\]|%[a-z_]+%)\s*$/i.test(s)) return 0;
       if (s.length > 2000) return 0.3;
       if (!structured && SIDE_CONTAINERS.test(ancestorsNames(c.el, 12))) return 0.4;
+      // Short named things (brand, colour, model) from page text must be short.
+      if (!structured && SHORT_TEXT_FIELDS.has(v) && (s.length > 60 || s.split(/\s+/).length > 6)) return 0.2;
       return 1;
     }
     default:
@@ -164,10 +178,25 @@ export function pickScalar(field: string, parents: string[], type: ScalarType, c
   if (best && best.value === false && vocabularyFor(field).role === 'availability') {
     const g = groupOf(best.candidate);
     const key = best.candidate.path.join('.');
-    const sibling = candidates.find((c) => c !== best!.candidate && groupOf(c) === g && g !== undefined && c.path.join('.') === key && coerceFor(c, field, type) === true);
+    // Same item, or another entity of the same kind and name (colour/size variants as roots).
+    const name = nameOf(g, candidates);
+    const sibling = candidates.find(
+      (c) =>
+        c !== best!.candidate &&
+        g !== undefined &&
+        c.path.join('.') === key &&
+        (groupOf(c) === g || (name !== undefined && c.entity === best!.candidate.entity && nameOf(groupOf(c), candidates) === name)) &&
+        coerceFor(c, field, type) === true,
+    );
     if (sibling) best = { ...best, value: true, source: `${best.source} (any offer)` };
   }
   return best;
+}
+
+function nameOf(group: string | undefined, candidates: Candidate[]): string | undefined {
+  if (!group) return undefined;
+  const c = candidates.find((x) => groupOf(x) === group && x.path.length === 1 && x.path[0] === 'name' && typeof x.value === 'string');
+  return c ? String(c.value).trim().toLowerCase() : undefined;
 }
 
 /** All values of the best-scoring source for an array-of-scalars field. */

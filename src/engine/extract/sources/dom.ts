@@ -43,11 +43,14 @@ export function domNameCandidates(doc: Document, wanted: string[], out: Candidat
       // Match whole dash-separated tails: data-product-id → "productid", never "shopid" → "pid".
       const parts = k.slice(5).split(/[-_]/).map(norm);
       const tails = parts.map((_, i) => parts.slice(i).join(''));
-      const hit = wanted.find((w) => tails.includes(w));
+      const hit = wanted.find((w) => w !== 'available' && tails.includes(w));
       const n = tails[0];
       if (hit) out.push({ path: [n], value: v, kind: 'dom', source: `css:[${k}]`, order, confidence: 0.6, el });
     }
-    const names = `${a.id ?? ''} ${a.class ?? ''}`.trim();
+    // Test hooks name things too: data-qa-qualifier="product-reference", data-testid="price".
+    let hooks = '';
+    for (const [k, v] of Object.entries(a)) if (k.startsWith('data-') && v && v.length <= 40 && /^[A-Za-z][\w-]*$/.test(v) && /test|qa|qualifier|automation|role|type|field|name|component/.test(k)) hooks += ` ${v}`;
+    const names = `${a.id ?? ''} ${a.class ?? ''}${hooks}`.trim();
     if (!names) continue;
     const tokens = names.split(/\s+/).map(norm).filter(Boolean);
     const hit = tokens.find((t) => wanted.some((w) => t.includes(w)));
