@@ -33,6 +33,7 @@ export interface ExtractResponse {
 
 export async function extract(fetchers: Fetchers, options: ExtractOptions): Promise<ExtractResponse> {
   const timeoutMs = options.timeoutMs ?? 60_000;
+  const deadline = Date.now() + timeoutMs;
   const results = await Promise.all(
     options.urls.map(async (url): Promise<ExtractResult> => {
       try {
@@ -43,7 +44,7 @@ export async function extract(fetchers: Fetchers, options: ExtractOptions): Prom
         });
         let json = doc.json ?? options.schema.empty();
         let sources = doc.sources ?? {};
-        if (options.llm) ({ json, sources } = await options.llm.fill({ json, sources, schema: options.schema, markdown: doc.markdown ?? '', url: doc.url, prompt: options.prompt, signal: options.signal }));
+        if (options.llm) ({ json, sources } = await options.llm.fill({ json, sources, schema: options.schema, markdown: doc.markdown ?? '', url: doc.url, prompt: options.prompt, signal: options.signal, timeoutMs: deadline - Date.now() }));
         return { url, status: 'ok', json, ...(Object.keys(sources).length ? { sources } : {}) };
       } catch (e) {
         if (!isTrawlError(e) || e.code === 'internal_error') throw e;

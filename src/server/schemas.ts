@@ -29,7 +29,8 @@ export const ExtractBody = z.strictObject({
     .array(httpUrl(), { error: 'must be an array of 1 to 20 http or https URLs' })
     .min(1, { error: 'must be an array of 1 to 20 http or https URLs' })
     .max(20, { error: 'must be an array of 1 to 20 http or https URLs' }),
-  schema: schemaObject,
+  // Checked by the schema compiler, which answers 422 invalid_schema (also when missing).
+  schema: schemaObject.optional(),
   prompt: text(1, 2000).optional(),
   render: oneOf(['auto', 'http', 'browser']).optional(),
   timeout_ms: intIn(1000, 120_000).optional(),

@@ -49,6 +49,11 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.outp
   const r = schema.safeParse(body);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
+  const unknown = r.error.issues.find((i) => i.code === 'unrecognized_keys') as { keys: string[]; path: PropertyKey[] } | undefined;
+  // "url" sent where "urls" is expected: name both, so the fix is obvious.
+  if (unknown && issue.code === 'invalid_type' && issue.message === 'is required') {
+    throw invalidRequest(`${fieldPath(issue.path)}: is required; ${unknown.keys.map((k) => fieldPath([...unknown.path, k])).join(', ')}: unknown field`);
+  }
   if (issue.code === 'unrecognized_keys') {
     const keys = (issue as { keys: string[] }).keys;
     throw invalidRequest(`${keys.map((k) => fieldPath([...issue.path, k])).join(', ')}: unknown field${keys.length > 1 ? 's' : ''}`);

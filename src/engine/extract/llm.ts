@@ -30,6 +30,8 @@ export interface FillInput {
   url: string;
   prompt?: string;
   signal?: AbortSignal;
+  /** What is left of the request's time budget; the LLM call never outlives it. */
+  timeoutMs?: number;
 }
 
 export interface LlmClient {
@@ -115,7 +117,7 @@ export function createLlmClient(options: LlmOptions): LlmClient {
           method: 'POST',
           body: JSON.stringify(body),
           headers: { 'content-type': 'application/json', accept: 'application/json', ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
-          timeoutMs: options.timeoutMs ?? 20_000,
+          timeoutMs: Math.max(500, Math.min(options.timeoutMs ?? 20_000, input.timeoutMs ?? Infinity)),
           maxBytes: 2 * 1024 * 1024,
           signal: input.signal,
         });

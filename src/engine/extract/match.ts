@@ -46,6 +46,11 @@ function nameWeight(c: Candidate, v: FieldVocabulary): number {
   if (last === undefined) return 0;
   const exact = v.names.get(last);
   if (exact) return exact;
+  // brand.name, seller.name, author.name: a named thing stands for itself.
+  if ((last === 'name' || last === 'title') && c.path.length >= 2) {
+    const owner = v.names.get(c.path[c.path.length - 2]);
+    if (owner) return owner * 0.95;
+  }
   if (c.kind !== 'dom') return 0;
   // Class and id tokens are compound ("product-price__value"): containment, trusted less.
   // "available" is left out: it is inside "unavailable".
@@ -66,8 +71,9 @@ function nestingFactor(c: Candidate, v: FieldVocabulary, parents: string[]): num
   return inner.some((seg) => parentNames.has(seg)) ? 1 : 0.25;
 }
 
-function entityFactor(c: Candidate, ctx: MatchContext, parents: string[]): number {
-  if (c.entity && SIDE_ENTITIES.has(c.entity) && !parents.length) return 0.35;
+function entityFactor(c: Candidate, ctx: MatchContext, parents: string[], v: FieldVocabulary): number {
+  // A Brand entity is no side matter for a field named brand.
+  if (c.entity && SIDE_ENTITIES.has(c.entity) && !parents.length && !v.names.has(c.entity)) return 0.35;
   const g = groupOf(c);
   if (g && ctx.primary && (c.kind === 'json-ld' || c.kind === 'microdata' || c.kind === 'rdfa')) return g === ctx.primary ? 1.15 : 0.75;
   return 1;
@@ -153,7 +159,7 @@ export function scoreCandidate(c: Candidate, field: string, parents: string[], t
   const v = vocabularyFor(field);
   const nw = nameWeight(c, v);
   if (!nw) return 0;
-  return c.confidence * nw * nestingFactor(c, v, parents) * entityFactor(c, ctx, parents) * positionFactor(c, ctx) * roleFactor(c, v, type, ctx);
+  return c.confidence * nw * nestingFactor(c, v, parents) * entityFactor(c, ctx, parents, v) * positionFactor(c, ctx) * roleFactor(c, v, type, ctx);
 }
 
 export function coerceFor(c: Candidate, field: string, type: ScalarType): unknown {

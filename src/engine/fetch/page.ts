@@ -67,7 +67,8 @@ export function looksLikeAppShell(html: string): boolean {
     .replace(/<[^>]+>/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
-  const scripts = (html.match(/<script\b/gi) ?? []).length;
+  // Only scripts that run count: JSON-LD and JSON data blocks draw nothing.
+  const scripts = (html.match(/<script\b(?![^>]*type=["']?(?:application\/(?:ld\+)?json|text\/template))[^>]*>/gi) ?? []).length;
   if (text.length < 200 && scripts > 0) return true;
   return /<noscript>[^<]*(?:enable javascript|requires javascript|need to enable javascript)/i.test(html) && text.length < 1000;
 }

@@ -1,0 +1,144 @@
+/** Deterministic extraction on pages written for the tests: each candidate source, coercion, nesting, lists. */
+import { describe, expect, it } from 'vitest';
+import { parseHtml } from '../../../src/engine/document/dom.js';
+import { extractFromDocument } from '../../../src/engine/extract/index.js';
+import { compileSchema } from '../../../src/engine/extract/schema.js';
+
+const run = (html: string, schema: unknown, url = 'https://shop.example/p/blue-kettle-48213') =>
+  extractFromDocument(parseHtml(html), { schema: compileSchema(schema), url, html });
+
+const PRODUCT = { name: 'string', price: 'number', currency: 'string', in_stock: 'boolean', sku: 'string', brand: 'string' };
+
+describe('candidate sources', () => {
+  it('reads JSON-LD with @graph, nested offers, brand objects and aggregateRating', () => {
+    const html = `<html><head><script type="application/ld+json">{"@context":"https://schema.org","@graph":[
+      {"@type":"Organization","name":"Example Shop","url":"https://shop.example"},
+      {"@type":"BreadcrumbList","itemListElement":[{"@type":"ListItem","position":1,"name":"Kitchen"}]},
+      {"@type":"Product","name":"Blue Kettle","sku":"KET-48213","brand":{"@type":"Brand","name":"Acme"},
+       "aggregateRating":{"@type":"AggregateRating","ratingValue":"4.6","reviewCount":"132"},
+       "offers":{"@type":"Offer","price":"39.90","priceCurrency":"EUR","availability":"https://schema.org/InStock"}}]}
+    </script></head><body><h1>Blue Kettle</h1></body></html>`;
+    const r = run(html, { ...PRODUCT, rating: 'number', review_count: 'integer' });
+    expect(r.json).toEqual({ name: 'Blue Kettle', price: 39.9, currency: 'EUR', in_stock: true, sku: 'KET-48213', brand: 'Acme', rating: 4.6, review_count: 132 });
+    expect(r.sources).toMatchObject({ price: 'json-ld:offers.price', sku: 'json-ld:sku', brand: 'json-ld:brand', rating: 'json-ld:aggregaterating.ratingvalue' });
+  });
+
+  it('tolerates JSON-LD with trailing commas', () => {
+    const r = run('<script type="application/ld+json">{"@type":"Product","name":"Tea Pot","offers":{"price":12,},}</script>', { name: 'string', price: 'number' });
+    expect(r.json).toEqual({ name: 'Tea Pot', price: 12 });
+  });
+
+  it('reads microdata with nested items and content/href values', () => {
+    const html = `<div itemscope itemtype="https://schema.org/Product"><h1 itemprop="name">Desk Lamp</h1>
+      <span itemprop="brand" itemscope itemtype="https://schema.org/Brand"><span itemprop="name">Lumo</span></span>
+      <meta itemprop="sku" content="LMP-7">
+      <div itemprop="offers" itemscope itemtype="https://schema.org/Offer">
+        <span itemprop="price" content="24.50">24,50 €</span><meta itemprop="priceCurrency" content="EUR">
+        <link itemprop="availability" href="https://schema.org/OutOfStock">Sold out</link></div></div>`;
+    const r = run(html, PRODUCT);
+    expect(r.json).toEqual({ name: 'Desk Lamp', price: 24.5, currency: 'EUR', in_stock: false, sku: 'LMP-7', brand: 'Lumo' });
+    expect(r.sources.price).toBe('microdata:offers.price');
+  });
+
+  it('reads RDFa Lite', () => {
+    const html = `<div vocab="https://schema.org/" typeof="Product"><span property="name">Chair</span>
+      <div property="offers" typeof="Offer"><span property="price" content="89">$89</span><span property="priceCurrency" content="USD">USD</span></div></div>`;
+    expect(run(html, { name: 'string', price: 'number', currency: 'string' }).json).toEqual({ name: 'Chair', price: 89, currency: 'USD' });
+  });
+
+  it('reads OpenGraph product tags and Twitter label/data pairs', () => {
+    const html = `<head><meta property="og:title" content="Wool Scarf"><meta property="product:price:amount" content="19.99">
+      <meta property="product:price:currency" content="GBP"><meta property="product:availability" content="in stock">
+      <meta property="product:brand" content="Knitters"></head><body></body>`;
+    const r = run(html, { title: 'string', price: 'number', currency: 'string', in_stock: 'boolean', brand: 'string' });
+    expect(r.json).toEqual({ title: 'Wool Scarf', price: 19.99, currency: 'GBP', in_stock: true, brand: 'Knitters' });
+    expect(r.sources.price).toBe('meta:product:price:amount');
+  });
+
+  it('reads embedded application state (__NEXT_DATA__ and window.__INITIAL_STATE__)', () => {
+    const next = `<script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"product":{"title":"Trail Shoe","sku":"TS-100","price":{"amount":129.5,"currency":"USD"}}}}}</script>`;
+    expect(run(next, { title: 'string', sku: 'string', price: 'number' }).json).toEqual({ title: 'Trail Shoe', sku: 'TS-100', price: 129.5 });
+    const initial = `<script>window.__INITIAL_STATE__ = {"item":{"name":"Road Bike","brand":"Velo","stockStatus":"OUT_OF_STOCK"}};</script>`;
+    expect(run(initial, { name: 'string', brand: 'string', in_stock: 'boolean' }).json).toEqual({ name: 'Road Bike', brand: 'Velo', in_stock: false });
+  });
+
+  it('reads label/value pairs: dt/dd, th/td and "Label: value" text', () => {
+    const html = `<h1>Garden Hose</h1><dl><dt>Brand</dt><dd>Hydro</dd><dt>Item number</dt><dd>GH-2231</dd></dl>
+      <table><tr><th>Colour</th><td>Green</td></tr><tr><th>Weight</th><td>1.2 kg</td></tr></table><p>Price: €24,95</p>`;
+    const r = run(html, { brand: 'string', sku: 'string', color: 'string', weight: 'number', price: 'number', currency: 'string' });
+    expect(r.json).toEqual({ brand: 'Hydro', sku: 'GH-2231', color: 'Green', weight: 1.2, price: 24.95, currency: 'EUR' });
+    expect(r.sources).toMatchObject({ brand: 'label:Brand', sku: 'label:Item number', price: 'text:Price' });
+  });
+
+  it('reads elements named like the field (class, id, data-*), preferring the current price', () => {
+    const html = `<h1>Backpack</h1><div class="product-pricing"><span class="price-was"><s>$89.00</s></span>
+      <span class="price-now">$59.00</span></div><span id="product-sku">BP-59</span><div data-brand="Trekker"></div>`;
+    const r = run(html, { price: 'number', currency: 'string', sku: 'string', brand: 'string' });
+    expect(r.json).toEqual({ price: 59, currency: 'USD', sku: 'BP-59', brand: 'Trekker' });
+  });
+
+  it('ignores prices of related products', () => {
+    const html = `<main><h1>Camera</h1><div class="buy-box"><span class="price">£449.00</span></div></main>
+      <section class="related-products"><div class="card"><span class="price">£19.99</span></div><div class="card"><span class="price">£9.99</span></div></section>`;
+    expect(run(html, { price: 'number', currency: 'string' }).json).toEqual({ price: 449, currency: 'GBP' });
+  });
+
+  it('takes an id from the URL when the page repeats it', () => {
+    const html = `<h1>Blue kettle</h1><img src="/img/48213/main.jpg"><form><input type="hidden" name="id" value="48213"></form>`;
+    expect(run(html, { sku: 'string' }).json).toEqual({ sku: '48213' });
+    expect(run('<h1>Blue kettle</h1>', { sku: 'string' }).json).toEqual({ sku: null });
+  });
+
+  it('reads availability from the buy box when there is no markup', () => {
+    expect(run('<h1>Mug</h1><button class="btn">Add to cart</button>', { in_stock: 'boolean' }).json).toEqual({ in_stock: true });
+    expect(run('<h1>Mug</h1><p class="stock-status">Out of stock</p><button disabled>Add to cart</button>', { in_stock: 'boolean' }).json).toEqual({ in_stock: false });
+    expect(run('<h1>Mug</h1><div class="availability">Derzeit nicht verfügbar.</div>', { in_stock: 'boolean' }).json).toEqual({ in_stock: false });
+  });
+
+  it('counts an item in stock when any of its offers is', () => {
+    const html = `<script type="application/ld+json">{"@type":"Product","name":"Tee","offers":[
+      {"@type":"Offer","sku":"T-S","availability":"OutOfStock","price":10},{"@type":"Offer","sku":"T-M","availability":"InStock","price":10}]}</script>`;
+    expect(run(html, { in_stock: 'boolean' }).json).toEqual({ in_stock: true });
+  });
+});
+
+describe('output shape', () => {
+  it('always has every key: null for scalars, [] for arrays, nested objects filled', () => {
+    const html = `<script type="application/ld+json">{"@type":"Product","name":"Sofa","image":["https://cdn.example/a.jpg","https://cdn.example/b.jpg"],
+      "offers":{"price":"499","priceCurrency":"EUR","seller":{"@type":"Organization","name":"Sofa World"}}}</script>`;
+    const r = run(html, { name: 'string', images: ['string'], seller: { name: 'string', rating: 'number' }, tags: ['string'], gtin: 'string' });
+    expect(r.json).toEqual({ name: 'Sofa', images: ['https://cdn.example/a.jpg', 'https://cdn.example/b.jpg'], seller: { name: 'Sofa World', rating: null }, tags: [], gtin: null });
+  });
+
+  it('extracts arrays of objects from a JSON-LD ItemList', () => {
+    const html = `<script type="application/ld+json">{"@type":"ItemList","itemListElement":[
+      {"@type":"ListItem","position":1,"item":{"@type":"Product","name":"A","offers":{"price":"1.50"}}},
+      {"@type":"ListItem","position":2,"item":{"@type":"Product","name":"B","offers":{"price":"2.50"}}},
+      {"@type":"ListItem","position":3,"item":{"@type":"Product","name":"C","offers":{"price":"3.50"}}}]}</script>`;
+    expect(run(html, { products: [{ name: 'string', price: 'number' }] }).json).toEqual({
+      products: [{ name: 'A', price: 1.5 }, { name: 'B', price: 2.5 }, { name: 'C', price: 3.5 }],
+    });
+  });
+
+  it('extracts arrays of objects from repeated cards on a listing page', () => {
+    const cards = ['Red Mug|$8.00|/p/red', 'Green Mug|$9.50|/p/green', 'Blue Mug|$10.25|/p/blue', 'Black Mug|$12.00|/p/black']
+      .map((s) => s.split('|'))
+      .map(([n, p, u]) => `<li class="card"><a href="${u}"><img src="${u}.jpg" alt="${n}"><h3>${n}</h3></a><span class="amount">${p}</span></li>`)
+      .join('');
+    const html = `<nav><ul><li><a href="/">Home</a></li><li><a href="/c">Shop</a></li></ul></nav><h1>Mugs</h1><ul class="grid">${cards}</ul>`;
+    const r = run(html, { products: [{ name: 'string', price: 'number', url: 'string' }] }, 'https://shop.example/c/mugs');
+    expect(r.json.products).toEqual([
+      { name: 'Red Mug', price: 8, url: 'https://shop.example/p/red' },
+      { name: 'Green Mug', price: 9.5, url: 'https://shop.example/p/green' },
+      { name: 'Blue Mug', price: 10.25, url: 'https://shop.example/p/blue' },
+      { name: 'Black Mug', price: 12, url: 'https://shop.example/p/black' },
+    ]);
+  });
+
+  it('validates the output against the compiled schema', () => {
+    const schema = compileSchema({ price: 'integer', ok: 'boolean' });
+    const r = extractFromDocument(parseHtml('<p>Price: 12.7</p><p>ok: maybe</p>'), { schema, url: 'https://x.example/' });
+    expect(r.json).toEqual({ price: 13, ok: null });
+    expect(schema.validate(r.json)).toBe(true);
+  });
+});
