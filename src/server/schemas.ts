@@ -26,7 +26,7 @@ export const ErrorBody = z.object({ error: z.string(), detail: z.string().option
 
 export const ExtractBody = z.strictObject({
   urls: z
-    .array(httpUrl(), { error: 'must be an array of 1 to 20 http or https URLs' })
+    .array(httpUrl(), { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array of 1 to 20 http or https URLs') })
     .min(1, { error: 'must be an array of 1 to 20 http or https URLs' })
     .max(20, { error: 'must be an array of 1 to 20 http or https URLs' }),
   // Checked by the schema compiler, which answers 422 invalid_schema (also when missing).

@@ -24,8 +24,10 @@ export function registerApiScope(app: FastifyInstance, ctx: ServerContext): void
     if (!v.allowed) throw new TrawlError('rate_limited', undefined, { fields: { retry_after: v.retryAfter } });
   });
 
-  app.addHook('onResponse', async (request, reply) => {
-    if (!request.auth) return;
+  // Written before the answer leaves (onSend), so a client that has its response can
+  // already see the request in its usage.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!request.auth) return payload;
     const row = {
       account_id: request.auth.accountId,
       key_id: request.auth.keyId,
@@ -37,6 +39,7 @@ export function registerApiScope(app: FastifyInstance, ctx: ServerContext): void
       created_at: new Date().toISOString(),
     };
     await usage.recordUsage(ctx.store.db, row).catch((err) => request.log.error({ err }, 'usage log write failed'));
+    return payload;
   });
 }
 
