@@ -10,7 +10,7 @@ import type { Candidate } from './candidate.js';
 import { coerce, coerceBoolean, parseNumber } from './coerce.js';
 import { currencyFromText, normaliseCurrency } from './currency.js';
 import type { ScalarType } from './schema.js';
-import { vocabularyFor, type FieldVocabulary } from './vocabulary.js';
+import { GENERIC_NAMES, vocabularyFor, type FieldVocabulary } from './vocabulary.js';
 
 /** Entities whose values describe something other than the page's subject. */
 const SIDE_ENTITIES = new Set([
@@ -55,7 +55,7 @@ function nameWeight(c: Candidate, v: FieldVocabulary): number {
   // Class and id tokens are compound ("product-price__value"): containment, trusted less.
   // "available" is left out: it is inside "unavailable".
   let best = 0;
-  for (const [n, w] of v.names) if (n.length >= 3 && w >= 0.9 && n !== 'available' && last.includes(n)) best = Math.max(best, w * 0.85);
+  for (const [n, w] of v.names) if (n.length >= 3 && w >= 0.9 && !GENERIC_NAMES.has(n) && last.includes(n)) best = Math.max(best, w * 0.85);
   return best;
 }
 
@@ -108,6 +108,8 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
     case 'identifier': {
       const s = String(Array.isArray(c.value) ? c.value[0] : c.value).trim();
       if (!ID_SHAPE.test(s) || s.length < 2) return 0;
+      // UUIDs and session-like tokens are internal ids, not product codes.
+      if (/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}/i.test(s) || s.length > 40) return 0;
       const inUrl = c.kind !== 'url' && ctx.urlTokens?.has(s.toLowerCase()) ? 1.6 : 1;
       if (!structured && SIDE_CONTAINERS.test(ancestorsNames(c.el, 12))) return 0.3 * inUrl;
       // A code the page shows under its own label ("Product code: 123") is the one shoppers

@@ -71,6 +71,12 @@ V.reviews = V.reviewcount;
 V.ratingcount = V.reviewcount;
 V.numreviews = V.reviewcount;
 
+/**
+ * Names too common to trust inside compound class names, data-* attributes or script keys
+ * (`postal-code`, `data-item`, `"item": 3`); they still count as exact labels and properties.
+ */
+export const GENERIC_NAMES = new Set(['code', 'item', 'article', 'ref', 'pid', 'reference', 'id', 'value', 'available']);
+
 const cache = new Map<string, FieldVocabulary>();
 
 export function vocabularyFor(field: string): FieldVocabulary {

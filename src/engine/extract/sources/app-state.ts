@@ -7,6 +7,7 @@
 import type { Document } from '../../document/dom.js';
 import { elements, scriptText } from '../../document/dom.js';
 import { norm, type Candidate } from '../candidate.js';
+import { GENERIC_NAMES } from '../vocabulary.js';
 
 const ASSIGN = /(?:window\.|var\s+|let\s+|const\s+)?(__[A-Z][A-Z0-9_]*__|__NEXT_DATA__|__NUXT__|__APOLLO_STATE__|__PRELOADED_STATE__|__INITIAL_STATE__|__INITIAL_DATA__|__APP_STATE__)\s*=\s*/;
 const MAX_VALUES = 20_000;
@@ -42,7 +43,7 @@ export function appStateCandidates(doc: Document, out: Candidate[], wanted: stri
       let found = 0;
       for (const m of text.matchAll(PAIR)) {
         const key = norm(m[1]);
-        if (!wantedSet.has(key)) continue;
+        if (!wantedSet.has(key) || GENERIC_NAMES.has(key)) continue;
         const value = m[2] ?? m[3] ?? m[4];
         if (value === undefined || value === '') continue;
         out.push({ path: [key], value: m[4] !== undefined ? Number(m[4]) : value, kind: 'app-state', source: `script:${m[1]}`, order: pairOrder++, confidence: 0.45 });

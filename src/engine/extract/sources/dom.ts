@@ -6,6 +6,7 @@
 import type { Document, Element } from '../../document/dom.js';
 import { collapse, elements, textOf } from '../../document/dom.js';
 import { norm, type Candidate } from '../candidate.js';
+import { GENERIC_NAMES } from '../vocabulary.js';
 
 const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'path', 'head', 'html', 'body', 'link']);
 const MAX_TEXT = 300;
@@ -43,7 +44,7 @@ export function domNameCandidates(doc: Document, wanted: string[], out: Candidat
       // Match whole dash-separated tails: data-product-id → "productid", never "shopid" → "pid".
       const parts = k.slice(5).split(/[-_]/).map(norm);
       const tails = parts.map((_, i) => parts.slice(i).join(''));
-      const hit = wanted.find((w) => w !== 'available' && tails.includes(w));
+      const hit = wanted.find((w) => !GENERIC_NAMES.has(w) && tails.includes(w));
       const n = tails[0];
       if (hit) out.push({ path: [n], value: v, kind: 'dom', source: `css:[${k}]`, order, confidence: 0.6, el });
     }
@@ -53,7 +54,7 @@ export function domNameCandidates(doc: Document, wanted: string[], out: Candidat
     const names = `${a.id ?? ''} ${a.class ?? ''}${hooks}`.trim();
     if (!names) continue;
     const tokens = names.split(/\s+/).map(norm).filter(Boolean);
-    const hit = tokens.find((t) => wanted.some((w) => t.includes(w)));
+    const hit = tokens.find((t) => wanted.some((w) => !GENERIC_NAMES.has(w) && t.includes(w)));
     if (!hit) continue;
     if (descendantCount(el, 30) >= 30) continue;
     const text = a.content ?? collapse(textOf(el));
