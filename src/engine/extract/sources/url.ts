@@ -13,14 +13,15 @@ export function urlCandidates(url: string, html: string | undefined, out: Candid
   }
   const tokens = new Set<string>();
   for (const [k, v] of u.searchParams) if (/^(?:sku|id|pid|productid|item|itemid|product|article|art|code)$/i.test(k) && /^[A-Za-z0-9_-]{3,40}$/.test(v)) tokens.add(v);
-  for (const seg of u.pathname.split('/')) {
+  // Later segments name the item, earlier ones its categories: read from the end.
+  for (const seg of u.pathname.split('/').reverse()) {
     const s = seg.replace(/\.(?:html?|aspx?|php|jsp)$/i, '');
     // Whole segments that look like ids (digits, or mixed letters+digits), and the id at
     // the end of a slug ("blue-shirt-12345", "shirt-w712550a").
     if (/^(?=.*\d)[A-Za-z0-9_-]{4,40}$/.test(s) && !/^\d{4}$/.test(s) && !s.includes('--')) {
       const tail = /(?:^|[-_])((?=[A-Za-z]*\d)[A-Za-z0-9]{4,30})$/.exec(s);
-      if (/^[A-Za-z0-9]+$/.test(s)) tokens.add(s);
-      else if (tail) tokens.add(tail[1]);
+      const id = /^[A-Za-z0-9]+$/.test(s) ? s : tail?.[1];
+      if (id && looksLikeId(id)) tokens.add(id);
     }
   }
   let order = 0;
@@ -42,6 +43,13 @@ function containsOutsideUrl(html: string, token: string): boolean {
     seen++;
   }
   return false;
+}
+
+/** Digits-only (5+), or codes in capitals (B07FW264WL), or mostly digits; not slug words like "13ftx17ft". */
+function looksLikeId(t: string): boolean {
+  if (/^\d{5,}$/.test(t)) return true;
+  const digits = (t.match(/\d/g) ?? []).length;
+  return /^[A-Z0-9]+$/.test(t) ? digits >= 2 && t.length >= 6 : digits / t.length >= 0.5;
 }
 
 function countOf(html: string, token: string, max: number): number {
