@@ -13,6 +13,7 @@ export { compileSchema, type CompiledSchema, type SchemaObject } from './extract
 export { HttpClient } from './fetch/http.js';
 export type { Fetchers } from './fetch/page.js';
 export { extract, type ExtractOptions, type ExtractResponse } from './extract-urls.js';
+export { crawl, type CrawlOptions, type CrawlResult } from './crawl/index.js';
 
 export interface Engine extends Fetchers {
   http: HttpClient;

@@ -11,6 +11,7 @@ import { registerErrorHandling } from './plugins/errors.js';
 import { accountRoutes } from './routes/account.js';
 import { scrapeRoutes } from './routes/scrape.js';
 import { extractRoutes } from './routes/extract.js';
+import { crawlRoutes } from './routes/crawl.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -49,6 +50,7 @@ export async function buildServer(ctx: ServerContext, options: { logger?: boolea
       accountRoutes(v1, ctx);
       scrapeRoutes(v1, ctx);
       extractRoutes(v1, ctx);
+      crawlRoutes(v1, ctx);
     },
     { prefix: '/v1' },
   );

@@ -36,3 +36,21 @@ export const ExtractBody = z.strictObject({
   timeout_ms: intIn(1000, 120_000).optional(),
 });
 export type ExtractBody = z.output<typeof ExtractBody>;
+
+const glob = text(1, 500);
+
+export const CrawlBody = z.strictObject({
+  url: httpUrl(),
+  max_depth: intIn(0, 10).optional(),
+  limit: intIn(1, 1000).optional(),
+  include_paths: z.array(glob, { error: 'must be an array of path globs' }).max(50, { error: 'must have at most 50 patterns' }).optional(),
+  exclude_paths: z.array(glob, { error: 'must be an array of path globs' }).max(50, { error: 'must have at most 50 patterns' }).optional(),
+  allow_subdomains: bool().optional(),
+  respect_robots: bool().optional(),
+  use_sitemap: bool().optional(),
+  formats: ScrapeBody.shape.formats,
+  schema: schemaObject.optional(),
+  only_main_content: bool().optional(),
+  timeout_ms: intIn(1000, 300_000).optional(),
+});
+export type CrawlBody = z.output<typeof CrawlBody>;

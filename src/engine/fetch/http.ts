@@ -42,6 +42,8 @@ export interface RequestOptions {
   maxBytes?: number;
   /** @default 10 */
   maxRedirects?: number;
+  /** Asked before each redirect hop; false stops with a fetch_failed carrying `fields.redirect`. */
+  followRedirect?: (next: URL) => boolean;
   signal?: AbortSignal;
 }
 
@@ -54,7 +56,7 @@ export interface HttpResponse {
   redirects: string[];
 }
 
-export const DEFAULT_REQUEST: Required<Omit<RequestOptions, 'body' | 'signal' | 'headers'>> = {
+export const DEFAULT_REQUEST: Required<Omit<RequestOptions, 'body' | 'signal' | 'headers' | 'followRedirect'>> = {
   method: 'GET',
   timeoutMs: 30_000,
   maxBytes: 10 * 1024 * 1024,
@@ -166,6 +168,9 @@ export class HttpClient {
           res.body.resume();
           if (hop >= o.maxRedirects) throw fetchFailed(`too many redirects (more than ${o.maxRedirects}) from ${url}`);
           const next = checkUrl(new URL(String(location), current).href);
+          if (options.followRedirect && !options.followRedirect(next)) {
+            throw new TrawlError('fetch_failed', `${current.href} redirects to ${next.href}, which was not followed`, { fields: { redirect: next.href }, retryable: false });
+          }
           redirects.push(current.href);
           if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {
             method = 'GET';

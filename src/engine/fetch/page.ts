@@ -35,6 +35,7 @@ export interface FetchPageOptions {
   waitFor?: string | number;
   signal?: AbortSignal;
   headers?: Record<string, string>;
+  followRedirect?: (next: URL) => boolean;
 }
 
 export interface Fetchers {
@@ -81,6 +82,7 @@ export async function fetchPage(fetchers: Fetchers, url: string, options: FetchP
     maxBytes: options.maxBytes,
     signal: options.signal,
     headers: options.headers,
+    followRedirect: options.followRedirect,
   });
   const contentType = res.headers['content-type'] ?? '';
   const kind = kindOf(contentType, res.body);

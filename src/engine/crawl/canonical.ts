@@ -1,0 +1,38 @@
+/**
+ * URL canonicalisation for deduplication: one string per page, so each page is fetched once.
+ * Drops the fragment, the default port, tracking parameters (utm_*, gclid, fbclid …) and
+ * empty queries; lower-cases the host; sorts the remaining parameters; applies the
+ * trailing-slash policy (default: strip, except for the root).
+ */
+export type TrailingSlashPolicy = 'strip' | 'keep' | 'add';
+
+const TRACKING = /^(?:utm_[a-z_]+|gclid|gclsrc|dclid|fbclid|msclkid|mc_cid|mc_eid|_ga|_gl|yclid|igshid|twclid|ttclid|li_fat_id|wickedid|_hsenc|_hsmi|hsa_[a-z]+|mkt_tok|oly_anon_id|oly_enc_id|vero_id|rb_clickid|s_cid|spm|scid|ref_src|ref_url)$/i;
+
+export function isTrackingParam(name: string): boolean {
+  return TRACKING.test(name);
+}
+
+export function canonicalUrl(raw: string, policy: TrailingSlashPolicy = 'strip'): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return undefined;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
+  u.hash = '';
+  u.username = '';
+  u.password = '';
+  u.hostname = u.hostname.toLowerCase().replace(/\.$/, '');
+  if ((u.protocol === 'http:' && u.port === '80') || (u.protocol === 'https:' && u.port === '443')) u.port = '';
+  const params = [...u.searchParams].filter(([k]) => !isTrackingParam(k));
+  params.sort(([a, av], [b, bv]) => (a === b ? (av < bv ? -1 : av > bv ? 1 : 0) : a < b ? -1 : 1));
+  u.search = params.length ? new URLSearchParams(params).toString() : '';
+  let path = u.pathname.replace(/\/{2,}/g, '/');
+  if (path !== '/') {
+    if (policy === 'strip') path = path.replace(/\/+$/, '') || '/';
+    else if (policy === 'add' && !/\/$/.test(path) && !/\.[a-z0-9]{1,5}$/i.test(path)) path += '/';
+  }
+  u.pathname = path;
+  return u.href;
+}

@@ -1,0 +1,306 @@
+/**
+ * The crawler: breadth-first from the start URL over one site, each canonical URL fetched
+ * once, through the same guarded fetcher and document pipeline as scrape. A FIFO frontier
+ * feeds a pool of workers (global and per-host concurrency, politeness delay, robots.txt
+ * Crawl-delay); robots.txt and sitemaps are read while the start page loads; the whole
+ * crawl is bounded by a page limit and a time budget.
+ */
+import { TrawlError, isTrawlError } from '../../errors.js';
+import { processHtml } from '../document/index.js';
+import type { Document } from '../document/dom.js';
+import { extractFromDocument } from '../extract/index.js';
+import type { CompiledSchema } from '../extract/schema.js';
+import { fetchPage, type Fetchers, type RenderMode } from '../fetch/page.js';
+import type { Format } from '../scrape.js';
+import { canonicalUrl, type TrailingSlashPolicy } from './canonical.js';
+import { pathFilter } from './glob.js';
+import { ALLOW_ALL, DISALLOW_ALL, parseRobots, type RobotsRules } from './robots.js';
+import { readSitemaps } from './sitemap.js';
+
+export interface CrawlOptions {
+  url: string;
+  /** Link depth followed; 0 = only the start page. @default 2 */
+  maxDepth?: number;
+  /** Pages returned at most. @default 10 */
+  limit?: number;
+  includePaths?: string[];
+  excludePaths?: string[];
+  /** Follow links to subdomains of the start host. @default false */
+  allowSubdomains?: boolean;
+  /** @default true */
+  respectRobots?: boolean;
+  /** Seed from robots.txt Sitemap lines and /sitemap.xml. @default true */
+  useSitemap?: boolean;
+  /** @default ['markdown'] */
+  formats?: Format[];
+  schema?: CompiledSchema;
+  /** @default true */
+  onlyMainContent?: boolean;
+  /** Pages fetched at once. @default 8 */
+  concurrency?: number;
+  /** Pages fetched at once from one host. @default concurrency */
+  perHostConcurrency?: number;
+  /** Minimum time between two requests to one host (robots Crawl-delay may raise it). @default 0 */
+  delayMs?: number;
+  /** Budget for the whole crawl. @default 60000 */
+  timeoutMs?: number;
+  /** Budget for one page. @default 15000 */
+  pageTimeoutMs?: number;
+  /** @default 'strip' */
+  trailingSlash?: TrailingSlashPolicy;
+  /** @default 'http' (crawls are many pages; 'auto' renders JavaScript shells) */
+  render?: RenderMode;
+  /** Product token matched against robots.txt groups. @default 'trawl' */
+  robotsAgent?: string;
+  signal?: AbortSignal;
+  onProgress?: (progress: { done: number; queued: number; errors: number }) => void;
+}
+
+export interface CrawledPage {
+  url: string;
+  depth: number;
+  status_code: number;
+  title: string | null;
+  markdown?: string;
+  html?: string;
+  json?: Record<string, unknown>;
+  links?: string[];
+}
+
+export interface CrawlResult {
+  pages: CrawledPage[];
+  total: number;
+  truncated: boolean;
+  errors: { url: string; error: string; detail?: string }[];
+}
+
+const NOT_PAGES = /\.(?:jpe?g|png|gif|webp|avif|svg|ico|bmp|tiff?|mp[34]|m4[av]|mov|avi|webm|ogg|wav|flac|zip|gz|tgz|bz2|7z|rar|tar|exe|dmg|msi|apk|iso|bin|css|js|mjs|json|xml|rss|atom|woff2?|ttf|otf|eot|pdf|docx?|xlsx?|pptx?|csv|txt)$/i;
+
+interface Item {
+  url: string;
+  depth: number;
+  seq: number;
+}
+
+export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<CrawlResult> {
+  const o = {
+    maxDepth: options.maxDepth ?? 2,
+    limit: options.limit ?? 10,
+    concurrency: Math.max(1, options.concurrency ?? 8),
+    delayMs: options.delayMs ?? 0,
+    timeoutMs: options.timeoutMs ?? 60_000,
+    pageTimeoutMs: options.pageTimeoutMs ?? 15_000,
+    trailingSlash: options.trailingSlash ?? 'strip',
+    formats: new Set<Format>(options.formats?.length ? options.formats : ['markdown']),
+  };
+  const perHost = Math.max(1, options.perHostConcurrency ?? o.concurrency);
+  const deadline = Date.now() + o.timeoutMs;
+  const budget = new AbortController();
+  const timer = setTimeout(() => budget.abort(new TrawlError('timeout', 'the crawl used its whole time budget')), o.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([budget.signal, options.signal]) : budget.signal;
+  const allowedPath = pathFilter(options.includePaths, options.excludePaths);
+  const canon = (u: string) => canonicalUrl(u, o.trailingSlash);
+
+  const start = canon(options.url);
+  if (!start) throw new TrawlError('invalid_request', 'url: must be an http or https URL');
+  let siteHost = bareHost(new URL(start).hostname);
+  const sameSite = (u: URL) => {
+    const h = bareHost(u.hostname);
+    return h === siteHost || (!!options.allowSubdomains && h.endsWith(`.${siteHost}`));
+  };
+
+  const seen = new Set<string>([start]);
+  const queue: Item[] = [{ url: start, depth: 0, seq: 0 }];
+  let seq = 1;
+  const pages: (CrawledPage & { seq: number })[] = [];
+  const errors: CrawlResult['errors'] = [];
+  let inflight = 0;
+  let truncated = false;
+
+  const robotsByOrigin = new Map<string, Promise<RobotsRules>>();
+  const robotsFor = (origin: string) => {
+    if (options.respectRobots === false) return Promise.resolve(ALLOW_ALL);
+    let p = robotsByOrigin.get(origin);
+    if (!p) {
+      p = loadRobots(fetchers, origin, options.robotsAgent ?? 'trawl', signal);
+      robotsByOrigin.set(origin, p);
+    }
+    return p;
+  };
+  const hosts = new Map<string, { active: number; next: number; waiters: (() => void)[] }>();
+
+  const enqueue = (raw: string, depth: number) => {
+    if (depth > o.maxDepth) return;
+    const c = canon(raw);
+    if (!c || seen.has(c)) return;
+    const u = new URL(c);
+    if (!sameSite(u) || NOT_PAGES.test(u.pathname) || !allowedPath(u.pathname)) return;
+    seen.add(c);
+    queue.push({ url: c, depth, seq: seq++ });
+  };
+
+  // Sitemaps are read while the first pages load; their URLs join at depth 1.
+  const startOrigin = new URL(start).origin;
+  const sitemapSeeds =
+    options.useSitemap !== false && o.maxDepth >= 1
+      ? robotsFor(startOrigin).then((r) =>
+          readSitemaps(fetchers.http, [...new Set([...r.sitemaps, `${startOrigin}/sitemap.xml`])], { signal, maxUrls: Math.max(o.limit * 5, 100), timeoutMs: o.pageTimeoutMs }),
+        )
+      : Promise.resolve([] as string[]);
+  let sitemapsMerged = options.useSitemap === false || o.maxDepth < 1;
+
+  const acquireHost = async (host: string, delayMs: number) => {
+    let h = hosts.get(host);
+    if (!h) hosts.set(host, (h = { active: 0, next: 0, waiters: [] }));
+    while (h.active >= perHost) await new Promise<void>((r) => h!.waiters.push(r));
+    h.active++;
+    const wait = h.next - Date.now();
+    h.next = Math.max(Date.now(), h.next) + delayMs;
+    if (wait > 0) await sleep(wait, signal);
+    return () => {
+      h!.active--;
+      h!.waiters.shift()?.();
+    };
+  };
+
+  const processOne = async (item: Item) => {
+    const u = new URL(item.url);
+    const robots = await robotsFor(u.origin);
+    if (!robots.allow(u.pathname + u.search)) {
+      errors.push({ url: item.url, error: 'robots_disallowed', detail: 'robots.txt disallows this URL' });
+      return;
+    }
+    const delay = Math.min(10_000, Math.max(o.delayMs, (robots.crawlDelaySeconds ?? 0) * 1000));
+    const release = await acquireHost(u.host, delay);
+    try {
+      const page = await fetchPage(fetchers, item.url, {
+        render: options.render ?? 'http',
+        timeoutMs: Math.max(1, Math.min(o.pageTimeoutMs, deadline - Date.now())),
+        signal,
+        // The start page may move to another host (example.com → www.example.com); later
+        // pages may only move within the site.
+        followRedirect: item.depth === 0 ? undefined : (next) => sameSite(next),
+      });
+      const final = new URL(page.url);
+      if (item.depth === 0) siteHost = bareHost(final.hostname);
+      if (!sameSite(final)) {
+        errors.push({ url: item.url, error: 'off_site_redirect', detail: `redirected off the site to ${page.url}` });
+        return;
+      }
+      const finalCanon = canon(page.url);
+      if (finalCanon && finalCanon !== item.url) {
+        if (seen.has(finalCanon) && item.depth > 0) return; // reached through a redirect already
+        seen.add(finalCanon);
+      }
+      if (page.kind !== 'html') return; // non-HTML is skipped, not an error
+      let json: Record<string, unknown> | undefined;
+      const doc = processHtml(page.text ?? '', {
+        url: page.url,
+        onlyMainContent: options.onlyMainContent ?? true,
+        markdown: o.formats.has('markdown'),
+        html: o.formats.has('html'),
+        links: true,
+        onDocument:
+          o.formats.has('json') && options.schema
+            ? (d: Document, baseUrl: string) => (json = extractFromDocument(d, { schema: options.schema!, url: baseUrl, html: page.text }).json)
+            : undefined,
+      });
+      const canonical = doc.metadata.canonical_url && canon(doc.metadata.canonical_url);
+      if (canonical && canonical !== item.url && sameSite(new URL(canonical))) seen.add(canonical);
+      const result: CrawledPage & { seq: number } = { url: page.url, depth: item.depth, status_code: page.status, title: doc.metadata.title, seq: item.seq };
+      if (o.formats.has('markdown')) result.markdown = doc.markdown ?? '';
+      if (o.formats.has('html')) result.html = doc.html ?? '';
+      if (o.formats.has('json')) result.json = json ?? options.schema?.empty();
+      if (o.formats.has('links')) result.links = doc.links ?? [];
+      if (pages.length < o.limit) pages.push(result);
+      for (const link of doc.links ?? []) enqueue(link, item.depth + 1);
+    } catch (e) {
+      if (item.depth === 0) throw e;
+      if (signal.aborted) return;
+      if (isTrawlError(e) && e.fields.redirect) {
+        errors.push({ url: item.url, error: 'off_site_redirect', detail: `redirected off the site to ${e.fields.redirect}` });
+        return;
+      }
+      errors.push({ url: item.url, error: isTrawlError(e) ? e.code : 'fetch_failed', detail: isTrawlError(e) ? e.detail : (e as Error).message });
+    } finally {
+      release();
+    }
+  };
+
+  try {
+    // The start page first, alone: its failure fails the crawl, its redirect fixes the site.
+    const first = queue.shift()!;
+    await processOne(first);
+    options.onProgress?.({ done: pages.length, queued: queue.length, errors: errors.length });
+    await new Promise<void>((resolve, reject) => {
+      let failed = false;
+      const pump = () => {
+        if (failed) return;
+        // Sitemap URLs join once the links found so far are used up (they are extra seeds).
+        if (!sitemapsMerged && queue.length === 0 && pages.length < o.limit) {
+          sitemapsMerged = true;
+          inflight++;
+          sitemapSeeds.then(
+            (urls) => {
+              inflight--;
+              for (const s of urls) enqueue(s, 1);
+              pump();
+            },
+            () => {
+              inflight--;
+              pump();
+            },
+          );
+          return;
+        }
+        while (!signal.aborted && inflight < o.concurrency && queue.length && pages.length + inflight < o.limit) {
+          const item = queue.shift()!;
+          inflight++;
+          processOne(item)
+            .catch((e) => errors.push({ url: item.url, error: isTrawlError(e) ? e.code : 'fetch_failed', detail: (e as Error).message }))
+            .finally(() => {
+              inflight--;
+              options.onProgress?.({ done: pages.length, queued: queue.length, errors: errors.length });
+              pump();
+            });
+        }
+        if (inflight === 0 && (signal.aborted || !queue.length || pages.length >= o.limit)) resolve();
+      };
+      signal.addEventListener('abort', () => inflight === 0 && resolve(), { once: true });
+      try {
+        pump();
+      } catch (e) {
+        failed = true;
+        reject(e);
+      }
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+  truncated = budget.signal.aborted || (pages.length >= o.limit && queue.length > 0);
+  if (options.signal?.aborted) throw new TrawlError('fetch_failed', 'the crawl was cancelled');
+  pages.sort((a, b) => a.depth - b.depth || a.seq - b.seq);
+  return { pages: pages.map(({ seq: _seq, ...p }) => p), total: pages.length, truncated, errors };
+}
+
+const bareHost = (h: string) => h.toLowerCase().replace(/^www\./, '');
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+  });
+}
+
+async function loadRobots(fetchers: Fetchers, origin: string, agent: string, signal: AbortSignal): Promise<RobotsRules> {
+  try {
+    const res = await fetchers.http.request(`${origin}/robots.txt`, { timeoutMs: 10_000, maxBytes: 512 * 1024, signal, headers: { accept: 'text/plain,*/*' } });
+    if (res.status >= 500) return DISALLOW_ALL;
+    if (res.status >= 400) return ALLOW_ALL;
+    return parseRobots(res.body.toString('utf8'), agent);
+  } catch (e) {
+    // A refused address stays refused; a site without a reachable robots.txt is crawlable.
+    if (isTrawlError(e) && e.code === 'forbidden_target') throw e;
+    return ALLOW_ALL;
+  }
+}
