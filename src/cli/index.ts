@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import { TrawlError, isTrawlError } from '../errors.js';
-import { compileSchema, createEngine, scrape, type Format } from '../engine/index.js';
+import { compileSchema, crawl, createEngine, scrape, type Format } from '../engine/index.js';
+import { progressBar } from './progress.js';
 import { startService } from '../runtime.js';
 import { accounts, keys, openStore, type Store } from '../store/index.js';
 
@@ -150,6 +151,50 @@ program
       const human = format === 'json' ? JSON.stringify(r.json, null, 2) : format === 'links' ? (r.links ?? []).join('\n') : String(r[format as 'markdown'] ?? '');
       print({ status: 'ok', url: finalUrl, ...content, metadata }, human);
     } finally {
+      await engine.close();
+    }
+  });
+
+const list = (v: string, prev: string[] = []) => [...prev, v];
+
+program
+  .command('crawl')
+  .description('crawl one site locally (no server needed), with a progress bar on a terminal')
+  .argument('<url>')
+  .option('--max-depth <n>', 'link depth to follow (0 = only the start page)', positiveInt('max-depth'), 2)
+  .option('--limit <n>', 'pages at most', positiveInt('limit'), 10)
+  .option('--include <glob>', 'only paths matching (repeatable)', list)
+  .option('--exclude <glob>', 'skip paths matching (repeatable)', list)
+  .option('--subdomains', 'follow links to subdomains')
+  .option('--ignore-robots', 'do not read robots.txt')
+  .option('--no-sitemap', 'do not seed from sitemaps')
+  .addOption(new Option('--format <format>', 'page content').choices(['markdown', 'html', 'links']).default('markdown'))
+  .option('--timeout-ms <ms>', 'time budget for the whole crawl', positiveInt('timeout-ms'), 120_000)
+  .action(async (url: string, o: { maxDepth: number; limit: number; include?: string[]; exclude?: string[]; subdomains?: boolean; ignoreRobots?: boolean; sitemap: boolean; format: Format; timeoutMs: number }) => {
+    if (o.limit < 1 || o.limit > 1000) throw new TrawlError('invalid_request', 'limit: must be an integer from 1 to 1000');
+    if (o.maxDepth > 10) throw new TrawlError('invalid_request', 'max-depth: must be an integer from 0 to 10');
+    const engine = createEngine(loadConfig());
+    const bar = progressBar();
+    try {
+      const r = await crawl(engine, {
+        url,
+        maxDepth: o.maxDepth,
+        limit: o.limit,
+        includePaths: o.include,
+        excludePaths: o.exclude,
+        allowSubdomains: o.subdomains,
+        respectRobots: !o.ignoreRobots,
+        useSitemap: o.sitemap,
+        formats: [o.format],
+        timeoutMs: o.timeoutMs,
+        concurrency: 8,
+        onProgress: (p) => bar.update(p.done, p.queued, o.limit),
+      });
+      bar.done();
+      const human = r.pages.map((p) => `${'  '.repeat(p.depth)}${p.url}  (${p.status_code}) ${p.title ?? ''}`).join('\n') + `\n${r.total} pages${r.truncated ? ' (truncated)' : ''}, ${r.errors.length} errors`;
+      print({ status: 'ok', ...r }, human);
+    } finally {
+      bar.done();
       await engine.close();
     }
   });

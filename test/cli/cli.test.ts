@@ -78,3 +78,15 @@ describe('trawl CLI', () => {
     expect(one(bad.stdout)).toMatchObject({ error: 'invalid_schema', detail: expect.stringContaining("schema.price: unknown type 'money'") });
   });
 });
+
+describe('trawl crawl', () => {
+  it('crawls locally and prints one JSON object with --json (no progress bar in pipes)', async () => {
+    site.route('/home', '<html><head><title>Home</title></head><body><p>Home page text, long enough, with commas, to be content.</p><a href="/page">p</a></body></html>');
+    const r = await trawl(['crawl', `${site.url}/home`, '--max-depth', '1', '--limit', '5', '--no-sitemap']);
+    expect(r.code).toBe(0);
+    const body = one(r.stdout);
+    expect(body.status).toBe('ok');
+    expect(body.pages.map((p: { url: string }) => p.url)).toEqual([`${site.url}/home`, `${site.url}/page`]);
+    expect(body.total).toBe(2);
+  });
+});
