@@ -20,19 +20,21 @@ export function canonicalUrl(raw: string, policy: TrailingSlashPolicy = 'strip')
     return undefined;
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
-  u.hash = '';
-  u.username = '';
-  u.password = '';
-  u.hostname = u.hostname.toLowerCase().replace(/\.$/, '');
-  if ((u.protocol === 'http:' && u.port === '80') || (u.protocol === 'https:' && u.port === '443')) u.port = '';
-  const params = [...u.searchParams].filter(([k]) => !isTrackingParam(k));
-  params.sort(([a, av], [b, bv]) => (a === b ? (av < bv ? -1 : av > bv ? 1 : 0) : a < b ? -1 : 1));
-  u.search = params.length ? new URLSearchParams(params).toString() : '';
-  let path = u.pathname.replace(/\/{2,}/g, '/');
+  // Built as a string: URL setters re-serialise the whole URL each time (hot in crawls).
+  const host = u.hostname.toLowerCase().replace(/\.$/, '');
+  const port = u.port && !((u.protocol === 'http:' && u.port === '80') || (u.protocol === 'https:' && u.port === '443')) ? `:${u.port}` : '';
+  let search = '';
+  if (u.search.length > 1) {
+    const params = [...u.searchParams].filter(([k]) => !isTrackingParam(k));
+    if (params.length) {
+      params.sort(([a, av], [b, bv]) => (a === b ? (av < bv ? -1 : av > bv ? 1 : 0) : a < b ? -1 : 1));
+      search = `?${new URLSearchParams(params).toString()}`;
+    }
+  }
+  let path = u.pathname.includes('//') ? u.pathname.replace(/\/{2,}/g, '/') : u.pathname;
   if (path !== '/') {
     if (policy === 'strip') path = path.replace(/\/+$/, '') || '/';
-    else if (policy === 'add' && !/\/$/.test(path) && !/\.[a-z0-9]{1,5}$/i.test(path)) path += '/';
+    else if (policy === 'add' && !path.endsWith('/') && !/\.[a-z0-9]{1,5}$/i.test(path)) path += '/';
   }
-  u.pathname = path;
-  return u.href;
+  return `${u.protocol}//${host}${port}${path}${search}`;
 }

@@ -19,7 +19,7 @@ const SIGNATURES: [RegExp, string][] = [
   [/<title>\s*(?:Security check|Are you a robot\??|Human verification|Checking your browser)[^<]*<\/title>/i, 'browser check'],
 ];
 
-const ANY_SIGNATURE = /just a moment|challenge|attention required|captcha|incapsula|pardon our|access denied|robot|verify your identity|security check|are you a|human verification|checking your browser|api-services-support/i;
+const ANY_SIGNATURE = /just a moment|challenge-form|challenges\.cloudflare|cf-browser-verification|cf_chl_opt|attention required|captcha|incapsula incident|pardon our interruption|access denied|robot check|robot or human|type the characters|verify your identity|security check|are you a robot|human verification|checking your browser|api-services-support|hold to confirm/i;
 
 /** Pages larger than this with real text are content that happens to embed a captcha form. */
 const WALL_MAX_TEXT = 3000;

@@ -1,0 +1,151 @@
+/**
+ * npm run bench:crawl — a generated 1,000-page local site (20–60 KB pages, dense links),
+ * crawled by Trawl's engine (markdown on) and by Crawlee's CheerioCrawler at the same
+ * concurrency, each in its own process (so peak RSS is its own); the site is served by a
+ * third process. Prints pages/s, peak RSS and the ratios.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PAGES = Number(process.env.BENCH_PAGES ?? 1000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const SELF = fileURLToPath(import.meta.url);
+
+type Result = { name: string; pages: number; ms: number; maxRssMb: number };
+
+/** Deterministic pseudo-random numbers, so every run crawls the same site. */
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+}
+
+const WORDS = 'the crawler reads pages links markdown content site server request response article section paragraph data index search result value page model language table list item user agent robots sitemap cache queue worker fetch parse render extract'.split(' ');
+
+function makePage(i: number): string {
+  const r = rng(i + 1);
+  const word = () => WORDS[Math.floor(r() * WORDS.length)];
+  const sentence = () => {
+    const n = 12 + Math.floor(r() * 18);
+    const w = Array.from({ length: n }, word);
+    w[0] = w[0][0].toUpperCase() + w[0].slice(1);
+    return `${w.join(' ')}.`;
+  };
+  const link = () => {
+    const t = Math.floor(r() * PAGES);
+    return `<a href="/p/${t}${r() < 0.2 ? `?utm_source=bench&ref=${i}` : ''}${r() < 0.1 ? '#top' : ''}">${word()} ${word()}</a>`;
+  };
+  const target = 20_000 + Math.floor(r() * 40_000);
+  const nav = Array.from({ length: 30 }, (_, k) => `<li><a href="/p/${(i * 7 + k * 31) % PAGES}">Section ${k}</a></li>`).join('');
+  let body = '';
+  let n = 0;
+  while (body.length < target - 3000) {
+    if (n % 6 === 0) body += `<h2>${sentence()}</h2>`;
+    body += `<p>${sentence()} ${sentence()} ${link()} ${sentence()} ${sentence()}</p>\n`;
+    if (n % 9 === 4) body += `<ul>${Array.from({ length: 4 }, () => `<li>${sentence()}</li>`).join('')}</ul>`;
+    n++;
+  }
+  const side = Array.from({ length: 12 }, link).join('<br>');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Page ${i}</title>
+<meta name="description" content="${sentence()}"><link rel="stylesheet" href="/s.css"><script>window.dataLayer=[];</script></head>
+<body><header><a href="/">Home</a><nav><ul>${nav}</ul></nav></header>
+<main><article><h1>Page ${i}</h1>${body}</article><aside class="sidebar">${side}</aside></main>
+<footer><p>© Bench site</p><a href="/p/0">First</a></footer></body></html>`;
+}
+
+async function serveSite(): Promise<void> {
+  const cache = new Map<number, Buffer>();
+  const server = createServer((req, res) => {
+    const m = /^\/p\/(\d+)/.exec(req.url ?? '');
+    if (req.url === '/' || m) {
+      const i = m ? Number(m[1]) : 0;
+      if (i >= PAGES) return void res.writeHead(404).end();
+      let b = cache.get(i);
+      if (!b) cache.set(i, (b = Buffer.from(makePage(i))));
+      return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': b.length }).end(b);
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  process.send!({ port: (server.address() as AddressInfo).port });
+}
+
+async function runTrawl(base: string): Promise<Result> {
+  // The compiled engine, as `trawl serve` runs it (npm run bench:crawl builds first).
+  const { crawl } = await import('../dist/engine/crawl/index.js');
+  const { HttpClient } = await import('../dist/engine/fetch/http.js');
+  const http = new HttpClient({ allowPrivateNetwork: true });
+  const t0 = performance.now();
+  const r = await crawl({ http }, { url: `${base}/`, maxDepth: 10, limit: PAGES, concurrency: CONCURRENCY, useSitemap: false, formats: ['markdown'], timeoutMs: 600_000 });
+  const ms = performance.now() - t0;
+  await http.close();
+  const words = r.pages.reduce((n, p) => n + (p.markdown?.length ?? 0), 0);
+  if (words < r.pages.length * 1000) throw new Error('trawl produced too little markdown');
+  return { name: 'trawl (markdown on)', pages: r.pages.length, ms, maxRssMb: process.resourceUsage().maxRSS / 1024 };
+}
+
+async function runCrawlee(base: string): Promise<Result> {
+  const storage = mkdtempSync(join(tmpdir(), 'crawlee-'));
+  process.env.CRAWLEE_STORAGE_DIR = storage;
+  const { CheerioCrawler, Configuration } = await import('@crawlee/cheerio');
+  const config = new Configuration({ persistStorage: false, purgeOnStart: true });
+  let pages = 0;
+  const crawler = new CheerioCrawler(
+    {
+      // Crawlee's defaults otherwise (its autoscaled pool grows towards the maximum).
+      maxConcurrency: CONCURRENCY,
+      maxRequestsPerCrawl: PAGES,
+      async requestHandler({ $, enqueueLinks }) {
+        pages++;
+        void $('title').text();
+        await enqueueLinks({ strategy: 'same-hostname' });
+      },
+    },
+    config,
+  );
+  const t0 = performance.now();
+  await crawler.run([`${base}/`]);
+  const ms = performance.now() - t0;
+  rmSync(storage, { recursive: true, force: true });
+  return { name: 'crawlee CheerioCrawler', pages, ms, maxRssMb: process.resourceUsage().maxRSS / 1024 };
+}
+
+function child(role: string, ...args: string[]): Promise<{ proc: ChildProcess; message: unknown }> {
+  return new Promise((resolve, reject) => {
+    const proc = fork(SELF, ['--child', role, ...args], { execArgv: process.execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    proc.once('message', (message) => resolve({ proc, message }));
+    proc.once('exit', (code) => code && reject(new Error(`${role} exited with ${code}`)));
+  });
+}
+
+if (process.argv[2] === '--child') {
+  const role = process.argv[3];
+  if (role === 'site') await serveSite();
+  else {
+    const r = role === 'trawl' ? await runTrawl(process.argv[4]) : await runCrawlee(process.argv[4]);
+    process.send!(r);
+    process.exit(0);
+  }
+} else {
+  const site = await child('site');
+  const base = `http://127.0.0.1:${(site.message as { port: number }).port}`;
+  try {
+    // Warm the site's page cache so neither crawler pays for generation.
+    await Promise.all(Array.from({ length: PAGES }, (_, i) => fetch(`${base}/p/${i}`).then((r) => r.arrayBuffer())));
+    const ours = (await child('trawl', base)).message as Result;
+    const peer = (await child('crawlee', base)).message as Result;
+    const rate = (r: Result) => r.pages / (r.ms / 1000);
+    const line = (r: Result) => `${r.name.padEnd(26)} ${String(r.pages).padStart(5)} pages  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${rate(r).toFixed(1).padStart(7)} pages/s  peak RSS ${r.maxRssMb.toFixed(0)} MB`;
+    console.log(`site: ${PAGES} generated pages (20–60 KB, ~45 links each), concurrency ${CONCURRENCY} (Crawlee: defaults, maxConcurrency ${CONCURRENCY}), each crawler in its own process`);
+    console.log(line(ours));
+    console.log(line(peer));
+    console.log(`speed: ${(rate(ours) / rate(peer)).toFixed(1)}x Crawlee   memory: ${(ours.maxRssMb / peer.maxRssMb).toFixed(2)} of Crawlee's peak RSS`);
+  } finally {
+    site.proc.kill();
+  }
+}
