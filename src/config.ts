@@ -28,6 +28,10 @@ export interface Config {
   searchProvider?: string;
   searxngUrl?: string;
   braveApiKey?: string;
+  /** Brave Search API endpoint (tests and proxies). */
+  braveApiUrl?: string;
+  /** DuckDuckGo HTML endpoint (tests and proxies). */
+  duckduckgoUrl?: string;
   llmBaseUrl?: string;
   llmApiKey?: string;
   llmModel?: string;
@@ -91,6 +95,8 @@ export function loadConfig(env: Env = loadEnv()): Config {
     searchProvider: str(env.SEARCH_PROVIDER),
     searxngUrl: str(env.SEARXNG_URL),
     braveApiKey: str(env.BRAVE_API_KEY),
+    braveApiUrl: str(env.BRAVE_API_URL),
+    duckduckgoUrl: str(env.DUCKDUCKGO_URL),
     llmBaseUrl: str(env.LLM_BASE_URL),
     llmApiKey: str(env.LLM_API_KEY),
     llmModel: str(env.LLM_MODEL),

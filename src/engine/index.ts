@@ -7,6 +7,7 @@ import { ChromiumPool, type BrowserPool } from './fetch/browser.js';
 import { HttpClient } from './fetch/http.js';
 import type { Fetchers } from './fetch/page.js';
 import { createLlmClient, type LlmClient } from './extract/llm.js';
+import { createSearchProvider, type SearchProvider } from './search/index.js';
 
 export { scrape, documentFromPage, resolveFormats, FORMATS, type Format, type ScrapeOptions, type ScrapeResult } from './scrape.js';
 export { compileSchema, type CompiledSchema, type SchemaObject } from './extract/schema.js';
@@ -14,33 +15,46 @@ export { HttpClient } from './fetch/http.js';
 export type { Fetchers } from './fetch/page.js';
 export { extract, type ExtractOptions, type ExtractResponse } from './extract-urls.js';
 export { crawl, type CrawlOptions, type CrawlResult } from './crawl/index.js';
+export { search, type SearchOptions, type SearchResult } from './search/index.js';
 
 export interface Engine extends Fetchers {
   http: HttpClient;
   browser?: BrowserPool;
   /** Present when LLM_BASE_URL and LLM_MODEL are configured. */
   llm?: LlmClient;
+  /** The configured web search provider (undefined when its configuration is incomplete). */
+  searchProvider?: SearchProvider;
+  /** Why there is no search provider, for the error a caller gets. */
+  searchProviderError?: string;
   close(): Promise<void>;
 }
 
 export type EngineConfig = Pick<Config, 'allowPrivateNetwork' | 'resolve' | 'proxyUrls' | 'chromiumPath'> &
-  Partial<Pick<Config, 'llmBaseUrl' | 'llmApiKey' | 'llmModel'>>;
+  Partial<Pick<Config, 'llmBaseUrl' | 'llmApiKey' | 'llmModel' | 'searchProvider' | 'searxngUrl' | 'braveApiKey' | 'braveApiUrl' | 'duckduckgoUrl'>>;
 
 export function createEngine(config: EngineConfig, log?: { warn(obj: object, msg: string): void }): Engine {
   const http = new HttpClient({ allowPrivateNetwork: config.allowPrivateNetwork, resolve: config.resolve, proxyUrls: config.proxyUrls });
   const browser = new ChromiumPool({ executablePath: config.chromiumPath, http });
-  // The LLM endpoint is operator configuration (often a model server on the LAN), so its
-  // client may reach private addresses; user-supplied URLs never travel through it.
-  const llmHttp = config.llmBaseUrl ? new HttpClient({ allowPrivateNetwork: true, proxyUrls: [] }) : undefined;
-  const llm =
-    config.llmBaseUrl && llmHttp
-      ? createLlmClient({ baseUrl: config.llmBaseUrl, apiKey: config.llmApiKey, model: config.llmModel ?? 'gpt-4o-mini', http: llmHttp, log })
-      : undefined;
+  // Endpoints the operator configured (an LLM or a SearXNG on the LAN) may be private
+  // addresses, so they get their own client; user-supplied URLs never travel through it.
+  const trustedHttp = new HttpClient({ allowPrivateNetwork: true, proxyUrls: [] });
+  const llm = config.llmBaseUrl
+    ? createLlmClient({ baseUrl: config.llmBaseUrl, apiKey: config.llmApiKey, model: config.llmModel ?? 'gpt-4o-mini', http: trustedHttp, log })
+    : undefined;
+  let searchProvider: SearchProvider | undefined;
+  let searchProviderError: string | undefined;
+  try {
+    searchProvider = createSearchProvider(config, trustedHttp);
+  } catch (e) {
+    searchProviderError = (e as Error).message;
+  }
   let closing: Promise<void> | undefined;
   return {
     http,
     browser,
     llm,
-    close: () => (closing ??= Promise.all([browser.close(), http.close(), llmHttp?.close()]).then(() => undefined)),
+    searchProvider,
+    searchProviderError,
+    close: () => (closing ??= Promise.all([browser.close(), http.close(), trustedHttp.close()]).then(() => undefined)),
   };
 }

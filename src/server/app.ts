@@ -12,6 +12,7 @@ import { accountRoutes } from './routes/account.js';
 import { scrapeRoutes } from './routes/scrape.js';
 import { extractRoutes } from './routes/extract.js';
 import { crawlRoutes } from './routes/crawl.js';
+import { searchRoutes } from './routes/search.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -51,6 +52,7 @@ export async function buildServer(ctx: ServerContext, options: { logger?: boolea
       scrapeRoutes(v1, ctx);
       extractRoutes(v1, ctx);
       crawlRoutes(v1, ctx);
+      searchRoutes(v1, ctx);
     },
     { prefix: '/v1' },
   );

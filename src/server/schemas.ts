@@ -54,3 +54,13 @@ export const CrawlBody = z.strictObject({
   timeout_ms: intIn(1000, 300_000).optional(),
 });
 export type CrawlBody = z.output<typeof CrawlBody>;
+
+export const SearchBody = z.strictObject({
+  query: text(1, 400),
+  limit: intIn(1, 20).optional(),
+  scrape: bool().optional(),
+  country: z.string({ error: 'must be an ISO 3166-1 alpha-2 code such as "US"' }).regex(/^[A-Za-z]{2}$/, { error: 'must be an ISO 3166-1 alpha-2 code such as "US"' }).optional(),
+  language: z.string({ error: 'must be an ISO 639-1 code such as "en"' }).regex(/^[A-Za-z]{2}(?:-[A-Za-z]{2})?$/, { error: 'must be an ISO 639-1 code such as "en"' }).optional(),
+  timeout_ms: intIn(1000, 60_000).optional(),
+});
+export type SearchBody = z.output<typeof SearchBody>;

@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import { search } from '../../engine/index.js';
+import { TrawlError } from '../../errors.js';
+import type { ServerContext } from '../context.js';
+import { withCredit } from '../plugins/api-scope.js';
+import { openapiRoute } from '../openapi.js';
+import { SearchBody } from '../schemas.js';
+import { parseBody } from '../validation.js';
+
+export function searchRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  app.post('/search', openapiRoute(SearchBody, 'Live web search, re-ranked, with citations and quotable passages'), async (request, reply) => {
+    const body = parseBody(SearchBody, request.body);
+    const provider = ctx.engine.searchProvider;
+    if (!provider) throw new TrawlError('fetch_failed', `search is not configured on this server: ${ctx.engine.searchProviderError ?? 'no provider'}`);
+    const r = await withCredit(ctx, request, reply, (signal) =>
+      search(ctx.engine, provider, {
+        query: body.query,
+        limit: body.limit,
+        scrape: body.scrape,
+        country: body.country?.toUpperCase(),
+        language: body.language?.toLowerCase(),
+        timeoutMs: body.timeout_ms,
+        signal,
+      }),
+    );
+    return { status: 'ok', query: r.query, results: r.results };
+  });
+}
