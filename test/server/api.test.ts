@@ -213,6 +213,27 @@ for (const dialect of DIALECTS) {
       expect(await svc.credits(accountId)).toBe(5);
     });
 
+    it('refunds the credit when the client goes away before the answer', async () => {
+      const { key, accountId } = await svc.newKey(5);
+      const ac = new AbortController();
+      const pending = fetch(`${svc.url}/v1/scrape`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ url: `${site.url}/slow`, render: 'http' }),
+        signal: ac.signal,
+      }).catch((e) => e);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await svc.credits(accountId)).toBe(4); // reserved while the work runs
+      ac.abort();
+      await pending;
+      let credits = 0;
+      for (let i = 0; i < 40 && credits !== 5; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        credits = await svc.credits(accountId);
+      }
+      expect(credits).toBe(5);
+    });
+
     it('404 not_found for unknown paths', async () => {
       const res = await fetch(`${svc.url}/v1/nothing-here`);
       expect(res.status).toBe(404);
