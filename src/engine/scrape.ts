@@ -6,6 +6,7 @@ import { TrawlError } from '../errors.js';
 import { parseHtml, processHtml } from './document/index.js';
 import { pdfToMarkdown } from './document/pdf.js';
 import type { CompiledSchema } from './extract/schema.js';
+import type { LlmClient } from './extract/llm.js';
 import { extractFromDocument } from './extract/index.js';
 import { fetchPage, type Fetchers, type Page, type RenderMode } from './fetch/page.js';
 
@@ -25,6 +26,8 @@ export interface ScrapeOptions {
   timeoutMs?: number;
   waitFor?: string | number;
   signal?: AbortSignal;
+  /** Fills the JSON fields the deterministic pass left empty. */
+  llm?: LlmClient;
 }
 
 export interface ScrapeMetadata {
@@ -58,13 +61,31 @@ export function resolveFormats(formats: Format[] | undefined, hasSchema: boolean
 export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promise<ScrapeResult> {
   const formats = resolveFormats(options.formats, !!options.schema);
   if (formats.has('json') && !options.schema) throw new TrawlError('invalid_schema', 'schema: is required when formats includes "json"');
+  const started = Date.now();
   const page = await fetchPage(fetchers, options.url, {
     render: options.render,
     timeoutMs: options.timeoutMs,
     waitFor: options.waitFor,
     signal: options.signal,
   });
-  return documentFromPage(page, formats, options);
+  const useLlm = !!options.llm && !!options.schema && formats.has('json');
+  // The LLM reads the page as markdown, even when markdown was not asked for.
+  const result = await documentFromPage(page, useLlm ? new Set([...formats, 'markdown']) : formats, options);
+  if (useLlm && result.json) {
+    const filled = await options.llm!.fill({
+      json: result.json,
+      sources: result.sources ?? {},
+      schema: options.schema!,
+      markdown: result.markdown ?? '',
+      url: result.url,
+      signal: options.signal,
+      timeoutMs: (options.timeoutMs ?? 30_000) - (Date.now() - started),
+    });
+    result.json = filled.json;
+    result.sources = filled.sources;
+    if (!formats.has('markdown')) delete result.markdown;
+  }
+  return result;
 }
 
 /** Turn a fetched page into the requested formats (shared by scrape, crawl and extract). */

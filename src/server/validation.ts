@@ -4,7 +4,8 @@
  * 400 invalid_request naming the field. The same Zod objects produce the OpenAPI document.
  */
 import { z } from 'zod';
-import { invalidRequest } from '../errors.js';
+import { invalidRequest, invalidSchema } from '../errors.js';
+import { compileSchema, type CompiledSchema, type Format } from '../engine/index.js';
 
 const req = (msg: string) => ({ error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : msg) });
 
@@ -66,3 +67,14 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.outp
 }
 
 const article = (t: string) => (/^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`);
+
+/**
+ * `formats` + `schema` of scrape and crawl: the formats asked (json added when a schema comes
+ * without formats) and the compiled schema; json without a schema is 422.
+ */
+export function formatsAndSchema(formats: string[] | undefined, schema: unknown): { formats?: Format[]; schema?: CompiledSchema } {
+  const f = formats as Format[] | undefined;
+  const wantsJson = f ? f.includes('json') : schema !== undefined;
+  if (wantsJson && schema === undefined) throw invalidSchema('schema: is required when formats includes "json"');
+  return { formats: f, schema: schema !== undefined ? compileSchema(schema) : undefined };
+}

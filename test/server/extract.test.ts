@@ -132,6 +132,16 @@ describe('optional LLM pass', () => {
     expect((await slow.json()).results[0].json).toEqual({ title: 'Essay', author: null });
   }, 40_000);
 
+  it('fills scrape json too, without returning markdown that was not asked for', async () => {
+    const { key } = await withLlm.newKey(5);
+    llm.answer = { author: 'Ada Lovelace' };
+    const res = await withLlm.post('/v1/scrape', { url: `${site.url}/no-author`, formats: ['json'], schema: { title: 'string', author: 'string' } }, key);
+    const body = await res.json();
+    expect(body.json).toEqual({ title: 'Essay', author: 'Ada Lovelace' });
+    expect(body.sources.author).toBe('llm');
+    expect(body.markdown).toBeUndefined();
+  });
+
   it('coerces the LLM answer like any other value and drops what does not fit', async () => {
     const { key } = await withLlm.newKey(5);
     llm.answer = { author: 42, year: 'not a year' };

@@ -1,19 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { compileSchema, crawl, type Format } from '../../engine/index.js';
-import { TrawlError } from '../../errors.js';
+import { crawl } from '../../engine/index.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { openapiRoute } from '../openapi.js';
 import { CrawlBody } from '../schemas.js';
-import { parseBody } from '../validation.js';
+import { formatsAndSchema, parseBody } from '../validation.js';
 
 export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post('/crawl', openapiRoute(CrawlBody, 'Crawl one site breadth-first to a depth and page limit'), async (request, reply) => {
     const body = parseBody(CrawlBody, request.body);
-    const formats = body.formats as Format[] | undefined;
-    const wantsJson = formats ? formats.includes('json') : body.schema !== undefined;
-    if (wantsJson && body.schema === undefined) throw new TrawlError('invalid_schema', 'schema: is required when formats includes "json"');
-    const schema = body.schema !== undefined ? compileSchema(body.schema) : undefined;
+    const { formats, schema } = formatsAndSchema(body.formats, body.schema);
     const result = await withCredit(ctx, request, reply, (signal) =>
       crawl(ctx.engine, {
         url: body.url,

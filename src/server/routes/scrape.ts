@@ -1,20 +1,17 @@
 import type { FastifyInstance } from 'fastify';
-import { compileSchema, scrape, type Format } from '../../engine/index.js';
+import { scrape } from '../../engine/index.js';
 import { TrawlError } from '../../errors.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { ScrapeBody } from '../schemas.js';
-import { parseBody } from '../validation.js';
+import { formatsAndSchema, parseBody } from '../validation.js';
 import { openapiRoute } from '../openapi.js';
 
 export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post('/scrape', openapiRoute(ScrapeBody, 'Scrape one URL to markdown, html, links and schema JSON'), async (request, reply) => {
     const body = parseBody(ScrapeBody, request.body);
-    const formats = body.formats as Format[] | undefined;
-    const wantsJson = formats ? formats.includes('json') : body.schema !== undefined;
-    if (wantsJson && body.schema === undefined) throw new TrawlError('invalid_schema', 'schema: is required when formats includes "json"');
-    const schema = body.schema !== undefined ? compileSchema(body.schema) : undefined;
-    if (body.wait_for !== undefined && body.render !== 'browser' && body.render !== undefined && body.render !== 'auto') {
+    const { formats, schema } = formatsAndSchema(body.formats, body.schema);
+    if (body.wait_for !== undefined && body.render === 'http') {
       throw new TrawlError('invalid_request', 'wait_for: only applies when render is "browser" or "auto"');
     }
     const result = await withCredit(ctx, request, reply, (signal) =>
@@ -27,6 +24,7 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
         timeoutMs: body.timeout_ms,
         waitFor: body.wait_for,
         signal,
+        llm: ctx.engine.llm,
       }),
     );
     const { url, metadata, sources, ...content } = result;
