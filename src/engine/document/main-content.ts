@@ -9,6 +9,7 @@
  */
 import type { AnyNode, Document, Element, ParentNode } from './dom.js';
 import { isElement, isTextNode, removeNode, textOf } from './dom.js';
+import { isTexScript } from './markdown.js';
 import { polishContent } from './polish.js';
 import { isHidden } from './visibility.js';
 
@@ -31,6 +32,7 @@ const NEGATIVE = new RegExp(
   ].join('|'),
   'i',
 );
+const STRONG_CHROME = /gallery|slideshow|carousel|comment|related|recommend|newsletter|cookie|consent|outbrain|taboola|disqus|advert|sponsor/i;
 /** Names that mark the article itself; they protect a container from the negative list. */
 const POSITIVE = /article|body|content|entry|main|post|story|text|blog|prose|rich-?text|markdown|page-?content|embed|twitter-tweet|instagram-media/i;
 const ARTICLE_BODY = /(?:^|[\s_-])(?:article-?body|articlebody|post-?body|entry-?content|post-?content|story-?body|article-?content|article__body|article__content|body-?text|article-?text|story-?content|main-?content|c-entry-content|post-?entry|rich-?text)(?:$|[\s_-])/i;
@@ -89,10 +91,14 @@ function isChromeTag(el: Element): boolean {
   return !!role && CHROME_ROLES.test(role);
 }
 
+/** Elements whose class names can mark page chrome; custom elements (mjx-container) cannot. */
+const NAMED_CHROME_HOSTS = new Set(['div', 'section', 'aside', 'ul', 'ol', 'nav', 'header', 'footer', 'form', 'table', 'figure', 'p', 'span', 'a', 'li', 'dl', 'center', 'iframe']);
+
 function isChrome(el: Element): boolean {
   if (isChromeTag(el)) return true;
+  if (!NAMED_CHROME_HOSTS.has(el.name)) return false;
   const names = idClass(el);
-  if (names.length < 2 || el.name === 'body' || el.name === 'html' || el.name === 'main' || el.name === 'article') return false;
+  if (names.length < 2) return false;
   if (ARTICLE_BODY.test(names)) return false;
   return NEGATIVE.test(names) && !POSITIVE.test(names);
 }
@@ -114,8 +120,9 @@ function stripChrome(root: ParentNode, stats: Map<AnyNode, Stats>): boolean {
     const n = stack.pop()!;
     if (!isElement(n)) continue;
     // …and so are those inside it that hold most of its text (themes name wrappers "widget").
-    // Tags and roles (<aside>, <nav>, role=complementary) are never such wrappers.
-    if (isChrome(n) && !wrappers.has(n) && (isChromeTag(n) || (stats.get(n)?.score ?? 0) < 0.5 * articleScore)) {
+    // Tags and roles (<aside>, <nav>, role=complementary) and names that only ever mean
+    // an add-on (gallery, comments, related) are never such wrappers.
+    if (isChrome(n) && !wrappers.has(n) && (isChromeTag(n) || STRONG_CHROME.test(idClass(n)) || (stats.get(n)?.score ?? 0) < 0.5 * articleScore)) {
       doomed.push(n);
       continue;
     }
@@ -149,7 +156,7 @@ function stripNonContent(doc: Document): void {
       continue;
     }
     if (!isElement(n)) continue;
-    if (NEVER_CONTENT.has(n.name) || isHidden(n)) {
+    if ((NEVER_CONTENT.has(n.name) && !isTexScript(n)) || isHidden(n)) {
       doomed.push(n);
       continue;
     }

@@ -25,7 +25,7 @@ interface Ctx {
 const SKIP = new Set([
   'script', 'style', 'noscript', 'template', 'head', 'title', 'meta', 'link', 'svg', 'canvas',
   'iframe', 'object', 'embed', 'button', 'input', 'select', 'option', 'textarea', 'video',
-  'audio', 'source', 'track', 'map', 'area', 'dialog', 'math',
+  'audio', 'source', 'track', 'map', 'area', 'dialog',
 ]);
 
 const BLOCK = new Set([
@@ -66,7 +66,7 @@ function renderBlocks(nodes: readonly AnyNode[], ctx: Ctx): string[] {
       run += escapeText(collapseWs(n.data));
       continue;
     }
-    if (!isElement(n) || SKIP.has(n.name) || isHidden(n)) continue;
+    if (!isElement(n) || (SKIP.has(n.name) && !isTexScript(n)) || isHidden(n)) continue;
     if (BLOCK.has(n.name) || (n.name === 'a' && hasBlockDescendant(n) && !ctx.inLink && blockLink(n, ctx, out, flush))) {
       if (n.name === 'a') continue; // blockLink rendered it
       flush();
@@ -273,7 +273,7 @@ function renderInlineChildren(el: Element, ctx: Ctx): string {
 
 function renderInlineNode(n: AnyNode, ctx: Ctx): string {
   if (isTextNode(n)) return escapeText(collapseWs(n.data));
-  if (!isElement(n) || SKIP.has(n.name) || isHidden(n)) return '';
+  if (!isElement(n) || (SKIP.has(n.name) && !isTexScript(n)) || isHidden(n)) return '';
   return renderInline(n, ctx);
 }
 
@@ -311,6 +311,10 @@ function renderInline(el: Element, ctx: Ctx): string {
     }
     case 'img':
       return renderImage(el, ctx);
+    case 'math':
+      return renderMath(el);
+    case 'script':
+      return isTexScript(el) ? texScript(el) : '';
     case 'sup':
       return renderInlineChildren(el, ctx);
     case 'q':
@@ -323,6 +327,41 @@ function renderInline(el: Element, ctx: Ctx): string {
       }
       return renderInlineChildren(el, ctx);
   }
+}
+
+/** MathML as TeX when the page carries it (annotation or alttext), else its plain text. */
+function renderMath(el: Element): string {
+  let tex = el.attribs.alttext;
+  for (const a of elementsIn(el)) {
+    if (a.name === 'annotation' && /tex/i.test(a.attribs.encoding ?? '')) tex = textOf(a);
+  }
+  const block = el.attribs.display === 'block';
+  if (tex && tex.trim()) return block ? `${BR}$$${tex.trim()}$$${BR}` : `$${tex.trim()}$`;
+  return collapseWs(textOf(el)).trim();
+}
+
+function elementsIn(el: Element): Element[] {
+  const out: Element[] = [];
+  const stack = [...el.children];
+  while (stack.length) {
+    const c = stack.pop()!;
+    if (isElement(c)) {
+      out.push(c);
+      stack.push(...c.children);
+    }
+  }
+  return out;
+}
+
+/** MathJax 2 keeps TeX in <script type="math/tex">. */
+export const isTexScript = (el: Element) => el.name === 'script' && /^math\/tex/i.test(el.attribs.type ?? '');
+
+function texScript(el: Element): string {
+  let tex = '';
+  for (const c of el.children) if (isTextNode(c)) tex += c.data;
+  tex = tex.trim();
+  if (!tex) return '';
+  return /mode=display/i.test(el.attribs.type ?? '') ? `${BR}$$${tex}$$${BR}` : `$${tex}$`;
 }
 
 const LAZY_SRC = ['data-src', 'data-lazy-src', 'data-original', 'data-srcset', 'data-lazy', 'data-url'];

@@ -112,3 +112,12 @@ describe('main content', () => {
     expect(out).toContain('This sentence is long enough');
   });
 });
+
+describe('math', () => {
+  it('writes MathML as TeX when the page carries it, else as text; MathJax 2 scripts as TeX', () => {
+    expect(md('<p>Energy <math alttext="E=mc^2"><mi>E</mi><mo>=</mo><mi>m</mi><msup><mi>c</mi><mn>2</mn></msup></math> holds.</p>')).toBe('Energy $E=mc^2$ holds.');
+    expect(md('<p>See <math><semantics><mrow><mi>x</mi></mrow><annotation encoding="application/x-tex">x^2</annotation></semantics></math></p>')).toBe('See $x^2$');
+    expect(md('<p>Plain <math><mi>a</mi><mo>+</mo><mi>b</mi></math></p>')).toBe('Plain a+b');
+    expect(md('<p>Display:<script type="math/tex; mode=display">\\\\int_0^1 x\\\\,dx</script></p>')).toBe('Display:  \n$$\\\\int_0^1 x\\\\,dx$$');
+  });
+});
