@@ -44,8 +44,8 @@ beforeAll(async () => {
   site.route('/away', (_q, res) => res.writeHead(302, { location: 'http://127.0.0.2:9/' }).end());
   site.route('/file.bin', (_q, res) => res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.alloc(100)));
   site.route('/slow', async (_q, res) => {
-    await new Promise((r) => setTimeout(r, 1500));
-    res.writeHead(200, { 'content-type': 'text/html' }).end(page('Slow', []));
+    await new Promise((r) => setTimeout(r, 5000));
+    if (!res.destroyed) res.writeHead(200, { 'content-type': 'text/html' }).end(page('Slow', []));
   });
   http = new HttpClient({ allowPrivateNetwork: true });
 });
@@ -121,7 +121,7 @@ describe('crawl', () => {
 
   it('returns what it has when the time budget runs out', async () => {
     site.route('/slowhub', page('Slow hub', ['/slow', '/b']));
-    const r = await crawl({ http }, { url: `${site.url}/slowhub`, maxDepth: 1, limit: 10, timeoutMs: 1000, useSitemap: false });
+    const r = await crawl({ http }, { url: `${site.url}/slowhub`, maxDepth: 1, limit: 10, timeoutMs: 2500, useSitemap: false });
     expect(r.truncated).toBe(true);
     expect(urls(r)).toContain('/slowhub');
     expect(urls(r)).not.toContain('/slow');
