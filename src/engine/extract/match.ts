@@ -20,6 +20,17 @@ const SIDE_ENTITIES = new Set([
 ]);
 const PRICE_NOISE = /old|was|strike|crossed|list|regular|compare|msrp|rrp|uvp|before|original|saving|save|discount|percent|per|unit|install|monthly|month|finance|shipping|delivery|tax|total|min|max|range|from|cart|basket|bundle|points|reward|coupon|club|member|vip/i;
 const SIDE_CONTAINERS = /related|recommend|similar|upsell|up-sell|cross-?sell|carousel|slider|also|others|recent|viewed|sponsor|suggest|accessor|bundle|compare|footer|header|nav|menu|cart|basket|minicart|review|rating|bought|together/i;
+const SKU_VOCAB = vocabularyFor('sku');
+
+/** UPC-A, EAN-13, GTIN-14 with a valid check digit (8-digit codes are too often shop codes). */
+export function isGtin(s: string): boolean {
+  if (!/^\d{12,14}$/.test(s)) return false;
+  const digits = [...s].map(Number);
+  const check = digits.pop()!;
+  const sum = digits.reverse().reduce((acc, d, i) => acc + d * (i % 2 === 0 ? 3 : 1), 0);
+  return (10 - (sum % 10)) % 10 === check;
+}
+
 const SHORT_TEXT_FIELDS = new Set(['brand', 'color', 'model', 'condition', 'seller'].map((f) => vocabularyFor(f)));
 const ID_SHAPE = /^(?=.*[0-9])[A-Za-z0-9][A-Za-z0-9._\-/#]{1,63}$|^[A-Z0-9]{6,40}$/;
 
@@ -111,11 +122,13 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       // UUIDs and session-like tokens are internal ids, not product codes.
       if (/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}/i.test(s) || s.length > 40) return 0;
       const inUrl = c.kind !== 'url' && ctx.urlTokens?.has(s.toLowerCase()) ? 1.6 : 1;
-      if (!structured && SIDE_CONTAINERS.test(ancestorsNames(c.el, 12))) return 0.3 * inUrl;
+      // A shop's own code beats a barcode number for an "sku" (GTINs are their own field).
+      const barcode = v === SKU_VOCAB && isGtin(s) ? 0.6 : 1;
+      if (!structured && SIDE_CONTAINERS.test(ancestorsNames(c.el, 12))) return 0.3 * inUrl * barcode;
       // A code the page shows under its own label ("Product code: 123") is the one shoppers
       // and the shop's search use; markup often carries a variant or internal id instead.
-      if ((c.kind === 'label' || c.kind === 'text') && (v.names.get(c.path[c.path.length - 1]) ?? 0) >= 0.9) return 2.5 * inUrl;
-      return inUrl;
+      if ((c.kind === 'label' || c.kind === 'text') && (v.names.get(c.path[c.path.length - 1]) ?? 0) >= 0.9) return 2.5 * inUrl * barcode;
+      return inUrl * barcode;
     }
     case 'availability': {
       const b = coerceBoolean(c.value);

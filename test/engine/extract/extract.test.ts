@@ -142,3 +142,15 @@ describe('output shape', () => {
     expect(schema.validate(r.json)).toBe(true);
   });
 });
+
+describe('identifiers', () => {
+  it('prefers the shop code over a barcode number for sku, and keeps the barcode for gtin', () => {
+    const html = `<script type="application/ld+json">{"@type":"Product","name":"Shirt","id":"5715093615745","gtin13":"5715093615745"}</script>
+      <script>dataLayer.push({"articleNumber":"12185160"})</script>`;
+    expect(run(html, { sku: 'string', gtin: 'string' }).json).toEqual({ sku: '12185160', gtin: '5715093615745' });
+  });
+  it('trusts a code the page shows under its own label over a hidden variant id', () => {
+    const html = `<script type="application/ld+json">{"@type":"Product","name":"Lamp","sku":"237972452"}</script><h1>Lamp</h1><p>Product code: 64981901</p>`;
+    expect(run(html, { sku: 'string' }).json).toEqual({ sku: '64981901' });
+  });
+});
