@@ -123,11 +123,11 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       if (/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}/i.test(s) || s.length > 40) return 0;
       const inUrl = c.kind !== 'url' && ctx.urlTokens?.has(s.toLowerCase()) ? 1.6 : 1;
       // A shop's own code beats a barcode number for an "sku" (GTINs are their own field).
-      const barcode = v === SKU_VOCAB && isGtin(s) ? 0.6 : 1;
+      const barcode = v === SKU_VOCAB && isGtin(s) ? 0.5 : 1;
       if (!structured && SIDE_CONTAINERS.test(ancestorsNames(c.el, 12))) return 0.3 * inUrl * barcode;
       // A code the page shows under its own label ("Product code: 123") is the one shoppers
       // and the shop's search use; markup often carries a variant or internal id instead.
-      if ((c.kind === 'label' || c.kind === 'text') && (v.names.get(c.path[c.path.length - 1]) ?? 0) >= 0.9) return 2.5 * inUrl * barcode;
+      if ((c.kind === 'label' || c.kind === 'text') && (v.names.get(c.path[c.path.length - 1]) ?? 0) >= 0.9) return 2.8 * inUrl * barcode;
       return inUrl * barcode;
     }
     case 'availability': {

@@ -15,7 +15,7 @@ export interface FieldVocabulary {
   role: 'price' | 'currency' | 'availability' | 'identifier' | 'text' | 'url' | 'rating' | 'count' | 'generic';
 }
 
-type Entry = { names: string[]; weak?: string[]; containers?: string[]; role?: FieldVocabulary['role'] };
+type Entry = { names: string[]; weak?: string[]; weakest?: string[]; containers?: string[]; role?: FieldVocabulary['role'] };
 
 const V: Record<string, Entry> = {
   title: { names: ['title', 'name', 'headline', 'producttitle', 'productname'], containers: ['og', 'twitter'], role: 'text' },
@@ -36,7 +36,8 @@ const V: Record<string, Entry> = {
   },
   sku: {
     names: ['sku', 'productid', 'skuid', 'productsku', 'itemid', 'itemnumber', 'itemno', 'articlenumber', 'artnr', 'artikelnummer', 'partnumber', 'productcode', 'productnumber', 'retaileritemid', 'styleid', 'stylenumber', 'reference', 'ref', 'referencia', 'reference', 'codigo', 'codice', 'kod', 'sifra', 'item', 'article', 'code', 'prodid', 'pid', 'asin'],
-    weak: ['gtin13', 'gtin', 'gtin12', 'gtin14', 'ean', 'upc', 'urlid', 'id'],
+    weak: ['gtin13', 'gtin', 'gtin12', 'gtin14', 'ean', 'upc', 'urlid'],
+    weakest: ['id'],
     containers: ['offers', 'offer', 'product', 'og'],
     role: 'identifier',
   },
@@ -89,6 +90,7 @@ export function vocabularyFor(field: string): FieldVocabulary {
   if (stripped !== key) names.set(stripped, 0.9);
   for (const n of entry?.names ?? []) if (!names.has(n)) names.set(n, 0.9);
   for (const n of entry?.weak ?? []) if (!names.has(n)) names.set(n, 0.6);
+  for (const n of entry?.weakest ?? []) if (!names.has(n)) names.set(n, 0.4);
   const vocab: FieldVocabulary = {
     names,
     containers: new Set(entry?.containers ?? []),

@@ -150,7 +150,9 @@ describe('identifiers', () => {
     expect(run(html, { sku: 'string', gtin: 'string' }).json).toEqual({ sku: '12185160', gtin: '5715093615745' });
   });
   it('trusts a code the page shows under its own label over a hidden variant id', () => {
-    const html = `<script type="application/ld+json">{"@type":"Product","name":"Lamp","sku":"237972452"}</script><h1>Lamp</h1><p>Product code: 64981901</p>`;
+    const footer = Array.from({ length: 30 }, (_, i) => `<li><a href="/c/${i}">Category ${i}</a></li>`).join('');
+    const html = `<script type="application/ld+json">{"@type":"Product","name":"Lamp","sku":"237972452"}</script>
+      <header><nav><ul>${footer}</ul></nav></header><main><h1>Lamp</h1><p>Product code: 64981901</p><p>A lamp for reading.</p></main><footer><ul>${footer}</ul></footer>`;
     expect(run(html, { sku: 'string' }).json).toEqual({ sku: '64981901' });
   });
 });
