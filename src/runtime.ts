@@ -19,7 +19,11 @@ export interface Service {
 
 export async function startService(config: Config, options: { logger?: boolean | object; listen?: boolean } = {}): Promise<Service> {
   let app: FastifyInstance | undefined;
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    onError: (err) => app?.log.warn({ err: err.message }, 'database connection dropped; it will be reopened'),
+  });
   const engine = createEngine(config, { warn: (obj, msg) => app?.log.warn(obj, msg) });
   const rateLimiter: RateLimiter = config.redisUrl ? new RedisTokenBuckets(config.redisUrl) : new MemoryTokenBuckets();
   const ctx: ServerContext = { config, store, engine, rateLimiter };

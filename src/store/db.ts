@@ -27,6 +27,8 @@ export interface StoreOptions {
   sqliteFile?: string;
   /** Pool size for PostgreSQL. @default 10 */
   poolSize?: number;
+  /** Told about background connection errors (logged by the service). */
+  onError?: (err: Error) => void;
 }
 
 /**
@@ -59,6 +61,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // BIGINT/NUMERIC counters come back as strings by default; ours fit in a JS number.
     pg.types.setTypeParser(20, (v) => Number(v));
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    // An idle connection that the server closes (restart, failover, admin) must not take the
+    // process down: the pool drops it and opens a new one on the next query.
+    pool.on('error', (err) => options.onError?.(err));
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   } else {
     dialect = 'sqlite';

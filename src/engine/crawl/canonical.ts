@@ -12,7 +12,18 @@ export function isTrackingParam(name: string): boolean {
   return TRACKING.test(name);
 }
 
+export interface CanonicalParts {
+  href: string;
+  hostname: string;
+  pathname: string;
+}
+
 export function canonicalUrl(raw: string, policy: TrailingSlashPolicy = 'strip'): string | undefined {
+  return canonicalParts(raw, policy)?.href;
+}
+
+/** The canonical URL and the parts a crawler checks next, from one parse. */
+export function canonicalParts(raw: string, policy: TrailingSlashPolicy = 'strip'): CanonicalParts | undefined {
   let u: URL;
   try {
     u = new URL(raw);
@@ -36,5 +47,5 @@ export function canonicalUrl(raw: string, policy: TrailingSlashPolicy = 'strip')
     if (policy === 'strip') path = path.replace(/\/+$/, '') || '/';
     else if (policy === 'add' && !path.endsWith('/') && !/\.[a-z0-9]{1,5}$/i.test(path)) path += '/';
   }
-  return `${u.protocol}//${host}${port}${path}${search}`;
+  return { href: `${u.protocol}//${host}${port}${path}${search}`, hostname: host, pathname: path };
 }

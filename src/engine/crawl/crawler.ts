@@ -12,7 +12,7 @@ import { extractFromDocument } from '../extract/index.js';
 import type { CompiledSchema } from '../extract/schema.js';
 import { fetchPage, type Fetchers, type RenderMode } from '../fetch/page.js';
 import type { Format } from '../scrape.js';
-import { canonicalUrl, type TrailingSlashPolicy } from './canonical.js';
+import { canonicalParts, canonicalUrl, type TrailingSlashPolicy } from './canonical.js';
 import { pathFilter } from './glob.js';
 import { ALLOW_ALL, DISALLOW_ALL, parseRobots, type RobotsRules } from './robots.js';
 import { readSitemaps } from './sitemap.js';
@@ -104,7 +104,7 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
   const start = canon(options.url);
   if (!start) throw new TrawlError('invalid_request', 'url: must be an http or https URL');
   let siteHost = bareHost(new URL(start).hostname);
-  const sameSite = (u: URL) => {
+  const sameSite = (u: { hostname: string }) => {
     const h = bareHost(u.hostname);
     return h === siteHost || (!!options.allowSubdomains && h.endsWith(`.${siteHost}`));
   };
@@ -131,12 +131,11 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
 
   const enqueue = (raw: string, depth: number) => {
     if (depth > o.maxDepth) return;
-    const c = canon(raw);
-    if (!c || seen.has(c)) return;
-    const u = new URL(c);
-    if (!sameSite(u) || NOT_PAGES.test(u.pathname) || !allowedPath(u.pathname)) return;
-    seen.add(c);
-    queue.push({ url: c, depth, seq: seq++ });
+    const c = canonicalParts(raw, o.trailingSlash);
+    if (!c || seen.has(c.href)) return;
+    if (!sameSite(c) || NOT_PAGES.test(c.pathname) || !allowedPath(c.pathname)) return;
+    seen.add(c.href);
+    queue.push({ url: c.href, depth, seq: seq++ });
   };
 
   // Sitemaps are read while the first pages load; their URLs join at depth 1.
@@ -216,7 +215,8 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
       for (const link of doc.links ?? []) enqueue(link, item.depth + 1);
     } catch (e) {
       if (item.depth === 0) throw e;
-      if (signal.aborted) return;
+      // A page cut off by the crawl's own budget is not the page's fault: the crawl is truncated.
+      if (signal.aborted || Date.now() >= deadline - 20) return;
       if (isTrawlError(e) && e.fields.redirect) {
         errors.push({ url: item.url, error: 'off_site_redirect', detail: `redirected off the site to ${e.fields.redirect}` });
         return;
@@ -277,7 +277,7 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
   } finally {
     clearTimeout(timer);
   }
-  truncated = budget.signal.aborted || (pages.length >= o.limit && queue.length > 0);
+  truncated = budget.signal.aborted || Date.now() >= deadline - 20 || (pages.length >= o.limit && queue.length > 0);
   if (options.signal?.aborted) throw new TrawlError('fetch_failed', 'the crawl was cancelled');
   pages.sort((a, b) => a.depth - b.depth || a.seq - b.seq);
   return { pages: pages.map(({ seq: _seq, ...p }) => p), total: pages.length, truncated, errors };

@@ -28,8 +28,9 @@ export function detectBotWall(status: number, html: string): string | undefined 
   // Walls are small pages or error statuses; a large 200 page is only searched near its top.
   const limit = status >= 400 ? 300_000 : 60_000;
   const head = html.length > limit ? html.slice(0, limit) : html;
-  // One cheap pass first: every signature contains one of these words.
-  if (!ANY_SIGNATURE.test(head)) return undefined;
+  // One cheap pass first: every signature contains one of these words, and on a large page
+  // it sits near the top (walls are small pages; their markers are in the head).
+  if (!ANY_SIGNATURE.test(head.length > 30_000 ? head.slice(0, 12_000) : head)) return undefined;
   let text: number | undefined;
   for (const [re, name] of SIGNATURES) {
     if (!re.test(head)) continue;
