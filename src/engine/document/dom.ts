@@ -4,7 +4,7 @@
  * extraction — walks the same tree with these.
  */
 import { parseDocument } from 'htmlparser2';
-import type { AnyNode, Document, Element, ParentNode } from 'domhandler';
+import { Text, type AnyNode, type Document, type Element, type ParentNode } from 'domhandler';
 
 export type { AnyNode, Document, Element, ParentNode };
 
@@ -17,8 +17,45 @@ const TEXT = 'text';
 const ROOT = 'root';
 const CDATA = 'cdata';
 
+/** Deeper than this, a subtree becomes its text: real pages never nest so deep, hostile ones do. */
+export const MAX_DEPTH = 400;
+
 export function parseHtml(html: string): Document {
-  return parseDocument(html, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+  const doc = parseDocument(html, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+  limitDepth(doc, MAX_DEPTH);
+  return doc;
+}
+
+/**
+ * Replace every element found at `max` depth by a text node with its text, so the recursive
+ * consumers (markdown, extraction) never meet a tree deep enough to exhaust the stack.
+ */
+export function limitDepth(root: ParentNode, max: number): void {
+  // Two parallel stacks: no tuple per node on this per-page walk.
+  const nodes: AnyNode[] = [...root.children];
+  const depths: number[] = nodes.map(() => 1);
+  while (nodes.length) {
+    const n = nodes.pop()!;
+    const depth = depths.pop()!;
+    if (!isElement(n)) continue;
+    if (depth >= max) {
+      const text = new Text(textOf(n));
+      const p = n.parent!;
+      const i = p.children.indexOf(n);
+      p.children[i] = text;
+      text.parent = p;
+      text.prev = n.prev;
+      text.next = n.next;
+      if (n.prev) n.prev.next = text;
+      if (n.next) n.next.prev = text;
+      continue;
+    }
+    for (const c of n.children) {
+      if (!isElement(c)) continue;
+      nodes.push(c);
+      depths.push(depth + 1);
+    }
+  }
 }
 
 export const isElement = (n: AnyNode): n is Element =>

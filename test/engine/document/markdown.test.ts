@@ -121,3 +121,12 @@ describe('math', () => {
     expect(md('<p>Display:<script type="math/tex; mode=display">\\\\int_0^1 x\\\\,dx</script></p>')).toBe('Display:  \n$$\\\\int_0^1 x\\\\,dx$$');
   });
 });
+
+describe('hostile nesting', () => {
+  it('survives thousands of nested elements without exhausting the stack', () => {
+    const deep = `${'<div>'.repeat(20_000)}<p>Deep text, long enough, with commas, to be content.</p>${'</div>'.repeat(20_000)}`;
+    expect(md(deep, { onlyMainContent: true })).toContain('Deep text');
+    const inline = `<p>${'<b><i>'.repeat(10_000)}x${'</i></b>'.repeat(10_000)}</p>`;
+    expect(md(inline)).toContain('x');
+  });
+});
