@@ -78,7 +78,7 @@ export function repeatedElements(root: ParentNode, wantsPrice: boolean): Element
         const t = collapse(textOf(g));
         if (t.length >= 3) withText++;
         if (elements(g).next().value && [...elements(g)].some((e) => e.name === 'a' && e.attribs.href)) withLink++;
-        if (PRICE_TEXT.test(t)) withPrice++;
+        if (PRICE_TEXT.test(t.slice(0, 400))) withPrice++;
       }
       const sample = Math.min(group.length, 20);
       if (withText / sample < 0.7) continue;
@@ -119,7 +119,7 @@ export function itemCandidates(item: Element, baseUrl: string, wanted: string[])
     for (const c of el.children) {
       if (c.type !== 'text') continue;
       const t = collapse((c as unknown as { data: string }).data);
-      if (PRICE_TEXT.test(t) && t.length < 40) {
+      if (t.length < 40 && PRICE_TEXT.test(t)) {
         price = t;
         break;
       }
