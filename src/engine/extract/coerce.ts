@@ -56,7 +56,8 @@ export function coerce(v: unknown, type: ScalarType): string | number | boolean 
   if (v === null || v === undefined) return undefined;
   switch (type) {
     case 'string': {
-      if (typeof v === 'string') return v.replace(/\s+/g, ' ').trim() || undefined;
+      // Direction marks and zero-width characters are invisible on the page; drop them.
+      if (typeof v === 'string') return v.replace(/[\u200b-\u200f\u202a-\u202e\u2060\ufeff]/g, '').replace(/\s+/g, ' ').trim() || undefined;
       if (typeof v === 'number' || typeof v === 'boolean') return String(v);
       return undefined;
     }

@@ -182,7 +182,22 @@ export function coerceFor(c: Candidate, field: string, type: ScalarType): unknow
   const raw = Array.isArray(c.value) ? c.value[0] : c.value;
   if (v.role === 'currency' && type === 'string') return normaliseCurrency(String(raw));
   if (v.role === 'identifier' && type === 'string') return String(raw).trim();
-  return coerce(raw, type);
+  const value = coerce(raw, type);
+  if (typeof value === 'string' && v === BRAND_VOCAB && c.kind !== 'json-ld') return cleanBrand(value);
+  return value;
+}
+
+const BRAND_VOCAB = vocabularyFor('brand');
+
+/** Page text around a brand name: "Visit the Acme Store", "Shop all Acme", "Brand: Acme", "by Acme". */
+export function cleanBrand(s: string): string | undefined {
+  const t = s
+    .replace(/^visit the (.+?) store$/i, '$1')
+    .replace(/^(?:shop all|shop|more from|see all|view all|all)\s+(.+)$/i, '$1')
+    .replace(/^(?:brand|marque|marca|marke)\s*[:：]\s*/i, '')
+    .replace(/^by\s+/i, '')
+    .trim();
+  return t || undefined;
 }
 
 /** The best candidate for one scalar field, or undefined. */

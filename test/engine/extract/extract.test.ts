@@ -156,3 +156,16 @@ describe('identifiers', () => {
     expect(run(html, { sku: 'string' }).json).toEqual({ sku: '64981901' });
   });
 });
+
+describe('names and brands', () => {
+  it('takes the product heading, not a cart pop-up heading or a title with the site name', () => {
+    const html = `<head><title>Amazon.com: Relay Module : Automotive</title><meta name="title" content="Amazon.com: Relay Module : Automotive"></head>
+      <body><div class="cart-popup"><h1 class="success-message">Adding to Cart...</h1></div><h1 id="title"><span>Relay Module</span></h1></body>`;
+    expect(run(html, { name: 'string' }, 'https://www.amazon.com/dp/B0057OC5O8').json).toEqual({ name: 'Relay Module' });
+    expect(run('<title>Wool Scarf | Knitters</title>', { title: 'string' }, 'https://knitters.example/p/1').json).toEqual({ title: 'Wool Scarf' });
+  });
+  it('cleans brand wording and invisible characters from page text', () => {
+    expect(run('<a id="bylineInfo" class="brand-link">Visit the Acme Store</a>', { brand: 'string' }).json).toEqual({ brand: 'Acme' });
+    expect(run('<span class="product-brand">\u200eLumo</span>', { brand: 'string' }).json).toEqual({ brand: 'Lumo' });
+  });
+});

@@ -1,5 +1,5 @@
 /** The page's own headings: the first `<h1>` names the page's subject; `<title>` is a weaker echo. */
-import type { Document } from '../../document/dom.js';
+import type { Document, Element } from '../../document/dom.js';
 import { absoluteUrl, collapse, elements, textOf } from '../../document/dom.js';
 import type { Candidate } from '../candidate.js';
 
@@ -11,13 +11,46 @@ export function documentCandidates(doc: Document, baseUrl: string, out: Candidat
   for (const el of elements(doc)) {
     order++;
     if (el.name === 'title' && title === undefined) title = collapse(textOf(el));
-    else if (el.name === 'h1' && h1 === undefined) {
+    else if (el.name === 'h1' && h1 === undefined && !isUiHeading(el)) {
       h1 = collapse(textOf(el));
-      if (h1) for (const name of ['name', 'title', 'headline']) out.push({ path: [name], value: h1, kind: 'dom', source: 'css:h1', confidence: 0.7, el });
+      if (h1.length < 3 || h1.length > 300) h1 = undefined;
+      else for (const name of ['name', 'title', 'headline']) out.push({ path: [name], value: h1, kind: 'dom', source: 'css:h1', confidence: 0.7, el });
     } else if (el.name === 'link' && !canonical && /(?:^|\s)canonical(?:\s|$)/i.test(el.attribs.rel ?? '')) {
       canonical = absoluteUrl(el.attribs.href, baseUrl);
     }
   }
-  if (title) for (const name of ['title', 'name']) out.push({ path: [name], value: title, kind: 'dom', source: 'html:title', order: 0, confidence: 0.55 });
+  if (title) {
+    const clean = withoutSiteName(title, baseUrl);
+    for (const name of ['title', 'name']) out.push({ path: [name], value: clean, kind: 'dom', source: 'html:title', order: 0, confidence: 0.55 });
+  }
   if (canonical) out.push({ path: ['url'], value: canonical, kind: 'dom', source: 'html:link[rel=canonical]', order: 0, confidence: 0.8 });
+}
+
+/**
+ * "Amazon.com: Relay Module : Automotive" → "Relay Module": the longest part of the title
+ * once parts naming the site (its host's main label) are set aside.
+ */
+const UI_NAMES = /message|modal|popup|cart|basket|dialog|toast|alert|notif|error|success|overlay|menu|logo|drawer|flyout/i;
+
+/** Headings of cart pop-ups, alerts and logos are not the page's subject. */
+function isUiHeading(el: Element): boolean {
+  for (let n: Element | null = el, i = 0; n && i < 4; n = n.parent as Element | null, i++) {
+    if (n.attribs && UI_NAMES.test(`${n.attribs.class ?? ''} ${n.attribs.id ?? ''}`)) return true;
+  }
+  return false;
+}
+
+export function withoutSiteName(title: string, url: string): string {
+  let site = '';
+  try {
+    const labels = new URL(url).hostname.replace(/^www\./, '').split('.');
+    site = (labels.length > 2 && labels[labels.length - 2].length <= 3 ? labels[labels.length - 3] : labels[labels.length - 2] ?? labels[0]) ?? '';
+  } catch {
+    return title;
+  }
+  const parts = title.split(/\s+[|–—:-]\s+|:\s+/).map((p) => p.trim()).filter(Boolean);
+  if (parts.length < 2 || !site) return title;
+  const kept = parts.filter((p) => !p.toLowerCase().replace(/[^a-z0-9]/g, '').includes(site.toLowerCase().replace(/[^a-z0-9]/g, '')));
+  if (!kept.length || kept.length === parts.length) return title;
+  return kept.reduce((a, b) => (b.length > a.length ? b : a));
 }
