@@ -30,7 +30,7 @@ export function detectBotWall(status: number, html: string): string | undefined 
   const head = html.length > limit ? html.slice(0, limit) : html;
   // One cheap pass first: every signature contains one of these words, and on a large page
   // it sits near the top (walls are small pages; their markers are in the head).
-  if (!ANY_SIGNATURE.test(head.length > 30_000 ? head.slice(0, 12_000) : head)) return undefined;
+  if (!ANY_SIGNATURE.test(status >= 400 ? head : head.slice(0, 12_000))) return undefined;
   let text: number | undefined;
   for (const [re, name] of SIGNATURES) {
     if (!re.test(head)) continue;
