@@ -117,6 +117,12 @@ export function scriptText(el: Element): string {
 
 export const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
 
+/** Whether an element shows a picture somewhere inside. */
+export function hasImage(el: Element): boolean {
+  for (const c of el.children) if (isElement(c) && (c.name === 'img' || c.name === 'picture' || hasImage(c))) return true;
+  return false;
+}
+
 export function removeNode(n: AnyNode): void {
   const p = n.parent;
   if (!p) return;

@@ -8,9 +8,9 @@
  * The scores are computed in one post-order pass over the tree (no re-walks per candidate).
  */
 import type { AnyNode, Document, Element, ParentNode } from './dom.js';
-import { isElement, isTextNode, removeNode, textOf } from './dom.js';
+import { hasImage, isElement, isTextNode, removeNode } from './dom.js';
 import { isTexScript } from './markdown.js';
-import { polishContent } from './polish.js';
+import { cutAfterRelatedHeading, dropCaptions, polishContent } from './polish.js';
 import { isHidden } from './visibility.js';
 
 const NEVER_CONTENT = new Set([
@@ -333,76 +333,6 @@ function findMarkedBody(best: ParentNode, stats: Map<AnyNode, Stats>): ParentNod
   return found && foundScore >= 0.4 * bestScore ? found : undefined;
 }
 
-const CAPTION_CLASS = /(?:^|[\s_-])(?:caption|credit|image-credit|photo-credit)s?(?:$|[\s_-])/i;
-
-/** Picture captions and credits are not the article's text (the images keep their alt text). */
-function dropCaptions(root: ParentNode): void {
-  const doomed: Element[] = [];
-  const stack: AnyNode[] = [...root.children];
-  while (stack.length) {
-    const n = stack.pop()!;
-    if (!isElement(n)) continue;
-    if ((n.name === 'figcaption' || CAPTION_CLASS.test(n.attribs.class ?? '')) && !hasImage(n)) {
-      doomed.push(n);
-      continue;
-    }
-    for (const c of n.children) stack.push(c);
-  }
-  for (const n of doomed) removeNode(n);
-}
-
-const RELATED_HEADING = new RegExp(
-  '^(?:related|you (?:may|might) (?:also )?(?:like|enjoy)|more (?:from|stories|on|in)|read (?:more|next|also)|recommended|' +
-    'most (?:read|popular)|popular|trending|see also|also read|leia (?:também|mais)|você (?:pode|também pode) gostar|' +
-    'lire aussi|à lire aussi|sur le même sujet|auch interessant|weitere artikel|mehr zum thema|te puede interesar|' +
-    'también te puede|lee también|ti potrebbe|leggi anche|关联|相关)',
-  'i',
-);
-
-const STRONG_RELATED = /^(?:you (?:may|might) (?:also )?(?:like|enjoy)|more stories|read next|recommended for you|leia também|você (?:pode|também pode) gostar|lire aussi|à lire aussi|te puede interesar|también te puede|ti potrebbe|auch interessant)/i;
-
-/** A "Related / You may also like" heading ends the article: drop it and what follows it. */
-function cutAfterRelatedHeading(root: ParentNode): void {
-  for (const h of findHeadings(root)) {
-    const text = textOfShallow(h).trim();
-    if (text.length > 60 || !RELATED_HEADING.test(text)) continue;
-    // Climb to the child of root that holds the heading only if the heading starts it.
-    let node: AnyNode = h;
-    while (node.parent && node.parent !== root && firstElementChild(node.parent) === node) node = node.parent;
-    const tail: AnyNode[] = [];
-    for (let cur: AnyNode | null = node; cur; cur = cur.next) tail.push(cur);
-    const tailText = tail.reduce((n, c) => n + textOf(c).length, 0);
-    // Only a tail: the article must come before it and stay the larger part — unless the
-    // heading is unmistakable ("You may also like") and a real paragraph precedes it.
-    const rootText = textOf(root).length;
-    if (tailText > 0.4 * rootText && !(STRONG_RELATED.test(text) && rootText - tailText >= 200)) continue;
-    for (const c of tail) removeNode(c);
-    return;
-  }
-}
-
-function findHeadings(root: ParentNode): Element[] {
-  const out: Element[] = [];
-  const stack: AnyNode[] = [...root.children].reverse();
-  while (stack.length) {
-    const n = stack.pop()!;
-    if (!isElement(n)) continue;
-    if (/^h[2-6]$/.test(n.name)) out.push(n);
-    else for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
-  }
-  return out;
-}
-
-function firstElementChild(p: ParentNode): AnyNode | undefined {
-  return p.children.find((c) => isElement(c) || (isTextNode(c) && c.data.trim() !== ''));
-}
-
-function textOfShallow(el: Element): string {
-  let s = '';
-  for (const c of el.children) s += isTextNode(c) ? c.data : isElement(c) ? textOfShallow(c) : '';
-  return s;
-}
-
 /** Remove link lists and scored-negative leftovers inside the article. */
 function pruneInside(root: ParentNode, stats: Map<AnyNode, Stats>): void {
   const doomed: Element[] = [];
@@ -427,9 +357,4 @@ function pruneInside(root: ParentNode, stats: Map<AnyNode, Stats>): void {
     for (const c of n.children) stack.push(c);
   }
   for (const n of doomed) removeNode(n);
-}
-
-function hasImage(el: Element): boolean {
-  for (const c of el.children) if (isElement(c) && (c.name === 'img' || c.name === 'picture' || hasImage(c))) return true;
-  return false;
 }

@@ -1,10 +1,11 @@
 /**
- * Clean-up inside the chosen content: the headline that repeats the page title (it is in
- * `metadata.title` already, as Readability also does), blocks repeated verbatim (gallery
- * captions, pull quotes), and the byline/date lines that sit above the first paragraph.
+ * Clean-up inside the chosen content: picture captions, a "Related / You may also like"
+ * tail, the headline that repeats the page title (it is in `metadata.title` already, as
+ * Readability also does), repeated captions, byline/date lines above the first paragraph,
+ * copyright/contact lines after the last one, and cookie notices.
  */
 import type { AnyNode, Element, ParentNode } from './dom.js';
-import { collapse, isElement, removeNode, textOf } from './dom.js';
+import { collapse, hasImage, isElement, isTextNode, removeNode, textOf } from './dom.js';
 
 const LEAF_BLOCKS = new Set(['p', 'figcaption', 'blockquote', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'li', 'dd', 'pre', 'caption']);
 const HEADINGS = /^h[1-6]$/;
@@ -124,4 +125,74 @@ function dropLeadingMeta(blocks: Element[]): void {
     if (META_LINE.test(t)) found.push(b);
   }
   if (found.length <= 2) for (const b of found) removeNode(b);
+}
+
+const CAPTION_CLASS = /(?:^|[\s_-])(?:caption|credit|image-credit|photo-credit)s?(?:$|[\s_-])/i;
+
+/** Picture captions and credits are not the article's text (the images keep their alt text). */
+export function dropCaptions(root: ParentNode): void {
+  const doomed: Element[] = [];
+  const stack: AnyNode[] = [...root.children];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (!isElement(n)) continue;
+    if ((n.name === 'figcaption' || CAPTION_CLASS.test(n.attribs.class ?? '')) && !hasImage(n)) {
+      doomed.push(n);
+      continue;
+    }
+    for (const c of n.children) stack.push(c);
+  }
+  for (const n of doomed) removeNode(n);
+}
+
+const RELATED_HEADING = new RegExp(
+  '^(?:related|you (?:may|might) (?:also )?(?:like|enjoy)|more (?:from|stories|on|in)|read (?:more|next|also)|recommended|' +
+    'most (?:read|popular)|popular|trending|see also|also read|leia (?:também|mais)|você (?:pode|também pode) gostar|' +
+    'lire aussi|à lire aussi|sur le même sujet|auch interessant|weitere artikel|mehr zum thema|te puede interesar|' +
+    'también te puede|lee también|ti potrebbe|leggi anche|关联|相关)',
+  'i',
+);
+
+const STRONG_RELATED = /^(?:you (?:may|might) (?:also )?(?:like|enjoy)|more stories|read next|recommended for you|leia também|você (?:pode|também pode) gostar|lire aussi|à lire aussi|te puede interesar|también te puede|ti potrebbe|auch interessant)/i;
+
+/** A "Related / You may also like" heading ends the article: drop it and what follows it. */
+export function cutAfterRelatedHeading(root: ParentNode): void {
+  for (const h of findHeadings(root)) {
+    const text = textOfShallow(h).trim();
+    if (text.length > 60 || !RELATED_HEADING.test(text)) continue;
+    // Climb to the child of root that holds the heading only if the heading starts it.
+    let node: AnyNode = h;
+    while (node.parent && node.parent !== root && firstElementChild(node.parent) === node) node = node.parent;
+    const tail: AnyNode[] = [];
+    for (let cur: AnyNode | null = node; cur; cur = cur.next) tail.push(cur);
+    const tailText = tail.reduce((n, c) => n + textOf(c).length, 0);
+    // Only a tail: the article must come before it and stay the larger part — unless the
+    // heading is unmistakable ("You may also like") and a real paragraph precedes it.
+    const rootText = textOf(root).length;
+    if (tailText > 0.4 * rootText && !(STRONG_RELATED.test(text) && rootText - tailText >= 200)) continue;
+    for (const c of tail) removeNode(c);
+    return;
+  }
+}
+
+function findHeadings(root: ParentNode): Element[] {
+  const out: Element[] = [];
+  const stack: AnyNode[] = [...root.children].reverse();
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (!isElement(n)) continue;
+    if (/^h[2-6]$/.test(n.name)) out.push(n);
+    else for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+  }
+  return out;
+}
+
+function firstElementChild(p: ParentNode): AnyNode | undefined {
+  return p.children.find((c) => isElement(c) || (isTextNode(c) && c.data.trim() !== ''));
+}
+
+function textOfShallow(el: Element): string {
+  let s = '';
+  for (const c of el.children) s += isTextNode(c) ? c.data : isElement(c) ? textOfShallow(c) : '';
+  return s;
 }
