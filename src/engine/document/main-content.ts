@@ -1,11 +1,11 @@
 /**
- * Main-content selection. The page is cut down in three steps:
- *  1. drop what is never content (hidden nodes, page chrome by tag/role, and containers whose
- *     class/id say boilerplate: cookie banners, share bars, related links, comments …);
- *  2. score every element by the reading text it holds: sentences count for it, link lists
- *     and short fragments against it; the element with the best balance is the article;
- *  3. prune link-heavy and empty leftovers inside the chosen element.
- * The scores are computed in one post-order pass over the tree (no re-walks per candidate).
+ * Main-content selection. The page is cut down in four steps:
+ *  1. drop what is never content (scripts, styles, hidden nodes);
+ *  2. score every element by the reading text it holds (one post-order pass): sentences
+ *     count for it, link lists and short fragments against it;
+ *  3. drop page chrome named by tag, role or class (nav, cookie banners, share bars, comments
+ *     …) unless it wraps the provisional article, then pick the element with the best score;
+ *  4. prune link-heavy and empty leftovers inside it, and polish (polish.ts).
  */
 import type { AnyNode, Document, Element, ParentNode } from './dom.js';
 import { hasImage, isElement, isTextNode, removeNode } from './dom.js';
