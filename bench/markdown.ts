@@ -13,7 +13,8 @@ async function runPipeline(name: string): Promise<Result> {
   const pages = allContentPages();
   let convert: (html: string, url: string) => string;
   if (name === 'trawl') {
-    const { processHtml } = await import('../src/engine/document/index.js');
+    // The compiled pipeline, as the service runs it (npm run bench:markdown builds first).
+    const { processHtml } = await import('../dist/engine/document/index.js');
     convert = (html, url) => processHtml(html, { url }).markdown ?? '';
   } else {
     const { JSDOM, VirtualConsole } = await import('jsdom');
