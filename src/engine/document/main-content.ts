@@ -240,7 +240,8 @@ function computeStats(root: ParentNode, stats: Map<AnyNode, Stats>): Stats {
     const sentences = (f.ownRaw.match(/[.!?。！？]["'”’)]?(?:\s|$)/g) ?? []).length;
     const commas = (f.ownRaw.match(/[,，、]/g) ?? []).length;
     if (density > 0.5) {
-      f.s.score -= total;
+      // Linked table cells are data (an infobox, a comparison); linked list items are menus.
+      if (tag !== 'td' && tag !== 'th') f.s.score -= total;
     } else if (tag === 'pre' || (total >= 80 && (sentences > 0 || commas > 1)) || total >= 200) {
       f.s.score += text * (1 - density) + 25 * Math.min(commas, 10);
       f.s.paras += 1;
@@ -341,7 +342,9 @@ function pruneInside(root: ParentNode, stats: Map<AnyNode, Stats>): void {
     const n = stack.pop()!;
     if (!isElement(n)) continue;
     const s = stats.get(n);
-    if (s && BLOCKS.has(n.name) && n.name !== 'pre' && n.name !== 'table') {
+    // A table is kept or dropped whole: pruning rows or cells would break its grid.
+    if (n.name === 'table' || n.name === 'pre') continue;
+    if (s && BLOCKS.has(n.name)) {
       const total = s.text + s.link;
       const density = total ? s.link / total : 0;
       const hasMedia = n.name === 'figure' || hasImage(n);

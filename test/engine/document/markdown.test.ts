@@ -130,3 +130,14 @@ describe('hostile nesting', () => {
     expect(md(inline)).toContain('x');
   });
 });
+
+describe('tables inside the article', () => {
+  it('keeps a data table whole even when its cells are links', () => {
+    const rows = ['Alpha', 'Beta', 'Gamma'].map((n) => `<tr><th>${n}</th><td><a href="/wiki/${n}">${n} Corporation</a></td></tr>`).join('');
+    const page = `<nav><a href="/">Home</a></nav><article><h1>Company</h1><table class="infobox">${rows}</table>
+      <p>${'The company makes software, ships it to many users, and maintains it for years. '.repeat(3)}</p></article>`;
+    const out = md(page, { onlyMainContent: true })!;
+    expect(out).toContain('| Beta | [Beta Corporation](https://example.com/wiki/Beta) |');
+    expect(out).toContain('| Gamma | [Gamma Corporation](https://example.com/wiki/Gamma) |');
+  });
+});
