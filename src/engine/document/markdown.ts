@@ -132,6 +132,14 @@ function renderBlock(el: Element, ctx: Ctx): string[] {
 }
 
 function renderList(list: Element, ctx: Ctx): string {
+  // A table cell holds one line: its list items are separated by semicolons.
+  if (ctx.inTable) {
+    return list.children
+      .filter((c): c is Element => isElement(c) && !isHidden(c))
+      .map((c) => renderBlocks(c.children, ctx).join(' ').replace(/\s+/g, ' ').trim())
+      .filter(Boolean)
+      .join('; ');
+  }
   const ordered = list.name === 'ol';
   let n = ordered ? parseInt(list.attribs?.start ?? '1', 10) : 1;
   if (!Number.isFinite(n)) n = 1;

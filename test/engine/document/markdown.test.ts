@@ -141,3 +141,11 @@ describe('tables inside the article', () => {
     expect(out).toContain('| Gamma | [Gamma Corporation](https://example.com/wiki/Gamma) |');
   });
 });
+
+describe('lists in table cells', () => {
+  it('writes them on one line, items separated by semicolons', () => {
+    expect(md('<table><tr><th>Team</th><th>Members</th></tr><tr><td>Core</td><td><ul><li>Ada</li><li>Grace</li></ul></td></tr></table>')).toBe(
+      '| Team | Members |\n| --- | --- |\n| Core | Ada; Grace |',
+    );
+  });
+});
