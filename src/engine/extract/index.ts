@@ -7,7 +7,7 @@
 import type { Document, ParentNode } from '../document/dom.js';
 import { elements, textOf } from '../document/dom.js';
 import type { Candidate } from './candidate.js';
-import { SOLD_OUT, coerce, coerceBoolean } from './coerce.js';
+import { SOLD_OUT, coerceBoolean } from './coerce.js';
 import { currencyFromText } from './currency.js';
 import { itemCandidates, repeatedElements, structuredGroups } from './items.js';
 import { pickList, pickScalar, primaryEntity, type MatchContext } from './match.js';
@@ -189,6 +189,3 @@ export function availabilityFromPage(doc: Document): { inStock: boolean; source:
   }
   return cart ? { inStock: true, source: cart } : undefined;
 }
-
-/** Coercion re-exported for callers that fill values from other places (LLM, marketplaces). */
-export { coerce };

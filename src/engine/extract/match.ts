@@ -281,13 +281,3 @@ export function primaryEntity(fields: { name: string; type: ScalarType }[], cand
   }
   return best;
 }
-
-/** Order of first appearance of each entity group, for tie-breaks. */
-export function entityOrder(candidates: Candidate[]): Map<string, number> {
-  const m = new Map<string, number>();
-  for (const c of candidates) {
-    const g = groupOf(c);
-    if (g && !m.has(g)) m.set(g, m.size);
-  }
-  return m;
-}
