@@ -30,6 +30,8 @@ export interface HttpClientOptions {
   userAgent?: string;
   /** Open connections kept per origin. @default 64 */
   connectionsPerOrigin?: number;
+  /** Name resolution (injected in tests so they never ask a real resolver). @default dns.promises.lookup */
+  lookup?: (host: string) => Promise<{ address: string }[]>;
 }
 
 export interface RequestOptions {
@@ -64,7 +66,8 @@ export const DEFAULT_REQUEST: Required<Omit<RequestOptions, 'body' | 'signal' | 
 };
 
 export class HttpClient {
-  readonly #opts: Required<Omit<HttpClientOptions, 'resolve' | 'proxyUrls'>>;
+  readonly #opts: Required<Omit<HttpClientOptions, 'resolve' | 'proxyUrls' | 'lookup'>>;
+  readonly #lookup: (host: string) => Promise<{ address: string }[]>;
   readonly #overrides: Map<string, ResolveOverride>;
   readonly #agent: Agent;
   readonly #proxies: ProxyAgent[];
@@ -78,6 +81,7 @@ export class HttpClient {
       connectionsPerOrigin: options.connectionsPerOrigin ?? 64,
     };
     this.#overrides = new Map((options.resolve ?? []).map((r) => [r.host, r]));
+    this.#lookup = options.lookup ?? ((host) => lookup(host, { all: true, verbatim: true }));
     const base = buildConnector({ timeout: 10_000 });
     this.#agent = new Agent({
       connections: this.#opts.connectionsPerOrigin,
@@ -107,7 +111,7 @@ export class HttpClient {
     }
     let answers: { address: string }[];
     try {
-      answers = await lookup(host, { all: true, verbatim: true });
+      answers = await this.#lookup(host);
     } catch (e) {
       throw fetchFailed(`could not resolve host ${host} (${(e as NodeJS.ErrnoException).code ?? 'DNS error'})`, e);
     }

@@ -82,10 +82,24 @@ describe('HttpClient', () => {
     expect((await failure(guarded.request(`http://public.test:${site.port}/to-file`))).code).toBe('invalid_request');
   });
 
-  it('reports DNS failures as fetch_failed', async () => {
-    const e = await failure(guarded.request('http://does-not-exist.invalid/'));
-    expect(e.code).toBe('fetch_failed');
-    expect(e.detail).toContain('does-not-exist.invalid');
+  it('reports DNS failures as fetch_failed, and refuses names that resolve to private addresses', async () => {
+    // An injected resolver: the test never asks a real DNS server.
+    const dns = new HttpClient({
+      lookup: async (host) => {
+        if (host === 'rebind.test') return [{ address: '93.184.216.34' }, { address: '10.0.0.5' }];
+        throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+      },
+    });
+    try {
+      const e = await failure(dns.request('http://does-not-exist.invalid/'));
+      expect(e.code).toBe('fetch_failed');
+      expect(e.detail).toContain('does-not-exist.invalid');
+      const r = await failure(dns.request('http://rebind.test/'));
+      expect(r.code).toBe('forbidden_target');
+      expect(r.detail).toContain('10.0.0.5');
+    } finally {
+      await dns.close();
+    }
   });
 });
 
