@@ -35,7 +35,9 @@ const V: Record<string, Entry> = {
     role: 'availability',
   },
   sku: {
-    names: ['sku', 'productid', 'skuid', 'productsku', 'itemid', 'itemnumber', 'itemno', 'articlenumber', 'artnr', 'artikelnummer', 'partnumber', 'productcode', 'productnumber', 'retaileritemid', 'styleid', 'stylenumber', 'reference', 'ref', 'referencia', 'reference', 'codigo', 'codice', 'kod', 'sifra', 'item', 'article', 'code', 'prodid', 'pid', 'asin'],
+    names: ['sku', 'productid', 'skuid', 'productsku', 'itemid', 'itemnumber', 'itemno', 'articlenumber', 'artnr', 'artikelnummer', 'partnumber', 'productcode', 'productnumber', 'retaileritemid', 'styleid', 'stylenumber', 'reference', 'ref', 'referencia', 'reference', 'codigo', 'codice', 'kod', 'sifra', 'item', 'article', 'code', 'prodid', 'pid', 'asin',
+      'itemcode', 'articlecode', 'productreference', 'referencenumber', 'artikelnr', 'bestellnummer', 'codicearticolo', 'codiceprodotto',
+      'codigoproducto', 'codigodelproducto', 'referenciaproducto', 'kodproduktu', 'numerkatalogowy', 'artikelcode', 'varenummer', 'tuotekoodi'],
     weak: ['gtin13', 'gtin', 'gtin12', 'gtin14', 'ean', 'upc', 'urlid'],
     weakest: ['id'],
     containers: ['offers', 'offer', 'product', 'og'],

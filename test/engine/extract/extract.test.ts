@@ -169,3 +169,12 @@ describe('names and brands', () => {
     expect(run('<span class="product-brand">\u200eLumo</span>', { brand: 'string' }).json).toEqual({ brand: 'Lumo' });
   });
 });
+
+describe('labels in other languages', () => {
+  it.each([
+    ['<dl><dt>Artikel-Nr.</dt><dd>AB-1234</dd></dl>', 'AB-1234'],
+    ['<p>Codice articolo: IT5521</p>', 'IT5521'],
+    ['<p>Kod produktu: PL-778</p>', 'PL-778'],
+    ['<table><tr><th>Référence</th><td>FR9912</td></tr></table>', 'FR9912'],
+  ])('%s', (html, sku) => expect(run(html, { sku: 'string' }).json).toEqual({ sku }));
+});
