@@ -21,22 +21,26 @@ function isInlineBox(el: Element): boolean {
   return true;
 }
 
-function blocksInOrder(root: ParentNode): Element[] {
+/** Outermost elements matching `pick`, in document order (their insides are not visited). */
+function outermost(root: ParentNode, pick: (el: Element) => boolean): Element[] {
   const out: Element[] = [];
   const stack: AnyNode[] = [...root.children].reverse();
   while (stack.length) {
     const n = stack.pop()!;
     if (!isElement(n)) continue;
-    // Inline elements met while walking containers (a <small> dateline beside a <p>) are blocks too.
-    const inlineInContainer = !CONTAINER_BLOCKS.has(n.name) && !LEAF_BLOCKS.has(n.name) && n.name !== 'img' && n.name !== 'br';
-    if (LEAF_BLOCKS.has(n.name) || ((isInlineBox(n) || inlineInContainer) && textOf(n).trim())) {
-      out.push(n);
-      continue;
-    }
-    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+    if (pick(n)) out.push(n);
+    else for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
   }
   return out;
 }
+
+function isTextBlock(n: Element): boolean {
+  // Inline elements met while walking containers (a <small> dateline beside a <p>) are blocks too.
+  const inlineInContainer = !CONTAINER_BLOCKS.has(n.name) && !LEAF_BLOCKS.has(n.name) && n.name !== 'img' && n.name !== 'br';
+  return LEAF_BLOCKS.has(n.name) || ((isInlineBox(n) || inlineInContainer) && textOf(n).trim() !== '');
+}
+
+const blocksInOrder = (root: ParentNode) => outermost(root, isTextBlock);
 
 export function polishContent(root: ParentNode, title: string | null): void {
   const blocks = blocksInOrder(root);
@@ -157,8 +161,8 @@ const STRONG_RELATED = /^(?:you (?:may|might) (?:also )?(?:like|enjoy)|more stor
 
 /** A "Related / You may also like" heading ends the article: drop it and what follows it. */
 export function cutAfterRelatedHeading(root: ParentNode): void {
-  for (const h of findHeadings(root)) {
-    const text = textOfShallow(h).trim();
+  for (const h of outermost(root, (e) => /^h[2-6]$/.test(e.name))) {
+    const text = textOf(h).trim();
     if (text.length > 60 || !RELATED_HEADING.test(text)) continue;
     // Climb to the child of root that holds the heading only if the heading starts it.
     let node: AnyNode = h;
@@ -175,24 +179,8 @@ export function cutAfterRelatedHeading(root: ParentNode): void {
   }
 }
 
-function findHeadings(root: ParentNode): Element[] {
-  const out: Element[] = [];
-  const stack: AnyNode[] = [...root.children].reverse();
-  while (stack.length) {
-    const n = stack.pop()!;
-    if (!isElement(n)) continue;
-    if (/^h[2-6]$/.test(n.name)) out.push(n);
-    else for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
-  }
-  return out;
-}
 
 function firstElementChild(p: ParentNode): AnyNode | undefined {
   return p.children.find((c) => isElement(c) || (isTextNode(c) && c.data.trim() !== ''));
 }
 
-function textOfShallow(el: Element): string {
-  let s = '';
-  for (const c of el.children) s += isTextNode(c) ? c.data : isElement(c) ? textOfShallow(c) : '';
-  return s;
-}

@@ -36,7 +36,7 @@ export function detectBotWall(status: number, html: string): string | undefined 
     if (!re.test(head)) continue;
     // Vendors' scripts ride along on normal pages: a page with real text is not a wall.
     // (Measured on the whole page, and only once a signature matched: it is the slow part.)
-    text ??= visibleTextLength(html);
+    text ??= visibleText(html).length;
     const generic = name === 'captcha' || name === 'browser check';
     if (status < 400 && text > (generic ? WALL_MAX_TEXT : WALL_MAX_TEXT * 4)) continue;
     return name;
@@ -44,9 +44,11 @@ export function detectBotWall(status: number, html: string): string | undefined 
   return undefined;
 }
 
-function visibleTextLength(html: string): number {
+/** The text a reader would see, from raw HTML, without building a DOM (cheap pre-checks only). */
+export function visibleText(html: string): string {
   return html
-    .replace(/<(script|style|noscript)[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<(script|style|noscript|template)[\s\S]*?<\/\1>/gi, ' ')
     .replace(/<[^>]+>/g, ' ')
-    .replace(/\s+/g, ' ').length;
+    .replace(/\s+/g, ' ')
+    .trim();
 }

@@ -5,7 +5,7 @@
  */
 import { TrawlError, blocked, fetchFailed } from '../../errors.js';
 import type { BrowserPool } from './browser.js';
-import { detectBotWall } from './bot-wall.js';
+import { detectBotWall, visibleText } from './bot-wall.js';
 import { decodeBody } from './charset.js';
 import type { HttpClient } from './http.js';
 
@@ -63,11 +63,7 @@ function looksLikeHtml(body: Buffer): boolean {
 export function looksLikeAppShell(html: string): boolean {
   if (html.length > 2_000_000) return false;
   const body = /<body[^>]*>([\s\S]*)<\/body>/i.exec(html)?.[1] ?? html;
-  const text = body
-    .replace(/<(script|style|noscript|template)[\s\S]*?<\/\1>/gi, ' ')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const text = visibleText(body);
   // Only scripts that run count: JSON-LD and JSON data blocks draw nothing.
   const scripts = (html.match(/<script\b(?![^>]*type=["']?(?:application\/(?:ld\+)?json|text\/template))[^>]*>/gi) ?? []).length;
   if (text.length < 200 && scripts > 0) return true;
