@@ -92,15 +92,18 @@ export function findFirst(root: ParentNode, pred: (el: Element) => boolean): Ele
 
 export const byTag = (root: ParentNode, tag: string) => findAll(root, (e) => e.name === tag);
 
-/** Text content with script/style excluded. */
-export function textOf(node: AnyNode): string {
+/**
+ * Text content with script/style excluded. `separator` goes between text nodes, for when
+ * words of neighbouring blocks must not run together ("1002/710" + "Black").
+ */
+export function textOf(node: AnyNode, separator = ''): string {
   if (isTextNode(node)) return node.data;
   if (!('children' in node) || node.type === SCRIPT || node.type === STYLE) return '';
   let s = '';
   const stack: AnyNode[] = [node];
   while (stack.length) {
     const n = stack.pop()!;
-    if (isTextNode(n)) s += n.data;
+    if (isTextNode(n)) s += separator ? n.data + separator : n.data;
     else if ((n.type === TAG || n.type === ROOT || n.type === CDATA) && 'children' in n) {
       for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
     }

@@ -4,8 +4,8 @@
  * pairs, the URL), then fill the schema field by field with the best-scoring candidate that
  * coerces to the declared type, recording where each value came from.
  */
-import type { Document, ParentNode } from '../document/dom.js';
-import { elements, textOf } from '../document/dom.js';
+import type { Document, Element, ParentNode } from '../document/dom.js';
+import { elements, findFirst, textOf } from '../document/dom.js';
 import type { Candidate } from './candidate.js';
 import { SOLD_OUT, coerceBoolean } from './coerce.js';
 import { currencyFromText } from './currency.js';
@@ -72,7 +72,17 @@ export function extractFromDocument(doc: Document, input: ExtractInput): Extract
   const candidates = collectCandidates(doc, input);
   let totalOrder = 0;
   for (const _ of elements(doc)) totalOrder++;
-  const ctx: MatchContext = { primary: primaryEntity(scalarFields(input.schema.schema), candidates), totalOrder, urlTokens: urlTokens(input.url) };
+  let shown: string | undefined;
+  const body = findFirst(doc, (el) => el.name === 'body') ?? doc;
+  const titleRegion = new Set<Element>();
+  for (let n = findFirst(body, (el) => el.name === 'h1') as Element | null | undefined; n && n.type === 'tag'; n = n.parent as Element | null) titleRegion.add(n);
+  const ctx: MatchContext = {
+    primary: primaryEntity(scalarFields(input.schema.schema), candidates),
+    totalOrder,
+    urlTokens: urlTokens(input.url),
+    visibleText: () => (shown ??= textOf(body, ' ')),
+    titleRegion,
+  };
   const sources: Record<string, string> = {};
   const filler = new Filler(doc, input, sources);
   const json = filler.object(input.schema.schema, [], candidates, ctx);

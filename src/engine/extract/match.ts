@@ -21,6 +21,18 @@ const SIDE_ENTITIES = new Set([
 const PRICE_NOISE = /old|was|strike|crossed|list|regular|compare|msrp|rrp|uvp|before|original|saving|save|discount|percent|per|unit|install|monthly|month|finance|shipping|delivery|tax|total|min|max|range|from|cart|basket|bundle|points|reward|coupon|club|member|vip/i;
 const SIDE_CONTAINERS = /related|recommend|similar|upsell|up-sell|cross-?sell|carousel|slider|also|others|recent|viewed|sponsor|suggest|accessor|bundle|compare|footer|header|nav|menu|cart|basket|minicart|review|rating|bought|together/i;
 const SKU_VOCAB = vocabularyFor('sku');
+const HIDDEN_ID = 0.6;
+const DOM_ID = 2.2;
+
+/** Whether `token` appears in `text` as a whole word (not inside a longer code). */
+function showsToken(text: string, token: string): boolean {
+  for (let i = text.indexOf(token); i >= 0; i = text.indexOf(token, i + 1)) {
+    const before = text[i - 1];
+    const after = text[i + token.length];
+    if ((before === undefined || !/[\p{L}\p{N}]/u.test(before)) && (after === undefined || !/[\p{L}\p{N}]/u.test(after))) return true;
+  }
+  return false;
+}
 
 /** UPC-A, EAN-13, GTIN-14 with a valid check digit (8-digit codes are too often shop codes). */
 export function isGtin(s: string): boolean {
@@ -41,6 +53,10 @@ export interface MatchContext {
   primary?: string;
   /** Number of elements in the document, to weigh positions. */
   totalOrder: number;
+  /** The text a reader sees (body text, no scripts), read lazily for identifier checks. */
+  visibleText?: () => string;
+  /** The page's h1 and its ancestors: containers shared with the title are the main item's. */
+  titleRegion?: Set<Element>;
 }
 
 export interface Picked {
@@ -90,9 +106,25 @@ function entityFactor(c: Candidate, ctx: MatchContext, parents: string[], v: Fie
   return 1;
 }
 
+/**
+ * Class and id names of the containers around a value, up to where it joins the page's
+ * title: the product's own header ("aa_header", "product-header") holds the h1 and is no
+ * side box, while a carousel or mini-cart below it still names itself.
+ */
+function sideNames(el: Element | undefined, ctx: MatchContext): string {
+  let s = '';
+  for (let n: Element | null | undefined = el, i = 0; n && i < 12; n = n.parent as Element | null, i++) {
+    if (n.name === 'body' || n.name === 'html' || ctx.titleRegion?.has(n)) break;
+    if (n.attribs) s += ` ${n.attribs.class ?? ''} ${n.attribs.id ?? ''}`;
+  }
+  return s;
+}
+
 function ancestorsNames(el: Element | undefined, levels: number): string {
   let s = '';
   for (let n: Element | null | undefined = el, i = 0; n && i < levels; n = n.parent as Element | null, i++) {
+    // The page's own classes ("header-transparent", "hidden-menu") say nothing about one value.
+    if (n.name === 'body' || n.name === 'html') break;
     if (n.attribs) s += ` ${n.attribs.class ?? ''} ${n.attribs.id ?? ''}`;
   }
   return s;
@@ -108,7 +140,7 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       let f = 1;
       const own = ancestorsNames(c.el, 3);
       if (PRICE_NOISE.test(own)) f *= 0.35;
-      if (SIDE_CONTAINERS.test(ancestorsNames(c.el, 12))) f *= 0.4;
+      if (SIDE_CONTAINERS.test(sideNames(c.el, ctx))) f *= 0.4;
       const raw = String(c.raw ?? c.value);
       if (!/\d/.test(raw)) return 0;
       if (currencyFromText(raw)) f *= 1.15;
@@ -124,17 +156,23 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       const inUrl = c.kind !== 'url' && ctx.urlTokens?.has(s.toLowerCase()) ? 1.6 : 1;
       // A shop's own code beats a barcode number for an "sku" (GTINs are their own field).
       const barcode = v === SKU_VOCAB && isGtin(s) ? 0.5 : 1;
-      if (!structured && SIDE_CONTAINERS.test(ancestorsNames(c.el, 12))) return 0.3 * inUrl * barcode;
+      if (!structured && SIDE_CONTAINERS.test(sideNames(c.el, ctx))) return 0.3 * inUrl * barcode;
       // A code the page shows under its own label ("Product code: 123") is the one shoppers
       // and the shop's search use; markup often carries a variant or internal id instead.
       if ((c.kind === 'label' || c.kind === 'text') && (v.names.get(c.path[c.path.length - 1]) ?? 0) >= 0.9) return 2.8 * inUrl * barcode;
-      return inUrl * barcode;
+      // A code only machines see (markup, scripts, attributes) loses to one the page shows:
+      // a variant or database id rarely is what the shop prints as the product's code.
+      const shown = c.kind === 'url' || !ctx.visibleText || showsToken(ctx.visibleText(), s);
+      // An element named for the code ("product-reference", "sku") that shows it is the
+      // page's own statement, like a label.
+      if (c.kind === 'dom' && shown && !c.source.startsWith('css:[') && (v.names.get(c.path[c.path.length - 1]) ?? 0) >= 0.9) return DOM_ID * inUrl * barcode;
+      return inUrl * barcode * (shown ? 1 : HIDDEN_ID);
     }
     case 'availability': {
       const b = coerceBoolean(c.value);
       if (type === 'boolean' && b === undefined) return 0;
       if (structured) return 1;
-      if (SIDE_CONTAINERS.test(ancestorsNames(c.el, 12))) return 0.3;
+      if (SIDE_CONTAINERS.test(sideNames(c.el, ctx))) return 0.3;
       // An element named for the out-of-stock case is a template the page shows when needed.
       if (/unavail|outofstock|out-of-stock|soldout|sold-out|notify|backorder/i.test(ancestorsNames(c.el, 2))) return 0.1;
       return 1;
@@ -146,7 +184,7 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       // Template placeholders that were never filled in ("$metabrand", "{{ brand }}").
       if (/^\s*(?:\$[a-z_]\w*|\{\{[^}]*\}\}|\[\[[^\]]*\]\]|%[a-z_]+%)\s*$/i.test(s)) return 0;
       if (s.length > 2000) return 0.3;
-      if (!structured && SIDE_CONTAINERS.test(ancestorsNames(c.el, 12))) return 0.4;
+      if (!structured && SIDE_CONTAINERS.test(sideNames(c.el, ctx))) return 0.4;
       // Short named things (brand, colour, model) from page text must be short.
       if (!structured && SHORT_TEXT_FIELDS.has(v) && (s.length > 60 || s.split(/\s+/).length > 6)) return 0.2;
       return 1;

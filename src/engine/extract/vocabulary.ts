@@ -37,7 +37,9 @@ const V: Record<string, Entry> = {
   sku: {
     names: ['sku', 'productid', 'skuid', 'productsku', 'itemid', 'itemnumber', 'itemno', 'articlenumber', 'artnr', 'artikelnummer', 'partnumber', 'productcode', 'productnumber', 'retaileritemid', 'styleid', 'stylenumber', 'reference', 'ref', 'referencia', 'reference', 'codigo', 'codice', 'kod', 'sifra', 'item', 'article', 'code', 'prodid', 'pid', 'asin',
       'itemcode', 'articlecode', 'productreference', 'referencenumber', 'artikelnr', 'bestellnummer', 'codicearticolo', 'codiceprodotto',
-      'codigoproducto', 'codigodelproducto', 'referenciaproducto', 'kodproduktu', 'numerkatalogowy', 'artikelcode', 'varenummer', 'tuotekoodi'],
+      'codigoproducto', 'codigodelproducto', 'referenciaproducto', 'kodproduktu', 'numerkatalogowy', 'artikelcode', 'varenummer', 'tuotekoodi',
+      // Cyrillic, Greek, Turkish, Hungarian, Czech/Slovak labels for the shop's code.
+      'код', 'кодтовара', 'артикул', 'кодпродукта', 'κωδικος', 'κωδικοςπροιοντος', 'urunkodu', 'stokkodu', 'cikkszam', 'termekkod', 'katalogovecislo'],
     weak: ['gtin13', 'gtin', 'gtin12', 'gtin14', 'ean', 'upc', 'urlid'],
     weakest: ['id'],
     containers: ['offers', 'offer', 'product', 'og'],

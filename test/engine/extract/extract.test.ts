@@ -155,6 +155,30 @@ describe('identifiers', () => {
       <header><nav><ul>${footer}</ul></nav></header><main><h1>Lamp</h1><p>Product code: 64981901</p><p>A lamp for reading.</p></main><footer><ul>${footer}</ul></footer>`;
     expect(run(html, { sku: 'string' }).json).toEqual({ sku: '64981901' });
   });
+  it('reads a label whose value is the text after it ("<strong>Product Code - </strong>39139301")', () => {
+    const html = `<script type="application/ld+json">{"@type":"Product","name":"Boot","sku":"238887908"}</script>
+      <h1>Boot</h1><ul><li><strong>Product Code - </strong>39139301</li><li><strong>Brand - </strong>Gant</li></ul>`;
+    expect(run(html, { sku: 'string', brand: 'string' }).json).toEqual({ sku: '39139301', brand: 'Gant' });
+  });
+  it('prefers an element named for the reference that shows it over a JSON-LD sku the page never shows', () => {
+    const html = `<body class="header-transparent hidden-menu"><h1>Boots</h1><p class="product-color"><span>Black</span> - <span data-qa-qualifier="product-reference">1002/710</span></p>
+      <script type="application/ld+json">{"@type":"Product","name":"Boots","sku":"84518927-040-35"}</script></body>`;
+    const r = run(html, { sku: 'string' });
+    expect(r.json).toEqual({ sku: '1002/710' });
+    // Shown in the page, the JSON-LD value keeps its place.
+    const shown = html.replace('1002/710', '84518927-040-35');
+    expect(run(shown, { sku: 'string' }).json).toEqual({ sku: '84518927-040-35' });
+  });
+  it('reads "Код: 73556" inside the product heading, whose header is no side box', () => {
+    const html = `<script>var d = {"prodid": "526798"};</script><header class="aa_header"><h1><span>Холодильник BEKO</span> <span class="element-article">Код: 73556</span></h1></header>`;
+    expect(run(html, { sku: 'string' }, 'https://shop.example/catalog/beko-rcsk').json).toEqual({ sku: '73556' });
+  });
+  it('reads the id at the end of a long slug and drops a letter marker when the page quotes the bare number', () => {
+    const long = 'https://shop.example/usb/pcie-karty/anpix-redukcia-z-ngff-m2-key-m-na-pci-e-4x-114768289';
+    expect(run(`<img src="/img/114768289/1.jpg"><img src="/img/114768289/2.jpg"><h1>Anpix</h1>`, { sku: 'string' }, long).json).toEqual({ sku: '114768289' });
+    const marked = 'https://shop.example/massivholz-regal-p400105394.html';
+    expect(run(`<script>var p = {"id":"400105394"};</script><h1>Regal</h1>`, { sku: 'string' }, marked).json).toEqual({ sku: '400105394' });
+  });
 });
 
 describe('names and brands', () => {

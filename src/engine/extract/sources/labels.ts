@@ -8,12 +8,17 @@ import { norm, type Candidate } from '../candidate.js';
 
 const LABEL_MAX = 40;
 const VALUE_MAX = 200;
+const LABEL_VALUE = /^([\p{L}][\p{L}\p{N} .#/-]{0,38}?)\s*[:：]\s*(\S.*)$/u;
 const TEXT_HOSTS = new Set(['p', 'li', 'div', 'span', 'td', 'dd', 'strong', 'b', 'small', 'label']);
 
-function nextElement(el: Element): Element | undefined {
+/** The value after a label: the next element, or the text that follows it (`<b>Code - </b>123`). */
+function nextValue(el: Element): { node: Element; text: string } | undefined {
   for (let n = el.next; n; n = n.next) {
-    if (isElement(n)) return n;
-    if (n.type === 'text' && (n as unknown as { data: string }).data.trim()) return undefined;
+    if (isElement(n)) return { node: n, text: collapse(textOf(n)) };
+    if (n.type === 'text') {
+      const text = collapse((n as unknown as { data: string }).data);
+      if (text) return el.parent && isElement(el.parent) ? { node: el.parent, text } : undefined;
+    }
   }
   return undefined;
 }
@@ -22,23 +27,25 @@ export function labelCandidates(doc: Document, out: Candidate[]): void {
   let order = 0;
   for (const el of elements(doc)) {
     order++;
-    if (el.name === 'script' || el.name === 'style') continue;
-    if (el.name === 'dt' || el.name === 'th' || el.name === 'label' || (el.children.length <= 2 && (el.name === 'span' || el.name === 'strong' || el.name === 'b'))) {
-      const label = collapse(textOf(el)).replace(/\s*[:：#]?\s*$/, '');
+    const labelHost = el.name === 'dt' || el.name === 'th' || el.name === 'label' || (el.children.length <= 2 && (el.name === 'span' || el.name === 'strong' || el.name === 'b'));
+    if (!labelHost && !TEXT_HOSTS.has(el.name)) continue;
+    const own = collapse(textOf(el));
+    // "Code: 73556" in one span is a whole pair, not the label of whatever follows it.
+    const pair = own.length <= VALUE_MAX + LABEL_MAX ? LABEL_VALUE.exec(own) : null;
+    if (!pair && labelHost) {
+      const label = own.replace(/\s*[:：#–-]?\s*$/, '');
       if (!label || label.length > LABEL_MAX) continue;
-      const sib = nextElement(el);
-      if (!sib) continue;
+      const next = nextValue(el);
+      if (!next) continue;
+      const sib = next.node;
       if ((el.name === 'dt' && sib.name !== 'dd') || (el.name === 'th' && sib.name !== 'td')) continue;
-      const value = collapse(textOf(sib));
+      const value = next.text.replace(/^[:：–-]\s*/, '');
       if (value && value.length <= VALUE_MAX) {
         out.push({ path: [norm(label)], value, kind: 'label', source: `label:${label}`, order, confidence: el.name === 'dt' || el.name === 'th' ? 0.75 : 0.65, el: sib, raw: value });
       }
       continue;
     }
-    if (!TEXT_HOSTS.has(el.name)) continue;
-    const t = collapse(textOf(el));
-    if (t.length > VALUE_MAX + LABEL_MAX) continue;
-    const m = /^([\p{L}][\p{L}\p{N} .#/-]{0,38}?)\s*[:：]\s*(\S.*)$/u.exec(t);
+    const m = pair;
     if (m) out.push({ path: [norm(m[1])], value: m[2], kind: 'text', source: `text:${m[1]}`, order, confidence: 0.6, el, raw: m[2] });
   }
 }

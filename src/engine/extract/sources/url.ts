@@ -18,10 +18,18 @@ export function urlCandidates(url: string, html: string | undefined, out: Candid
     const s = seg.replace(/\.(?:html?|aspx?|php|jsp)$/i, '');
     // Whole segments that look like ids (digits, or mixed letters+digits), and the id at
     // the end of a slug ("blue-shirt-12345", "shirt-w712550a").
-    if (/^(?=.*\d)[A-Za-z0-9_-]{4,40}$/.test(s) && !/^\d{4}$/.test(s) && !s.includes('--')) {
+    if (/^(?=.*\d)[A-Za-z0-9_-]{4,}$/.test(s) && !/^\d{4}$/.test(s) && !s.includes('--')) {
       const tail = /(?:^|[-_])((?=[A-Za-z]*\d)[A-Za-z0-9]{4,30})$/.exec(s);
-      const id = /^[A-Za-z0-9]+$/.test(s) ? s : tail?.[1];
+      const id = /^[A-Za-z0-9]{4,40}$/.test(s) ? s : tail?.[1];
       if (id && looksLikeId(id)) tokens.add(id);
+    }
+  }
+  // "-p400105394.html": a one- or two-letter marker before the number the shop uses.
+  for (const t of [...tokens]) {
+    const digits = /^[a-z]{1,2}(\d{5,})$/i.exec(t)?.[1];
+    if (digits && html && (html.includes(`"${digits}"`) || html.includes(`'${digits}'`) || html.includes(`>${digits}<`))) {
+      tokens.delete(t);
+      tokens.add(digits);
     }
   }
   let order = 0;
