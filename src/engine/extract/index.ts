@@ -82,6 +82,7 @@ export function extractFromDocument(doc: Document, input: ExtractInput): Extract
     urlTokens: urlTokens(input.url),
     visibleText: () => (shown ??= textOf(body, ' ')),
     titleRegion,
+    pagePath: pathOf(input.url),
   };
   const sources: Record<string, string> = {};
   const filler = new Filler(doc, input, sources);
@@ -91,6 +92,14 @@ export function extractFromDocument(doc: Document, input: ExtractInput): Extract
     return { json: input.schema.empty(), sources: {} };
   }
   return { json, sources };
+}
+
+function pathOf(url: string): string | undefined {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return undefined;
+  }
 }
 
 class Filler {

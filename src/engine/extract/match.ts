@@ -18,8 +18,36 @@ const SIDE_ENTITIES = new Set([
   'review', 'rating', 'localbusiness', 'store', 'brand', 'wpheader', 'wpfooter', 'corporation', 'onlinestore', 'question', 'answer',
   'videoobject', 'comment', 'entrypoint', 'readaction', 'contactpoint', 'postaladdress', 'twitter',
 ]);
-const PRICE_NOISE = /old|was|strike|crossed|list|regular|compare|msrp|rrp|uvp|before|original|saving|save|discount|percent|per|unit|install|monthly|month|finance|shipping|delivery|tax|total|min|max|range|from|cart|basket|bundle|points|reward|coupon|club|member|vip/i;
-const SIDE_CONTAINERS = /related|recommend|similar|upsell|up-sell|cross-?sell|carousel|slider|also|others|recent|viewed|sponsor|suggest|accessor|bundle|compare|footer|header|nav|menu|cart|basket|minicart|review|rating|bought|together/i;
+/** Words in class names for amounts that are not a price at all (shipping, instalments, savings). */
+const OTHER_AMOUNT = 'saving|savings|save|discount|percent|install|installment|instalment|monthly|finance|financing|shipping|delivery|tax|vat|subtotal|points|reward|coupon|club|member|vip|excl|deposit|credit';
+/** …and for this item's price at another time or in another role (was, list, bundle). */
+const OTHER_PRICE = 'old|was|strike|striked|strikethrough|crossed|msrp|rrp|uvp|before|bundle';
+/** Words that only say so next to "price": "list-price", "price-from", but "list-unstyled". */
+const NEAR_PRICE_WORDS = 'list|regular|compare|original|orig|per|unit|total|min|max|range|from|net|month|through';
+const compound = (words: string) => new RegExp(`^(?:${words})$|^(?:${words})(?:price|amount|value)$|^(?:price|amount)(?:${words})$`);
+const AMOUNT_TOKEN = compound(OTHER_AMOUNT);
+const FORMER_TOKEN = compound(`${OTHER_PRICE}|${NEAR_PRICE_WORDS}`);
+const NEAR_PRICE = new RegExp(`^(?:${NEAR_PRICE_WORDS})$`);
+
+/**
+ * How much class/id names say a number is not the current price: 0 for other amounts
+ * (shipping, instalments), 0.35 for a former or reference price, 1 otherwise. Names are
+ * split into words, so "wrapper" is no "per" and "list-unstyled" no list price.
+ */
+function priceNameFactor(names: string): number {
+  const tokens = names.split(/[^A-Za-z0-9]+|(?<=[a-z])(?=[A-Z])/).map((t) => t.toLowerCase());
+  let f = 1;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (!t) continue;
+    if (AMOUNT_TOKEN.test(t)) return 0;
+    if (FORMER_TOKEN.test(t) && !NEAR_PRICE.test(t)) f = 0.35;
+    // "list price" / "price from"; "price-list" is the list of prices itself.
+    else if (NEAR_PRICE.test(t) && (tokens[i + 1] === 'price' || (tokens[i - 1] === 'price' && t !== 'list'))) f = 0.35;
+  }
+  return f;
+}
+const SIDE_CONTAINERS = /related|recommend|similar|upsell|up-sell|cross-?sell|carousel|slider|also|others|recent|viewed|sponsor|suggest|accessor|bundle|compare|footer|header|nav|menu|mini-?cart|mini-?basket|(?:header|side|flyout|popup|drawer)-?cart|cart-?(?:popup|drawer|flyout|preview|sidebar|dropdown|summary)|review|rating|bought|together/i;
 const SKU_VOCAB = vocabularyFor('sku');
 const HIDDEN_ID = 0.6;
 const DOM_ID = 2.2;
@@ -55,6 +83,8 @@ export interface MatchContext {
   totalOrder: number;
   /** The text a reader sees (body text, no scripts), read lazily for identifier checks. */
   visibleText?: () => string;
+  /** Path of the page's URL: a card linking there is the item itself. */
+  pagePath?: string;
   /** The page's h1 and its ancestors: containers shared with the title are the main item's. */
   titleRegion?: Set<Element>;
 }
@@ -120,6 +150,40 @@ function sideNames(el: Element | undefined, ctx: MatchContext): string {
   return s;
 }
 
+/**
+ * Whether a value sits in one of several look-alike cards that link to other pages: the
+ * "similar products" grid under a product, whatever language its heading is in. The main
+ * item is one of a kind, and a card that holds the page's h1 is its own.
+ */
+function inOtherItemCard(el: Element | undefined, ctx: MatchContext): boolean {
+  for (let n: Element | null | undefined = el, i = 0; n && i < 7; n = n.parent as Element | null, i++) {
+    if (n.name === 'body' || n.name === 'html' || ctx.titleRegion?.has(n)) return false;
+    const parent = n.parent as Element | null;
+    if (!parent || !n.attribs?.class) continue;
+    let alike = 0;
+    for (const sib of parent.children) if (sib !== n && sib.type === 'tag' && (sib as Element).name === n.name && (sib as Element).attribs.class === n.attribs.class && ++alike >= 2) break;
+    if (alike >= 2 && linksElsewhere(n, ctx.pagePath)) return true;
+  }
+  return false;
+}
+
+function linksElsewhere(root: Element, pagePath: string | undefined): boolean {
+  const stack: Element[] = [root];
+  for (let seen = 0; stack.length && seen < 200; seen++) {
+    const n = stack.pop()!;
+    const href = n.name === 'a' ? n.attribs.href : undefined;
+    if (href && !href.startsWith('#') && !href.startsWith('javascript:')) {
+      try {
+        if (!pagePath || new URL(href, 'http://x.invalid').pathname !== pagePath) return true;
+      } catch {
+        // An unparsable link says nothing.
+      }
+    }
+    for (const c of n.children) if (c.type === 'tag') stack.push(c as Element);
+  }
+  return false;
+}
+
 function ancestorsNames(el: Element | undefined, levels: number): string {
   let s = '';
   for (let n: Element | null | undefined = el, i = 0; n && i < levels; n = n.parent as Element | null, i++) {
@@ -139,8 +203,11 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       if (structured) return 1;
       let f = 1;
       const own = ancestorsNames(c.el, 3);
-      if (PRICE_NOISE.test(own)) f *= 0.35;
-      if (SIDE_CONTAINERS.test(sideNames(c.el, ctx))) f *= 0.4;
+      f *= priceNameFactor(own);
+      if (!f) return 0;
+      // Prices of other products (carousels, "similar items" cards) are never this one's:
+      // no price beats a wrong one.
+      if (SIDE_CONTAINERS.test(sideNames(c.el, ctx)) || inOtherItemCard(c.el, ctx)) return 0;
       const raw = String(c.raw ?? c.value);
       if (!/\d/.test(raw)) return 0;
       if (currencyFromText(raw)) f *= 1.15;

@@ -83,6 +83,29 @@ describe('candidate sources', () => {
     expect(run(html, { price: 'number', currency: 'string' }).json).toEqual({ price: 449, currency: 'GBP' });
   });
 
+  it('answers no price rather than one from a grid of other products, whatever its heading says', () => {
+    const card = (href: string, price: string) => `<div class="col-3"><div class="product-thumb"><a href="${href}"><img src="/i.jpg"></a><h4><a href="${href}">Other mask</a></h4><div class="prices"><span class="price">${price}</span></div></div></div>`;
+    const grid = `<div class="h1">Podobni izdelki</div><div class="row">${card('/mask-a', '150.00€')}${card('/mask-b', '50.00€')}${card('/mask-c', '55.00€')}</div>`;
+    const withPrice = `<div class="product-view"><div id="tcol"><h1>Diving mask</h1><ul id="price-list" class="list-unstyled"><li class="price"><span class="price-old-live">100.00€</span></li>
+      <li class="price-tax small">Brez DDV: <span class="price-tax-live">81.97€</span></li></ul></div>${grid}</div>`;
+    expect(run(withPrice, { price: 'number' }, 'https://shop.example/diving-mask').json).toEqual({ price: 100 });
+    const without = `<div class="product-view"><div id="tcol"><h1>Diving mask</h1><p>Currently unavailable.</p></div>${grid}</div>`;
+    expect(run(without, { price: 'number' }, 'https://shop.example/diving-mask').json).toEqual({ price: null });
+  });
+
+  it('never takes a shipping cost or an instalment for the price', () => {
+    const html = `<h1>Pen</h1><div class="shipping-price">$10</div><div class="monthly-installment">$4.99</div>`;
+    expect(run(html, { price: 'number' }).json).toEqual({ price: null });
+    expect(run(`${html}<div class="product-price-wrapper"><span>$49.00</span></div>`, { price: 'number' }).json).toEqual({ price: 49 });
+  });
+
+  it('does not trust a key that analytics repeat with many values, unless one value keeps coming back', () => {
+    const list = `<script>impressions.push({"price": 169}); impressions.push({"price": 1200}); impressions.push({"price": 540});</script>`;
+    expect(run(`${list}<h1>Insoles</h1><span class="product-price">270,00 Kn</span>`, { price: 'number' }).json).toEqual({ price: 270 });
+    const tracked = `<script>a({"sku": "1257009"}); b({"sku": "1257009"}); c({"sku": "889"}); d({"sku": "890"});</script><h1>Robot</h1>`;
+    expect(run(tracked, { sku: 'string' }).json).toEqual({ sku: '1257009' });
+  });
+
   it('takes an id from the URL when the page repeats it', () => {
     const html = `<h1>Blue kettle</h1><img src="/img/48213/main.jpg"><form><input type="hidden" name="id" value="48213"></form>`;
     expect(run(html, { sku: 'string' }).json).toEqual({ sku: '48213' });

@@ -19,6 +19,7 @@ export function appStateCandidates(doc: Document, out: Candidate[], wanted: stri
   let budget = MAX_VALUES;
   const wantedSet = new Set(wanted);
   let pairOrder = 0;
+  const pairsFrom = out.length;
   for (const el of elements(doc)) {
     if (el.name !== 'script') continue;
     const type = (el.attribs.type ?? '').toLowerCase();
@@ -69,6 +70,31 @@ export function appStateCandidates(doc: Document, out: Candidate[], wanted: stri
       budget--;
       out.push({ path: path.slice(-3), value, kind: 'app-state', source: `app-state:${name}.${path.slice(-3).join('.')}`, order: position++, confidence: 0.55 });
     }
+  }
+  demoteListedPairs(out, pairsFrom);
+}
+
+/**
+ * A key that analytics scripts repeat with many different values ("price": 169, 1200, 540…)
+ * describes a list of products (impressions, recommendations), not the page's one item —
+ * unless one value comes back again and again: that is the item the page tracks.
+ */
+function demoteListedPairs(out: Candidate[], from: number): void {
+  const counts = new Map<string, Map<string, number>>();
+  for (let i = from; i < out.length; i++) {
+    const c = out[i];
+    if (!c.source.startsWith('script:')) continue;
+    const perValue = counts.get(c.path[0]) ?? new Map<string, number>();
+    counts.set(c.path[0], perValue);
+    perValue.set(String(c.value), (perValue.get(String(c.value)) ?? 0) + 1);
+  }
+  for (let i = from; i < out.length; i++) {
+    const c = out[i];
+    if (!c.source.startsWith('script:')) continue;
+    const perValue = counts.get(c.path[0])!;
+    if (perValue.size < 3) continue;
+    const most = Math.max(...perValue.values());
+    if (most < 2 || perValue.get(String(c.value))! < most) c.confidence *= 0.4;
   }
 }
 
