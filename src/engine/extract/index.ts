@@ -116,6 +116,18 @@ class Filler {
       const path = [...parents, field].join('.');
       out[field] = this.value(field, type, parents, candidates, ctx, path, picks);
     }
+    // Markup saying "out of stock" describes one variant (the default size, often); a buy box
+    // that offers to add the item to the basket, with no sold-out notice, is what shoppers get.
+    for (const [field, type] of Object.entries(schema)) {
+      const pick = picks.get(field);
+      if (out[field] !== false || type !== 'boolean' || parents.length || vocabularyFor(field).role !== 'availability' || !pick) continue;
+      if (pick.kind !== 'json-ld' && pick.kind !== 'microdata' && pick.kind !== 'rdfa' && pick.kind !== 'meta') continue;
+      const found = availabilityFromPage(this.doc);
+      if (found?.inStock && found.source.startsWith('css:button')) {
+        out[field] = true;
+        this.sources[[...parents, field].join('.')] = `${found.source} (buy box over ${pick.source})`;
+      }
+    }
     // Currency is often only in the price's text ("£12.99"); availability only in buttons.
     for (const [field, type] of Object.entries(schema)) {
       if (out[field] !== null || typeof type !== 'string') continue;
@@ -182,7 +194,7 @@ class Filler {
   }
 }
 
-const ADD_TO_CART = /^(?:add to (?:cart|basket|bag|trolley)|buy now|buy it now|in den warenkorb|in den einkaufswagen|ajouter au panier|añadir al carrito|anadir a la cesta|aggiungi al carrello|adicionar ao carrinho|toevoegen aan winkelwagen|dodaj do koszyka|lägg i varukorgen|legg i handlekurven|læg i kurv|kosárba|do košíku|в корзину|sepete ekle|カートに入れる|加入购物车)\b/i;
+const ADD_TO_CART = /^(?:add to (?:your |my )?(?:shopping )?(?:cart|basket|bag|trolley)|add to order|buy now|buy it now|in den warenkorb|in den einkaufswagen|ajouter au panier|añadir al carrito|anadir a la cesta|aggiungi al carrello|adicionar ao carrinho|toevoegen aan winkelwagen|dodaj do koszyka|lägg i varukorgen|legg i handlekurven|læg i kurv|kosárba|do košíku|в корзину|sepete ekle|カートに入れる|加入购物车)\b/i;
 const STOCK_NAMES = /stock|avail|inventory|lager|dispon|sold-?out|soldout/i;
 
 /** No structured availability: read the buy box — an out-of-stock notice or an add-to-cart button. */

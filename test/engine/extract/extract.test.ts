@@ -123,6 +123,15 @@ describe('candidate sources', () => {
       {"@type":"Offer","sku":"T-S","availability":"OutOfStock","price":10},{"@type":"Offer","sku":"T-M","availability":"InStock","price":10}]}</script>`;
     expect(run(html, { in_stock: 'boolean' }).json).toEqual({ in_stock: true });
   });
+
+  it('believes an open buy box over markup that says out of stock, but not over a sold-out notice', () => {
+    const ld = `<script type="application/ld+json">{"@type":"Product","name":"Boot","offers":{"@type":"Offer","availability":"OutOfStock","price":136}}</script>`;
+    const open = run(`${ld}<h1>Boot</h1><form><button type="submit">Add to your basket</button></form>`, { in_stock: 'boolean' });
+    expect(open.json).toEqual({ in_stock: true });
+    expect(open.sources.in_stock).toMatch(/buy box over json-ld/);
+    expect(run(`${ld}<h1>Boot</h1><p class="stock-message">Sold out</p><button type="submit">Add to your basket</button>`, { in_stock: 'boolean' }).json).toEqual({ in_stock: false });
+    expect(run(`${ld}<h1>Boot</h1>`, { in_stock: 'boolean' }).json).toEqual({ in_stock: false });
+  });
 });
 
 describe('output shape', () => {
