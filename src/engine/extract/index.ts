@@ -10,7 +10,7 @@ import type { Candidate } from './candidate.js';
 import { SOLD_OUT, coerceBoolean } from './coerce.js';
 import { currencyFromText } from './currency.js';
 import { itemCandidates, repeatedElements, structuredGroups } from './items.js';
-import { pickList, pickScalar, primaryEntity, type MatchContext } from './match.js';
+import { formerPriceValues, pickList, pickScalar, primaryEntity, type MatchContext } from './match.js';
 import type { CompiledSchema, ScalarType, SchemaNode, SchemaObject } from './schema.js';
 import { appStateCandidates } from './sources/app-state.js';
 import { domNameCandidates } from './sources/dom.js';
@@ -73,6 +73,7 @@ export function extractFromDocument(doc: Document, input: ExtractInput): Extract
   let totalOrder = 0;
   for (const _ of elements(doc)) totalOrder++;
   let shown: string | undefined;
+  let former: Set<number> | undefined;
   const body = findFirst(doc, (el) => el.name === 'body') ?? doc;
   const titleRegion = new Set<Element>();
   for (let n = findFirst(body, (el) => el.name === 'h1') as Element | null | undefined; n && n.type === 'tag'; n = n.parent as Element | null) titleRegion.add(n);
@@ -83,6 +84,7 @@ export function extractFromDocument(doc: Document, input: ExtractInput): Extract
     visibleText: () => (shown ??= textOf(body, ' ')),
     titleRegion,
     pagePath: pathOf(input.url),
+    formerPrices: () => (former ??= formerPriceValues(candidates)),
   };
   const sources: Record<string, string> = {};
   const filler = new Filler(doc, input, sources);

@@ -47,7 +47,9 @@ function priceNameFactor(names: string): number {
   }
   return f;
 }
-const SIDE_CONTAINERS = /related|recommend|similar|upsell|up-sell|cross-?sell|carousel|slider|also|others|recent|viewed|sponsor|suggest|accessor|bundle|compare|footer|header|nav|menu|mini-?cart|mini-?basket|(?:header|side|flyout|popup|drawer)-?cart|cart-?(?:popup|drawer|flyout|preview|sidebar|dropdown|summary)|review|rating|bought|together/i;
+/** Galleries hold the item's own pictures and price as often as other items: side only when they link elsewhere. */
+const MOVING_CONTAINERS = /carousel|slider|swiper|owl|slick|glide|splide/i;
+const SIDE_CONTAINERS = /related|recommend|similar|upsell|up-sell|cross-?sell|also|others|recent|viewed|sponsor|suggest|accessor|bundle|compare|footer|header|nav|menu|mini-?cart|mini-?basket|(?:header|side|flyout|popup|drawer)-?cart|cart-?(?:popup|drawer|flyout|preview|sidebar|dropdown|summary)|review|rating|bought|together/i;
 const SKU_VOCAB = vocabularyFor('sku');
 const HIDDEN_ID = 0.6;
 const DOM_ID = 2.2;
@@ -83,6 +85,8 @@ export interface MatchContext {
   totalOrder: number;
   /** The text a reader sees (body text, no scripts), read lazily for identifier checks. */
   visibleText?: () => string;
+  /** Prices the page shows as former ones (lazily computed from the candidates). */
+  formerPrices?: () => Set<number>;
   /** Path of the page's URL: a card linking there is the item itself. */
   pagePath?: string;
   /** The page's h1 and its ancestors: containers shared with the title are the main item's. */
@@ -137,17 +141,20 @@ function entityFactor(c: Candidate, ctx: MatchContext, parents: string[], v: Fie
 }
 
 /**
- * Class and id names of the containers around a value, up to where it joins the page's
- * title: the product's own header ("aa_header", "product-header") holds the h1 and is no
- * side box, while a carousel or mini-cart below it still names itself.
+ * Whether a container around a value names itself a side box (related items, mini-cart,
+ * navigation), looking up to where the value joins the page's title: the product's own
+ * header ("aa_header") holds the h1 and is no side box. A slider counts only when it links
+ * to other pages; the item's own gallery does not.
  */
-function sideNames(el: Element | undefined, ctx: MatchContext): string {
-  let s = '';
+function inSideBox(el: Element | undefined, ctx: MatchContext): boolean {
   for (let n: Element | null | undefined = el, i = 0; n && i < 12; n = n.parent as Element | null, i++) {
     if (n.name === 'body' || n.name === 'html' || ctx.titleRegion?.has(n)) break;
-    if (n.attribs) s += ` ${n.attribs.class ?? ''} ${n.attribs.id ?? ''}`;
+    const names = n.attribs ? `${n.attribs.class ?? ''} ${n.attribs.id ?? ''}` : '';
+    if (names.length < 2) continue;
+    if (SIDE_CONTAINERS.test(names)) return true;
+    if (MOVING_CONTAINERS.test(names) && linksElsewhere(n, ctx.pagePath)) return true;
   }
-  return s;
+  return false;
 }
 
 /**
@@ -194,6 +201,19 @@ function ancestorsNames(el: Element | undefined, levels: number): string {
   return s;
 }
 
+/** Numbers the page shows as a former or reference price (struck through, "old", "was"). */
+export function formerPriceValues(candidates: Candidate[]): Set<number> {
+  const out = new Set<number>();
+  for (const c of candidates) {
+    if (c.kind !== 'dom' || !c.el || c.source.startsWith('css:[')) continue;
+    const n = parseNumber(c.value);
+    if (n === undefined) continue;
+    const f = priceNameFactor(ancestorsNames(c.el, 3));
+    if ((f > 0 && f < 1) || isStruck(c.el)) out.add(n);
+  }
+  return out;
+}
+
 function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: MatchContext): number {
   const structured = c.kind === 'json-ld' || c.kind === 'microdata' || c.kind === 'rdfa' || c.kind === 'meta';
   switch (v.role) {
@@ -207,12 +227,15 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       if (!f) return 0;
       // Prices of other products (carousels, "similar items" cards) are never this one's:
       // no price beats a wrong one.
-      if (SIDE_CONTAINERS.test(sideNames(c.el, ctx)) || inOtherItemCard(c.el, ctx)) return 0;
+      if (inSideBox(c.el, ctx) || inOtherItemCard(c.el, ctx)) return 0;
       const raw = String(c.raw ?? c.value);
       if (!/\d/.test(raw)) return 0;
       if (currencyFromText(raw)) f *= 1.15;
       if (raw.length > 40) f *= 0.5;
       if (c.el && isStruck(c.el)) f *= 0.2;
+      // A machine value (data-price, script) equal to the price the page shows crossed out
+      // or as "old" is that old price.
+      if ((c.kind === 'app-state' || c.source.startsWith('css:[')) && ctx.formerPrices?.().has(n)) f *= 0.35;
       return f;
     }
     case 'identifier': {
@@ -223,7 +246,7 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       const inUrl = c.kind !== 'url' && ctx.urlTokens?.has(s.toLowerCase()) ? 1.6 : 1;
       // A shop's own code beats a barcode number for an "sku" (GTINs are their own field).
       const barcode = v === SKU_VOCAB && isGtin(s) ? 0.5 : 1;
-      if (!structured && SIDE_CONTAINERS.test(sideNames(c.el, ctx))) return 0.3 * inUrl * barcode;
+      if (!structured && inSideBox(c.el, ctx)) return 0.3 * inUrl * barcode;
       // A code the page shows under its own label ("Product code: 123") is the one shoppers
       // and the shop's search use; markup often carries a variant or internal id instead.
       if ((c.kind === 'label' || c.kind === 'text') && (v.names.get(c.path[c.path.length - 1]) ?? 0) >= 0.9) return 2.8 * inUrl * barcode;
@@ -239,7 +262,7 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       const b = coerceBoolean(c.value);
       if (type === 'boolean' && b === undefined) return 0;
       if (structured) return 1;
-      if (SIDE_CONTAINERS.test(sideNames(c.el, ctx))) return 0.3;
+      if (inSideBox(c.el, ctx)) return 0.3;
       // An element named for the out-of-stock case is a template the page shows when needed.
       if (/unavail|outofstock|out-of-stock|soldout|sold-out|notify|backorder/i.test(ancestorsNames(c.el, 2))) return 0.1;
       return 1;
@@ -251,7 +274,7 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       // Template placeholders that were never filled in ("$metabrand", "{{ brand }}").
       if (/^\s*(?:\$[a-z_]\w*|\{\{[^}]*\}\}|\[\[[^\]]*\]\]|%[a-z_]+%)\s*$/i.test(s)) return 0;
       if (s.length > 2000) return 0.3;
-      if (!structured && SIDE_CONTAINERS.test(sideNames(c.el, ctx))) return 0.4;
+      if (!structured && inSideBox(c.el, ctx)) return 0.4;
       // Short named things (brand, colour, model) from page text must be short.
       if (!structured && SHORT_TEXT_FIELDS.has(v) && (s.length > 60 || s.split(/\s+/).length > 6)) return 0.2;
       return 1;

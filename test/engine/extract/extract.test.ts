@@ -93,6 +93,13 @@ describe('candidate sources', () => {
     expect(run(without, { price: 'number' }, 'https://shop.example/diving-mask').json).toEqual({ price: null });
   });
 
+  it('reads the price in the item\'s own slider, and not a data-price that repeats the old price', () => {
+    const html = `<div class="row"><h1>Insoles</h1><div class="gallery"><div class="ek-slider-price"><span class="ek-slider-pricenew">270,00 Kn</span>
+      <span class="ek-slider-priceold">540,00 Kn</span></div><a class="ek-slider-cta" href="#" data-price="540,00 Kn">Kupi</a></div></div>
+      <div class="owl-carousel"><div class="item"><a href="/other">Other</a><span class="price">99,00 Kn</span></div></div>`;
+    expect(run(html, { price: 'number' }).json).toEqual({ price: 270 });
+  });
+
   it('never takes a shipping cost or an instalment for the price', () => {
     const html = `<h1>Pen</h1><div class="shipping-price">$10</div><div class="monthly-installment">$4.99</div>`;
     expect(run(html, { price: 'number' }).json).toEqual({ price: null });
