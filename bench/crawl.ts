@@ -16,7 +16,7 @@ const PAGES = Number(process.env.BENCH_PAGES ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const SELF = fileURLToPath(import.meta.url);
 
-type Result = { name: string; pages: number; ms: number; maxRssMb: number };
+type Result = { name: string; pages: number; ms: number; maxRssMb: number; cpuMs: number };
 
 /** Deterministic pseudo-random numbers, so every run crawls the same site. */
 function rng(seed: number) {
@@ -80,13 +80,14 @@ async function runTrawl(base: string): Promise<Result> {
   const { crawl } = await import('../dist/engine/crawl/index.js');
   const { HttpClient } = await import('../dist/engine/fetch/http.js');
   const http = new HttpClient({ allowPrivateNetwork: true });
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const r = await crawl({ http }, { url: `${base}/`, maxDepth: 10, limit: PAGES, concurrency: CONCURRENCY, useSitemap: false, formats: ['markdown'], timeoutMs: 600_000 });
   const ms = performance.now() - t0;
   await http.close();
   const words = r.pages.reduce((n, p) => n + (p.markdown?.length ?? 0), 0);
   if (words < r.pages.length * 1000) throw new Error('trawl produced too little markdown');
-  return { name: 'trawl (markdown on)', pages: r.pages.length, ms, maxRssMb: process.resourceUsage().maxRSS / 1024 };
+  return { name: 'trawl (markdown on)', pages: r.pages.length, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: cpuMs(cpu0) };
 }
 
 async function runCrawlee(base: string): Promise<Result> {
@@ -108,11 +109,18 @@ async function runCrawlee(base: string): Promise<Result> {
     },
     config,
   );
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await crawler.run([`${base}/`]);
   const ms = performance.now() - t0;
   rmSync(storage, { recursive: true, force: true });
-  return { name: 'crawlee CheerioCrawler', pages, ms, maxRssMb: process.resourceUsage().maxRSS / 1024 };
+  return { name: 'crawlee CheerioCrawler', pages, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: cpuMs(cpu0) };
+}
+
+/** CPU time (user + system) this process spent since `from`, in ms. */
+function cpuMs(from: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(from);
+  return (d.user + d.system) / 1000;
 }
 
 function child(role: string, ...args: string[]): Promise<{ proc: ChildProcess; message: unknown }> {
@@ -140,11 +148,11 @@ if (process.argv[2] === '--child') {
     const ours = (await child('trawl', base)).message as Result;
     const peer = (await child('crawlee', base)).message as Result;
     const rate = (r: Result) => r.pages / (r.ms / 1000);
-    const line = (r: Result) => `${r.name.padEnd(26)} ${String(r.pages).padStart(5)} pages  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${rate(r).toFixed(1).padStart(7)} pages/s  peak RSS ${r.maxRssMb.toFixed(0)} MB`;
+    const line = (r: Result) => `${r.name.padEnd(26)} ${String(r.pages).padStart(5)} pages  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${rate(r).toFixed(1).padStart(7)} pages/s  peak RSS ${r.maxRssMb.toFixed(0)} MB  CPU ${(r.cpuMs / r.pages).toFixed(2)} ms/page`;
     console.log(`site: ${PAGES} generated pages (20–60 KB, ~45 links each), concurrency ${CONCURRENCY} (Crawlee: defaults, maxConcurrency ${CONCURRENCY}), each crawler in its own process`);
     console.log(line(ours));
     console.log(line(peer));
-    console.log(`speed: ${(rate(ours) / rate(peer)).toFixed(1)}x Crawlee   memory: ${(ours.maxRssMb / peer.maxRssMb).toFixed(2)} of Crawlee's peak RSS`);
+    console.log(`speed: ${(rate(ours) / rate(peer)).toFixed(1)}x Crawlee   memory: ${(ours.maxRssMb / peer.maxRssMb).toFixed(2)} of Crawlee's peak RSS   CPU per page: ${(peer.cpuMs / peer.pages / (ours.cpuMs / ours.pages)).toFixed(1)}x less than Crawlee`);
   } finally {
     site.proc.kill();
   }

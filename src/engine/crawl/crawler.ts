@@ -129,8 +129,12 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
   };
   const hosts = new Map<string, { active: number; next: number; waiters: (() => void)[] }>();
 
+  // Links repeat on every page (navigation, footers): each distinct link string is judged
+  // once. Breadth-first order makes that safe — a later sighting is never shallower.
+  const judged = new Set<string>();
   const enqueue = (raw: string, depth: number) => {
-    if (depth > o.maxDepth) return;
+    if (depth > o.maxDepth || judged.has(raw)) return;
+    judged.add(raw);
     const c = canonicalParts(raw, o.trailingSlash);
     if (!c || seen.has(c.href)) return;
     if (!sameSite(c) || NOT_PAGES.test(c.pathname) || !allowedPath(c.pathname)) return;
