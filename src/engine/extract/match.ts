@@ -6,7 +6,7 @@
  * and the best one whose value coerces to the declared type wins.
  */
 import type { Element } from '../document/dom.js';
-import type { Candidate } from './candidate.js';
+import { norm, type Candidate } from './candidate.js';
 import { coerce, coerceBoolean, parseNumber } from './coerce.js';
 import { currencyFromText, normaliseCurrency } from './currency.js';
 import type { ScalarType } from './schema.js';
@@ -277,11 +277,18 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       if (!structured && inSideBox(c.el, ctx)) return 0.4;
       // Short named things (brand, colour, model) from page text must be short.
       if (!structured && SHORT_TEXT_FIELDS.has(v) && (s.length > 60 || s.split(/\s+/).length > 6)) return 0.2;
+      // A link or heading that says "Brands" / "All brands" names the field, not a value.
+      if (SHORT_TEXT_FIELDS.has(v) && namesField(s, v)) return 0;
       return 1;
     }
     default:
       return 1;
   }
+}
+
+function namesField(value: string, v: FieldVocabulary): boolean {
+  const n = norm(value).replace(/^(?:all|shopby|shopall|our|see|view)/, '').replace(/e?s$/, '');
+  return v.names.has(n) || v.names.has(`${n}s`);
 }
 
 function isStruck(el: Element): boolean {
@@ -322,7 +329,8 @@ export function cleanBrand(s: string): string | undefined {
   const t = s
     .replace(/^visit the (.+?) store$/i, '$1')
     .replace(/^(?:shop all|shop|more from|see all|view all|all)\s+(.+)$/i, '$1')
-    .replace(/^(?:brand|marque|marca|marke)\s*[:：]\s*/i, '')
+    // "Ver mais artigos da Marca: Roborock", "Brand: Acme": the name after the label.
+    .replace(/^(?:.*\s)?(?:brand|marque|marca|marke|merk|marka|značka|бренд|марка)\s*[:：]\s*(?=\S)/iu, '')
     .replace(/^by\s+/i, '')
     .trim();
   return t || undefined;

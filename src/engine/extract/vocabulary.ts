@@ -45,7 +45,15 @@ const V: Record<string, Entry> = {
     containers: ['offers', 'offer', 'product', 'og'],
     role: 'identifier',
   },
-  brand: { names: ['brand', 'brandname', 'manufacturer', 'make', 'marque', 'marca', 'marke', 'productbrand'], containers: ['brand', 'manufacturer', 'product', 'og'], role: 'text' },
+  brand: {
+    names: ['brand', 'brandname', 'manufacturer', 'make', 'marque', 'marca', 'marke', 'productbrand',
+      // Brand and manufacturer labels of shops in other languages.
+      'merk', 'marke', 'maerke', 'merke', 'znacka', 'marka', 'zimols', 'kaubamark', 'markas', 'marki', 'brend', 'бренд', 'марка', 'μαρκα', 'marchio',
+      'hersteller', 'fabricant', 'fabricante', 'produttore', 'fabbricante', 'producent', 'proizvajalec', 'proizvodjac', 'proizvodac', 'vyrobce', 'vyrobca',
+      'valmistaja', 'tillverkare', 'produsent', 'gyarto', 'производитель', 'виробник', 'uretici', 'κατασκευαστης', 'razotajs', 'gamintojas', 'tootja', 'producator'],
+    containers: ['brand', 'manufacturer', 'product', 'og'],
+    role: 'text',
+  },
   description: { names: ['description', 'productdescription', 'summary', 'abstract'], containers: ['og', 'twitter'], role: 'text' },
   image: { names: ['image', 'imageurl', 'thumbnail', 'thumbnailurl', 'contenturl', 'picture', 'photo', 'primaryimage'], containers: ['image', 'og', 'twitter', 'images'], role: 'url' },
   images: { names: ['image', 'images', 'imageurl', 'contenturl', 'photos', 'gallery'], containers: ['image', 'og'], role: 'url' },

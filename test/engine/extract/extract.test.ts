@@ -230,6 +230,19 @@ describe('names and brands', () => {
   it('cleans brand wording and invisible characters from page text', () => {
     expect(run('<a id="bylineInfo" class="brand-link">Visit the Acme Store</a>', { brand: 'string' }).json).toEqual({ brand: 'Acme' });
     expect(run('<span class="product-brand">\u200eLumo</span>', { brand: 'string' }).json).toEqual({ brand: 'Lumo' });
+    const micro = '<div itemscope itemtype="https://schema.org/Product"><span itemprop="name">Robot</span><span itemprop="brand">Ver mais artigos da Marca: Roborock</span></div>';
+    expect(run(micro, { brand: 'string' }).json).toEqual({ brand: 'Roborock' });
+  });
+
+  it('reads brand and manufacturer labels in other languages', () => {
+    const html = '<h1>Maska</h1><ul><li><strong>Proizvajalec:</strong> <a href="/m/13">B&amp;S</a></li><li><strong>Šifra:</strong> 9470</li></ul>';
+    expect(run(html, { brand: 'string' }).json).toEqual({ brand: 'B&S' });
+  });
+
+  it('takes no brand from a "Brands" menu link or from classes that only contain the word', () => {
+    const html = `<header><a id="gh-shop-by-brand" href="/brands">Brands</a></header><div id="makeebayfaster_config">{"modules":[]}</div>
+      <div class="BVRRSocialBookmarkingLinks">Share this product</div><a class="vi-cobranded-card-learn-more">Learn more</a><h1>Lamp</h1>`;
+    expect(run(html, { brand: 'string' }).json).toEqual({ brand: null });
   });
 });
 

@@ -31,6 +31,25 @@ function descendantCount(el: Element, cap: number): number {
   return n;
 }
 
+/**
+ * Whether a class/id token names `wanted` as whole words: "product-price__value",
+ * "btn_price", "salePrice", "pricenew" — but not "bookmarking" (marki), "cobranded"
+ * (brand) or "makeebayfaster" (make).
+ */
+export function namedFor(token: string, wanted: string): boolean {
+  const words = token.split(/[^\p{L}\p{N}]+|(?<=\p{Ll})(?=\p{Lu})/u).filter(Boolean).map(norm);
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i];
+    if (w === wanted || (wanted.length >= 5 && (w.startsWith(wanted) || w.endsWith(wanted)))) return true;
+    let joined = w;
+    for (let j = i + 1; j < Math.min(words.length, i + 3) && joined.length < wanted.length; j++) {
+      joined += words[j];
+      if (joined === wanted) return true;
+    }
+  }
+  return false;
+}
+
 export function domNameCandidates(doc: Document, wanted: string[], out: Candidate[]): void {
   if (!wanted.length) return;
   let order = 0;
@@ -53,12 +72,11 @@ export function domNameCandidates(doc: Document, wanted: string[], out: Candidat
     for (const [k, v] of Object.entries(a)) if (k.startsWith('data-') && v && v.length <= 40 && /^[A-Za-z][\w-]*$/.test(v) && /test|qa|qualifier|automation|role|type|field|name|component/.test(k)) hooks += ` ${v}`;
     const names = `${a.id ?? ''} ${a.class ?? ''}${hooks}`.trim();
     if (!names) continue;
-    const tokens = names.split(/\s+/).map(norm).filter(Boolean);
-    const hit = tokens.find((t) => wanted.some((w) => !GENERIC_NAMES.has(w) && t.includes(w)));
+    const hit = names.split(/\s+/).find((t) => t && wanted.some((w) => !GENERIC_NAMES.has(w) && namedFor(t, w)));
     if (!hit) continue;
     if (descendantCount(el, 30) >= 30) continue;
     const text = a.content ?? collapse(textOf(el));
     if (!text || text.length > MAX_TEXT) continue;
-    out.push({ path: [hit], value: text, kind: 'dom', source: `css:${describeElement(el)}`, order, confidence: 0.5, el, raw: text });
+    out.push({ path: [norm(hit)], value: text, kind: 'dom', source: `css:${describeElement(el)}`, order, confidence: 0.5, el, raw: text });
   }
 }
