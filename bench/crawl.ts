@@ -80,14 +80,19 @@ async function runTrawl(base: string): Promise<Result> {
   const { crawl } = await import('../dist/engine/crawl/index.js');
   const { HttpClient } = await import('../dist/engine/fetch/http.js');
   const http = new HttpClient({ allowPrivateNetwork: true });
+  const { DocumentPool } = await import('../dist/engine/document/pool.js');
+  // As `trawl serve` runs it: a document worker per spare core (BENCH_WORKERS overrides; 0 = inline).
+  const documents = new DocumentPool({ size: process.env.BENCH_WORKERS ? Number(process.env.BENCH_WORKERS) : undefined });
+  const name = `trawl (markdown on, ${documents.size} doc worker${documents.size === 1 ? '' : 's'})`;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const r = await crawl({ http }, { url: `${base}/`, maxDepth: 10, limit: PAGES, concurrency: CONCURRENCY, useSitemap: false, formats: ['markdown'], timeoutMs: 600_000 });
+  const r = await crawl({ http, documents }, { url: `${base}/`, maxDepth: 10, limit: PAGES, concurrency: CONCURRENCY, useSitemap: false, formats: ['markdown'], timeoutMs: 600_000 });
   const ms = performance.now() - t0;
   await http.close();
+  await documents.close();
   const words = r.pages.reduce((n, p) => n + (p.markdown?.length ?? 0), 0);
   if (words < r.pages.length * 1000) throw new Error('trawl produced too little markdown');
-  return { name: 'trawl (markdown on)', pages: r.pages.length, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: cpuMs(cpu0) };
+  return { name, pages: r.pages.length, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: cpuMs(cpu0) };
 }
 
 async function runCrawlee(base: string): Promise<Result> {
@@ -148,7 +153,7 @@ if (process.argv[2] === '--child') {
     const ours = (await child('trawl', base)).message as Result;
     const peer = (await child('crawlee', base)).message as Result;
     const rate = (r: Result) => r.pages / (r.ms / 1000);
-    const line = (r: Result) => `${r.name.padEnd(26)} ${String(r.pages).padStart(5)} pages  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${rate(r).toFixed(1).padStart(7)} pages/s  peak RSS ${r.maxRssMb.toFixed(0)} MB  CPU ${(r.cpuMs / r.pages).toFixed(2)} ms/page`;
+    const line = (r: Result) => `${r.name.padEnd(36)} ${String(r.pages).padStart(5)} pages  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${rate(r).toFixed(1).padStart(7)} pages/s  peak RSS ${r.maxRssMb.toFixed(0)} MB  CPU ${(r.cpuMs / r.pages).toFixed(2)} ms/page`;
     console.log(`site: ${PAGES} generated pages (20–60 KB, ~45 links each), concurrency ${CONCURRENCY} (Crawlee: defaults, maxConcurrency ${CONCURRENCY}), each crawler in its own process`);
     console.log(line(ours));
     console.log(line(peer));

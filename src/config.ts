@@ -25,6 +25,8 @@ export interface Config {
   webhookMaxAttempts: number;
   rateLimitPerMinute: number;
   chromiumPath?: string;
+  /** Worker threads for the document pipeline (0 = inline; unset = cores − 1, at most 4). */
+  documentWorkers?: number;
   searchProvider?: string;
   searxngUrl?: string;
   braveApiKey?: string;
@@ -92,6 +94,7 @@ export function loadConfig(env: Env = loadEnv()): Config {
     webhookMaxAttempts: int(env, 'TRAWL_WEBHOOK_MAX_ATTEMPTS', 8, 1, 50),
     rateLimitPerMinute: int(env, 'TRAWL_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
     chromiumPath: str(env.CHROMIUM_PATH),
+    documentWorkers: str(env.TRAWL_DOCUMENT_WORKERS) === undefined ? undefined : int(env, 'TRAWL_DOCUMENT_WORKERS', 0, 0, 64),
     searchProvider: str(env.SEARCH_PROVIDER),
     searxngUrl: str(env.SEARXNG_URL),
     braveApiKey: str(env.BRAVE_API_KEY),

@@ -5,6 +5,7 @@
 import type { Config } from '../config.js';
 import { ChromiumPool, type BrowserPool } from './fetch/browser.js';
 import { HttpClient } from './fetch/http.js';
+import { DocumentPool } from './document/pool.js';
 import type { Fetchers } from './fetch/page.js';
 import { createLlmClient, type LlmClient } from './extract/llm.js';
 import { createSearchProvider, type SearchProvider } from './search/index.js';
@@ -30,11 +31,13 @@ export interface Engine extends Fetchers {
 }
 
 export type EngineConfig = Pick<Config, 'allowPrivateNetwork' | 'resolve' | 'proxyUrls' | 'chromiumPath'> &
+  Partial<Pick<Config, 'documentWorkers'>> &
   Partial<Pick<Config, 'llmBaseUrl' | 'llmApiKey' | 'llmModel' | 'searchProvider' | 'searxngUrl' | 'braveApiKey' | 'braveApiUrl' | 'duckduckgoUrl'>>;
 
 export function createEngine(config: EngineConfig, log?: { warn(obj: object, msg: string): void }): Engine {
   const http = new HttpClient({ allowPrivateNetwork: config.allowPrivateNetwork, resolve: config.resolve, proxyUrls: config.proxyUrls });
   const browser = new ChromiumPool({ executablePath: config.chromiumPath, http });
+  const documents = new DocumentPool({ size: config.documentWorkers });
   // Endpoints the operator configured (an LLM or a SearXNG on the LAN) may be private
   // addresses, so they get their own client; user-supplied URLs never travel through it.
   const trustedHttp = new HttpClient({ allowPrivateNetwork: true, proxyUrls: [] });
@@ -52,9 +55,10 @@ export function createEngine(config: EngineConfig, log?: { warn(obj: object, msg
   return {
     http,
     browser,
+    documents,
     llm,
     searchProvider,
     searchProviderError,
-    close: () => (closing ??= Promise.all([browser.close(), http.close(), trustedHttp.close()]).then(() => undefined)),
+    close: () => (closing ??= Promise.all([browser.close(), http.close(), trustedHttp.close(), documents.close()]).then(() => undefined)),
   };
 }

@@ -4,6 +4,7 @@
  */
 import { TrawlError } from '../errors.js';
 import { parseHtml, processHtml } from './document/index.js';
+import type { DocumentProcessor } from './document/pool.js';
 import { pdfToMarkdown } from './document/pdf.js';
 import type { CompiledSchema } from './extract/schema.js';
 import type { LlmClient } from './extract/llm.js';
@@ -70,7 +71,7 @@ export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promis
   });
   const useLlm = !!options.llm && !!options.schema && formats.has('json');
   // The LLM reads the page as markdown, even when markdown was not asked for.
-  const result = await documentFromPage(page, useLlm ? new Set([...formats, 'markdown']) : formats, options);
+  const result = await documentFromPage(page, useLlm ? new Set([...formats, 'markdown']) : formats, { ...options, documents: fetchers.documents });
   if (useLlm && result.json) {
     const filled = await options.llm!.fill({
       json: result.json,
@@ -92,7 +93,7 @@ export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promis
 export async function documentFromPage(
   page: Page,
   formats: Set<Format>,
-  options: { onlyMainContent?: boolean; schema?: CompiledSchema },
+  options: { onlyMainContent?: boolean; schema?: CompiledSchema; documents?: DocumentProcessor },
 ): Promise<ScrapeResult> {
   const base = {
     status_code: page.status,
@@ -121,17 +122,16 @@ export async function documentFromPage(
     return result;
   }
   let extracted: { json: Record<string, unknown>; sources: Record<string, string> } | undefined;
-  const doc = processHtml(page.text ?? '', {
-    url: page.url,
-    onlyMainContent: options.onlyMainContent ?? true,
-    markdown: formats.has('markdown'),
-    html: formats.has('html'),
-    links: formats.has('links'),
-    onDocument:
-      formats.has('json') && options.schema
-        ? (d, baseUrl) => (extracted = extractFromDocument(d, { schema: options.schema!, url: baseUrl, html: page.text }))
-        : undefined,
-  });
+  const wantsJson = formats.has('json') && !!options.schema;
+  const docOptions = { url: page.url, onlyMainContent: options.onlyMainContent ?? true, markdown: formats.has('markdown'), html: formats.has('html'), links: formats.has('links') };
+  // Extraction needs the parsed tree here; everything else may run on a worker thread.
+  const doc =
+    options.documents && !wantsJson
+      ? await options.documents.process(page.text ?? '', docOptions)
+      : processHtml(page.text ?? '', {
+          ...docOptions,
+          onDocument: wantsJson ? (d, baseUrl) => (extracted = extractFromDocument(d, { schema: options.schema!, url: baseUrl, html: page.text })) : undefined,
+        });
   const result: ScrapeResult = {
     url: page.url,
     metadata: {

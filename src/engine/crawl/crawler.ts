@@ -79,7 +79,9 @@ const NOT_PAGES = /\.(?:jpe?g|png|gif|webp|avif|svg|ico|bmp|tiff?|mp[34]|m4[av]|
 interface Item {
   url: string;
   depth: number;
-  seq: number;
+  /** Link positions from the start page down to this one: pages of one depth are listed in
+   * the order their parents were, then in link order, however the fetches interleave. */
+  path: number[];
 }
 
 export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<CrawlResult> {
@@ -110,9 +112,8 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
   };
 
   const seen = new Set<string>([start]);
-  const queue: Item[] = [{ url: start, depth: 0, seq: 0 }];
-  let seq = 1;
-  const pages: (CrawledPage & { seq: number })[] = [];
+  const queue: Item[] = [{ url: start, depth: 0, path: [] }];
+  const pages: (CrawledPage & { path: number[] })[] = [];
   const errors: CrawlResult['errors'] = [];
   let inflight = 0;
   let truncated = false;
@@ -132,14 +133,14 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
   // Links repeat on every page (navigation, footers): each distinct link string is judged
   // once. Breadth-first order makes that safe — a later sighting is never shallower.
   const judged = new Set<string>();
-  const enqueue = (raw: string, depth: number) => {
+  const enqueue = (raw: string, depth: number, path: number[]) => {
     if (depth > o.maxDepth || judged.has(raw)) return;
     judged.add(raw);
     const c = canonicalParts(raw, o.trailingSlash);
     if (!c || seen.has(c.href)) return;
     if (!sameSite(c) || NOT_PAGES.test(c.pathname) || !allowedPath(c.pathname)) return;
     seen.add(c.href);
-    queue.push({ url: c.href, depth, seq: seq++ });
+    queue.push({ url: c.href, depth, path });
   };
 
   // Sitemaps are read while the first pages load; their URLs join at depth 1.
@@ -197,26 +198,28 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
       }
       if (page.kind !== 'html') return; // non-HTML is skipped, not an error
       let json: Record<string, unknown> | undefined;
-      const doc = processHtml(page.text ?? '', {
-        url: page.url,
-        onlyMainContent: options.onlyMainContent ?? true,
-        markdown: o.formats.has('markdown'),
-        html: o.formats.has('html'),
-        links: true,
-        onDocument:
-          o.formats.has('json') && options.schema
-            ? (d: Document, baseUrl: string) => (json = extractFromDocument(d, { schema: options.schema!, url: baseUrl, html: page.text }).json)
-            : undefined,
-      });
+      const wantsJson = o.formats.has('json') && !!options.schema;
+      const docOptions = { url: page.url, onlyMainContent: options.onlyMainContent ?? true, markdown: o.formats.has('markdown'), html: o.formats.has('html'), links: true };
+      // Extraction needs the parsed tree, so json pages are processed here; the rest may go
+      // to the worker pool when there is one.
+      const doc =
+        fetchers.documents && !wantsJson
+          ? await fetchers.documents.process(page.text ?? '', docOptions)
+          : processHtml(page.text ?? '', {
+              ...docOptions,
+              onDocument: wantsJson
+                ? (d: Document, baseUrl: string) => (json = extractFromDocument(d, { schema: options.schema!, url: baseUrl, html: page.text }).json)
+                : undefined,
+            });
       const canonical = doc.metadata.canonical_url && canon(doc.metadata.canonical_url);
       if (canonical && canonical !== item.url && sameSite(new URL(canonical))) seen.add(canonical);
-      const result: CrawledPage & { seq: number } = { url: page.url, depth: item.depth, status_code: page.status, title: doc.metadata.title, seq: item.seq };
+      const result: CrawledPage & { path: number[] } = { url: page.url, depth: item.depth, status_code: page.status, title: doc.metadata.title, path: item.path };
       if (o.formats.has('markdown')) result.markdown = doc.markdown ?? '';
       if (o.formats.has('html')) result.html = doc.html ?? '';
       if (o.formats.has('json')) result.json = json ?? options.schema?.empty();
       if (o.formats.has('links')) result.links = doc.links ?? [];
       if (pages.length < o.limit) pages.push(result);
-      for (const link of doc.links ?? []) enqueue(link, item.depth + 1);
+      (doc.links ?? []).forEach((link, i) => enqueue(link, item.depth + 1, [...item.path, i]));
     } catch (e) {
       if (item.depth === 0) throw e;
       // A page cut off by the crawl's own budget is not the page's fault: the crawl is truncated.
@@ -247,7 +250,8 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
           sitemapSeeds.then(
             (urls) => {
               inflight--;
-              for (const s of urls) enqueue(s, 1);
+              // After every link of the start page.
+              urls.forEach((s, i) => enqueue(s, 1, [Number.MAX_SAFE_INTEGER, i]));
               pump();
             },
             () => {
@@ -283,8 +287,13 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
   }
   truncated = budget.signal.aborted || Date.now() >= deadline - 20 || (pages.length >= o.limit && queue.length > 0);
   if (options.signal?.aborted) throw new TrawlError('fetch_failed', 'the crawl was cancelled');
-  pages.sort((a, b) => a.depth - b.depth || a.seq - b.seq);
-  return { pages: pages.map(({ seq: _seq, ...p }) => p), total: pages.length, truncated, errors };
+  pages.sort((a, b) => a.depth - b.depth || comparePaths(a.path, b.path));
+  return { pages: pages.map(({ path: _path, ...p }) => p), total: pages.length, truncated, errors };
+}
+
+function comparePaths(a: number[], b: number[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
 }
 
 const bareHost = (h: string) => h.toLowerCase().replace(/^www\./, '');

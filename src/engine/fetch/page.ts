@@ -5,6 +5,7 @@
  */
 import { TrawlError, blocked, fetchFailed } from '../../errors.js';
 import type { BrowserPool } from './browser.js';
+import type { DocumentProcessor } from '../document/pool.js';
 import { detectBotWall, visibleText } from './bot-wall.js';
 import { decodeBody } from './charset.js';
 import type { HttpClient } from './http.js';
@@ -41,6 +42,8 @@ export interface FetchPageOptions {
 export interface Fetchers {
   http: HttpClient;
   browser?: BrowserPool;
+  /** Worker threads for the document pipeline; pages are processed inline without it. */
+  documents?: DocumentProcessor;
 }
 
 export function kindOf(contentType: string, body: Buffer): PageKind | undefined {

@@ -1,8 +1,11 @@
 /** The crawler against a local site written for the test (no internet). */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../../../src/engine/crawl/index.js';
 import { HttpClient } from '../../../src/engine/fetch/http.js';
+import { DocumentPool } from '../../../src/engine/document/pool.js';
 import { startFixtureServer, type FixtureServer } from '../../helpers/fixture-server.js';
 
 let site: FixtureServer;
@@ -69,6 +72,20 @@ describe('crawl', () => {
     expect(site.hits('/b')).toBe(1);
     expect(site.hits('/image.png')).toBe(0);
     expect(r.errors).toEqual([{ url: `${site.url}/private/secret`, error: 'robots_disallowed', detail: expect.any(String) }]);
+  });
+
+  it('gives the same pages when documents are processed on worker threads', async () => {
+    const workerUrl = new URL('../../../dist/engine/document/worker.js', import.meta.url);
+    if (!existsSync(fileURLToPath(workerUrl))) return void console.warn('skipped: dist/ not built (npm test builds it)');
+    const documents = new DocumentPool({ size: 2, workerUrl });
+    try {
+      const pooled = await crawl({ http, documents }, { url: `${site.url}/`, maxDepth: 2, limit: 50, useSitemap: false });
+      const inline = await crawl({ http }, { url: `${site.url}/`, maxDepth: 2, limit: 50, useSitemap: false });
+      expect(documents.size).toBe(2);
+      expect(pooled).toEqual(inline);
+    } finally {
+      await documents.close();
+    }
   });
 
   it('max_depth 0 is only the start page; limit truncates', async () => {

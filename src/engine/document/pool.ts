@@ -1,0 +1,117 @@
+/**
+ * Document processing off the main thread: a few worker threads run the same pipeline
+ * (`processHtml`), so a crawl or a busy service parses pages on a second core while the
+ * event loop keeps fetching and answering. Jobs go to the least busy worker. A worker that
+ * dies fails only its own jobs and is replaced; when workers cannot run at all (no compiled
+ * worker script, repeated crashes) pages are processed inline, as without a pool.
+ */
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { processHtml, type DocumentOptions, type DocumentResult } from './index.js';
+
+export type PooledOptions = Omit<DocumentOptions, 'onDocument'>;
+
+export interface DocumentProcessor {
+  process(source: string, options: PooledOptions): Promise<DocumentResult>;
+  close(): Promise<void>;
+}
+
+interface Job {
+  resolve(r: DocumentResult): void;
+  reject(e: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  jobs: Map<number, Job>;
+}
+
+export interface DocumentPoolOptions {
+  /** Worker threads. @default available cores − 1 (0 = process inline) */
+  size?: number;
+  /** The worker script. @default the compiled `worker.js` next to this module */
+  workerUrl?: URL;
+}
+
+/** Worker young generation: pages are short-lived garbage; a small nursery keeps RSS down (measured: 8 MB costs no speed). */
+const YOUNG_GENERATION_MB = 8;
+/** Crashes tolerated before the pool stops replacing workers and goes inline. */
+const MAX_RESTARTS = 3;
+
+export const defaultDocumentWorkers = () => Math.max(0, Math.min(4, availableParallelism() - 1));
+
+export class DocumentPool implements DocumentProcessor {
+  private readonly slots: Slot[] = [];
+  private nextId = 1;
+  private closed = false;
+  private restarts = 0;
+  private readonly workerUrl: URL;
+
+  constructor(options: DocumentPoolOptions = {}) {
+    this.workerUrl = options.workerUrl ?? new URL('./worker.js', import.meta.url);
+    // Running from TypeScript sources (tests) there is no compiled worker: stay inline.
+    const size = existsSync(fileURLToPath(this.workerUrl)) ? Math.max(0, options.size ?? defaultDocumentWorkers()) : 0;
+    for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+  }
+
+  /** Number of live worker threads (0 = pages are processed inline). */
+  get size(): number {
+    return this.slots.length;
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(this.workerUrl, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+    const slot: Slot = { worker, jobs: new Map() };
+    // An idle pool must not keep the process alive.
+    worker.unref();
+    worker.on('message', (m: { id: number; result?: DocumentResult; error?: string }) => {
+      const job = slot.jobs.get(m.id);
+      if (!job) return;
+      slot.jobs.delete(m.id);
+      if (!slot.jobs.size) worker.unref();
+      if (m.error !== undefined) job.reject(new Error(m.error));
+      else job.resolve(m.result!);
+    });
+    let failed = false;
+    const fail = (e: Error) => {
+      if (failed) return;
+      failed = true;
+      for (const job of slot.jobs.values()) job.reject(e);
+      slot.jobs.clear();
+      const i = this.slots.indexOf(slot);
+      if (i < 0 || this.closed) return;
+      if (++this.restarts > MAX_RESTARTS) this.slots.splice(i, 1);
+      else this.slots[i] = this.spawn();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`document worker exited with code ${code}`)));
+    return slot;
+  }
+
+  process(source: string, options: PooledOptions): Promise<DocumentResult> {
+    if (this.closed) return Promise.reject(new Error('the document pool is closed'));
+    if (!this.slots.length) {
+      try {
+        return Promise.resolve(processHtml(source, options));
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
+    let slot = this.slots[0];
+    for (const s of this.slots) if (s.jobs.size < slot.jobs.size) slot = s;
+    const id = this.nextId++;
+    return new Promise<DocumentResult>((resolve, reject) => {
+      slot.jobs.set(id, { resolve, reject });
+      slot.worker.ref();
+      slot.worker.postMessage({ id, source, options });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const slots = this.slots.splice(0);
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+  }
+}

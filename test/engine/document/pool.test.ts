@@ -1,0 +1,68 @@
+/**
+ * The document worker pool runs the compiled pipeline (dist/, built by `npm test` first) on
+ * worker threads: same output as inline, jobs spread over workers, crashes contained.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { processHtml } from '../../../src/engine/document/index.js';
+import { DocumentPool } from '../../../src/engine/document/pool.js';
+
+const workerUrl = new URL('../../../dist/engine/document/worker.js', import.meta.url);
+const compiled = existsSync(fileURLToPath(workerUrl));
+const pools: DocumentPool[] = [];
+const pool = (size: number, url = workerUrl) => {
+  const p = new DocumentPool({ size, workerUrl: url });
+  pools.push(p);
+  return p;
+};
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((p) => p.close()));
+});
+
+const page = (i: number) =>
+  `<html><head><title>Page ${i}</title><meta name="description" content="About ${i}"></head><body><nav><a href="/">Home</a></nav>
+  <article><h1>Page ${i}</h1><p>Paragraph ${i} has words enough, with commas, to be the reading text of the page. <a href="/p/${i + 1}">next</a></p>
+  <ul><li>first ${i}</li><li>second</li></ul></article></body></html>`;
+const opts = { url: 'https://site.example/p/1', markdown: true, links: true, onlyMainContent: true };
+
+describe.skipIf(!compiled)('document pool (needs npm run build)', () => {
+  it('gives the same result as the inline pipeline', async () => {
+    const p = pool(1);
+    expect(p.size).toBe(1);
+    expect(await p.process(page(7), opts)).toEqual(processHtml(page(7), opts));
+  });
+
+  it('spreads many concurrent jobs over its workers and answers each with its own page', async () => {
+    const p = pool(2);
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => p.process(page(i), opts)));
+    results.forEach((r, i) => {
+      expect(r.metadata.title).toBe(`Page ${i}`);
+      expect(r.links).toContain(`https://site.example/p/${i + 1}`);
+    });
+  });
+
+  it('fails only the jobs of a worker that dies, and replaces it', async () => {
+    const p = pool(1);
+    const doomed = p.process(page(1), opts);
+    await (p as unknown as { slots: { worker: { terminate(): Promise<number> } }[] }).slots[0].worker.terminate();
+    await expect(doomed).rejects.toThrow(/document worker exited/);
+    expect(p.size).toBe(1);
+    expect((await p.process(page(2), opts)).metadata.title).toBe('Page 2');
+  });
+
+  it('refuses work once closed', async () => {
+    const p = pool(1);
+    await p.close();
+    await expect(p.process(page(1), opts)).rejects.toThrow(/closed/);
+  });
+});
+
+describe('document pool without workers', () => {
+  it('processes inline when there is no compiled worker script or size is 0', async () => {
+    for (const p of [pool(2, new URL('./no-such-worker.js', import.meta.url)), pool(0)]) {
+      expect(p.size).toBe(0);
+      expect(await p.process(page(3), opts)).toEqual(processHtml(page(3), opts));
+    }
+  });
+});
