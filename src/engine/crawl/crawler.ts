@@ -133,14 +133,14 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
   // Links repeat on every page (navigation, footers): each distinct link string is judged
   // once. Breadth-first order makes that safe — a later sighting is never shallower.
   const judged = new Set<string>();
-  const enqueue = (raw: string, depth: number, path: number[]) => {
+  const enqueue = (raw: string, depth: number, parent: number[], index: number) => {
     if (depth > o.maxDepth || judged.has(raw)) return;
     judged.add(raw);
     const c = canonicalParts(raw, o.trailingSlash);
     if (!c || seen.has(c.href)) return;
     if (!sameSite(c) || NOT_PAGES.test(c.pathname) || !allowedPath(c.pathname)) return;
     seen.add(c.href);
-    queue.push({ url: c.href, depth, path });
+    queue.push({ url: c.href, depth, path: [...parent, index] });
   };
 
   // Sitemaps are read while the first pages load; their URLs join at depth 1.
@@ -219,7 +219,7 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
       if (o.formats.has('json')) result.json = json ?? options.schema?.empty();
       if (o.formats.has('links')) result.links = doc.links ?? [];
       if (pages.length < o.limit) pages.push(result);
-      (doc.links ?? []).forEach((link, i) => enqueue(link, item.depth + 1, [...item.path, i]));
+      (doc.links ?? []).forEach((link, i) => enqueue(link, item.depth + 1, item.path, i));
     } catch (e) {
       if (item.depth === 0) throw e;
       // A page cut off by the crawl's own budget is not the page's fault: the crawl is truncated.
@@ -251,7 +251,7 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
             (urls) => {
               inflight--;
               // After every link of the start page.
-              urls.forEach((s, i) => enqueue(s, 1, [Number.MAX_SAFE_INTEGER, i]));
+              urls.forEach((s, i) => enqueue(s, 1, [Number.MAX_SAFE_INTEGER], i));
               pump();
             },
             () => {
