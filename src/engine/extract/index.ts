@@ -10,7 +10,7 @@ import type { Candidate } from './candidate.js';
 import { SOLD_OUT, coerceBoolean } from './coerce.js';
 import { currencyFromText } from './currency.js';
 import { itemCandidates, repeatedElements, structuredGroups } from './items.js';
-import { formerPriceValues, pickList, pickScalar, primaryEntity, type MatchContext } from './match.js';
+import { formerPriceValues, markedDownPrices, pickList, pickScalar, primaryEntity, type MatchContext } from './match.js';
 import type { CompiledSchema, ScalarType, SchemaNode, SchemaObject } from './schema.js';
 import { appStateCandidates } from './sources/app-state.js';
 import { domNameCandidates } from './sources/dom.js';
@@ -74,6 +74,7 @@ export function extractFromDocument(doc: Document, input: ExtractInput): Extract
   for (const _ of elements(doc)) totalOrder++;
   let shown: string | undefined;
   let former: Set<number> | undefined;
+  let markedDown: Set<number> | undefined;
   const body = findFirst(doc, (el) => el.name === 'body') ?? doc;
   const titleRegion = new Set<Element>();
   for (let n = findFirst(body, (el) => el.name === 'h1') as Element | null | undefined; n && n.type === 'tag'; n = n.parent as Element | null) titleRegion.add(n);
@@ -85,6 +86,7 @@ export function extractFromDocument(doc: Document, input: ExtractInput): Extract
     titleRegion,
     pagePath: pathOf(input.url),
     formerPrices: () => (former ??= formerPriceValues(candidates)),
+    markedDown: () => (markedDown ??= markedDownPrices(candidates)),
   };
   const sources: Record<string, string> = {};
   const filler = new Filler(doc, input, sources);

@@ -85,6 +85,8 @@ export interface MatchContext {
   totalOrder: number;
   /** The text a reader sees (body text, no scripts), read lazily for identifier checks. */
   visibleText?: () => string;
+  /** Regular prices the page's own markup marks down (lazily computed). */
+  markedDown?: () => Set<number>;
   /** Prices the page shows as former ones (lazily computed from the candidates). */
   formerPrices?: () => Set<number>;
   /** Path of the page's URL: a card linking there is the item itself. */
@@ -214,13 +216,39 @@ export function formerPriceValues(candidates: Candidate[]): Set<number> {
   return out;
 }
 
+const REGULAR_PRICE_NAME = /^(?:standard(?:amount|price)?|regular(?:price)?|original(?:price)?|listprice|wasprice|oldprice|msrp|rrp|compareatprice|strikethroughprice)$/;
+const CURRENT_PRICE_NAME = /^(?:price|saleprice|sale|specialprice|finalprice|currentprice|offerprice|promoprice|pricenow|now)$/;
+
+/**
+ * Regular prices that the same markup marks down: `og:price:standard_amount` 150 next to
+ * `product:price:amount` 120, or one JSON-LD item with `price` and a lower `salePrice`.
+ * A structured price equal to such a regular price is the pre-sale one.
+ */
+export function markedDownPrices(candidates: Candidate[]): Set<number> {
+  const byGroup = new Map<string, { regular: number[]; current: number[] }>();
+  for (const c of candidates) {
+    if (c.kind !== 'meta' && c.kind !== 'json-ld' && c.kind !== 'microdata' && c.kind !== 'rdfa') continue;
+    const n = parseNumber(c.value);
+    const last = c.path[c.path.length - 1];
+    if (n === undefined || n <= 0 || !last) continue;
+    const key = c.kind === 'meta' ? 'meta' : `${c.kind}:${c.entityIndex ?? ''}`;
+    const g = byGroup.get(key) ?? { regular: [], current: [] };
+    byGroup.set(key, g);
+    if (REGULAR_PRICE_NAME.test(last)) g.regular.push(n);
+    else if (CURRENT_PRICE_NAME.test(last) && !c.path.some((p) => REGULAR_PRICE_NAME.test(p))) g.current.push(n);
+  }
+  const out = new Set<number>();
+  for (const g of byGroup.values()) for (const r of g.regular) if (g.current.some((cur) => cur < r)) out.add(r);
+  return out;
+}
+
 function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: MatchContext): number {
   const structured = c.kind === 'json-ld' || c.kind === 'microdata' || c.kind === 'rdfa' || c.kind === 'meta';
   switch (v.role) {
     case 'price': {
       const n = parseNumber(c.value);
       if (n === undefined || n <= 0 || n > 1e9) return 0;
-      if (structured) return 1;
+      if (structured) return ctx.markedDown?.().has(n) ? 0.5 : 1;
       let f = 1;
       const own = ancestorsNames(c.el, 3);
       f *= priceNameFactor(own);

@@ -100,6 +100,14 @@ describe('candidate sources', () => {
     expect(run(html, { price: 'number' }).json).toEqual({ price: 270 });
   });
 
+  it('takes the sale price when the page\'s own markup marks the structured price down', () => {
+    const head = `<meta property="og:price:standard_amount" content="150.00"><meta property="product:price:amount" content="120.00"><meta property="product:price:currency" content="USD">`;
+    const ld = `<script type="application/ld+json">{"@type":"Product","name":"Sconce","offers":{"@type":"Offer","price":"150.00","priceCurrency":"USD"}}</script>`;
+    expect(run(`<head>${head}</head><body>${ld}<h1>Sconce</h1></body>`, { price: 'number' }).json).toEqual({ price: 120 });
+    // Without the mark-down, JSON-LD keeps its place.
+    expect(run(`<head><meta property="product:price:amount" content="120.00"></head><body>${ld}<h1>Sconce</h1></body>`, { price: 'number' }).json).toEqual({ price: 150 });
+  });
+
   it('never takes a shipping cost or an instalment for the price', () => {
     const html = `<h1>Pen</h1><div class="shipping-price">$10</div><div class="monthly-installment">$4.99</div>`;
     expect(run(html, { price: 'number' }).json).toEqual({ price: null });
