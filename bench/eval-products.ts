@@ -22,30 +22,46 @@ const showErrors = process.argv.includes('--errors');
 const SCHEMA = { price: 'number', currency: 'string', in_stock: 'boolean', sku: 'string', brand: 'string' };
 
 interface Case { id: string; url: string; file: string; truth: Record<string, string[]> }
+/** Other fixtures that assert one price (metascraper-shopping, PennyPincher): a second, smaller check. */
+interface PriceAssertion { id: string; url: string; file: string; price: number | null }
 
-function cases(): Case[] {
+function cases(): { zyte: Case[]; asserted: PriceAssertion[] } {
   const dir = requireFixtures('marketplace');
-  const out: Case[] = [];
+  const zyte: Case[] = [];
+  const asserted: PriceAssertion[] = [];
   const walk = (d: string) => {
     for (const e of readdirSync(d)) {
       const p = join(d, e);
       if (statSync(p).isDirectory()) walk(p);
       else if (e === 'expected.json') {
         const exp = JSON.parse(readFileSync(p, 'utf8'));
-        if (!exp.ground_truth) continue;
         const file = ['page.html', 'page.html.gz'].map((f) => join(d, f)).find(existsSync);
         if (!file) continue;
-        const url = (exp.ground_truth.url ?? exp.url) as string;
-        out.push({ id: d.slice(dir.length + 1), url: url.replace(/^https:/, 'http:'), file, truth: exp.ground_truth });
+        const id = d.slice(dir.length + 1);
+        if (exp.ground_truth) {
+          const url = (exp.ground_truth.url ?? exp.url) as string;
+          zyte.push({ id, url: url.replace(/^https:/, 'http:'), file, truth: exp.ground_truth });
+        } else if (exp.expected && 'price' in exp.expected && (exp.input_url ?? exp.url)) {
+          const raw = exp.expected.price;
+          const price = raw === null ? null : typeof raw === 'number' ? raw : typeof raw?.amountMinor === 'number' ? raw.amountMinor / 100 : undefined;
+          if (price !== undefined) asserted.push({ id, url: String(exp.input_url ?? exp.url).replace(/^https:/, 'http:'), file, price });
+        }
       }
     }
   };
   walk(dir);
-  return out.sort((a, b) => a.id.localeCompare(b.id));
+  return { zyte: zyte.sort((a, b) => a.id.localeCompare(b.id)), asserted: asserted.sort((a, b) => a.id.localeCompare(b.id)) };
 }
 
-const all = cases();
-const pages = new Map(all.map((c) => [`${new URL(c.url).host}${new URL(c.url).pathname}${new URL(c.url).search}`, c]));
+const { zyte: all, asserted } = cases();
+// Two captures of one URL (logged in / out) are served apart with a marker parameter.
+const taken = new Set(all.map((c) => c.url));
+for (const a of asserted) {
+  if (taken.has(a.url)) a.url += `${a.url.includes('?') ? '&' : '?'}fixture=${taken.size}`;
+  taken.add(a.url);
+}
+const pathKey = (u: string) => `${new URL(u).host}${new URL(u).pathname}${new URL(u).search}`;
+const pages = new Map<string, { file: string }>([...all.map((c) => [pathKey(c.url), c] as const), ...asserted.map((c) => [pathKey(c.url), c] as const)]);
 const site = createServer((req, res) => {
   const c = pages.get(`${req.headers.host}${req.url}`);
   if (!c) return void res.writeHead(404).end('not found');
@@ -53,7 +69,7 @@ const site = createServer((req, res) => {
 });
 await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
 const port = (site.address() as AddressInfo).port;
-const hosts = [...new Set(all.map((c) => new URL(c.url).hostname))];
+const hosts = [...new Set([...all, ...asserted].map((c) => new URL(c.url).hostname))];
 
 const dataDir = mkdtempSync(join(tmpdir(), 'trawl-eval-'));
 const env = {
@@ -153,6 +169,21 @@ try {
     const f1 = p + r ? (2 * p * r) / (p + r) : 0;
     console.log(`${field.padEnd(12)} ${p.toFixed(3).padStart(9)} ${r.toFixed(3).padStart(7)} ${f1.toFixed(3).padStart(6)} ${String(t.support).padStart(8)}`);
   }
+  // The second check: pages whose fixture asserts one price (or that there is none).
+  let agreed = 0;
+  for (const a of asserted) {
+    const res = await fetch('http://127.0.0.1:3931/v1/extract', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ urls: [a.url], schema: { price: 'number' } }),
+    });
+    const body = await res.json();
+    const got = res.ok ? (body.results?.[0]?.json?.price ?? null) : undefined;
+    const ok = got === a.price || (typeof got === 'number' && a.price !== null && Math.abs(got - a.price) < 1e-9);
+    if (ok) agreed++;
+    else if (showErrors) console.log(`asserted price ${a.id.padEnd(50)} expected=${a.price} predicted=${got} from ${body.results?.[0]?.sources?.price ?? '-'}`);
+  }
+  if (asserted.length) console.log(`also: ${agreed}/${asserted.length} single-price assertions of other fixture sets (metascraper-shopping, PennyPincher) agree`);
 } finally {
   server.kill('SIGTERM');
   site.close();
