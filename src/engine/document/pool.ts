@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { timeoutError } from '../../errors.js';
 import { processHtml, type DocumentOptions, type DocumentResult } from './index.js';
 
 export type PooledOptions = Omit<DocumentOptions, 'onDocument'>;
@@ -26,6 +27,9 @@ interface Job {
 interface Slot {
   worker: Worker;
   jobs: Map<number, Job>;
+  /** Fires when the worker has sat on its oldest job for too long. */
+  watchdog?: NodeJS.Timeout;
+  timedOut?: boolean;
 }
 
 export interface DocumentPoolOptions {
@@ -33,6 +37,8 @@ export interface DocumentPoolOptions {
   size?: number;
   /** The worker script. @default the compiled `worker.js` next to this module */
   workerUrl?: URL;
+  /** A worker that answers nothing for this long is stopped and its pages fail. @default 30000 */
+  jobTimeoutMs?: number;
 }
 
 /** Worker young generation: pages are short-lived garbage; a small nursery keeps RSS down (measured: 8 MB costs no speed). */
@@ -48,9 +54,11 @@ export class DocumentPool implements DocumentProcessor {
   private closed = false;
   private restarts = 0;
   private readonly workerUrl: URL;
+  private readonly jobTimeoutMs: number;
 
   constructor(options: DocumentPoolOptions = {}) {
     this.workerUrl = options.workerUrl ?? new URL('./worker.js', import.meta.url);
+    this.jobTimeoutMs = options.jobTimeoutMs ?? 30_000;
     // Running from TypeScript sources (tests) there is no compiled worker: stay inline.
     const size = existsSync(fileURLToPath(this.workerUrl)) ? Math.max(0, options.size ?? defaultDocumentWorkers()) : 0;
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
@@ -70,6 +78,7 @@ export class DocumentPool implements DocumentProcessor {
       const job = slot.jobs.get(m.id);
       if (!job) return;
       slot.jobs.delete(m.id);
+      this.arm(slot);
       if (!slot.jobs.size) worker.unref();
       if (m.error !== undefined) job.reject(new Error(m.error));
       else job.resolve(m.result!);
@@ -78,16 +87,32 @@ export class DocumentPool implements DocumentProcessor {
     const fail = (e: Error) => {
       if (failed) return;
       failed = true;
-      for (const job of slot.jobs.values()) job.reject(e);
+      clearTimeout(slot.watchdog);
+      // A pathological page (runaway nesting, a regex that never ends) must not hold a core.
+      const error = slot.timedOut ? timeoutError(`processing the page took longer than ${this.jobTimeoutMs} ms and was stopped`) : e;
+      for (const job of slot.jobs.values()) job.reject(error);
       slot.jobs.clear();
       const i = this.slots.indexOf(slot);
       if (i < 0 || this.closed) return;
-      if (++this.restarts > MAX_RESTARTS) this.slots.splice(i, 1);
+      // A page that was too slow says nothing about the worker; crashes do.
+      if (!slot.timedOut && ++this.restarts > MAX_RESTARTS) this.slots.splice(i, 1);
       else this.slots[i] = this.spawn();
     };
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`document worker exited with code ${code}`)));
     return slot;
+  }
+
+  /** (Re)start the watchdog for the slot's oldest job, or stop it when the slot is idle. */
+  private arm(slot: Slot): void {
+    clearTimeout(slot.watchdog);
+    slot.watchdog = undefined;
+    if (!slot.jobs.size) return;
+    slot.watchdog = setTimeout(() => {
+      slot.timedOut = true;
+      void slot.worker.terminate();
+    }, this.jobTimeoutMs);
+    slot.watchdog.unref();
   }
 
   process(source: string, options: PooledOptions): Promise<DocumentResult> {
@@ -104,6 +129,7 @@ export class DocumentPool implements DocumentProcessor {
     const id = this.nextId++;
     return new Promise<DocumentResult>((resolve, reject) => {
       slot.jobs.set(id, { resolve, reject });
+      if (!slot.watchdog) this.arm(slot);
       slot.worker.ref();
       slot.worker.postMessage({ id, source, options });
     });
@@ -112,6 +138,7 @@ export class DocumentPool implements DocumentProcessor {
   async close(): Promise<void> {
     this.closed = true;
     const slots = this.slots.splice(0);
+    for (const s of slots) clearTimeout(s.watchdog);
     await Promise.all(slots.map((s) => s.worker.terminate()));
   }
 }

@@ -58,6 +58,18 @@ describe.skipIf(!compiled)('document pool (needs npm run build)', () => {
   });
 });
 
+describe('document pool watchdog', () => {
+  it('stops a worker that sits on a page too long, fails that page with a timeout, and carries on', async () => {
+    const p = new DocumentPool({ size: 1, workerUrl: new URL('../../helpers/silent-worker.mjs', import.meta.url), jobTimeoutMs: 200 });
+    pools.push(p);
+    const started = Date.now();
+    await expect(p.process(page(1), opts)).rejects.toMatchObject({ code: 'timeout' });
+    expect(Date.now() - started).toBeLessThan(3000);
+    // Replaced (timeouts are not crashes), so the pool still has its worker.
+    expect(p.size).toBe(1);
+  });
+});
+
 describe('document pool without workers', () => {
   it('processes inline when there is no compiled worker script or size is 0', async () => {
     for (const p of [pool(2, new URL('./no-such-worker.js', import.meta.url)), pool(0)]) {
