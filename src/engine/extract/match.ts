@@ -47,9 +47,26 @@ function priceNameFactor(names: string): number {
   }
   return f;
 }
+/**
+ * Words (or word beginnings) in class/id names of boxes that hold other things than the
+ * page's item. Names are split into words first, so "preview" is no review, "unavailable"
+ * no nav and "brothers" no others; "relatedProducts", "also-bought", "mini_cart" still are.
+ */
+const SIDE_WORDS = ['related', 'recommend', 'similar', 'upsell', 'crosssell', 'also', 'others', 'recent', 'viewed', 'sponsor', 'suggest', 'accessor', 'bundle', 'compare', 'footer', 'header', 'menu', 'minicart', 'minibasket', 'review', 'rating', 'bought', 'together'];
+const SIDE_EXACT = new Set(['nav', 'navbar', 'navigation', 'headercart', 'sidecart', 'flyoutcart', 'popupcart', 'drawercart', 'cartpopup', 'cartdrawer', 'cartflyout', 'cartpreview', 'cartsidebar', 'cartdropdown', 'cartsummary']);
 /** Galleries hold the item's own pictures and price as often as other items: side only when they link elsewhere. */
-const MOVING_CONTAINERS = /carousel|slider|swiper|owl|slick|glide|splide/i;
-const SIDE_CONTAINERS = /related|recommend|similar|upsell|up-sell|cross-?sell|also|others|recent|viewed|sponsor|suggest|accessor|bundle|compare|footer|header|nav|menu|mini-?cart|mini-?basket|(?:header|side|flyout|popup|drawer)-?cart|cart-?(?:popup|drawer|flyout|preview|sidebar|dropdown|summary)|review|rating|bought|together/i;
+const MOVING_WORDS = ['carousel', 'slider', 'swiper', 'owl', 'slick', 'glide', 'splide'];
+
+/** Words of class/id names, each alone and joined with the next ("cross-sell" → crosssell). */
+function nameWords(names: string): string[] {
+  const words = names.split(/[^\p{L}\p{N}]+|(?<=\p{Ll})(?=\p{Lu})/u).filter(Boolean).map((w) => w.toLowerCase());
+  const out = [...words];
+  for (let i = 0; i + 1 < words.length; i++) out.push(words[i] + words[i + 1]);
+  return out;
+}
+
+const namesSide = (words: string[]) => words.some((w) => SIDE_EXACT.has(w) || SIDE_WORDS.some((s) => w.startsWith(s)));
+const namesMoving = (words: string[]) => words.some((w) => MOVING_WORDS.some((s) => w.startsWith(s)));
 const SKU_VOCAB = vocabularyFor('sku');
 const HIDDEN_ID = 0.6;
 const DOM_ID = 2.2;
@@ -153,8 +170,9 @@ function inSideBox(el: Element | undefined, ctx: MatchContext): boolean {
     if (n.name === 'body' || n.name === 'html' || ctx.titleRegion?.has(n)) break;
     const names = n.attribs ? `${n.attribs.class ?? ''} ${n.attribs.id ?? ''}` : '';
     if (names.length < 2) continue;
-    if (SIDE_CONTAINERS.test(names)) return true;
-    if (MOVING_CONTAINERS.test(names) && linksElsewhere(n, ctx.pagePath)) return true;
+    const words = nameWords(names);
+    if (namesSide(words)) return true;
+    if (namesMoving(words) && linksElsewhere(n, ctx.pagePath)) return true;
   }
   return false;
 }

@@ -108,6 +108,13 @@ describe('candidate sources', () => {
     expect(run(`<head><meta property="product:price:amount" content="120.00"></head><body>${ld}<h1>Sconce</h1></body>`, { price: 'number' }).json).toEqual({ price: 150 });
   });
 
+  it('reads side-box names as words: a "product-preview" or "unavailable-note" box is no review or nav', () => {
+    const html = `<h1>Lamp</h1><div class="product-preview"><div class="unavailable-note-hidden"><span class="price">$45.00</span></div></div>`;
+    expect(run(html, { price: 'number' }).json).toEqual({ price: 45 });
+    const related = `<h1>Lamp</h1><div class="relatedProducts"><span class="price">$9.00</span></div>`;
+    expect(run(related, { price: 'number' }).json).toEqual({ price: null });
+  });
+
   it('never takes a shipping cost or an instalment for the price', () => {
     const html = `<h1>Pen</h1><div class="shipping-price">$10</div><div class="monthly-installment">$4.99</div>`;
     expect(run(html, { price: 'number' }).json).toEqual({ price: null });
