@@ -10,7 +10,7 @@ import type { Candidate } from './candidate.js';
 import { SOLD_OUT, coerceBoolean } from './coerce.js';
 import { currencyFromText } from './currency.js';
 import { itemCandidates, repeatedElements, structuredGroups } from './items.js';
-import { formerPriceValues, markedDownPrices, pickList, pickScalar, primaryEntity, type MatchContext } from './match.js';
+import { formerPriceValues, isSideName, markedDownPrices, pickList, pickScalar, primaryEntity, type MatchContext } from './match.js';
 import type { CompiledSchema, ScalarType, SchemaNode, SchemaObject } from './schema.js';
 import { appStateCandidates } from './sources/app-state.js';
 import { domNameCandidates } from './sources/dom.js';
@@ -209,7 +209,8 @@ export function availabilityFromPage(doc: Document): { inStock: boolean; source:
     const names = `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`;
     const isButton = el.name === 'button' || (el.name === 'input' && /submit|button/i.test(el.attribs.type ?? '')) || el.attribs.role === 'button';
     if (!isButton && !STOCK_NAMES.test(names)) continue;
-    if (/related|recommend|similar|carousel|footer|header|nav/i.test(names)) continue;
+    // Word-wise: "product-unavailable" is a stock notice, not navigation.
+    if (isSideName(names) || /carousel/i.test(names)) continue;
     const text = (el.name === 'input' ? el.attribs.value ?? '' : textOf(el)).replace(/\s+/g, ' ').trim();
     // Form state ("false", "0") is not something the page says to a shopper.
     if (!text || text.length > 80 || /^(?:true|false|[01]|yes|no)$/i.test(text)) continue;

@@ -65,6 +65,8 @@ function nameWords(names: string): string[] {
   return out;
 }
 
+/** Whether class/id names mark a box of other things (related items, navigation, mini-cart…). */
+export const isSideName = (names: string) => namesSide(nameWords(names));
 const namesSide = (words: string[]) => words.some((w) => SIDE_EXACT.has(w) || SIDE_WORDS.some((s) => w.startsWith(s)));
 const namesMoving = (words: string[]) => words.some((w) => MOVING_WORDS.some((s) => w.startsWith(s)));
 const SKU_VOCAB = vocabularyFor('sku');
