@@ -200,6 +200,7 @@ class Filler {
 
 const ADD_TO_CART = /^(?:add to (?:your |my )?(?:shopping )?(?:cart|basket|bag|trolley)|add to order|buy now|buy it now|in den warenkorb|in den einkaufswagen|ajouter au panier|añadir al carrito|anadir a la cesta|aggiungi al carrello|adicionar ao carrinho|toevoegen aan winkelwagen|dodaj do koszyka|lägg i varukorgen|legg i handlekurven|læg i kurv|kosárba|do košíku|в корзину|sepete ekle|カートに入れる|加入购物车)\b/i;
 const STOCK_NAMES = /stock|avail|inventory|lager|dispon|sold-?out|soldout/i;
+const UNAVAILABLE_STATE = /unavail|outofstock|out-of-stock|out_of_stock|soldout|sold-out|sold_out|notify|backorder/i;
 
 /** No structured availability: read the buy box — an out-of-stock notice or an add-to-cart button. */
 export function availabilityFromPage(doc: Document): { inStock: boolean; source: string } | undefined {
@@ -209,8 +210,10 @@ export function availabilityFromPage(doc: Document): { inStock: boolean; source:
     const names = `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`;
     const isButton = el.name === 'button' || (el.name === 'input' && /submit|button/i.test(el.attribs.type ?? '')) || el.attribs.role === 'button';
     if (!isButton && !STOCK_NAMES.test(names)) continue;
-    // Word-wise: "product-unavailable" is a stock notice, not navigation.
     if (isSideName(names) || /carousel/i.test(names)) continue;
+    // An element named for the out-of-stock case is a template the page shows when needed
+    // ("variationUnavailable": "Image non disponible"); the one that counts names the stock.
+    if (UNAVAILABLE_STATE.test(names)) continue;
     const text = (el.name === 'input' ? el.attribs.value ?? '' : textOf(el)).replace(/\s+/g, ' ').trim();
     // Form state ("false", "0") is not something the page says to a shopper.
     if (!text || text.length > 80 || /^(?:true|false|[01]|yes|no)$/i.test(text)) continue;

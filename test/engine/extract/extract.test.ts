@@ -138,8 +138,8 @@ describe('candidate sources', () => {
     expect(run('<h1>Mug</h1><button class="btn">Add to cart</button>', { in_stock: 'boolean' }).json).toEqual({ in_stock: true });
     expect(run('<h1>Mug</h1><p class="stock-status">Out of stock</p><button disabled>Add to cart</button>', { in_stock: 'boolean' }).json).toEqual({ in_stock: false });
     expect(run('<h1>Mug</h1><div class="availability">Derzeit nicht verfügbar.</div>', { in_stock: 'boolean' }).json).toEqual({ in_stock: false });
-    // "unavailable" holds the letters of "nav" but names no navigation.
-    expect(run('<h1>Mug</h1><button class="btn-unavailable" disabled>Sold out</button>', { in_stock: 'boolean' }).json).toEqual({ in_stock: false });
+    // A notice named for the unavailable state is a template shown when needed.
+    expect(run('<h1>Mug</h1><div class="variationUnavailable">Image non disponible</div><button>Ajouter au panier</button>', { in_stock: 'boolean' }).json).toEqual({ in_stock: true });
   });
 
   it('counts an item in stock when any of its offers is', () => {
