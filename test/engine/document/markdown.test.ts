@@ -149,3 +149,13 @@ describe('lists in table cells', () => {
     );
   });
 });
+
+describe('links', () => {
+  it('resolves root-relative links against each page\'s own origin (the per-origin cache never crosses sites)', async () => {
+    const { extractLinks } = await import('../../../src/engine/document/links.js');
+    const { parseHtml } = await import('../../../src/engine/document/dom.js');
+    const html = '<a href="/p/1#top">one</a><a href=" /p/2 ">two</a><a href="//cdn.example/x">cdn</a><a href="rel">rel</a><a href="javascript:void(0)">js</a><a href="/p/1">again</a>';
+    expect(extractLinks(parseHtml(html), 'https://a.example/dir/page')).toEqual(['https://a.example/p/1', 'https://a.example/p/2', 'https://cdn.example/x', 'https://a.example/dir/rel']);
+    expect(extractLinks(parseHtml(html), 'http://b.example:8080/')).toEqual(['http://b.example:8080/p/1', 'http://b.example:8080/p/2', 'http://cdn.example/x', 'http://b.example:8080/rel']);
+  });
+});
