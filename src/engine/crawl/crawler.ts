@@ -218,7 +218,9 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
       if (o.formats.has('html')) result.html = doc.html ?? '';
       if (o.formats.has('json')) result.json = json ?? options.schema?.empty();
       if (o.formats.has('links')) result.links = doc.links ?? [];
-      if (pages.length < o.limit) pages.push(result);
+      // A copy: strings read from the page (a title, extracted values) are slices of its
+      // source, and a result that kept them would keep every page of the crawl alive.
+      if (pages.length < o.limit) pages.push(structuredClone(result));
       (doc.links ?? []).forEach((link, i) => enqueue(link, item.depth + 1, item.path, i));
     } catch (e) {
       if (item.depth === 0) throw e;
