@@ -128,9 +128,9 @@ function cpuMs(from: NodeJS.CpuUsage): number {
   return (d.user + d.system) / 1000;
 }
 
-function child(role: string, ...args: string[]): Promise<{ proc: ChildProcess; message: unknown }> {
+function child(role: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ proc: ChildProcess; message: unknown }> {
   return new Promise((resolve, reject) => {
-    const proc = fork(SELF, ['--child', role, ...args], { execArgv: process.execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const proc = fork(SELF, ['--child', role, ...args], { execArgv: process.execArgv, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     proc.once('message', (message) => resolve({ proc, message }));
     proc.once('exit', (code) => code && reject(new Error(`${role} exited with ${code}`)));
   });
@@ -150,14 +150,18 @@ if (process.argv[2] === '--child') {
   try {
     // Warm the site's page cache so neither crawler pays for generation.
     await Promise.all(Array.from({ length: PAGES }, (_, i) => fetch(`${base}/p/${i}`).then((r) => r.arrayBuffer())));
-    const ours = (await child('trawl', base)).message as Result;
-    const peer = (await child('crawlee', base)).message as Result;
+    // Trawl as `trawl serve` runs it (a document worker per spare core), and inline (one
+    // thread, TRAWL_DOCUMENT_WORKERS=0): the pool buys speed with a worker's memory.
+    const pooled = (await child('trawl', [base])).message as Result;
+    const inline = process.env.BENCH_WORKERS ? undefined : ((await child('trawl', [base], { BENCH_WORKERS: '0' })).message as Result);
+    const peer = (await child('crawlee', [base])).message as Result;
     const rate = (r: Result) => r.pages / (r.ms / 1000);
     const line = (r: Result) => `${r.name.padEnd(36)} ${String(r.pages).padStart(5)} pages  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${rate(r).toFixed(1).padStart(7)} pages/s  peak RSS ${r.maxRssMb.toFixed(0)} MB  CPU ${(r.cpuMs / r.pages).toFixed(2)} ms/page`;
+    const ratios = (r: Result) =>
+      `${r.name.padEnd(36)} speed ${(rate(r) / rate(peer)).toFixed(1)}x Crawlee   memory ${(r.maxRssMb / peer.maxRssMb).toFixed(2)} of Crawlee's peak RSS   CPU per page ${(peer.cpuMs / peer.pages / (r.cpuMs / r.pages)).toFixed(1)}x less`;
     console.log(`site: ${PAGES} generated pages (20–60 KB, ~45 links each), concurrency ${CONCURRENCY} (Crawlee: defaults, maxConcurrency ${CONCURRENCY}), each crawler in its own process`);
-    console.log(line(ours));
-    console.log(line(peer));
-    console.log(`speed: ${(rate(ours) / rate(peer)).toFixed(1)}x Crawlee   memory: ${(ours.maxRssMb / peer.maxRssMb).toFixed(2)} of Crawlee's peak RSS   CPU per page: ${(peer.cpuMs / peer.pages / (ours.cpuMs / ours.pages)).toFixed(1)}x less than Crawlee`);
+    for (const r of [pooled, inline, peer]) if (r) console.log(line(r));
+    for (const r of [pooled, inline]) if (r) console.log(ratios(r));
   } finally {
     site.proc.kill();
   }
