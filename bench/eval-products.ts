@@ -103,18 +103,21 @@ try {
     }
   }
   const predictions = new Map<string, Record<string, unknown> | undefined>();
+  const latencies: number[] = [];
   const sourcesOf = new Map<string, Record<string, string> | undefined>();
   let next = 0;
   await Promise.all(
     Array.from({ length: 6 }, async () => {
       while (next < all.length) {
         const c = all[next++];
+        const started = performance.now();
         const res = await fetch('http://127.0.0.1:3931/v1/extract', {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
           body: JSON.stringify({ urls: [c.url], schema: SCHEMA }),
         });
         const body = await res.json();
+        latencies.push(performance.now() - started);
         predictions.set(c.id, res.ok ? body.results?.[0]?.json : undefined);
         sourcesOf.set(c.id, res.ok ? body.results?.[0]?.sources : undefined);
         if (!res.ok && showErrors) console.log(`request failed ${c.id}: ${res.status} ${JSON.stringify(body)}`);
@@ -169,6 +172,8 @@ try {
     const f1 = p + r ? (2 * p * r) / (p + r) : 0;
     console.log(`${field.padEnd(12)} ${p.toFixed(3).padStart(9)} ${r.toFixed(3).padStart(7)} ${f1.toFixed(3).padStart(6)} ${String(t.support).padStart(8)}`);
   }
+  latencies.sort((a, b) => a - b);
+  console.log(`latency per /v1/extract call (6 at a time): median ${latencies[latencies.length >> 1].toFixed(0)} ms, max ${latencies[latencies.length - 1].toFixed(0)} ms`);
   // The second check: pages whose fixture asserts one price (or that there is none).
   let agreed = 0;
   for (const a of asserted) {

@@ -32,26 +32,28 @@ function descendantCount(el: Element, cap: number): number {
 }
 
 /**
- * Whether a class/id token names `wanted` as whole words: "product-price__value",
+ * Whether a class/id token names one of `wanted` as whole words: "product-price__value",
  * "btn_price", "salePrice", "pricenew" — but not "bookmarking" (marki), "cobranded"
- * (brand) or "makeebayfaster" (make).
+ * (brand) or "makeebayfaster" (make). Returns the first such name.
  */
-export function namedFor(token: string, wanted: string): boolean {
+export function namedFor(token: string, wanted: readonly string[]): string | undefined {
   const words = token.split(/[^\p{L}\p{N}]+|(?<=\p{Ll})(?=\p{Lu})/u).filter(Boolean).map(norm);
+  const forms = new Set(words);
   for (let i = 0; i < words.length; i++) {
-    const w = words[i];
-    if (w === wanted || (wanted.length >= 5 && (w.startsWith(wanted) || w.endsWith(wanted)))) return true;
-    let joined = w;
-    for (let j = i + 1; j < Math.min(words.length, i + 3) && joined.length < wanted.length; j++) {
-      joined += words[j];
-      if (joined === wanted) return true;
-    }
+    let joined = words[i];
+    for (let j = i + 1; j < Math.min(words.length, i + 3); j++) forms.add((joined += words[j]));
   }
-  return false;
+  for (const w of wanted) {
+    if (forms.has(w)) return w;
+    if (w.length >= 5 && words.some((x) => x.startsWith(w) || x.endsWith(w))) return w;
+  }
+  return undefined;
 }
 
 export function domNameCandidates(doc: Document, wanted: string[], out: Candidate[]): void {
   if (!wanted.length) return;
+  const specific = wanted.filter((w) => !GENERIC_NAMES.has(w));
+  const judged = new Map<string, boolean>();
   let order = 0;
   for (const el of elements(doc)) {
     order++;
@@ -72,7 +74,17 @@ export function domNameCandidates(doc: Document, wanted: string[], out: Candidat
     for (const [k, v] of Object.entries(a)) if (k.startsWith('data-') && v && v.length <= 40 && /^[A-Za-z][\w-]*$/.test(v) && /test|qa|qualifier|automation|role|type|field|name|component/.test(k)) hooks += ` ${v}`;
     const names = `${a.id ?? ''} ${a.class ?? ''}${hooks}`.trim();
     if (!names) continue;
-    const hit = names.split(/\s+/).find((t) => t && wanted.some((w) => !GENERIC_NAMES.has(w) && namedFor(t, w)));
+    // Class names repeat all over a page: each distinct token is judged once.
+    let hit: string | undefined;
+    for (const t of names.split(/\s+/)) {
+      if (!t) continue;
+      let named = judged.get(t);
+      if (named === undefined) judged.set(t, (named = namedFor(t, specific) !== undefined));
+      if (named) {
+        hit = t;
+        break;
+      }
+    }
     if (!hit) continue;
     if (descendantCount(el, 30) >= 30) continue;
     const text = a.content ?? collapse(textOf(el));
