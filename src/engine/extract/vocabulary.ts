@@ -23,7 +23,9 @@ const V: Record<string, Entry> = {
   headline: { names: ['headline', 'title', 'name'], role: 'text' },
   price: {
     names: ['price', 'saleprice', 'currentprice', 'offerprice', 'finalprice', 'lowprice', 'pricevalue', 'priceamount', 'ourprice', 'specialprice', 'productprice', 'priceactual', 'actualprice', 'sellingprice', 'amount'],
-    weak: ['highprice', 'value', 'preis', 'prix', 'precio', 'prezzo', 'preco', 'cena', 'cijena', 'pret', 'hinta', 'pris'],
+    weak: ['highprice', 'value', 'preis', 'prix', 'precio', 'prezzo', 'preco', 'cena', 'cijena', 'pret', 'hinta', 'pris',
+      // "Price" labels of Chinese, Japanese and Korean shops.
+      '價格', '价格', '售價', '售价', '特價', '特价', '優惠價', '优惠价', '直購價', '網路價', '定價', '価格', '販売価格', '税込価格', '가격', '판매가', '할인가'],
     containers: ['offers', 'offer', 'pricespecification', 'priceinfo', 'product', 'og', 'pricing', 'prices'],
     role: 'price',
   },
@@ -100,9 +102,11 @@ export function vocabularyFor(field: string): FieldVocabulary {
   const stripped = key.replace(/^(?:is|has|product|item|page|article|main)(?=[a-z]{3,})/, '');
   const entry = V[key] ?? V[stripped];
   if (stripped !== key) names.set(stripped, 0.9);
-  for (const n of entry?.names ?? []) if (!names.has(n)) names.set(n, 0.9);
-  for (const n of entry?.weak ?? []) if (!names.has(n)) names.set(n, 0.6);
-  for (const n of entry?.weakest ?? []) if (!names.has(n)) names.set(n, 0.4);
+  // Candidate names are normalised (NFD, accents dropped: Hangul becomes jamo), so the
+  // vocabulary's are too.
+  for (const n of (entry?.names ?? []).map(norm)) if (!names.has(n)) names.set(n, 0.9);
+  for (const n of (entry?.weak ?? []).map(norm)) if (!names.has(n)) names.set(n, 0.6);
+  for (const n of (entry?.weakest ?? []).map(norm)) if (!names.has(n)) names.set(n, 0.4);
   const vocab: FieldVocabulary = {
     names,
     containers: new Set(entry?.containers ?? []),

@@ -271,3 +271,11 @@ describe('labels in other languages', () => {
     ['<table><tr><th>Référence</th><td>FR9912</td></tr></table>', 'FR9912'],
   ])('%s', (html, sku) => expect(run(html, { sku: 'string' }).json).toEqual({ sku }));
 });
+
+describe('price labels of Chinese, Japanese and Korean shops', () => {
+  it('reads "售價：NT$1,200", "価格: ¥3,980" and "판매가: 29,000원" lines', () => {
+    expect(run('<h1>茶壺</h1><p>售價：NT$1,200</p>', { price: 'number', currency: 'string' }).json).toEqual({ price: 1200, currency: 'TWD' });
+    expect(run('<h1>急須</h1><div>価格: ¥3,980</div>', { price: 'number' }).json).toEqual({ price: 3980 });
+    expect(run('<h1>찻주전자</h1><span>판매가: 29,000원</span>', { price: 'number' }).json).toEqual({ price: 29000 });
+  });
+});
