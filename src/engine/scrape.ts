@@ -3,8 +3,8 @@
  * Pure of HTTP and billing: options in, data out, or a TrawlError thrown.
  */
 import { TrawlError } from '../errors.js';
-import { parseHtml, processHtml } from './document/index.js';
-import type { DocumentProcessor } from './document/pool.js';
+import { parseHtml } from './document/index.js';
+import { processDocument, type DocumentProcessor } from './document/pool.js';
 import { pdfToMarkdown } from './document/pdf.js';
 import type { CompiledSchema } from './extract/schema.js';
 import type { LlmClient } from './extract/llm.js';
@@ -122,16 +122,17 @@ export async function documentFromPage(
     return result;
   }
   let extracted: { json: Record<string, unknown>; sources: Record<string, string> } | undefined;
-  const wantsJson = formats.has('json') && !!options.schema;
-  const docOptions = { url: page.url, onlyMainContent: options.onlyMainContent ?? true, markdown: formats.has('markdown'), html: formats.has('html'), links: formats.has('links') };
-  // Extraction needs the parsed tree here; everything else may run on a worker thread.
-  const doc =
-    options.documents && !wantsJson
-      ? await options.documents.process(page.text ?? '', docOptions)
-      : processHtml(page.text ?? '', {
-          ...docOptions,
-          onDocument: wantsJson ? (d, baseUrl) => (extracted = extractFromDocument(d, { schema: options.schema!, url: baseUrl, html: page.text })) : undefined,
-        });
+  const doc = await processDocument(options.documents, page.text ?? '', {
+    url: page.url,
+    onlyMainContent: options.onlyMainContent ?? true,
+    markdown: formats.has('markdown'),
+    html: formats.has('html'),
+    links: formats.has('links'),
+    onDocument:
+      formats.has('json') && options.schema
+        ? (d, baseUrl) => (extracted = extractFromDocument(d, { schema: options.schema!, url: baseUrl, html: page.text }))
+        : undefined,
+  });
   const result: ScrapeResult = {
     url: page.url,
     metadata: {

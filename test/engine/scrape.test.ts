@@ -6,6 +6,9 @@ import { createEngine, type Engine } from '../../src/engine/index.js';
 import { scrape } from '../../src/engine/scrape.js';
 import { findChromium } from '../../src/engine/fetch/browser.js';
 import { HttpClient } from '../../src/engine/fetch/http.js';
+import { processHtml } from '../../src/engine/document/index.js';
+import type { PooledOptions } from '../../src/engine/document/pool.js';
+import { compileSchema } from '../../src/engine/extract/schema.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { makePdf } from '../helpers/pdf.js';
 
@@ -25,6 +28,7 @@ beforeAll(async () => {
     '/notes.txt': (_q, res) => res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('Plain notes\nPrice: 9.99'),
     '/data.json': (_q, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"a":1}'),
     '/app': APP_SHELL,
+    '/article': '<html><head><title>Kettle</title></head><body><article><h1>Kettle</h1><p>A kettle that boils water quickly, with a long paragraph of words, commas, and sentences.</p></article><span class="price">$39.00</span></body></html>',
   });
   engine = createEngine({ allowPrivateNetwork: true, resolve: [], proxyUrls: [] });
 });
@@ -34,6 +38,23 @@ afterAll(async () => {
 });
 
 describe('scrape', () => {
+  it('hands the page to the document processor, except when extraction needs the parsed tree', async () => {
+    const http = new HttpClient({ allowPrivateNetwork: true });
+    const seen: PooledOptions[] = [];
+    const documents = { process: async (s: string, o: PooledOptions) => (seen.push(o), processHtml(s, o)), close: async () => {} };
+    try {
+      const md = await scrape({ http, documents }, { url: `${site.url}/article` });
+      expect(md.markdown).toContain('A kettle that boils water quickly');
+      expect(seen.map((o) => o.url)).toEqual([`${site.url}/article`]);
+      const json = await scrape({ http, documents }, { url: `${site.url}/article`, formats: ['markdown', 'json'], schema: compileSchema({ price: 'number' }) });
+      expect(json.json).toEqual({ price: 39 });
+      expect(json.markdown).toContain('A kettle that boils water quickly');
+      expect(seen).toHaveLength(1);
+    } finally {
+      await http.close();
+    }
+  });
+
   it('turns a PDF into markdown of its text', async () => {
     const r = await scrape(engine, { url: `${site.url}/doc.pdf` });
     expect(r.markdown).toContain('Quarterly report');

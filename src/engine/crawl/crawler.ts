@@ -6,7 +6,7 @@
  * crawl is bounded by a page limit and a time budget.
  */
 import { TrawlError, isTrawlError } from '../../errors.js';
-import { processHtml } from '../document/index.js';
+import { processDocument } from '../document/pool.js';
 import type { Document } from '../document/dom.js';
 import { extractFromDocument } from '../extract/index.js';
 import type { CompiledSchema } from '../extract/schema.js';
@@ -198,19 +198,17 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
       }
       if (page.kind !== 'html') return; // non-HTML is skipped, not an error
       let json: Record<string, unknown> | undefined;
-      const wantsJson = o.formats.has('json') && !!options.schema;
-      const docOptions = { url: page.url, onlyMainContent: options.onlyMainContent ?? true, markdown: o.formats.has('markdown'), html: o.formats.has('html'), links: true };
-      // Extraction needs the parsed tree, so json pages are processed here; the rest may go
-      // to the worker pool when there is one.
-      const doc =
-        fetchers.documents && !wantsJson
-          ? await fetchers.documents.process(page.text ?? '', docOptions)
-          : processHtml(page.text ?? '', {
-              ...docOptions,
-              onDocument: wantsJson
-                ? (d: Document, baseUrl: string) => (json = extractFromDocument(d, { schema: options.schema!, url: baseUrl, html: page.text }).json)
-                : undefined,
-            });
+      const doc = await processDocument(fetchers.documents, page.text ?? '', {
+        url: page.url,
+        onlyMainContent: options.onlyMainContent ?? true,
+        markdown: o.formats.has('markdown'),
+        html: o.formats.has('html'),
+        links: true,
+        onDocument:
+          o.formats.has('json') && options.schema
+            ? (d: Document, baseUrl: string) => (json = extractFromDocument(d, { schema: options.schema!, url: baseUrl, html: page.text }).json)
+            : undefined,
+      });
       const canonical = doc.metadata.canonical_url && canon(doc.metadata.canonical_url);
       if (canonical && canonical !== item.url && sameSite(new URL(canonical))) seen.add(canonical);
       const result: CrawledPage & { path: number[] } = { url: page.url, depth: item.depth, status_code: page.status, title: doc.metadata.title, path: item.path };

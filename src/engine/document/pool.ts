@@ -19,6 +19,14 @@ export interface DocumentProcessor {
   close(): Promise<void>;
 }
 
+/**
+ * The pipeline for one page: on the pool when there is one, inline when there is none or
+ * when the caller needs the parsed tree itself (`onDocument`, for extraction).
+ */
+export async function processDocument(documents: DocumentProcessor | undefined, source: string, options: DocumentOptions): Promise<DocumentResult> {
+  return documents && !options.onDocument ? documents.process(source, options) : processHtml(source, options);
+}
+
 interface Job {
   resolve(r: DocumentResult): void;
   reject(e: Error): void;
@@ -46,7 +54,7 @@ const YOUNG_GENERATION_MB = 4;
 /** Crashes tolerated before the pool stops replacing workers and goes inline. */
 const MAX_RESTARTS = 3;
 
-export const defaultDocumentWorkers = () => Math.max(0, Math.min(4, availableParallelism() - 1));
+const defaultDocumentWorkers = () => Math.max(0, Math.min(4, availableParallelism() - 1));
 
 export class DocumentPool implements DocumentProcessor {
   private readonly slots: Slot[] = [];

@@ -30,6 +30,13 @@ export interface Candidate {
   item?: string;
 }
 
+/** Words of class/id names, lower-cased: "relatedProducts price-old_live" → related, products, price, old, live. */
+export const classWords = (names: string): string[] =>
+  names
+    .split(/[^\p{L}\p{N}]+|(?<=\p{Ll})(?=\p{Lu})/u)
+    .filter(Boolean)
+    .map((w) => w.toLowerCase());
+
 /** `offers.price`, `og:price:amount`, `product-price` → comparable names. */
 export const norm = (s: string) =>
   s

@@ -10,7 +10,7 @@ import type { Candidate } from './candidate.js';
 import { SOLD_OUT, coerceBoolean } from './coerce.js';
 import { currencyFromText } from './currency.js';
 import { itemCandidates, repeatedElements, structuredGroups } from './items.js';
-import { formerPriceValues, isSideName, markedDownPrices, pickList, pickScalar, primaryEntity, type MatchContext } from './match.js';
+import { UNAVAILABLE_STATE, formerPriceValues, isSideName, markedDownPrices, pickList, pickScalar, primaryEntity, type MatchContext } from './match.js';
 import type { CompiledSchema, ScalarType, SchemaNode, SchemaObject } from './schema.js';
 import { appStateCandidates } from './sources/app-state.js';
 import { domNameCandidates } from './sources/dom.js';
@@ -84,7 +84,7 @@ export function extractFromDocument(doc: Document, input: ExtractInput): Extract
     urlTokens: urlTokens(input.url),
     visibleText: () => (shown ??= textOf(body, ' ')),
     titleRegion,
-    pagePath: pathOf(input.url),
+    pageUrl: input.url,
     formerPrices: () => (former ??= formerPriceValues(candidates)),
     markedDown: () => (markedDown ??= markedDownPrices(candidates)),
   };
@@ -96,14 +96,6 @@ export function extractFromDocument(doc: Document, input: ExtractInput): Extract
     return { json: input.schema.empty(), sources: {} };
   }
   return { json, sources };
-}
-
-function pathOf(url: string): string | undefined {
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return undefined;
-  }
 }
 
 class Filler {
@@ -200,7 +192,6 @@ class Filler {
 
 const ADD_TO_CART = /^(?:add to (?:your |my )?(?:shopping )?(?:cart|basket|bag|trolley)|add to order|buy now|buy it now|in den warenkorb|in den einkaufswagen|ajouter au panier|añadir al carrito|anadir a la cesta|aggiungi al carrello|adicionar ao carrinho|toevoegen aan winkelwagen|dodaj do koszyka|lägg i varukorgen|legg i handlekurven|læg i kurv|kosárba|do košíku|в корзину|sepete ekle|カートに入れる|加入购物车)\b/i;
 const STOCK_NAMES = /stock|avail|inventory|lager|dispon|sold-?out|soldout/i;
-const UNAVAILABLE_STATE = /unavail|outofstock|out-of-stock|out_of_stock|soldout|sold-out|sold_out|notify|backorder/i;
 
 /** No structured availability: read the buy box — an out-of-stock notice or an add-to-cart button. */
 export function availabilityFromPage(doc: Document): { inStock: boolean; source: string } | undefined {

@@ -6,7 +6,7 @@
  * and the best one whose value coerces to the declared type wins.
  */
 import type { Element } from '../document/dom.js';
-import { norm, type Candidate } from './candidate.js';
+import { classWords, norm, type Candidate } from './candidate.js';
 import { coerce, coerceBoolean, parseNumber } from './coerce.js';
 import { currencyFromText, normaliseCurrency } from './currency.js';
 import type { ScalarType } from './schema.js';
@@ -35,11 +35,10 @@ const NEAR_PRICE = new RegExp(`^(?:${NEAR_PRICE_WORDS})$`);
  * split into words, so "wrapper" is no "per" and "list-unstyled" no list price.
  */
 function priceNameFactor(names: string): number {
-  const tokens = names.split(/[^A-Za-z0-9]+|(?<=[a-z])(?=[A-Z])/).map((t) => t.toLowerCase());
+  const tokens = classWords(names);
   let f = 1;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
-    if (!t) continue;
     if (AMOUNT_TOKEN.test(t)) return 0;
     if (FORMER_TOKEN.test(t) && !NEAR_PRICE.test(t)) f = 0.35;
     // "list price" / "price from"; "price-list" is the list of prices itself.
@@ -59,7 +58,7 @@ const MOVING_WORDS = ['carousel', 'slider', 'swiper', 'owl', 'slick', 'glide', '
 
 /** Words of class/id names, each alone and joined with the next ("cross-sell" → crosssell). */
 function nameWords(names: string): string[] {
-  const words = names.split(/[^\p{L}\p{N}]+|(?<=\p{Ll})(?=\p{Lu})/u).filter(Boolean).map((w) => w.toLowerCase());
+  const words = classWords(names);
   const out = [...words];
   for (let i = 0; i + 1 < words.length; i++) out.push(words[i] + words[i + 1]);
   return out;
@@ -70,6 +69,8 @@ export const isSideName = (names: string) => namesSide(nameWords(names));
 const namesSide = (words: string[]) => words.some((w) => SIDE_EXACT.has(w) || SIDE_WORDS.some((s) => w.startsWith(s)));
 const namesMoving = (words: string[]) => words.some((w) => MOVING_WORDS.some((s) => w.startsWith(s)));
 const SKU_VOCAB = vocabularyFor('sku');
+/** Class/id names of elements made for the out-of-stock case: templates the page shows when needed. */
+export const UNAVAILABLE_STATE = /unavail|outofstock|out-of-stock|out_of_stock|soldout|sold-out|sold_out|notify|backorder/i;
 const HIDDEN_ID = 0.6;
 const DOM_ID = 2.2;
 
@@ -108,8 +109,8 @@ export interface MatchContext {
   markedDown?: () => Set<number>;
   /** Prices the page shows as former ones (lazily computed from the candidates). */
   formerPrices?: () => Set<number>;
-  /** Path of the page's URL: a card linking there is the item itself. */
-  pagePath?: string;
+  /** The page's URL: a card linking to it is the item itself. */
+  pageUrl?: string;
   /** The page's h1 and its ancestors: containers shared with the title are the main item's. */
   titleRegion?: Set<Element>;
 }
@@ -174,7 +175,7 @@ function inSideBox(el: Element | undefined, ctx: MatchContext): boolean {
     if (names.length < 2) continue;
     const words = nameWords(names);
     if (namesSide(words)) return true;
-    if (namesMoving(words) && linksElsewhere(n, ctx.pagePath)) return true;
+    if (namesMoving(words) && linksElsewhere(n, ctx.pageUrl)) return true;
   }
   return false;
 }
@@ -191,26 +192,34 @@ function inOtherItemCard(el: Element | undefined, ctx: MatchContext): boolean {
     if (!parent || !n.attribs?.class) continue;
     let alike = 0;
     for (const sib of parent.children) if (sib !== n && sib.type === 'tag' && (sib as Element).name === n.name && (sib as Element).attribs.class === n.attribs.class && ++alike >= 2) break;
-    if (alike >= 2 && linksElsewhere(n, ctx.pagePath)) return true;
+    if (alike >= 2 && linksElsewhere(n, ctx.pageUrl)) return true;
   }
   return false;
 }
 
-function linksElsewhere(root: Element, pagePath: string | undefined): boolean {
+function linksElsewhere(root: Element, pageUrl: string | undefined): boolean {
+  const here = pathOf(pageUrl);
   const stack: Element[] = [root];
   for (let seen = 0; stack.length && seen < 200; seen++) {
     const n = stack.pop()!;
     const href = n.name === 'a' ? n.attribs.href : undefined;
     if (href && !href.startsWith('#') && !href.startsWith('javascript:')) {
-      try {
-        if (!pagePath || new URL(href, 'http://x.invalid').pathname !== pagePath) return true;
-      } catch {
-        // An unparsable link says nothing.
-      }
+      const there = pathOf(href, pageUrl);
+      if (there !== undefined && there !== here) return true;
     }
     for (const c of n.children) if (c.type === 'tag') stack.push(c as Element);
   }
   return false;
+}
+
+/** The path of `url` (resolved against `base`), or undefined when it is no URL. */
+function pathOf(url: string | undefined, base?: string): string | undefined {
+  if (url === undefined) return undefined;
+  try {
+    return new URL(url, base).pathname;
+  } catch {
+    return undefined;
+  }
 }
 
 function ancestorsNames(el: Element | undefined, levels: number): string {
@@ -312,7 +321,7 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       if (structured) return 1;
       if (inSideBox(c.el, ctx)) return 0.3;
       // An element named for the out-of-stock case is a template the page shows when needed.
-      if (/unavail|outofstock|out-of-stock|soldout|sold-out|notify|backorder/i.test(ancestorsNames(c.el, 2))) return 0.1;
+      if (UNAVAILABLE_STATE.test(ancestorsNames(c.el, 2))) return 0.1;
       return 1;
     }
     case 'currency':

@@ -37,7 +37,7 @@ const V: Record<string, Entry> = {
     role: 'availability',
   },
   sku: {
-    names: ['sku', 'productid', 'skuid', 'productsku', 'itemid', 'itemnumber', 'itemno', 'articlenumber', 'artnr', 'artikelnummer', 'partnumber', 'productcode', 'productnumber', 'retaileritemid', 'styleid', 'stylenumber', 'reference', 'ref', 'referencia', 'reference', 'codigo', 'codice', 'kod', 'sifra', 'item', 'article', 'code', 'prodid', 'pid', 'asin',
+    names: ['sku', 'productid', 'skuid', 'productsku', 'itemid', 'itemnumber', 'itemno', 'articlenumber', 'artnr', 'artikelnummer', 'partnumber', 'productcode', 'productnumber', 'retaileritemid', 'styleid', 'stylenumber', 'reference', 'ref', 'referencia', 'codigo', 'codice', 'kod', 'sifra', 'item', 'article', 'code', 'prodid', 'pid', 'asin',
       'itemcode', 'articlecode', 'productreference', 'referencenumber', 'artikelnr', 'bestellnummer', 'codicearticolo', 'codiceprodotto',
       'codigoproducto', 'codigodelproducto', 'referenciaproducto', 'kodproduktu', 'numerkatalogowy', 'artikelcode', 'varenummer', 'tuotekoodi',
       // Cyrillic, Greek, Turkish, Hungarian, Czech/Slovak labels for the shop's code.
@@ -50,7 +50,7 @@ const V: Record<string, Entry> = {
   brand: {
     names: ['brand', 'brandname', 'manufacturer', 'make', 'marque', 'marca', 'marke', 'productbrand',
       // Brand and manufacturer labels of shops in other languages.
-      'merk', 'marke', 'maerke', 'merke', 'znacka', 'marka', 'zimols', 'kaubamark', 'markas', 'marki', 'brend', 'бренд', 'марка', 'μαρκα', 'marchio',
+      'merk', 'maerke', 'merke', 'znacka', 'marka', 'zimols', 'kaubamark', 'markas', 'marki', 'brend', 'бренд', 'марка', 'μαρκα', 'marchio',
       'hersteller', 'fabricant', 'fabricante', 'produttore', 'fabbricante', 'producent', 'proizvajalec', 'proizvodjac', 'proizvodac', 'vyrobce', 'vyrobca',
       'valmistaja', 'tillverkare', 'produsent', 'gyarto', 'производитель', 'виробник', 'uretici', 'κατασκευαστης', 'razotajs', 'gamintojas', 'tootja', 'producator'],
     containers: ['brand', 'manufacturer', 'product', 'og'],

@@ -4,7 +4,7 @@
  * and fuse the provider's rank with the content rank (reciprocal rank fusion, k = 60).
  * Each result carries a citation and its best passages, quotable as they stand on the page.
  */
-import { processHtml } from '../document/index.js';
+import { processDocument } from '../document/pool.js';
 import { fetchPage, type Fetchers } from '../fetch/page.js';
 import { Bm25 } from './bm25.js';
 import { toPassages } from './passages.js';
@@ -60,11 +60,7 @@ export async function search(fetchers: Fetchers, provider: SearchProvider, optio
       if (options.scrape === false) return undefined;
       try {
         const page = await fetchPage(fetchers, hit.url, { render: 'http', timeoutMs: Math.max(1000, Math.min(8000, deadline - Date.now())), signal: options.signal });
-        if (page.kind === 'html') {
-          const options = { url: page.url, markdown: true };
-          const doc = fetchers.documents ? await fetchers.documents.process(page.text ?? '', options) : processHtml(page.text ?? '', options);
-          return doc.markdown ?? '';
-        }
+        if (page.kind === 'html') return (await processDocument(fetchers.documents, page.text ?? '', { url: page.url })).markdown ?? '';
         if (page.kind === 'text') return page.text ?? '';
         return undefined;
       } catch {

@@ -5,9 +5,10 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../../../src/engine/crawl/index.js';
 import { HttpClient } from '../../../src/engine/fetch/http.js';
-import { DocumentPool } from '../../../src/engine/document/pool.js';
+import { DocumentPool, type PooledOptions } from '../../../src/engine/document/pool.js';
 import { startFixtureServer, type FixtureServer } from '../../helpers/fixture-server.js';
 
+const workerUrl = new URL('../../../dist/engine/document/worker.js', import.meta.url);
 let site: FixtureServer;
 let http: HttpClient;
 
@@ -74,17 +75,18 @@ describe('crawl', () => {
     expect(r.errors).toEqual([{ url: `${site.url}/private/secret`, error: 'robots_disallowed', detail: expect.any(String) }]);
   });
 
-  it('gives the same pages when documents are processed on worker threads', async () => {
-    const workerUrl = new URL('../../../dist/engine/document/worker.js', import.meta.url);
-    if (!existsSync(fileURLToPath(workerUrl))) return void console.warn('skipped: dist/ not built (npm test builds it)');
-    const documents = new DocumentPool({ size: 2, workerUrl });
+  it.skipIf(!existsSync(fileURLToPath(workerUrl)))('gives the same pages when documents are processed on worker threads (needs npm run build)', async () => {
+    const pool = new DocumentPool({ size: 2, workerUrl });
+    let pooledPages = 0;
+    const documents = { process: (s: string, o: PooledOptions) => (pooledPages++, pool.process(s, o)), close: () => pool.close() };
     try {
       const pooled = await crawl({ http, documents }, { url: `${site.url}/`, maxDepth: 2, limit: 50, useSitemap: false });
       const inline = await crawl({ http }, { url: `${site.url}/`, maxDepth: 2, limit: 50, useSitemap: false });
-      expect(documents.size).toBe(2);
+      expect(pool.size).toBe(2);
+      expect(pooledPages).toBe(pooled.total);
       expect(pooled).toEqual(inline);
     } finally {
-      await documents.close();
+      await pool.close();
     }
   });
 

@@ -151,7 +151,7 @@ describe('lists in table cells', () => {
 });
 
 describe('links', () => {
-  it('resolves root-relative links against each page\'s own origin (the per-origin cache never crosses sites)', async () => {
+  it('resolves links against each page\'s own URL, drops fragments, non-http targets and repeats', async () => {
     const { extractLinks } = await import('../../../src/engine/document/links.js');
     const { parseHtml } = await import('../../../src/engine/document/dom.js');
     const html = '<a href="/p/1#top">one</a><a href=" /p/2 ">two</a><a href="//cdn.example/x">cdn</a><a href="rel">rel</a><a href="javascript:void(0)">js</a><a href="/p/1">again</a>';

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { parseHtml } from '../../../src/engine/document/dom.js';
 import { extractFromDocument } from '../../../src/engine/extract/index.js';
 import { compileSchema } from '../../../src/engine/extract/schema.js';
+import type { Candidate } from '../../../src/engine/extract/candidate.js';
+import { appStateCandidates } from '../../../src/engine/extract/sources/app-state.js';
 
 const run = (html: string, schema: unknown, url = 'https://shop.example/p/blue-kettle-48213') =>
   extractFromDocument(parseHtml(html), { schema: compileSchema(schema), url, html });
@@ -122,10 +124,16 @@ describe('candidate sources', () => {
   });
 
   it('does not trust a key that analytics repeat with many values, unless one value keeps coming back', () => {
+    // A weak label ("Cijena") loses to one analytics price, but wins over a list of them.
+    const label = '<h1>Insoles</h1><p>Cijena: 270,00 Kn</p>';
+    expect(run(`<script>track({"price": 169});</script>${label}`, { price: 'number' }).json).toEqual({ price: 169 });
     const list = `<script>impressions.push({"price": 169}); impressions.push({"price": 1200}); impressions.push({"price": 540});</script>`;
-    expect(run(`${list}<h1>Insoles</h1><span class="product-price">270,00 Kn</span>`, { price: 'number' }).json).toEqual({ price: 270 });
+    expect(run(`${list}${label}`, { price: 'number' }).json).toEqual({ price: 270 });
+    // The value the page tracks again and again keeps its trust; the others lose it.
     const tracked = `<script>a({"sku": "1257009"}); b({"sku": "1257009"}); c({"sku": "889"}); d({"sku": "890"});</script><h1>Robot</h1>`;
-    expect(run(tracked, { sku: 'string' }).json).toEqual({ sku: '1257009' });
+    const out: Candidate[] = [];
+    appStateCandidates(parseHtml(tracked), out, ['sku']);
+    expect(out.map((c) => [c.value, c.confidence])).toEqual([['1257009', 0.45], ['1257009', 0.45], ['889', 0.45 * 0.4], ['890', 0.45 * 0.4]]);
   });
 
   it('takes an id from the URL when the page repeats it', () => {

@@ -1,6 +1,8 @@
 /** The search engine's fusion of provider order and page content, with a stand-in provider. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../src/engine/fetch/http.js';
+import { processHtml } from '../../../src/engine/document/index.js';
+import type { PooledOptions } from '../../../src/engine/document/pool.js';
 import { search } from '../../../src/engine/search/search.js';
 import type { SearchProvider } from '../../../src/engine/search/provider.js';
 import { startFixtureServer, type FixtureServer } from '../../helpers/fixture-server.js';
@@ -29,7 +31,11 @@ const provider = (paths: string[]): SearchProvider => ({
 
 describe('search re-ranking', () => {
   it('moves a page that answers the query above pages the provider put first', async () => {
-    const r = await search({ http }, provider(['/partial', '/none', '/full']), { query: 'what causes ocean tides moon gravitational pull' });
+    let processed = 0;
+    // Pages go through the fetchers' document processor when there is one.
+    const documents = { process: async (s: string, o: PooledOptions) => (processed++, processHtml(s, o)), close: async () => {} };
+    const r = await search({ http, documents }, provider(['/partial', '/none', '/full']), { query: 'what causes ocean tides moon gravitational pull' });
+    expect(processed).toBe(3);
     expect(r.results.map((x) => x.url.replace(site.url, ''))).toEqual(['/full', '/partial', '/none']);
     expect(r.results[0]).toMatchObject({ position: 1, citation: '[1]' });
     expect(r.results[0].highlights[0].text).toContain('gravitational pull of the moon');

@@ -5,7 +5,7 @@
  */
 import type { Document, Element } from '../../document/dom.js';
 import { collapse, elements, textOf } from '../../document/dom.js';
-import { norm, type Candidate } from '../candidate.js';
+import { classWords, norm, type Candidate } from '../candidate.js';
 import { GENERIC_NAMES } from '../vocabulary.js';
 
 const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'path', 'head', 'html', 'body', 'link']);
@@ -36,8 +36,8 @@ function descendantCount(el: Element, cap: number): number {
  * "btn_price", "salePrice", "pricenew" — but not "bookmarking" (marki), "cobranded"
  * (brand) or "makeebayfaster" (make). Returns the first such name.
  */
-export function namedFor(token: string, wanted: readonly string[]): string | undefined {
-  const words = token.split(/[^\p{L}\p{N}]+|(?<=\p{Ll})(?=\p{Lu})/u).filter(Boolean).map(norm);
+function namedFor(token: string, wanted: readonly string[]): string | undefined {
+  const words = classWords(token).map(norm);
   const forms = new Set(words);
   for (let i = 0; i < words.length; i++) {
     let joined = words[i];
