@@ -1,20 +1,20 @@
 /**
  * npm run bench:crawl — a generated 1,000-page local site (20–60 KB pages, dense links),
  * crawled by Trawl's engine (markdown on) and by Crawlee's CheerioCrawler at the same
- * concurrency, each in its own process (so peak RSS is its own); the site is served by a
- * third process. Prints pages/s, peak RSS and the ratios.
+ * concurrency, each in its own plain-node process (so peak RSS is its own; see
+ * crawl-runners.mjs); the site is served by a third process. Prints pages/s, peak RSS and the ratios.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const SELF = fileURLToPath(import.meta.url);
+// The crawlers run from plain JavaScript under plain node, as in production (see that file).
+const RUNNERS = join(dirname(SELF), 'crawl-runners.mjs');
 
 type Result = { name: string; pages: number; ms: number; maxRssMb: number; cpuMs: number };
 
@@ -75,75 +75,19 @@ async function serveSite(): Promise<void> {
   process.send!({ port: (server.address() as AddressInfo).port });
 }
 
-async function runTrawl(base: string): Promise<Result> {
-  // The compiled engine, as `trawl serve` runs it (npm run bench:crawl builds first).
-  const { crawl } = await import('../dist/engine/crawl/index.js');
-  const { HttpClient } = await import('../dist/engine/fetch/http.js');
-  const http = new HttpClient({ allowPrivateNetwork: true });
-  const { DocumentPool } = await import('../dist/engine/document/pool.js');
-  // As `trawl serve` runs it: a document worker per spare core (BENCH_WORKERS overrides; 0 = inline).
-  const documents = new DocumentPool({ size: process.env.BENCH_WORKERS ? Number(process.env.BENCH_WORKERS) : undefined });
-  const name = `trawl (markdown on, ${documents.size} doc worker${documents.size === 1 ? '' : 's'})`;
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const r = await crawl({ http, documents }, { url: `${base}/`, maxDepth: 10, limit: PAGES, concurrency: CONCURRENCY, useSitemap: false, formats: ['markdown'], timeoutMs: 600_000 });
-  const ms = performance.now() - t0;
-  await http.close();
-  await documents.close();
-  const words = r.pages.reduce((n, p) => n + (p.markdown?.length ?? 0), 0);
-  if (words < r.pages.length * 1000) throw new Error('trawl produced too little markdown');
-  return { name, pages: r.pages.length, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: cpuMs(cpu0) };
-}
-
-async function runCrawlee(base: string): Promise<Result> {
-  const storage = mkdtempSync(join(tmpdir(), 'crawlee-'));
-  process.env.CRAWLEE_STORAGE_DIR = storage;
-  const { CheerioCrawler, Configuration } = await import('@crawlee/cheerio');
-  const config = new Configuration({ persistStorage: false, purgeOnStart: true });
-  let pages = 0;
-  const crawler = new CheerioCrawler(
-    {
-      // Crawlee's defaults otherwise (its autoscaled pool grows towards the maximum).
-      maxConcurrency: CONCURRENCY,
-      maxRequestsPerCrawl: PAGES,
-      async requestHandler({ $, enqueueLinks }) {
-        pages++;
-        void $('title').text();
-        await enqueueLinks({ strategy: 'same-hostname' });
-      },
-    },
-    config,
-  );
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  await crawler.run([`${base}/`]);
-  const ms = performance.now() - t0;
-  rmSync(storage, { recursive: true, force: true });
-  return { name: 'crawlee CheerioCrawler', pages, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: cpuMs(cpu0) };
-}
-
-/** CPU time (user + system) this process spent since `from`, in ms. */
-function cpuMs(from: NodeJS.CpuUsage): number {
-  const d = process.cpuUsage(from);
-  return (d.user + d.system) / 1000;
-}
-
 function child(role: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ proc: ChildProcess; message: unknown }> {
   return new Promise((resolve, reject) => {
-    const proc = fork(SELF, ['--child', role, ...args], { execArgv: process.execArgv, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const proc =
+      role === 'site'
+        ? fork(SELF, ['--child', role, ...args], { execArgv: process.execArgv, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+        : fork(RUNNERS, [role, ...args], { execArgv: [], env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     proc.once('message', (message) => resolve({ proc, message }));
     proc.once('exit', (code) => code && reject(new Error(`${role} exited with ${code}`)));
   });
 }
 
 if (process.argv[2] === '--child') {
-  const role = process.argv[3];
-  if (role === 'site') await serveSite();
-  else {
-    const r = role === 'trawl' ? await runTrawl(process.argv[4]) : await runCrawlee(process.argv[4]);
-    process.send!(r);
-    process.exit(0);
-  }
+  await serveSite();
 } else {
   const site = await child('site');
   const base = `http://127.0.0.1:${(site.message as { port: number }).port}`;
@@ -159,7 +103,7 @@ if (process.argv[2] === '--child') {
     const line = (r: Result) => `${r.name.padEnd(36)} ${String(r.pages).padStart(5)} pages  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${rate(r).toFixed(1).padStart(7)} pages/s  peak RSS ${r.maxRssMb.toFixed(0)} MB  CPU ${(r.cpuMs / r.pages).toFixed(2)} ms/page`;
     const ratios = (r: Result) =>
       `${r.name.padEnd(36)} speed ${(rate(r) / rate(peer)).toFixed(1)}x Crawlee   memory ${(r.maxRssMb / peer.maxRssMb).toFixed(2)} of Crawlee's peak RSS   CPU per page ${(peer.cpuMs / peer.pages / (r.cpuMs / r.pages)).toFixed(1)}x less`;
-    console.log(`site: ${PAGES} generated pages (20–60 KB, ~45 links each), concurrency ${CONCURRENCY} (Crawlee: defaults, maxConcurrency ${CONCURRENCY}), each crawler in its own process`);
+    console.log(`site: ${PAGES} generated pages (20–60 KB, ~45 links each), concurrency ${CONCURRENCY} (Crawlee: defaults, maxConcurrency ${CONCURRENCY}), each crawler in its own plain-node process`);
     for (const r of [pooled, inline, peer]) if (r) console.log(line(r));
     for (const r of [pooled, inline]) if (r) console.log(ratios(r));
   } finally {

@@ -1,0 +1,71 @@
+/**
+ * The two crawlers of `npm run bench:crawl`, each run by bench/crawl.ts in its own process
+ * under plain `node` — as each runs in production (compiled JavaScript, no TypeScript
+ * loader: tsx's loader thread alone adds ~40 MB of RSS to whichever process it is in).
+ *   node bench/crawl-runners.mjs trawl|crawlee BASE_URL   → posts a Result to the parent
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const PAGES = Number(process.env.BENCH_PAGES ?? 1000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+
+/** CPU time (user + system) this process spent since `from`, in ms. */
+function cpuMs(from) {
+  const d = process.cpuUsage(from);
+  return (d.user + d.system) / 1000;
+}
+
+async function runTrawl(base) {
+  // The compiled engine, as `trawl serve` runs it (npm run bench:crawl builds first).
+  const { crawl } = await import('../dist/engine/crawl/index.js');
+  const { HttpClient } = await import('../dist/engine/fetch/http.js');
+  const { DocumentPool } = await import('../dist/engine/document/pool.js');
+  const http = new HttpClient({ allowPrivateNetwork: true });
+  // As `trawl serve` runs it: a document worker per spare core (BENCH_WORKERS overrides; 0 = inline).
+  const documents = new DocumentPool({ size: process.env.BENCH_WORKERS ? Number(process.env.BENCH_WORKERS) : undefined });
+  const name = `trawl (markdown on, ${documents.size} doc worker${documents.size === 1 ? '' : 's'})`;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const r = await crawl({ http, documents }, { url: `${base}/`, maxDepth: 10, limit: PAGES, concurrency: CONCURRENCY, useSitemap: false, formats: ['markdown'], timeoutMs: 600_000 });
+  const ms = performance.now() - t0;
+  await http.close();
+  await documents.close();
+  const chars = r.pages.reduce((n, p) => n + (p.markdown?.length ?? 0), 0);
+  if (chars < r.pages.length * 1000) throw new Error('trawl produced too little markdown');
+  return { name, pages: r.pages.length, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: cpuMs(cpu0) };
+}
+
+async function runCrawlee(base) {
+  const storage = mkdtempSync(join(tmpdir(), 'crawlee-'));
+  process.env.CRAWLEE_STORAGE_DIR = storage;
+  const { CheerioCrawler, Configuration } = await import('@crawlee/cheerio');
+  const config = new Configuration({ persistStorage: false, purgeOnStart: true });
+  let pages = 0;
+  const crawler = new CheerioCrawler(
+    {
+      // Crawlee's defaults otherwise (its autoscaled pool grows towards the maximum).
+      maxConcurrency: CONCURRENCY,
+      maxRequestsPerCrawl: PAGES,
+      async requestHandler({ $, enqueueLinks }) {
+        pages++;
+        void $('title').text();
+        await enqueueLinks({ strategy: 'same-hostname' });
+      },
+    },
+    config,
+  );
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await crawler.run([`${base}/`]);
+  const ms = performance.now() - t0;
+  rmSync(storage, { recursive: true, force: true });
+  return { name: 'crawlee CheerioCrawler', pages, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: cpuMs(cpu0) };
+}
+
+const [role, base] = process.argv.slice(2);
+const result = role === 'trawl' ? await runTrawl(base) : role === 'crawlee' ? await runCrawlee(base) : undefined;
+if (!result) throw new Error(`unknown crawler ${role}`);
+process.send(result);
+process.exit(0);
