@@ -24,7 +24,17 @@ export interface DocumentProcessor {
  * when the caller needs the parsed tree itself (`onDocument`, for extraction).
  */
 export async function processDocument(documents: DocumentProcessor | undefined, source: string, options: DocumentOptions): Promise<DocumentResult> {
-  return documents && !options.onDocument ? documents.process(source, options) : processHtml(source, options);
+  return documents && !options.onDocument ? documents.process(source, options) : processHere(source, options);
+}
+
+/**
+ * The pipeline on this thread, its result copied off the page source: strings the parser
+ * cut from the source (a title, a one-paragraph markdown) would otherwise keep the whole
+ * page alive for as long as the result is kept — a crawl keeps a thousand. A worker's
+ * results need no copy: they crossed a thread (copying them again cost a crawl ~25 MB).
+ */
+function processHere(source: string, options: DocumentOptions): DocumentResult {
+  return structuredClone(processHtml(source, options));
 }
 
 interface Job {
@@ -127,7 +137,7 @@ export class DocumentPool implements DocumentProcessor {
     if (this.closed) return Promise.reject(new Error('the document pool is closed'));
     if (!this.slots.length) {
       try {
-        return Promise.resolve(processHtml(source, options));
+        return Promise.resolve(processHere(source, options));
       } catch (e) {
         return Promise.reject(e);
       }
