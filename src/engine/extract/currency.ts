@@ -1,4 +1,4 @@
-/** Currency symbols and codes → ISO 4217. `$` alone is read as USD; prefixed dollars are not. */
+/** Currency symbols and codes → ISO 4217. `$` alone is read as USD unless the page's domain names another dollar country; prefixed dollars are not. */
 const CODES = new Set(
   ('USD EUR GBP JPY CNY INR RUB PLN CZK HUF SEK NOK DKK CHF TRY KRW ILS VND THB ZAR RON HRK BGN SAR AED UAH TWD ' +
     'CAD AUD NZD HKD SGD BRL MXN ARS CLP COP PEN IDR MYR PHP PKR EGP NGN KES MAD QAR KWD BHD OMR JOD ISK RSD BAM MKD ' +
@@ -14,17 +14,42 @@ const SYMBOLS: [string, string][] = ([
   ['лв', 'BGN'], ['тг', 'KZT'], ['₸', 'KZT'], ['Kn', 'HRK'], ['Lei', 'RON'], ['₱', 'PHP'], ['₦', 'NGN'], ['원', 'KRW'], ['ر.س', 'SAR'], ['د.إ', 'AED'], ['₴', 'UAH'], ['грн', 'UAH'], ['Rs', 'INR'], ['$', 'USD'],
 ] as [string, string][]).sort((a, b) => b[0].length - a[0].length);
 
-export function normaliseCurrency(value: string): string | undefined {
+export function normaliseCurrency(value: string, pageUrl?: string): string | undefined {
   const s = value.trim();
   if (!s) return undefined;
   const up = s.toUpperCase();
   if (up === 'RUR') return 'RUB';
   if (/^[A-Z]{3}$/.test(up) && CODES.has(up)) return up;
-  return currencyFromText(s);
+  return currencyFromText(s, pageUrl);
 }
 
-/** The currency a price text is written in ("£12.99", "12,99 €", "USD 5"), if any. */
-export function currencyFromText(text: string): string | undefined {
+/**
+ * Symbols several countries share: a bare "$" on a .ca shop is Canadian, "元" on a .tw shop
+ * New Taiwan dollars. Keyed by the symbol, then by the country-code domain of the page.
+ */
+const LOCAL_SYMBOLS: Record<string, Record<string, string>> = {
+  $: { ca: 'CAD', au: 'AUD', nz: 'NZD', mx: 'MXN', cl: 'CLP', ar: 'ARS', co: 'COP', uy: 'UYU', tw: 'TWD', hk: 'HKD', sg: 'SGD' },
+  元: { tw: 'TWD', hk: 'HKD' },
+  '¥': { cn: 'CNY' },
+  Rs: { pk: 'PKR', lk: 'LKR', np: 'NPR' },
+};
+
+/** The country-code top-level domain of a URL ("tw" for shop.com.tw), if any. */
+function countryOf(pageUrl: string | undefined): string | undefined {
+  if (!pageUrl) return undefined;
+  try {
+    const tld = new URL(pageUrl).hostname.split('.').pop() ?? '';
+    return tld.length === 2 ? tld.toLowerCase() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The currency a price text is written in ("£12.99", "12,99 €", "USD 5"), if any; a shared
+ * symbol ($, 元, ¥, Rs) is read in the currency of the page's country when its domain names one.
+ */
+export function currencyFromText(text: string, pageUrl?: string): string | undefined {
   const code = /(?:^|[^A-Za-z])([A-Z]{3})(?=$|[^A-Za-z])/.exec(text);
   if (code && CODES.has(code[1])) return code[1];
   for (const [sym, iso] of SYMBOLS) {
@@ -36,7 +61,7 @@ export function currencyFromText(text: string): string | undefined {
       const after = text[i + sym.length];
       if ((before && /[A-Za-z]/.test(before)) || (after && /[A-Za-z]/.test(after))) continue;
     }
-    return iso;
+    return LOCAL_SYMBOLS[sym]?.[countryOf(pageUrl) ?? ''] ?? iso;
   }
   return undefined;
 }

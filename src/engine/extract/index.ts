@@ -10,13 +10,13 @@ import type { Candidate } from './candidate.js';
 import { SOLD_OUT, coerceBoolean } from './coerce.js';
 import { currencyFromText } from './currency.js';
 import { itemCandidates, repeatedElements, structuredGroups } from './items.js';
-import { UNAVAILABLE_STATE, formerPriceValues, isSideName, markedDownPrices, pickList, pickScalar, primaryEntity, type MatchContext } from './match.js';
+import { UNAVAILABLE_STATE, formerPriceValues, isSideName, markedDownPrices, pickList, pickScalar, primaryEntity, startingPriceValues, type MatchContext } from './match.js';
 import type { CompiledSchema, ScalarType, SchemaNode, SchemaObject } from './schema.js';
 import { appStateCandidates } from './sources/app-state.js';
 import { domNameCandidates } from './sources/dom.js';
 import { documentCandidates } from './sources/document.js';
 import { jsonLdCandidates } from './sources/json-ld.js';
-import { labelCandidates, textLineCandidates } from './sources/labels.js';
+import { descriptionCandidates, labelCandidates, textLineCandidates } from './sources/labels.js';
 import { metaCandidates } from './sources/meta.js';
 import { microdataCandidates } from './sources/microdata.js';
 import { urlCandidates, urlTokens } from './sources/url.js';
@@ -62,6 +62,7 @@ export function collectCandidates(doc: Document, input: ExtractInput): Candidate
   appStateCandidates(doc, out, wanted);
   domNameCandidates(doc, wanted, out);
   labelCandidates(doc, out);
+  descriptionCandidates(doc, out);
   documentCandidates(doc, input.url, out);
   if (input.text) textLineCandidates(input.text, out);
   urlCandidates(input.url, input.html, out);
@@ -75,6 +76,7 @@ export function extractFromDocument(doc: Document, input: ExtractInput): Extract
   let shown: string | undefined;
   let former: Set<number> | undefined;
   let markedDown: Set<number> | undefined;
+  let starting: Set<number> | undefined;
   const body = findFirst(doc, (el) => el.name === 'body') ?? doc;
   const titleRegion = new Set<Element>();
   for (let n = findFirst(body, (el) => el.name === 'h1') as Element | null | undefined; n && n.type === 'tag'; n = n.parent as Element | null) titleRegion.add(n);
@@ -87,6 +89,7 @@ export function extractFromDocument(doc: Document, input: ExtractInput): Extract
     pageUrl: input.url,
     formerPrices: () => (former ??= formerPriceValues(candidates)),
     markedDown: () => (markedDown ??= markedDownPrices(candidates)),
+    startingPrices: () => (starting ??= startingPriceValues((shown ??= textOf(body, ' ')))),
   };
   const sources: Record<string, string> = {};
   const filler = new Filler(doc, input, sources);
@@ -131,7 +134,7 @@ class Filler {
       const path = [...parents, field].join('.');
       if (role === 'currency' && type === 'string') {
         const price = [...picks.entries()].find(([f]) => vocabularyFor(f).role === 'price')?.[1];
-        const code = price && (currencyFromText(String(price.raw ?? '')) ?? (price.el ? currencyFromText(textOf(price.el)) : undefined));
+        const code = price && (currencyFromText(String(price.raw ?? ''), this.input.url) ?? (price.el ? currencyFromText(textOf(price.el), this.input.url) : undefined));
         if (code) {
           out[field] = code;
           this.sources[path] = `${price!.source} (currency symbol)`;

@@ -134,6 +134,6 @@ export function itemCandidates(item: Element, baseUrl: string, wanted: string[])
   push('link', link, 0.55);
   push('image', image, 0.5);
   push('price', price, 0.55, price);
-  if (price) push('currency', currencyFromText(price), 0.5);
+  if (price) push('currency', currencyFromText(price, baseUrl), 0.5);
   return out;
 }

@@ -107,6 +107,8 @@ export interface MatchContext {
   visibleText?: () => string;
   /** Regular prices the page's own markup marks down (lazily computed). */
   markedDown?: () => Set<number>;
+  /** Amounts the page labels as an auction's starting or reserve price (lazily computed). */
+  startingPrices?: () => Set<number>;
   /** Prices the page shows as former ones (lazily computed from the candidates). */
   formerPrices?: () => Set<number>;
   /** The page's URL: a card linking to it is the item itself. */
@@ -245,6 +247,23 @@ export function formerPriceValues(candidates: Candidate[]): Set<number> {
   return out;
 }
 
+/**
+ * Labels of an auction's reference amounts: what bidding started at (or must reach) is not
+ * what the item goes for now — the current bid the page shows is.
+ */
+const STARTING_AMOUNT_LABEL =
+  /(?:\b(?:starting|opening|start|minimum|min\.?|reserve)\s+(?:price|bid)|startpreis|startgebot|mindestgebot|prix de d[ée]part|mise [àa] prix|precio (?:de salida|inicial)|puja m[íi]nima|prezzo (?:di partenza|base)|base d'asta|cena wywo[łl]awcza)\s*[:：]?\s*((?:[^\s\d]{1,4}\s?)?\d[\d.,\u00a0 ]*)/gi;
+
+/** Amounts the page's text labels as an auction's starting, minimum or reserve price. */
+export function startingPriceValues(text: string): Set<number> {
+  const out = new Set<number>();
+  for (const m of text.matchAll(STARTING_AMOUNT_LABEL)) {
+    const n = parseNumber(m[1]);
+    if (n !== undefined && n > 0) out.add(n);
+  }
+  return out;
+}
+
 const REGULAR_PRICE_NAME = /^(?:standard(?:amount|price)?|regular(?:price)?|original(?:price)?|listprice|wasprice|oldprice|msrp|rrp|compareatprice|strikethroughprice)$/;
 const CURRENT_PRICE_NAME = /^(?:price|saleprice|sale|specialprice|finalprice|currentprice|offerprice|promoprice|pricenow|now)$/;
 
@@ -277,7 +296,8 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
     case 'price': {
       const n = parseNumber(c.value);
       if (n === undefined || n <= 0 || n > 1e9) return 0;
-      if (structured) return ctx.markedDown?.().has(n) ? 0.5 : 1;
+      // An auction's markup often carries the starting price; the page shows the current bid.
+      if (structured) return ctx.startingPrices?.().has(n) ? 0.2 : ctx.markedDown?.().has(n) ? 0.5 : 1;
       let f = 1;
       const own = ancestorsNames(c.el, 3);
       f *= priceNameFactor(own);
@@ -369,10 +389,10 @@ export function scoreCandidate(c: Candidate, field: string, parents: string[], t
   return c.confidence * nw * nestingFactor(c, v, parents) * entityFactor(c, ctx, parents, v) * positionFactor(c, ctx) * roleFactor(c, v, type, ctx);
 }
 
-export function coerceFor(c: Candidate, field: string, type: ScalarType): unknown {
+export function coerceFor(c: Candidate, field: string, type: ScalarType, pageUrl?: string): unknown {
   const v = vocabularyFor(field);
   const raw = Array.isArray(c.value) ? c.value[0] : c.value;
-  if (v.role === 'currency' && type === 'string') return normaliseCurrency(String(raw));
+  if (v.role === 'currency' && type === 'string') return normaliseCurrency(String(raw), pageUrl);
   if (v.role === 'identifier' && type === 'string') return String(raw).trim();
   const value = coerce(raw, type);
   if (typeof value === 'string' && v === BRAND_VOCAB && c.kind !== 'json-ld') return cleanBrand(value);
@@ -399,7 +419,7 @@ export function pickScalar(field: string, parents: string[], type: ScalarType, c
   for (const c of candidates) {
     const score = scoreCandidate(c, field, parents, type, ctx);
     if (score <= 0 || (best && score <= best.score)) continue;
-    const value = coerceFor(c, field, type);
+    const value = coerceFor(c, field, type, ctx.pageUrl);
     if (value === undefined || value === null || value === '') continue;
     best = { value, source: c.source, candidate: c, score };
   }

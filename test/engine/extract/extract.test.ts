@@ -110,6 +110,34 @@ describe('candidate sources', () => {
     expect(run(`<head><meta property="product:price:amount" content="120.00"></head><body>${ld}<h1>Sconce</h1></body>`, { price: 'number' }).json).toEqual({ price: 150 });
   });
 
+  it('takes the current bid of an auction, not the starting price the markup carries', () => {
+    const ld = `<script type="application/ld+json">{"@type":"Product","name":"Vase","offers":{"@type":"Offer","price":"150","priceCurrency":"USD"}}</script>`;
+    const box = (start: string) => `<h1>Vase</h1><div class="bidding"><span class="price">$200</span><span>2 bids</span><span class="print">${start}</span></div>`;
+    expect(run(`<body>${ld}${box('Starting Price $150')}</body>`, { price: 'number' }).json).toEqual({ price: 200 });
+    expect(run(`<body>${ld}${box('Startpreis: 150 $')}</body>`, { price: 'number' }).json).toEqual({ price: 200 });
+    // A shop that merely shows its price in a box keeps its structured price.
+    expect(run(`<body>${ld}${box('Ships in 150 hours')}</body>`, { price: 'number' }).json).toEqual({ price: 150 });
+  });
+
+  it('reads "Label: value" statements of the description meta when the page says nothing else', () => {
+    const head = `<meta property="og:description" content="直購價：$2320。◎可提式設計，拿取更加貼心。Item No: KT-77">`;
+    const r = run(`<head>${head}</head><body><h1>Sink basket</h1><p>Stainless steel.</p></body>`, { price: 'number', currency: 'string' }, 'https://shop.example.com.tw/p/77');
+    expect(r.json).toEqual({ price: 2320, currency: 'TWD' });
+    expect(r.sources.price).toBe('meta:og:description:直購價');
+    // The page's own price comes first.
+    const own = run(`<head>${head}</head><body><h1>Sink basket</h1><div class="price">NT$2,150</div></body>`, { price: 'number' }, 'https://shop.example.com.tw/p/77');
+    expect(own.json).toEqual({ price: 2150 });
+  });
+
+  it('reads a bare dollar sign in the currency of the shop\'s country', () => {
+    const html = `<h1>Tent</h1><div class="price">$229.00</div>`;
+    const schema = { price: 'number', currency: 'string' };
+    expect(run(html, schema, 'https://shop.example.ca/tent').json).toEqual({ price: 229, currency: 'CAD' });
+    expect(run(html, schema, 'https://shop.example.com.au/tent').json).toEqual({ price: 229, currency: 'AUD' });
+    expect(run(html, schema, 'https://shop.example.com/tent').json).toEqual({ price: 229, currency: 'USD' });
+    expect(run(`<h1>Tent</h1><div class="price">US$229.00</div>`, schema, 'https://shop.example.ca/tent').json).toEqual({ price: 229, currency: 'USD' });
+  });
+
   it('reads side-box names as words: a "product-preview" or "unavailable-note" box is no review or nav', () => {
     const html = `<h1>Lamp</h1><div class="product-preview"><div class="unavailable-note-hidden"><span class="price">$45.00</span></div></div>`;
     expect(run(html, { price: 'number' }).json).toEqual({ price: 45 });

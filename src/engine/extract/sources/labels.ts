@@ -3,7 +3,7 @@
  * `<span>Item #</span><span>123</span>`, and "Label: value" text in short elements.
  */
 import type { Document, Element } from '../../document/dom.js';
-import { collapse, elements, isElement, textOf } from '../../document/dom.js';
+import { collapse, elements, findFirst, isElement, textOf } from '../../document/dom.js';
 import { norm, type Candidate } from '../candidate.js';
 
 const LABEL_MAX = 40;
@@ -47,6 +47,28 @@ export function labelCandidates(doc: Document, out: Candidate[]): void {
     }
     const m = pair;
     if (m) out.push({ path: [norm(m[1])], value: m[2], kind: 'text', source: `text:${m[1]}`, order, confidence: 0.6, el, raw: m[2] });
+  }
+}
+
+/** One "Label: value" statement of a description, up to the punctuation that ends it. */
+const DESCRIPTION_PAIR = /(?<![\p{L}\p{N}])([\p{L}][\p{L}\p{N}]*(?: [\p{L}\p{N}]+){0,2})\s*[:：]\s*([^。；;|｜◎•\n]{1,60}?)(?=[。；;|｜◎•\n]|\.\s|$)/gu;
+
+/**
+ * "Label: value" statements in the page's description meta: shops write "直購價：$2320。…"
+ * or "Price: $19.99 | Free delivery" there. Weaker than labels on the page itself, so they
+ * count where the page's own markup says nothing.
+ */
+export function descriptionCandidates(doc: Document, out: Candidate[]): void {
+  const head = findFirst(doc, (e) => e.name === 'head');
+  if (!head) return;
+  for (const el of elements(head)) {
+    if (el.name !== 'meta') continue;
+    const key = (el.attribs.name ?? el.attribs.property ?? '').toLowerCase();
+    if (key !== 'description' && key !== 'og:description') continue;
+    for (const m of (el.attribs.content ?? '').matchAll(DESCRIPTION_PAIR)) {
+      const value = m[2].trim();
+      if (value) out.push({ path: [norm(m[1])], value, kind: 'text', source: `meta:${key}:${m[1]}`, order: 0, confidence: 0.45, raw: value });
+    }
   }
 }
 
