@@ -61,7 +61,7 @@ export function collectCandidates(doc: Document, input: ExtractInput): Candidate
   const wanted = wantedNames(input.schema.schema);
   appStateCandidates(doc, out, wanted);
   domNameCandidates(doc, wanted, out);
-  labelCandidates(doc, out);
+  labelCandidates(doc, out, new Set(wanted));
   descriptionCandidates(doc, out);
   documentCandidates(doc, input.url, out);
   if (input.text) textLineCandidates(input.text, out);

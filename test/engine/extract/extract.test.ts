@@ -72,6 +72,15 @@ describe('candidate sources', () => {
     expect(r.sources).toMatchObject({ brand: 'label:Brand', sku: 'label:Item number', price: 'text:Price' });
   });
 
+  it('reads paragraphs and divs as labels only when their whole text names a wanted field', () => {
+    const html = `<h1>Adapter</h1><div class="spec"><div class="col"><p>Výrobca</p><p>ANPIX</p></div><div class="col"><div>Item number:</div><div>AX-12</div></div></div>`;
+    const r = run(html, { brand: 'string', sku: 'string' });
+    expect(r.json).toEqual({ brand: 'ANPIX', sku: 'AX-12' });
+    expect(r.sources).toMatchObject({ brand: 'label:Výrobca', sku: 'label:Item number' });
+    // A short paragraph that merely starts like a label is no label.
+    expect(run(`<h1>Adapter</h1><p>Brand new</p><p>Shiny</p>`, { brand: 'string' }).json).toEqual({ brand: null });
+  });
+
   it('reads elements named like the field (class, id, data-*), preferring the current price', () => {
     const html = `<h1>Backpack</h1><div class="product-pricing"><span class="price-was"><s>$89.00</s></span>
       <span class="price-now">$59.00</span></div><span id="product-sku">BP-59</span><div data-brand="Trekker"></div>`;

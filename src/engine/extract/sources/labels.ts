@@ -23,13 +23,20 @@ function nextValue(el: Element): { node: Element; text: string } | undefined {
   return undefined;
 }
 
-export function labelCandidates(doc: Document, out: Candidate[]): void {
+/**
+ * @param wanted normalised names the schema's fields answer to: a paragraph or div is a
+ * label only when its whole text is one of them (`<p>Výrobca</p><p>ANPIX</p>`); any short
+ * span, dt, th or label may be one.
+ */
+export function labelCandidates(doc: Document, out: Candidate[], wanted?: Set<string>): void {
   let order = 0;
   for (const el of elements(doc)) {
     order++;
-    const labelHost = el.name === 'dt' || el.name === 'th' || el.name === 'label' || (el.children.length <= 2 && (el.name === 'span' || el.name === 'strong' || el.name === 'b'));
-    if (!labelHost && !TEXT_HOSTS.has(el.name)) continue;
+    const inline = el.children.length <= 2 && (el.name === 'span' || el.name === 'strong' || el.name === 'b');
+    if (!inline && !TEXT_HOSTS.has(el.name) && el.name !== 'dt' && el.name !== 'th' && el.name !== 'label') continue;
     const own = collapse(textOf(el));
+    const block = (el.name === 'p' || el.name === 'div') && el.children.length <= 2 && own.length <= LABEL_MAX && !!wanted?.has(norm(own.replace(/\s*[:：#–-]?\s*$/, '')));
+    const labelHost = el.name === 'dt' || el.name === 'th' || el.name === 'label' || inline || block;
     // "Code: 73556" in one span is a whole pair, not the label of whatever follows it.
     const pair = own.length <= VALUE_MAX + LABEL_MAX ? LABEL_VALUE.exec(own) : null;
     if (!pair && labelHost) {
