@@ -77,6 +77,10 @@ describe('candidate sources', () => {
     const r = run(html, { brand: 'string', sku: 'string' });
     expect(r.json).toEqual({ brand: 'ANPIX', sku: 'AX-12' });
     expect(r.sources).toMatchObject({ brand: 'label:Výrobca', sku: 'label:Item number' });
+    // Compound labels name each alternative.
+    const compound = run(`<h1>Mower</h1><p><span>condition: <b>new</b></span><br><span>make/manufacturer: <b>Consteel LTD</b></span></p>`, { brand: 'string' });
+    expect(compound.json).toEqual({ brand: 'Consteel LTD' });
+    expect(run(`<h1>Mower</h1><table><tr><th>SKU / Item #</th><td>A-1</td></tr></table>`, { sku: 'string' }).json).toEqual({ sku: 'A-1' });
     // A short paragraph that merely starts like a label is no label.
     expect(run(`<h1>Adapter</h1><p>Brand new</p><p>Shiny</p>`, { brand: 'string' }).json).toEqual({ brand: null });
   });

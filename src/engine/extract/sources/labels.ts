@@ -11,6 +11,16 @@ const VALUE_MAX = 200;
 const LABEL_VALUE = /^([\p{L}][\p{L}\p{N} .#/-]{0,38}?)\s*[:：]\s*(\S.*)$/u;
 const TEXT_HOSTS = new Set(['p', 'li', 'div', 'span', 'td', 'dd', 'strong', 'b', 'small', 'label']);
 
+/**
+ * Names a label gives its value: itself, and each alternative of a compound label
+ * ("Make/Manufacturer", "SKU / Item #" are a brand and a code).
+ */
+function labelNames(label: string): string[] {
+  const whole = norm(label);
+  const parts = label.split(/\s*\/\s*/).map(norm).filter((p) => p && p !== whole);
+  return parts.length > 1 ? [whole, ...parts] : [whole];
+}
+
 /** The value after a label: the next element, or the text that follows it (`<b>Code - </b>123`). */
 function nextValue(el: Element): { node: Element; text: string } | undefined {
   for (let n = el.next; n; n = n.next) {
@@ -48,12 +58,14 @@ export function labelCandidates(doc: Document, out: Candidate[], wanted?: Set<st
       if ((el.name === 'dt' && sib.name !== 'dd') || (el.name === 'th' && sib.name !== 'td')) continue;
       const value = next.text.replace(/^[:：–-]\s*/, '');
       if (value && value.length <= VALUE_MAX) {
-        out.push({ path: [norm(label)], value, kind: 'label', source: `label:${label}`, order, confidence: el.name === 'dt' || el.name === 'th' ? 0.75 : 0.65, el: sib, raw: value });
+        for (const name of labelNames(label)) {
+          out.push({ path: [name], value, kind: 'label', source: `label:${label}`, order, confidence: el.name === 'dt' || el.name === 'th' ? 0.75 : 0.65, el: sib, raw: value });
+        }
       }
       continue;
     }
     const m = pair;
-    if (m) out.push({ path: [norm(m[1])], value: m[2], kind: 'text', source: `text:${m[1]}`, order, confidence: 0.6, el, raw: m[2] });
+    if (m) for (const name of labelNames(m[1])) out.push({ path: [name], value: m[2], kind: 'text', source: `text:${m[1]}`, order, confidence: 0.6, el, raw: m[2] });
   }
 }
 
