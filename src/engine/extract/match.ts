@@ -351,7 +351,11 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       // Template placeholders that were never filled in ("$metabrand", "{{ brand }}").
       if (/^\s*(?:\$[a-z_]\w*|\{\{[^}]*\}\}|\[\[[^\]]*\]\]|%[a-z_]+%)\s*$/i.test(s)) return 0;
       if (s.length > 2000) return 0.3;
-      if (!structured && inSideBox(c.el, ctx)) return 0.4;
+      // An element holding a menu ("Shop Our Sites" with links to sister shops) names no brand.
+      if (!structured && SHORT_TEXT_FIELDS.has(v) && c.el && holdsMenu(c.el)) return 0;
+      // Short names in menus and boxes of other items (a brand list, a related product's
+      // colour) belong to something else: none beats a wrong one, as for prices.
+      if (!structured && inSideBox(c.el, ctx)) return SHORT_TEXT_FIELDS.has(v) ? 0 : 0.4;
       // Short named things (brand, colour, model) from page text must be short.
       if (!structured && SHORT_TEXT_FIELDS.has(v) && (s.length > 60 || s.split(/\s+/).length > 6)) return 0.2;
       // A link or heading that says "Brands" / "All brands" names the field, not a value.
@@ -361,6 +365,20 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
     default:
       return 1;
   }
+}
+
+/** A nav element or three links inside: a menu, not one value. */
+function holdsMenu(el: Element): boolean {
+  let links = 0;
+  const stack = [...el.children];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.type !== 'tag') continue;
+    const e = n as Element;
+    if (e.name === 'nav' || (e.name === 'a' && ++links >= 3)) return true;
+    for (const c of e.children) stack.push(c);
+  }
+  return false;
 }
 
 function namesField(value: string, v: FieldVocabulary): boolean {

@@ -158,6 +158,12 @@ describe('candidate sources', () => {
     expect(run(related, { price: 'number' }).json).toEqual({ price: null });
   });
 
+  it('takes no brand from a menu or a navigation box', () => {
+    const nav = `<li class="StoreNavigation-item--crossbrand"><nav class="CrossBrandNavigation"><h2 class="CrossBrandNavigation-title">Shop Our Sites</h2><a href="/a">A</a><a href="/b">B</a><a href="/c">C</a></nav></li>`;
+    expect(run(`<ul>${nav}</ul><h1>Pendant</h1>`, { brand: 'string' }).json).toEqual({ brand: null });
+    expect(run(`<ul>${nav}</ul><h1>Pendant</h1><div class="product-brand">Lumen</div>`, { brand: 'string' }).json).toEqual({ brand: 'Lumen' });
+  });
+
   it('never takes a shipping cost or an instalment for the price', () => {
     const html = `<h1>Pen</h1><div class="shipping-price">$10</div><div class="monthly-installment">$4.99</div>`;
     expect(run(html, { price: 'number' }).json).toEqual({ price: null });
