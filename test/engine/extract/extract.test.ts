@@ -158,6 +158,16 @@ describe('candidate sources', () => {
     expect(run(related, { price: 'number' }).json).toEqual({ price: null });
   });
 
+  it('reads cents set apart in their own element as decimals', () => {
+    const price = (html: string) => run(`<h1>Camera</h1>${html}`, { price: 'number', currency: 'string' }).json;
+    expect(price(`<div class="price large" aria-hidden="true">$229<span class="rightEndPrice">99</span></div>`)).toEqual({ price: 229.99, currency: 'USD' });
+    expect(price(`<p class="product-new-price"> 173<sup>34</sup> <span>Lei</span></p>`)).toEqual({ price: 173.34, currency: 'RON' });
+    expect(price(`<p class="product-price">1.299<sup>00</sup> €</p>`)).toEqual({ price: 1299, currency: 'EUR' });
+    // Units and their decimals in one text, or a count after the price, are left alone.
+    expect(price(`<div class="price">$12.50 <span class="unit">per 10</span></div>`)).toEqual({ price: 12.5, currency: 'USD' });
+    expect(price(`<div class="price">$1,299<span class="note">incl. VAT</span></div>`)).toEqual({ price: 1299, currency: 'USD' });
+  });
+
   it('takes no brand from a menu or a navigation box', () => {
     const nav = `<li class="StoreNavigation-item--crossbrand"><nav class="CrossBrandNavigation"><h2 class="CrossBrandNavigation-title">Shop Our Sites</h2><a href="/a">A</a><a href="/b">B</a><a href="/c">C</a></nav></li>`;
     expect(run(`<ul>${nav}</ul><h1>Pendant</h1>`, { brand: 'string' }).json).toEqual({ brand: null });

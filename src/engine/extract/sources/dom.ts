@@ -3,8 +3,8 @@
  * field's names (`span.product-price`, `#sku`, `data-price="12.99"`). Only names the schema
  * asks for are looked at, so the walk stays cheap on large pages.
  */
-import type { Document, Element } from '../../document/dom.js';
-import { collapse, elements, textOf } from '../../document/dom.js';
+import type { AnyNode, Document, Element } from '../../document/dom.js';
+import { collapse, elements } from '../../document/dom.js';
 import { classWords, norm, type Candidate } from '../candidate.js';
 import { GENERIC_NAMES } from '../vocabulary.js';
 
@@ -29,6 +29,38 @@ function descendantCount(el: Element, cap: number): number {
     }
   }
   return n;
+}
+
+/**
+ * The element's text with cents set apart in an element of their own read as decimals:
+ * "$229<span class=cents>99</span>" is $229.99 and "173<sup>34</sup> Lei" 173.34 Lei, where
+ * plain text would say 22999 and 17334. Other text is returned as it is.
+ */
+export function shownText(el: Element): string {
+  const parts: { data: string; parent: unknown }[] = [];
+  const stack: AnyNode[] = [...el.children].reverse();
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.type === 'text') parts.push({ data: (n as unknown as { data: string }).data, parent: n.parent });
+    else if (n.type === 'tag') for (let i = (n as Element).children.length - 1; i >= 0; i--) stack.push((n as Element).children[i]);
+  }
+  const text = parts.map((p) => p.data).join('');
+  if (parts.length < 2 || !/\d/.test(text)) return text;
+  for (let i = 1; i < parts.length; i++) {
+    if (!/^\s*\d{2}\s*$/.test(parts[i].data)) continue;
+    let j = i - 1;
+    while (j >= 0 && !parts[j].data.trim()) j--;
+    if (j < 0 || parts[j].parent === parts[i].parent) break;
+    const before = parts.slice(0, i).map((p) => p.data).join('');
+    const after = parts.slice(i + 1).map((p) => p.data).join('');
+    // Whole units right before (no decimals of their own), nothing numeric after.
+    if (!/\d\s*$/.test(before) || /[.,]\d{1,2}\s*$/.test(before) || /\d/.test(after)) break;
+    // The decimal mark the thousands separator leaves free: "1.299" + "00" → "1.299,00".
+    const units = /[\d.,\s]*$/.exec(before.trimEnd())![0];
+    const mark = units.includes('.') ? ',' : '.';
+    return `${before.trimEnd()}${mark}${parts[i].data.trim()}${after}`;
+  }
+  return text;
 }
 
 /**
@@ -87,7 +119,7 @@ export function domNameCandidates(doc: Document, wanted: string[], out: Candidat
     }
     if (!hit) continue;
     if (descendantCount(el, 30) >= 30) continue;
-    const text = a.content ?? collapse(textOf(el));
+    const text = a.content ?? collapse(shownText(el));
     if (!text || text.length > MAX_TEXT) continue;
     out.push({ path: [norm(hit)], value: text, kind: 'dom', source: `css:${describeElement(el)}`, order, confidence: 0.5, el, raw: text });
   }
