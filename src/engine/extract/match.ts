@@ -19,7 +19,10 @@ const SIDE_ENTITIES = new Set([
   'videoobject', 'comment', 'entrypoint', 'readaction', 'contactpoint', 'postaladdress', 'twitter',
 ]);
 /** Words in class names for amounts that are not a price at all (shipping, instalments, savings). */
-const OTHER_AMOUNT = 'saving|savings|save|discount|percent|install|installment|instalment|monthly|finance|financing|shipping|delivery|tax|vat|subtotal|points|reward|coupon|club|member|vip|excl|deposit|credit';
+const OTHER_AMOUNT =
+  'saving|savings|save|discount|percent|install|installment|instalment|monthly|finance|financing|shipping|delivery|tax|vat|subtotal|points|reward|coupon|club|member|vip|excl|deposit|credit|' +
+  // …instalments and financing in other languages, and prices converted to another currency.
+  'rata|rate|raty|cuota|cuotas|parcela|parcelas|mensualite|monatlich|tasso|conv|converted|approx';
 /** …and for this item's price at another time or in another role (was, list, bundle). */
 const OTHER_PRICE = 'old|was|strike|striked|strikethrough|crossed|msrp|rrp|uvp|before|bundle';
 /** Words that only say so next to "price": "list-price", "price-from", but "list-unstyled". */

@@ -178,6 +178,9 @@ describe('candidate sources', () => {
     const html = `<h1>Pen</h1><div class="shipping-price">$10</div><div class="monthly-installment">$4.99</div>`;
     expect(run(html, { price: 'number' }).json).toEqual({ price: null });
     expect(run(`${html}<div class="product-price-wrapper"><span>$49.00</span></div>`, { price: 'number' }).json).toEqual({ price: 49 });
+    // Instalments in other languages and prices converted to another currency are other amounts too.
+    const other = `<h1>Guitar</h1><span class="tasso-zero-price">79,95 €</span><span id="convbidPrice">US $19.38</span><div class="price-rata">€ 25</div>`;
+    expect(run(other, { price: 'number' }).json).toEqual({ price: null });
   });
 
   it('does not trust a key that analytics repeat with many values, unless one value keeps coming back', () => {
