@@ -179,7 +179,7 @@ describe('candidate sources', () => {
     expect(run(html, { price: 'number' }).json).toEqual({ price: null });
     expect(run(`${html}<div class="product-price-wrapper"><span>$49.00</span></div>`, { price: 'number' }).json).toEqual({ price: 49 });
     // Instalments in other languages and prices converted to another currency are other amounts too.
-    const other = `<h1>Guitar</h1><span class="tasso-zero-price">79,95 €</span><span id="convbidPrice">US $19.38</span><div class="price-rata">€ 25</div>`;
+    const other = `<h1>Guitar</h1><span class="tasso-zero-price">79,95 €</span><span class="converted-price">US $19.38</span><div class="price-rata">€ 25</div>`;
     expect(run(other, { price: 'number' }).json).toEqual({ price: null });
   });
 
