@@ -295,10 +295,9 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
 }
 
 /**
- * Gives a page's source to the document pipeline and lets go of it: a page waiting for a
- * busy worker would otherwise keep its HTML alive long enough to be promoted to the old
- * generation, where 40 KB per page lingers as garbage (measured: ~40 MB of peak RSS over a
- * 1,000-page crawl). No closure here, so nothing keeps `source` once the page is posted.
+ * Gives a page's source to the document pipeline and lets go of it, so that a page waiting
+ * for a busy worker does not keep its HTML alive (and old enough to be promoted) until the
+ * worker answers. No closure here, so nothing keeps `source` once the page is posted.
  */
 function handOver(documents: DocumentProcessor | undefined, page: Page, options: DocumentOptions): Promise<DocumentResult> {
   const source = page.text ?? '';
