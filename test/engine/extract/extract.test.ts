@@ -42,6 +42,14 @@ describe('candidate sources', () => {
     expect(r.sources.price).toBe('microdata:offers.price');
   });
 
+  it('keeps a microdata code as the page shows it when its content attribute only drops the punctuation', () => {
+    const item = (code: string) => `<div itemscope itemtype="https://schema.org/Product"><h1 itemprop="name">Camera</h1>${code}</div>`;
+    expect(run(item(`<span itemprop="sku" content="4667999">466/7999</span>`), { sku: 'string' }).json).toEqual({ sku: '466/7999' });
+    // A different code in the text keeps the machine value; so do prices (content is their machine form).
+    expect(run(item(`<span itemprop="sku" content="4667999">Cat. no. 12</span>`), { sku: 'string' }).json).toEqual({ sku: '4667999' });
+    expect(run(item(`<span itemprop="price" content="24.50">24,50 €</span>`), { price: 'number' }).json).toEqual({ price: 24.5 });
+  });
+
   it('reads RDFa Lite', () => {
     const html = `<div vocab="https://schema.org/" typeof="Product"><span property="name">Chair</span>
       <div property="offers" typeof="Offer"><span property="price" content="89">$89</span><span property="priceCurrency" content="USD">USD</span></div></div>`;

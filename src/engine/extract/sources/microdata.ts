@@ -14,9 +14,20 @@ interface Scope {
   kind: 'microdata' | 'rdfa';
 }
 
-function itemValue(el: Element): string | undefined {
+/** Properties that are codes: written for people, they keep the page's punctuation. */
+const CODE_PROPS = /^(?:sku|mpn|productid|productcode|identifier|model)$/;
+
+function itemValue(el: Element, prop?: string): string | undefined {
   const a = el.attribs;
-  if (a.content !== undefined) return a.content;
+  if (a.content !== undefined) {
+    // `<span itemprop="sku" content="4667999">466/7999</span>`: the code as the page shows it
+    // (and as the shop's own search takes it), when it is the same letters and digits.
+    if (el.name !== 'meta' && prop && CODE_PROPS.test(prop)) {
+      const shown = collapse(textOf(el));
+      if (shown && shown !== a.content && shown.length <= 64 && alnum(shown) === alnum(a.content) && alnum(shown)) return shown;
+    }
+    return a.content;
+  }
   switch (el.name) {
     case 'meta':
       return a.content;
@@ -34,6 +45,8 @@ function itemValue(el: Element): string | undefined {
   const t = collapse(textOf(el));
   return t.length <= 2000 ? t : t.slice(0, 2000);
 }
+
+const alnum = (s: string) => s.replace(/[^\p{L}\p{N}]/gu, '').toLowerCase();
 
 const typeName = (t: string | undefined) => (t ? norm(t.trim().split(/\s+/)[0].replace(/.*[/#]/, '')) : undefined);
 
@@ -56,7 +69,7 @@ export function microdataCandidates(doc: Document, out: Candidate[]): void {
       const base = props.length && scope ? [...scope.path, props[0]] : [];
       next = { path: base, entity, index: props.length && scope ? scope.index : entities++, kind };
     } else if (props.length && scope) {
-      const v = itemValue(node);
+      const v = itemValue(node, props[0]);
       if (v !== undefined && v !== '') {
         for (const p of props) {
           const path = [...scope.path, p];
@@ -75,7 +88,7 @@ export function microdataCandidates(doc: Document, out: Candidate[]): void {
       }
     } else if (props.length && md) {
       // itemprop outside any itemscope: still a named value, trusted a little less.
-      const v = itemValue(node);
+      const v = itemValue(node, props[0]);
       if (v) for (const p of props) out.push({ path: [p], value: v.trim(), kind: 'microdata', source: `microdata:${p}`, order, confidence: 0.8, el: node });
     }
     for (const c of node.children) visit(c, next, depth + 1);
