@@ -5,7 +5,7 @@
  * coerces to the declared type, recording where each value came from.
  */
 import type { Document, Element, ParentNode } from '../document/dom.js';
-import { elements, findFirst, textOf } from '../document/dom.js';
+import { collapse, elements, findFirst, textOf } from '../document/dom.js';
 import type { Candidate } from './candidate.js';
 import { SOLD_OUT, coerceBoolean } from './coerce.js';
 import { currencyFromText } from './currency.js';
@@ -77,6 +77,7 @@ export function extractFromDocument(doc: Document, input: ExtractInput): Extract
   let former: Set<number> | undefined;
   let markedDown: Set<number> | undefined;
   let starting: Set<number> | undefined;
+  let title: string | undefined;
   const body = findFirst(doc, (el) => el.name === 'body') ?? doc;
   const titleRegion = new Set<Element>();
   for (let n = findFirst(body, (el) => el.name === 'h1') as Element | null | undefined; n && n.type === 'tag'; n = n.parent as Element | null) titleRegion.add(n);
@@ -90,6 +91,15 @@ export function extractFromDocument(doc: Document, input: ExtractInput): Extract
     formerPrices: () => (former ??= formerPriceValues(candidates)),
     markedDown: () => (markedDown ??= markedDownPrices(candidates)),
     startingPrices: () => (starting ??= startingPriceValues((shown ??= textOf(body, ' ')))),
+    titleText: () => {
+      if (title === undefined) {
+        // The h1 and the document title: some shops head the item with an h2.
+        const h1 = findFirst(body, (el) => el.name === 'h1');
+        const head = findFirst(doc, (el) => el.name === 'title');
+        title = collapse(`${h1 ? textOf(h1) : ''} ${head ? textOf(head) : ''}`);
+      }
+      return title;
+    },
   };
   const sources: Record<string, string> = {};
   const filler = new Filler(doc, input, sources);

@@ -118,6 +118,8 @@ export interface MatchContext {
   pageUrl?: string;
   /** The page's h1 and its ancestors: containers shared with the title are the main item's. */
   titleRegion?: Set<Element>;
+  /** The text of the page's h1 and title (lazily read): names are spelled there as the shop spells them. */
+  titleText?: () => string;
 }
 
 export interface Picked {
@@ -370,6 +372,18 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
   }
 }
 
+/**
+ * `name` as `text` writes it, when the text holds the same letters and digits with other
+ * spacing or punctuation ("TP Link" → "TP-Link"); otherwise `name` unchanged.
+ */
+function spelledAsShown(name: string, text: string): string {
+  const chars = [...name.replace(/[^\p{L}\p{N}]/gu, '')];
+  if (chars.length < 2 || chars.length > 40) return name;
+  const esc = (c: string) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const m = new RegExp(`(?<![\\p{L}\\p{N}])${chars.map(esc).join('[\\s\\-_./&+]?')}(?![\\p{L}\\p{N}])`, 'iu').exec(text);
+  return m && m[0].toLowerCase() !== name.toLowerCase() ? m[0] : name;
+}
+
 /** A nav element or three links inside: a menu, not one value. */
 function holdsMenu(el: Element): boolean {
   let links = 0;
@@ -443,6 +457,11 @@ export function pickScalar(field: string, parents: string[], type: ScalarType, c
     const value = coerceFor(c, field, type, ctx.pageUrl);
     if (value === undefined || value === null || value === '') continue;
     best = { value, source: c.source, candidate: c, score };
+  }
+  // "TP Link" from a script, "TP-Link Tapo C200" in the h1: the brand as the page writes it.
+  if (best && typeof best.value === 'string' && vocabularyFor(field) === BRAND_VOCAB && ctx.titleText) {
+    const shown = spelledAsShown(best.value, ctx.titleText());
+    if (shown !== best.value) best = { ...best, value: shown };
   }
   // Availability over several offers of one item (sizes, sellers): in stock if any is.
   if (best && best.value === false && vocabularyFor(field).role === 'availability') {

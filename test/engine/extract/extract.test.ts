@@ -176,6 +176,14 @@ describe('candidate sources', () => {
     expect(price(`<div class="price">$1,299<span class="note">incl. VAT</span></div>`)).toEqual({ price: 1299, currency: 'USD' });
   });
 
+  it('spells a brand as the page\'s title does', () => {
+    const html = (brand: string) => `<head><title>Buy TP-Link Tapo C200 Camera | Shop</title></head><body><h2>TP-Link Tapo C200 Camera</h2><script>var dataLayer = [{"brand": "${brand}", "price": "34.99"}];</script></body>`;
+    expect(run(html('TP Link'), { brand: 'string' }).json).toEqual({ brand: 'TP-Link' });
+    // Other words, or only another case, leave it alone.
+    expect(run(html('Tapo Labs'), { brand: 'string' }).json).toEqual({ brand: 'Tapo Labs' });
+    expect(run(html('tp-link'), { brand: 'string' }).json).toEqual({ brand: 'tp-link' });
+  });
+
   it('takes no brand from a menu or a navigation box', () => {
     const nav = `<li class="StoreNavigation-item--crossbrand"><nav class="CrossBrandNavigation"><h2 class="CrossBrandNavigation-title">Shop Our Sites</h2><a href="/a">A</a><a href="/b">B</a><a href="/c">C</a></nav></li>`;
     expect(run(`<ul>${nav}</ul><h1>Pendant</h1>`, { brand: 'string' }).json).toEqual({ brand: null });
