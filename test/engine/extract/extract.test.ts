@@ -72,6 +72,13 @@ describe('candidate sources', () => {
     expect(run(initial, { name: 'string', brand: 'string', in_stock: 'boolean' }).json).toEqual({ name: 'Road Bike', brand: 'Velo', in_stock: false });
   });
 
+  it('reads specifications written as data: {"attrName": "Brand Name", "attrValue": "YONGLI"}', () => {
+    const state = { props: { product: { title: 'Cheese grater', specs: [{ attrName: 'Place of Origin', attrValue: 'Guangdong' }, { attrName: 'Brand Name', attrValue: 'YONGLI' }, { attrName: 'Model Number', attrValue: 'YLKS32' }] } } };
+    const r = run(`<h1>Cheese grater</h1><script id="__NEXT_DATA__" type="application/json">${JSON.stringify(state)}</script>`, { brand: 'string', model: 'string', origin: 'string' });
+    expect(r.json).toEqual({ brand: 'YONGLI', model: 'YLKS32', origin: null });
+    expect(r.sources.brand).toBe('app-state:__NEXT_DATA__[Brand Name]');
+  });
+
   it('reads label/value pairs: dt/dd, th/td and "Label: value" text', () => {
     const html = `<h1>Garden Hose</h1><dl><dt>Brand</dt><dd>Hydro</dd><dt>Item number</dt><dd>GH-2231</dd></dl>
       <table><tr><th>Colour</th><td>Green</td></tr><tr><th>Weight</th><td>1.2 kg</td></tr></table><p>Price: €24,95</p>`;

@@ -63,6 +63,11 @@ export function appStateCandidates(doc: Document, out: Candidate[], wanted: stri
           push(path, v);
         } else v.slice(0, 50).forEach((x) => queue.push([x, path]));
       } else if (v && typeof v === 'object') {
+        const pair = namedPair(v as Record<string, unknown>);
+        if (pair && wantedSet.has(pair.label)) {
+          budget--;
+          out.push({ path: [pair.label], value: pair.value, kind: 'app-state', source: `app-state:${name}[${pair.shown}]`, order: position++, confidence: 0.6 });
+        }
         for (const [k, x] of Object.entries(v as Record<string, unknown>)) queue.push([x, [...path, norm(k)]]);
       } else if (path.length && v !== null && v !== '') push(path, v);
     }
@@ -72,6 +77,28 @@ export function appStateCandidates(doc: Document, out: Candidate[], wanted: stri
     }
   }
   demoteListedPairs(out, pairsFrom);
+}
+
+const PAIR_NAME_KEYS = ['attrname', 'name', 'label', 'key', 'title', 'displayname', 'specname', 'propertyname', 'attributename'];
+const PAIR_VALUE_KEYS = ['attrvalue', 'value', 'val', 'displayvalue', 'specvalue', 'propertyvalue', 'attributevalue'];
+
+/**
+ * A specification written as data: `{"attrName": "Brand Name", "attrValue": "YONGLI"}`,
+ * `{"name": "Brand", "value": "Acme"}` — a label and its value, as in a table on the page.
+ */
+function namedPair(o: Record<string, unknown>): { label: string; shown: string; value: string | number } | undefined {
+  const keys = Object.keys(o);
+  if (keys.length > 8) return undefined;
+  let shown: unknown;
+  let value: unknown;
+  for (const k of keys) {
+    const n = norm(k);
+    if (shown === undefined && PAIR_NAME_KEYS.includes(n)) shown = o[k];
+    else if (value === undefined && PAIR_VALUE_KEYS.includes(n)) value = o[k];
+  }
+  if (typeof shown !== 'string' || !shown.trim() || shown.length > 40) return undefined;
+  if (!(typeof value === 'string' && value.trim() && value.length <= 200) && typeof value !== 'number') return undefined;
+  return { label: norm(shown), shown: shown.trim(), value: typeof value === 'string' ? value.trim() : value };
 }
 
 /**
