@@ -69,6 +69,13 @@ describe('markdown conversion', () => {
     const out = md('<p>Visible</p><script>alert(1)</script><style>p{}</style><noscript>ns</noscript><p hidden>h</p><p style="display: none">d</p><button>Click</button><p aria-hidden="true">a</p>');
     expect(out).toBe('Visible');
   });
+
+  it('drops boxes shown only on hover (tooltips, person cards), keeping the words they hang on', () => {
+    const card = `<span class="rollover-people"><a href="/people/ann">Ann Lee</a><span class="rollover-people-block"><img src="/ann.jpg" alt=""><a href="/story/1">Another story</a></span></span>`;
+    expect(md(`<p>Rep. ${card} (D) spoke on Monday.</p><p>A <span class="tooltip">term</span> and a <span class="has-tooltip">word</span>.</p>`)).toBe(
+      'Rep. [Ann Lee](https://example.com/people/ann) (D) spoke on Monday.\n\nA and a word.',
+    );
+  });
 });
 
 describe('main content', () => {
