@@ -41,6 +41,8 @@ export async function extract(fetchers: Fetchers, options: ExtractOptions): Prom
         const doc = await documentFromPage(page, new Set(['json', ...(options.llm ? (['markdown'] as const) : [])]), {
           schema: options.schema,
           onlyMainContent: true,
+          // Parsing and extraction run on a document worker when there is one.
+          documents: fetchers.documents,
         });
         let json = doc.json ?? options.schema.empty();
         let sources = doc.sources ?? {};

@@ -8,7 +8,7 @@ import { processDocument, type DocumentProcessor } from './document/pool.js';
 import { pdfToMarkdown } from './document/pdf.js';
 import type { CompiledSchema } from './extract/schema.js';
 import type { LlmClient } from './extract/llm.js';
-import { extractFromDocument } from './extract/index.js';
+import { extractFromDocument, pageExtraction } from './extract/index.js';
 import { fetchPage, type Fetchers, type Page, type RenderMode } from './fetch/page.js';
 
 export type Format = 'markdown' | 'json' | 'html' | 'raw_html' | 'links';
@@ -121,18 +121,13 @@ export async function documentFromPage(
     if (formats.has('json') && options.schema) Object.assign(result, extractFromText(text, options.schema));
     return result;
   }
-  let extracted: { json: Record<string, unknown>; sources: Record<string, string> } | undefined;
-  const doc = await processDocument(options.documents, page.text ?? '', {
-    url: page.url,
-    onlyMainContent: options.onlyMainContent ?? true,
-    markdown: formats.has('markdown'),
-    html: formats.has('html'),
-    links: formats.has('links'),
-    onDocument:
-      formats.has('json') && options.schema
-        ? (d, baseUrl) => (extracted = extractFromDocument(d, { schema: options.schema!, url: baseUrl, html: page.text }))
-        : undefined,
-  });
+  const doc = await processDocument(
+    options.documents,
+    page.text ?? '',
+    { url: page.url, onlyMainContent: options.onlyMainContent ?? true, markdown: formats.has('markdown'), html: formats.has('html'), links: formats.has('links') },
+    formats.has('json') && options.schema ? pageExtraction(options.schema) : undefined,
+  );
+  const extracted = doc.extracted;
   const result: ScrapeResult = {
     url: page.url,
     metadata: {

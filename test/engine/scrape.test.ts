@@ -7,7 +7,8 @@ import { scrape } from '../../src/engine/scrape.js';
 import { findChromium } from '../../src/engine/fetch/browser.js';
 import { HttpClient } from '../../src/engine/fetch/http.js';
 import { processHtml } from '../../src/engine/document/index.js';
-import type { PooledOptions } from '../../src/engine/document/pool.js';
+import type { PageExtraction, PooledOptions } from '../../src/engine/document/pool.js';
+import type { ExtractOutput } from '../../src/engine/extract/index.js';
 import { compileSchema } from '../../src/engine/extract/schema.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { makePdf } from '../helpers/pdf.js';
@@ -38,18 +39,30 @@ afterAll(async () => {
 });
 
 describe('scrape', () => {
-  it('hands the page to the document processor, except when extraction needs the parsed tree', async () => {
+  it('hands the page, and extraction with it, to the document processor; falls back to this thread when it cannot extract', async () => {
     const http = new HttpClient({ allowPrivateNetwork: true });
-    const seen: PooledOptions[] = [];
-    const documents = { process: async (s: string, o: PooledOptions) => (seen.push(o), processHtml(s, o)), close: async () => {} };
+    const seen: { url: string; schema?: unknown }[] = [];
+    // A processor that extracts, as the pool's workers do.
+    const documents = {
+      process: async (s: string, o: PooledOptions, x?: PageExtraction) => {
+        seen.push({ url: o.url, schema: x?.schema });
+        let extracted: ExtractOutput | undefined;
+        const r = processHtml(s, { ...o, onDocument: x ? (d, base) => (extracted = x.here(d, base, s)) : undefined });
+        return { ...r, extracted };
+      },
+      close: async () => {},
+    };
+    // One that only knows markdown.
+    const plain = { process: async (s: string, o: PooledOptions) => processHtml(s, o), close: async () => {} };
     try {
       const md = await scrape({ http, documents }, { url: `${site.url}/article` });
       expect(md.markdown).toContain('A kettle that boils water quickly');
-      expect(seen.map((o) => o.url)).toEqual([`${site.url}/article`]);
       const json = await scrape({ http, documents }, { url: `${site.url}/article`, formats: ['markdown', 'json'], schema: compileSchema({ price: 'number' }) });
       expect(json.json).toEqual({ price: 39 });
       expect(json.markdown).toContain('A kettle that boils water quickly');
-      expect(seen).toHaveLength(1);
+      expect(seen).toEqual([{ url: `${site.url}/article`, schema: undefined }, { url: `${site.url}/article`, schema: { price: 'number' } }]);
+      const fallback = await scrape({ http, documents: plain }, { url: `${site.url}/article`, formats: ['json'], schema: compileSchema({ price: 'number' }) });
+      expect(fallback.json).toEqual({ price: 39 });
     } finally {
       await http.close();
     }

@@ -6,10 +6,8 @@
  * crawl is bounded by a page limit and a time budget.
  */
 import { TrawlError, isTrawlError } from '../../errors.js';
-import { processDocument, type DocumentProcessor } from '../document/pool.js';
-import type { Document } from '../document/dom.js';
-import type { DocumentOptions, DocumentResult } from '../document/index.js';
-import { extractFromDocument } from '../extract/index.js';
+import { processDocument, type DocumentProcessor, type PageExtraction, type PooledOptions, type Processed } from '../document/pool.js';
+import { pageExtraction } from '../extract/index.js';
 import type { CompiledSchema } from '../extract/schema.js';
 import { fetchPage, type Fetchers, type Page, type RenderMode } from '../fetch/page.js';
 import type { Format } from '../scrape.js';
@@ -198,29 +196,23 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
         seen.add(finalCanon);
       }
       if (page.kind !== 'html') return; // non-HTML is skipped, not an error
-      let json: Record<string, unknown> | undefined;
-      let doc: DocumentResult;
-      const pipeline: DocumentOptions = {
+      const pipeline: PooledOptions = {
         url: page.url,
         onlyMainContent: options.onlyMainContent ?? true,
         markdown: o.formats.has('markdown'),
         html: o.formats.has('html'),
         links: true,
       };
-      if (o.formats.has('json') && options.schema) {
-        // Extraction reads the parsed tree itself, so this page is processed here.
-        const source = page.text ?? '';
-        doc = await processDocument(fetchers.documents, source, { ...pipeline, onDocument: (d: Document, baseUrl: string) => (json = extractFromDocument(d, { schema: options.schema!, url: baseUrl, html: source }).json) });
-      } else doc = await handOver(fetchers.documents, page, pipeline);
+      const doc = await handOver(fetchers.documents, page, pipeline, o.formats.has('json') && options.schema ? pageExtraction(options.schema) : undefined);
+      const json = doc.extracted?.json;
       const canonical = doc.metadata.canonical_url && canon(doc.metadata.canonical_url);
       if (canonical && canonical !== item.url && sameSite(new URL(canonical))) seen.add(canonical);
       const result: CrawledPage & { path: number[] } = { url: page.url, depth: item.depth, status_code: page.status, title: doc.metadata.title, path: item.path };
       if (o.formats.has('markdown')) result.markdown = doc.markdown ?? '';
       if (o.formats.has('html')) result.html = doc.html ?? '';
-      // A copy: extracted values may be slices of the page source, which they would keep alive.
-      if (o.formats.has('json')) result.json = json ? structuredClone(json) : options.schema?.empty();
+      if (o.formats.has('json')) result.json = json ?? options.schema?.empty();
       if (o.formats.has('links')) result.links = doc.links ?? [];
-      // (The pipeline's own results never point into the page source: see processDocument.)
+      // (The pipeline's results, extraction's too, never point into the page source: see processDocument.)
       if (pages.length < o.limit) pages.push(result);
       (doc.links ?? []).forEach((link, i) => enqueue(link, item.depth + 1, item.path, i));
     } catch (e) {
@@ -299,10 +291,10 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
  * for a busy worker does not keep its HTML alive (and old enough to be promoted) until the
  * worker answers. No closure here, so nothing keeps `source` once the page is posted.
  */
-function handOver(documents: DocumentProcessor | undefined, page: Page, options: DocumentOptions): Promise<DocumentResult> {
+function handOver(documents: DocumentProcessor | undefined, page: Page, options: PooledOptions, extraction?: PageExtraction): Promise<Processed> {
   const source = page.text ?? '';
   page.text = undefined;
-  return processDocument(documents, source, options);
+  return processDocument(documents, source, options, extraction);
 }
 
 function comparePaths(a: number[], b: number[]): number {

@@ -1,7 +1,8 @@
 /**
  * Document processing off the main thread: a few worker threads run the same pipeline
- * (`processHtml`), so a crawl or a busy service parses pages on a second core while the
- * event loop keeps fetching and answering. Jobs go to the least busy worker. A worker that
+ * (`processHtml`, and schema extraction on the same parsed tree when a job asks for it), so
+ * a crawl or a busy service parses pages on a second core while the event loop keeps
+ * fetching and answering. Jobs go to the least busy worker. A worker that
  * dies fails only its own jobs and is replaced; when workers cannot run at all (no compiled
  * worker script, repeated crashes) pages are processed inline, as without a pool.
  */
@@ -10,35 +11,61 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { timeoutError } from '../../errors.js';
+import type { ExtractOutput } from '../extract/index.js';
+import type { SchemaObject } from '../extract/schema.js';
+import type { Document } from './dom.js';
 import { processHtml, type DocumentOptions, type DocumentResult } from './index.js';
 
 export type PooledOptions = Omit<DocumentOptions, 'onDocument'>;
 
+/** A processed page, with what extraction found when a schema was asked for. */
+export interface Processed extends DocumentResult {
+  extracted?: ExtractOutput;
+}
+
 export interface DocumentProcessor {
-  process(source: string, options: PooledOptions): Promise<DocumentResult>;
+  /** Runs the pipeline on a page; with an extraction, that too (on the same parsed tree). */
+  process(source: string, options: PooledOptions, extraction?: PageExtraction): Promise<Processed>;
   close(): Promise<void>;
 }
 
 /**
- * The pipeline for one page: on the pool when there is one, inline when there is none or
- * when the caller needs the parsed tree itself (`onDocument`, for extraction).
+ * Extraction to run on a page's parsed tree: its schema (sent to a worker as data) and how
+ * to run it on this thread. The extractor lives above this module; it hands itself in.
  */
-export async function processDocument(documents: DocumentProcessor | undefined, source: string, options: DocumentOptions): Promise<DocumentResult> {
-  return documents && !options.onDocument ? documents.process(source, options) : processHere(source, options);
+export interface PageExtraction {
+  schema: SchemaObject;
+  here(doc: Document, baseUrl: string, source: string): ExtractOutput;
+}
+
+/**
+ * The pipeline for one page, extraction included when asked: on the pool when there is
+ * one, inline when there is none (or when a processor answered without extracting).
+ */
+export async function processDocument(documents: DocumentProcessor | undefined, source: string, options: PooledOptions, extraction?: PageExtraction): Promise<Processed> {
+  if (documents) {
+    const r = await documents.process(source, options, extraction);
+    if (!extraction || r.extracted) return r;
+  }
+  return processHere(source, options, extraction);
 }
 
 /**
  * The pipeline on this thread, its result copied off the page source: strings the parser
- * cut from the source (a title, a one-paragraph markdown) would otherwise keep the whole
- * page alive for as long as the result is kept — a crawl keeps a thousand. A worker's
- * results need no copy: they crossed a thread (copying them again cost a crawl ~25 MB).
+ * cut from the source (a title, a one-paragraph markdown, an extracted value) would
+ * otherwise keep the whole page alive for as long as the result is kept — a crawl keeps a
+ * thousand. A worker's results need no copy: they crossed a thread (copying them again cost
+ * a crawl ~25 MB).
  */
-function processHere(source: string, options: DocumentOptions): DocumentResult {
-  return structuredClone(processHtml(source, options));
+function processHere(source: string, options: PooledOptions, extraction?: PageExtraction): Processed {
+  if (!extraction) return structuredClone(processHtml(source, options));
+  let extracted: ExtractOutput | undefined;
+  const result = processHtml(source, { ...options, onDocument: (doc, baseUrl) => (extracted = extraction.here(doc, baseUrl, source)) });
+  return structuredClone({ ...result, extracted });
 }
 
 interface Job {
-  resolve(r: DocumentResult): void;
+  resolve(r: Processed): void;
   reject(e: Error): void;
 }
 
@@ -92,14 +119,14 @@ export class DocumentPool implements DocumentProcessor {
     const slot: Slot = { worker, jobs: new Map() };
     // An idle pool must not keep the process alive.
     worker.unref();
-    worker.on('message', (m: { id: number; result?: DocumentResult; error?: string }) => {
+    worker.on('message', (m: { id: number; result?: DocumentResult; extracted?: ExtractOutput; error?: string }) => {
       const job = slot.jobs.get(m.id);
       if (!job) return;
       slot.jobs.delete(m.id);
       this.arm(slot);
       if (!slot.jobs.size) worker.unref();
       if (m.error !== undefined) job.reject(new Error(m.error));
-      else job.resolve(m.result!);
+      else job.resolve(m.extracted ? { ...m.result!, extracted: m.extracted } : m.result!);
     });
     let failed = false;
     const fail = (e: Error) => {
@@ -133,11 +160,11 @@ export class DocumentPool implements DocumentProcessor {
     slot.watchdog.unref();
   }
 
-  process(source: string, options: PooledOptions): Promise<DocumentResult> {
+  process(source: string, options: PooledOptions, extraction?: PageExtraction): Promise<Processed> {
     if (this.closed) return Promise.reject(new Error('the document pool is closed'));
     if (!this.slots.length) {
       try {
-        return Promise.resolve(processHere(source, options));
+        return Promise.resolve(processHere(source, options, extraction));
       } catch (e) {
         return Promise.reject(e);
       }
@@ -145,11 +172,12 @@ export class DocumentPool implements DocumentProcessor {
     let slot = this.slots[0];
     for (const s of this.slots) if (s.jobs.size < slot.jobs.size) slot = s;
     const id = this.nextId++;
-    return new Promise<DocumentResult>((resolve, reject) => {
+    return new Promise<Processed>((resolve, reject) => {
       slot.jobs.set(id, { resolve, reject });
       if (!slot.watchdog) this.arm(slot);
       slot.worker.ref();
-      slot.worker.postMessage({ id, source, options });
+      // The schema goes as data; the worker compiles it (once) and extracts there.
+      slot.worker.postMessage({ id, source, options, schema: extraction?.schema });
     });
   }
 

@@ -5,6 +5,7 @@
  * coerces to the declared type, recording where each value came from.
  */
 import type { Document, Element, ParentNode } from '../document/dom.js';
+import type { PageExtraction } from '../document/pool.js';
 import { collapse, elements, findFirst, textOf } from '../document/dom.js';
 import type { Candidate } from './candidate.js';
 import { SOLD_OUT, coerceBoolean } from './coerce.js';
@@ -67,6 +68,11 @@ export function collectCandidates(doc: Document, input: ExtractInput): Candidate
   if (input.text) textLineCandidates(input.text, out);
   urlCandidates(input.url, input.html, out);
   return out;
+}
+
+/** Extraction with `schema` for the document pipeline: on a worker (the schema goes as data) or here. */
+export function pageExtraction(schema: CompiledSchema): PageExtraction {
+  return { schema: schema.schema, here: (doc, url, html) => extractFromDocument(doc, { schema, url, html }) };
 }
 
 export function extractFromDocument(doc: Document, input: ExtractInput): ExtractOutput {

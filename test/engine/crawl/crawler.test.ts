@@ -5,7 +5,9 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../../../src/engine/crawl/index.js';
 import { HttpClient } from '../../../src/engine/fetch/http.js';
-import { DocumentPool, type PooledOptions } from '../../../src/engine/document/pool.js';
+import { DocumentPool, type PageExtraction, type PooledOptions } from '../../../src/engine/document/pool.js';
+import { compileSchema } from '../../../src/engine/extract/schema.js';
+import type { Format } from '../../../src/engine/scrape.js';
 import { startFixtureServer, type FixtureServer } from '../../helpers/fixture-server.js';
 
 const workerUrl = new URL('../../../dist/engine/document/worker.js', import.meta.url);
@@ -78,13 +80,21 @@ describe('crawl', () => {
   it.skipIf(!existsSync(fileURLToPath(workerUrl)))('gives the same pages when documents are processed on worker threads (needs npm run build)', async () => {
     const pool = new DocumentPool({ size: 2, workerUrl });
     let pooledPages = 0;
-    const documents = { process: (s: string, o: PooledOptions) => (pooledPages++, pool.process(s, o)), close: () => pool.close() };
+    const documents = { process: (s: string, o: PooledOptions, x?: PageExtraction) => (pooledPages++, pool.process(s, o, x)), close: () => pool.close() };
     try {
       const pooled = await crawl({ http, documents }, { url: `${site.url}/`, maxDepth: 2, limit: 50, useSitemap: false });
       const inline = await crawl({ http }, { url: `${site.url}/`, maxDepth: 2, limit: 50, useSitemap: false });
       expect(pool.size).toBe(2);
       expect(pooledPages).toBe(pooled.total);
       expect(pooled).toEqual(inline);
+      // Extraction too runs on the workers, with the same answers.
+      const schema = compileSchema({ title: 'string', links: ['string'] });
+      const withJson = { url: `${site.url}/`, maxDepth: 2, limit: 50, useSitemap: false, formats: ['markdown', 'json'] as Format[], schema };
+      pooledPages = 0;
+      const pooledJson = await crawl({ http, documents }, withJson);
+      expect(pooledPages).toBe(pooledJson.total);
+      expect(pooledJson.pages.every((p) => typeof p.json?.title === 'string')).toBe(true);
+      expect(pooledJson).toEqual(await crawl({ http }, withJson));
     } finally {
       await pool.close();
     }

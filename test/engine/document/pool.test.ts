@@ -7,6 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { processHtml } from '../../../src/engine/document/index.js';
 import { DocumentPool } from '../../../src/engine/document/pool.js';
+import { parseHtml } from '../../../src/engine/document/dom.js';
+import { extractFromDocument, pageExtraction } from '../../../src/engine/extract/index.js';
+import { compileSchema } from '../../../src/engine/extract/schema.js';
 
 const workerUrl = new URL('../../../dist/engine/document/worker.js', import.meta.url);
 const compiled = existsSync(fileURLToPath(workerUrl));
@@ -31,6 +34,18 @@ describe.skipIf(!compiled)('document pool (needs npm run build)', () => {
     const p = pool(1);
     expect(p.size).toBe(1);
     expect(await p.process(page(7), opts)).toEqual(processHtml(page(7), opts));
+  });
+
+  it('extracts on the worker what extraction finds inline, from the schema sent as data', async () => {
+    const p = pool(1);
+    const product = `<html><head><title>Kettle</title><script type="application/ld+json">{"@type":"Product","name":"Kettle","sku":"K-1","offers":{"price":"39.00","priceCurrency":"EUR"}}</script></head><body><h1>Kettle</h1><p>Boils water.</p></body></html>`;
+    const extraction = pageExtraction(compileSchema({ name: 'string', price: 'number', currency: 'string', sku: 'string' }));
+    // A job whose extractor cannot run here: the worker must do it from the schema alone.
+    const remote = await p.process(product, opts, { ...extraction, here: () => { throw new Error('extraction ran on the main thread'); } });
+    expect(remote.extracted).toEqual({ json: { name: 'Kettle', price: 39, currency: 'EUR', sku: 'K-1' }, sources: expect.objectContaining({ price: 'json-ld:offers.price' }) });
+    expect(remote.extracted).toEqual(extractFromDocument(parseHtml(product), { schema: compileSchema({ name: 'string', price: 'number', currency: 'string', sku: 'string' }), url: opts.url, html: product }));
+    const { extracted: _e, ...doc } = remote;
+    expect(doc).toEqual(processHtml(product, opts));
   });
 
   it('spreads many concurrent jobs over its workers and answers each with its own page', async () => {
