@@ -25,7 +25,8 @@ async function runTrawl(base) {
   const http = new HttpClient({ allowPrivateNetwork: true });
   // As `trawl serve` runs it: a document worker per spare core (BENCH_WORKERS overrides; 0 = inline).
   const documents = new DocumentPool({ size: process.env.BENCH_WORKERS ? Number(process.env.BENCH_WORKERS) : undefined });
-  const name = `trawl (markdown on, ${documents.size} doc worker${documents.size === 1 ? '' : 's'})`;
+  const nursery = /--max-semi-space-size=(\d+)/.exec(process.env.NODE_OPTIONS ?? '')?.[1];
+  const name = `trawl (markdown on, ${documents.size} doc worker${documents.size === 1 ? '' : 's'}${nursery ? `, ${nursery} MB nursery` : ''})`;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const r = await crawl({ http, documents }, { url: `${base}/`, maxDepth: 10, limit: PAGES, concurrency: CONCURRENCY, useSitemap: false, formats: ['markdown'], timeoutMs: 600_000 });

@@ -98,14 +98,16 @@ if (process.argv[2] === '--child') {
     // thread, TRAWL_DOCUMENT_WORKERS=0): the pool buys speed with a worker's memory.
     const pooled = (await child('trawl', [base])).message as Result;
     const inline = process.env.BENCH_WORKERS ? undefined : ((await child('trawl', [base], { BENCH_WORKERS: '0' })).message as Result);
+    // …and with the small-memory setting the API reference describes (a 4 MB V8 nursery).
+    const small = process.env.BENCH_WORKERS ? undefined : ((await child('trawl', [base], { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-semi-space-size=4`.trim() })).message as Result);
     const peer = (await child('crawlee', [base])).message as Result;
     const rate = (r: Result) => r.pages / (r.ms / 1000);
-    const line = (r: Result) => `${r.name.padEnd(36)} ${String(r.pages).padStart(5)} pages  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${rate(r).toFixed(1).padStart(7)} pages/s  peak RSS ${r.maxRssMb.toFixed(0)} MB  CPU ${(r.cpuMs / r.pages).toFixed(2)} ms/page`;
+    const line = (r: Result) => `${r.name.padEnd(48)} ${String(r.pages).padStart(5)} pages  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${rate(r).toFixed(1).padStart(7)} pages/s  peak RSS ${r.maxRssMb.toFixed(0)} MB  CPU ${(r.cpuMs / r.pages).toFixed(2)} ms/page`;
     const ratios = (r: Result) =>
-      `${r.name.padEnd(36)} speed ${(rate(r) / rate(peer)).toFixed(1)}x Crawlee   memory ${(r.maxRssMb / peer.maxRssMb).toFixed(2)} of Crawlee's peak RSS   CPU per page ${(peer.cpuMs / peer.pages / (r.cpuMs / r.pages)).toFixed(1)}x less`;
+      `${r.name.padEnd(48)} speed ${(rate(r) / rate(peer)).toFixed(1)}x Crawlee   memory ${(r.maxRssMb / peer.maxRssMb).toFixed(2)} of Crawlee's peak RSS   CPU per page ${(peer.cpuMs / peer.pages / (r.cpuMs / r.pages)).toFixed(1)}x less`;
     console.log(`site: ${PAGES} generated pages (20–60 KB, ~45 links each), concurrency ${CONCURRENCY} (Crawlee: defaults, maxConcurrency ${CONCURRENCY}), each crawler in its own plain-node process`);
-    for (const r of [pooled, inline, peer]) if (r) console.log(line(r));
-    for (const r of [pooled, inline]) if (r) console.log(ratios(r));
+    for (const r of [pooled, inline, small, peer]) if (r) console.log(line(r));
+    for (const r of [pooled, inline, small]) if (r) console.log(ratios(r));
   } finally {
     site.proc.kill();
   }
