@@ -47,7 +47,7 @@ describe('scrape', () => {
       process: async (s: string, o: PooledOptions, x?: PageExtraction) => {
         seen.push({ url: o.url, schema: x?.schema });
         let extracted: ExtractOutput | undefined;
-        const r = processHtml(s, { ...o, onDocument: x ? (d, base) => (extracted = x.here(d, base, s)) : undefined });
+        const r = processHtml(s, { ...o, onDocument: x ? (d, base) => (extracted = x.here(d, base, s, o.url)) : undefined });
         return { ...r, extracted };
       },
       close: async () => {},

@@ -35,7 +35,8 @@ export interface DocumentProcessor {
  */
 export interface PageExtraction {
   schema: SchemaObject;
-  here(doc: Document, baseUrl: string, source: string): ExtractOutput;
+  /** `baseUrl`: where the page's links resolve (its `<base href>`); `url`: the page's own. */
+  here(doc: Document, baseUrl: string, source: string, url: string): ExtractOutput;
 }
 
 /**
@@ -60,7 +61,7 @@ export async function processDocument(documents: DocumentProcessor | undefined, 
 function processHere(source: string, options: PooledOptions, extraction?: PageExtraction): Processed {
   if (!extraction) return structuredClone(processHtml(source, options));
   let extracted: ExtractOutput | undefined;
-  const result = processHtml(source, { ...options, onDocument: (doc, baseUrl) => (extracted = extraction.here(doc, baseUrl, source)) });
+  const result = processHtml(source, { ...options, onDocument: (doc, baseUrl) => (extracted = extraction.here(doc, baseUrl, source, options.url)) });
   return structuredClone({ ...result, extracted });
 }
 

@@ -28,7 +28,7 @@ parentPort!.on('message', (m: Job) => {
       answer(m.id, () => {
         const schema = x.compile(m.schema!);
         let extracted: ExtractOutput | undefined;
-        const result = processHtml(m.source, { ...m.options, onDocument: (doc, baseUrl) => (extracted = x.extract(doc, { schema, url: baseUrl, html: m.source })) });
+        const result = processHtml(m.source, { ...m.options, onDocument: (doc, baseUrl) => (extracted = x.extract(doc, { schema, url: m.options.url, baseUrl, html: m.source })) });
         return { result, extracted };
       }),
     (e: Error) => parentPort!.postMessage({ id: m.id, error: e.message }),

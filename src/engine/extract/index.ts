@@ -25,8 +25,10 @@ import { vocabularyFor } from './vocabulary.js';
 
 export interface ExtractInput {
   schema: CompiledSchema;
-  /** The page's (base) URL: relative links resolve against it, ids are read from it. */
+  /** The page's URL: ids are read from it. */
   url: string;
+  /** Where relative links resolve (the page's `<base href>`). @default url */
+  baseUrl?: string;
   /** Raw HTML, used to confirm identifiers found in the URL. */
   html?: string;
   /** Plain text to read "Label: value" lines from (text and PDF pages). */
@@ -64,7 +66,7 @@ export function collectCandidates(doc: Document, input: ExtractInput): Candidate
   domNameCandidates(doc, wanted, out);
   labelCandidates(doc, out, new Set(wanted));
   descriptionCandidates(doc, out);
-  documentCandidates(doc, input.url, out);
+  documentCandidates(doc, input.baseUrl ?? input.url, out);
   if (input.text) textLineCandidates(input.text, out);
   urlCandidates(input.url, input.html, out);
   return out;
@@ -72,7 +74,7 @@ export function collectCandidates(doc: Document, input: ExtractInput): Candidate
 
 /** Extraction with `schema` for the document pipeline: on a worker (the schema goes as data) or here. */
 export function pageExtraction(schema: CompiledSchema): PageExtraction {
-  return { schema: schema.schema, here: (doc, url, html) => extractFromDocument(doc, { schema, url, html }) };
+  return { schema: schema.schema, here: (doc, baseUrl, html, url) => extractFromDocument(doc, { schema, url, baseUrl, html }) };
 }
 
 export function extractFromDocument(doc: Document, input: ExtractInput): ExtractOutput {
@@ -198,7 +200,7 @@ class Filler {
     const wantsPrice = Object.keys(schema).some((k) => vocabularyFor(k).role === 'price');
     const names = wantedNames(schema);
     const dom = repeatedElements(this.doc as unknown as ParentNode, wantsPrice).map((el) => {
-      const cands = itemCandidates(el, this.input.url, names);
+      const cands = itemCandidates(el, this.input.baseUrl ?? this.input.url, names);
       return new Filler(this.doc, this.input, scratch).object(schema, [], cands, { totalOrder: cands.length + 1 });
     });
     const total = (items: Record<string, unknown>[]) => items.reduce((n, o) => n + filled(o), 0);

@@ -1,7 +1,7 @@
 /** Deterministic extraction on pages written for the tests: each candidate source, coercion, nesting, lists. */
 import { describe, expect, it } from 'vitest';
 import { parseHtml } from '../../../src/engine/document/dom.js';
-import { extractFromDocument } from '../../../src/engine/extract/index.js';
+import { extractFromDocument, pageExtraction } from '../../../src/engine/extract/index.js';
 import { compileSchema } from '../../../src/engine/extract/schema.js';
 import type { Candidate } from '../../../src/engine/extract/candidate.js';
 import { appStateCandidates } from '../../../src/engine/extract/sources/app-state.js';
@@ -223,6 +223,13 @@ describe('candidate sources', () => {
     const html = `<h1>Blue kettle</h1><img src="/img/48213/main.jpg"><form><input type="hidden" name="id" value="48213"></form>`;
     expect(run(html, { sku: 'string' }).json).toEqual({ sku: '48213' });
     expect(run('<h1>Blue kettle</h1>', { sku: 'string' }).json).toEqual({ sku: null });
+    // Letter-marked numbers in one segment: category c5780, ad a200532255; the page quotes the ad's.
+    const ad = 'https://ads.example/boote/c5780a200532255/lattenrost-140-cm.html';
+    expect(run(`<h1>Lattenrost</h1><div class="pic" data-adno="200532255"></div>`, { sku: 'string' }, ad).json).toEqual({ sku: '200532255' });
+    // A <base href> at the site's root moves where links resolve, not where the page is.
+    const html = `<head><base href="https://ads.example"></head><body><h1>Lattenrost</h1><div class="pic" data-adno="200532255"></div></body>`;
+    const here = pageExtraction(compileSchema({ sku: 'string' })).here(parseHtml(html), 'https://ads.example', html, ad);
+    expect(here.json).toEqual({ sku: '200532255' });
   });
 
   it('reads availability from the buy box when there is no markup', () => {

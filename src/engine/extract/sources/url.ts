@@ -24,13 +24,15 @@ export function urlCandidates(url: string, html: string | undefined, out: Candid
       if (id && looksLikeId(id)) tokens.add(id);
     }
   }
-  // "-p400105394.html": a one- or two-letter marker before the number the shop uses.
+  // "-p400105394.html": a one- or two-letter marker before the number the shop uses; also
+  // several in one segment ("c5780a200532255": category 5780, ad 200532255).
+  const quoted = (d: string) => !!html && (html.includes(`"${d}"`) || html.includes(`'${d}'`) || html.includes(`>${d}<`));
   for (const t of [...tokens]) {
-    const digits = /^[a-z]{1,2}(\d{5,})$/i.exec(t)?.[1];
-    if (digits && html && (html.includes(`"${digits}"`) || html.includes(`'${digits}'`) || html.includes(`>${digits}<`))) {
-      tokens.delete(t);
-      tokens.add(digits);
-    }
+    if (!/^(?:[a-z]{1,2}\d+){1,3}$/i.test(t)) continue;
+    const numbers = [...t.matchAll(/[a-z]{1,2}(\d{5,})/gi)].map((m) => m[1]).filter(quoted);
+    if (!numbers.length) continue;
+    tokens.delete(t);
+    for (const d of numbers) tokens.add(d);
   }
   let order = 0;
   for (const t of tokens) {
