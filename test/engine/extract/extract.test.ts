@@ -227,8 +227,8 @@ describe('candidate sources', () => {
     const ad = 'https://ads.example/boote/c5780a200532255/lattenrost-140-cm.html';
     expect(run(`<h1>Lattenrost</h1><div class="pic" data-adno="200532255"></div>`, { sku: 'string' }, ad).json).toEqual({ sku: '200532255' });
     // A <base href> at the site's root moves where links resolve, not where the page is.
-    const html = `<head><base href="https://ads.example"></head><body><h1>Lattenrost</h1><div class="pic" data-adno="200532255"></div></body>`;
-    const here = pageExtraction(compileSchema({ sku: 'string' })).here(parseHtml(html), 'https://ads.example', html, ad);
+    const based = `<head><base href="https://ads.example"></head><body><h1>Lattenrost</h1><div class="pic" data-adno="200532255"></div></body>`;
+    const here = pageExtraction(compileSchema({ sku: 'string' })).here(parseHtml(based), 'https://ads.example', based, ad);
     expect(here.json).toEqual({ sku: '200532255' });
   });
 
