@@ -12,6 +12,10 @@ export interface FixtureServer {
   close(): Promise<void>;
 }
 
+/** A minimal article page: its title as <title> and <h1>, the body HTML inside <article>. */
+export const articlePage = (title: string, body: string) =>
+  `<html><head><title>${title}</title></head><body><article><h1>${title}</h1>${body}</article></body></html>`;
+
 export async function startFixtureServer(routes: Record<string, Handler | string> = {}): Promise<FixtureServer> {
   const table = new Map<string, Handler>();
   const counts = new Map<string, number>();

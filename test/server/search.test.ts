@@ -1,13 +1,12 @@
 /** POST /v1/search with local fake providers answering in each provider's real format. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { articlePage as article, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 let pages: FixtureServer;
 let providers: FixtureServer;
 const services: TestService[] = [];
 
-const article = (title: string, body: string) => `<html><head><title>${title}</title></head><body><article><h1>${title}</h1>${body}</article></body></html>`;
 
 beforeAll(async () => {
   pages = await startFixtureServer({

@@ -51,6 +51,14 @@ export async function processDocument(documents: DocumentProcessor | undefined, 
   return processHere(source, options, extraction);
 }
 
+/** The pipeline, and extraction on the same parsed tree when asked: what a worker and this thread both run. */
+export function runPipeline(source: string, options: PooledOptions, extraction?: PageExtraction): Processed {
+  if (!extraction) return processHtml(source, options);
+  let extracted: ExtractOutput | undefined;
+  const result = processHtml(source, { ...options, onDocument: (doc, baseUrl) => (extracted = extraction.here(doc, baseUrl, source, options.url)) });
+  return { ...result, extracted };
+}
+
 /**
  * The pipeline on this thread, its result copied off the page source: strings the parser
  * cut from the source (a title, a one-paragraph markdown, an extracted value) would
@@ -59,10 +67,7 @@ export async function processDocument(documents: DocumentProcessor | undefined, 
  * a crawl ~25 MB).
  */
 function processHere(source: string, options: PooledOptions, extraction?: PageExtraction): Processed {
-  if (!extraction) return structuredClone(processHtml(source, options));
-  let extracted: ExtractOutput | undefined;
-  const result = processHtml(source, { ...options, onDocument: (doc, baseUrl) => (extracted = extraction.here(doc, baseUrl, source, options.url)) });
-  return structuredClone({ ...result, extracted });
+  return structuredClone(runPipeline(source, options, extraction));
 }
 
 interface Job {
@@ -120,14 +125,14 @@ export class DocumentPool implements DocumentProcessor {
     const slot: Slot = { worker, jobs: new Map() };
     // An idle pool must not keep the process alive.
     worker.unref();
-    worker.on('message', (m: { id: number; result?: DocumentResult; extracted?: ExtractOutput; error?: string }) => {
+    worker.on('message', (m: { id: number; result?: Processed; error?: string }) => {
       const job = slot.jobs.get(m.id);
       if (!job) return;
       slot.jobs.delete(m.id);
       this.arm(slot);
       if (!slot.jobs.size) worker.unref();
       if (m.error !== undefined) job.reject(new Error(m.error));
-      else job.resolve(m.extracted ? { ...m.result!, extracted: m.extracted } : m.result!);
+      else job.resolve(m.result!);
     });
     let failed = false;
     const fail = (e: Error) => {

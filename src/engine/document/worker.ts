@@ -4,10 +4,8 @@
  * do not pay for the extractor's modules).
  */
 import { parentPort } from 'node:worker_threads';
-import type { ExtractOutput } from '../extract/index.js';
-import type { CompiledSchema, SchemaObject } from '../extract/schema.js';
-import { processHtml } from './index.js';
-import type { PooledOptions } from './pool.js';
+import type { SchemaObject } from '../extract/schema.js';
+import { runPipeline, type PageExtraction, type PooledOptions, type Processed } from './pool.js';
 
 interface Job {
   id: number;
@@ -16,28 +14,21 @@ interface Job {
   schema?: SchemaObject;
 }
 
-type Extractor = { extract: typeof import('../extract/index.js').extractFromDocument; compile: (s: SchemaObject) => CompiledSchema };
-let extractor: Promise<Extractor> | undefined;
+let extractor: Promise<(schema: SchemaObject) => PageExtraction> | undefined;
 const loadExtractor = () =>
-  (extractor ??= Promise.all([import('../extract/index.js'), import('../extract/schema.js')]).then(([e, s]) => ({ extract: e.extractFromDocument, compile: (x: SchemaObject) => s.compileSchema(x) })));
+  (extractor ??= Promise.all([import('../extract/index.js'), import('../extract/schema.js')]).then(([e, s]) => (schema: SchemaObject) => e.pageExtraction(s.compileSchema(schema))));
 
 parentPort!.on('message', (m: Job) => {
-  if (!m.schema) return answer(m.id, () => ({ result: processHtml(m.source, m.options) }));
+  if (!m.schema) return answer(m.id, () => runPipeline(m.source, m.options));
   loadExtractor().then(
-    (x) =>
-      answer(m.id, () => {
-        const schema = x.compile(m.schema!);
-        let extracted: ExtractOutput | undefined;
-        const result = processHtml(m.source, { ...m.options, onDocument: (doc, baseUrl) => (extracted = x.extract(doc, { schema, url: m.options.url, baseUrl, html: m.source })) });
-        return { result, extracted };
-      }),
+    (extraction) => answer(m.id, () => runPipeline(m.source, m.options, extraction(m.schema!))),
     (e: Error) => parentPort!.postMessage({ id: m.id, error: e.message }),
   );
 });
 
-function answer(id: number, work: () => { result: unknown; extracted?: ExtractOutput }): void {
+function answer(id: number, work: () => Processed): void {
   try {
-    parentPort!.postMessage({ id, ...work() });
+    parentPort!.postMessage({ id, result: work() });
   } catch (e) {
     parentPort!.postMessage({ id, error: (e as Error).message });
   }

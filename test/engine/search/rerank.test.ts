@@ -5,11 +5,10 @@ import { processHtml } from '../../../src/engine/document/index.js';
 import type { PooledOptions } from '../../../src/engine/document/pool.js';
 import { search } from '../../../src/engine/search/search.js';
 import type { SearchProvider } from '../../../src/engine/search/provider.js';
-import { startFixtureServer, type FixtureServer } from '../../helpers/fixture-server.js';
+import { articlePage as article, startFixtureServer, type FixtureServer } from '../../helpers/fixture-server.js';
 
 let site: FixtureServer;
 let http: HttpClient;
-const article = (title: string, body: string) => `<html><head><title>${title}</title></head><body><article><h1>${title}</h1>${body}</article></body></html>`;
 
 beforeAll(async () => {
   site = await startFixtureServer({

@@ -45,12 +45,13 @@ export function labelCandidates(doc: Document, out: Candidate[], wanted?: Set<st
     const inline = el.children.length <= 2 && (el.name === 'span' || el.name === 'strong' || el.name === 'b');
     if (!inline && !TEXT_HOSTS.has(el.name) && el.name !== 'dt' && el.name !== 'th' && el.name !== 'label') continue;
     const own = collapse(textOf(el));
-    const block = (el.name === 'p' || el.name === 'div') && el.children.length <= 2 && own.length <= LABEL_MAX && !!wanted?.has(norm(own.replace(/\s*[:：#–-]?\s*$/, '')));
+    // (Collapsed text loses at most " : " to the strip: longer text is no label either way.)
+    const label = own.length <= LABEL_MAX + 3 ? own.replace(/\s*[:：#–-]?\s*$/, '') : own;
+    const block = (el.name === 'p' || el.name === 'div') && el.children.length <= 2 && label.length <= LABEL_MAX && !!wanted?.has(norm(label));
     const labelHost = el.name === 'dt' || el.name === 'th' || el.name === 'label' || inline || block;
     // "Code: 73556" in one span is a whole pair, not the label of whatever follows it.
     const pair = own.length <= VALUE_MAX + LABEL_MAX ? LABEL_VALUE.exec(own) : null;
     if (!pair && labelHost) {
-      const label = own.replace(/\s*[:：#–-]?\s*$/, '');
       if (!label || label.length > LABEL_MAX) continue;
       const next = nextValue(el);
       if (!next) continue;
@@ -86,7 +87,7 @@ export function descriptionCandidates(doc: Document, out: Candidate[]): void {
     if (key !== 'description' && key !== 'og:description') continue;
     for (const m of (el.attribs.content ?? '').matchAll(DESCRIPTION_PAIR)) {
       const value = m[2].trim();
-      if (value) out.push({ path: [norm(m[1])], value, kind: 'text', source: `meta:${key}:${m[1]}`, order: 0, confidence: 0.45, raw: value });
+      if (value) for (const name of labelNames(m[1])) out.push({ path: [name], value, kind: 'text', source: `meta:${key}:${m[1]}`, order: 0, confidence: 0.45, raw: value });
     }
   }
 }
