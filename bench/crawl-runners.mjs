@@ -2,7 +2,7 @@
  * The two crawlers of `npm run bench:crawl`, each run by bench/crawl.ts in its own process
  * under plain `node` — as each runs in production (compiled JavaScript, no TypeScript
  * loader: tsx's loader thread alone adds ~40 MB of RSS to whichever process it is in).
- *   node bench/crawl-runners.mjs trawl|crawlee BASE_URL   → posts a Result to the parent
+ *   node bench/crawl-runners.mjs trawl|crawlee|crawlee-memory BASE_URL   → posts a Result to the parent
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,11 +38,16 @@ async function runTrawl(base) {
   return { name, pages: r.pages.length, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: cpuMs(cpu0) };
 }
 
-async function runCrawlee(base) {
+/**
+ * Crawlee as it ships (`inMemory` false): its default configuration persists the request
+ * queue to its storage folder (a fresh temporary one here). With `inMemory` it keeps the
+ * queue in memory only (`persistStorage: false`), its leanest configuration.
+ */
+async function runCrawlee(base, inMemory) {
   const storage = mkdtempSync(join(tmpdir(), 'crawlee-'));
   process.env.CRAWLEE_STORAGE_DIR = storage;
   const { CheerioCrawler, Configuration } = await import('@crawlee/cheerio');
-  const config = new Configuration({ persistStorage: false, purgeOnStart: true });
+  const config = inMemory ? new Configuration({ persistStorage: false, purgeOnStart: true }) : Configuration.getGlobalConfig();
   let pages = 0;
   const crawler = new CheerioCrawler(
     {
@@ -62,11 +67,12 @@ async function runCrawlee(base) {
   await crawler.run([`${base}/`]);
   const ms = performance.now() - t0;
   rmSync(storage, { recursive: true, force: true });
-  return { name: 'crawlee CheerioCrawler', pages, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: cpuMs(cpu0) };
+  return { name: `crawlee CheerioCrawler${inMemory ? ' (in-memory queue)' : ' (defaults)'}`, pages, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: cpuMs(cpu0) };
 }
 
 const [role, base] = process.argv.slice(2);
-const result = role === 'trawl' ? await runTrawl(base) : role === 'crawlee' ? await runCrawlee(base) : undefined;
+const runners = { trawl: () => runTrawl(base), crawlee: () => runCrawlee(base, false), 'crawlee-memory': () => runCrawlee(base, true) };
+const result = await runners[role]?.();
 if (!result) throw new Error(`unknown crawler ${role}`);
 process.send(result);
 process.exit(0);

@@ -100,14 +100,19 @@ if (process.argv[2] === '--child') {
     const inline = process.env.BENCH_WORKERS ? undefined : ((await child('trawl', [base], { BENCH_WORKERS: '0' })).message as Result);
     // …and with the small-memory setting the API reference describes (a 4 MB V8 nursery).
     const small = process.env.BENCH_WORKERS ? undefined : ((await child('trawl', [base], { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-semi-space-size=4`.trim() })).message as Result);
+    // The peer as it ships (its request queue persisted to disk) and in its leanest setting
+    // (queue in memory only): ratios against both.
     const peer = (await child('crawlee', [base])).message as Result;
+    const lean = (await child('crawlee-memory', [base])).message as Result;
     const rate = (r: Result) => r.pages / (r.ms / 1000);
-    const line = (r: Result) => `${r.name.padEnd(48)} ${String(r.pages).padStart(5)} pages  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${rate(r).toFixed(1).padStart(7)} pages/s  peak RSS ${r.maxRssMb.toFixed(0)} MB  CPU ${(r.cpuMs / r.pages).toFixed(2)} ms/page`;
-    const ratios = (r: Result) =>
-      `${r.name.padEnd(48)} speed ${(rate(r) / rate(peer)).toFixed(1)}x Crawlee   memory ${(r.maxRssMb / peer.maxRssMb).toFixed(2)} of Crawlee's peak RSS   CPU per page ${(peer.cpuMs / peer.pages / (r.cpuMs / r.pages)).toFixed(1)}x less`;
-    console.log(`site: ${PAGES} generated pages (20–60 KB, ~45 links each), concurrency ${CONCURRENCY} (Crawlee: defaults, maxConcurrency ${CONCURRENCY}), each crawler in its own plain-node process`);
-    for (const r of [pooled, inline, small, peer]) if (r) console.log(line(r));
-    for (const r of [pooled, inline, small]) if (r) console.log(ratios(r));
+    const cpu = (r: Result) => r.cpuMs / r.pages;
+    const line = (r: Result) => `${r.name.padEnd(48)} ${String(r.pages).padStart(5)} pages  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${rate(r).toFixed(1).padStart(7)} pages/s  peak RSS ${r.maxRssMb.toFixed(0)} MB  CPU ${cpu(r).toFixed(2)} ms/page`;
+    const ratios = (r: Result, p: Result, label: string) =>
+      `${r.name.padEnd(48)} vs Crawlee ${label.padEnd(9)}: speed ${(rate(r) / rate(p)).toFixed(1)}x   memory ${(r.maxRssMb / p.maxRssMb).toFixed(2)} of its peak RSS   CPU per page ${(cpu(p) / cpu(r)).toFixed(1)}x less`;
+    console.log(`site: ${PAGES} generated pages (20–60 KB, ~45 links each), concurrency ${CONCURRENCY} (Crawlee: maxConcurrency ${CONCURRENCY}, otherwise its defaults), each crawler in its own plain-node process`);
+    for (const r of [pooled, inline, small, peer, lean]) if (r) console.log(line(r));
+    for (const r of [pooled, inline, small]) if (r) console.log(ratios(r, peer, 'defaults'));
+    for (const r of [pooled, inline, small]) if (r) console.log(ratios(r, lean, 'in-memory'));
   } finally {
     site.proc.kill();
   }
