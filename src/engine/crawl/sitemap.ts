@@ -3,10 +3,8 @@
  * plain or gzip-compressed, fetched through the same guarded client, bounded in count.
  */
 import { gunzipSync } from 'node:zlib';
+import { decodeXML } from 'entities';
 import type { HttpClient } from '../fetch/http.js';
-
-const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'" };
-const decode = (s: string) => s.replace(/&(?:amp|lt|gt|quot|apos);/g, (e) => ENTITIES[e]).replace(/&#(\d+);/g, (_, n) => String.fromCodePoint(Number(n)));
 
 export interface SitemapOptions {
   /** Most page URLs returned. @default 5000 */
@@ -24,7 +22,7 @@ export function parseSitemap(xml: string): { pages: string[]; sitemaps: string[]
   const sitemaps: string[] = [];
   const isIndex = /<sitemapindex[\s>]/i.test(xml);
   for (const m of xml.matchAll(/<loc>\s*(?:<!\[CDATA\[)?\s*([^<\]]+?)\s*(?:\]\]>)?\s*<\/loc>/gi)) {
-    (isIndex ? sitemaps : pages).push(decode(m[1]));
+    (isIndex ? sitemaps : pages).push(decodeXML(m[1]));
   }
   return { pages, sitemaps };
 }

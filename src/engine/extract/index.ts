@@ -58,9 +58,9 @@ function scalarFields(schema: SchemaObject): { name: string; type: ScalarType }[
 
 export function collectCandidates(doc: Document, input: ExtractInput): Candidate[] {
   const out: Candidate[] = [];
-  jsonLdCandidates(doc, out);
+  jsonLdCandidates(doc, input.url, out);
   microdataCandidates(doc, out);
-  metaCandidates(doc, out);
+  metaCandidates(doc, input.url, out);
   const wanted = wantedNames(input.schema.schema);
   appStateCandidates(doc, out, wanted);
   domNameCandidates(doc, wanted, out);

@@ -1,4 +1,5 @@
 /** Search providers behind one interface: SearXNG (JSON API), Brave Search API, DuckDuckGo HTML. */
+import { decodeHTML } from 'entities';
 import { TrawlError } from '../../errors.js';
 import type { HttpClient } from '../fetch/http.js';
 
@@ -43,9 +44,7 @@ export async function askProvider(http: HttpClient, name: string, url: string, r
 }
 
 export function stripTags(s: string): string {
-  return s
-    .replace(/<[^>]+>/g, '')
-    .replace(/&(?:amp|lt|gt|quot|#39|#x27|apos|nbsp);/g, (e) => ({ '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&#x27;': "'", '&apos;': "'", '&nbsp;': ' ' })[e]!)
+  return decodeHTML(s.replace(/<[^>]+>/g, ''))
     .replace(/\s+/g, ' ')
     .trim();
 }

@@ -342,6 +342,32 @@ describe('names and brands', () => {
     expect(run(html, { name: 'string' }, 'https://www.amazon.com/dp/B0057OC5O8').json).toEqual({ name: 'Relay Module' });
     expect(run('<title>Wool Scarf | Knitters</title>', { title: 'string' }, 'https://knitters.example/p/1').json).toEqual({ title: 'Wool Scarf' });
   });
+  it('reads a name as the page shows it: no hidden prefix, no heading from a hidden pop-over', () => {
+    const ebay = '<div itemscope itemtype="https://schema.org/Product"><h1 itemprop="name"><span class="g-hdn">Details about </span>BMW X1 sDrive</h1></div>';
+    expect(run(ebay, { name: 'string' }).json).toEqual({ name: 'BMW X1 sDrive' });
+    const popover = `<div id="primePopoverContent" style="display:none"><h1>Try Prime free</h1></div>
+      <div class="a-popover-preload"><h1>Save 15%</h1></div><h1 id="title">Texas Chicken Rub, 230 g</h1>`;
+    expect(run(popover, { name: 'string' }).json).toEqual({ name: 'Texas Chicken Rub, 230 g' });
+    // A layout class that only contains the word is no hiding.
+    expect(run('<div class="overflow-hidden"><h1>Lamp</h1></div>', { name: 'string' }).json).toEqual({ name: 'Lamp' });
+  });
+
+  it('decodes HTML entities a template left in JSON-LD text', () => {
+    const html = '<script type="application/ld+json">{"@type":"Product","name":"Selfie Stick - Black &amp; Silver","brand":"Elo&iacute;sa"}</script>';
+    expect(run(html, { name: 'string', brand: 'string' }).json).toEqual({ name: 'Selfie Stick - Black & Silver', brand: 'Eloísa' });
+  });
+
+  it('drops the site\'s name from the end of a shared title, but keeps a brand site\'s own product names', () => {
+    const og = '<meta property="og:title" content="Pokémon GO Plus + - Walmart.com">';
+    expect(run(og, { title: 'string' }, 'https://www.walmart.com/ip/1203950273').json).toEqual({ title: 'Pokémon GO Plus +' });
+    const named = '<meta property="og:site_name" content="PChome商店街"><meta property="og:title" content="Carrying Sink 660416｜PChome商店街">';
+    expect(run(named, { title: 'string' }, 'https://www.pcstore.com.tw/p/M1.htm').json).toEqual({ title: 'Carrying Sink 660416' });
+    const seo = '<script type="application/ld+json">{"@type":"Product","name":"Cheese Slicer - Buy Cheese Slicer,Cheese Grater Product on Alibaba.com"}</script>';
+    expect(run(seo, { name: 'string' }, 'https://www.alibaba.com/product-detail/x.html').json).toEqual({ name: 'Cheese Slicer' });
+    const brand = '<script type="application/ld+json">{"@type":"Product","name":"Nintendo Switch - OLED Model"}</script>';
+    expect(run(brand, { name: 'string' }, 'https://www.nintendo.com/us/store/products/x/').json).toEqual({ name: 'Nintendo Switch - OLED Model' });
+  });
+
   it('cleans brand wording and invisible characters from page text', () => {
     expect(run('<a id="bylineInfo" class="brand-link">Visit the Acme Store</a>', { brand: 'string' }).json).toEqual({ brand: 'Acme' });
     expect(run('<span class="product-brand">\u200eLumo</span>', { brand: 'string' }).json).toEqual({ brand: 'Lumo' });

@@ -1,6 +1,7 @@
 /** The page's own headings: the first `<h1>` names the page's subject; `<title>` is a weaker echo. */
 import type { Document, Element } from '../../document/dom.js';
 import { absoluteUrl, collapse, elements, textOf } from '../../document/dom.js';
+import { isHiddenInPage, visibleTextOf } from '../../document/visibility.js';
 import type { Candidate } from '../candidate.js';
 
 export function documentCandidates(doc: Document, baseUrl: string, out: Candidate[]): void {
@@ -11,8 +12,8 @@ export function documentCandidates(doc: Document, baseUrl: string, out: Candidat
   for (const el of elements(doc)) {
     order++;
     if (el.name === 'title' && title === undefined) title = collapse(textOf(el));
-    else if (el.name === 'h1' && h1 === undefined && !isUiHeading(el)) {
-      h1 = collapse(textOf(el));
+    else if (el.name === 'h1' && h1 === undefined && !isUiHeading(el) && !isHiddenInPage(el)) {
+      h1 = collapse(visibleTextOf(el));
       if (h1.length < 3 || h1.length > 300) h1 = undefined;
       else for (const name of ['name', 'title', 'headline']) out.push({ path: [name], value: h1, kind: 'dom', source: 'css:h1', confidence: 0.7, el });
     } else if (el.name === 'link' && !canonical && /(?:^|\s)canonical(?:\s|$)/i.test(el.attribs.rel ?? '')) {
@@ -40,14 +41,42 @@ function isUiHeading(el: Element): boolean {
   return false;
 }
 
-export function withoutSiteName(title: string, url: string): string {
-  let site = '';
+/** The main label of a URL's host: "walmart" for www.walmart.com, "amazon" for amazon.co.uk. */
+function siteLabel(url: string): string {
   try {
     const labels = new URL(url).hostname.replace(/^www\./, '').split('.');
-    site = (labels.length > 2 && labels[labels.length - 2].length <= 3 ? labels[labels.length - 3] : labels[labels.length - 2] ?? labels[0]) ?? '';
+    return (labels.length > 2 && labels[labels.length - 2].length <= 3 ? labels[labels.length - 3] : labels[labels.length - 2] ?? labels[0]) ?? '';
   } catch {
-    return title;
+    return '';
   }
+}
+
+const letters = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+
+/**
+ * A shared title without the site's name at its end, the rest kept as written:
+ * "Pokémon GO Plus + - Walmart.com" → "Pokémon GO Plus +", "… 660416｜PChome商店街" →
+ * "… 660416". The last part names the site when it holds the host's main label or is the
+ * page's og:site_name; a first part only when it is the site's name alone ("Walmart.com |
+ * …"), since brands' own sites begin product names with the brand ("Nintendo Switch - …").
+ */
+export function trimSiteName(title: string, url: string, siteName?: string): string {
+  const site = letters(siteLabel(url));
+  const named = letters(siteName ?? '');
+  const isSite = (p: string) => (site.length >= 3 && (p === site || (p.startsWith(site) && p.length - site.length <= 5))) || (named.length >= 2 && p === named);
+  const parts = title.split(/(\s+[|–—·-]\s+|\s+::\s+|\s*｜\s*)/);
+  // parts alternate text, separator, text…
+  let from = 0;
+  let to = parts.length - 1;
+  const last = letters(parts[to]);
+  if (to >= 2 && last && (isSite(last) || (site.length >= 3 && last.includes(site)))) to -= 2;
+  if (to - from >= 2 && isSite(letters(parts[from]))) from += 2;
+  const kept = parts.slice(from, to + 1).join('').trim();
+  return kept.length >= 3 ? kept : title;
+}
+
+export function withoutSiteName(title: string, url: string): string {
+  const site = siteLabel(url);
   const parts = title.split(/\s+[|–—:-]\s+|:\s+/).map((p) => p.trim()).filter(Boolean);
   if (parts.length < 2 || !site) return title;
   const kept = parts.filter((p) => !p.toLowerCase().replace(/[^a-z0-9]/g, '').includes(site.toLowerCase().replace(/[^a-z0-9]/g, '')));

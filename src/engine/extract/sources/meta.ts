@@ -5,8 +5,14 @@
 import type { Document } from '../../document/dom.js';
 import { elements } from '../../document/dom.js';
 import { norm, type Candidate } from '../candidate.js';
+import { trimSiteName } from './document.js';
 
-export function metaCandidates(doc: Document, out: Candidate[]): void {
+const TITLES = new Set(['title', 'name', 'headline']);
+
+/** `url`: the page's, to recognise its site's name in shared titles. */
+export function metaCandidates(doc: Document, url: string, out: Candidate[]): void {
+  const titles: Candidate[] = [];
+  let siteName: string | undefined;
   for (const el of elements(doc)) {
     if (el.name !== 'meta' || el.attribs.itemprop !== undefined) continue;
     const key = el.attribs.property ?? el.attribs.name;
@@ -20,6 +26,11 @@ export function metaCandidates(doc: Document, out: Candidate[]): void {
     if (path.length > 1 && (path[path.length - 1] === 'amount' || path[path.length - 1] === 'content')) path = path.slice(0, -1);
     // <meta name="title"> repeats the document title (site name and all): below the h1.
     const confidence = vocab === 'twitter' ? 0.7 : vocab === 'meta' && path[0] === 'title' ? 0.5 : 0.85;
-    out.push({ path, value: content.trim(), kind: 'meta', source: `meta:${key}`, entity: vocab, confidence });
+    const candidate: Candidate = { path, value: content.trim(), kind: 'meta', source: `meta:${key}`, entity: vocab, confidence };
+    if (path.length === 1 && path[0] === 'sitename') siteName ??= content.trim();
+    if (path.length === 1 && TITLES.has(path[0])) titles.push(candidate);
+    out.push(candidate);
   }
+  // Shared titles often end with the site's name ("… - Walmart.com"): not the page's subject.
+  for (const c of titles) c.value = trimSiteName(c.value as string, url, siteName);
 }

@@ -5,6 +5,7 @@
  */
 import type { AnyNode, Document, Element } from '../../document/dom.js';
 import { collapse, isElement, textOf } from '../../document/dom.js';
+import { visibleTextOf } from '../../document/visibility.js';
 import { norm, type Candidate } from '../candidate.js';
 
 interface Scope {
@@ -42,7 +43,8 @@ function itemValue(el: Element, prop?: string): string | undefined {
     case 'time':
       return a.datetime ?? collapse(textOf(el));
   }
-  const t = collapse(textOf(el));
+  // What the page shows: eBay's `<h1 itemprop=name><span class=g-hdn>Details about</span>…`.
+  const t = collapse(visibleTextOf(el));
   return t.length <= 2000 ? t : t.slice(0, 2000);
 }
 
