@@ -189,6 +189,36 @@ try {
     else if (showErrors) console.log(`asserted price ${a.id.padEnd(50)} expected=${a.price} predicted=${got} from ${body.results?.[0]?.sources?.price ?? '-'}`);
   }
   if (asserted.length) console.log(`also: ${agreed}/${asserted.length} single-price assertions of other fixture sets (metascraper-shopping, PennyPincher) agree`);
+  // The third: manufacturer codes, asked for on their own ({gtin, mpn}), scored like the rest.
+  const codes: Record<string, Tally> = {};
+  let nextCode = 0;
+  await Promise.all(
+    Array.from({ length: 6 }, async () => {
+      while (nextCode < all.length) {
+        const c = all[nextCode++];
+        const res = await fetch('http://127.0.0.1:3931/v1/extract', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+          body: JSON.stringify({ urls: [c.url], schema: { gtin: 'string', mpn: 'string' } }),
+        });
+        const body = await res.json();
+        for (const field of ['gtin', 'mpn']) {
+          const t = (codes[field] ??= { tp: 0, fp: 0, fn: 0, support: 0 });
+          const truth = c.truth[field];
+          const v = res.ok ? body.results?.[0]?.json?.[field] : undefined;
+          const pred = v === null || v === undefined ? undefined : String(v);
+          if (truth?.length) t.support++;
+          if (pred !== undefined && truth?.includes(pred)) t.tp++;
+          else {
+            if (pred !== undefined) t.fp++;
+            if (truth?.length) t.fn++;
+          }
+        }
+      }
+    }),
+  );
+  const f1 = (t: Tally) => (2 * t.tp) / (2 * t.tp + t.fp + t.fn || 1);
+  console.log(`also, schema {gtin, mpn}: gtin F1 ${f1(codes.gtin).toFixed(3)} (support ${codes.gtin.support}), mpn F1 ${f1(codes.mpn).toFixed(3)} (support ${codes.mpn.support}; the annotators left most pages' mpn blank)`);
 } finally {
   server.kill('SIGTERM');
   site.close();

@@ -428,7 +428,8 @@ export function coerceFor(c: Candidate, field: string, type: ScalarType, pageUrl
   const v = vocabularyFor(field);
   const raw = Array.isArray(c.value) ? c.value[0] : c.value;
   if (v.role === 'currency' && type === 'string') return normaliseCurrency(String(raw), pageUrl);
-  if (v.role === 'identifier' && type === 'string') return String(raw).trim();
+  // "EAN: 6935364088101." — the full stop ends the sentence, not the code.
+  if (v.role === 'identifier' && type === 'string') return String(raw).trim().replace(/(?<=[\p{L}\p{N}])[.,;:]+$/u, '');
   const value = coerce(raw, type);
   if (typeof value === 'string' && v === BRAND_VOCAB && c.kind !== 'json-ld') return cleanBrand(value);
   return value;

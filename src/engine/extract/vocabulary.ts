@@ -66,8 +66,16 @@ const V: Record<string, Entry> = {
   author: { names: ['author', 'creator', 'byline', 'writer'], containers: ['author', 'article'], role: 'text' },
   date: { names: ['datepublished', 'publishedtime', 'publishdate', 'pubdate', 'date', 'datecreated', 'releasedate'], containers: ['article'], role: 'text' },
   published: { names: ['datepublished', 'publishedtime', 'publishdate', 'pubdate', 'date'], containers: ['article'], role: 'text' },
-  gtin: { names: ['gtin', 'gtin13', 'gtin12', 'gtin14', 'gtin8', 'ean', 'upc', 'isbn'], containers: ['offers', 'product'], role: 'identifier' },
-  mpn: { names: ['mpn', 'modelnumber', 'partnumber', 'model', 'manufacturerpartnumber'], containers: ['product'], role: 'identifier' },
+  gtin: { names: ['gtin', 'gtin13', 'gtin12', 'gtin14', 'gtin8', 'ean', 'upc', 'isbn', 'ean13', 'eancode', 'isbn13', 'isbn10', 'barcode', 'upccode', 'ean/upc'], containers: ['offers', 'product'], role: 'identifier' },
+  mpn: {
+    names: ['mpn', 'modelnumber', 'partnumber', 'model', 'manufacturerpartnumber', 'itemmodelnumber', 'mfrpartnumber', 'mfgpartnumber', 'manufacturerreference',
+      // Amazon's and other shops' labels in other languages ("Numéro du modèle de l'article", "Numero modello articolo").
+      'modellnummer', 'herstellernummer', 'herstellerartikelnummer', 'herstellerreferenz', 'numerodumodeledelarticle', 'referencefabricant', 'numeromodelloarticolo',
+      'numerodemodelodelproducto', 'numerodepieza', 'numerodelmodelo', 'modelnummer', 'numerdrodelu', 'numerkatalogowyproducenta',
+      'modello', 'modelo', 'modele', 'modell', 'modelnamenumber', 'razotajakods', 'kodvyrobce', 'kodvyrobcu', 'kodproducenta', 'tootjakood'],
+    containers: ['product'],
+    role: 'identifier',
+  },
   model: { names: ['model', 'modelnumber', 'mpn', 'modelname'], containers: ['product'], role: 'text' },
   color: { names: ['color', 'colour', 'farbe', 'couleur'], role: 'text' },
   condition: { names: ['itemcondition', 'condition'], containers: ['offers'], role: 'text' },

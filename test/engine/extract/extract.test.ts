@@ -335,6 +335,16 @@ describe('identifiers', () => {
   });
 });
 
+describe('manufacturer codes and barcodes', () => {
+  it('reads model-number labels of shops in several languages, and a barcode without the sentence\'s full stop', () => {
+    const table = (label: string) => `<h1>Walkie Talkie</h1><table><tr><th>Brand</th><td>Retevis</td></tr><tr><th>${label}</th><td> EUA1026P </td></tr></table>`;
+    for (const label of ['Item model number', 'Numero modello articolo', "Numéro du modèle de l'article", 'Modellnummer', 'Ražotāja kods']) {
+      expect(run(table(label), { mpn: 'string' }).json, label).toEqual({ mpn: 'EUA1026P' });
+    }
+    expect(run('<h1>Camera</h1><p>EAN: 6935364088101.</p>', { gtin: 'string' }).json).toEqual({ gtin: '6935364088101' });
+  });
+});
+
 describe('names and brands', () => {
   it('takes the product heading, not a cart pop-up heading or a title with the site name', () => {
     const html = `<head><title>Amazon.com: Relay Module : Automotive</title><meta name="title" content="Amazon.com: Relay Module : Automotive"></head>
