@@ -390,10 +390,13 @@ describe('names and brands', () => {
     expect(run(html, { brand: 'string' }).json).toEqual({ brand: 'B&S' });
   });
 
-  it('takes no brand from a "Brands" menu link or from classes that only contain the word', () => {
+  it('takes no brand from a "Brands" menu link, from classes that only contain the word or from styling classes', () => {
     const html = `<header><a id="gh-shop-by-brand" href="/brands">Brands</a></header><div id="makeebayfaster_config">{"modules":[]}</div>
-      <div class="BVRRSocialBookmarkingLinks">Share this product</div><a class="vi-cobranded-card-learn-more">Learn more</a><h1>Lamp</h1>`;
+      <div class="BVRRSocialBookmarkingLinks">Share this product</div><a class="vi-cobranded-card-learn-more">Learn more</a><h1>Lamp</h1>
+      <span class="brand_color">12/09 (Wed)</span><b class="bg-brand">New</b>`;
     expect(run(html, { brand: 'string' }).json).toEqual({ brand: null });
+    // …while a class that names the field keeps counting, whatever else it says.
+    expect(run('<h1>Lamp</h1><span class="product-brand-name">Lumo</span>', { brand: 'string' }).json).toEqual({ brand: 'Lumo' });
   });
 });
 

@@ -70,17 +70,22 @@ export function shownText(el: Element): string {
  */
 function namedFor(token: string, wanted: readonly string[]): string | undefined {
   const words = classWords(token).map(norm);
+  // Styling classes name a colour scheme, not content: "brand_color", "bg-brand", "price-btn".
+  const style = words.find((w) => STYLE_WORDS.has(w));
   const forms = new Set(words);
   for (let i = 0; i < words.length; i++) {
     let joined = words[i];
     for (let j = i + 1; j < Math.min(words.length, i + 3); j++) forms.add((joined += words[j]));
   }
   for (const w of wanted) {
+    if (style && style !== w) continue;
     if (forms.has(w)) return w;
     if (w.length >= 5 && words.some((x) => x.startsWith(w) || x.endsWith(w))) return w;
   }
   return undefined;
 }
+
+const STYLE_WORDS = new Set(['color', 'colour', 'bg', 'background', 'border', 'font', 'primary', 'secondary', 'accent', 'fill', 'theme', 'gradient', 'shadow', 'btn', 'button']);
 
 export function domNameCandidates(doc: Document, wanted: string[], out: Candidate[]): void {
   if (!wanted.length) return;
