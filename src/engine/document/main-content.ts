@@ -237,12 +237,11 @@ function computeStats(root: ParentNode, stats: Map<AnyNode, Stats>): Stats {
     const total = text + link;
     if (!total) return;
     const density = link / total;
-    const sentences = (f.ownRaw.match(/[.!?。！？]["'”’)]?(?:\s|$)/g) ?? []).length;
-    const commas = (f.ownRaw.match(/[,，、]/g) ?? []).length;
+    const commas = countCommas(f.ownRaw);
     if (density > 0.5) {
       // Linked table cells are data (an infobox, a comparison); linked list items are menus.
       if (tag !== 'td' && tag !== 'th') f.s.score -= total;
-    } else if (tag === 'pre' || (total >= 80 && (sentences > 0 || commas > 1)) || total >= 200) {
+    } else if (tag === 'pre' || (total >= 80 && (commas > 1 || SENTENCE_END.test(f.ownRaw))) || total >= 200) {
       f.s.score += text * (1 - density) + 25 * Math.min(commas, 10);
       f.s.paras += 1;
     } else if (/^h[1-6]$/.test(tag) || total >= 40) {
@@ -256,6 +255,17 @@ function computeStats(root: ParentNode, stats: Map<AnyNode, Stats>): Stats {
 }
 
 const LIST_ITEMS = new Set(['li', 'td', 'th', 'dd', 'dt']);
+
+const SENTENCE_END = /[.!?。！？]["'”’)]?(?:\s|$)/;
+const COMMA = /[,，、]/g;
+
+/** Commas in `s`, counted up to the 10 that scoring uses (no array of matches). */
+function countCommas(s: string): number {
+  let n = 0;
+  COMMA.lastIndex = 0;
+  while (n < 10 && COMMA.test(s)) n++;
+  return n;
+}
 
 /** Whitespace that collapsing would change: anything but single spaces. */
 const MESSY_SPACE = /[\t\n\v\f\r\u00a0]| {2}/;

@@ -36,6 +36,9 @@ const BLOCK = new Set([
 ]);
 
 const BR = '\u0000';
+/** A run of hard breaks (and the spaces around them); breaks at the ends of a paragraph. */
+const BREAK_RUN = new RegExp(`[ ${BR}]*${BR}[ ${BR}]*`, 'g');
+const EDGE_BREAKS = new RegExp(`^[\\s${BR}]+|[\\s${BR}]+$`, 'g');
 
 export function toMarkdown(root: ParentNode, options: MarkdownOptions): string {
   const ctx: Ctx = { baseUrl: options.baseUrl, inTable: false, inLink: false };
@@ -63,7 +66,7 @@ function renderBlocks(nodes: readonly AnyNode[], ctx: Ctx): string[] {
   };
   for (const n of nodes) {
     if (isTextNode(n)) {
-      run += escapeText(collapseWs(n.data));
+      run += textRun(n.data);
       continue;
     }
     if (!isElement(n) || (SKIP.has(n.name) && !isTexScript(n)) || isHidden(n)) continue;
@@ -146,7 +149,7 @@ function renderList(list: Element, ctx: Ctx): string {
   const items: string[] = [];
   for (const c of list.children) {
     if (isTextNode(c)) {
-      if (c.data.trim()) items.push(`- ${escapeText(collapseWs(c.data)).trim()}`);
+      if (c.data.trim()) items.push(`- ${textRun(c.data).trim()}`);
       continue;
     }
     if (!isElement(c) || SKIP.has(c.name) || isHidden(c)) continue;
@@ -280,14 +283,14 @@ function renderInlineChildren(el: Element, ctx: Ctx): string {
 }
 
 function renderInlineNode(n: AnyNode, ctx: Ctx): string {
-  if (isTextNode(n)) return escapeText(collapseWs(n.data));
+  if (isTextNode(n)) return textRun(n.data);
   if (!isElement(n) || (SKIP.has(n.name) && !isTexScript(n)) || isHidden(n)) return '';
   return renderInline(n, ctx);
 }
 
 function wrap(inner: string, mark: string): string {
   const m = /^(\s*)([\s\S]*?)(\s*)$/.exec(inner)!;
-  if (!m[2] || m[2] === BR) return inner.replace(new RegExp(BR, 'g'), ' ');
+  if (!m[2] || m[2] === BR) return inner.replaceAll(BR, ' ');
   return `${m[1]}${mark}${m[2]}${mark}${m[3]}`;
 }
 
@@ -312,7 +315,7 @@ function renderInline(el: Element, ctx: Ctx): string {
     case 'a': {
       const inner = renderInlineChildren(el, { ...ctx, inLink: true });
       const href = absoluteUrl(el.attribs.href, ctx.baseUrl);
-      const text = inner.replace(new RegExp(BR, 'g'), ' ');
+      const text = inner.replaceAll(BR, ' ');
       if (!href || ctx.inLink || !text.trim()) return text;
       const m = /^(\s*)([\s\S]*?)(\s*)$/.exec(text)!;
       return `${m[1]}[${m[2]}](${escapeUrl(href)})${m[3]}`;
@@ -401,6 +404,12 @@ const collapseWs = (s: string) => (NEEDS_COLLAPSE.test(s) ? s.replace(/[\t\n\r\f
 /** Escape characters that would otherwise turn text into markdown syntax. */
 const NEEDS_ESCAPE = /[\\*`_<\u00a0]/;
 
+/** Anything collapsing or escaping would change; most text has none (one scan instead of two). */
+const NEEDS_WORK = /[\t\n\r\f\\*`_<\u00a0]| {2}/;
+
+/** A text node as markdown: whitespace collapsed, syntax characters escaped. */
+const textRun = (s: string) => (NEEDS_WORK.test(s) ? escapeText(collapseWs(s)) : s);
+
 function escapeText(s: string): string {
   if (!NEEDS_ESCAPE.test(s)) return s;
   return s
@@ -411,7 +420,7 @@ function escapeText(s: string): string {
 }
 
 function oneLine(s: string): string {
-  return s.replace(new RegExp(BR, 'g'), ' ').replace(/\s+/g, ' ').trim();
+  return s.replaceAll(BR, ' ').replace(/\s+/g, ' ').trim();
 }
 
 /** Turn an inline run into a paragraph: collapse spaces, hard breaks, escape line starts. */
@@ -424,10 +433,10 @@ function finishParagraph(run: string): string {
     return LINE_START.test(t) ? escapeLineStart(t) : t;
   }
   let s = run.replace(/ {2,}/g, ' ');
-  s = s.replace(new RegExp(`[ ${BR}]*${BR}[ ${BR}]*`, 'g'), (m) => (m.split(BR).length > 2 ? '\n\n' : BR));
-  s = s.replace(new RegExp(`^[\\s${BR}]+|[\\s${BR}]+$`, 'g'), '');
+  s = s.replace(BREAK_RUN, (m) => (m.split(BR).length > 2 ? '\n\n' : BR));
+  s = s.replace(EDGE_BREAKS, '');
   if (!s) return '';
-  s = s.replace(new RegExp(BR, 'g'), '  \n');
+  s = s.replaceAll(BR, '  \n');
   return s.split('\n').map(escapeLineStart).join('\n');
 }
 

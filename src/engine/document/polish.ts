@@ -69,9 +69,25 @@ const COOKIE_NOTICE = /\b(?:uses?|utiliza|utilise|verwendet|utilizza) (?:of )?co
 /** Cookie consent text that a theme placed inside the article container. */
 function dropCookieNotices(blocks: Element[]): void {
   for (const b of blocks) {
-    const t = textOf(b);
-    if (t.length < 600 && t.includes('ookie') && COOKIE_NOTICE.test(t) && isAttached(b)) removeNode(b);
+    const t = shortTextOf(b, 600);
+    if (t !== undefined && t.includes('ookie') && COOKIE_NOTICE.test(t) && isAttached(b)) removeNode(b);
   }
+}
+
+/** The element's text when shorter than `max` characters; undefined as soon as it is not (no long strings built). */
+function shortTextOf(el: Element, max: number): string | undefined {
+  let s = '';
+  const stack: AnyNode[] = [el];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (isTextNode(n)) {
+      s += n.data;
+      if (s.length >= max) return undefined;
+    } else if (isElement(n) && n.name !== 'script' && n.name !== 'style') {
+      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+    }
+  }
+  return s;
 }
 
 function isAttached(n: AnyNode): boolean {
