@@ -7,7 +7,7 @@ const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s
 const HIDDEN_CLASS = /(?:^|\s)(?:(?:[a-z]{1,3}-)?(?:hidden|hdn)|d-none|(?:[a-z0-9]+-)?(?:sr-only|visually-hidden)|screen-reader-text|visuallyhidden|a11y-hidden|hide)(?:\s|$)/i;
 
 /** Boxes shown only on hover or click: a tooltip's or a person card's text is not the page's. */
-const POPUP_CLASS = /(?:^|\s)(?:[a-z]{1,3}-)?(?:(?:tooltip|popover|hovercard)|(?:tooltip|popover|hovercard|rollover)(?:[-_][a-z]+)*[-_](?:block|content|inner|body|box|text|card|preload))(?=\s|$)/i;
+const POPUP_CLASS = /(?:^|\s)(?:[a-z]-)?(?:(?:tooltip|popover|hovercard)|(?:tooltip|popover|hovercard|rollover)(?:[-_][a-z]+)*[-_](?:block|content|inner|body|box|text|card|preload))(?=\s|$)/i;
 
 /** Whether an element is invisible to a reader (and so is not content). */
 export function isHidden(el: Element): boolean {
