@@ -69,6 +69,39 @@ if (!only) {
     items.push(shingleMatch(expected, markdownToText(md)));
   }
   console.log(`also: trawl vs Readability's expected output on its own corpus (${items.length} pages): ${fmt(scores(items))}`);
+
+  // Article metadata through the extractor (schema fields named as users name them) against
+  // the same corpus's expected-metadata.json: agreement where both answer, and who answers.
+  const { extractFromDocument } = await import('../src/engine/extract/index.js');
+  const { compileSchema } = await import('../src/engine/extract/schema.js');
+  const schema = compileSchema({ title: 'string', author: 'string', published_at: 'string', site_name: 'string' });
+  const expectedKey: Record<string, string> = { title: 'title', author: 'byline', published_at: 'publishedTime', site_name: 'siteName' };
+  const same = (field: string, a: string, b: string) => {
+    const n = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
+    // Dates: the same instant (Readability keeps the page's spelling; we answer ISO 8601).
+    if (field === 'published_at') return Date.parse(a) === Date.parse(b) || n(a).slice(0, 10) === n(b).slice(0, 10);
+    return n(a) === n(b);
+  };
+  const tally: Record<string, { agree: number; both: number; onlyTruth: number; onlyOurs: number }> = {};
+  for (const id of readdirSync(dir).sort()) {
+    const html = readFileSync(join(dir, id, 'source.html'), 'utf8');
+    const meta = JSON.parse(readFileSync(join(dir, id, 'expected-metadata.json'), 'utf8')) as Record<string, string | null>;
+    const { json } = extractFromDocument(parseHtml(html), { schema, url: `http://fakehost/test/${id}/`, html });
+    for (const [field, key] of Object.entries(expectedKey)) {
+      const t = (tally[field] ??= { agree: 0, both: 0, onlyTruth: 0, onlyOurs: 0 });
+      const truth = meta[key];
+      const ours = json[field] as string | null;
+      if (truth && ours) {
+        t.both++;
+        if (same(field, truth, ours)) t.agree++;
+      } else if (truth) t.onlyTruth++;
+      else if (ours) t.onlyOurs++;
+    }
+  }
+  const line = Object.entries(tally)
+    .map(([f, t]) => `${f} ${t.agree}/${t.both} agree (${t.onlyTruth} only Readability, ${t.onlyOurs} only ours)`)
+    .join('; ');
+  console.log(`also: article metadata through the extractor vs Readability's expected-metadata (${readdirSync(dir).length} pages): ${line}`);
 }
 if (worst) {
   perPage.sort((a, b) => a.f1 - b.f1);

@@ -9,6 +9,8 @@ import type { Element } from '../document/dom.js';
 import { classWords, norm, type Candidate } from './candidate.js';
 import { coerce, coerceBoolean, parseNumber } from './coerce.js';
 import { currencyFromText, normaliseCurrency } from './currency.js';
+import { normaliseDate } from './dates.js';
+import { isSiteName } from './sources/document.js';
 import type { ScalarType } from './schema.js';
 import { GENERIC_NAMES, vocabularyFor, type FieldVocabulary } from './vocabulary.js';
 
@@ -17,6 +19,8 @@ const SIDE_ENTITIES = new Set([
   'organization', 'website', 'breadcrumblist', 'listitem', 'searchaction', 'person', 'imageobject', 'sitenavigationelement',
   'review', 'rating', 'localbusiness', 'store', 'brand', 'wpheader', 'wpfooter', 'corporation', 'onlinestore', 'question', 'answer',
   'videoobject', 'comment', 'entrypoint', 'readaction', 'contactpoint', 'postaladdress', 'twitter',
+  // A blog's own name and its sidebar are the site's, not the post's.
+  'blog', 'wpsidebar', 'wpadblock',
 ]);
 /** Words in class names for amounts that are not a price at all (shipping, instalments, savings). */
 const OTHER_AMOUNT =
@@ -96,6 +100,7 @@ export function isGtin(s: string): boolean {
   return (10 - (sum % 10)) % 10 === check;
 }
 
+const TITLE_FIELDS = new Set(['title', 'name', 'headline'].map((f) => vocabularyFor(f)));
 const SHORT_TEXT_FIELDS = new Set(['brand', 'color', 'model', 'condition', 'seller'].map((f) => vocabularyFor(f)));
 const ID_SHAPE = /^(?=.*[0-9])[A-Za-z0-9][A-Za-z0-9._\-/#]{1,63}$|^[A-Z0-9]{6,40}$/;
 
@@ -351,11 +356,19 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
     }
     case 'currency':
       return normaliseCurrency(String(c.value)) ? 1 : 0;
+    case 'date': {
+      // Only text that holds a whole date answers ("28" or "12:55 AM" do not).
+      if (type === 'string' && normaliseDate(Array.isArray(c.value) ? c.value[0] : c.value) === undefined) return 0;
+      if (!structured && inSideBox(c.el, ctx)) return 0.3;
+      return 1;
+    }
     case 'text': {
       const s = typeof c.value === 'string' ? c.value : typeof c.value === 'number' ? String(c.value) : '';
       // Template placeholders that were never filled in ("$metabrand", "{{ brand }}").
       if (/^\s*(?:\$[a-z_]\w*|\{\{[^}]*\}\}|\[\[[^\]]*\]\]|%[a-z_]+%)\s*$/i.test(s)) return 0;
       if (s.length > 2000) return 0.3;
+      // The site's own name ("eHow" in a logo's itemprop) is no page's title.
+      if (TITLE_FIELDS.has(v) && ctx.pageUrl && isSiteName(s, ctx.pageUrl)) return 0.1;
       // An element holding a menu ("Shop Our Sites" with links to sister shops) names no brand.
       if (!structured && SHORT_TEXT_FIELDS.has(v) && c.el && holdsMenu(c.el)) return 0;
       // Short names in menus and boxes of other items (a brand list, a related product's
@@ -428,6 +441,7 @@ export function coerceFor(c: Candidate, field: string, type: ScalarType, pageUrl
   const v = vocabularyFor(field);
   const raw = Array.isArray(c.value) ? c.value[0] : c.value;
   if (v.role === 'currency' && type === 'string') return normaliseCurrency(String(raw), pageUrl);
+  if (v.role === 'date' && type === 'string') return normaliseDate(raw);
   // "EAN: 6935364088101." — the full stop ends the sentence, not the code.
   if (v.role === 'identifier' && type === 'string') return String(raw).trim().replace(/(?<=[\p{L}\p{N}])[.,;:]+$/u, '');
   const value = coerce(raw, type);

@@ -12,7 +12,7 @@ export interface FieldVocabulary {
   /** Path segments a top-level value may be nested under without penalty. */
   containers: Set<string>;
   /** Which kind of value the field holds, for validity checks. */
-  role: 'price' | 'currency' | 'availability' | 'identifier' | 'text' | 'url' | 'rating' | 'count' | 'generic';
+  role: 'price' | 'currency' | 'availability' | 'identifier' | 'text' | 'date' | 'url' | 'rating' | 'count' | 'generic';
 }
 
 type Entry = { names: string[]; weak?: string[]; weakest?: string[]; containers?: string[]; role?: FieldVocabulary['role'] };
@@ -64,8 +64,12 @@ const V: Record<string, Entry> = {
   rating: { names: ['ratingvalue', 'rating', 'averagerating', 'stars', 'score'], containers: ['aggregaterating'], role: 'rating' },
   reviewcount: { names: ['reviewcount', 'ratingcount', 'numberofreviews', 'reviewscount', 'totalreviews', 'reviews'], containers: ['aggregaterating'], role: 'count' },
   author: { names: ['author', 'creator', 'byline', 'writer'], containers: ['author', 'article'], role: 'text' },
-  date: { names: ['datepublished', 'publishedtime', 'publishdate', 'pubdate', 'date', 'datecreated', 'releasedate'], containers: ['article'], role: 'text' },
-  published: { names: ['datepublished', 'publishedtime', 'publishdate', 'pubdate', 'date'], containers: ['article'], role: 'text' },
+  date: { names: ['datepublished', 'publishedtime', 'publishdate', 'pubdate', 'date', 'datecreated', 'releasedate'], containers: ['article'], role: 'date' },
+  published: { names: ['datepublished', 'publishedtime', 'publishdate', 'pubdate', 'date'], containers: ['article'], role: 'date' },
+  // The names schemas give a publication date: published_at, publish_date, publication_date…
+  publishedat: { names: ['datepublished', 'publishedtime', 'publishdate', 'pubdate', 'publicationdate', 'publisheddate', 'date', 'datecreated', 'releasedate', 'dcdate', 'dctermsdate', 'dctermscreated'], containers: ['article'], role: 'date' },
+  modified: { names: ['datemodified', 'modifiedtime', 'updatedtime', 'lastmodified', 'dateupdated', 'updated', 'modified'], containers: ['article'], role: 'date' },
+  sitename: { names: ['sitename', 'publisher', 'applicationname', 'website'], containers: ['og', 'publisher'], role: 'text' },
   gtin: { names: ['gtin', 'gtin13', 'gtin12', 'gtin14', 'gtin8', 'ean', 'upc', 'isbn', 'ean13', 'eancode', 'isbn13', 'isbn10', 'barcode', 'upccode', 'ean/upc'], containers: ['offers', 'product'], role: 'identifier' },
   mpn: {
     names: ['mpn', 'modelnumber', 'partnumber', 'model', 'manufacturerpartnumber', 'itemmodelnumber', 'mfrpartnumber', 'mfgpartnumber', 'manufacturerreference',
@@ -93,6 +97,11 @@ V.productname = V.name;
 V.reviews = V.reviewcount;
 V.ratingcount = V.reviewcount;
 V.numreviews = V.reviewcount;
+for (const k of ['publishdate', 'publicationdate', 'publisheddate', 'datepublished', 'publishedon', 'pubdate', 'postedat', 'posteddate', 'publishedtime']) V[k] = V.publishedat;
+for (const k of ['updatedat', 'modifiedat', 'datemodified', 'lastmodified', 'updated', 'lastupdated']) V[k] = V.modified;
+V.authorname = V.author;
+V.byline = V.author;
+V.site = V.sitename;
 
 /**
  * Names too common to trust inside compound class names, data-* attributes or script keys

@@ -416,3 +416,31 @@ describe('price labels of Chinese, Japanese and Korean shops', () => {
     expect(run('<h1>찻주전자</h1><span>판매가: 29,000원</span>', { price: 'number' }).json).toEqual({ price: 29000 });
   });
 });
+
+describe('articles', () => {
+  it('answers dates as ISO 8601 under the names schemas give them, and no date from text without one', () => {
+    const page = `<head><meta property="article:published_time" content="2015-12-11T14:28:34.438Z"></head>
+      <body><h1>Post</h1><p class="byline">Tuesday 15 October 2019 by Bradley</p></body>`;
+    for (const field of ['published_at', 'publish_date', 'publication_date', 'date_published', 'published']) {
+      expect(run(page, { [field]: 'string' }).json, field).toEqual({ [field]: '2015-12-11T14:28:34.438Z' });
+    }
+    expect(run('<h1>Post</h1><p class="date">Tuesday 15 October 2019 by Bradley</p>', { date: 'string' }).json).toEqual({ date: '2019-10-15' });
+    expect(run('<h1>Post</h1><span class="date">28</span><span class="post-date">12:55 AM</span>', { date: 'string' }).json).toEqual({ date: null });
+    const blogger = '<div itemscope itemtype="http://schema.org/BlogPosting"><abbr itemprop="datePublished" title="2016-05-08T00:55:00-07:00">12:55 AM</abbr></div>';
+    expect(run(blogger, { published_at: 'string' }).json).toEqual({ published_at: '2016-05-08T00:55:00-07:00' });
+  });
+
+  it('reads JSON-LD wrapped in CDATA', () => {
+    const html = `<script type="application/ld+json"><![CDATA[
+      {"@context":"http://schema.org","@type":"NewsArticle","headline":"Samantha and the Lie","datePublished":"2015-10-15T02:19:15.607Z","author":{"@type":"Person","name":"John Welch"}}
+    ]]></script>`;
+    expect(run(html, { title: 'string', author: 'string', published_at: 'string' }).json).toEqual({ title: 'Samantha and the Lie', author: 'John Welch', published_at: '2015-10-15T02:19:15.607Z' });
+  });
+
+  it('takes a linked microdata name as its text, and no title from a blog\'s, a commenter\'s or the site\'s own name', () => {
+    const html = `<body itemscope itemtype="http://schema.org/Blog"><div itemprop="name" class="logo">eHow</div>
+      <article itemscope itemtype="http://schema.org/BlogPosting"><h2><a itemprop="name" href="/code/2013/covered/">Get Your Code Covered</a></h2></article>
+      <aside itemscope itemtype="http://schema.org/WPSideBar"><span itemprop="name">Marion</span></aside></body>`;
+    expect(run(html, { title: 'string' }, 'https://www.ehow.com/how_2.html').json).toEqual({ title: 'Get Your Code Covered' });
+  });
+});

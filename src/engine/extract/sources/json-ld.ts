@@ -83,7 +83,12 @@ function flattenGraph(data: unknown): unknown[] {
 
 /** JSON-LD in the wild has comments, trailing commas and raw newlines in strings. */
 export function parseLenient(text: string): unknown {
-  const t = text.trim().replace(/^<!--|-->$/g, '').replace(/^\s*\/\/.*$/gm, '');
+  // Wrappers from XHTML-era templates: <!-- … -->, <![CDATA[ … ]]>, //-commented lines.
+  const t = text
+    .trim()
+    .replace(/^(?:<!--|<!\[CDATA\[)|(?:-->|\]\]>)$/g, '')
+    .replace(/^\s*\/\/.*$/gm, '')
+    .trim();
   try {
     return JSON.parse(t);
   } catch {

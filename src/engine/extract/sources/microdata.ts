@@ -15,6 +15,9 @@ interface Scope {
   kind: 'microdata' | 'rdfa';
 }
 
+/** Properties that are words, never links, whatever element carries them. */
+const TEXT_PROPS = /^(?:name|headline|alternativeheadline|title|description|author|brand|creator|publisher)$/;
+
 /** Properties that are codes: written for people, they keep the page's punctuation. */
 const CODE_PROPS = /^(?:sku|mpn|productid|productcode|identifier|model)$/;
 
@@ -32,8 +35,11 @@ function itemValue(el: Element, prop?: string): string | undefined {
   switch (el.name) {
     case 'meta':
       return a.content;
-    case 'a': case 'link': case 'area':
-      return a.href;
+    case 'a': case 'link': case 'area': {
+      // `<a itemprop="name" href="/post/">Title</a>`: a text property means the text.
+      const text = el.name === 'a' && prop && TEXT_PROPS.test(prop) ? collapse(visibleTextOf(el)) : '';
+      return text || a.href;
+    }
     case 'img': case 'audio': case 'video': case 'source': case 'iframe': case 'embed': case 'track':
       return a.src ?? a['data-src'];
     case 'object':
@@ -42,6 +48,9 @@ function itemValue(el: Element, prop?: string): string | undefined {
       return a.value;
     case 'time':
       return a.datetime ?? collapse(textOf(el));
+    case 'abbr':
+      // Blogs' `<abbr itemprop="datePublished" title="2016-05-08T00:55:00-07:00">12:55 AM</abbr>`.
+      if (a.title && /^\d{4}-\d{2}-\d{2}/.test(a.title)) return a.title;
   }
   // What the page shows: eBay's `<h1 itemprop=name><span class=g-hdn>Details about</span>…`.
   const t = collapse(visibleTextOf(el));
