@@ -58,8 +58,8 @@ function priceNameFactor(names: string): number {
  * page's item. Names are split into words first, so "preview" is no review, "unavailable"
  * no nav and "brothers" no others; "relatedProducts", "also-bought", "mini_cart" still are.
  */
-const SIDE_WORDS = ['related', 'recommend', 'similar', 'upsell', 'crosssell', 'also', 'others', 'recent', 'viewed', 'sponsor', 'suggest', 'accessor', 'bundle', 'compare', 'footer', 'header', 'menu', 'minicart', 'minibasket', 'review', 'rating', 'bought', 'together'];
-const SIDE_EXACT = new Set(['nav', 'navbar', 'navigation', 'headercart', 'sidecart', 'flyoutcart', 'popupcart', 'drawercart', 'cartpopup', 'cartdrawer', 'cartflyout', 'cartpreview', 'cartsidebar', 'cartdropdown', 'cartsummary']);
+const SIDE_WORDS = ['comment', 'related', 'recommend', 'similar', 'upsell', 'crosssell', 'also', 'others', 'recent', 'viewed', 'sponsor', 'suggest', 'accessor', 'bundle', 'compare', 'footer', 'header', 'menu', 'minicart', 'minibasket', 'review', 'rating', 'bought', 'together'];
+const SIDE_EXACT = new Set(['respond', 'replies', 'nav', 'navbar', 'navigation', 'headercart', 'sidecart', 'flyoutcart', 'popupcart', 'drawercart', 'cartpopup', 'cartdrawer', 'cartflyout', 'cartpreview', 'cartsidebar', 'cartdropdown', 'cartsummary']);
 /** Galleries hold the item's own pictures and price as often as other items: side only when they link elsewhere. */
 const MOVING_WORDS = ['carousel', 'slider', 'swiper', 'owl', 'slick', 'glide', 'splide'];
 
@@ -100,6 +100,7 @@ export function isGtin(s: string): boolean {
   return (10 - (sum % 10)) % 10 === check;
 }
 
+const AUTHOR_VOCAB = vocabularyFor('author');
 const TITLE_FIELDS = new Set(['title', 'name', 'headline'].map((f) => vocabularyFor(f)));
 const SHORT_TEXT_FIELDS = new Set(['brand', 'color', 'model', 'condition', 'seller'].map((f) => vocabularyFor(f)));
 const ID_SHAPE = /^(?=.*[0-9])[A-Za-z0-9][A-Za-z0-9._\-/#]{1,63}$|^[A-Z0-9]{6,40}$/;
@@ -367,6 +368,10 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       // Template placeholders that were never filled in ("$metabrand", "{{ brand }}").
       if (/^\s*(?:\$[a-z_]\w*|\{\{[^}]*\}\}|\[\[[^\]]*\]\]|%[a-z_]+%)\s*$/i.test(s)) return 0;
       if (s.length > 2000) return 0.3;
+      // A link is no name, title or author (article:author is often a profile URL).
+      if (/^\s*(?:https?:\/\/|www\.)\S+\s*$/i.test(s)) return 0;
+      // Scripts' enum values and variable names ("EXPANDED", "cvAuthor") are no person's name.
+      if (v === AUTHOR_VOCAB && (c.kind === 'app-state' || c.source.startsWith('script:')) && /^\s*(?:[a-z]+[A-Z]\w*|[A-Z_]{3,})\s*$/.test(s)) return 0;
       // The site's own name ("eHow" in a logo's itemprop) is no page's title.
       if (TITLE_FIELDS.has(v) && ctx.pageUrl && isSiteName(s, ctx.pageUrl)) return 0.1;
       // An element holding a menu ("Shop Our Sites" with links to sister shops) names no brand.
@@ -446,6 +451,8 @@ export function coerceFor(c: Candidate, field: string, type: ScalarType, pageUrl
   if (v.role === 'identifier' && type === 'string') return String(raw).trim().replace(/(?<=[\p{L}\p{N}])[.,;:]+$/u, '');
   const value = coerce(raw, type);
   if (typeof value === 'string' && v === BRAND_VOCAB && c.kind !== 'json-ld') return cleanBrand(value);
+  // "Nicolas Perriault —": a separator the page put after a byline is not part of it.
+  if (typeof value === 'string' && v.role === 'text' && c.kind === 'dom') return value.replace(/\s+[—–\-|·•,:]+$/u, '') || value;
   return value;
 }
 

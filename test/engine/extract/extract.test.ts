@@ -443,4 +443,13 @@ describe('articles', () => {
       <aside itemscope itemtype="http://schema.org/WPSideBar"><span itemprop="name">Marion</span></aside></body>`;
     expect(run(html, { title: 'string' }, 'https://www.ehow.com/how_2.html').json).toEqual({ title: 'Get Your Code Covered' });
   });
+
+  it('reads the byline link, not a profile URL, a script constant or a commenter', () => {
+    const html = `<head><meta property="article:author" content="https://www.facebook.com/profile.php?id=cesarsalza"></head><body>
+      <script>var page = {"author": "cvAuthor", "byline": "EXPANDED"};</script>
+      <article><h1>Issue 85</h1><address class="vcard"><a href="/author/mconley/" rel="author">Mike Conley</a></address><p>Text.</p></article>
+      <section id="comments"><ol class="comment-list"><li class="comment"><cite class="author fn">Alan Goodale</cite> said…</li></ol></section></body>`;
+    expect(run(html, { author: 'string' }).json).toEqual({ author: 'Mike Conley' });
+    expect(run('<h1>Post</h1><span class="article-author">Nicolas Perriault —</span>', { author: 'string' }).json).toEqual({ author: 'Nicolas Perriault' });
+  });
 });

@@ -8,6 +8,7 @@ export function documentCandidates(doc: Document, baseUrl: string, out: Candidat
   let title: string | undefined;
   let h1: string | undefined;
   let canonical: string | undefined;
+  let byline: string | undefined;
   let order = 0;
   for (const el of elements(doc)) {
     order++;
@@ -16,6 +17,10 @@ export function documentCandidates(doc: Document, baseUrl: string, out: Candidat
       h1 = collapse(visibleTextOf(el));
       if (h1.length < 3 || h1.length > 300) h1 = undefined;
       else for (const name of ['name', 'title', 'headline']) out.push({ path: [name], value: h1, kind: 'dom', source: 'css:h1', confidence: 0.7, el });
+    } else if (el.name === 'a' && !byline && /(?:^|\s)author(?:\s|$)/i.test(el.attribs.rel ?? '')) {
+      // The post's byline link: `<a rel="author" href="/author/…">Mike Conley</a>`.
+      byline = collapse(visibleTextOf(el));
+      if (byline.length >= 2 && byline.length <= 100) out.push({ path: ['author'], value: byline, kind: 'dom', source: 'html:a[rel=author]', order, confidence: 0.75, el });
     } else if (el.name === 'link' && !canonical && /(?:^|\s)canonical(?:\s|$)/i.test(el.attribs.rel ?? '')) {
       canonical = absoluteUrl(el.attribs.href, baseUrl);
     }
