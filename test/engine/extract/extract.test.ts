@@ -351,6 +351,9 @@ describe('names and brands', () => {
       <body><div class="cart-popup"><h1 class="success-message">Adding to Cart...</h1></div><h1 id="title"><span>Relay Module</span></h1></body>`;
     expect(run(html, { name: 'string' }, 'https://www.amazon.com/dp/B0057OC5O8').json).toEqual({ name: 'Relay Module' });
     expect(run('<title>Wool Scarf | Knitters</title>', { title: 'string' }, 'https://knitters.example/p/1').json).toEqual({ title: 'Wool Scarf' });
+    // A heading that is the site's logo (its words one link home) names the site, not the page.
+    const logo = '<title>Conversations with a Cryptid | Archive of Our Own</title><h1 class="heading"><a href="/"><span>Archive of Our Own</span> <sup>beta</sup></a></h1><h2>Chapter 1</h2>';
+    expect(run(logo, { title: 'string' }, 'https://archiveofourown.org/works/1').json).toEqual({ title: 'Conversations with a Cryptid' });
   });
   it('reads a name as the page shows it: no hidden prefix, no heading from a hidden pop-over', () => {
     const ebay = '<div itemscope itemtype="https://schema.org/Product"><h1 itemprop="name"><span class="g-hdn">Details about </span>BMW X1 sDrive</h1></div>';

@@ -1,6 +1,6 @@
 /** The page's own headings: the first `<h1>` names the page's subject; `<title>` is a weaker echo. */
 import type { Document, Element } from '../../document/dom.js';
-import { absoluteUrl, collapse, elements, textOf } from '../../document/dom.js';
+import { absoluteUrl, collapse, elements, findFirst, textOf } from '../../document/dom.js';
 import { isHiddenInPage, visibleTextOf } from '../../document/visibility.js';
 import type { Candidate } from '../candidate.js';
 
@@ -13,7 +13,7 @@ export function documentCandidates(doc: Document, baseUrl: string, out: Candidat
   for (const el of elements(doc)) {
     order++;
     if (el.name === 'title' && title === undefined) title = collapse(textOf(el));
-    else if (el.name === 'h1' && h1 === undefined && !isUiHeading(el) && !isHiddenInPage(el)) {
+    else if (el.name === 'h1' && h1 === undefined && !isUiHeading(el) && !isHiddenInPage(el) && !isLogoHeading(el, baseUrl)) {
       h1 = collapse(visibleTextOf(el));
       if (h1.length < 3 || h1.length > 300) h1 = undefined;
       else for (const name of ['name', 'title', 'headline']) out.push({ path: [name], value: h1, kind: 'dom', source: 'css:h1', confidence: 0.7, el });
@@ -85,6 +85,20 @@ export function trimSiteName(title: string, url: string, siteName?: string): str
   if (to - from >= 2 && isSite(letters(parts[from]))) from += 2;
   const kept = parts.slice(from, to + 1).join('').trim();
   return kept.length >= 3 ? kept : title;
+}
+
+/** A heading that is the site's logo: its words are one link to the home page. */
+function isLogoHeading(el: Element, baseUrl: string): boolean {
+  const link = findFirst(el, (n) => n.name === 'a');
+  if (!link) return false;
+  let home = false;
+  try {
+    const u = new URL(link.attribs.href ?? '', baseUrl);
+    home = u.pathname === '/' && !u.search && u.origin === new URL(baseUrl).origin;
+  } catch {
+    return false;
+  }
+  return home && collapse(textOf(link)) === collapse(textOf(el));
 }
 
 export function withoutSiteName(title: string, url: string): string {
