@@ -3,6 +3,7 @@
  * a meta tag, a key in embedded app state, an element whose class says "price", a
  * "Label: value" pair. Collectors produce them; the matcher picks per schema field.
  */
+import { decodeHTMLStrict } from 'entities';
 import type { Element } from '../document/dom.js';
 
 export type SourceKind = 'json-ld' | 'microdata' | 'rdfa' | 'meta' | 'app-state' | 'dom' | 'label' | 'text' | 'url';
@@ -45,3 +46,8 @@ export const norm = (s: string) =>
     .toLowerCase()
     .replace(/^https?:\/\/schema\.org\//, '')
     .replace(/[^\p{L}\p{N}]/gu, '');
+
+const LEFT_ENTITY = /&(?:#\d+|#x[\da-f]+|[a-z][a-z\d]*);/i;
+
+/** Text with the HTML entities a template escaped twice decoded (`Black &amp; Silver`, `&#x1F62D;`). */
+export const decodeLeftEntities = (s: string) => (LEFT_ENTITY.test(s) ? decodeHTMLStrict(s) : s);

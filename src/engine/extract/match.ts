@@ -376,9 +376,9 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       if (TITLE_FIELDS.has(v) && ctx.pageUrl && isSiteName(s, ctx.pageUrl)) return 0.1;
       // An element holding a menu ("Shop Our Sites" with links to sister shops) names no brand.
       if (!structured && SHORT_TEXT_FIELDS.has(v) && c.el && holdsMenu(c.el)) return 0;
-      // Short names in menus and boxes of other items (a brand list, a related product's
-      // colour) belong to something else: none beats a wrong one, as for prices.
-      if (!structured && inSideBox(c.el, ctx)) return SHORT_TEXT_FIELDS.has(v) ? 0 : 0.4;
+      // Text in menus and boxes of other items (a brand list, a related product's colour, a
+      // navigation link's label) belongs to something else: none beats a wrong one, as for prices.
+      if (!structured && inSideBox(c.el, ctx)) return 0;
       // Short named things (brand, colour, model) from page text must be short.
       if (!structured && SHORT_TEXT_FIELDS.has(v) && (s.length > 60 || s.split(/\s+/).length > 6)) return 0.2;
       // A link or heading that says "Brands" / "All brands" names the field, not a value.

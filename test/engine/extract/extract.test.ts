@@ -455,4 +455,11 @@ describe('articles', () => {
     expect(run(html, { author: 'string' }).json).toEqual({ author: 'Mike Conley' });
     expect(run('<h1>Post</h1><span class="article-author">Nicolas Perriault —</span>', { author: 'string' }).json).toEqual({ author: 'Nicolas Perriault' });
   });
+
+  it('takes no description from a navigation link and decodes entities a template escaped twice', () => {
+    const nav = `<div id="p-navigation" class="portal"><ul><li id="n-mainpage-description"><a href="/wiki/Main_Page">Main page</a></li></ul></div><h1>Mozilla</h1><p>Mozilla is a free-software community.</p>`;
+    expect(run(nav, { description: 'string' }).json).toEqual({ description: null });
+    expect(run('<meta name="description" content="Tears &amp;#x1F62D; &amp;amp; laughter">', { description: 'string' }).json).toEqual({ description: 'Tears 😭 & laughter' });
+  });
 });
+

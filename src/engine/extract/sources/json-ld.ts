@@ -2,15 +2,12 @@
  * JSON-LD: every `<script type="application/ld+json">`, `@graph` flattened, nested values
  * (offers, aggregateRating, brand) kept under their path, entities numbered in order.
  */
-import { decodeHTMLStrict } from 'entities';
 import type { Document } from '../../document/dom.js';
 import { elements, scriptText } from '../../document/dom.js';
-import { norm, type Candidate } from '../candidate.js';
+import { decodeLeftEntities, norm, type Candidate } from '../candidate.js';
 import { trimSiteName } from './document.js';
 
 const MAX_NODES = 20_000;
-
-const ENTITY = /&(?:#\d+|#x[\da-f]+|[a-z][a-z\d]*);/i;
 /** `url`: the page's, to recognise its site's name at the end of a name. */
 export function jsonLdCandidates(doc: Document, url: string, out: Candidate[]): void {
   let entityIndex = 0;
@@ -60,7 +57,7 @@ export function jsonLdCandidates(doc: Document, url: string, out: Candidate[]): 
 
   function push(path: string[], raw: unknown, entity: string | undefined, idx: number, item?: string) {
     // Markup written into the JSON by an HTML template: "Black &amp; Silver", "Elo&iacute;sa".
-    let value = typeof raw === 'string' && ENTITY.test(raw) ? decodeHTMLStrict(raw) : raw;
+    let value = typeof raw === 'string' ? decodeLeftEntities(raw) : raw;
     // "… - Buy Cheese Slicer … Product on Alibaba.com": the site's SEO tail is not the name.
     if (typeof value === 'string' && path.length === 1 && (path[0] === 'name' || path[0] === 'headline')) value = trimSiteName(value, url);
     out.push({ path, value, kind: 'json-ld', source: `json-ld:${path.join('.')}`, entity, entityIndex: idx, confidence: 1, item });

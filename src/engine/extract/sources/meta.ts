@@ -4,7 +4,7 @@
  */
 import type { Document } from '../../document/dom.js';
 import { elements } from '../../document/dom.js';
-import { norm, type Candidate } from '../candidate.js';
+import { decodeLeftEntities, norm, type Candidate } from '../candidate.js';
 import { trimSiteName } from './document.js';
 
 const TITLES = new Set(['title', 'name', 'headline']);
@@ -26,7 +26,7 @@ export function metaCandidates(doc: Document, url: string, out: Candidate[]): vo
     if (path.length > 1 && (path[path.length - 1] === 'amount' || path[path.length - 1] === 'content')) path = path.slice(0, -1);
     // <meta name="title"> repeats the document title (site name and all): below the h1.
     const confidence = vocab === 'twitter' ? 0.7 : vocab === 'meta' && path[0] === 'title' ? 0.5 : 0.85;
-    const candidate: Candidate = { path, value: content.trim(), kind: 'meta', source: `meta:${key}`, entity: vocab, confidence };
+    const candidate: Candidate = { path, value: decodeLeftEntities(content.trim()), kind: 'meta', source: `meta:${key}`, entity: vocab, confidence };
     if (path.length === 1 && path[0] === 'sitename') siteName ??= content.trim();
     if (path.length === 1 && TITLES.has(path[0])) titles.push(candidate);
     out.push(candidate);
