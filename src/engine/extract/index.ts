@@ -119,6 +119,23 @@ export function extractFromDocument(doc: Document, input: ExtractInput): Extract
   return { json, sources };
 }
 
+/**
+ * A byline of several people (JSON-LD `"author": [{…}, {…}]`) as one string field: every
+ * author of that list, in order ("Stella Kim, Jennifer Jett"), not only the first.
+ */
+function coAuthors(pick: Candidate, value: string, candidates: Candidate[]): string {
+  const list = /^(.*)\[\d+\]$/.exec(pick.item ?? '')?.[1];
+  if (pick.kind !== 'json-ld' || !list) return value;
+  const names: string[] = [];
+  for (const c of candidates) {
+    if (c.kind !== pick.kind || c.source !== pick.source || c.entityIndex !== pick.entityIndex || typeof c.value !== 'string') continue;
+    if (/^(.*)\[\d+\]$/.exec(c.item ?? '')?.[1] !== list) continue;
+    const name = c.value.replace(/\s+/g, ' ').trim();
+    if (name && !names.includes(name)) names.push(name);
+  }
+  return names.length > 1 && names.length <= 10 ? names.join(', ') : value;
+}
+
 class Filler {
   constructor(
     readonly doc: Document,
@@ -174,6 +191,7 @@ class Filler {
       if (!p) return null;
       picks.set(field, p.candidate);
       this.sources[path] = p.source;
+      if (type === 'string' && typeof p.value === 'string' && vocabularyFor(field).names.has('author')) return coAuthors(p.candidate, p.value, candidates);
       return p.value;
     }
     if (Array.isArray(type)) {

@@ -117,8 +117,11 @@ export function vocabularyFor(field: string): FieldVocabulary {
   if (hit) return hit;
   const names = new Map<string, number>([[key, 1]]);
   const stripped = key.replace(/^(?:is|has|product|item|page|article|main)(?=[a-z]{3,})/, '');
-  const entry = V[key] ?? V[stripped];
+  // A plural names a list of what the singular names: authors, tags, categories.
+  const singular = key.length > 4 ? key.replace(/ies$/, 'y').replace(/(?<!s)s$/, '') : key;
+  const entry = V[key] ?? V[stripped] ?? V[singular];
   if (stripped !== key) names.set(stripped, 0.9);
+  if (singular !== key && !names.has(singular)) names.set(singular, 0.95);
   // Candidate names are normalised (NFD, accents dropped: Hangul becomes jamo), so the
   // vocabulary's are too.
   for (const n of (entry?.names ?? []).map(norm)) if (!names.has(n)) names.set(n, 0.9);

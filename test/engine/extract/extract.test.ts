@@ -433,6 +433,11 @@ describe('articles', () => {
     expect(run(blogger, { published_at: 'string' }).json).toEqual({ published_at: '2016-05-08T00:55:00-07:00' });
   });
 
+  it('names every author of a JSON-LD byline list in a string field, and lists them in an array field', () => {
+    const html = '<script type="application/ld+json">{"@type":"NewsArticle","headline":"Martial law","author":[{"@type":"Person","name":"Stella Kim"},{"@type":"Person","name":"Jennifer Jett"}]}</script>';
+    expect(run(html, { author: 'string', authors: ['string'] }).json).toEqual({ author: 'Stella Kim, Jennifer Jett', authors: ['Stella Kim', 'Jennifer Jett'] });
+  });
+
   it('reads JSON-LD wrapped in CDATA', () => {
     const html = `<script type="application/ld+json"><![CDATA[
       {"@context":"http://schema.org","@type":"NewsArticle","headline":"Samantha and the Lie","datePublished":"2015-10-15T02:19:15.607Z","author":{"@type":"Person","name":"John Welch"}}
