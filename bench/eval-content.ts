@@ -80,6 +80,8 @@ if (!only) {
     const n = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
     // Dates: the same instant (Readability keeps the page's spelling; we answer ISO 8601).
     if (field === 'published_at') return Date.parse(a) === Date.parse(b) || n(a).slice(0, 10) === n(b).slice(0, 10);
+    // Readability keeps a byline's "By "; we answer the name.
+    if (field === 'author') return n(a).replace(/^(?:posted by|written by|by|par|von)\s+/, '') === n(b).replace(/^(?:posted by|written by|by|par|von)\s+/, '');
     return n(a) === n(b);
   };
   const tally: Record<string, { agree: number; both: number; onlyTruth: number; onlyOurs: number }> = {};

@@ -372,6 +372,8 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       if (/^\s*(?:https?:\/\/|www\.)\S+\s*$/i.test(s)) return 0;
       // Scripts' enum values and variable names ("EXPANDED", "cvAuthor") are no person's name.
       if (v === AUTHOR_VOCAB && (c.kind === 'app-state' || c.source.startsWith('script:')) && /^\s*(?:[a-z]+[A-Z]\w*|[A-Z_]{3,})\s*$/.test(s)) return 0;
+      // "Last Updated: January 7, 2025" is a date line, not a byline.
+      if (v === AUTHOR_VOCAB && /^\s*(?:last\s+)?(?:updated|published|posted|modified)\b(?!\s+by\b)/i.test(s)) return 0;
       // The site's own name ("eHow" in a logo's itemprop) is no page's title.
       if (TITLE_FIELDS.has(v) && ctx.pageUrl && isSiteName(s, ctx.pageUrl)) return 0.1;
       // An element holding a menu ("Shop Our Sites" with links to sister shops) names no brand.
@@ -451,6 +453,7 @@ export function coerceFor(c: Candidate, field: string, type: ScalarType, pageUrl
   if (v.role === 'identifier' && type === 'string') return String(raw).trim().replace(/(?<=[\p{L}\p{N}])[.,;:]+$/u, '');
   const value = coerce(raw, type);
   if (typeof value === 'string' && v === BRAND_VOCAB && c.kind !== 'json-ld') return cleanBrand(value);
+  if (typeof value === 'string' && v === AUTHOR_VOCAB) return cleanByline(value);
   // "Nicolas Perriault —": a separator the page put after a byline is not part of it.
   if (typeof value === 'string' && v.role === 'text' && c.kind === 'dom') return value.replace(/\s+[—–\-|·•,:]+$/u, '') || value;
   return value;
@@ -468,6 +471,33 @@ export function cleanBrand(s: string): string | undefined {
     .replace(/^by\s+/i, '')
     .trim();
   return t || undefined;
+}
+
+/** Words of a byline that are not the name: "By", a job title, a date, "1 day ago". */
+const BYLINE_LEAD = /^(?:(?:posted|written|words|text|story|reported|report|photos?)\s+)?(?:by|von|par|por|di|door|av|af|autor|autora|texto?|текст|автор)\s*[:：]?\s+(?=\S)/iu;
+const BYLINE_TAIL = [
+  /\s+[|·•—–]\s+.*$/u,
+  /\s+(?:published|updated|posted|last updated)\b.*$/i,
+  /,?\s+\d+\s+(?:min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?|years?)\s+ago$/i,
+  /,?\s+(?:on\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+\d{4}\b.*$/i,
+  // "TOM KRISHER, AP Auto Writer": the role after the comma…
+  /,\s+[^,]*\b(?:writer|editor|correspondent|reporter|columnist|contributor|staff|bureau)\b.*$/i,
+  // …or right after the name ("Meg James Staff Writer", "… LAWLESS Associated Press").
+  /\s+(?:(?:staff|senior|chief|contributing|special|associate|assistant|business|political|politics|national|international|world|metro|local|city|investigative|breaking|digital|video|photo|features?|sports?|science|tech|technology|health|medical|auto|legal|economics|finance|markets|money|energy|climate|environment|education|culture|arts|music|film|games|gaming|entertainment|travel|food|style|fashion|opinion|weather|managing|deputy|executive|news)\s+){0,2}(?:writer|editor|correspondent|reporter|columnist|contributor)s?$/i,
+  /\s+(?:the\s+)?(?:associated press|reuters|afp|bloomberg)$/i,
+];
+
+/** The name(s) in a byline: "By TOM KRISHER, AP Auto Writer" → "TOM KRISHER". */
+export function cleanByline(s: string): string {
+  let t = s.replace(/\s+/g, ' ').trim().replace(BYLINE_LEAD, '');
+  for (const re of BYLINE_TAIL) {
+    // "The Associated Press" is the byline itself: a tail needs a name left before it.
+    const cut = t.replace(re, '');
+    if (cut !== t && /\p{L}{2}/u.test(cut) && !/^(?:the|by|and)$/i.test(cut.trim())) t = cut;
+  }
+  // "Nicolas Perriault —": a separator the page put after the name.
+  t = t.replace(/\s+[—–\-|·•,:]+$/u, '').trim();
+  return t.length >= 2 ? t : s.trim();
 }
 
 /** The best candidate for one scalar field, or undefined. */

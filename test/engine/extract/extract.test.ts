@@ -466,5 +466,18 @@ describe('articles', () => {
     expect(run(nav, { description: 'string' }).json).toEqual({ description: null });
     expect(run('<meta name="description" content="Tears &amp;#x1F62D; &amp;amp; laughter">', { description: 'string' }).json).toEqual({ description: 'Tears 😭 & laughter' });
   });
+
+  it('answers the names of a byline without "By", job titles, wire credits or dates', () => {
+    const cases: [string, string][] = [
+      ['<div class="byline">By TOM KRISHER, AP Auto Writer</div>', 'TOM KRISHER'],
+      ['<div class="article-authors"><span>By </span><a href="/people/meg-james"><span>Meg James</span></a><span class="title">Staff Writer </span></div>', 'Meg James'],
+      ['<div class="story-byline"><div>By DANICA KIRKA and JILL LAWLESS</div><div>Associated Press</div></div>', 'DANICA KIRKA and JILL LAWLESS'],
+      ['<div class="author-text">by Tom Rogan | November 18, 2019 12:26 PM</div>', 'Tom Rogan'],
+      ['<div class="author-info">Suzanne Gamboa 1 day ago</div>', 'Suzanne Gamboa'],
+      ['<span class="byline">Posted by Michael David Smith on November 19, 2019</span>', 'Michael David Smith'],
+      ['<span class="author">The Associated Press</span>', 'The Associated Press'],
+    ];
+    for (const [byline, name] of cases) expect(run(`<h1>Story</h1>${byline}<p>Text of the story.</p>`, { author: 'string' }).json, byline).toEqual({ author: name });
+  });
 });
 

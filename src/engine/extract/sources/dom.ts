@@ -36,15 +36,31 @@ function descendantCount(el: Element, cap: number): number {
  * "$229<span class=cents>99</span>" is $229.99 and "173<sup>34</sup> Lei" 173.34 Lei, where
  * plain text would say 22999 and 17334. Other text is returned as it is.
  */
+const BLOCKS = new Set(['div', 'p', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'br', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'section', 'article', 'header', 'footer', 'aside', 'table', 'tr', 'td', 'th', 'address', 'figure', 'figcaption', 'blockquote']);
+/** A space standing for a block's edge (a text node of its own, so the cents rule skips it). */
+const BLOCK_GAP = { type: 'text', data: ' ', parent: null } as unknown as AnyNode;
+
 export function shownText(el: Element): string {
   const parts: { data: string; parent: unknown }[] = [];
   const stack: AnyNode[] = [...el.children].reverse();
   while (stack.length) {
     const n = stack.pop()!;
     if (n.type === 'text') parts.push({ data: (n as unknown as { data: string }).data, parent: n.parent });
-    else if (n.type === 'tag') for (let i = (n as Element).children.length - 1; i >= 0; i--) stack.push((n as Element).children[i]);
+    else if (n.type === 'tag') {
+      // Blocks are lines apart: "Meg James" and "Staff Writer" in two divs are two words.
+      const block = BLOCKS.has((n as Element).name);
+      if (block) stack.push(BLOCK_GAP);
+      for (let i = (n as Element).children.length - 1; i >= 0; i--) stack.push((n as Element).children[i]);
+      if (block) stack.push(BLOCK_GAP);
+    }
   }
-  const text = parts.map((p) => p.data).join('');
+  // Words of neighbouring elements that the page sets apart by style alone ("<span>Meg
+  // James</span><span>Staff Writer</span>") run together as "JamesStaff": part them.
+  let text = parts.length ? parts[0].data : '';
+  for (let i = 1; i < parts.length; i++) {
+    const gap = parts[i].parent !== parts[i - 1].parent && /\p{Ll}$/u.test(parts[i - 1].data) && /^\p{Lu}/u.test(parts[i].data);
+    text += gap ? ` ${parts[i].data}` : parts[i].data;
+  }
   if (parts.length < 2 || !/\d/.test(text)) return text;
   for (let i = 1; i < parts.length; i++) {
     if (!/^\s*\d{2}\s*$/.test(parts[i].data)) continue;
