@@ -15,7 +15,7 @@ import { UNAVAILABLE_STATE, formerPriceValues, isSideName, markedDownPrices, pic
 import type { CompiledSchema, ScalarType, SchemaNode, SchemaObject } from './schema.js';
 import { appStateCandidates } from './sources/app-state.js';
 import { domNameCandidates } from './sources/dom.js';
-import { documentCandidates } from './sources/document.js';
+import { documentCandidates, trimSiteName } from './sources/document.js';
 import { jsonLdCandidates } from './sources/json-ld.js';
 import { descriptionCandidates, labelCandidates, textLineCandidates } from './sources/labels.js';
 import { metaCandidates } from './sources/meta.js';
@@ -58,9 +58,10 @@ function scalarFields(schema: SchemaObject): { name: string; type: ScalarType }[
 
 export function collectCandidates(doc: Document, input: ExtractInput): Candidate[] {
   const out: Candidate[] = [];
-  jsonLdCandidates(doc, input.url, out);
+  jsonLdCandidates(doc, out);
   microdataCandidates(doc, out);
-  metaCandidates(doc, input.url, out);
+  metaCandidates(doc, out);
+  withoutSiteNames(out, input.url);
   const wanted = wantedNames(input.schema.schema);
   appStateCandidates(doc, out, wanted);
   domNameCandidates(doc, wanted, out);
@@ -70,6 +71,22 @@ export function collectCandidates(doc: Document, input: ExtractInput): Candidate
   if (input.text) textLineCandidates(input.text, out);
   urlCandidates(input.url, input.html, out);
   return out;
+}
+
+const TITLE_PATHS = new Set(['title', 'name', 'headline']);
+
+/**
+ * Shared and structured titles often end with the site's name ("… - Walmart.com", "… - Los
+ * Angeles Times", "… Product on Alibaba.com"): not the page's subject. The site is named by
+ * its host, og:site_name or the JSON-LD publisher.
+ */
+function withoutSiteNames(candidates: Candidate[], url: string): void {
+  const siteName = candidates.find((c) => c.kind === 'meta' && c.path.length === 1 && c.path[0] === 'sitename')?.value
+    ?? candidates.find((c) => c.kind === 'json-ld' && c.path.join('.') === 'publisher.name')?.value;
+  for (const c of candidates) {
+    if (c.path.length !== 1 || !TITLE_PATHS.has(c.path[0]) || typeof c.value !== 'string') continue;
+    if (c.kind === 'json-ld' || c.kind === 'meta' || c.kind === 'microdata') c.value = trimSiteName(c.value, url, typeof siteName === 'string' ? siteName : undefined);
+  }
 }
 
 /** Extraction with `schema` for the document pipeline: on a worker (the schema goes as data) or here. */

@@ -5,11 +5,9 @@
 import type { Document } from '../../document/dom.js';
 import { elements, scriptText } from '../../document/dom.js';
 import { decodeLeftEntities, norm, type Candidate } from '../candidate.js';
-import { trimSiteName } from './document.js';
 
 const MAX_NODES = 20_000;
-/** `url`: the page's, to recognise its site's name at the end of a name. */
-export function jsonLdCandidates(doc: Document, url: string, out: Candidate[]): void {
+export function jsonLdCandidates(doc: Document, out: Candidate[]): void {
   let entityIndex = 0;
   let budget = MAX_NODES;
   for (const el of elements(doc)) {
@@ -57,9 +55,7 @@ export function jsonLdCandidates(doc: Document, url: string, out: Candidate[]): 
 
   function push(path: string[], raw: unknown, entity: string | undefined, idx: number, item?: string) {
     // Markup written into the JSON by an HTML template: "Black &amp; Silver", "Elo&iacute;sa".
-    let value = typeof raw === 'string' ? decodeLeftEntities(raw) : raw;
-    // "… - Buy Cheese Slicer … Product on Alibaba.com": the site's SEO tail is not the name.
-    if (typeof value === 'string' && path.length === 1 && (path[0] === 'name' || path[0] === 'headline')) value = trimSiteName(value, url);
+    const value = typeof raw === 'string' ? decodeLeftEntities(raw) : raw;
     out.push({ path, value, kind: 'json-ld', source: `json-ld:${path.join('.')}`, entity, entityIndex: idx, confidence: 1, item });
   }
 }

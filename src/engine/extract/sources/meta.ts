@@ -5,14 +5,8 @@
 import type { Document } from '../../document/dom.js';
 import { elements } from '../../document/dom.js';
 import { decodeLeftEntities, norm, type Candidate } from '../candidate.js';
-import { trimSiteName } from './document.js';
 
-const TITLES = new Set(['title', 'name', 'headline']);
-
-/** `url`: the page's, to recognise its site's name in shared titles. */
-export function metaCandidates(doc: Document, url: string, out: Candidate[]): void {
-  const titles: Candidate[] = [];
-  let siteName: string | undefined;
+export function metaCandidates(doc: Document, out: Candidate[]): void {
   for (const el of elements(doc)) {
     if (el.name !== 'meta' || el.attribs.itemprop !== undefined) continue;
     const key = el.attribs.property ?? el.attribs.name;
@@ -26,11 +20,6 @@ export function metaCandidates(doc: Document, url: string, out: Candidate[]): vo
     if (path.length > 1 && (path[path.length - 1] === 'amount' || path[path.length - 1] === 'content')) path = path.slice(0, -1);
     // <meta name="title"> repeats the document title (site name and all): below the h1.
     const confidence = vocab === 'twitter' ? 0.7 : vocab === 'meta' && path[0] === 'title' ? 0.5 : 0.85;
-    const candidate: Candidate = { path, value: decodeLeftEntities(content.trim()), kind: 'meta', source: `meta:${key}`, entity: vocab, confidence };
-    if (path.length === 1 && path[0] === 'sitename') siteName ??= content.trim();
-    if (path.length === 1 && TITLES.has(path[0])) titles.push(candidate);
-    out.push(candidate);
+    out.push({ path, value: decodeLeftEntities(content.trim()), kind: 'meta', source: `meta:${key}`, entity: vocab, confidence });
   }
-  // Shared titles often end with the site's name ("… - Walmart.com"): not the page's subject.
-  for (const c of titles) c.value = trimSiteName(c.value as string, url, siteName);
 }
