@@ -21,6 +21,8 @@ const SIDE_ENTITIES = new Set([
   'videoobject', 'comment', 'entrypoint', 'readaction', 'contactpoint', 'postaladdress', 'twitter',
   // A blog's own name and its sidebar are the site's, not the post's.
   'blog', 'wpsidebar', 'wpadblock',
+  // A list's own name titles a widget ("Popular articles"); its items are read as arrays.
+  'itemlist',
 ]);
 /** Words in class names for amounts that are not a price at all (shipping, instalments, savings). */
 const OTHER_AMOUNT =

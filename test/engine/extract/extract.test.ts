@@ -450,6 +450,9 @@ describe('articles', () => {
       <article itemscope itemtype="http://schema.org/BlogPosting"><h2><a itemprop="name" href="/code/2013/covered/">Get Your Code Covered</a></h2></article>
       <aside itemscope itemtype="http://schema.org/WPSideBar"><span itemprop="name">Marion</span></aside></body>`;
     expect(run(html, { title: 'string' }, 'https://www.ehow.com/how_2.html').json).toEqual({ title: 'Get Your Code Covered' });
+    const widget = `<meta property="og:title" content="A Fantastic Shop of Toys"><article><h2>A Fantastic Shop of Toys</h2></article>
+      <div itemscope itemtype="http://schema.org/ItemList"><h3 itemprop="name">Popular articles</h3><meta itemprop="itemListOrder" content="Descending"></div>`;
+    expect(run(widget, { title: 'string' }).json).toEqual({ title: 'A Fantastic Shop of Toys' });
   });
 
   it('reads the byline link, not a profile URL, a script constant or a commenter', () => {
