@@ -74,8 +74,8 @@ if (!only) {
   // the same corpus's expected-metadata.json: agreement where both answer, and who answers.
   const { extractFromDocument } = await import('../src/engine/extract/index.js');
   const { compileSchema } = await import('../src/engine/extract/schema.js');
-  const schema = compileSchema({ title: 'string', author: 'string', published_at: 'string', site_name: 'string' });
-  const expectedKey: Record<string, string> = { title: 'title', author: 'byline', published_at: 'publishedTime', site_name: 'siteName' };
+  const schema = compileSchema({ title: 'string', author: 'string', published_at: 'string', site_name: 'string', description: 'string' });
+  const expectedKey: Record<string, string> = { title: 'title', author: 'byline', published_at: 'publishedTime', site_name: 'siteName', description: 'excerpt' };
   const same = (field: string, a: string, b: string) => {
     const n = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
     // Dates: the same instant (Readability keeps the page's spelling; we answer ISO 8601).

@@ -482,5 +482,12 @@ describe('articles', () => {
     ];
     for (const [byline, name] of cases) expect(run(`<h1>Story</h1>${byline}<p>Text of the story.</p>`, { author: 'string' }).json, byline).toEqual({ author: name });
   });
+
+  it('summarises with the first real paragraph after the headline when the page gives no description', () => {
+    const html = `<header><p>Menu and a short tagline</p></header><h1>Evolve</h1><p class="note">Short note.</p>
+      <p>Once you have mastered the art of mutable history in a single repository, you might want to move up to the next level.</p><p>Second paragraph of the guide, which is no summary.</p>`;
+    expect(run(html, { description: 'string' }).json).toEqual({ description: 'Once you have mastered the art of mutable history in a single repository, you might want to move up to the next level.' });
+    expect(run(`<meta name="description" content="The guide to evolve.">${html}`, { description: 'string' }).json).toEqual({ description: 'The guide to evolve.' });
+  });
 });
 

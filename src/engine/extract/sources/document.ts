@@ -9,6 +9,7 @@ export function documentCandidates(doc: Document, baseUrl: string, out: Candidat
   let h1: string | undefined;
   let canonical: string | undefined;
   let byline: string | undefined;
+  let lead: string | undefined;
   let order = 0;
   for (const el of elements(doc)) {
     order++;
@@ -21,6 +22,13 @@ export function documentCandidates(doc: Document, baseUrl: string, out: Candidat
       // The post's byline link: `<a rel="author" href="/author/…">Mike Conley</a>`.
       byline = collapse(visibleTextOf(el));
       if (byline.length >= 2 && byline.length <= 100) out.push({ path: ['author'], value: byline, kind: 'dom', source: 'html:a[rel=author]', order, confidence: 0.75, el });
+    } else if (el.name === 'p' && h1 !== undefined && lead === undefined) {
+      // The first real paragraph after the headline: a summary when the page gives none.
+      const text = collapse(visibleTextOf(el));
+      if (text.length >= 80 && !isHiddenInPage(el)) {
+        lead = text.length > 1000 ? `${text.slice(0, 1000).replace(/\s+\S*$/, '')}…` : text;
+        out.push({ path: ['description'], value: lead, kind: 'dom', source: 'html:p', order, confidence: 0.3, el });
+      }
     } else if (el.name === 'link' && !canonical && /(?:^|\s)canonical(?:\s|$)/i.test(el.attribs.rel ?? '')) {
       canonical = absoluteUrl(el.attribs.href, baseUrl);
     }
