@@ -217,6 +217,31 @@ try {
       }
     }),
   );
+  // The fourth: the markdown of the same pages (POST /v1/scrape, main content) shows the
+  // item's price as the ground truth gives it — product pages read as products, not only
+  // their description block.
+  let shown = 0;
+  let priced = 0;
+  let nextPage = 0;
+  await Promise.all(
+    Array.from({ length: 6 }, async () => {
+      while (nextPage < all.length) {
+        const c = all[nextPage++];
+        const price = c.truth.price?.[0];
+        if (!price) continue;
+        priced++;
+        const res = await fetch('http://127.0.0.1:3931/v1/scrape', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+          body: JSON.stringify({ url: c.url, formats: ['markdown'] }),
+        });
+        const body = await res.json();
+        const digits = String(Math.floor(Number(price)));
+        if (res.ok && String(body.markdown ?? '').replace(/[.,\s\u00a0\u202f']/g, '').includes(digits)) shown++;
+      }
+    }),
+  );
+  console.log(`also: scrape markdown (main content) shows the ground-truth price on ${shown}/${priced} pages`);
   const f1 = (t: Tally) => (2 * t.tp) / (2 * t.tp + t.fp + t.fn || 1);
   console.log(`also, schema {gtin, mpn}: gtin F1 ${f1(codes.gtin).toFixed(3)} (support ${codes.gtin.support}), mpn F1 ${f1(codes.mpn).toFixed(3)} (support ${codes.mpn.support}; the annotators left most pages' mpn blank)`);
 } finally {

@@ -7,7 +7,7 @@ import render from 'dom-serializer';
 import type { Document, ParentNode } from './dom.js';
 import { absoluteUrl, baseUrlOf, elements, parseHtml } from './dom.js';
 import { extractLinks } from './links.js';
-import { selectMainContent } from './main-content.js';
+import { isProductPage, selectMainContent } from './main-content.js';
 import { toMarkdown } from './markdown.js';
 import { extractMetadata, type PageMetadata } from './metadata.js';
 
@@ -43,7 +43,8 @@ export function processHtml(source: string, options: DocumentOptions): DocumentR
   if (options.links) result.links = extractLinks(doc, baseUrl);
   options.onDocument?.(doc, baseUrl);
   if (options.markdown === false && !options.html) return result;
-  const main = selectMainContent(doc, { onlyMainContent: options.onlyMainContent ?? true, title: metadata.title });
+  const onlyMainContent = options.onlyMainContent ?? true;
+  const main = selectMainContent(doc, { onlyMainContent, title: metadata.title, product: onlyMainContent && isProductPage(doc) });
   if (options.markdown !== false) result.markdown = toMarkdown(main, { baseUrl });
   if (options.html) result.html = cleanHtml(main, baseUrl);
   return result;

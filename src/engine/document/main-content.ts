@@ -8,9 +8,9 @@
  *  4. prune link-heavy and empty leftovers inside it, and polish (polish.ts).
  */
 import type { AnyNode, Document, Element, ParentNode } from './dom.js';
-import { hasImage, isElement, isTextNode, removeNode } from './dom.js';
+import { elements as elementsOf, findFirst as findFirstIn, hasImage, isElement, isTextNode, removeNode, textOf } from './dom.js';
 import { isTexScript } from './markdown.js';
-import { cutAfterRelatedHeading, dropCaptions, polishContent } from './polish.js';
+import { COOKIE_NOTICE, cutAfterRelatedHeading, dropCaptions, polishContent } from './polish.js';
 import { isHidden } from './visibility.js';
 
 const NEVER_CONTENT = new Set([
@@ -24,7 +24,7 @@ const NEGATIVE = new RegExp(
   [
     'cookie', 'consent', 'gdpr', 'banner', 'advert', 'adslot', 'ad-slot', 'ad-container', 'adsense', 'dfp', 'sponsor',
     'promo', 'social', 'share', 'sharing', 'newsletter', 'subscribe', 'signup', 'sign-up', 'related', 'recommend',
-    'popular', 'trending', 'most-read', 'mostread', 'comment', 'disqus', 'breadcrumb', 'sidebar', 'side-bar', 'widget',
+    'popular', 'trending', 'most-read', 'mostread', 'comment', 'disqus', 'breadcrumb', 'sidebar', 'side-bar', '(?:^|[\\s_-])widget',
     'outbrain', 'taboola', 'modal', 'popup', 'overlay', 'paywall', 'footer', 'masthead', 'skip', 'toolbar',
     'pagination', 'pager', 'byline', 'author-info', 'author-bio', 'tags', 'tag-list', 'taglist', 'read-more', 'readmore',
     'more-stories', 'next-article', 'prev-next', 'print', 'rating', 'follow', 'nav', 'menu', 'header-', 'top-bar',
@@ -42,6 +42,25 @@ export interface MainContentOptions {
   onlyMainContent: boolean;
   /** The page title: a headline repeating it is dropped from the content. */
   title?: string | null;
+  /**
+   * The page sells one item (see isProductPage): its content is the item's heading, price
+   * and details together, not only the longest description block.
+   */
+  product?: boolean;
+}
+
+/** Whether the page's markup describes one product (JSON-LD or microdata Product, og:type product). */
+export function isProductPage(doc: Document): boolean {
+  for (const el of elementsOf(doc)) {
+    const a = el.attribs;
+    if (el.name === 'meta' && /^og:type$/i.test(a.property ?? '') && /product/i.test(a.content ?? '')) return true;
+    if (a.itemtype && /schema\.org\/Product$/i.test(a.itemtype) && a.itemprop === undefined) return true;
+    if (el.name === 'script' && /ld\+json/i.test(a.type ?? '')) {
+      const t = el.children.length === 1 && isTextNode(el.children[0]) ? el.children[0].data : '';
+      if (t.includes('Product') && describesProduct(t)) return true;
+    }
+  }
+  return false;
 }
 
 interface Stats {
@@ -66,15 +85,112 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   const root = bodyOf(doc);
   const stats = new Map<AnyNode, Stats>();
   computeStats(root, stats);
+  // A cookie banner written in full sentences can outscore a page of short product facts
+  // (Amazon's), and chrome is judged around the best block: drop banners first.
+  if (dropCookieBanners(root, stats)) {
+    stats.clear();
+    computeStats(root, stats);
+  }
   stripChrome(root, stats);
   // No sentence anywhere (a link directory, a tiny page): keep all that is not chrome.
   if ((stats.get(root)?.paras ?? 0) === 0) return root;
-  const best = pickBest(root, stats);
+  let best = pickBest(root, stats);
+  if (options.product) best = withHeading(best, root, stats);
   dropCaptions(best);
   cutAfterRelatedHeading(best);
   pruneInside(best, stats);
-  polishContent(best, options.title ?? null);
+  // A product's heading is its name: kept, where an article's repeated headline goes.
+  polishContent(best, options.product ? null : (options.title ?? null));
   return best;
+}
+
+const CONSENT_NAME = /cookie|consent|gdpr|onetrust|cybot|didomi|usercentrics|truste/i;
+
+/** Whether JSON-LD's top-level items (or its @graph's) are a Product — not an article about one. */
+function describesProduct(json: string): boolean {
+  let data: unknown;
+  try {
+    data = JSON.parse(json);
+  } catch {
+    return false;
+  }
+  const items = (Array.isArray(data) ? data : [data]).flatMap((d) => (d && typeof d === 'object' && Array.isArray((d as { '@graph'?: unknown[] })['@graph']) ? (d as { '@graph': unknown[] })['@graph'] : [d]));
+  return items.some((d) => {
+    const type = d && typeof d === 'object' ? (d as { '@type'?: unknown })['@type'] : undefined;
+    return type === 'Product' || (Array.isArray(type) && type.includes('Product'));
+  });
+}
+
+/**
+ * Remove cookie banners: consent dialogs named as such, and for each text that mentions cookies, the nearest element that reads
+ * as a cookie notice (under 1,500 characters) with the wrappers that hold little besides it.
+ * Returns whether any went.
+ */
+function dropCookieBanners(root: ParentNode, stats: Map<AnyNode, Stats>): boolean {
+  const mentions: AnyNode[] = [];
+  const named: Element[] = [];
+  const stack: AnyNode[] = [...root.children];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (isTextNode(n)) {
+      if (n.data.includes('ookie')) mentions.push(n);
+    } else if (isElement(n)) {
+      // Consent dialogs named as such (Cookiebot, OneTrust …), whatever their size: a
+      // cookie declaration's long explanations can outscore the page itself.
+      if (CONSENT_NAME.test(idClass(n))) {
+        named.push(n);
+        continue;
+      }
+      for (const c of n.children) stack.push(c);
+    }
+  }
+  let dropped = false;
+  const holdsHeading = (el: Element) => !!findFirstIn(el, (e) => e.name === 'h1');
+  for (const el of named) {
+    if (holdsHeading(el) || !COOKIE_NOTICE.test(textOf(el))) continue;
+    removeNode(el);
+    dropped = true;
+  }
+  const size = (n: AnyNode) => {
+    const s = stats.get(n);
+    return s ? s.text + s.link : Infinity;
+  };
+  for (const t of mentions) {
+    // The nearest block that reads as a cookie notice, then its wrappers while they add
+    // little else (a heading, the Accept button): never a container of the page's text.
+    let banner: Element | undefined;
+    for (let n = t.parent; n && n !== root && isElement(n as AnyNode); n = n.parent) {
+      if (size(n) >= 1500) break;
+      if (!banner) {
+        if (COOKIE_NOTICE.test(textOf(n))) banner = n as Element;
+      } else if (size(n) <= size(banner) * 1.5) banner = n as Element;
+      else break;
+    }
+    // The page's own heading inside means the notice sits in the page's container (eBay's).
+    if (banner?.parent && !holdsHeading(banner)) {
+      removeNode(banner);
+      dropped = true;
+    }
+  }
+  return dropped;
+}
+
+/**
+ * On a product page the description block alone leaves out the item's name and price,
+ * which sit by its heading: widen to the smallest element holding both the chosen block
+ * and the page's (first) h1.
+ */
+function withHeading(best: ParentNode, root: ParentNode, stats: Map<AnyNode, Stats>): ParentNode {
+  const h1 = findFirstIn(root, (el) => el.name === 'h1');
+  if (!h1) return best;
+  const around = new Set<AnyNode>();
+  for (let n: AnyNode | null = best as AnyNode; n; n = n.parent) around.add(n);
+  let common: AnyNode | null = h1;
+  while (common && !around.has(common)) common = common.parent;
+  if (!common || common === best) return best;
+  // Only when that adds the item's header, not the rest of the page (reviews, listings).
+  const size = (n: AnyNode) => (stats.get(n)?.text ?? 0) + (stats.get(n)?.link ?? 0);
+  return size(common) <= Math.max(3 * size(best as AnyNode), size(best as AnyNode) + 3000) ? (common as ParentNode) : best;
 }
 
 function bodyOf(doc: Document): ParentNode {

@@ -64,7 +64,7 @@ function dropTrailingBoilerplate(blocks: Element[]): void {
   }
 }
 
-const COOKIE_NOTICE = /\b(?:uses?|utiliza|utilise|verwendet|utilizza) (?:of )?cookies\b|\bcookie (?:policy|settings|preferences)\b|\baccept(?:ing)? (?:all )?cookies\b/i;
+export const COOKIE_NOTICE = /\b(?:uses?|utiliza|utilise|verwendet|utilizza) (?:of )?cookies\b|\bcookie (?:policy|settings|preferences)\b|\baccept(?:ing)? (?:all )?cookies\b/i;
 
 /** Cookie consent text that a theme placed inside the article container. */
 function dropCookieNotices(blocks: Element[]): void {

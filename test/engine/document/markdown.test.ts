@@ -1,6 +1,8 @@
 /** Markdown output on pages written for the tests: structure kept, chrome dropped. */
 import { describe, expect, it } from 'vitest';
 import { processHtml } from '../../../src/engine/document/index.js';
+import { parseHtml } from '../../../src/engine/document/dom.js';
+import { isProductPage } from '../../../src/engine/document/main-content.js';
 
 const md = (body: string, opts: { onlyMainContent?: boolean; url?: string } = {}) =>
   processHtml(`<html><head><title>T</title></head><body>${body}</body></html>`, { url: opts.url ?? 'https://example.com/blog/post', onlyMainContent: opts.onlyMainContent ?? false }).markdown;
@@ -68,6 +70,38 @@ describe('markdown conversion', () => {
   it('drops scripts, styles, forms controls and hidden elements', () => {
     const out = md('<p>Visible</p><script>alert(1)</script><style>p{}</style><noscript>ns</noscript><p hidden>h</p><p style="display: none">d</p><button>Click</button><p aria-hidden="true">a</p>');
     expect(out).toBe('Visible');
+  });
+
+  it('keeps a product\'s name and price with its description on a product page', () => {
+    const page = `<script type="application/ld+json">{"@type":"Product","name":"Kettle"}</script>
+      <div class="top"><div class="buybox"><h1>Blue Kettle 1.7 l</h1><span class="price">€39.90</span></div></div>
+      <div class="details"><div class="description"><p>${LONG}</p><p>${LONG}</p></div></div><footer><p>${LONG}</p></footer>`;
+    const out = md(page, { onlyMainContent: true });
+    expect(out).toContain('# Blue Kettle 1.7 l');
+    expect(out).toContain('€39.90');
+    const product = (html: string) => isProductPage(parseHtml(html));
+    expect(product(page)).toBe(true);
+    expect(product('<div itemscope itemtype="https://schema.org/Product"><h1>Kettle</h1></div>')).toBe(true);
+    expect(product('<meta property="og:type" content="og:product">')).toBe(true);
+    expect(product('<script type="application/ld+json">{"@type":"NewsArticle","about":{"@type":"Product"}}</script>')).toBe(false);
+  });
+
+  it('drops consent dialogs named as such, however long, but not a page container that also holds the notice', () => {
+    const dialog = `<div id="CybotCookiebotDialog"><p>We use cookies to personalise content and ads, to provide social media features and to analyse our traffic, as our partners do.</p>${`<p>${LONG} Cookies of this type store preferences.</p>`.repeat(8)}</div>`;
+    const out = md(`${dialog}<article><h1>Lamp</h1><p>${LONG}</p><p>${LONG}</p></article>`, { onlyMainContent: true });
+    expect(out).toContain('counted as real reading text');
+    expect(out).not.toMatch(/cookies/i);
+    const shell = md(`<div id="Body"><h1>BMW X1 sDrive</h1>By clicking Accept, you agree to the use of cookies and other technologies to process your data.</div>`, { onlyMainContent: true });
+    expect(shell).toContain('BMW X1 sDrive');
+  });
+
+  it('never takes a cookie banner written in full sentences for the content of a page of short facts', () => {
+    const banner = `<div id="sp-cc"><div class="sp-cc-text">Select your cookie preferences. We use cookies and similar tools to enhance your shopping experience, to provide our services, understand how customers use our services so we can make improvements, and display ads. Approved third parties also use these tools in connection with our display of ads.</div></div>`;
+    const facts = `<div id="dp" class="celwidget"><h1>Tefal 5 Piece Pots and Pans Set</h1><ul><li>Non-stick coating</li><li>Thermo-Signal heat indicator</li><li>Dishwasher safe</li></ul><span class="price">£39.99</span></div>`;
+    const out = md(`${banner}${facts}`, { onlyMainContent: true });
+    expect(out).toContain('Thermo-Signal heat indicator');
+    expect(out).toContain('£39.99');
+    expect(out).not.toMatch(/cookie/i);
   });
 
   it('drops boxes shown only on hover (tooltips, person cards), keeping the words they hang on', () => {

@@ -48,4 +48,16 @@ describe.skipIf(!present)('real pages', () => {
     const walls = files.filter((f) => detectBotWall(200, readHtml(f)));
     expect(walls).toEqual([]);
   });
+
+  it('keeps product pages\' own words: the item\'s heading, no cookie notice, Amazon\'s sections', () => {
+    const amazon = join(ROOT, 'marketplace/amazon_uk/zyte-peb-27021c0c0aea00d0/page.html');
+    const walmart = join(ROOT, 'marketplace/walmart_us/bot-y-goplusplus/page.html');
+    if (!existsSync(amazon) || !existsSync(walmart)) return;
+    const a = processHtml(readHtml(amazon), { url: 'https://www.amazon.co.uk/dp/B07QL7Y5D1' }).markdown ?? '';
+    expect(a.length).toBeGreaterThan(2000);
+    expect(a).not.toMatch(/cookie preferences/i);
+    const w = processHtml(readHtml(walmart), { url: 'https://www.walmart.com/ip/1203950273' }).markdown ?? '';
+    expect(w).toContain('# Pokémon GO Plus +');
+  });
 });
+
