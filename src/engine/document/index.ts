@@ -44,7 +44,9 @@ export function processHtml(source: string, options: DocumentOptions): DocumentR
   options.onDocument?.(doc, baseUrl);
   if (options.markdown === false && !options.html) return result;
   const onlyMainContent = options.onlyMainContent ?? true;
-  const main = selectMainContent(doc, { onlyMainContent, title: metadata.title, product: onlyMainContent && isProductPage(doc) });
+  // (A page that never says "product" is none: the walk over its elements is skipped.)
+  const product = onlyMainContent && source.includes('roduct') && isProductPage(doc);
+  const main = selectMainContent(doc, { onlyMainContent, title: metadata.title, product });
   if (options.markdown !== false) result.markdown = toMarkdown(main, { baseUrl });
   if (options.html) result.html = cleanHtml(main, baseUrl);
   return result;

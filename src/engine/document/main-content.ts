@@ -84,10 +84,11 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   if (!options.onlyMainContent) return bodyOf(doc);
   const root = bodyOf(doc);
   const stats = new Map<AnyNode, Stats>();
-  computeStats(root, stats);
+  const mentions: AnyNode[] = [];
+  computeStats(root, stats, mentions);
   // A cookie banner written in full sentences can outscore a page of short product facts
   // (Amazon's), and chrome is judged around the best block: drop banners first.
-  if (dropCookieBanners(root, stats)) {
+  if (dropCookieBanners(root, stats, mentions)) {
     stats.clear();
     computeStats(root, stats);
   }
@@ -126,23 +127,20 @@ function describesProduct(json: string): boolean {
  * as a cookie notice (under 1,500 characters) with the wrappers that hold little besides it.
  * Returns whether any went.
  */
-function dropCookieBanners(root: ParentNode, stats: Map<AnyNode, Stats>): boolean {
-  const mentions: AnyNode[] = [];
+/** `mentions`: the text nodes that contain "ookie" (gathered while scoring). */
+function dropCookieBanners(root: ParentNode, stats: Map<AnyNode, Stats>, mentions: AnyNode[]): boolean {
+  // Most pages never mention cookies: nothing more to look at.
+  if (!mentions.length) return false;
+  // Consent dialogs named as such (Cookiebot, OneTrust …), whatever their size: a cookie
+  // declaration's long explanations can outscore the page itself.
   const named: Element[] = [];
   const stack: AnyNode[] = [...root.children];
   while (stack.length) {
     const n = stack.pop()!;
-    if (isTextNode(n)) {
-      if (n.data.includes('ookie')) mentions.push(n);
-    } else if (isElement(n)) {
-      // Consent dialogs named as such (Cookiebot, OneTrust …), whatever their size: a
-      // cookie declaration's long explanations can outscore the page itself.
-      if (CONSENT_NAME.test(idClass(n))) {
-        named.push(n);
-        continue;
-      }
-      for (const c of n.children) stack.push(c);
-    }
+    if (!isElement(n)) continue;
+    const a = n.attribs;
+    if ((a.id || a.class) && CONSENT_NAME.test(idClass(n))) named.push(n);
+    else for (const c of n.children) stack.push(c);
   }
   let dropped = false;
   const holdsHeading = (el: Element) => !!findFirstIn(el, (e) => e.name === 'h1');
@@ -291,7 +289,7 @@ const BLOCKS = new Set([
  * Post-order pass. Text is gathered into the nearest block; a block's own inline text is
  * judged once (sentence or fragment, link share) and its verdict flows up to every ancestor.
  */
-function computeStats(root: ParentNode, stats: Map<AnyNode, Stats>): Stats {
+function computeStats(root: ParentNode, stats: Map<AnyNode, Stats>, mentions?: AnyNode[]): Stats {
   type Frame = { node: ParentNode; i: number; s: Stats; ownText: number; ownLink: number; ownRaw: string };
   const mk = (node: ParentNode): Frame => ({ node, i: 0, s: { text: 0, link: 0, score: 0, paras: 0 }, ownText: 0, ownLink: 0, ownRaw: '' });
   const frames: Frame[] = [mk(root)];
@@ -304,6 +302,7 @@ function computeStats(root: ParentNode, stats: Map<AnyNode, Stats>): Stats {
       const c = f.node.children[f.i++];
       if (isTextNode(c)) {
         const t = c.data;
+        if (mentions && t.includes('ookie')) mentions.push(c);
         const len = collapsedLength(t);
         if (len) {
           const bf = blockFrames[blockFrames.length - 1];
