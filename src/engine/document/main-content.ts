@@ -29,6 +29,8 @@ const NEGATIVE = new RegExp(
     'pagination', 'pager', 'byline', 'author-info', 'author-bio', 'tags', 'tag-list', 'taglist', 'read-more', 'readmore',
     'more-stories', 'next-article', 'prev-next', 'print', 'rating', 'follow', 'nav', 'menu', 'header-', 'top-bar',
     'utility', 'login', 'teaser', 'card-list', 'inline-ad', 'native-ad', 'gallery', 'slideshow', 'carousel',
+    // Wikis' "[edit]" links beside each heading.
+    'editsection', 'edit-section',
   ].join('|'),
   'i',
 );
@@ -486,7 +488,11 @@ function pruneInside(root: ParentNode, stats: Map<AnyNode, Stats>): void {
       const hasMedia = n.name === 'figure' || hasImage(n);
       // A sentence may be mostly one long link; only a paragraph of bare links is a link list.
       const textBlock = n.name === 'p' || n.name === 'blockquote' || /^h[1-6]$/.test(n.name);
-      const linkList = textBlock ? s.link > 0 && s.text < 25 && s.paras === 0 : density > 0.5 && total > 0 && s.paras === 0;
+      // A heading is a teaser link when the link is most of it; "History [edit]" is a heading.
+      const heading = /^h[1-6]$/.test(n.name);
+      const linkList = textBlock
+        ? s.link > 0 && s.text < 25 && s.paras === 0 && (!heading || s.link >= s.text)
+        : density > 0.5 && total > 0 && s.paras === 0;
       const fragmentBox = CONTAINERS.has(n.name) && s.score < 0 && s.paras === 0 && !hasMedia;
       if (linkList || fragmentBox) {
         doomed.push(n);

@@ -72,6 +72,15 @@ describe('markdown conversion', () => {
     expect(out).toBe('Visible');
   });
 
+  it('keeps wiki headings and drops their [edit] links', () => {
+    const h2 = '<h2><span class="mw-headline" id="History">History</span><span class="mw-editsection"><span class="mw-editsection-bracket">[</span><a href="/w/index.php?action=edit&amp;section=1">edit</a><span class="mw-editsection-bracket">]</span></span></h2>';
+    const out = md(`<div id="content"><h1>Mozilla</h1><div id="bodyContent"><p>${LONG}</p>${h2}<p>${LONG}</p><h3><a href="/other">Another story</a></h3><p>${LONG}</p></div></div>`, { onlyMainContent: true });
+    expect(out).toContain('## History\n');
+    expect(out).not.toContain('edit');
+    // A heading that is all link (a teaser of another page) still goes.
+    expect(out).not.toContain('Another story');
+  });
+
   it('keeps a product\'s name and price with its description on a product page', () => {
     const page = `<script type="application/ld+json">{"@type":"Product","name":"Kettle"}</script>
       <div class="top"><div class="buybox"><h1>Blue Kettle 1.7 l</h1><span class="price">€39.90</span></div></div>
