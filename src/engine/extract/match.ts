@@ -358,7 +358,9 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       return 1;
     }
     case 'currency':
-      return normaliseCurrency(String(c.value)) ? 1 : 0;
+      if (!normaliseCurrency(String(c.value))) return 0;
+      // A currency picker in the page header or menu is the site's setting, not the item's price.
+      return !structured && inSideBox(c.el, ctx) ? 0 : 1;
     case 'date': {
       // Only text that holds a whole date answers ("28" or "12:55 AM" do not).
       if (type === 'string' && normaliseDate(Array.isArray(c.value) ? c.value[0] : c.value) === undefined) return 0;

@@ -157,6 +157,11 @@ describe('candidate sources', () => {
     expect(own.json).toEqual({ price: 2150 });
   });
 
+  it('takes no currency from the header\'s currency picker when the item shows no price', () => {
+    const html = '<header id="navbar"><span class="icp-currency-symbol">€</span><span class="currency">EUR</span></header><h1>Out of print book</h1><p>Currently unavailable.</p>';
+    expect(run(html, { price: 'number', currency: 'string' }).json).toEqual({ price: null, currency: null });
+  });
+
   it('reads a bare dollar sign in the currency of the shop\'s country', () => {
     const html = `<h1>Tent</h1><div class="price">$229.00</div>`;
     const schema = { price: 'number', currency: 'string' };
