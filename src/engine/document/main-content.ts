@@ -210,10 +210,19 @@ function isChromeTag(el: Element): boolean {
 /** Elements whose class names can mark page chrome; custom elements (mjx-container) cannot. */
 const NAMED_CHROME_HOSTS = new Set(['div', 'section', 'aside', 'ul', 'ol', 'nav', 'header', 'footer', 'form', 'table', 'figure', 'p', 'span', 'a', 'li', 'dl', 'center', 'iframe']);
 
+/**
+ * An element's designer-given names. An id of four words or more is a heading's anchor
+ * ("sharing-with-a-single-developer" on a docs page about sharing), not a role.
+ */
+function chromeNames(el: Element): string {
+  const id = el.attribs.id ?? '';
+  return `${id.split(/[-_]/).length >= 4 ? '' : id} ${el.attribs.class ?? ''}`;
+}
+
 function isChrome(el: Element): boolean {
   if (isChromeTag(el)) return true;
   if (!NAMED_CHROME_HOSTS.has(el.name)) return false;
-  const names = idClass(el);
+  const names = chromeNames(el);
   if (names.length < 2) return false;
   if (ARTICLE_BODY.test(names)) return false;
   return NEGATIVE.test(names) && !POSITIVE.test(names);

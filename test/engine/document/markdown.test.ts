@@ -72,6 +72,14 @@ describe('markdown conversion', () => {
     expect(out).toBe('Visible');
   });
 
+  it('reads a long id as a heading\'s anchor, not a role: a docs section on sharing is no share bar', () => {
+    const section = (id: string, title: string) => `<div class="section" id="${id}"><h2>${title}</h2><p>${LONG}</p><p>${LONG}</p></div>`;
+    const out = md(`<div class="body"><h1>Evolve</h1><p>${LONG}</p>${section('sharing-with-a-single-developer', 'Sharing with a single developer')}${section('publishing-and-non-publishing-repositories', 'Publishing repositories')}</div><div id="share-bar"><p>${LONG}</p><a href="/x">Share</a></div>`, { onlyMainContent: true });
+    expect(out).toContain('## Sharing with a single developer');
+    expect(out).toContain('## Publishing repositories');
+    expect(out.match(/counted as real reading text/g)?.length).toBe(5);
+  });
+
   it('keeps wiki headings and drops their [edit] links', () => {
     const h2 = '<h2><span class="mw-headline" id="History">History</span><span class="mw-editsection"><span class="mw-editsection-bracket">[</span><a href="/w/index.php?action=edit&amp;section=1">edit</a><span class="mw-editsection-bracket">]</span></span></h2>';
     const out = md(`<div id="content"><h1>Mozilla</h1><div id="bodyContent"><p>${LONG}</p>${h2}<p>${LONG}</p><h3><a href="/other">Another story</a></h3><p>${LONG}</p></div></div>`, { onlyMainContent: true });
