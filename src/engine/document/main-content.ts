@@ -9,6 +9,7 @@
  */
 import type { AnyNode, Document, Element, ParentNode } from './dom.js';
 import { elements as elementsOf, findFirst as findFirstIn, hasImage, isElement, isTextNode, removeNode, textOf } from './dom.js';
+import { flattenGraph, parseLenient } from './json-ld.js';
 import { isTexScript } from './markdown.js';
 import { COOKIE_NOTICE, cutAfterRelatedHeading, dropCaptions, polishContent } from './polish.js';
 import { isHidden } from './visibility.js';
@@ -86,11 +87,11 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   if (!options.onlyMainContent) return bodyOf(doc);
   const root = bodyOf(doc);
   const stats = new Map<AnyNode, Stats>();
-  const mentions: AnyNode[] = [];
-  computeStats(root, stats, mentions);
-  // A cookie banner written in full sentences can outscore a page of short product facts
-  // (Amazon's), and chrome is judged around the best block: drop banners first.
-  if (dropCookieBanners(root, stats, mentions)) {
+  const seen = { cookies: false };
+  computeStats(root, stats, seen);
+  // A consent dialog's long explanations can outscore the page itself, and chrome is judged
+  // around the best block: such dialogs go first (only on pages whose text mentions cookies).
+  if (seen.cookies && dropConsentDialogs(root)) {
     stats.clear();
     computeStats(root, stats);
   }
@@ -98,10 +99,12 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   // No sentence anywhere (a link directory, a tiny page): keep all that is not chrome.
   if ((stats.get(root)?.paras ?? 0) === 0) return root;
   let best = pickBest(root, stats);
-  if (options.product) best = withHeading(best, root, stats);
+  // A product's heading is its name: the content reaches it, and pruning spares its box.
+  const heading = options.product ? findFirstIn(root, (el) => el.name === 'h1') : undefined;
+  if (heading) best = withHeading(best, heading, stats);
   dropCaptions(best);
   cutAfterRelatedHeading(best);
-  pruneInside(best, stats);
+  pruneInside(best, stats, heading);
   // A product's heading is its name: kept, where an article's repeated headline goes.
   polishContent(best, options.product ? null : (options.title ?? null));
   return best;
@@ -109,32 +112,20 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
 
 const CONSENT_NAME = /cookie|consent|gdpr|onetrust|cybot|didomi|usercentrics|truste/i;
 
-/** Whether JSON-LD's top-level items (or its @graph's) are a Product — not an article about one. */
+/** Whether a JSON-LD script's own items (top level or `@graph`) are a Product — not an article about one. */
 function describesProduct(json: string): boolean {
-  let data: unknown;
-  try {
-    data = JSON.parse(json);
-  } catch {
-    return false;
-  }
-  const items = (Array.isArray(data) ? data : [data]).flatMap((d) => (d && typeof d === 'object' && Array.isArray((d as { '@graph'?: unknown[] })['@graph']) ? (d as { '@graph': unknown[] })['@graph'] : [d]));
-  return items.some((d) => {
+  return flattenGraph(parseLenient(json)).some((d) => {
     const type = d && typeof d === 'object' ? (d as { '@type'?: unknown })['@type'] : undefined;
-    return type === 'Product' || (Array.isArray(type) && type.includes('Product'));
+    return (Array.isArray(type) ? type : [type]).some((t) => typeof t === 'string' && /^(?:https?:\/\/schema\.org\/)?Product$/i.test(t));
   });
 }
 
 /**
- * Remove cookie banners: consent dialogs named as such, and for each text that mentions cookies, the nearest element that reads
- * as a cookie notice (under 1,500 characters) with the wrappers that hold little besides it.
- * Returns whether any went.
+ * Remove consent dialogs named as such (Cookiebot, OneTrust, a "cookie-bar" …) whose text
+ * reads as a cookie notice — never one holding the page's h1 (a wrapper named for the
+ * banner it shows). Returns whether any went.
  */
-/** `mentions`: the text nodes that contain "ookie" (gathered while scoring). */
-function dropCookieBanners(root: ParentNode, stats: Map<AnyNode, Stats>, mentions: AnyNode[]): boolean {
-  // Most pages never mention cookies: nothing more to look at.
-  if (!mentions.length) return false;
-  // Consent dialogs named as such (Cookiebot, OneTrust …), whatever their size: a cookie
-  // declaration's long explanations can outscore the page itself.
+function dropConsentDialogs(root: ParentNode): boolean {
   const named: Element[] = [];
   const stack: AnyNode[] = [...root.children];
   while (stack.length) {
@@ -145,32 +136,10 @@ function dropCookieBanners(root: ParentNode, stats: Map<AnyNode, Stats>, mention
     else for (const c of n.children) stack.push(c);
   }
   let dropped = false;
-  const holdsHeading = (el: Element) => !!findFirstIn(el, (e) => e.name === 'h1');
   for (const el of named) {
-    if (holdsHeading(el) || !COOKIE_NOTICE.test(textOf(el))) continue;
+    if (findFirstIn(el, (e) => e.name === 'h1') || !COOKIE_NOTICE.test(textOf(el))) continue;
     removeNode(el);
     dropped = true;
-  }
-  const size = (n: AnyNode) => {
-    const s = stats.get(n);
-    return s ? s.text + s.link : Infinity;
-  };
-  for (const t of mentions) {
-    // The nearest block that reads as a cookie notice, then its wrappers while they add
-    // little else (a heading, the Accept button): never a container of the page's text.
-    let banner: Element | undefined;
-    for (let n = t.parent; n && n !== root && isElement(n as AnyNode); n = n.parent) {
-      if (size(n) >= 1500) break;
-      if (!banner) {
-        if (COOKIE_NOTICE.test(textOf(n))) banner = n as Element;
-      } else if (size(n) <= size(banner) * 1.5) banner = n as Element;
-      else break;
-    }
-    // The page's own heading inside means the notice sits in the page's container (eBay's).
-    if (banner?.parent && !holdsHeading(banner)) {
-      removeNode(banner);
-      dropped = true;
-    }
   }
   return dropped;
 }
@@ -180,9 +149,7 @@ function dropCookieBanners(root: ParentNode, stats: Map<AnyNode, Stats>, mention
  * which sit by its heading: widen to the smallest element holding both the chosen block
  * and the page's (first) h1.
  */
-function withHeading(best: ParentNode, root: ParentNode, stats: Map<AnyNode, Stats>): ParentNode {
-  const h1 = findFirstIn(root, (el) => el.name === 'h1');
-  if (!h1) return best;
+function withHeading(best: ParentNode, h1: Element, stats: Map<AnyNode, Stats>): ParentNode {
   const around = new Set<AnyNode>();
   for (let n: AnyNode | null = best as AnyNode; n; n = n.parent) around.add(n);
   let common: AnyNode | null = h1;
@@ -300,7 +267,8 @@ const BLOCKS = new Set([
  * Post-order pass. Text is gathered into the nearest block; a block's own inline text is
  * judged once (sentence or fragment, link share) and its verdict flows up to every ancestor.
  */
-function computeStats(root: ParentNode, stats: Map<AnyNode, Stats>, mentions?: AnyNode[]): Stats {
+/** `seen.cookies` is set when some text mentions cookies. */
+function computeStats(root: ParentNode, stats: Map<AnyNode, Stats>, seen?: { cookies: boolean }): Stats {
   type Frame = { node: ParentNode; i: number; s: Stats; ownText: number; ownLink: number; ownRaw: string };
   const mk = (node: ParentNode): Frame => ({ node, i: 0, s: { text: 0, link: 0, score: 0, paras: 0 }, ownText: 0, ownLink: 0, ownRaw: '' });
   const frames: Frame[] = [mk(root)];
@@ -313,7 +281,7 @@ function computeStats(root: ParentNode, stats: Map<AnyNode, Stats>, mentions?: A
       const c = f.node.children[f.i++];
       if (isTextNode(c)) {
         const t = c.data;
-        if (mentions && t.includes('ookie')) mentions.push(c);
+        if (seen && !seen.cookies && t.includes('ookie')) seen.cookies = true;
         const len = collapsedLength(t);
         if (len) {
           const bf = blockFrames[blockFrames.length - 1];
@@ -482,7 +450,10 @@ function findMarkedBody(best: ParentNode, stats: Map<AnyNode, Stats>): ParentNod
 }
 
 /** Remove link lists and scored-negative leftovers inside the article. */
-function pruneInside(root: ParentNode, stats: Map<AnyNode, Stats>): void {
+/** `keep`: an element whose boxes stay whatever their score (a product's heading and its buy box). */
+function pruneInside(root: ParentNode, stats: Map<AnyNode, Stats>, keep?: Element): void {
+  const spared = new Set<AnyNode>();
+  for (let n: AnyNode | null | undefined = keep; n; n = n.parent) spared.add(n);
   const doomed: Element[] = [];
   const stack: AnyNode[] = [...root.children];
   while (stack.length) {
@@ -503,7 +474,7 @@ function pruneInside(root: ParentNode, stats: Map<AnyNode, Stats>): void {
         ? s.link > 0 && s.text < 25 && s.paras === 0 && (!heading || s.link >= s.text)
         : density > 0.5 && total > 0 && s.paras === 0;
       const fragmentBox = CONTAINERS.has(n.name) && s.score < 0 && s.paras === 0 && !hasMedia;
-      if (linkList || fragmentBox) {
+      if ((linkList || fragmentBox) && !spared.has(n)) {
         doomed.push(n);
         continue;
       }

@@ -11,7 +11,7 @@ import type { Candidate } from './candidate.js';
 import { SOLD_OUT, coerceBoolean } from './coerce.js';
 import { currencyFromText } from './currency.js';
 import { itemCandidates, repeatedElements, structuredGroups } from './items.js';
-import { UNAVAILABLE_STATE, formerPriceValues, isSideName, markedDownPrices, pickList, pickScalar, primaryEntity, startingPriceValues, type MatchContext } from './match.js';
+import { UNAVAILABLE_STATE, formerPriceValues, isAuthorField, isSideName, markedDownPrices, pickList, pickScalar, primaryEntity, startingPriceValues, type MatchContext } from './match.js';
 import type { CompiledSchema, ScalarType, SchemaNode, SchemaObject } from './schema.js';
 import { appStateCandidates } from './sources/app-state.js';
 import { domNameCandidates } from './sources/dom.js';
@@ -208,7 +208,7 @@ class Filler {
       if (!p) return null;
       picks.set(field, p.candidate);
       this.sources[path] = p.source;
-      if (type === 'string' && typeof p.value === 'string' && vocabularyFor(field).names.has('author')) return coAuthors(p.candidate, p.value, candidates);
+      if (type === 'string' && typeof p.value === 'string' && isAuthorField(vocabularyFor(field))) return coAuthors(p.candidate, p.value, candidates);
       return p.value;
     }
     if (Array.isArray(type)) {

@@ -102,7 +102,6 @@ export function isGtin(s: string): boolean {
   return (10 - (sum % 10)) % 10 === check;
 }
 
-const AUTHOR_VOCAB = vocabularyFor('author');
 const TITLE_FIELDS = new Set(['title', 'name', 'headline'].map((f) => vocabularyFor(f)));
 const SHORT_TEXT_FIELDS = new Set(['brand', 'color', 'model', 'condition', 'seller'].map((f) => vocabularyFor(f)));
 const ID_SHAPE = /^(?=.*[0-9])[A-Za-z0-9][A-Za-z0-9._\-/#]{1,63}$|^[A-Z0-9]{6,40}$/;
@@ -375,9 +374,9 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       // A link is no name, title or author (article:author is often a profile URL).
       if (/^\s*(?:https?:\/\/|www\.)\S+\s*$/i.test(s)) return 0;
       // Scripts' enum values and variable names ("EXPANDED", "cvAuthor") are no person's name.
-      if (v === AUTHOR_VOCAB && (c.kind === 'app-state' || c.source.startsWith('script:')) && /^\s*(?:[a-z]+[A-Z]\w*|[A-Z_]{3,})\s*$/.test(s)) return 0;
+      if (isAuthorField(v) && (c.kind === 'app-state' || c.source.startsWith('script:')) && /^\s*(?:[a-z]+[A-Z]\w*|[A-Z_]{3,})\s*$/.test(s)) return 0;
       // "Last Updated: January 7, 2025" is a date line, not a byline.
-      if (v === AUTHOR_VOCAB && /^\s*(?:last\s+)?(?:updated|published|posted|modified)\b(?!\s+by\b)/i.test(s)) return 0;
+      if (isAuthorField(v) && /^\s*(?:last\s+)?(?:updated|published|posted|modified)\b(?!\s+by\b)/i.test(s)) return 0;
       // The site's own name ("eHow" in a logo's itemprop) is no page's title.
       if (TITLE_FIELDS.has(v) && ctx.pageUrl && isSiteName(s, ctx.pageUrl)) return 0.1;
       // An element holding a menu ("Shop Our Sites" with links to sister shops) names no brand.
@@ -457,9 +456,9 @@ export function coerceFor(c: Candidate, field: string, type: ScalarType, pageUrl
   if (v.role === 'identifier' && type === 'string') return String(raw).trim().replace(/(?<=[\p{L}\p{N}])[.,;:]+$/u, '');
   const value = coerce(raw, type);
   if (typeof value === 'string' && v === BRAND_VOCAB && c.kind !== 'json-ld') return cleanBrand(value);
-  if (typeof value === 'string' && v === AUTHOR_VOCAB) return cleanByline(value);
-  // "Nicolas Perriault —": a separator the page put after a byline is not part of it.
-  if (typeof value === 'string' && v.role === 'text' && c.kind === 'dom') return value.replace(/\s+[—–\-|·•,:]+$/u, '') || value;
+  if (typeof value === 'string' && isAuthorField(v)) return cleanByline(value);
+  // "Acme Kettle —": a separator the page put after a name is not part of it.
+  if (typeof value === 'string' && v.role === 'text' && c.kind === 'dom') return value.replace(TRAILING_SEPARATOR, '') || value;
   return value;
 }
 
@@ -476,6 +475,12 @@ export function cleanBrand(s: string): string | undefined {
     .trim();
   return t || undefined;
 }
+
+/** Fields that hold a byline: author and the names schemas give it (authors, byline, author_name). */
+export const isAuthorField = (v: FieldVocabulary) => v.names.has('author');
+
+/** A separator a page puts after a name ("Nicolas Perriault —"). */
+const TRAILING_SEPARATOR = /\s+[—–\-|·•,:]+$/u;
 
 /** Words of a byline that are not the name: "By", a job title, a date, "1 day ago". */
 const BYLINE_LEAD = /^(?:(?:posted|written|words|text|story|reported|report|photos?)\s+)?(?:by|von|par|por|di|door|av|af|autor|autora|texto?|текст|автор)\s*[:：]?\s+(?=\S)/iu;
@@ -499,8 +504,7 @@ export function cleanByline(s: string): string {
     const cut = t.replace(re, '');
     if (cut !== t && /\p{L}{2}/u.test(cut) && !/^(?:the|by|and)$/i.test(cut.trim())) t = cut;
   }
-  // "Nicolas Perriault —": a separator the page put after the name.
-  t = t.replace(/\s+[—–\-|·•,:]+$/u, '').trim();
+  t = t.replace(TRAILING_SEPARATOR, '').trim();
   return t.length >= 2 ? t : s.trim();
 }
 

@@ -467,6 +467,11 @@ describe('articles', () => {
       <section id="comments"><ol class="comment-list"><li class="comment"><cite class="author fn">Alan Goodale</cite> said…</li></ol></section></body>`;
     expect(run(html, { author: 'string' }).json).toEqual({ author: 'Mike Conley' });
     expect(run('<h1>Post</h1><span class="article-author">Nicolas Perriault —</span>', { author: 'string' }).json).toEqual({ author: 'Nicolas Perriault' });
+    // Each on its own, with no byline to outscore it:
+    expect(run('<script>var page = {"author": "cvAuthor"};</script><h1>Story</h1><p>Text.</p>', { author: 'string' }).json).toEqual({ author: null });
+    expect(run('<script>dataLayer.push({"author": "EXPANDED"});</script><h1>Story</h1><p>Text.</p>', { author: 'string' }).json).toEqual({ author: null });
+    const comments = '<h1>Issue 85</h1><p>Text.</p><section id="comments"><ol class="comment-list"><li class="comment"><cite class="author fn">Alan Goodale</cite> said…</li></ol></section>';
+    expect(run(comments, { author: 'string' }).json).toEqual({ author: null });
   });
 
   it('takes no description from a navigation link and decodes entities a template escaped twice', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Bm25, tokens } from '../../../src/engine/search/bm25.js';
 import { parseDuckDuckGo } from '../../../src/engine/search/duckduckgo.js';
 import { plainText, toPassages } from '../../../src/engine/search/passages.js';
+import { stripTags } from '../../../src/engine/search/provider.js';
 
 describe('passages', () => {
   it('strips markdown syntax and link targets so passages read as on the page', () => {
@@ -29,6 +30,12 @@ describe('BM25', () => {
     expect(scores[1]).toBeGreaterThan(scores[2]);
     expect(scores[0]).toBe(0);
     expect(tokens('The Rust and the Borrow-checker')).toEqual(['rust', 'borrow', 'checker']);
+  });
+});
+
+describe('provider text', () => {
+  it('strips tags and decodes every HTML entity providers send (named, decimal, hex)', () => {
+    expect(stripTags('Caf&eacute; <b>guide</b> &#8211; it&#x27;s &quot;fast&quot;&nbsp;&amp; cheap')).toBe('Café guide – it\'s "fast" & cheap');
   });
 });
 

@@ -66,6 +66,13 @@ function siteLabel(url: string): string {
 
 const letters = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
 
+/** Whether a text is the site's own name and nothing else ("eHow" on ehow.com, "Walmart.com"). */
+export function isSiteName(text: string, url: string): boolean {
+  const site = letters(siteLabel(url));
+  const t = letters(text);
+  return site.length >= 3 && t.startsWith(site) && /^(?:com|net|org|co|de|fr|uk|couk|io|shop|store)?$/.test(t.slice(site.length));
+}
+
 /**
  * A shared title without the site's name at its end, the rest kept as written:
  * "Pokémon GO Plus + - Walmart.com" → "Pokémon GO Plus +", "… 660416｜PChome商店街" →
@@ -73,13 +80,6 @@ const letters = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
  * page's og:site_name; a first part only when it is the site's name alone ("Walmart.com |
  * …"), since brands' own sites begin product names with the brand ("Nintendo Switch - …").
  */
-/** Whether a text is the site's own name and nothing else ("eHow" on ehow.com, "Walmart.com"). */
-export function isSiteName(text: string, url: string): boolean {
-  const site = letters(siteLabel(url));
-  const t = letters(text);
-  return site.length >= 3 && (t === site || (t.startsWith(site) && t.length - site.length <= 5 && /^(?:com|net|org|co|de|fr|uk|couk|io|shop|store)?$/.test(t.slice(site.length))));
-}
-
 export function trimSiteName(title: string, url: string, siteName?: string): string {
   const site = letters(siteLabel(url));
   const named = letters(siteName ?? '');

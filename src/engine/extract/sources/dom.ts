@@ -31,15 +31,15 @@ function descendantCount(el: Element, cap: number): number {
   return n;
 }
 
+const BLOCKS = new Set(['div', 'p', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'br', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'section', 'article', 'header', 'footer', 'aside', 'table', 'tr', 'td', 'th', 'address', 'figure', 'figcaption', 'blockquote']);
+/** A space standing for a block's edge (a text node of its own, so the cents rule skips it). */
+const BLOCK_GAP = { type: 'text', data: ' ', parent: null } as unknown as AnyNode;
+
 /**
  * The element's text with cents set apart in an element of their own read as decimals:
  * "$229<span class=cents>99</span>" is $229.99 and "173<sup>34</sup> Lei" 173.34 Lei, where
  * plain text would say 22999 and 17334. Other text is returned as it is.
  */
-const BLOCKS = new Set(['div', 'p', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'br', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'section', 'article', 'header', 'footer', 'aside', 'table', 'tr', 'td', 'th', 'address', 'figure', 'figcaption', 'blockquote']);
-/** A space standing for a block's edge (a text node of its own, so the cents rule skips it). */
-const BLOCK_GAP = { type: 'text', data: ' ', parent: null } as unknown as AnyNode;
-
 export function shownText(el: Element): string {
   const parts: { data: string; parent: unknown }[] = [];
   const stack: AnyNode[] = [...el.children].reverse();

@@ -4,9 +4,11 @@
  */
 import type { Document } from '../../document/dom.js';
 import { elements, scriptText } from '../../document/dom.js';
+import { flattenGraph, parseLenient } from '../../document/json-ld.js';
 import { decodeLeftEntities, norm, type Candidate } from '../candidate.js';
 
 const MAX_NODES = 20_000;
+
 export function jsonLdCandidates(doc: Document, out: Candidate[]): void {
   let entityIndex = 0;
   let budget = MAX_NODES;
@@ -66,29 +68,5 @@ function typeOf(o: unknown): string | undefined {
   return typeof first === 'string' ? norm(first) : undefined;
 }
 
-function flattenGraph(data: unknown): unknown[] {
-  if (Array.isArray(data)) return data.flatMap(flattenGraph);
-  if (data && typeof data === 'object' && Array.isArray((data as Record<string, unknown>)['@graph'])) {
-    return ((data as Record<string, unknown>)['@graph'] as unknown[]).flatMap(flattenGraph);
-  }
-  return [data];
-}
 
 /** JSON-LD in the wild has comments, trailing commas and raw newlines in strings. */
-export function parseLenient(text: string): unknown {
-  // Wrappers from XHTML-era templates: <!-- … -->, <![CDATA[ … ]]>, //-commented lines.
-  const t = text
-    .trim()
-    .replace(/^(?:<!--|<!\[CDATA\[)|(?:-->|\]\]>)$/g, '')
-    .replace(/^\s*\/\/.*$/gm, '')
-    .trim();
-  try {
-    return JSON.parse(t);
-  } catch {
-    try {
-      return JSON.parse(t.replace(/,\s*([}\]])/g, '$1').replace(/[\u0000-\u001f]+/g, ' '));
-    } catch {
-      return undefined;
-    }
-  }
-}
