@@ -5,6 +5,7 @@
  */
 import { parseDocument } from 'htmlparser2';
 import { Text, type AnyNode, type Document, type Element, type ParentNode } from 'domhandler';
+import { FastTokenizer } from './fast-tokenizer.js';
 
 export type { AnyNode, Document, Element, ParentNode };
 
@@ -21,7 +22,7 @@ const CDATA = 'cdata';
 export const MAX_DEPTH = 400;
 
 export function parseHtml(html: string): Document {
-  const doc = parseDocument(html, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+  const doc = parseDocument(html, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, Tokenizer: FastTokenizer });
   limitDepth(doc, MAX_DEPTH);
   return doc;
 }
