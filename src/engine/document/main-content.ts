@@ -50,6 +50,12 @@ export interface MainContentOptions {
    * and details together, not only the longest description block.
    */
   product?: boolean;
+  /**
+   * Filled with the text nodes that hold nothing whitespace collapsing or markdown escaping
+   * would change (single spaces, no syntax characters): scoring reads every text node
+   * anyway, so markdown need not scan these again.
+   */
+  plainText?: Set<AnyNode>;
 }
 
 /** Whether the page's markup describes one product (JSON-LD or microdata Product, og:type product). */
@@ -88,7 +94,7 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   const root = bodyOf(doc);
   const stats = new Map<AnyNode, Stats>();
   const seen = { cookies: false };
-  computeStats(root, stats, seen);
+  computeStats(root, stats, seen, options.plainText);
   // A consent dialog's long explanations can outscore the page itself, and chrome is judged
   // around the best block: such dialogs go first (only on pages whose text mentions cookies).
   if (seen.cookies && dropConsentDialogs(root)) {
@@ -267,8 +273,8 @@ const BLOCKS = new Set([
  * Post-order pass. Text is gathered into the nearest block; a block's own inline text is
  * judged once (sentence or fragment, link share) and its verdict flows up to every ancestor.
  */
-/** `seen.cookies` is set when some text mentions cookies. */
-function computeStats(root: ParentNode, stats: Map<AnyNode, Stats>, seen?: { cookies: boolean }): Stats {
+/** `seen.cookies` is set when some text mentions cookies; `plain` gathers plain text nodes (see MainContentOptions). */
+function computeStats(root: ParentNode, stats: Map<AnyNode, Stats>, seen?: { cookies: boolean }, plain?: Set<AnyNode>): Stats {
   type Frame = { node: ParentNode; i: number; s: Stats; ownText: number; ownLink: number; ownRaw: string };
   const mk = (node: ParentNode): Frame => ({ node, i: 0, s: { text: 0, link: 0, score: 0, paras: 0 }, ownText: 0, ownLink: 0, ownRaw: '' });
   const frames: Frame[] = [mk(root)];
@@ -282,7 +288,11 @@ function computeStats(root: ParentNode, stats: Map<AnyNode, Stats>, seen?: { coo
       if (isTextNode(c)) {
         const t = c.data;
         if (seen && !seen.cookies && t.includes('ookie')) seen.cookies = true;
-        const len = collapsedLength(t);
+        let len: number;
+        if (plain && !PLAIN_TEXT.test(t)) {
+          plain.add(c);
+          len = singleSpacedLength(t);
+        } else len = collapsedLength(t);
         if (len) {
           const bf = blockFrames[blockFrames.length - 1];
           if (linkDepth) bf.ownLink += len;
@@ -363,17 +373,22 @@ function countCommas(s: string): number {
 
 /** Whitespace that collapsing would change: anything but single spaces. */
 const MESSY_SPACE = /[\t\n\v\f\r\u00a0]| {2}/;
+/** …or a character markdown escapes (markdown.ts's NEEDS_WORK, and \v). */
+const PLAIN_TEXT = /[\t\n\v\f\r\\*`_<\u00a0]| {2}/;
+
+/** Length of `s`, known to hold only single spaces, without a space at either end. */
+function singleSpacedLength(s: string): number {
+  let n = s.length;
+  if (n > 0 && s.charCodeAt(0) === 32) n--;
+  if (n > 0 && s.charCodeAt(s.length - 1) === 32) n--;
+  return n;
+}
 
 /** Length of `s` with whitespace runs counted as one and the ends trimmed (no allocation). */
 function collapsedLength(s: string): number {
   // Most text is words and single spaces: one native scan instead of a loop over every
   // character (the loop was half of main-content scoring).
-  if (!MESSY_SPACE.test(s)) {
-    let n = s.length;
-    if (n > 0 && s.charCodeAt(0) === 32) n--;
-    if (n > 0 && s.charCodeAt(s.length - 1) === 32) n--;
-    return n;
-  }
+  if (!MESSY_SPACE.test(s)) return singleSpacedLength(s);
   let n = 0;
   let pendingSpace = false;
   for (let i = 0; i < s.length; i++) {

@@ -13,12 +13,15 @@ import { isHidden } from './visibility.js';
 export interface MarkdownOptions {
   /** URL that relative links and images are resolved against. */
   baseUrl: string;
+  /** Text nodes known to need no collapsing or escaping (main-content scoring found them). */
+  plainText?: ReadonlySet<AnyNode>;
 }
 
 interface Ctx {
   baseUrl: string;
   inTable: boolean;
   inLink: boolean;
+  plain?: ReadonlySet<AnyNode>;
 }
 
 /** Elements never rendered: not content, or not representable as text. */
@@ -41,7 +44,7 @@ const BREAK_RUN = new RegExp(`[ ${BR}]*${BR}[ ${BR}]*`, 'g');
 const EDGE_BREAKS = new RegExp(`^[\\s${BR}]+|[\\s${BR}]+$`, 'g');
 
 export function toMarkdown(root: ParentNode, options: MarkdownOptions): string {
-  const ctx: Ctx = { baseUrl: options.baseUrl, inTable: false, inLink: false };
+  const ctx: Ctx = { baseUrl: options.baseUrl, inTable: false, inLink: false, plain: options.plainText?.size ? options.plainText : undefined };
   const md = renderBlocks(root.children, ctx).join('\n\n');
   return md.replace(/\n{3,}/g, '\n\n').trim();
 }
@@ -66,7 +69,7 @@ function renderBlocks(nodes: readonly AnyNode[], ctx: Ctx): string[] {
   };
   for (const n of nodes) {
     if (isTextNode(n)) {
-      run += textRun(n.data);
+      run += ctx.plain?.has(n) ? n.data : textRun(n.data);
       continue;
     }
     if (!isElement(n) || (SKIP.has(n.name) && !isTexScript(n)) || isHidden(n)) continue;
@@ -283,7 +286,7 @@ function renderInlineChildren(el: Element, ctx: Ctx): string {
 }
 
 function renderInlineNode(n: AnyNode, ctx: Ctx): string {
-  if (isTextNode(n)) return textRun(n.data);
+  if (isTextNode(n)) return ctx.plain?.has(n) ? n.data : textRun(n.data);
   if (!isElement(n) || (SKIP.has(n.name) && !isTexScript(n)) || isHidden(n)) return '';
   return renderInline(n, ctx);
 }
