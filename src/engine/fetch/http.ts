@@ -9,9 +9,9 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { Readable, Transform } from 'node:stream';
-import { Agent, ProxyAgent, buildConnector, request, type Dispatcher } from 'undici';
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip, inflate } from 'node:zlib';
+import { Agent, ProxyAgent, buildConnector, type Dispatcher } from 'undici';
 import type { ResolveOverride } from '../../config.js';
 import { TrawlError, fetchFailed, forbiddenTarget, isTrawlError, timeoutError } from '../../errors.js';
 import { checkAddress } from './address-guard.js';
@@ -143,60 +143,57 @@ export class HttpClient {
   /** Send a request, following redirects; any HTTP status is returned, not thrown. */
   async request(url: string, options: RequestOptions = {}): Promise<HttpResponse> {
     const o = { ...DEFAULT_REQUEST, ...definedOnly(options) };
-    const budget = AbortSignal.timeout(o.timeoutMs);
-    const signal = options.signal ? AbortSignal.any([budget, options.signal]) : budget;
+    // One timer and one listener for the whole request (all hops and the body).
+    const cancel = new Cancel(o.timeoutMs, options.signal);
     const redirects: string[] = [];
     let current = checkUrl(url);
     let method = o.method;
     let body = options.body;
+    const headers = {
+      'user-agent': this.#opts.userAgent,
+      accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+      'accept-language': 'en-US,en;q=0.9',
+      'accept-encoding': 'gzip, deflate, br',
+      ...options.headers,
+    };
     try {
       for (let hop = 0; ; hop++) {
         const dispatcher = this.#dispatcher();
         // Through a proxy the connector is not ours: check the address before sending.
         if (dispatcher !== this.#agent) await this.#target(current.hostname, Number(current.port) || 0);
-        const res = await request(current, {
-          method,
-          body,
-          dispatcher,
-          signal,
-          headers: {
-            'user-agent': this.#opts.userAgent,
-            accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
-            'accept-language': 'en-US,en;q=0.9',
-            'accept-encoding': 'gzip, deflate, br',
-            ...options.headers,
-          },
-        });
+        cancel.check();
+        const res = await exchange(dispatcher, current, method, headers, body, o.maxBytes, cancel);
         const location = res.headers.location;
-        if (res.statusCode >= 300 && res.statusCode < 400 && location && res.statusCode !== 304) {
-          res.body.resume();
+        if (res.status >= 300 && res.status < 400 && location && res.status !== 304) {
           if (hop >= o.maxRedirects) throw fetchFailed(`too many redirects (more than ${o.maxRedirects}) from ${url}`);
-          const next = checkUrl(new URL(String(location), current).href);
+          const next = checkUrl(new URL(location, current).href);
           if (options.followRedirect && !options.followRedirect(next)) {
             throw new TrawlError('fetch_failed', `${current.href} redirects to ${next.href}, which was not followed`, { fields: { redirect: next.href }, retryable: false });
           }
           redirects.push(current.href);
-          if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {
+          if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
             method = 'GET';
             body = undefined;
           }
           current = next;
           continue;
         }
-        const headers = flattenHeaders(res.headers);
-        const decoded = await readBody(res.body, headers['content-encoding'], o.maxBytes, current.href);
-        return { url: current.href, status: res.statusCode, headers, body: decoded, redirects };
+        if (res.body.length > o.maxBytes) throw tooLarge(current.href, o.maxBytes);
+        const decoded = await decodeContent(res.body, res.headers['content-encoding'], o.maxBytes, current.href);
+        return { url: current.href, status: res.status, headers: res.headers, body: decoded, redirects };
       }
     } catch (e) {
-      throw this.#wrap(e, url, budget, o.timeoutMs);
+      throw this.#wrap(e, url, cancel.timedOut, o.timeoutMs);
+    } finally {
+      cancel.done();
     }
   }
 
-  #wrap(e: unknown, url: string, budget: AbortSignal, timeoutMs: number): TrawlError {
+  #wrap(e: unknown, url: string, timedOut: boolean, timeoutMs: number): TrawlError {
     if (isTrawlError(e)) return e;
     const cause = (e as { cause?: unknown })?.cause;
     if (isTrawlError(cause)) return cause;
-    if (budget.aborted) return timeoutError(`${url} did not answer within ${timeoutMs} ms`, e);
+    if (timedOut) return timeoutError(`${url} did not answer within ${timeoutMs} ms`, e);
     const err = e as NodeJS.ErrnoException;
     if (err?.name === 'AbortError') return new TrawlError('fetch_failed', `the request to ${url} was cancelled`, { cause: e });
     const code = err?.code ?? (cause as NodeJS.ErrnoException)?.code;
@@ -231,41 +228,165 @@ export function checkUrl(raw: string): URL {
   return u;
 }
 
-function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
+/**
+ * A request's time budget and the caller's signal, as one cancellation: a single timer and
+ * a single listener per request, where AbortSignal.timeout + AbortSignal.any cost a crawl's
+ * event loop a timer object and a weakly held composite signal per page.
+ */
+class Cancel {
+  timedOut = false;
+  #reason?: Error;
+  #abort?: (reason: Error) => void;
+  readonly #timer: NodeJS.Timeout;
+  readonly #signal?: AbortSignal;
+
+  constructor(timeoutMs: number, signal?: AbortSignal) {
+    this.#timer = setTimeout(() => {
+      this.timedOut = true;
+      this.fire(new Error('timeout'));
+    }, timeoutMs);
+    this.#signal = signal;
+    if (signal?.aborted) this.#reason = abortedError(signal.reason);
+    else if (signal) listenersOf(signal).add(this);
+  }
+
+  /** Throws when the request was already cancelled. */
+  check(): void {
+    if (this.#reason) throw this.#reason;
+  }
+
+  /** While an exchange is under way, cancelling calls `abort`. */
+  bind(abort: ((reason: Error) => void) | undefined): void {
+    this.#abort = abort;
+    if (abort && this.#reason) abort(this.#reason);
+  }
+
+  fire(reason: Error): void {
+    if (this.#reason) return;
+    this.#reason = reason;
+    this.#abort?.(reason);
+  }
+
+  done(): void {
+    clearTimeout(this.#timer);
+    if (this.#signal) listenersOf(this.#signal).delete(this);
+  }
+}
+
+/**
+ * The requests listening to one caller's signal: a crawl's signal is shared by all its
+ * requests in flight, so it gets one listener that fans out rather than one per request.
+ */
+const cancelsBySignal = new WeakMap<AbortSignal, Set<Cancel>>();
+
+function listenersOf(signal: AbortSignal): Set<Cancel> {
+  let set = cancelsBySignal.get(signal);
+  if (!set) {
+    const cancels = (set = new Set());
+    cancelsBySignal.set(signal, cancels);
+    signal.addEventListener('abort', () => {
+      for (const c of cancels) c.fire(abortedError(signal.reason));
+    }, { once: true });
+  }
+  return set;
+}
+
+function abortedError(reason: unknown): Error {
+  if (isTrawlError(reason)) return reason;
+  const e = new Error('This operation was aborted', { cause: reason });
+  e.name = 'AbortError';
+  return e;
+}
+
+const tooLarge = (url: string, maxBytes: number) => fetchFailed(`${url} is larger than the ${Math.round(maxBytes / 1024)} KiB limit`);
+
+interface Exchanged {
+  status: number;
+  headers: Record<string, string>;
+  /** The body as sent (still encoded); a redirect's is not kept. */
+  body: Buffer;
+}
+
+/**
+ * One request/response over undici's dispatcher, read straight into a list of chunks (no
+ * body stream, no async iteration): a crawl's main thread spends its time here. The body is
+ * cut off as soon as it passes `maxBytes` (before decoding too: a compressed body is never
+ * larger than what it decodes to, short of a broken encoder).
+ */
+function exchange(dispatcher: Dispatcher, url: URL, method: string, headers: Record<string, string>, body: string | Buffer | undefined, maxBytes: number, cancel: Cancel): Promise<Exchanged> {
+  return new Promise((resolve, reject) => {
+    let status = 0;
+    let responseHeaders: Record<string, string> = {};
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let keep = true;
+    let abort: ((reason: Error) => void) | undefined;
+    dispatcher.dispatch(
+      { origin: url.origin, path: url.pathname + url.search, method, headers, body },
+      {
+        onConnect(a: (reason: Error) => void) {
+          abort = a;
+          cancel.bind(a);
+        },
+        onHeaders(statusCode: number, raw: Buffer[]) {
+          status = statusCode;
+          responseHeaders = headersOf(raw);
+          // A redirect's body is drained, not kept.
+          keep = !(statusCode >= 300 && statusCode < 400 && responseHeaders.location !== undefined);
+          return true;
+        },
+        onData(chunk: Buffer) {
+          if (!keep) return true;
+          size += chunk.length;
+          if (size > maxBytes) {
+            abort?.(tooLarge(url.href, maxBytes));
+            return false;
+          }
+          chunks.push(chunk);
+          return true;
+        },
+        onComplete() {
+          cancel.bind(undefined);
+          resolve({ status, headers: responseHeaders, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size) });
+        },
+        onError(err: Error) {
+          cancel.bind(undefined);
+          reject(err);
+        },
+      } as unknown as Dispatcher.DispatchHandler,
+    );
+  });
+}
+
+/** Raw header pairs → lower-case names; repeated headers joined with ", " (as a fetch client does). */
+function headersOf(raw: Buffer[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i].toString('latin1').toLowerCase();
+    const value = raw[i + 1].toString('latin1');
+    out[name] = out[name] === undefined ? value : `${out[name]}, ${value}`;
+  }
   return out;
 }
 
-async function readBody(stream: Readable, encoding: string | undefined, maxBytes: number, url: string): Promise<Buffer> {
-  let source: Readable = stream;
+const decompress = {
+  gzip: promisify(gunzip),
+  'x-gzip': promisify(gunzip),
+  deflate: promisify(inflate),
+  br: promisify(brotliDecompress),
+} as const;
+
+/** The body without its Content-Encoding, decoded off the event loop, no larger than `maxBytes`. */
+async function decodeContent(body: Buffer, encoding: string | undefined, maxBytes: number, url: string): Promise<Buffer> {
   const enc = (encoding ?? '').trim().toLowerCase();
-  let decoder: Transform | undefined;
-  if (enc === 'gzip' || enc === 'x-gzip') decoder = createGunzip();
-  else if (enc === 'deflate') decoder = createInflate();
-  else if (enc === 'br') decoder = createBrotliDecompress();
-  if (decoder) {
-    stream.on('error', (e) => decoder!.destroy(e));
-    source = stream.pipe(decoder);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
+  const decode = decompress[enc as keyof typeof decompress];
+  if (!decode) return body;
   try {
-    for await (const chunk of source) {
-      size += (chunk as Buffer).length;
-      if (size > maxBytes) {
-        stream.destroy();
-        decoder?.destroy();
-        throw fetchFailed(`${url} is larger than the ${Math.round(maxBytes / 1024)} KiB limit`);
-      }
-      chunks.push(chunk as Buffer);
-    }
+    return await decode(body, { maxOutputLength: maxBytes });
   } catch (e) {
-    if (isTrawlError(e)) throw e;
-    if (decoder && (e as NodeJS.ErrnoException).code?.startsWith('Z_')) throw fetchFailed(`${url} sent a body that is not valid ${enc}`, e);
-    throw e;
+    if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(url, maxBytes);
+    throw fetchFailed(`${url} sent a body that is not valid ${enc}`, e);
   }
-  return Buffer.concat(chunks, size);
 }
 
 export function definedOnly<T extends object>(o: T): Partial<T> {
