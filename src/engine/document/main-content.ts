@@ -112,7 +112,7 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   cutAfterRelatedHeading(best);
   pruneInside(best, stats, heading);
   // A product's heading is its name: kept, where an article's repeated headline goes.
-  polishContent(best, options.product ? null : (options.title ?? null));
+  polishContent(best, options.product ? null : (options.title ?? null), seen.cookies);
   return best;
 }
 
@@ -287,7 +287,7 @@ function computeStats(root: ParentNode, stats: Map<AnyNode, Stats>, seen?: { coo
       const c = f.node.children[f.i++];
       if (isTextNode(c)) {
         const t = c.data;
-        if (seen && !seen.cookies && t.includes('ookie')) seen.cookies = true;
+        if (seen && !seen.cookies && mentionsCookies(t)) seen.cookies = true;
         let len: number;
         if (plain && !PLAIN_TEXT.test(t)) {
           plain.add(c);
@@ -359,6 +359,10 @@ function computeStats(root: ParentNode, stats: Map<AnyNode, Stats>, seen?: { coo
 }
 
 const LIST_ITEMS = new Set(['li', 'td', 'th', 'dd', 'dt']);
+
+/** Whether `t` says "cookie" (lower case, as the notices' checks). Looking for the rare "k"
+ * first: a search for "ookie" stops at every "o" of the text, and this runs on every text node. */
+const mentionsCookies = (t: string) => t.includes('kie') && t.includes('ookie');
 
 const SENTENCE_END = /[.!?。！？]["'”’)]?(?:\s|$)/;
 const COMMA = /[,，、]/g;

@@ -42,13 +42,14 @@ function isTextBlock(n: Element): boolean {
 
 const blocksInOrder = (root: ParentNode) => outermost(root, isTextBlock);
 
-export function polishContent(root: ParentNode, title: string | null): void {
+/** `cookies`: whether any text of the page says "cookie" (no notice to look for otherwise). */
+export function polishContent(root: ParentNode, title: string | null, cookies = true): void {
   const blocks = blocksInOrder(root);
   dropTitleHeading(blocks, title);
   dropRepeatedBlocks(blocks);
   dropLeadingMeta(blocks);
   dropTrailingBoilerplate(blocks);
-  dropCookieNotices(blocks);
+  if (cookies) dropCookieNotices(blocks);
 }
 
 const TRAILER = /\b(?:tel|phone|fone|fax)\s*[:.]|\(?\b\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b|\bcnpj\b|caixa postal|\bp\.?\s?o\.? box\b|©|\bcopyright\b|all rights reserved|\bsubscribe\b|newsletter|\bfollow (?:us|me|him|her|them)\b|\bsign up\b|share this|\bupdated at\b|^tags?\s*:|\bfiled under\b|may be reached at|\bcontact us\b|^(?:photo|image|source|credit)s?\s*:|todos os direitos|tous droits|alle rechte|derechos reservados|tutti i diritti/i;
