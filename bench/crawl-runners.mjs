@@ -10,6 +10,15 @@ import { join } from 'node:path';
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+/**
+ * With BENCH_WARM=1 each crawler first crawls the site's separate warm-up section (/w/,
+ * BENCH_WARM_PAGES pages) in the same process, untimed: the timed crawl then runs on
+ * compiled, warmed-up code, as in a service that has been up for a while — steady state,
+ * where a cold process also pays its JIT compiler on the first pages.
+ */
+const WARM = process.env.BENCH_WARM === '1';
+const WARM_PAGES = Number(process.env.BENCH_WARM_PAGES ?? 300);
+const warmNote = WARM ? ', after warm-up' : '';
 
 /** CPU time (user + system) this process spent since `from`, in ms. */
 function cpuMs(from) {
@@ -26,10 +35,11 @@ async function runTrawl(base) {
   // As `trawl serve` runs it: a document worker per spare core (BENCH_WORKERS overrides; 0 = inline).
   const documents = new DocumentPool({ size: process.env.BENCH_WORKERS ? Number(process.env.BENCH_WORKERS) : undefined });
   const nursery = /--max-semi-space-size=(\d+)/.exec(process.env.NODE_OPTIONS ?? '')?.[1];
-  const name = `trawl (markdown on, ${documents.size} doc worker${documents.size === 1 ? '' : 's'}${nursery ? `, ${nursery} MB nursery` : ''})`;
+  const name = `trawl (markdown on, ${documents.size} doc worker${documents.size === 1 ? '' : 's'}${nursery ? `, ${nursery} MB nursery` : ''}${warmNote})`;
   // The service's pool is started with the service, long before a crawl arrives: wait for
   // its workers to load (~100 ms) so the crawl is timed as it runs there.
   await documents.process('<p>ready</p>', { url: `${base}/` });
+  if (WARM) await crawl({ http, documents }, { url: `${base}/w/0`, maxDepth: 10, limit: WARM_PAGES, concurrency: CONCURRENCY, useSitemap: false, formats: ['markdown'], timeoutMs: 600_000 });
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const r = await crawl({ http, documents }, { url: `${base}/`, maxDepth: 10, limit: PAGES, concurrency: CONCURRENCY, useSitemap: false, formats: ['markdown'], timeoutMs: 600_000 });
@@ -49,8 +59,24 @@ async function runTrawl(base) {
 async function runCrawlee(base, inMemory) {
   const storage = mkdtempSync(join(tmpdir(), 'crawlee-'));
   process.env.CRAWLEE_STORAGE_DIR = storage;
-  const { CheerioCrawler, Configuration } = await import('@crawlee/cheerio');
+  const { CheerioCrawler, Configuration, RequestQueue } = await import('@crawlee/cheerio');
   const config = inMemory ? new Configuration({ persistStorage: false, purgeOnStart: true }) : Configuration.getGlobalConfig();
+  if (WARM) {
+    // Its own crawler and request queue, so the timed crawl starts from an empty default queue.
+    const warmUp = new CheerioCrawler(
+      {
+        maxConcurrency: CONCURRENCY,
+        maxRequestsPerCrawl: WARM_PAGES,
+        requestQueue: await RequestQueue.open('warm-up', { config }),
+        async requestHandler({ $, enqueueLinks }) {
+          void $('title').text();
+          await enqueueLinks({ strategy: 'same-hostname' });
+        },
+      },
+      config,
+    );
+    await warmUp.run([`${base}/w/0`]);
+  }
   let pages = 0;
   const crawler = new CheerioCrawler(
     {
@@ -70,7 +96,7 @@ async function runCrawlee(base, inMemory) {
   await crawler.run([`${base}/`]);
   const ms = performance.now() - t0;
   rmSync(storage, { recursive: true, force: true });
-  return { name: `crawlee CheerioCrawler${inMemory ? ' (in-memory queue)' : ' (defaults)'}`, pages, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: cpuMs(cpu0) };
+  return { name: `crawlee CheerioCrawler${inMemory ? ' (in-memory queue' : ' (defaults'}${warmNote})`, pages, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: cpuMs(cpu0) };
 }
 
 const [role, base] = process.argv.slice(2);

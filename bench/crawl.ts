@@ -2,7 +2,9 @@
  * npm run bench:crawl — a generated 1,000-page local site (20–60 KB pages, dense links),
  * crawled by Trawl's engine (markdown on) and by Crawlee's CheerioCrawler at the same
  * concurrency, each in its own plain-node process (so peak RSS is its own; see
- * crawl-runners.mjs); the site is served by a third process. Prints pages/s, peak RSS and the ratios.
+ * crawl-runners.mjs); the site is served by a third process. Prints pages/s, peak RSS and the
+ * ratios, cold (a fresh process per crawl) and in steady state (after a warm-up crawl of
+ * another section of the site in the same process, for every crawler alike).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -11,6 +13,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 1000);
+/** Pages of the warm-up section (/w/N), crawled before the steady-state runs are timed. */
+const WARM_PAGES = Number(process.env.BENCH_WARM_PAGES ?? 300);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const SELF = fileURLToPath(import.meta.url);
 // The crawlers run from plain JavaScript under plain node, as in production (see that file).
@@ -26,8 +30,10 @@ function rng(seed: number) {
 
 const WORDS = 'the crawler reads pages links markdown content site server request response article section paragraph data index search result value page model language table list item user agent robots sitemap cache queue worker fetch parse render extract'.split(' ');
 
-function makePage(i: number): string {
-  const r = rng(i + 1);
+/** Page `i` of a section: the timed site (/p/, PAGES pages) or the warm-up one (/w/). */
+function makePage(i: number, section = 'p', count = PAGES): string {
+  // The warm-up section's pages differ from the timed ones (another seed), written alike.
+  const r = rng(section === 'p' ? i + 1 : 1_000_003 + i);
   const word = () => WORDS[Math.floor(r() * WORDS.length)];
   const sentence = () => {
     const n = 12 + Math.floor(r() * 18);
@@ -36,11 +42,11 @@ function makePage(i: number): string {
     return `${w.join(' ')}.`;
   };
   const link = () => {
-    const t = Math.floor(r() * PAGES);
-    return `<a href="/p/${t}${r() < 0.2 ? `?utm_source=bench&ref=${i}` : ''}${r() < 0.1 ? '#top' : ''}">${word()} ${word()}</a>`;
+    const t = Math.floor(r() * count);
+    return `<a href="/${section}/${t}${r() < 0.2 ? `?utm_source=bench&ref=${i}` : ''}${r() < 0.1 ? '#top' : ''}">${word()} ${word()}</a>`;
   };
   const target = 20_000 + Math.floor(r() * 40_000);
-  const nav = Array.from({ length: 30 }, (_, k) => `<li><a href="/p/${(i * 7 + k * 31) % PAGES}">Section ${k}</a></li>`).join('');
+  const nav = Array.from({ length: 30 }, (_, k) => `<li><a href="/${section}/${(i * 7 + k * 31) % count}">Section ${k}</a></li>`).join('');
   let body = '';
   let n = 0;
   while (body.length < target - 3000) {
@@ -54,18 +60,21 @@ function makePage(i: number): string {
 <meta name="description" content="${sentence()}"><link rel="stylesheet" href="/s.css"><script>window.dataLayer=[];</script></head>
 <body><header><a href="/">Home</a><nav><ul>${nav}</ul></nav></header>
 <main><article><h1>Page ${i}</h1>${body}</article><aside class="sidebar">${side}</aside></main>
-<footer><p>© Bench site</p><a href="/p/0">First</a></footer></body></html>`;
+<footer><p>© Bench site</p><a href="/${section}/0">First</a></footer></body></html>`;
 }
 
 async function serveSite(): Promise<void> {
-  const cache = new Map<number, Buffer>();
+  const cache = new Map<string, Buffer>();
   const server = createServer((req, res) => {
-    const m = /^\/p\/(\d+)/.exec(req.url ?? '');
+    const m = /^\/([pw])\/(\d+)/.exec(req.url ?? '');
     if (req.url === '/' || m) {
-      const i = m ? Number(m[1]) : 0;
-      if (i >= PAGES) return void res.writeHead(404).end();
-      let b = cache.get(i);
-      if (!b) cache.set(i, (b = Buffer.from(makePage(i))));
+      const section = m ? m[1] : 'p';
+      const i = m ? Number(m[2]) : 0;
+      const count = section === 'p' ? PAGES : WARM_PAGES;
+      if (i >= count) return void res.writeHead(404).end();
+      const key = `${section}${i}`;
+      let b = cache.get(key);
+      if (!b) cache.set(key, (b = Buffer.from(makePage(i, section, count))));
       return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': b.length }).end(b);
     }
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
@@ -94,25 +103,40 @@ if (process.argv[2] === '--child') {
   try {
     // Warm the site's page cache so neither crawler pays for generation.
     await Promise.all(Array.from({ length: PAGES }, (_, i) => fetch(`${base}/p/${i}`).then((r) => r.arrayBuffer())));
-    // Trawl as `trawl serve` runs it (a document worker per spare core), and inline (one
-    // thread, TRAWL_DOCUMENT_WORKERS=0): the pool buys speed with a worker's memory.
+    await Promise.all(Array.from({ length: WARM_PAGES }, (_, i) => fetch(`${base}/w/${i}`).then((r) => r.arrayBuffer())));
+    // Cold: each crawler in a fresh process, its first pages run before the JIT compiler
+    // has caught up (as `trawl crawl` from a shell). Trawl as `trawl serve` runs it (a
+    // document worker per spare core), and inline (one thread, TRAWL_DOCUMENT_WORKERS=0):
+    // the pool buys speed with a worker's memory.
+    const only = !!process.env.BENCH_WORKERS;
     const pooled = (await child('trawl', [base])).message as Result;
-    const inline = process.env.BENCH_WORKERS ? undefined : ((await child('trawl', [base], { BENCH_WORKERS: '0' })).message as Result);
+    const inline = only ? undefined : ((await child('trawl', [base], { BENCH_WORKERS: '0' })).message as Result);
     // …and with the small-memory setting the API reference describes (a 4 MB V8 nursery).
-    const small = process.env.BENCH_WORKERS ? undefined : ((await child('trawl', [base], { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-semi-space-size=4`.trim() })).message as Result);
+    const small = only ? undefined : ((await child('trawl', [base], { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-semi-space-size=4`.trim() })).message as Result);
     // The peer as it ships (its request queue persisted to disk) and in its leanest setting
     // (queue in memory only): ratios against both.
     const peer = (await child('crawlee', [base])).message as Result;
     const lean = (await child('crawlee-memory', [base])).message as Result;
+    // Steady state: the same crawls after each crawler has crawled the warm-up section in
+    // the same process (see crawl-runners.mjs), as a service that has been running.
+    const warm = { BENCH_WARM: '1', BENCH_WARM_PAGES: String(WARM_PAGES) };
+    const pooledWarm = (await child('trawl', [base], warm)).message as Result;
+    const peerWarm = (await child('crawlee', [base], warm)).message as Result;
+    const leanWarm = (await child('crawlee-memory', [base], warm)).message as Result;
     const rate = (r: Result) => r.pages / (r.ms / 1000);
     const cpu = (r: Result) => r.cpuMs / r.pages;
-    const line = (r: Result) => `${r.name.padEnd(48)} ${String(r.pages).padStart(5)} pages  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${rate(r).toFixed(1).padStart(7)} pages/s  peak RSS ${r.maxRssMb.toFixed(0)} MB  CPU ${cpu(r).toFixed(2)} ms/page`;
+    const line = (r: Result) => `${r.name.padEnd(62)} ${String(r.pages).padStart(5)} pages  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${rate(r).toFixed(1).padStart(7)} pages/s  peak RSS ${r.maxRssMb.toFixed(0)} MB  CPU ${cpu(r).toFixed(2)} ms/page`;
     const ratios = (r: Result, p: Result, label: string) =>
-      `${r.name.padEnd(48)} vs Crawlee ${label.padEnd(9)}: speed ${(rate(r) / rate(p)).toFixed(1)}x   memory ${(r.maxRssMb / p.maxRssMb).toFixed(2)} of its peak RSS   CPU per page ${(cpu(p) / cpu(r)).toFixed(1)}x less`;
+      `${r.name.padEnd(62)} vs Crawlee ${label.padEnd(9)}: speed ${(rate(r) / rate(p)).toFixed(1)}x   memory ${(r.maxRssMb / p.maxRssMb).toFixed(2)} of its peak RSS   CPU per page ${(cpu(p) / cpu(r)).toFixed(1)}x less`;
     console.log(`site: ${PAGES} generated pages (20–60 KB, ~45 links each), concurrency ${CONCURRENCY} (Crawlee: maxConcurrency ${CONCURRENCY}, otherwise its defaults), each crawler in its own plain-node process`);
+    console.log('\ncold start (a fresh process per crawl):');
     for (const r of [pooled, inline, small, peer, lean]) if (r) console.log(line(r));
     for (const r of [pooled, inline, small]) if (r) console.log(ratios(r, peer, 'defaults'));
     for (const r of [pooled, inline, small]) if (r) console.log(ratios(r, lean, 'in-memory'));
+    console.log(`\nsteady state (each process first crawls a ${WARM_PAGES}-page warm-up section of the site, untimed):`);
+    for (const r of [pooledWarm, peerWarm, leanWarm]) console.log(line(r));
+    console.log(ratios(pooledWarm, peerWarm, 'defaults'));
+    console.log(ratios(pooledWarm, leanWarm, 'in-memory'));
   } finally {
     site.proc.kill();
   }
