@@ -69,26 +69,45 @@ export function attr(el: Element, name: string): string | undefined {
   return v === undefined ? undefined : v;
 }
 
-/** All descendant elements in document order (iterative: deep pages must not blow the stack). */
-export function* elements(root: ParentNode): Generator<Element> {
-  const stack: AnyNode[] = [...root.children].reverse();
+/**
+ * All descendant elements in document order (iterative: deep pages must not blow the
+ * stack). An array, not a generator: resuming a generator per element cost more than the
+ * walk itself on the per-page passes (metadata, links).
+ */
+export function elements(root: ParentNode): Element[] {
+  const out: Element[] = [];
+  walk(root, (el) => void out.push(el));
+  return out;
+}
+
+/** Visits descendant elements in document order until `visit` returns true; returns that element. */
+function walk(root: ParentNode, visit: (el: Element) => boolean | void): Element | undefined {
+  const stack: Element[] = [];
+  pushElements(stack, root.children);
   while (stack.length) {
     const n = stack.pop()!;
-    if (!isElement(n)) continue;
-    yield n;
-    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+    if (visit(n)) return n;
+    pushElements(stack, n.children);
+  }
+  return undefined;
+}
+
+/** Element children onto the stack, last first (so the first comes off first). */
+function pushElements(stack: Element[], children: AnyNode[]): void {
+  for (let i = children.length - 1; i >= 0; i--) {
+    const c = children[i];
+    if (isElement(c)) stack.push(c);
   }
 }
 
 export function findAll(root: ParentNode, pred: (el: Element) => boolean): Element[] {
   const out: Element[] = [];
-  for (const el of elements(root)) if (pred(el)) out.push(el);
+  walk(root, (el) => void (pred(el) && out.push(el)));
   return out;
 }
 
 export function findFirst(root: ParentNode, pred: (el: Element) => boolean): Element | undefined {
-  for (const el of elements(root)) if (pred(el)) return el;
-  return undefined;
+  return walk(root, pred);
 }
 
 export const byTag = (root: ParentNode, tag: string) => findAll(root, (e) => e.name === tag);

@@ -5,7 +5,7 @@
  * shape, each read on its own like a small page.
  */
 import type { Element, ParentNode } from '../document/dom.js';
-import { absoluteUrl, collapse, elements, isElement, textOf } from '../document/dom.js';
+import { absoluteUrl, collapse, elements, findFirst, isElement, textOf } from '../document/dom.js';
 import type { Candidate } from './candidate.js';
 import { currencyFromText } from './currency.js';
 import { describeElement, domNameCandidates } from './sources/dom.js';
@@ -77,7 +77,7 @@ export function repeatedElements(root: ParentNode, wantsPrice: boolean): Element
       for (const g of group.slice(0, 20)) {
         const t = collapse(textOf(g));
         if (t.length >= 3) withText++;
-        if (elements(g).next().value && [...elements(g)].some((e) => e.name === 'a' && e.attribs.href)) withLink++;
+        if (findFirst(g, (e) => e.name === 'a' && !!e.attribs.href)) withLink++;
         if (PRICE_TEXT.test(t.slice(0, 400))) withPrice++;
       }
       const sample = Math.min(group.length, 20);
