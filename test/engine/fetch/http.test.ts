@@ -24,6 +24,17 @@ beforeAll(async () => {
     '/loop': (_q, res) => res.writeHead(302, { location: '/loop' }).end(),
     '/r1': (_q, res) => res.writeHead(301, { location: '/r2' }).end(),
     '/r2': (_q, res) => res.writeHead(307, { location: '/ok' }).end(),
+    '/not-gzip': (_q, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end('plain text, not gzip'),
+    '/cookies': (_q, res) => res.writeHead(200, [['content-type', 'text/html'], ['set-cookie', 'a=1'], ['set-cookie', 'b=2']]).end('ok'),
+    // Headers at once, then the body trickles for ~3 s (or until the client leaves).
+    '/slow': (_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      let n = 0;
+      const t = setInterval(() => (++n > 30 ? (clearInterval(t), res.end('</p>')) : res.write('<p>tick')), 100);
+      res.on('close', () => clearInterval(t));
+    },
+    // A redirect whose body must be drained, not kept.
+    '/r-body': (_q, res) => res.writeHead(302, { location: '/ok', 'content-type': 'text/html' }).end('x'.repeat(64 * 1024)),
   });
   site.route('/to-loopback', (_q, res) => res.writeHead(302, { location: `http://127.0.0.1:${site.port}/ok` }).end());
   site.route('/to-mapped', (_q, res) => res.writeHead(302, { location: `http://[::ffff:127.0.0.1]:${site.port}/ok` }).end());
@@ -69,6 +80,55 @@ describe('HttpClient', () => {
   it('enforces the byte limit on plain and compressed bodies', async () => {
     expect((await failure(open.request(`${site.url}/big`, { maxBytes: 1024 * 1024 }))).detail).toContain('larger than');
     expect((await failure(open.request(`${site.url}/bomb`, { maxBytes: 1024 * 1024 }))).detail).toContain('larger than');
+  });
+
+  it('rejects a body that is not in its declared encoding', async () => {
+    const e = await failure(open.request(`${site.url}/not-gzip`));
+    expect(e.code).toBe('fetch_failed');
+    expect(e.detail).toContain('not valid gzip');
+  });
+
+  it('joins repeated headers, lower-cases names and drains redirect bodies', async () => {
+    const r = await open.request(`${site.url}/cookies`);
+    expect(r.headers['set-cookie']).toBe('a=1, b=2');
+    expect(r.headers['content-type']).toBe('text/html');
+    const moved = await open.request(`${site.url}/r-body`, { maxBytes: 1024 });
+    expect(moved.url).toBe(`${site.url}/ok`);
+    expect(moved.body.toString()).toContain('hello');
+  });
+
+  it('stops at its time budget, body included', async () => {
+    const t0 = Date.now();
+    const e = await failure(open.request(`${site.url}/slow`, { timeoutMs: 300 }));
+    expect(e.code).toBe('timeout');
+    expect(Date.now() - t0).toBeLessThan(2000);
+  });
+
+  it("cancels every request in flight when the caller's signal aborts, with one listener on it", async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const ctl = new AbortController();
+      const inFlight = Array.from({ length: 24 }, () => failure(open.request(`${site.url}/slow`, { signal: ctl.signal })));
+      await new Promise((r) => setTimeout(r, 200));
+      const t0 = Date.now();
+      ctl.abort(new TrawlError('timeout', 'the crawl used its whole time budget'));
+      const errors = await Promise.all(inFlight);
+      expect(Date.now() - t0).toBeLessThan(1000);
+      // The caller's own reason comes back as it was given.
+      for (const e of errors) expect([e.code, e.detail]).toEqual(['timeout', 'the crawl used its whole time budget']);
+      // An already aborted signal fails at once, without a request.
+      const before = site.hits('/ok');
+      const plain = new AbortController();
+      plain.abort();
+      expect((await failure(open.request(`${site.url}/ok`, { signal: plain.signal }))).detail).toContain('cancelled');
+      expect(site.hits('/ok')).toBe(before);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 
   it('refuses private targets and every redirect hop to one', async () => {
