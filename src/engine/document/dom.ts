@@ -3,11 +3,12 @@
  * parsed once (parse.ts) and every consumer — metadata, links, main content, markdown,
  * extraction — walks the same tree with these.
  */
-import { parseDocument } from 'htmlparser2';
-import { Text, type AnyNode, type Document, type Element, type ParentNode } from 'domhandler';
+import { Parser } from 'htmlparser2';
+import { DomHandler, Element, Text, type AnyNode, type Document, type ParentNode } from 'domhandler';
 import { FastTokenizer } from './fast-tokenizer.js';
 
-export type { AnyNode, Document, Element, ParentNode };
+export type { AnyNode, Document, ParentNode };
+export { Element };
 
 // domelementtype's values, inlined: reading them through htmlparser2's re-exported
 // namespace costs a getter call per node on the hottest loops.
@@ -21,8 +22,46 @@ const CDATA = 'cdata';
 /** Deeper than this, a subtree becomes its text: real pages never nest so deep, hostile ones do. */
 export const MAX_DEPTH = 400;
 
+/**
+ * An element with a slot for main-content scoring, present from birth: giving nodes their
+ * scores afterwards (as Map keys, or a property added later) allocated a hash or a property
+ * array for every node of every page.
+ */
+export class ScoredElement extends Element {
+  score: unknown = undefined;
+}
+
+/** A text node that remembers whether it is plain (see main-content's PLAIN_TEXT). */
+export class PipelineText extends Text {
+  plain: boolean | undefined = undefined;
+}
+
+/** domhandler's tree builder, making the nodes above. */
+class PipelineHandler extends DomHandler {
+  override onopentag(name: string, attribs: Record<string, string>): void {
+    const el = new ScoredElement(name, attribs);
+    this.addNode(el);
+    this.tagStack.push(el);
+  }
+
+  override ontext(data: string): void {
+    const last = this.lastNode;
+    if (last && last.type === TEXT) {
+      last.data += data;
+    } else {
+      const node = new PipelineText(data);
+      this.addNode(node);
+      this.lastNode = node;
+    }
+  }
+}
+
+const PARSER_OPTIONS = { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, Tokenizer: FastTokenizer };
+
 export function parseHtml(html: string): Document {
-  const doc = parseDocument(html, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, Tokenizer: FastTokenizer });
+  const handler = new PipelineHandler(undefined, {});
+  new Parser(handler, PARSER_OPTIONS).end(html);
+  const doc = handler.root;
   limitDepth(doc, MAX_DEPTH);
   return doc;
 }

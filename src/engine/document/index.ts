@@ -4,7 +4,7 @@
  * main-content step prune the tree last.
  */
 import render from 'dom-serializer';
-import type { AnyNode, Document, ParentNode } from './dom.js';
+import type { Document, ParentNode } from './dom.js';
 import { absoluteUrl, baseUrlOf, elements, parseHtml } from './dom.js';
 import { extractLinks } from './links.js';
 import { isProductPage, selectMainContent } from './main-content.js';
@@ -46,10 +46,8 @@ export function processHtml(source: string, options: DocumentOptions): DocumentR
   const onlyMainContent = options.onlyMainContent ?? true;
   // (A page that never says "product" is none: the walk over its elements is skipped.)
   const product = onlyMainContent && source.includes('roduct') && isProductPage(doc);
-  // Scoring reads every text node; those it finds plain, markdown need not read again.
-  const plainText = new Set<AnyNode>();
-  const main = selectMainContent(doc, { onlyMainContent, title: metadata.title, product, plainText });
-  if (options.markdown !== false) result.markdown = toMarkdown(main, { baseUrl, plainText });
+  const main = selectMainContent(doc, { onlyMainContent, title: metadata.title, product });
+  if (options.markdown !== false) result.markdown = toMarkdown(main, { baseUrl });
   if (options.html) result.html = cleanHtml(main, baseUrl);
   return result;
 }

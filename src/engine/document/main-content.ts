@@ -8,7 +8,7 @@
  *  4. prune link-heavy and empty leftovers inside it, and polish (polish.ts).
  */
 import type { AnyNode, Document, Element, ParentNode } from './dom.js';
-import { elements as elementsOf, findFirst as findFirstIn, hasImage, isElement, isTextNode, removeNode, textOf } from './dom.js';
+import { ScoredElement, PipelineText, elements as elementsOf, findFirst as findFirstIn, hasImage, isElement, isTextNode, removeNode, textOf } from './dom.js';
 import { flattenGraph, parseLenient } from './json-ld.js';
 import { isTexScript } from './markdown.js';
 import { COOKIE_NOTICE, cutAfterRelatedHeading, dropCaptions, polishContent } from './polish.js';
@@ -50,12 +50,6 @@ export interface MainContentOptions {
    * and details together, not only the longest description block.
    */
   product?: boolean;
-  /**
-   * Filled with the text nodes that hold nothing whitespace collapsing or markdown escaping
-   * would change (single spaces, no syntax characters): scoring reads every text node
-   * anyway, so markdown need not scan these again.
-   */
-  plainText?: Set<AnyNode>;
 }
 
 /** Whether the page's markup describes one product (JSON-LD or microdata Product, og:type product). */
@@ -81,6 +75,32 @@ interface Stats {
   score: number;
   /** Number of sentence-like blocks. */
   paras: number;
+  /** The table these numbers belong to. */
+  owner?: StatsTable;
+}
+
+/**
+ * Each node's numbers for one selection, in the slot the parser gave every element (see
+ * ScoredElement): a Map keyed by node cost an identity hash per element. An entry counts
+ * only for the table that wrote it, so a new table (after a re-score) starts empty. Nodes
+ * without the slot (the document, elements made elsewhere) go in a small Map.
+ */
+class StatsTable {
+  readonly #others = new Map<AnyNode, Stats>();
+
+  get(n: AnyNode): Stats | undefined {
+    if (n instanceof ScoredElement) {
+      const s = n.score as Stats | undefined;
+      return s?.owner === this ? s : undefined;
+    }
+    return this.#others.get(n);
+  }
+
+  set(n: AnyNode, s: Stats): void {
+    s.owner = this;
+    if (n instanceof ScoredElement) n.score = s;
+    else this.#others.set(n, s);
+  }
 }
 
 /**
@@ -92,13 +112,13 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   stripNonContent(doc);
   if (!options.onlyMainContent) return bodyOf(doc);
   const root = bodyOf(doc);
-  const stats = new Map<AnyNode, Stats>();
+  let stats = new StatsTable();
   const seen = { cookies: false };
-  computeStats(root, stats, seen, options.plainText);
+  computeStats(root, stats, seen);
   // A consent dialog's long explanations can outscore the page itself, and chrome is judged
   // around the best block: such dialogs go first (only on pages whose text mentions cookies).
   if (seen.cookies && dropConsentDialogs(root)) {
-    stats.clear();
+    stats = new StatsTable();
     computeStats(root, stats);
   }
   stripChrome(root, stats);
@@ -155,7 +175,7 @@ function dropConsentDialogs(root: ParentNode): boolean {
  * which sit by its heading: widen to the smallest element holding both the chosen block
  * and the page's (first) h1.
  */
-function withHeading(best: ParentNode, h1: Element, stats: Map<AnyNode, Stats>): ParentNode {
+function withHeading(best: ParentNode, h1: Element, stats: StatsTable): ParentNode {
   const around = new Set<AnyNode>();
   for (let n: AnyNode | null = best as AnyNode; n; n = n.parent) around.add(n);
   let common: AnyNode | null = h1;
@@ -206,7 +226,7 @@ function isChrome(el: Element): boolean {
  * role or class — unless the named element holds most of the page's reading text, which
  * happens when themes put words like "sidebar" or "widget" on the article's own wrappers.
  */
-function stripChrome(root: ParentNode, stats: Map<AnyNode, Stats>): boolean {
+function stripChrome(root: ParentNode, stats: StatsTable): boolean {
   // The provisional article: chrome-named elements that wrap it are kept, all others go.
   const article = pickBest(root, stats);
   const wrappers = new Set<AnyNode>();
@@ -273,10 +293,14 @@ const BLOCKS = new Set([
  * Post-order pass. Text is gathered into the nearest block; a block's own inline text is
  * judged once (sentence or fragment, link share) and its verdict flows up to every ancestor.
  */
-/** `seen.cookies` is set when some text mentions cookies; `plain` gathers plain text nodes (see MainContentOptions). */
-function computeStats(root: ParentNode, stats: Map<AnyNode, Stats>, seen?: { cookies: boolean }, plain?: Set<AnyNode>): Stats {
+/**
+ * `seen.cookies` is set when some text mentions cookies. Text nodes found plain are marked
+ * so (PipelineText.plain): scoring reads every text node anyway, so markdown need not scan
+ * those again.
+ */
+function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boolean }): Stats {
   type Frame = { node: ParentNode; i: number; s: Stats; ownText: number; ownLink: number; ownRaw: string };
-  const mk = (node: ParentNode): Frame => ({ node, i: 0, s: { text: 0, link: 0, score: 0, paras: 0 }, ownText: 0, ownLink: 0, ownRaw: '' });
+  const mk = (node: ParentNode): Frame => ({ node, i: 0, s: { text: 0, link: 0, score: 0, paras: 0, owner: stats }, ownText: 0, ownLink: 0, ownRaw: '' });
   const frames: Frame[] = [mk(root)];
   // Inline text is credited to the innermost block frame; linkDepth tracks <a> nesting.
   const blockFrames: Frame[] = [frames[0]];
@@ -289,8 +313,8 @@ function computeStats(root: ParentNode, stats: Map<AnyNode, Stats>, seen?: { coo
         const t = c.data;
         if (seen && !seen.cookies && mentionsCookies(t)) seen.cookies = true;
         let len: number;
-        if (plain && !PLAIN_TEXT.test(t)) {
-          plain.add(c);
+        if (c instanceof PipelineText && !PLAIN_TEXT.test(t)) {
+          c.plain = true;
           len = singleSpacedLength(t);
         } else len = collapsedLength(t);
         if (len) {
@@ -408,7 +432,7 @@ function collapsedLength(s: string): number {
   return n;
 }
 
-function pickBest(root: ParentNode, stats: Map<AnyNode, Stats>): ParentNode {
+function pickBest(root: ParentNode, stats: StatsTable): ParentNode {
   let best: ParentNode = root;
   let bestScore = -Infinity;
   const stack: ParentNode[] = [root];
@@ -449,7 +473,7 @@ function pickBest(root: ParentNode, stats: Map<AnyNode, Stats>): ParentNode {
 
 const CONTAINERS = new Set(['div', 'section', 'ul', 'ol', 'header', 'form', 'dl', 'center', 'fieldset']);
 
-function findMarkedBody(best: ParentNode, stats: Map<AnyNode, Stats>): ParentNode | undefined {
+function findMarkedBody(best: ParentNode, stats: StatsTable): ParentNode | undefined {
   const bestScore = stats.get(best)?.score ?? 0;
   let found: ParentNode | undefined;
   let foundScore = 0;
@@ -470,7 +494,7 @@ function findMarkedBody(best: ParentNode, stats: Map<AnyNode, Stats>): ParentNod
 
 /** Remove link lists and scored-negative leftovers inside the article. */
 /** `keep`: an element whose boxes stay whatever their score (a product's heading and its buy box). */
-function pruneInside(root: ParentNode, stats: Map<AnyNode, Stats>, keep?: Element): void {
+function pruneInside(root: ParentNode, stats: StatsTable, keep?: Element): void {
   const spared = new Set<AnyNode>();
   for (let n: AnyNode | null | undefined = keep; n; n = n.parent) spared.add(n);
   const doomed: Element[] = [];

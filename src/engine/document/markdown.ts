@@ -7,21 +7,18 @@
  * strike-through, images and links made absolute.
  */
 import type { AnyNode, Element, ParentNode } from './dom.js';
-import { absoluteUrl, isElement, isTextNode, textOf } from './dom.js';
+import { absoluteUrl, isElement, isTextNode, textOf, type PipelineText } from './dom.js';
 import { isHidden } from './visibility.js';
 
 export interface MarkdownOptions {
   /** URL that relative links and images are resolved against. */
   baseUrl: string;
-  /** Text nodes known to need no collapsing or escaping (main-content scoring found them). */
-  plainText?: ReadonlySet<AnyNode>;
 }
 
 interface Ctx {
   baseUrl: string;
   inTable: boolean;
   inLink: boolean;
-  plain?: ReadonlySet<AnyNode>;
 }
 
 /** Elements never rendered: not content, or not representable as text. */
@@ -44,7 +41,7 @@ const BREAK_RUN = new RegExp(`[ ${BR}]*${BR}[ ${BR}]*`, 'g');
 const EDGE_BREAKS = new RegExp(`^[\\s${BR}]+|[\\s${BR}]+$`, 'g');
 
 export function toMarkdown(root: ParentNode, options: MarkdownOptions): string {
-  const ctx: Ctx = { baseUrl: options.baseUrl, inTable: false, inLink: false, plain: options.plainText?.size ? options.plainText : undefined };
+  const ctx: Ctx = { baseUrl: options.baseUrl, inTable: false, inLink: false };
   const md = renderBlocks(root.children, ctx).join('\n\n');
   return md.replace(/\n{3,}/g, '\n\n').trim();
 }
@@ -69,7 +66,7 @@ function renderBlocks(nodes: readonly AnyNode[], ctx: Ctx): string[] {
   };
   for (const n of nodes) {
     if (isTextNode(n)) {
-      run += ctx.plain?.has(n) ? n.data : textRun(n.data);
+      run += textOfNode(n);
       continue;
     }
     if (!isElement(n) || (SKIP.has(n.name) && !isTexScript(n)) || isHidden(n)) continue;
@@ -286,7 +283,7 @@ function renderInlineChildren(el: Element, ctx: Ctx): string {
 }
 
 function renderInlineNode(n: AnyNode, ctx: Ctx): string {
-  if (isTextNode(n)) return ctx.plain?.has(n) ? n.data : textRun(n.data);
+  if (isTextNode(n)) return textOfNode(n);
   if (!isElement(n) || (SKIP.has(n.name) && !isTexScript(n)) || isHidden(n)) return '';
   return renderInline(n, ctx);
 }
@@ -409,6 +406,9 @@ const NEEDS_ESCAPE = /[\\*`_<\u00a0]/;
 
 /** Anything collapsing or escaping would change; most text has none (one scan instead of two). */
 const NEEDS_WORK = /[\t\n\r\f\\*`_<\u00a0]| {2}/;
+
+/** A text node as markdown; one that main-content scoring found plain as it is. */
+const textOfNode = (n: AnyNode & { data: string }) => ((n as PipelineText).plain ? n.data : textRun(n.data));
 
 /** A text node as markdown: whitespace collapsed, syntax characters escaped. */
 const textRun = (s: string) => (NEEDS_WORK.test(s) ? escapeText(collapseWs(s)) : s);
