@@ -7,6 +7,11 @@
  * character. Every skipped character is one the original would have passed over without
  * effect, so the callbacks, and the tree built from them, are the same (tested against the
  * original on real pages and generated markup).
+ *
+ * It overrides private methods of htmlparser2 9's Tokenizer (stateText,
+ * handleInAttributeValue, fastForwardTo, write) and reads its fields (buffer, index, offset,
+ * decodeEntities); package-lock pins the version, and the differential test fails when an
+ * upgrade changes what these mean.
  */
 import { Tokenizer } from 'htmlparser2';
 
