@@ -164,7 +164,7 @@ export class HttpClient {
         cancel.check();
         const res = await exchange(dispatcher, current, method, headers, body, o.maxBytes, cancel);
         const location = res.headers.location;
-        if (res.status >= 300 && res.status < 400 && location && res.status !== 304) {
+        if (isRedirect(res.status, res.headers)) {
           if (hop >= o.maxRedirects) throw fetchFailed(`too many redirects (more than ${o.maxRedirects}) from ${url}`);
           const next = checkUrl(new URL(location, current).href);
           if (options.followRedirect && !options.followRedirect(next)) {
@@ -331,8 +331,8 @@ function exchange(dispatcher: Dispatcher, url: URL, method: string, headers: Rec
         onHeaders(statusCode: number, raw: Buffer[]) {
           status = statusCode;
           responseHeaders = headersOf(raw);
-          // A redirect's body is drained, not kept.
-          keep = !(statusCode >= 300 && statusCode < 400 && responseHeaders.location !== undefined);
+          // A redirect's body is drained, not kept (the same test as the caller's).
+          keep = !isRedirect(statusCode, responseHeaders);
           return true;
         },
         onData(chunk: Buffer) {
@@ -357,6 +357,9 @@ function exchange(dispatcher: Dispatcher, url: URL, method: string, headers: Rec
     );
   });
 }
+
+/** A response to follow: 3xx (not 304) with a Location. */
+const isRedirect = (status: number, headers: Record<string, string>) => status >= 300 && status < 400 && status !== 304 && !!headers.location;
 
 /** Raw header pairs → lower-case names; repeated headers joined with ", " (as a fetch client does). */
 function headersOf(raw: Buffer[]): Record<string, string> {
