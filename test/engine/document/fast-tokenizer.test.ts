@@ -3,7 +3,7 @@
  * does: every callback, with the same arguments, in the same order — on tricky markup
  * written here, on generated markup, and on the real pages of shared/fixtures.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Parser, Tokenizer } from 'htmlparser2';
 import { describe, expect, it } from 'vitest';
@@ -58,6 +58,19 @@ function generated(seed: number, n: number): string {
   return out;
 }
 
+/** The first page (in name order) under a fixture folder. */
+function firstPage(dir: string): string | undefined {
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (/\.html(\.gz)?$/.test(name)) return path;
+    if (statSync(path).isDirectory()) {
+      const found = firstPage(path);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
 describe('FastTokenizer', () => {
   it('gives the same events as htmlparser2 on tricky markup, whole and in chunks', () => {
     for (const html of TRICKY) for (const chunks of [1, 3, 7]) same(html, chunks);
@@ -67,10 +80,15 @@ describe('FastTokenizer', () => {
     for (let seed = 1; seed <= 300; seed++) same(generated(seed, 60), seed % 4 === 0 ? 5 : 1);
   });
 
-  it('gives the same events on the real pages of shared/fixtures', () => {
+  it('gives the same events on the real pages of shared/fixtures (articles and shops)', () => {
     const dir = join(FIXTURES, 'content/scrapinghub-aeb');
     if (!existsSync(dir)) return void console.warn(`skipped: ${dir} is absent (shared/fixtures beside the checkout)`);
     const ids = readdirSync(dir).sort().slice(0, 40);
     for (const id of ids) same(readHtml(join(dir, id, 'source.html')));
+    // Shop pages: script-heavy, attribute-heavy, JSON in markup; whole and in chunks.
+    const shops = join(FIXTURES, 'marketplace');
+    const pages = readdirSync(shops).sort().flatMap((site) => firstPage(join(shops, site)) ?? []);
+    expect(pages.length).toBeGreaterThan(10);
+    for (const [i, path] of pages.slice(0, 12).entries()) same(readHtml(path), i % 2 ? 5 : 1);
   });
 });
