@@ -143,10 +143,10 @@ export class HttpClient {
   /** Send a request, following redirects; any HTTP status is returned, not thrown. */
   async request(url: string, options: RequestOptions = {}): Promise<HttpResponse> {
     const o = { ...DEFAULT_REQUEST, ...definedOnly(options) };
-    // One timer and one listener for the whole request (all hops and the body).
+    let current = checkUrl(url);
+    // One timer and one listener for the whole request (all hops and the body); released in `finally`.
     const cancel = new Cancel(o.timeoutMs, options.signal);
     const redirects: string[] = [];
-    let current = checkUrl(url);
     let method = o.method;
     let body = options.body;
     const headers = {
