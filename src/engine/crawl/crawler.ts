@@ -201,7 +201,8 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
         onlyMainContent: options.onlyMainContent ?? true,
         markdown: o.formats.has('markdown'),
         html: o.formats.has('html'),
-        links: true,
+        // A page at the depth limit has no links to follow: they are read only when asked for.
+        links: item.depth < o.maxDepth || o.formats.has('links'),
       };
       const doc = await handOver(fetchers.documents, page, pipeline, o.formats.has('json') && options.schema ? pageExtraction(options.schema) : undefined);
       const json = doc.extracted?.json;

@@ -109,6 +109,14 @@ describe('crawl', () => {
     expect(limited.truncated).toBe(true);
   });
 
+  it('lists the links of pages at the depth limit when asked, and follows none of them', async () => {
+    const r = await crawl({ http }, { url: `${site.url}/`, maxDepth: 1, useSitemap: false, formats: ['markdown', 'links'] });
+    expect(urls(r)).toEqual(['/', '/a', '/b', '/c']);
+    const a = r.pages.find((p) => p.url.endsWith('/a'))!;
+    expect(a.depth).toBe(1);
+    expect(a.links).toEqual([`${site.url}/a/1`, `${site.url}/`, `${site.url}/b`]);
+  });
+
   it('reports broken links as errors and keeps going', async () => {
     const r = await crawl({ http }, { url: `${site.url}/a/1`, maxDepth: 1, limit: 10, useSitemap: false });
     expect(urls(r)).toEqual(['/a/1', '/a/1/x']);
