@@ -39,10 +39,11 @@ async function runTrawl(base) {
   // The service's pool is started with the service, long before a crawl arrives: wait for
   // its workers to load (~100 ms) so the crawl is timed as it runs there.
   await documents.process('<p>ready</p>', { url: `${base}/` });
-  if (WARM) await crawl({ http, documents }, { url: `${base}/w/0`, maxDepth: 10, limit: WARM_PAGES, concurrency: CONCURRENCY, useSitemap: false, formats: ['markdown'], timeoutMs: 600_000 });
+  const site = (url, limit) => crawl({ http, documents }, { url, maxDepth: 10, limit, concurrency: CONCURRENCY, useSitemap: false, formats: ['markdown'], timeoutMs: 600_000 });
+  if (WARM) await site(`${base}/w/0`, WARM_PAGES);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const r = await crawl({ http, documents }, { url: `${base}/`, maxDepth: 10, limit: PAGES, concurrency: CONCURRENCY, useSitemap: false, formats: ['markdown'], timeoutMs: 600_000 });
+  const r = await site(`${base}/`, PAGES);
   const ms = performance.now() - t0;
   await http.close();
   await documents.close();
@@ -61,39 +62,31 @@ async function runCrawlee(base, inMemory) {
   process.env.CRAWLEE_STORAGE_DIR = storage;
   const { CheerioCrawler, Configuration, RequestQueue } = await import('@crawlee/cheerio');
   const config = inMemory ? new Configuration({ persistStorage: false, purgeOnStart: true }) : Configuration.getGlobalConfig();
-  if (WARM) {
-    // Its own crawler and request queue, so the timed crawl starts from an empty default queue.
-    const warmUp = new CheerioCrawler(
+  let pages = 0;
+  // Crawlee's defaults otherwise (its autoscaled pool grows towards the maximum).
+  const crawler = (limit, more = {}) =>
+    new CheerioCrawler(
       {
         maxConcurrency: CONCURRENCY,
-        maxRequestsPerCrawl: WARM_PAGES,
-        requestQueue: await RequestQueue.open('warm-up', { config }),
+        maxRequestsPerCrawl: limit,
         async requestHandler({ $, enqueueLinks }) {
+          pages++;
           void $('title').text();
           await enqueueLinks({ strategy: 'same-hostname' });
         },
+        ...more,
       },
       config,
     );
-    await warmUp.run([`${base}/w/0`]);
+  if (WARM) {
+    // Its own request queue, so the timed crawl starts from an empty default queue.
+    await crawler(WARM_PAGES, { requestQueue: await RequestQueue.open('warm-up', { config }) }).run([`${base}/w/0`]);
+    pages = 0;
   }
-  let pages = 0;
-  const crawler = new CheerioCrawler(
-    {
-      // Crawlee's defaults otherwise (its autoscaled pool grows towards the maximum).
-      maxConcurrency: CONCURRENCY,
-      maxRequestsPerCrawl: PAGES,
-      async requestHandler({ $, enqueueLinks }) {
-        pages++;
-        void $('title').text();
-        await enqueueLinks({ strategy: 'same-hostname' });
-      },
-    },
-    config,
-  );
+  const timed = crawler(PAGES);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  await crawler.run([`${base}/`]);
+  await timed.run([`${base}/`]);
   const ms = performance.now() - t0;
   rmSync(storage, { recursive: true, force: true });
   return { name: `crawlee CheerioCrawler${inMemory ? ' (in-memory queue' : ' (defaults'}${warmNote})`, pages, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: cpuMs(cpu0) };

@@ -31,7 +31,7 @@ export class ScoredElement extends Element {
   score: unknown = undefined;
 }
 
-/** A text node that remembers whether it is plain (see main-content's PLAIN_TEXT). */
+/** A text node that remembers whether markdown may take it as it is (markdown.ts's NEEDS_WORK found nothing). */
 export class PipelineText extends Text {
   plain: boolean | undefined = undefined;
 }

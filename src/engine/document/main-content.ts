@@ -10,7 +10,7 @@
 import type { AnyNode, Document, Element, ParentNode } from './dom.js';
 import { ScoredElement, PipelineText, elements as elementsOf, findFirst as findFirstIn, hasImage, isElement, isTextNode, removeNode, textOf } from './dom.js';
 import { flattenGraph, parseLenient } from './json-ld.js';
-import { isTexScript } from './markdown.js';
+import { NEEDS_WORK, isTexScript } from './markdown.js';
 import { COOKIE_NOTICE, cutAfterRelatedHeading, dropCaptions, polishContent } from './polish.js';
 import { isHidden } from './visibility.js';
 
@@ -292,11 +292,9 @@ const BLOCKS = new Set([
 /**
  * Post-order pass. Text is gathered into the nearest block; a block's own inline text is
  * judged once (sentence or fragment, link share) and its verdict flows up to every ancestor.
- */
-/**
- * `seen.cookies` is set when some text mentions cookies. Text nodes found plain are marked
- * so (PipelineText.plain): scoring reads every text node anyway, so markdown need not scan
- * those again.
+ * `seen.cookies` is set when some text mentions cookies. Text nodes markdown would take as
+ * they are are marked plain (PipelineText.plain): scoring reads every text node anyway, so
+ * markdown need not scan them again.
  */
 function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boolean }): Stats {
   type Frame = { node: ParentNode; i: number; s: Stats; ownText: number; ownLink: number; ownRaw: string };
@@ -313,7 +311,7 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
         const t = c.data;
         if (seen && !seen.cookies && mentionsCookies(t)) seen.cookies = true;
         let len: number;
-        if (c instanceof PipelineText && !PLAIN_TEXT.test(t)) {
+        if (c instanceof PipelineText && !NEEDS_WORK.test(t)) {
           c.plain = true;
           len = singleSpacedLength(t);
         } else len = collapsedLength(t);
@@ -401,8 +399,6 @@ function countCommas(s: string): number {
 
 /** Whitespace that collapsing would change: anything but single spaces. */
 const MESSY_SPACE = /[\t\n\v\f\r\u00a0]| {2}/;
-/** …or a character markdown escapes (markdown.ts's NEEDS_WORK, and \v). */
-const PLAIN_TEXT = /[\t\n\v\f\r\\*`_<\u00a0]| {2}/;
 
 /** Length of `s`, known to hold only single spaces, without a space at either end. */
 function singleSpacedLength(s: string): number {
@@ -492,8 +488,10 @@ function findMarkedBody(best: ParentNode, stats: StatsTable): ParentNode | undef
   return found && foundScore >= 0.4 * bestScore ? found : undefined;
 }
 
-/** Remove link lists and scored-negative leftovers inside the article. */
-/** `keep`: an element whose boxes stay whatever their score (a product's heading and its buy box). */
+/**
+ * Remove link lists and scored-negative leftovers inside the article. `keep`: an element
+ * whose boxes stay whatever their score (a product's heading and its buy box).
+ */
 function pruneInside(root: ParentNode, stats: StatsTable, keep?: Element): void {
   const spared = new Set<AnyNode>();
   for (let n: AnyNode | null | undefined = keep; n; n = n.parent) spared.add(n);

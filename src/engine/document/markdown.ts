@@ -404,8 +404,12 @@ const collapseWs = (s: string) => (NEEDS_COLLAPSE.test(s) ? s.replace(/[\t\n\r\f
 /** Escape characters that would otherwise turn text into markdown syntax. */
 const NEEDS_ESCAPE = /[\\*`_<\u00a0]/;
 
-/** Anything collapsing or escaping would change; most text has none (one scan instead of two). */
-const NEEDS_WORK = /[\t\n\r\f\\*`_<\u00a0]| {2}/;
+/**
+ * Anything collapsing or escaping might change (and \v, which collapsing in main-content's
+ * scoring counts): most text has none. Main-content scoring tests every text node with it
+ * and marks those without as plain, so markdown takes them as they are.
+ */
+export const NEEDS_WORK = /[\t\n\v\f\r\\*`_<\u00a0]| {2}/;
 
 /** A text node as markdown; one that main-content scoring found plain as it is. */
 const textOfNode = (n: AnyNode & { data: string }) => ((n as PipelineText).plain ? n.data : textRun(n.data));

@@ -178,7 +178,6 @@ export class HttpClient {
           current = next;
           continue;
         }
-        if (res.body.length > o.maxBytes) throw tooLarge(current.href, o.maxBytes);
         const decoded = await decodeContent(res.body, res.headers['content-encoding'], o.maxBytes, current.href);
         return { url: current.href, status: res.status, headers: res.headers, body: decoded, redirects };
       }
@@ -372,17 +371,18 @@ function headersOf(raw: Buffer[]): Record<string, string> {
   return out;
 }
 
-const decompress = {
-  gzip: promisify(gunzip),
-  'x-gzip': promisify(gunzip),
-  deflate: promisify(inflate),
-  br: promisify(brotliDecompress),
-} as const;
+/** Decoders by Content-Encoding (a Map: a server sending "__proto__" must find nothing). */
+const decompress = new Map([
+  ['gzip', promisify(gunzip)],
+  ['x-gzip', promisify(gunzip)],
+  ['deflate', promisify(inflate)],
+  ['br', promisify(brotliDecompress)],
+]);
 
 /** The body without its Content-Encoding, decoded off the event loop, no larger than `maxBytes`. */
 async function decodeContent(body: Buffer, encoding: string | undefined, maxBytes: number, url: string): Promise<Buffer> {
   const enc = (encoding ?? '').trim().toLowerCase();
-  const decode = decompress[enc as keyof typeof decompress];
+  const decode = decompress.get(enc);
   if (!decode) return body;
   try {
     return await decode(body, { maxOutputLength: maxBytes });

@@ -67,6 +67,19 @@ describe('markdown conversion', () => {
     );
   });
 
+  it('escapes and collapses text in the main content as outside it (scoring marks only plain text as needing nothing)', () => {
+    const tricky = ['2 * 3', 'snake _under_ x', 'a `tick`', 'back\\slash', '1 < 2 <b', 'two  spaces', 'tab\there', 'line\nbreak', 'no\u00a0break', 'v\vtab'];
+    const body = `<article><h1>Title here</h1><p>${LONG}</p>${tricky.map((t) => `<p>${LONG} ${t.replace('<', '&lt;')} end.</p>`).join('')}<p>${LONG} plain words only.</p></article>`;
+    const scored = md(body, { onlyMainContent: true })!;
+    const whole = md(body, { onlyMainContent: false })!;
+    expect(scored).toContain('2 \\* 3');
+    expect(scored).toContain('\\_under\\_');
+    expect(scored).toContain('two spaces');
+    expect(scored).toContain('tab here');
+    // Every paragraph reads the same whether main-content scoring ran first or not.
+    for (const para of whole.split('\n\n').filter((p) => p.startsWith('This sentence'))) expect(scored).toContain(para);
+  });
+
   it('drops scripts, styles, forms controls and hidden elements', () => {
     const out = md('<p>Visible</p><script>alert(1)</script><style>p{}</style><noscript>ns</noscript><p hidden>h</p><p style="display: none">d</p><button>Click</button><p aria-hidden="true">a</p>');
     expect(out).toBe('Visible');

@@ -24,6 +24,7 @@ beforeAll(async () => {
     '/loop': (_q, res) => res.writeHead(302, { location: '/loop' }).end(),
     '/r1': (_q, res) => res.writeHead(301, { location: '/r2' }).end(),
     '/r2': (_q, res) => res.writeHead(307, { location: '/ok' }).end(),
+    '/odd-encoding': (_q, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': '__proto__' }).end('as sent'),
     '/not-gzip': (_q, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end('plain text, not gzip'),
     '/cookies': (_q, res) => res.writeHead(200, [['content-type', 'text/html'], ['set-cookie', 'a=1'], ['set-cookie', 'b=2']]).end('ok'),
     // Headers at once, then the body trickles for ~3 s (or until the client leaves).
@@ -80,6 +81,12 @@ describe('HttpClient', () => {
   it('enforces the byte limit on plain and compressed bodies', async () => {
     expect((await failure(open.request(`${site.url}/big`, { maxBytes: 1024 * 1024 }))).detail).toContain('larger than');
     expect((await failure(open.request(`${site.url}/bomb`, { maxBytes: 1024 * 1024 }))).detail).toContain('larger than');
+  });
+
+  it('returns a body in an encoding it does not know as it was sent', async () => {
+    const r = await open.request(`${site.url}/odd-encoding`);
+    expect(Buffer.isBuffer(r.body)).toBe(true);
+    expect(r.body.toString()).toBe('as sent');
   });
 
   it('rejects a body that is not in its declared encoding', async () => {
