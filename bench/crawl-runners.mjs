@@ -33,12 +33,18 @@ async function runTrawl(base) {
   const { DocumentPool } = await import('../dist/engine/document/pool.js');
   const http = new HttpClient({ allowPrivateNetwork: true });
   // As `trawl serve` runs it: a document worker per spare core (BENCH_WORKERS overrides; 0 = inline).
-  const documents = new DocumentPool({ size: process.env.BENCH_WORKERS ? Number(process.env.BENCH_WORKERS) : undefined });
+  // BENCH_WARM_UP=N: N passes of each worker's start-up warm-up instead of the default (0 =
+  // none; see src/engine/document/warm-up.ts).
+  const passes = process.env.BENCH_WARM_UP ? Number(process.env.BENCH_WARM_UP) : undefined;
+  const noWarmUp = passes === 0;
+  const documents = new DocumentPool({ size: process.env.BENCH_WORKERS ? Number(process.env.BENCH_WORKERS) : undefined, warmUpPasses: passes });
   const nursery = /--max-semi-space-size=(\d+)/.exec(process.env.NODE_OPTIONS ?? '')?.[1];
-  const name = `trawl (markdown on, ${documents.size} doc worker${documents.size === 1 ? '' : 's'}${nursery ? `, ${nursery} MB nursery` : ''}${warmNote})`;
+  const name = `trawl (markdown on, ${documents.size} doc worker${documents.size === 1 ? '' : 's'}${nursery ? `, ${nursery} MB nursery` : ''}${noWarmUp && documents.size ? ', no warm-up' : ''}${warmNote})`;
   // The service's pool is started with the service, long before a crawl arrives: wait for
-  // its workers to load (~100 ms) so the crawl is timed as it runs there.
+  // its workers to load (~100 ms) and warm up (~0.2 s of a spare core, reported as
+  // warmUpMs) so the crawl is timed as it runs there. The main thread starts cold.
   await documents.process('<p>ready</p>', { url: `${base}/` });
+  const warmUpMs = await documents.ready();
   const site = (url, limit) => crawl({ http, documents }, { url, maxDepth: 10, limit, concurrency: CONCURRENCY, useSitemap: false, formats: ['markdown'], timeoutMs: 600_000 });
   if (WARM) await site(`${base}/w/0`, WARM_PAGES);
   const cpu0 = process.cpuUsage();
@@ -49,7 +55,7 @@ async function runTrawl(base) {
   await documents.close();
   const chars = r.pages.reduce((n, p) => n + (p.markdown?.length ?? 0), 0);
   if (chars < r.pages.length * 1000) throw new Error('trawl produced too little markdown');
-  return { name, pages: r.pages.length, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: cpuMs(cpu0) };
+  return { name, pages: r.pages.length, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: cpuMs(cpu0), warmUpMs };
 }
 
 /**

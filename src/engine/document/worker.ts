@@ -3,9 +3,10 @@
  * too when a job carries a schema (loaded on first use, so crawls that only want markdown
  * do not pay for the extractor's modules).
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import type { SchemaObject } from '../extract/schema.js';
 import { runPipeline, type PageExtraction, type PooledOptions, type Processed } from './pool.js';
+import { warmUp } from './warm-up.js';
 
 interface Job {
   id: number;
@@ -25,6 +26,12 @@ parentPort!.on('message', (m: Job) => {
     (e: Error) => parentPort!.postMessage({ id: m.id, error: e.message }),
   );
 });
+
+// Compile the pipeline before real pages need it (see warm-up.ts); pages posted meanwhile
+// are answered between passes.
+const passes = (workerData as { warmUpPasses?: number } | undefined)?.warmUpPasses ?? 0;
+if (passes > 0) void warmUp(passes).then((ms) => parentPort!.postMessage({ warm: ms }));
+else parentPort!.postMessage({ warm: 0 });
 
 function answer(id: number, work: () => Processed): void {
   try {

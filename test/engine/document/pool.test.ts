@@ -14,8 +14,8 @@ import { compileSchema } from '../../../src/engine/extract/schema.js';
 const workerUrl = new URL('../../../dist/engine/document/worker.js', import.meta.url);
 const compiled = existsSync(fileURLToPath(workerUrl));
 const pools: DocumentPool[] = [];
-const pool = (size: number, url = workerUrl) => {
-  const p = new DocumentPool({ size, workerUrl: url });
+const pool = (size: number, url = workerUrl, warmUpPasses?: number) => {
+  const p = new DocumentPool({ size, workerUrl: url, warmUpPasses });
   pools.push(p);
   return p;
 };
@@ -64,6 +64,21 @@ describe.skipIf(!compiled)('document pool (needs npm run build)', () => {
     await expect(doomed).rejects.toThrow(/document worker exited/);
     expect(p.size).toBe(1);
     expect((await p.process(page(2), opts)).metadata.title).toBe('Page 2');
+  });
+
+  it('warms each worker up at start, answering pages posted meanwhile between passes', async () => {
+    // Enough passes to last seconds: a page posted now must not wait for all of them.
+    const p = pool(1, workerUrl, 5_000);
+    let warm = false;
+    const ready = p.ready().then((ms) => ((warm = true), ms));
+    expect(await p.process(page(4), opts)).toEqual(processHtml(page(4), opts));
+    expect(warm).toBe(false);
+    await p.close();
+    // A worker that is gone is ready (with nothing to report), not awaited forever.
+    expect(await ready).toBeGreaterThanOrEqual(0);
+    const q = pool(1, workerUrl, 5);
+    expect(await q.ready()).toBeGreaterThan(0);
+    expect(await pool(1, workerUrl, 0).ready()).toBe(0);
   });
 
   it('refuses work once closed', async () => {
