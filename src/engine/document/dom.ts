@@ -31,7 +31,7 @@ export class ScoredElement extends Element {
   score: unknown = undefined;
 }
 
-/** A text node that remembers whether markdown may take it as it is (markdown.ts's NEEDS_WORK found nothing). */
+/** A text node that remembers whether markdown may take it as it is (markdown.ts's needsWork found nothing). */
 export class PipelineText extends Text {
   plain: boolean | undefined = undefined;
 }

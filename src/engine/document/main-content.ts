@@ -10,7 +10,7 @@
 import type { AnyNode, Document, Element, ParentNode } from './dom.js';
 import { ScoredElement, PipelineText, elements as elementsOf, findFirst as findFirstIn, hasImage, isElement, isTextNode, removeNode, textOf } from './dom.js';
 import { flattenGraph, parseLenient } from './json-ld.js';
-import { NEEDS_WORK, isTexScript } from './markdown.js';
+import { isTexScript, needsWork } from './markdown.js';
 import { COOKIE_NOTICE, cutAfterRelatedHeading, dropCaptions, polishContent } from './polish.js';
 import { isHidden } from './visibility.js';
 
@@ -311,7 +311,7 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
         const t = c.data;
         if (seen && !seen.cookies && mentionsCookies(t)) seen.cookies = true;
         let len: number;
-        if (c instanceof PipelineText && !NEEDS_WORK.test(t)) {
+        if (c instanceof PipelineText && !needsWork(t)) {
           c.plain = true;
           len = singleSpacedLength(t);
         } else len = collapsedLength(t);

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { processHtml } from '../../../src/engine/document/index.js';
 import { parseHtml } from '../../../src/engine/document/dom.js';
 import { isProductPage } from '../../../src/engine/document/main-content.js';
+import { needsWork } from '../../../src/engine/document/markdown.js';
 
 const md = (body: string, opts: { onlyMainContent?: boolean; url?: string } = {}) =>
   processHtml(`<html><head><title>T</title></head><body>${body}</body></html>`, { url: opts.url ?? 'https://example.com/blog/post', onlyMainContent: opts.onlyMainContent ?? false }).markdown;
@@ -239,3 +240,20 @@ describe('links', () => {
     expect(extractLinks(parseHtml(html), 'http://b.example:8080/')).toEqual(['http://b.example:8080/p/1', 'http://b.example:8080/p/2', 'http://cdn.example/x', 'http://b.example:8080/rel']);
   });
 });
+
+describe('needsWork (which text markdown must collapse or escape)', () => {
+  it('finds every character that needs work, and double spaces, wherever they sit in short and long text', () => {
+    const plain = 'plain words with single spaces and punctuation, such as this.';
+    expect(needsWork(plain)).toBe(false);
+    expect(needsWork(plain.repeat(20))).toBe(false);
+    expect(needsWork('short text')).toBe(false);
+    for (const special of ['\t', '\n', '\v', '\f', '\r', '\\', '*', '`', '_', '<', '\u00a0', '  ']) {
+      for (const text of ['ab', plain.repeat(3)]) {
+        for (const at of [0, 1, text.length >> 1, text.length]) {
+          expect(needsWork(text.slice(0, at) + special + text.slice(at)), `${JSON.stringify(special)} at ${at} of ${text.length}`).toBe(true);
+        }
+      }
+    }
+  });
+});
+
