@@ -7,7 +7,6 @@
  */
 import { TrawlError, isTrawlError } from '../../errors.js';
 import { processDocument, type DocumentProcessor, type PageExtraction, type PooledOptions, type Processed } from '../document/pool.js';
-import { pageExtraction } from '../extract/index.js';
 import type { CompiledSchema } from '../extract/schema.js';
 import { fetchPage, type Fetchers, type Page, type RenderMode } from '../fetch/page.js';
 import type { Format } from '../scrape.js';
@@ -94,6 +93,9 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
     trailingSlash: options.trailingSlash ?? 'strip',
     formats: new Set<Format>(options.formats?.length ? options.formats : ['markdown']),
   };
+  // The extractor's modules load only for a crawl that asks for JSON: a markdown crawl
+  // whose pages go to document workers never loads them (nor the parser) on this thread.
+  const extraction = o.formats.has('json') && options.schema ? (await import('../extract/index.js')).pageExtraction(options.schema) : undefined;
   const perHost = Math.max(1, options.perHostConcurrency ?? o.concurrency);
   const deadline = Date.now() + o.timeoutMs;
   const budget = new AbortController();
@@ -204,7 +206,7 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
         // A page at the depth limit has no links to follow: they are read only when asked for.
         links: item.depth < o.maxDepth || o.formats.has('links'),
       };
-      const doc = await handOver(fetchers.documents, page, pipeline, o.formats.has('json') && options.schema ? pageExtraction(options.schema) : undefined);
+      const doc = await handOver(fetchers.documents, page, pipeline, extraction);
       const json = doc.extracted?.json;
       const canonical = doc.metadata.canonical_url && canon(doc.metadata.canonical_url);
       if (canonical && canonical !== item.url && sameSite(new URL(canonical))) seen.add(canonical);

@@ -14,8 +14,7 @@ import { timeoutError } from '../../errors.js';
 import type { ExtractOutput } from '../extract/index.js';
 import type { SchemaObject } from '../extract/schema.js';
 import type { Document } from './dom.js';
-import { processHtml, type DocumentOptions, type DocumentResult } from './index.js';
-import { WARM_UP_PASSES } from './warm-up.js';
+import type { DocumentOptions, DocumentResult } from './index.js';
 
 export type PooledOptions = Omit<DocumentOptions, 'onDocument'>;
 
@@ -52,13 +51,8 @@ export async function processDocument(documents: DocumentProcessor | undefined, 
   return processHere(source, options, extraction);
 }
 
-/** The pipeline, and extraction on the same parsed tree when asked: what a worker and this thread both run. */
-export function runPipeline(source: string, options: PooledOptions, extraction?: PageExtraction): Processed {
-  if (!extraction) return processHtml(source, options);
-  let extracted: ExtractOutput | undefined;
-  const result = processHtml(source, { ...options, onDocument: (doc, baseUrl) => (extracted = extraction.here(doc, baseUrl, source, options.url)) });
-  return { ...result, extracted };
-}
+/** The pipeline's module, loaded when a page is first processed on this thread (pipeline.ts). */
+let pipeline: Promise<typeof import('./pipeline.js')> | undefined;
 
 /**
  * The pipeline on this thread, its result copied off the page source: strings the parser
@@ -67,7 +61,8 @@ export function runPipeline(source: string, options: PooledOptions, extraction?:
  * thousand. A worker's results need no copy: they crossed a thread (copying them again cost
  * a crawl ~25 MB).
  */
-function processHere(source: string, options: PooledOptions, extraction?: PageExtraction): Processed {
+async function processHere(source: string, options: PooledOptions, extraction?: PageExtraction): Promise<Processed> {
+  const { runPipeline } = await (pipeline ??= import('./pipeline.js'));
   return structuredClone(runPipeline(source, options, extraction));
 }
 
@@ -99,6 +94,8 @@ export interface DocumentPoolOptions {
 
 /** Worker young generation: a page is short-lived garbage. Measured on bench:crawl (interleaved runs): 8 MB ran 12 % faster than 4 MB with 13 MB less peak RSS (fewer pages promoted mid-parse); 16 MB no faster, +10 MB. */
 const YOUNG_GENERATION_MB = 8;
+/** Passes of a new worker's warm-up (warm-up.ts). Measured on bench:crawl: the pipeline's hot functions are optimised after ~30–40; 100 bought nothing more. */
+const WARM_UP_PASSES = 40;
 /** Crashes tolerated before the pool stops replacing workers and goes inline. */
 const MAX_RESTARTS = 3;
 
@@ -192,13 +189,7 @@ export class DocumentPool implements DocumentProcessor {
 
   process(source: string, options: PooledOptions, extraction?: PageExtraction): Promise<Processed> {
     if (this.closed) return Promise.reject(new Error('the document pool is closed'));
-    if (!this.slots.length) {
-      try {
-        return Promise.resolve(processHere(source, options, extraction));
-      } catch (e) {
-        return Promise.reject(e);
-      }
-    }
+    if (!this.slots.length) return processHere(source, options, extraction);
     let slot = this.slots[0];
     for (const s of this.slots) if (s.jobs.size < slot.jobs.size) slot = s;
     const id = this.nextId++;

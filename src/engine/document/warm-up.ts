@@ -7,9 +7,6 @@
  */
 import { processHtml } from './index.js';
 
-/** Passes over the sample page. Measured on bench:crawl: the pipeline's hot functions are optimised after ~30–40; more buys nothing. */
-export const WARM_UP_PASSES = 40;
-
 /**
  * A page with what real pages have — chrome, an article with headings, inline markup,
  * lists, a table, code, quotes, figures, entities, metadata and JSON-LD — so the warm-up
@@ -44,7 +41,7 @@ export function samplePage(variant: number): string {
 }
 
 /** Runs the pipeline on the sample page `passes` times, one pass per event-loop turn; resolves with the time taken. */
-export function warmUp(passes = WARM_UP_PASSES): Promise<number> {
+export function warmUp(passes: number): Promise<number> {
   const t0 = performance.now();
   return new Promise((resolve) => {
     let i = 0;

@@ -5,7 +5,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { SchemaObject } from '../extract/schema.js';
-import { runPipeline, type PageExtraction, type PooledOptions, type Processed } from './pool.js';
+import { runPipeline } from './pipeline.js';
+import type { PageExtraction, PooledOptions, Processed } from './pool.js';
 import { warmUp } from './warm-up.js';
 
 interface Job {
