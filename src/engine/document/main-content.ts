@@ -339,7 +339,7 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
       if (el.name === 'figcaption' || /caption/i.test(el.attribs?.class ?? '')) {
         f.s.text += f.ownText;
         f.s.link += f.ownLink;
-      } else judgeOwnText(f, el.name);
+      } else judgeOwnText(f, el.name, (el.parent as Element | null)?.name);
     }
     stats.set(f.node, f.s);
     const parent = frames[frames.length - 1];
@@ -355,7 +355,7 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
   }
   return stats.get(root)!;
 
-  function judgeOwnText(f: Frame, tag: string) {
+  function judgeOwnText(f: Frame, tag: string, parentTag: string | undefined) {
     const text = f.ownText;
     const link = f.ownLink;
     f.s.text += text;
@@ -372,8 +372,10 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
       f.s.paras += 1;
     } else if (/^h[1-6]$/.test(tag) || total >= 40) {
       f.s.score += text * 0.2;
-    } else if (LIST_ITEMS.has(tag)) {
-      // Short list items and cells are normal in articles; they neither help nor hurt.
+    } else if (LIST_ITEMS.has(tag) || (tag === 'p' && parentTag !== undefined && LIST_ITEMS.has(parentTag))) {
+      // Short list items and cells are normal in articles; they neither help nor hurt —
+      // nor does an item's text wrapped in a paragraph (`<li><p>Alpha</p></li>`, as
+      // markdown renders loose lists), which had made whole lists read as fragments.
     } else {
       f.s.score -= total * 0.4;
     }

@@ -241,6 +241,19 @@ describe('links', () => {
   });
 });
 
+describe('main content keeps loose lists', () => {
+  it('keeps lists whose items wrap their text in paragraphs, nested or not (as markdown renders loose lists)', () => {
+    const out = md(
+      `<nav><a href="/">Home</a></nav><article><p>${LONG}</p><ul><li>Intro<ol><li>agent</li><li><p>server</p></li></ol></li><li>index</li></ul>` +
+        `<p>${LONG}</p><ul><li><p>Alpha</p></li><li><p>Beta</p></li></ul><p>${LONG}</p></article>`,
+      { onlyMainContent: true },
+    );
+    expect(out).toContain('- Intro\n  1. agent\n  2. server\n- index');
+    expect(out).toContain('- Alpha\n- Beta');
+    expect(out).not.toContain('Home');
+  });
+});
+
 describe('needsWork (which text markdown must collapse or escape)', () => {
   it('finds every character that needs work, and double spaces, wherever they sit in short and long text', () => {
     const plain = 'plain words with single spaces and punctuation, such as this.';
