@@ -31,6 +31,8 @@ export function samplePage(variant: number): string {
   const hrefs = [
     (i: number) => `/${w(i)}/${i}`,
     (i: number) => `/${w(i)}/${i}?utm_source=x&amp;ref=${variant}`,
+    // A raw "&" in an attribute, as many pages write them.
+    (i: number) => `/${w(i)}/${i}?utm_source=x&ref=${i}`,
     (i: number) => `/${w(i)}/${i}#top`,
     (i: number) => `../${w(i)}/${i}.html`,
     (i: number) => `${w(i)}?page=${i}&amp;sort=asc`,
@@ -46,7 +48,7 @@ export function samplePage(variant: number): string {
   let body = '';
   for (let s = 0; s < SECTIONS; s++) {
     body += `<h${2 + ((s + v) % 3)} id="s${s}">${sentence(s)}</h${2 + ((s + v) % 3)}>\n${para(s)}${para(s + 1)}`;
-    if (s % 3 === 0) body += `<ul${v % 2 ? ' class="list"' : ''}><li>${sentence(s)}</li><li>${link(s)} ${sentence(s + 2)}<ol${s % 2 ? ' start="3"' : ''}><li>${w(s + 3)}</li><li><p>${w(s + 4)}</p></li></ol></li><li>${w(s + 5)}</li></ul>\n`;
+    if (s % 3 === 0 || s % 4 === 1) body += `<ul${v % 2 ? ' class="list"' : ''}><li>${sentence(s)}</li><li>${link(s)} ${sentence(s + 2)}<ol${s % 2 ? ' start="3"' : ''}><li>${w(s + 3)}</li><li><p>${w(s + 4)}</p></li></ol></li><li>${w(s + 5)}</li></ul>\n`;
     if (s % 3 === 1) body += `<table>${v % 2 ? `<caption>${w(s)}</caption>` : ''}<thead><tr><th>${w(s)}</th><th>${w(s + 1)}</th></tr></thead><tbody><tr><td>${s}</td><td>${w(s + 2)} ${link(s)}</td></tr><tr><td colspan="2">*${w(s)}*</td></tr></tbody></table>\n`;
     if (s % 3 === 2) body += `<blockquote><p>${sentence(s + 3)}</p></blockquote><pre><code class="language-js">const ${w(s)} = ${s};\n  return ${w(s)} * 2;</code></pre>\n<figure><img ${s % 2 ? `src="/img/${s}.png"` : `data-src="/img/${s}.jpg" srcset="/img/${s}-2x.jpg 2x"`} alt="${w(s)}" width="640"><figcaption>${sentence(s)}</figcaption></figure>\n`;
     if (s % 5 === v) body += `<div class="ad-slot" data-slot="${s}"><span>${w(s)}</span></div><form action="/s"><input type="text" name="q"><button>${w(s)}</button></form>\n`;
@@ -59,7 +61,7 @@ export function samplePage(variant: number): string {
     `<meta http-equiv="X-UA-Compatible" content="IE=edge"><meta name="viewport" content="width=device-width">`,
   ];
   return `<!doctype html><html lang="${v === 3 ? 'en-GB' : 'en'}"><head><meta charset="utf-8"><title>${sentence(0)} | Sample</title>
-${metas.slice(0, 2 + v).join('')}${v % 2 ? `<link rel="canonical" href="/sample/${variant}">` : `<link rel="alternate" hreflang="de" href="/de/sample"><meta property="og:url" content="https://sample.invalid/sample/${variant}">`}
+${metas.slice(0, [1, 1, 2, 4][v]).join('')}${v % 2 ? `<link rel="canonical" href="/sample/${variant}">` : `<link rel="alternate" hreflang="de" href="/de/sample"><meta property="og:url" content="https://sample.invalid/sample/${variant}">`}
 <script type="application/ld+json">{"@context":"https://schema.org","@type":"Article","headline":"${w(0)}","author":{"@type":"Person","name":"${w(1)}"}}</script>
 <style>body{margin:0}</style><script>window.dataLayer=[];</script>${v === 2 ? '<base href="/docs/">' : ''}</head>
 <body class="page-${v}"><header class="site-header" role="banner"><a href="/" class="logo"><img src="/logo.svg" alt="Sample"></a><nav aria-label="main"><ul>${nav}</ul></nav></header>
