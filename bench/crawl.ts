@@ -96,21 +96,30 @@ function child(role: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): 
 }
 
 /**
- * This shared VM's speed swings by ±25 % from one run to the next: Trawl's runs (about a
- * second) and Crawlee's (10–20 s) alike — Crawlee as it ships measured 68 to 104 pages/s in
- * single runs. Each crawler's main configurations are run RUNS times and the median (by
- * pages/s) is reported, so a ratio compares two medians.
+ * This shared VM's speed swings by ±25 % within minutes, for Trawl's runs (about a second)
+ * and Crawlee's (10–20 s) alike — Crawlee as it ships measured 68 to 104 pages/s in single
+ * runs. So every configuration is run RUNS times, in interleaved rounds (each round runs
+ * each configuration once, so a slow stretch of the VM falls on all of them rather than on
+ * whichever ran then), and reported as its median: a ratio compares two medians.
  */
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
-async function median(role: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Result> {
-  const runs: Result[] = [];
-  for (let i = 0; i < RUNS; i++) runs.push((await child(role, args, env)).message as Result);
+type Config = { role: string; env?: NodeJS.ProcessEnv };
+
+async function interleaved(base: string, configs: Config[]): Promise<Result[]> {
+  const runs: Result[][] = configs.map(() => []);
+  for (let i = 0; i < RUNS; i++) {
+    for (const [k, c] of configs.entries()) runs[k].push((await child(c.role, [base], c.env)).message as Result);
+  }
+  return runs.map(median);
+}
+
+/** The run of median speed, with the median peak RSS (the two need not be one run's). */
+function median(runs: Result[]): Result {
   runs.sort((a, b) => a.pages / a.ms - b.pages / b.ms);
   const m = runs[runs.length >> 1];
-  // Peak RSS is a median of its own (the run of median speed need not have it).
   const rss = runs.map((r) => r.maxRssMb).sort((a, b) => a - b)[runs.length >> 1];
-  return RUNS > 1 ? { ...m, maxRssMb: rss, name: `${m.name} [median of ${RUNS}]` } : m;
+  return runs.length > 1 ? { ...m, maxRssMb: rss, name: `${m.name} [median of ${runs.length}]` } : m;
 }
 
 if (process.argv[2] === '--child') {
@@ -119,9 +128,20 @@ if (process.argv[2] === '--child') {
   const site = await child('site');
   const base = `http://127.0.0.1:${(site.message as { port: number }).port}`;
   try {
-    // Warm the site's page cache so neither crawler pays for generation.
-    await Promise.all(Array.from({ length: PAGES }, (_, i) => fetch(`${base}/p/${i}`).then((r) => r.arrayBuffer())));
-    await Promise.all(Array.from({ length: WARM_PAGES }, (_, i) => fetch(`${base}/w/${i}`).then((r) => r.arrayBuffer())));
+    // Warm the site up so no crawler pays for page generation or for the site's own JIT
+    // warm-up: measured, the site spent 190 ms of the shared 2 cores on the first 1,000-page
+    // crawl after a single pass over its pages, 100–110 ms from the third on — a handicap
+    // for whichever crawler ran first. Three passes over every page, over keep-alive
+    // connections at the crawlers' concurrency, as they fetch.
+    const urls = [...Array.from({ length: PAGES }, (_, i) => `${base}/p/${i}`), ...Array.from({ length: WARM_PAGES }, (_, i) => `${base}/w/${i}`)];
+    for (let pass = 0; pass < 3; pass++) {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          while (next < urls.length) await (await fetch(urls[next++])).arrayBuffer();
+        }),
+      );
+    }
     // Cold: each crawler in a fresh process, its first pages run before the JIT compiler
     // has caught up (as `trawl crawl` from a shell). Trawl as `trawl serve` runs it (a
     // document worker per spare core), and inline (one thread, TRAWL_DOCUMENT_WORKERS=0):
@@ -129,32 +149,35 @@ if (process.argv[2] === '--child') {
     const only = !!process.env.BENCH_WORKERS;
     // The pool's workers warm up at start (src/engine/document/warm-up.ts) before the clock
     // starts, as in a service that was started before the crawl arrived; the truly cold row
-    // (no warm-up) shows what that buys.
-    const pooled = await median('trawl', [base]);
-    const unwarmed = only ? undefined : await median('trawl', [base], { BENCH_WARM_UP: '0' });
-    const inline = only ? undefined : ((await child('trawl', [base], { BENCH_WORKERS: '0' })).message as Result);
-    // …and with the small-memory setting the API reference describes (a 4 MB V8 nursery).
-    const small = only ? undefined : ((await child('trawl', [base], { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-semi-space-size=4`.trim() })).message as Result);
-    // The peer as it ships (its request queue persisted to disk) and in its leanest setting
-    // (queue in memory only): ratios against both.
-    const peer = await median('crawlee', [base]);
-    const lean = await median('crawlee-memory', [base]);
+    // (no warm-up) shows what that buys. Then the small-memory setting the API reference
+    // describes (a 4 MB V8 nursery). The peer as it ships (its request queue persisted to
+    // disk) and in its leanest setting (queue in memory only): ratios against both.
+    const small = { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-semi-space-size=4`.trim() };
+    const trawlCold: Config[] = only
+      ? [{ role: 'trawl' }]
+      : [{ role: 'trawl' }, { role: 'trawl', env: { BENCH_WARM_UP: '0' } }, { role: 'trawl', env: { BENCH_WORKERS: '0' } }, { role: 'trawl', env: small }];
+    const cold = await interleaved(base, [...trawlCold, { role: 'crawlee' }, { role: 'crawlee-memory' }]);
+    const [peer, lean] = cold.slice(-2);
+    const ours = cold.slice(0, -2);
+    const pooled = ours[0];
     // Steady state: the same crawls after each crawler has crawled the warm-up section in
     // the same process (see crawl-runners.mjs), as a service that has been running.
     const warm = { BENCH_WARM: '1', BENCH_WARM_PAGES: String(WARM_PAGES) };
-    const pooledWarm = await median('trawl', [base], warm);
-    const peerWarm = await median('crawlee', [base], warm);
-    const leanWarm = await median('crawlee-memory', [base], warm);
+    const [pooledWarm, peerWarm, leanWarm] = await interleaved(base, [
+      { role: 'trawl', env: warm },
+      { role: 'crawlee', env: warm },
+      { role: 'crawlee-memory', env: warm },
+    ]);
     const rate = (r: Result) => r.pages / (r.ms / 1000);
     const cpu = (r: Result) => r.cpuMs / r.pages;
     const line = (r: Result) => `${r.name.padEnd(76)} ${String(r.pages).padStart(5)} pages  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${rate(r).toFixed(1).padStart(7)} pages/s  peak RSS ${r.maxRssMb.toFixed(0)} MB  CPU ${cpu(r).toFixed(2)} ms/page`;
     const ratios = (r: Result, p: Result, label: string) =>
       `${r.name.padEnd(76)} vs Crawlee ${label.padEnd(9)}: speed ${(rate(r) / rate(p)).toFixed(1)}x   memory ${(r.maxRssMb / p.maxRssMb).toFixed(2)} of its peak RSS   CPU per page ${(cpu(p) / cpu(r)).toFixed(1)}x less`;
-    console.log(`site: ${PAGES} generated pages (20–60 KB, ~45 links each), concurrency ${CONCURRENCY} (Crawlee: maxConcurrency ${CONCURRENCY}, otherwise its defaults), each crawler in its own plain-node process`);
+    console.log(`site: ${PAGES} generated pages (20–60 KB, ~45 links each), concurrency ${CONCURRENCY} (Crawlee: maxConcurrency ${CONCURRENCY}, otherwise its defaults), each crawler in its own plain-node process, ${RUNS} interleaved rounds`);
     console.log(`\ncold start (a fresh process per crawl; the document worker's start-up warm-up took ${pooled.warmUpMs?.toFixed(0)} ms, before the clock):`);
-    for (const r of [pooled, unwarmed, inline, small, peer, lean]) if (r) console.log(line(r));
-    for (const r of [pooled, unwarmed, inline, small]) if (r) console.log(ratios(r, peer, 'defaults'));
-    for (const r of [pooled, unwarmed, inline, small]) if (r) console.log(ratios(r, lean, 'in-memory'));
+    for (const r of [...ours, peer, lean]) console.log(line(r));
+    for (const r of ours) console.log(ratios(r, peer, 'defaults'));
+    for (const r of ours) console.log(ratios(r, lean, 'in-memory'));
     console.log(`\nsteady state (each process first crawls a ${WARM_PAGES}-page warm-up section of the site, untimed):`);
     for (const r of [pooledWarm, peerWarm, leanWarm]) console.log(line(r));
     console.log(ratios(pooledWarm, peerWarm, 'defaults'));
