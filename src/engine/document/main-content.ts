@@ -372,7 +372,7 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
       f.s.paras += 1;
     } else if (/^h[1-6]$/.test(tag) || total >= 40) {
       f.s.score += text * 0.2;
-    } else if (LIST_ITEMS.has(tag) || (tag === 'p' && parentTag !== undefined && LIST_ITEMS.has(parentTag))) {
+    } else if (LIST_ITEMS.has(tag) || (tag === 'p' && parentTag !== undefined && LIST_ITEMS.has(parentTag)) || (tag === 'p' && !link && total >= 12 && CLOSED_SENTENCE.test(f.ownRaw))) {
       // Short list items and cells are normal in articles; they neither help nor hurt —
       // nor does an item's text wrapped in a paragraph (`<li><p>Alpha</p></li>`, as
       // markdown renders loose lists), which had made whole lists read as fragments.
@@ -389,6 +389,8 @@ const LIST_ITEMS = new Set(['li', 'td', 'th', 'dd', 'dt']);
 const mentionsCookies = (t: string) => t.includes('kie') && t.includes('ookie');
 
 const SENTENCE_END = /[.!?。！？]["'”’)]?(?:\s|$)/;
+/** Text that ends as a sentence does ("Call us any time."): a short one is content, not a fragment. */
+const CLOSED_SENTENCE = /[.!?。！？]["'”’)]?\s*$/;
 /** Commas (Latin, full-width and ideographic) in `s`, counted up to the 10 that scoring uses. */
 function countCommas(s: string): number {
   // One native indexOf scan per kind (a block's text often has none: the regex walked it
@@ -497,6 +499,22 @@ function findMarkedBody(best: ParentNode, stats: StatsTable): ParentNode | undef
 }
 
 /**
+ * A short sentence set between paragraphs of the text, each line in its own box (dialogue
+ * in fiction: <div><span>They both took one.</span></div>): content, not a fragment. Widgets'
+ * messages ("Request failed. Try again.") stand apart from the paragraphs.
+ */
+function storyLine(box: Element, s: Stats, stats: StatsTable): boolean {
+  if (s.link > 0 || s.text > 200 || !CLOSED_SENTENCE.test(textOf(box))) return false;
+  const isParagraphBox = (n: AnyNode | null): boolean => {
+    while (n && !isElement(n)) n = n.next;
+    return !!n && (stats.get(n)?.paras ?? 0) > 0 && (stats.get(n)?.link ?? 0) === 0;
+  };
+  let prev: AnyNode | null = box.prev;
+  while (prev && !isElement(prev)) prev = prev.prev;
+  return isParagraphBox(prev) && isParagraphBox(box.next);
+}
+
+/**
  * Remove link lists and scored-negative leftovers inside the article. `keep`: an element
  * whose boxes stay whatever their score (a product's heading and its buy box).
  */
@@ -523,6 +541,8 @@ function pruneInside(root: ParentNode, stats: StatsTable, keep?: Element): void 
         ? s.link > 0 && s.text < 25 && s.paras === 0 && (!heading || s.link >= s.text)
         : density > 0.5 && total > 0 && s.paras === 0;
       const fragmentBox = CONTAINERS.has(n.name) && s.score < 0 && s.paras === 0 && !hasMedia;
+      // A story line is kept whole: the boxes inside it have no paragraphs around them.
+      if (fragmentBox && !linkList && storyLine(n, s, stats)) continue;
       if ((linkList || fragmentBox) && !spared.has(n)) {
         doomed.push(n);
         continue;

@@ -254,6 +254,28 @@ describe('main content keeps loose lists', () => {
   });
 });
 
+describe('main content keeps short sentences of the text', () => {
+  const box = (t: string) => `<div style="margin: 1em 0">\n  <div style="direction: ltr"><span>${t}</span></div>\n</div>\n`;
+
+  it('keeps a line of dialogue set between paragraphs, each in its own box, but not a widget message beside them', () => {
+    const out = md(
+      `<nav><a href="/">Home</a></nav><div class="chapter">${box(LONG)}${box('They both took one.')}${box(LONG)}${box('“Richy?”')}${box(LONG)}` +
+        `<div class="widget"><div>Request failed. Try again.</div><a href="/retry">Retry</a></div></div>`,
+      { onlyMainContent: true },
+    );
+    expect(out).toContain(`${LONG}\n\nThey both took one.\n\n${LONG}\n\n“Richy?”\n\n${LONG}`);
+    expect(out).not.toContain('Request failed');
+  });
+
+  it('keeps a section whose paragraph is one short sentence, and still drops short fragments', () => {
+    const out = md(`<article><p>${LONG}</p><section><h2>Contact</h2><p>Call us any time.</p></section><div class="meta"><span>Advertisement</span></div><p>${LONG}</p></article>`, {
+      onlyMainContent: true,
+    });
+    expect(out).toContain('## Contact\n\nCall us any time.');
+    expect(out).not.toContain('Advertisement');
+  });
+});
+
 describe('needsWork (which text markdown must collapse or escape)', () => {
   it('finds every character that needs work, and double spaces, wherever they sit in short and long text', () => {
     const plain = 'plain words with single spaces and punctuation, such as this.';
