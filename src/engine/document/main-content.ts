@@ -372,10 +372,11 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
       f.s.paras += 1;
     } else if (/^h[1-6]$/.test(tag) || total >= 40) {
       f.s.score += text * 0.2;
-    } else if (LIST_ITEMS.has(tag) || (tag === 'p' && parentTag !== undefined && LIST_ITEMS.has(parentTag)) || (tag === 'p' && !link && total >= 12 && CLOSED_SENTENCE.test(f.ownRaw))) {
+    } else if (LIST_ITEMS.has(tag) || (tag === 'p' && ((parentTag !== undefined && LIST_ITEMS.has(parentTag)) || (!link && total >= 12 && CLOSED_SENTENCE.test(f.ownRaw))))) {
       // Short list items and cells are normal in articles; they neither help nor hurt —
       // nor does an item's text wrapped in a paragraph (`<li><p>Alpha</p></li>`, as
-      // markdown renders loose lists), which had made whole lists read as fragments.
+      // markdown renders loose lists, had made whole lists read as fragments), nor a
+      // paragraph of one short sentence ("Call us any time.").
     } else {
       f.s.score -= total * 0.4;
     }
@@ -505,13 +506,13 @@ function findMarkedBody(best: ParentNode, stats: StatsTable): ParentNode | undef
  */
 function storyLine(box: Element, s: Stats, stats: StatsTable): boolean {
   if (s.link > 0 || s.text > 200 || !CLOSED_SENTENCE.test(textOf(box))) return false;
-  const isParagraphBox = (n: AnyNode | null): boolean => {
-    while (n && !isElement(n)) n = n.next;
-    return !!n && (stats.get(n)?.paras ?? 0) > 0 && (stats.get(n)?.link ?? 0) === 0;
+  const paragraphBeside = (side: 'prev' | 'next'): boolean => {
+    let n = box[side];
+    while (n && !isElement(n)) n = n[side];
+    const ns = n ? stats.get(n) : undefined;
+    return !!ns && ns.paras > 0 && ns.link === 0;
   };
-  let prev: AnyNode | null = box.prev;
-  while (prev && !isElement(prev)) prev = prev.prev;
-  return isParagraphBox(prev) && isParagraphBox(box.next);
+  return paragraphBeside('prev') && paragraphBeside('next');
 }
 
 /**

@@ -88,7 +88,7 @@ export interface DocumentPoolOptions {
   workerUrl?: URL;
   /** A worker that answers nothing for this long is stopped and its pages fail. @default 30000 */
   jobTimeoutMs?: number;
-  /** Passes over a sample page each new worker makes to compile the pipeline (0 = none). @default WARM_UP_PASSES */
+  /** Passes over a sample page each new worker makes to compile the pipeline (0 = none). @default 40 */
   warmUpPasses?: number;
 }
 

@@ -7,19 +7,16 @@
  */
 import { processHtml } from './index.js';
 
-/**
- * A page with what real pages have — chrome, an article with headings, inline markup,
- * lists, a table, code, quotes, figures, entities, metadata and JSON-LD — so the warm-up
- * trains the same paths (and the same type feedback) as the pages a crawl meets.
- */
-/** Sections of the sample page: ~25 KB, the size of a typical article page. */
+/** Sections of the sample page: ~30 KB, the size of a typical article page. */
 const SECTIONS = 20;
 
 /**
- * The sample varies with `variant` as real pages do — which meta tags, which attributes,
- * which kinds of link, entity and list — because V8 optimises for what it has seen: code
- * trained on one shape of page is thrown away (deoptimised) and compiled again at the
- * first page of another shape.
+ * A page with what real pages have — chrome, an article with headings, inline markup,
+ * lists, tables, code, quotes, figures, entities, metadata and JSON-LD — so the warm-up
+ * trains the same paths (and the same type feedback) as the pages a crawl meets. It varies
+ * with `variant` as real pages do (which meta tags, attributes, kinds of link, entity and
+ * list) because V8 optimises for what it has seen: code trained on one shape of page is
+ * thrown away (deoptimised) and compiled again at the first page of another shape.
  */
 export function samplePage(variant: number): string {
   const v = variant % 4;
