@@ -1,10 +1,10 @@
 /**
  * URL canonicalisation for deduplication: one string per page, so each page is fetched once.
- * Drops the fragment, the default port, tracking parameters (utm_*, gclid, fbclid …) and
- * empty queries; lower-cases the host; sorts the remaining parameters; applies the
- * trailing-slash policy (default: strip, except for the root).
+ * Drops the fragment, the default port, credentials, tracking parameters (utm_*, gclid,
+ * fbclid …) and empty queries; lower-cases the host; sorts the remaining parameters. The path
+ * is never changed: `/site/` and `/site` (or `/a//b` and `/a/b`) are different resources to
+ * a server, and a site that serves only one of them must get the one its links name.
  */
-export type TrailingSlashPolicy = 'strip' | 'keep' | 'add';
 
 const TRACKING = /^(?:utm_[a-z_]+|gclid|gclsrc|dclid|fbclid|msclkid|mc_cid|mc_eid|_ga|_gl|yclid|igshid|twclid|ttclid|li_fat_id|wickedid|_hsenc|_hsmi|hsa_[a-z]+|mkt_tok|oly_anon_id|oly_enc_id|vero_id|rb_clickid|s_cid|spm|scid|ref_src|ref_url)$/i;
 
@@ -18,12 +18,12 @@ export interface CanonicalParts {
   pathname: string;
 }
 
-export function canonicalUrl(raw: string, policy: TrailingSlashPolicy = 'strip'): string | undefined {
-  return canonicalParts(raw, policy)?.href;
+export function canonicalUrl(raw: string): string | undefined {
+  return canonicalParts(raw)?.href;
 }
 
 /** The canonical URL and the parts a crawler checks next, from one parse. */
-export function canonicalParts(raw: string, policy: TrailingSlashPolicy = 'strip'): CanonicalParts | undefined {
+export function canonicalParts(raw: string): CanonicalParts | undefined {
   let u: URL;
   try {
     u = new URL(raw);
@@ -42,10 +42,6 @@ export function canonicalParts(raw: string, policy: TrailingSlashPolicy = 'strip
       search = `?${new URLSearchParams(params).toString()}`;
     }
   }
-  let path = u.pathname.includes('//') ? u.pathname.replace(/\/{2,}/g, '/') : u.pathname;
-  if (path !== '/') {
-    if (policy === 'strip') path = path.replace(/\/+$/, '') || '/';
-    else if (policy === 'add' && !path.endsWith('/') && !/\.[a-z0-9]{1,5}$/i.test(path)) path += '/';
-  }
+  const path = u.pathname;
   return { href: `${u.protocol}//${host}${port}${path}${search}`, hostname: host, pathname: path };
 }

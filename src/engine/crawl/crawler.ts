@@ -10,7 +10,7 @@ import { processDocument, type DocumentProcessor, type PageExtraction, type Pool
 import type { CompiledSchema } from '../extract/schema.js';
 import { fetchPage, type Fetchers, type Page, type RenderMode } from '../fetch/page.js';
 import type { Format } from '../scrape.js';
-import { canonicalParts, canonicalUrl, type TrailingSlashPolicy } from './canonical.js';
+import { canonicalParts, canonicalUrl } from './canonical.js';
 import { pathFilter } from './glob.js';
 import { ALLOW_ALL, DISALLOW_ALL, parseRobots, type RobotsRules } from './robots.js';
 import { readSitemaps } from './sitemap.js';
@@ -44,8 +44,6 @@ export interface CrawlOptions {
   timeoutMs?: number;
   /** Budget for one page. @default 15000 */
   pageTimeoutMs?: number;
-  /** @default 'strip' */
-  trailingSlash?: TrailingSlashPolicy;
   /** @default 'http' (crawls are many pages; 'auto' renders JavaScript shells) */
   render?: RenderMode;
   /** Product token matched against robots.txt groups. @default 'trawl' */
@@ -90,7 +88,6 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
     delayMs: options.delayMs ?? 0,
     timeoutMs: options.timeoutMs ?? 60_000,
     pageTimeoutMs: options.pageTimeoutMs ?? 15_000,
-    trailingSlash: options.trailingSlash ?? 'strip',
     formats: new Set<Format>(options.formats?.length ? options.formats : ['markdown']),
   };
   // The extractor's modules load only for a crawl that asks for JSON: a markdown crawl
@@ -102,7 +99,7 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
   const timer = setTimeout(() => budget.abort(new TrawlError('timeout', 'the crawl used its whole time budget')), o.timeoutMs);
   const signal = options.signal ? AbortSignal.any([budget.signal, options.signal]) : budget.signal;
   const allowedPath = pathFilter(options.includePaths, options.excludePaths);
-  const canon = (u: string) => canonicalUrl(u, o.trailingSlash);
+  const canon = canonicalUrl;
 
   const start = canon(options.url);
   if (!start) throw new TrawlError('invalid_request', 'url: must be an http or https URL');
@@ -137,7 +134,7 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
   const enqueue = (raw: string, depth: number, parent: number[], index: number) => {
     if (depth > o.maxDepth || judged.has(raw)) return;
     judged.add(raw);
-    const c = canonicalParts(raw, o.trailingSlash);
+    const c = canonicalParts(raw);
     if (!c || seen.has(c.href)) return;
     if (!sameSite(c) || NOT_PAGES.test(c.pathname) || !allowedPath(c.pathname)) return;
     seen.add(c.href);

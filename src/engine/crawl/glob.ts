@@ -1,6 +1,8 @@
 /**
  * include_paths / exclude_paths: globs on the URL path. `**` matches across segments, `*`
  * within one, `?` one character; a pattern without a leading slash matches anywhere below.
+ * A directory's trailing slash is optional (`/docs` matches `/docs/`): the crawler keeps paths
+ * as sites write them, and a caller naming a section should not have to guess which form.
  */
 export function globToRegExp(glob: string): RegExp {
   let re = '';
@@ -18,7 +20,8 @@ export function globToRegExp(glob: string): RegExp {
     } else if (c === '?') re += '[^/]';
     else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
   }
-  return new RegExp(glob.startsWith('/') ? `^${re}$` : `(?:^|/)${re}$`);
+  const end = glob.endsWith('/') ? '$' : '/?$';
+  return new RegExp(glob.startsWith('/') ? `^${re}${end}` : `(?:^|/)${re}${end}`);
 }
 
 export function pathFilter(include: string[] = [], exclude: string[] = []): (path: string) => boolean {

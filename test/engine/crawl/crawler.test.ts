@@ -26,7 +26,7 @@ beforeAll(async () => {
     '/': page('Home', ['/a', '/b', '/a#section', '/b?utm_source=x', `${u}/c/`, 'http://other.example/x', '/image.png', 'mailto:x@y.z']),
     '/a': page('A', ['/a/1', '/', '/b']),
     '/b': page('B', ['/b/1', '/private/secret', '/a']),
-    '/c': page('C', ['/c/deep']),
+    '/c/': page('C', ['/c/deep']),
     '/a/1': page('A1', ['/a/1/x', '/missing']),
     '/b/1': page('B1', []),
     '/c/deep': page('Cdeep', []),
@@ -39,6 +39,10 @@ beforeAll(async () => {
     '/docs/guide': page('Guide', ['/docs/guide/intro', '/blog/post']),
     '/docs/guide/intro': page('Intro', []),
     '/blog/post': page('Post', []),
+    // A site served only under its slashed path; relative links resolve against the directory.
+    '/site/': page('Site', ['guide', './faq/', '/site']),
+    '/site/guide': page('Site guide', []),
+    '/site/faq/': page('Site FAQ', []),
   };
   for (const [p, html] of Object.entries(routes)) site.route(p, html);
   site.route('/robots.txt', (_q, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`User-agent: *\nDisallow: /private/\nSitemap: ${u}/sitemap-index.xml\n`));
@@ -65,7 +69,7 @@ const urls = (r: { pages: { url: string }[] }) => r.pages.map((p) => p.url.repla
 describe('crawl', () => {
   it('goes breadth-first, fetches each canonical URL once and stays on the site', async () => {
     const r = await crawl({ http }, { url: `${site.url}/`, maxDepth: 2, limit: 50, useSitemap: false });
-    expect(urls(r)).toEqual(['/', '/a', '/b', '/c', '/a/1', '/b/1', '/c/deep']);
+    expect(urls(r)).toEqual(['/', '/a', '/b', '/c/', '/a/1', '/b/1', '/c/deep']);
     expect(r.pages.map((p) => p.depth)).toEqual([0, 1, 1, 1, 2, 2, 2]);
     expect(r.pages[1]).toMatchObject({ status_code: 200, title: 'A' });
     expect(r.pages[1].markdown).toContain('The A page has words enough');
@@ -75,6 +79,14 @@ describe('crawl', () => {
     expect(site.hits('/b')).toBe(1);
     expect(site.hits('/image.png')).toBe(0);
     expect(r.errors).toEqual([{ url: `${site.url}/private/secret`, error: 'robots_disallowed', detail: expect.any(String) }]);
+  });
+
+  it('keeps a trailing slash: a site served only at /site/ is crawled there, and /site is another URL', async () => {
+    const r = await crawl({ http }, { url: `${site.url}/site/`, maxDepth: 1, limit: 10, useSitemap: false });
+    expect(urls(r)).toEqual(['/site/', '/site/guide', '/site/faq/']);
+    expect(site.hits('/site/')).toBe(1);
+    // '/site' was linked too: fetched as its own URL, a 404 reported as such.
+    expect(r.errors).toEqual([expect.objectContaining({ url: `${site.url}/site` })]);
   });
 
   it.skipIf(!existsSync(fileURLToPath(workerUrl)))('gives the same pages when documents are processed on worker threads (needs npm run build)', async () => {
@@ -111,7 +123,7 @@ describe('crawl', () => {
 
   it('lists the links of pages at the depth limit when asked, and follows none of them', async () => {
     const r = await crawl({ http }, { url: `${site.url}/`, maxDepth: 1, useSitemap: false, formats: ['markdown', 'links'] });
-    expect(urls(r)).toEqual(['/', '/a', '/b', '/c']);
+    expect(urls(r)).toEqual(['/', '/a', '/b', '/c/']);
     const a = r.pages.find((p) => p.url.endsWith('/a'))!;
     expect(a.depth).toBe(1);
     expect(a.links).toEqual([`${site.url}/a/1`, `${site.url}/`, `${site.url}/b`]);

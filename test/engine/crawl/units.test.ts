@@ -6,19 +6,20 @@ import { parseSitemap } from '../../../src/engine/crawl/sitemap.js';
 
 describe('canonicalUrl', () => {
   it.each([
-    ['https://Example.COM:443/a/b/#frag', 'https://example.com/a/b'],
+    ['https://Example.COM:443/a/b/#frag', 'https://example.com/a/b/'],
     ['http://example.com:80/', 'http://example.com/'],
-    ['http://example.com:8080/x/', 'http://example.com:8080/x'],
+    ['http://example.com:8080/x/', 'http://example.com:8080/x/'],
+    ['http://example.com:8080/x', 'http://example.com:8080/x'],
     ['https://example.com/p?utm_source=x&b=2&gclid=1&a=1&fbclid=z', 'https://example.com/p?a=1&b=2'],
     ['https://example.com/p?utm_medium=email', 'https://example.com/p'],
-    ['https://example.com//a//b', 'https://example.com/a/b'],
+    ['https://example.com//a//b/', 'https://example.com//a//b/'],
     ['https://user:pw@example.com/a', 'https://example.com/a'],
   ])('%s → %s', (input, out) => expect(canonicalUrl(input)).toBe(out));
 
-  it('applies the trailing-slash policy', () => {
-    expect(canonicalUrl('https://example.com/a/', 'keep')).toBe('https://example.com/a/');
-    expect(canonicalUrl('https://example.com/a', 'add')).toBe('https://example.com/a/');
-    expect(canonicalUrl('https://example.com/file.html', 'add')).toBe('https://example.com/file.html');
+  it('never changes the path: a trailing slash is part of the URL', () => {
+    expect(canonicalUrl('https://example.com/site/')).toBe('https://example.com/site/');
+    expect(canonicalUrl('https://example.com/site')).toBe('https://example.com/site');
+    expect(canonicalUrl('https://example.com/site/?utm_source=x#top')).toBe('https://example.com/site/');
   });
 
   it('refuses what is not http(s)', () => {
@@ -91,6 +92,10 @@ describe('path globs', () => {
     expect(globToRegExp('/docs/**/intro').test('/docs/intro')).toBe(true);
     expect(globToRegExp('/docs/**/intro').test('/docs/v2/guide/intro')).toBe(true);
     expect(globToRegExp('*.html').test('/a/b/c.html')).toBe(true);
+    // A directory named without its slash matches it with one; a pattern ending in / needs it.
+    expect(globToRegExp('/docs').test('/docs/')).toBe(true);
+    expect(globToRegExp('/docs/').test('/docs')).toBe(false);
+    expect(globToRegExp('/docs').test('/docs/x')).toBe(false);
   });
   it('includes then excludes', () => {
     const f = pathFilter(['/blog/**'], ['/blog/drafts/**']);
