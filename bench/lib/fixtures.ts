@@ -43,3 +43,21 @@ export function readabilityPages(): ContentPage[] {
 export function allContentPages(): ContentPage[] {
   return [...aebPages(), ...readabilityPages()];
 }
+
+export interface SnippetPage extends ContentPage {
+  /** Text that must appear in the main content. */
+  with: string[];
+  /** Text that must not. */
+  without: string[];
+}
+
+/** trafilatura's evaluation corpus: pages with snippets that must and must not be kept. */
+export function trafilaturaPages(): SnippetPage[] {
+  const dir = requireFixtures('content/trafilatura-eval');
+  return readdirSync(dir).sort().map((id) => {
+    const expected = JSON.parse(readFileSync(join(dir, id, 'expected.json'), 'utf8'));
+    // Some entries name a file, not a URL ("hard::site-page.html"): any base URL will do.
+    const url = /^https?:\/\//.test(expected.url) ? expected.url : `http://fakehost/${encodeURIComponent(expected.file ?? id)}`;
+    return { id, html: readHtml(join(dir, id, 'source.html.gz')), url, with: expected.with ?? [], without: expected.without ?? [] };
+  });
+}

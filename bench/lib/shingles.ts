@@ -51,3 +51,41 @@ export function markdownToText(md: string): string {
     .replace(/\]\((?:[^()]|\([^)]*\))*\)/g, ']')
     .replace(/\\([\\`*_{}[\]()#+\-.!|<>~])/g, '$1');
 }
+
+/**
+ * Markdown → plain text as a reader sees it: images dropped, links to their text, emphasis,
+ * heading, list and quote markers, code fences and table pipes removed, escapes undone,
+ * whitespace collapsed to single spaces.
+ */
+export function markdownToPlain(md: string): string {
+  return markdownToText(md)
+    .replace(/^\s*(?:```|~~~).*$/gm, ' ')
+    .replace(/^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*$/gm, ' ')
+    .replace(/^[ \t]*(?:>[ \t]?)+/gm, '')
+    .replace(/^[ \t]*#{1,6}[ \t]+/gm, '')
+    .replace(/^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+/gm, '')
+    .replace(/\|/g, ' ')
+    .replace(/\*\*|__|~~|`/g, '')
+    .replace(/(^|[\s(\["'])[*_](?=\S)/g, '$1')
+    .replace(/(\S)[*_](?=$|[\s)\]"'.,;:!?])/gm, '$1')
+    .replace(/\[([^\]]*)\]/g, '$1')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+export interface SnippetTally {
+  tp: number;
+  fn: number;
+  fp: number;
+  tn: number;
+}
+
+const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/** trafilatura's evaluation: each wanted snippet found is a true positive, each unwanted one found a false positive. */
+export function snippetScores(plain: string, withSnippets: string[], withoutSnippets: string[]): SnippetTally {
+  const t: SnippetTally = { tp: 0, fn: 0, fp: 0, tn: 0 };
+  for (const s of withSnippets) if (plain.includes(squash(s))) t.tp++; else t.fn++;
+  for (const s of withoutSnippets) if (plain.includes(squash(s))) t.fp++; else t.tn++;
+  return t;
+}
