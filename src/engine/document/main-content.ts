@@ -11,6 +11,7 @@ import type { AnyNode, Document, Element, ParentNode } from './dom.js';
 import { ScoredElement, PipelineText, elements as elementsOf, findFirst as findFirstIn, hasImage, isElement, isTextNode, removeNode, textOf } from './dom.js';
 import { flattenGraph, parseLenient } from './json-ld.js';
 import { isTexScript, needsWork } from './markdown.js';
+import { findHeadline, placeHeadline } from './headline.js';
 import { COOKIE_NOTICE, cutAfterRelatedHeading, dropCaptions, polishContent } from './polish.js';
 import { isHidden } from './visibility.js';
 
@@ -43,8 +44,8 @@ const ARTICLE_BODY = /(?:^|[\s_-])(?:article-?body|articlebody|post-?body|entry-
 export interface MainContentOptions {
   /** Drop navigation, footers and other page chrome, and pick the article. @default true */
   onlyMainContent: boolean;
-  /** The page title: a headline repeating it is dropped from the content. */
-  title?: string | null;
+  /** The page's titles (`<title>`, og:title …): the heading that names them is the article's headline, kept as the content's first line. */
+  titles?: (string | null | undefined)[];
   /**
    * The page sells one item (see isProductPage): its content is the item's heading, price
    * and details together, not only the longest description block.
@@ -112,6 +113,8 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   stripNonContent(doc);
   if (!options.onlyMainContent) return bodyOf(doc);
   const root = bodyOf(doc);
+  // Found before chrome goes: themes put the headline in a header box beside the body.
+  const headline = options.product ? undefined : findHeadline(root, (options.titles ?? []).filter((t): t is string => !!t));
   let stats = new StatsTable();
   const seen = { cookies: false };
   computeStats(root, stats, seen);
@@ -131,8 +134,8 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   dropCaptions(best);
   cutAfterRelatedHeading(best);
   pruneInside(best, stats, heading);
-  // A product's heading is its name: kept, where an article's repeated headline goes.
-  polishContent(best, options.product ? null : (options.title ?? null), seen.cookies);
+  polishContent(best, seen.cookies);
+  if (headline) placeHeadline(best, headline);
   return best;
 }
 

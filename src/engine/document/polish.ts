@@ -1,8 +1,7 @@
 /**
  * Clean-up inside the chosen content: picture captions, a "Related / You may also like"
- * tail, the headline that repeats the page title (it is in `metadata.title` already, as
- * Readability also does), repeated captions, byline/date lines above the first paragraph,
- * copyright/contact lines after the last one, and cookie notices.
+ * tail, repeated captions, byline/date lines above the first paragraph, copyright/contact
+ * lines after the last one, and cookie notices. (The headline stays: headline.ts.)
  */
 import type { AnyNode, Element, ParentNode } from './dom.js';
 import { collapse, hasImage, isElement, isTextNode, removeNode, textOf } from './dom.js';
@@ -43,9 +42,8 @@ function isTextBlock(n: Element): boolean {
 const blocksInOrder = (root: ParentNode) => outermost(root, isTextBlock);
 
 /** `cookies`: whether any text of the page says "cookie" (no notice to look for otherwise). */
-export function polishContent(root: ParentNode, title: string | null, cookies = true): void {
+export function polishContent(root: ParentNode, cookies = true): void {
   const blocks = blocksInOrder(root);
-  dropTitleHeading(blocks, title);
   dropRepeatedBlocks(blocks);
   dropLeadingMeta(blocks);
   dropTrailingBoilerplate(blocks);
@@ -95,20 +93,6 @@ function isAttached(n: AnyNode): boolean {
   let p: AnyNode | null = n;
   while (p?.parent) p = p.parent;
   return p?.type === 'root';
-}
-
-function dropTitleHeading(blocks: Element[], title: string | null): void {
-  if (!title) return;
-  const t = norm(title);
-  if (t.length < 8) return;
-  for (const b of blocks.slice(0, 6)) {
-    if (b.name !== 'h1' && b.name !== 'h2') continue;
-    const h = norm(textOf(b));
-    if (h.length >= 8 && (t === h || t.includes(h) || (h.includes(t) && h.length < t.length * 1.5))) {
-      removeNode(b);
-      return;
-    }
-  }
 }
 
 function dropRepeatedBlocks(blocks: Element[]): void {
