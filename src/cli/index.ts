@@ -148,6 +148,8 @@ program
     try {
       const r = await scrape(engine, { url, formats: [format], schema, onlyMainContent: !o.allContent, render: o.render, timeoutMs: o.timeoutMs });
       const { url: finalUrl, metadata, ...content } = r;
+      // Warnings go to stderr so the markdown on stdout stays clean for pipes.
+      for (const w of r.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
       const human = format === 'json' ? JSON.stringify(r.json, null, 2) : format === 'links' ? (r.links ?? []).join('\n') : String(r[format as 'markdown'] ?? '');
       print({ status: 'ok', url: finalUrl, ...content, metadata }, human);
     } finally {

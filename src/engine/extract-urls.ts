@@ -23,7 +23,7 @@ export interface ExtractOptions {
 }
 
 export type ExtractResult =
-  | { url: string; status: 'ok'; json: Record<string, unknown>; sources?: Record<string, string> }
+  | { url: string; status: 'ok'; json: Record<string, unknown>; sources?: Record<string, string>; warnings?: string[] }
   | { url: string; status: 'error'; error: string; detail: string };
 
 export interface ExtractResponse {
@@ -47,7 +47,7 @@ export async function extract(fetchers: Fetchers, options: ExtractOptions): Prom
         let json = doc.json ?? options.schema.empty();
         let sources = doc.sources ?? {};
         if (options.llm) ({ json, sources } = await options.llm.fill({ json, sources, schema: options.schema, markdown: doc.markdown ?? '', url: doc.url, prompt: options.prompt, signal: options.signal, timeoutMs: deadline - Date.now() }));
-        return { url, status: 'ok', json, ...(Object.keys(sources).length ? { sources } : {}) };
+        return { url, status: 'ok', json, ...(Object.keys(sources).length ? { sources } : {}), ...(page.warnings ? { warnings: page.warnings } : {}) };
       } catch (e) {
         if (!isTrawlError(e) || e.code === 'internal_error') throw e;
         return { url, status: 'error', error: e.code, detail: e.detail };

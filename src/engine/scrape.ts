@@ -51,6 +51,8 @@ export interface ScrapeResult {
   metadata: ScrapeMetadata;
   /** Per JSON field, where its value came from (json-ld:offers.price, meta:og:title …). */
   sources?: Record<string, string>;
+  /** Present when the answer is not all it could be (a JavaScript page without a browser …). */
+  warnings?: string[];
 }
 
 export function resolveFormats(formats: Format[] | undefined, hasSchema: boolean): Set<Format> {
@@ -86,6 +88,7 @@ export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promis
     result.sources = filled.sources;
     if (!formats.has('markdown')) delete result.markdown;
   }
+  if (page.warnings?.length) result.warnings = page.warnings;
   return result;
 }
 

@@ -15,10 +15,10 @@ let site: FixtureServer;
 async function trawl(args: string[], env: Record<string, string> = {}) {
   try {
     const r = await run(process.execPath, [BIN, '--json', ...args], { env: { ...process.env, TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', DATABASE_URL: '', ...env } });
-    return { code: 0, stdout: r.stdout };
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (e) {
-    const err = e as { code: number; stdout: string };
-    return { code: err.code, stdout: err.stdout };
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
   }
 }
 
@@ -31,6 +31,7 @@ const one = (stdout: string) => {
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'trawl-cli-'));
   site = await startFixtureServer({
+    '/app': '<!doctype html><html><head><title>App</title></head><body><div id="root"></div><script src="/bundle.js"></script></body></html>',
     '/page': '<html><head><title>CLI page</title></head><body><article><h1>CLI page</h1><p>Written for the command line test, with enough words, commas, and a full stop.</p><p>Price: $12.50</p></article></body></html>',
   });
 });
@@ -40,6 +41,14 @@ afterAll(async () => {
 });
 
 describe('trawl CLI', () => {
+  it('prints a warning on stderr when a JavaScript page needs the browser that is not installed', async () => {
+    const r = await trawl(['scrape', `${site.url}/app`], { CHROMIUM_PATH: '/nonexistent/chromium' });
+    expect(r.code).toBe(0);
+    const out = one(r.stdout);
+    expect(out.warnings[0]).toMatch(/CHROMIUM_PATH/);
+    expect(r.stderr).toMatch(/^warning: .*chromium.*CHROMIUM_PATH/m);
+  });
+
   it('creates accounts, keys, credits and secrets', async () => {
     const acc = one((await trawl(['account', 'create', '--email', 'cli@test.local', '--credits', '7'])).stdout);
     expect(acc).toEqual({ account_id: expect.stringMatching(/^acc_/), email: 'cli@test.local', credits: 7 });

@@ -51,8 +51,10 @@ for (const dialect of DIALECTS) {
       const body = await res.json();
       expect(body.status).toBe('ok');
       expect(body.url).toBe(`${site.url}/article`);
-      // The headline repeats <title>: it is in metadata.title, not again in the content.
-      expect(body.markdown).not.toContain('# Fixture article');
+      // The headline repeats <title>: it is still the markdown's first line, once.
+      expect(body.markdown.split('\n')[0]).toBe('# Fixture article');
+      expect(body.markdown.match(/# Fixture article/g)).toHaveLength(1);
+      expect(body.warnings).toBeUndefined();
       expect(body.markdown).toContain('This paragraph is the content');
       expect(body.markdown).not.toContain('Copyright footer');
       expect(body.markdown).not.toContain('About');
@@ -316,5 +318,47 @@ describe('SSRF guard through the API', () => {
     expect((await res.json()).error).toBe('forbidden_target');
     expect(site.hits('/article')).toBe(before);
     expect(await svc.credits(accountId)).toBe(4);
+  });
+});
+
+describe('a JavaScript-only page on a server without Chromium', () => {
+  let svc: TestService;
+  let site: FixtureServer;
+  const SHELL = '<!doctype html><html><head><title>App</title></head><body><div id="root"></div><script src="/bundle.js"></script></body></html>';
+  beforeAll(async () => {
+    site = await startFixtureServer({ '/app': SHELL, '/article': ARTICLE });
+    svc = await startTestService('sqlite', { CHROMIUM_PATH: '/nonexistent/chromium' });
+  });
+  afterAll(async () => {
+    await svc?.stop();
+    await site?.close();
+  });
+
+  it('render auto answers what the HTML holds, with a warning that names the fix', async () => {
+    const { key, accountId } = await svc.newKey(5);
+    const res = await svc.post('/v1/scrape', { url: `${site.url}/app` }, key);
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.markdown).toBe('');
+    expect(body.warnings).toHaveLength(1);
+    expect(body.warnings[0]).toMatch(/JavaScript/);
+    expect(body.warnings[0]).toMatch(/chromium/);
+    expect(body.warnings[0]).toMatch(/CHROMIUM_PATH/);
+    // A page that needs no browser carries no warning.
+    expect((await (await svc.post('/v1/scrape', { url: `${site.url}/article` }, key)).json()).warnings).toBeUndefined();
+    // Extraction says it per URL.
+    const ex = await (await svc.post('/v1/extract', { urls: [`${site.url}/app`], schema: { title: 'string' } }, key)).json();
+    expect(ex.results[0].warnings?.[0]).toMatch(/CHROMIUM_PATH/);
+    expect(await svc.credits(accountId)).toBe(2);
+  });
+
+  it('render browser stays a clear error, not charged', async () => {
+    const { key, accountId } = await svc.newKey(5);
+    const res = await svc.post('/v1/scrape', { url: `${site.url}/app`, render: 'browser' }, key);
+    expect(res.status).toBe(502);
+    const body = await res.json();
+    expect(body.error).toBe('fetch_failed');
+    expect(body.detail).toMatch(/CHROMIUM_PATH/);
+    expect(await svc.credits(accountId)).toBe(5);
   });
 });

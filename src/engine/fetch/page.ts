@@ -26,7 +26,12 @@ export interface Page {
   /** Raw bytes for PDFs. */
   bytes?: Buffer;
   rendered: boolean;
+  /** What the caller should know about this copy (e.g. it needed a browser that is not there). */
+  warnings?: string[];
 }
+
+export const NO_BROWSER_WARNING =
+  'this page draws its content with JavaScript and needs a browser to render it, but Chromium is not installed on this server: install the Debian package `chromium` (or set CHROMIUM_PATH to a Chromium binary) and ask again; the content returned is what the HTML holds without JavaScript';
 
 export interface FetchPageOptions {
   render?: RenderMode;
@@ -96,12 +101,17 @@ export async function fetchPage(fetchers: Fetchers, url: string, options: FetchP
   const page: Page = { sourceUrl: url, url: res.url, status: res.status, contentType, kind, rendered: false };
   if (kind === 'pdf') page.bytes = res.body;
   else page.text = text;
-  if (render === 'auto' && kind === 'html' && fetchers.browser?.available && looksLikeAppShell(page.text!)) {
+  if (render === 'auto' && kind === 'html' && looksLikeAppShell(page.text!)) {
+    if (!fetchers.browser?.available) {
+      page.warnings = [NO_BROWSER_WARNING];
+      return page;
+    }
     try {
       return await renderPage(fetchers, url, options);
     } catch (e) {
       // The HTTP copy is still an answer; a failed render does not make it worse.
       if (e instanceof TrawlError && (e.code === 'forbidden_target' || e.code === 'blocked')) throw e;
+      page.warnings = [`this page draws its content with JavaScript, and rendering it in Chromium failed (${e instanceof TrawlError ? e.detail : 'browser error'}); the content returned is what the HTML holds without JavaScript`];
     }
   }
   return page;

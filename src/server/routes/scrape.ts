@@ -27,7 +27,7 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
         llm: ctx.engine.llm,
       }),
     );
-    const { url, metadata, sources, ...content } = result;
-    return { status: 'ok', url, ...content, ...(sources && Object.keys(sources).length ? { sources } : {}), metadata };
+    const { url, metadata, sources, warnings, ...content } = result;
+    return { status: 'ok', url, ...content, ...(sources && Object.keys(sources).length ? { sources } : {}), metadata, ...(warnings ? { warnings } : {}) };
   });
 }
