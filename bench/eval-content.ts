@@ -74,6 +74,9 @@ const f3 = (x: number) => x.toFixed(3);
 const fmt = (s: { precision: number; recall: number; f1: number }) => `P=${f3(s.precision)} R=${f3(s.recall)} F1=${f3(s.f1)}`;
 const pick = <T extends { id: string }>(rows: T[], h: Half | 'all') => rows.filter((r) => h === 'all' || halfOf(r.id) === h);
 const summary: string[] = [];
+/** `--save FILE`: per-page scores as JSON, to compare two runs page by page. */
+const perPage: Record<string, number> = {};
+const save = opt('--save');
 
 if (wanted('aeb')) {
   const pages = aebPages().filter(inHalf);
@@ -82,6 +85,7 @@ if (wanted('aeb')) {
     ours: shingleMatch(page.articleBody ?? '', markdownToText(ourMarkdown(page))),
     peer: skipPeer ? undefined : shingleMatch(page.articleBody ?? '', markdownToText(peerMarkdown(page))),
   }));
+  for (const r of rows) perPage[`aeb/${r.id}`] = scores([r.ours]).f1;
   console.log(`\nscrapinghub article-extraction-benchmark (shared pages), shingle F1 of the article body`);
   for (const h of halves) {
     const r = pick(rows, h);
@@ -106,6 +110,7 @@ if (wanted('trafilatura')) {
     const recall = t.tp / Math.max(1, t.tp + t.fn);
     return { precision, recall, f1: precision + recall ? (2 * precision * recall) / (precision + recall) : 0, accuracy: (t.tp + t.tn) / Math.max(1, t.tp + t.tn + t.fp + t.fn) };
   };
+  for (const r of rows) perPage[`trafilatura/${r.id}`] = (r.ours.tp + r.ours.tn) / Math.max(1, r.ours.tp + r.ours.tn + r.ours.fp + r.ours.fn);
   console.log(`\ntrafilatura evaluation corpus (shared pages), snippet precision/recall/F1 (with = must appear, without = must not)`);
   for (const h of halves) {
     const r = pick(rows, h);
@@ -128,6 +133,7 @@ if (wanted('readability')) {
     const expected = textOf(parseHtml(readFileSync(join(dir, id, 'expected.html'), 'utf8')));
     return { id, ours: shingleMatch(expected, markdownToText(ourMarkdown(page))), peer: skipPeer ? undefined : shingleMatch(expected, markdownToText(peerMarkdown(page))) };
   });
+  for (const r of rows) perPage[`readability/${r.id}`] = scores([r.ours]).f1;
   console.log(`\nReadability's regression corpus (its expected output is Readability's own: the peer's row is its agreement with itself)`);
   for (const h of halves) {
     const r = pick(rows, h);
@@ -144,6 +150,7 @@ if (wanted('readability')) {
   if (!only && !onlyHalf) await metadataCheck(dir, ids);
 }
 
+if (save) writeFileSync(save, JSON.stringify(perPage, null, 1));
 console.log(`\ntrawl: ${(oursMs / Math.max(1, oursPages)).toFixed(1)} ms/page over ${oursPages} conversions`);
 console.log(`summary: ${summary.join('; ')}`);
 
