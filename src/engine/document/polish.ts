@@ -48,6 +48,41 @@ export function polishContent(root: ParentNode, cookies = true): void {
   dropLeadingMeta(blocks);
   dropTrailingBoilerplate(blocks);
   if (cookies) dropCookieNotices(blocks);
+  dropEmptySections(root);
+}
+
+const MEDIA = new Set(['img', 'picture', 'video', 'audio', 'iframe', 'table', 'pre', 'math']);
+
+/**
+ * A heading that introduces nothing — the next thing after it is a heading of its level or
+ * above, or the end of the content — is the title of a section whose body was a widget
+ * (a "Comments" heading over an empty thread, "Share this" over a removed share bar).
+ */
+function dropEmptySections(root: ParentNode): void {
+  const seq: { level: number; el?: Element }[] = [];
+  const stack: AnyNode[] = [...root.children].reverse();
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (isTextNode(n)) {
+      if (n.data.trim()) seq.push({ level: 0 });
+      continue;
+    }
+    if (!isElement(n)) continue;
+    if (HEADINGS.test(n.name)) seq.push({ level: Number(n.name[1]), el: n });
+    else if (MEDIA.has(n.name)) seq.push({ level: 0 });
+    else for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+  }
+  for (let i = seq.length - 1, after = 7; i >= 0; i--) {
+    const { level, el } = seq[i];
+    if (!el) {
+      after = 7;
+      continue;
+    }
+    // `after`: the level of the heading that follows directly (7: content follows, or none … ).
+    const empty = i === seq.length - 1 || after <= level;
+    if (empty && i > 0) removeNode(el);
+    else after = level;
+  }
 }
 
 const TRAILER = /\b(?:tel|phone|fone|fax)\s*[:.]|\(?\b\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b|\bcnpj\b|caixa postal|\bp\.?\s?o\.? box\b|©|\bcopyright\b|all rights reserved|\bsubscribe\b|newsletter|\bfollow (?:us|me|him|her|them)\b|\bsign up\b|share this|\bupdated at\b|^tags?\s*:|\bfiled under\b|may be reached at|\bcontact us\b|^(?:photo|image|source|credit)s?\s*:|todos os direitos|tous droits|alle rechte|derechos reservados|tutti i diritti/i;

@@ -1,0 +1,91 @@
+/**
+ * Failure classes seen on benchmark pages we do not have, each as a page written here in
+ * the structure such pages use (not copies of them): the fix must hold for the shape, not
+ * for one site.
+ */
+import { describe, expect, it } from 'vitest';
+import { processHtml } from '../../../src/engine/document/index.js';
+
+const sentence = (topic: string, i: number) =>
+  `The ${topic} paragraph number ${i} explains, with commas and clauses, what the reporter saw on the coast and why it matters to readers.`;
+const paras = (topic: string, n: number) => Array.from({ length: n }, (_, i) => `<p>${sentence(topic, i + 1)}</p>`).join('');
+const NAV = `<header class="site-header"><a href="/">Logo</a><nav><ul>${['News', 'Sport', 'Culture', 'Opinion', 'Video'].map((s) => `<li><a href="/${s}">${s}</a></li>`).join('')}</ul></nav></header>`;
+const FOOT = `<footer class="site-footer"><ul>${['About', 'Contact', 'Privacy', 'Terms'].map((s) => `<li><a href="/${s}">${s}</a></li>`).join('')}</ul><p>© 2024 The Coast Courier</p></footer>`;
+const render = (body: string, title = 'Tides at the coast') =>
+  processHtml(`<html><head><title>${title}</title></head><body>${NAV}${body}${FOOT}</body></html>`, { url: 'https://news.example/2024/tides' }).markdown ?? '';
+
+describe('articles split across sibling containers', () => {
+  it('keeps every part when the body section repeats around a pull quote and a figure (news CMS body blocks)', () => {
+    const md = render(`<main><article><h1>Tides at the coast</h1>
+      <div class="article-body__section">${paras('first-part', 4)}</div>
+      <aside class="pull-quote"><blockquote>“The sea came in faster than anyone expected.”</blockquote></aside>
+      <div class="article-body__section">${paras('second-part', 3)}</div>
+      <figure><img src="/tide.jpg" alt="The tide"><figcaption>The tide at noon.</figcaption></figure>
+      <div class="article-body__section">${paras('third-part', 3)}</div>
+    </article></main>`);
+    expect(md).toContain('first-part paragraph number 4');
+    expect(md).toContain('second-part paragraph number 3');
+    expect(md).toContain('third-part paragraph number 3');
+  });
+
+  it('keeps parts split by an ad slot (sibling divs with the same class around an ad)', () => {
+    const md = render(`<div class="layout"><div class="col-main">
+      <h1>Tides at the coast</h1>
+      <div class="text-block">${paras('alpha', 3)}</div>
+      <div class="ad-slot"><span>Advertisement</span></div>
+      <div class="text-block">${paras('beta', 3)}</div>
+    </div><div class="col-side"><ul>${['One', 'Two', 'Three'].map((s) => `<li><a href="/${s}">Story ${s}</a></li>`).join('')}</ul></div></div>`);
+    expect(md).toContain('alpha paragraph number 3');
+    expect(md).toContain('beta paragraph number 3');
+    expect(md).not.toContain('Advertisement');
+  });
+});
+
+describe('a box of links to other stories inside the article body', () => {
+  it('drops the box and keeps the article after it', () => {
+    const md = render(`<article><h1>Tides at the coast</h1><div class="entry-content">
+      ${paras('before', 3)}
+      <div class="inline-links"><h3>Related</h3><ul>
+        <li><a href="/a">Storm closes the harbour road</a></li><li><a href="/b">Fishermen count the cost</a></li><li><a href="/c">Council meets on sea walls</a></li>
+      </ul></div>
+      ${paras('after', 4)}
+    </div></article>`);
+    expect(md).toContain('before paragraph number 3');
+    expect(md).toContain('after paragraph number 4');
+    expect(md).not.toContain('Storm closes the harbour road');
+  });
+
+  it('drops a "Read more" box with its own heading even when its items are whole teaser sentences', () => {
+    const md = render(`<article><h1>Tides at the coast</h1><div class="story">
+      ${paras('before', 3)}
+      <section><h4>Read more</h4><p><a href="/x">Storm closes the harbour road</a></p><p><a href="/y">Fishermen count the cost of a long winter</a></p></section>
+      ${paras('after', 3)}
+    </div></article>`);
+    expect(md).toContain('after paragraph number 3');
+    expect(md).not.toContain('Fishermen count the cost');
+  });
+});
+
+describe('lists of teasers around the article', () => {
+  it('drops a list of linked headlines with one-sentence summaries after the article', () => {
+    const teaser = (i: number) =>
+      `<li class="item"><h3><a href="/story-${i}">Headline of another story ${i}</a></h3><p>A one-sentence summary of that other story number ${i}, written to make readers click through.</p></li>`;
+    const md = render(`<main><article><h1>Tides at the coast</h1>${paras('body', 5)}</article>
+      <section class="more"><h2>More news</h2><ul>${[1, 2, 3, 4, 5, 6].map(teaser).join('')}</ul></section></main>`);
+    expect(md).toContain('body paragraph number 5');
+    expect(md).not.toContain('summary of that other story number 3');
+  });
+});
+
+describe('share bars and empty comment sections', () => {
+  it('drops a share bar of image links and a Comments heading with an empty thread', () => {
+    const md = render(`<article><h1>Tides at the coast</h1>
+      <div class="entry">${paras('body', 4)}</div>
+      <div class="sharedaddy"><a href="https://facebook.example/share"><img src="/fb.png" alt="Facebook"></a><a href="https://x.example/share"><img src="/x.png" alt="X"></a><a href="mailto:?subject=x"><img src="/mail.png" alt="Email"></a></div>
+      <h2>Comments</h2><div id="thread"></div>
+    </article>`);
+    expect(md).toContain('body paragraph number 4');
+    expect(md).not.toMatch(/Facebook|fb\.png/);
+    expect(md).not.toContain('Comments');
+  });
+});
