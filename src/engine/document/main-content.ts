@@ -12,6 +12,7 @@ import { ScoredElement, PipelineText, elements as elementsOf, findFirst as findF
 import { flattenGraph, parseLenient } from './json-ld.js';
 import { isTexScript, needsWork } from './markdown.js';
 import { findHeadline, placeHeadline } from './headline.js';
+import { findTeaserLists } from './teasers.js';
 import { COOKIE_NOTICE, cutAfterRelatedHeading, dropCaptions, polishContent } from './polish.js';
 import { isHidden } from './visibility.js';
 
@@ -88,6 +89,8 @@ interface Stats {
  */
 class StatsTable {
   readonly #others = new Map<AnyNode, Stats>();
+  /** Subtrees whose text neither adds to nor takes from a score (teaser lists). */
+  neutral?: Set<AnyNode>;
 
   get(n: AnyNode): Stats | undefined {
     if (n instanceof ScoredElement) {
@@ -117,13 +120,20 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   const headline = options.product ? undefined : findHeadline(root, (options.titles ?? []).filter((t): t is string => !!t));
   let stats = new StatsTable();
   const seen = { cookies: false };
+  // Lists of teasers (links to other stories with a one-sentence summary each) neither make
+  // nor spoil an article: their sentences count for nothing. On an index page, where they
+  // are all there is, the page keeps them as it keeps any page without sentences.
+  stats.neutral = new Set(findTeaserLists(root));
   computeStats(root, stats, seen);
   // A consent dialog's long explanations can outscore the page itself, and chrome is judged
   // around the best block: such dialogs go first (only on pages whose text mentions cookies).
   if (seen.cookies && dropConsentDialogs(root)) {
+    const neutral = stats.neutral;
     stats = new StatsTable();
+    stats.neutral = neutral;
     computeStats(root, stats);
   }
+
   stripChrome(root, stats);
   // No sentence anywhere (a link directory, a tiny page): keep all that is not chrome.
   if ((stats.get(root)?.paras ?? 0) === 0) return root;
@@ -243,7 +253,7 @@ function stripChrome(root: ParentNode, stats: StatsTable): boolean {
     // …and so are those inside it that hold most of its text (themes name wrappers "widget").
     // Tags and roles (<aside>, <nav>, role=complementary) and names that only ever mean
     // an add-on (gallery, comments, related) are never such wrappers.
-    if (isChrome(n) && !wrappers.has(n) && (isChromeTag(n) || STRONG_CHROME.test(idClass(n)) || (stats.get(n)?.score ?? 0) < 0.5 * articleScore)) {
+    if (!wrappers.has(n) && ((isChrome(n) && (isChromeTag(n) || STRONG_CHROME.test(idClass(n)) || (stats.get(n)?.score ?? 0) < 0.5 * articleScore)) || neverTheArticle(n))) {
       doomed.push(n);
       continue;
     }
@@ -343,6 +353,10 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
         f.s.text += f.ownText;
         f.s.link += f.ownLink;
       } else judgeOwnText(f, el.name, (el.parent as Element | null)?.name);
+    }
+    if (stats.neutral?.has(f.node)) {
+      f.s.score = 0;
+      f.s.paras = 0;
     }
     stats.set(f.node, f.s);
     const parent = frames[frames.length - 1];
@@ -457,11 +471,12 @@ function pickBest(root: ParentNode, stats: StatsTable): ParentNode {
       if (el.attribs.itemprop === 'articleBody' || ARTICLE_BODY.test(names)) score *= 1.15;
       else if (el.name === 'article' || el.name === 'main' || el.attribs.role === 'main') score *= 1.05;
     }
-    if (score > bestScore) {
+    if (score >= bestScore) {
       bestScore = score;
       best = n;
     }
-    for (const c of n.children) if (isElement(c) && stats.get(c) && stats.get(c)!.score > 0) stack.push(c);
+    // Comment threads and related-story boxes are never the article, however much they say.
+    for (const c of n.children) if (isElement(c) && stats.get(c) && stats.get(c)!.score > 0 && !neverTheArticle(c)) stack.push(c);
   }
   // Explicit article-body markup inside the winner is trusted when it holds a fair share
   // of the winner's text: the rest is then teasers, comments or widgets.
@@ -479,6 +494,13 @@ function pickBest(root: ParentNode, stats: StatsTable): ParentNode {
     else break;
   }
   return node;
+}
+
+const NEVER_THE_ARTICLE = /(?:^|[\s_-])(?:comments?|comment-?(?:list|box|area|section|thread)s?|disqus\w*|related|recommend\w*|outbrain|taboola)(?:$|[\s_-])/i;
+
+/** Named as a comment thread or a related-stories box (and not holding the page's h1). */
+function neverTheArticle(el: Element): boolean {
+  return NAMED_CHROME_HOSTS.has(el.name) && NEVER_THE_ARTICLE.test(chromeNames(el)) && !ARTICLE_BODY.test(chromeNames(el)) && !findFirstIn(el, (e) => e.name === 'h1');
 }
 
 const CONTAINERS = new Set(['div', 'section', 'ul', 'ol', 'header', 'form', 'dl', 'center', 'fieldset']);

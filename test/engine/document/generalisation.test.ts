@@ -67,13 +67,19 @@ describe('a box of links to other stories inside the article body', () => {
 });
 
 describe('lists of teasers around the article', () => {
-  it('drops a list of linked headlines with one-sentence summaries after the article', () => {
+  it('does not let a long list of linked headlines with one-sentence summaries outweigh the article beside it', () => {
     const teaser = (i: number) =>
-      `<li class="item"><h3><a href="/story-${i}">Headline of another story ${i}</a></h3><p>A one-sentence summary of that other story number ${i}, written to make readers click through.</p></li>`;
-    const md = render(`<main><article><h1>Tides at the coast</h1>${paras('body', 5)}</article>
-      <section class="more"><h2>More news</h2><ul>${[1, 2, 3, 4, 5, 6].map(teaser).join('')}</ul></section></main>`);
-    expect(md).toContain('body paragraph number 5');
+      `<div class="card"><a href="/story-${i}"><img src="/t${i}.jpg" alt=""></a><h3><a href="/story-${i}">Headline of another story ${i}</a></h3><p>A one-sentence summary of that other story number ${i}, written, with commas, to make readers click through to it.</p></div>`;
+    const md = render(`<div class="page"><div class="story"><h1>Tides at the coast</h1>${paras('body', 3)}</div>
+      <div class="stream">${Array.from({ length: 12 }, (_, i) => teaser(i + 1)).join('')}</div></div>`);
+    expect(md).toContain('body paragraph number 3');
     expect(md).not.toContain('summary of that other story number 3');
+  });
+
+  it('keeps an index page whose teasers are all it has', () => {
+    const teaser = (i: number) => `<li><h3><a href="/story-${i}">Headline of another story ${i}</a></h3><p>Summary of story ${i}.</p></li>`;
+    const md = render(`<main><h1>Latest</h1><ul class="list">${Array.from({ length: 5 }, (_, i) => teaser(i + 1)).join('')}</ul></main>`, 'Latest');
+    expect(md).toContain('Headline of another story 5');
   });
 });
 
