@@ -5,7 +5,8 @@
  * {price:number, currency:string, in_stock:boolean, sku:string, brand:string}.
  * Per field: precision = correct/predicted, recall = correct/support, F1 (the benchmark's
  * rules: price compared as a decimal, one predicted value, availability defaults to InStock).
- * `--errors` lists every miss.
+ * Each field is also scored on the two halves of the fixed study/measure split (halves.ts).
+ * `--errors` lists every miss of the study half (`--errors all`: of every page).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -15,10 +16,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readHtml, requireFixtures } from './lib/fixtures.js';
+import { halfOf } from './lib/halves.js';
 import { normaliseCurrency } from '../src/engine/extract/currency.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const showErrors = process.argv.includes('--errors');
+const errorsOfAll = process.argv[process.argv.indexOf('--errors') + 1] === 'all';
 const SCHEMA = { price: 'number', currency: 'string', in_stock: 'boolean', sku: 'string', brand: 'string' };
 
 interface Case { id: string; url: string; file: string; truth: Record<string, string[]> }
@@ -126,8 +129,17 @@ try {
   );
 
   type Tally = { tp: number; fp: number; fn: number; support: number };
-  const tally: Record<string, Tally> = {};
+  const tallies: Record<'all' | 'study' | 'measure', Record<string, Tally>> = { all: {}, study: {}, measure: {} };
+  const tally = tallies.all;
   const score = (field: string, truth: string[] | undefined, pred: string | undefined, eq: (a: string, b: string) => boolean, c: Case) => {
+    for (const h of ['all', halfOf(c.id)] as const) tallyOne(tallies[h], field, truth, pred, eq);
+    const has = !!truth?.length;
+    const ok = pred === undefined ? !has : has && truth!.some((v) => eq(v, pred));
+    const src = sourcesOf.get(c.id)?.[field === 'availability' ? 'in_stock' : field];
+    if (field === 'availability') return; // its misses are in_stock's
+    if (showErrors && !ok && (errorsOfAll || halfOf(c.id) === 'study')) console.log(`${field.padEnd(12)} ${c.id.padEnd(60)} truth=${JSON.stringify(truth)} predicted=${JSON.stringify(pred)} from ${src ?? '-'}`);
+  };
+  const tallyOne = (tally: Record<string, Tally>, field: string, truth: string[] | undefined, pred: string | undefined, eq: (a: string, b: string) => boolean) => {
     const t = (tally[field] ??= { tp: 0, fp: 0, fn: 0, support: 0 });
     const has = !!truth?.length;
     if (has) t.support++;
@@ -138,9 +150,6 @@ try {
       t.fp++;
       if (has) t.fn++;
     }
-    const ok = pred === undefined ? !has : has && truth!.some((v) => eq(v, pred));
-    const src = sourcesOf.get(c.id)?.[field === 'availability' ? 'in_stock' : field];
-    if (showErrors && !ok) console.log(`${field.padEnd(12)} ${c.id.padEnd(60)} truth=${JSON.stringify(truth)} predicted=${JSON.stringify(pred)} from ${src ?? '-'}`);
   };
   const exact = (a: string, b: string) => a === b;
   const decimal = (a: string, b: string) => Math.abs(Number(a) - Number(b)) < 1e-9;
@@ -161,17 +170,25 @@ try {
     score('price', c.truth.price, str(p.price), decimal, c);
     score('sku', c.truth.sku, str(p.sku), exact, c);
     score('availability', c.truth.availability, p.in_stock === false ? 'OutOfStock' : 'InStock', exact, c);
+    // The same without the benchmark's default: no answer is a miss (what a caller sees).
+    score('in_stock', c.truth.availability, p.in_stock === false ? 'OutOfStock' : p.in_stock === true ? 'InStock' : undefined, exact, c);
     score('brand', c.truth.brand, str(p.brand), loose, c);
     score('currency', c.truth.currency, str(p.currency), sameCurrency, c);
   }
   console.log(`pages: ${all.length} with Zyte-format ground truth (shared part of the fixtures), through POST /v1/extract`);
   console.log('field         precision  recall     F1   support   (anchors: Zyte price 0.918 / sku 0.841 / availability 0.957; extruct 0.685 / 0.537 / 0.626)');
-  for (const [field, t] of Object.entries(tally)) {
+  console.log('(availability: the benchmark\'s rule, no answer = InStock; in_stock: the same answers with no answer a miss)');
+  const prf = (t: Tally) => {
     const p = t.tp + t.fp ? t.tp / (t.tp + t.fp) : 0;
     const r = t.tp + t.fn ? t.tp / (t.tp + t.fn) : 0;
-    const f1 = p + r ? (2 * p * r) / (p + r) : 0;
-    console.log(`${field.padEnd(12)} ${p.toFixed(3).padStart(9)} ${r.toFixed(3).padStart(7)} ${f1.toFixed(3).padStart(6)} ${String(t.support).padStart(8)}`);
+    return { p, r, f1: p + r ? (2 * p * r) / (p + r) : 0 };
+  };
+  for (const [field, t] of Object.entries(tally)) {
+    const { p, r, f1 } = prf(t);
+    const halves = (['study', 'measure'] as const).map((h) => `${h} ${prf(tallies[h][field]).f1.toFixed(3)} (${tallies[h][field].support})`).join('  ');
+    console.log(`${field.padEnd(12)} ${p.toFixed(3).padStart(9)} ${r.toFixed(3).padStart(7)} ${f1.toFixed(3).padStart(6)} ${String(t.support).padStart(8)}   F1 ${halves}`);
   }
+  console.log(`pages per half: study ${all.filter((c) => halfOf(c.id) === 'study').length}, measure ${all.filter((c) => halfOf(c.id) === 'measure').length}`);
   latencies.sort((a, b) => a - b);
   console.log(`latency per /v1/extract call (6 at a time): median ${latencies[latencies.length >> 1].toFixed(0)} ms, max ${latencies[latencies.length - 1].toFixed(0)} ms`);
   // The second check: pages whose fixture asserts one price (or that there is none).

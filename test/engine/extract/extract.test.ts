@@ -245,6 +245,35 @@ describe('candidate sources', () => {
     expect(run('<h1>Mug</h1><div class="variationUnavailable">Image non disponible</div><button>Ajouter au panier</button>', { in_stock: 'boolean' }).json).toEqual({ in_stock: true });
   });
 
+  it('reads availability from buy controls in many languages, their names, stock counts and quantity fields', () => {
+    const stock = (body: string) => run(`<h1>Kettle</h1><p class="price">49,00 zł</p>${body}`, { in_stock: 'boolean' }).json.in_stock;
+    // Button text, in the shop's language (Polish, Russian, Traditional Chinese, Spanish tickets, Slovenian).
+    expect(stock('<button type="submit">Do koszyka</button>')).toBe(true);
+    expect(stock('<button>В корзину</button>')).toBe(true);
+    expect(stock('<button class="btn">加入購物車</button>')).toBe(true);
+    expect(stock('<a class="btn btn-warning" href="/compra?id=1">Comprar Entrada</a>')).toBe(true);
+    expect(stock('<button type="button">V košarico</button>')).toBe(true);
+    // A control named for buying whose text is an icon or a word not listed (OpenCart's #button-cart "Naroči", a buy_btn link).
+    expect(stock('<button type="button" id="button-cart" class="btn btn-primary">Naroči</button>')).toBe(true);
+    expect(stock('<a id="buy_btn" href="javascript:;"><img src="/buy.png" alt=""></a>')).toBe(true);
+    // A link to the cart page is not a buy control.
+    expect(stock('<a href="/cart" class="link-cart">Przejdź do koszyka</a>')).toBeNull();
+    // Disabled controls: out of stock, unless an active one is there too.
+    expect(stock('<button class="add-to-cart" disabled>Add to cart</button>')).toBe(false);
+    expect(stock('<button class="add-to-cart btn--disabled" aria-disabled="true">In den Warenkorb</button>')).toBe(false);
+    expect(stock('<button class="add-to-cart" disabled>Add to cart</button><button class="add-to-cart">Add to cart</button>')).toBe(true);
+    // Stock counts.
+    expect(stock('<span>Only 3 left in stock</span>')).toBe(true);
+    expect(stock('<div><span>Na stanie: 12 szt.</span></div>')).toBe(true);
+    expect(stock('<span>0 available</span>')).toBe(false);
+    expect(stock('<span>Delivery in 3 days</span>')).toBeNull();
+    // A quantity to fill in, with nothing else said.
+    expect(stock('<form><label>Menge <input type="number" name="menge" value="1"></label></form>')).toBe(true);
+    expect(stock('<input type="hidden" name="qty" value="1">')).toBeNull();
+    // Related products' buttons are not this item's.
+    expect(stock('<div class="related-products"><button>Add to cart</button></div>')).toBeNull();
+  });
+
   it('counts an item in stock when any of its offers is', () => {
     const html = `<script type="application/ld+json">{"@type":"Product","name":"Tee","offers":[
       {"@type":"Offer","sku":"T-S","availability":"OutOfStock","price":10},{"@type":"Offer","sku":"T-M","availability":"InStock","price":10}]}</script>`;
