@@ -56,11 +56,45 @@ class PipelineHandler extends DomHandler {
   }
 }
 
+/** htmlparser2's Parser's own state used below (private in its typings). */
+interface ParserInternals {
+  stack: string[];
+  startIndex: number;
+  openTagStart: number;
+  tagname: string;
+  attribs: Record<string, string> | null;
+  isVoidElement(name: string): boolean;
+}
+
+/**
+ * htmlparser2's parser with nesting capped while parsing. Its open-element stack is an array
+ * it `unshift`s on every open tag and searches on every close (`indexOf`), so a page of
+ * 200,000 unclosed <div>s cost seconds per megabyte — quadratic in depth. Past MAX_DEPTH open
+ * elements, a further opening tag is dropped: its text joins the deepest element, its closing
+ * tag finds nothing to close (a search of at most MAX_DEPTH names), so parsing stays linear in
+ * the input and a deep document still yields all its text. Real pages never nest so deep.
+ */
+class CappedParser extends Parser {}
+const emitOpenTag = (Parser.prototype as unknown as { emitOpenTag(this: Parser, name: string): void }).emitOpenTag;
+// (emitOpenTag is private in the typings: replaced on the subclass's prototype.)
+Object.defineProperty(CappedParser.prototype, 'emitOpenTag', {
+  value: function (this: Parser, name: string): void {
+    const self = this as unknown as ParserInternals;
+    if (self.stack.length >= MAX_DEPTH && !self.isVoidElement(name)) {
+      self.openTagStart = self.startIndex;
+      self.tagname = '';
+      self.attribs = null;
+      return;
+    }
+    emitOpenTag.call(this, name);
+  },
+});
+
 const PARSER_OPTIONS = { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, Tokenizer: FastTokenizer };
 
 export function parseHtml(html: string): Document {
   const handler = new PipelineHandler(undefined, {});
-  new Parser(handler, PARSER_OPTIONS).end(html);
+  new CappedParser(handler, PARSER_OPTIONS).end(html);
   const doc = handler.root;
   limitDepth(doc, MAX_DEPTH);
   return doc;

@@ -204,11 +204,21 @@ function inOtherItemCard(el: Element | undefined, ctx: MatchContext): boolean {
     if (n.name === 'body' || n.name === 'html' || ctx.titleRegion?.has(n)) return false;
     const parent = n.parent as Element | null;
     if (!parent || !n.attribs?.class) continue;
-    let alike = 0;
-    for (const sib of parent.children) if (sib !== n && sib.type === 'tag' && (sib as Element).name === n.name && (sib as Element).attribs.class === n.attribs.class && ++alike >= 2) break;
-    if (alike >= 2 && linksElsewhere(n, ctx.pageUrl)) return true;
+    if (alikeNeighbours(n) >= 2 && linksElsewhere(n, ctx.pageUrl)) return true;
   }
   return false;
+}
+
+/** Siblings near `n` (up to 24 on each side: cards of a grid sit together) of its tag and class, counted to 2. */
+function alikeNeighbours(n: Element): number {
+  let alike = 0;
+  for (const side of ['prev', 'next'] as const) {
+    let sib = n[side];
+    for (let k = 0; sib && k < 24; sib = sib[side], k++) {
+      if (sib.type === 'tag' && (sib as Element).name === n.name && (sib as Element).attribs.class === n.attribs.class && ++alike >= 2) return alike;
+    }
+  }
+  return alike;
 }
 
 function linksElsewhere(root: Element, pageUrl: string | undefined): boolean {
