@@ -3,6 +3,7 @@
  * setting is declared once here with its default; modules receive the slice they need and
  * never read `process.env` themselves. Names are the contract's (API.md section 6).
  */
+import { totalmem } from 'node:os';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
@@ -27,6 +28,10 @@ export interface Config {
   chromiumPath?: string;
   /** Worker threads for the document pipeline (0 = inline; unset = cores − 1, at most 4). */
   documentWorkers?: number;
+  /** Most time one page may spend in the document pipeline (parse, markdown, extraction). */
+  documentBudgetMs: number;
+  /** Large pages (over 1 MiB) handled at once; more wait within their deadline. */
+  largePages: number;
   searchProvider?: string;
   searxngUrl?: string;
   braveApiKey?: string;
@@ -95,6 +100,9 @@ export function loadConfig(env: Env = loadEnv()): Config {
     rateLimitPerMinute: int(env, 'TRAWL_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
     chromiumPath: str(env.CHROMIUM_PATH),
     documentWorkers: str(env.TRAWL_DOCUMENT_WORKERS) === undefined ? undefined : int(env, 'TRAWL_DOCUMENT_WORKERS', 0, 0, 64),
+    documentBudgetMs: int(env, 'TRAWL_DOCUMENT_BUDGET_MS', 10_000, 100, 120_000),
+    // A large page costs ~50–100 MB while it is handled: one per 8 GiB of memory, 2 to 8.
+    largePages: int(env, 'TRAWL_LARGE_PAGES', Math.max(2, Math.min(8, Math.floor(totalmem() / 2 ** 33))), 1, 256),
     searchProvider: str(env.SEARCH_PROVIDER),
     searxngUrl: str(env.SEARXNG_URL),
     braveApiKey: str(env.BRAVE_API_KEY),

@@ -43,6 +43,7 @@ export async function extract(fetchers: Fetchers, options: ExtractOptions): Prom
           onlyMainContent: true,
           // Parsing and extraction run on a document worker when there is one.
           documents: fetchers.documents,
+          control: { signal: options.signal, deadline },
         });
         let json = doc.json ?? options.schema.empty();
         let sources = doc.sources ?? {};

@@ -6,6 +6,10 @@ import type { Config } from '../config.js';
 import { ChromiumPool, type BrowserPool } from './fetch/browser.js';
 import { HttpClient } from './fetch/http.js';
 import { DocumentPool } from './document/pool.js';
+import { LargePageGate } from './fetch/large-pages.js';
+
+/** A body past this is a large page (admission: fetch/large-pages.ts). */
+const LARGE_PAGE_BYTES = 1024 * 1024;
 import type { Fetchers } from './fetch/page.js';
 import { createLlmClient, type LlmClient } from './extract/llm.js';
 import { createSearchProvider, type SearchProvider } from './search/index.js';
@@ -31,13 +35,14 @@ export interface Engine extends Fetchers {
 }
 
 export type EngineConfig = Pick<Config, 'allowPrivateNetwork' | 'resolve' | 'proxyUrls' | 'chromiumPath'> &
-  Partial<Pick<Config, 'documentWorkers'>> &
+  Partial<Pick<Config, 'documentWorkers' | 'documentBudgetMs' | 'largePages'>> &
   Partial<Pick<Config, 'llmBaseUrl' | 'llmApiKey' | 'llmModel' | 'searchProvider' | 'searxngUrl' | 'braveApiKey' | 'braveApiUrl' | 'duckduckgoUrl'>>;
 
 export function createEngine(config: EngineConfig, log?: { warn(obj: object, msg: string): void }): Engine {
   const http = new HttpClient({ allowPrivateNetwork: config.allowPrivateNetwork, resolve: config.resolve, proxyUrls: config.proxyUrls });
   const browser = new ChromiumPool({ executablePath: config.chromiumPath, http });
-  const documents = new DocumentPool({ size: config.documentWorkers });
+  const documents = new DocumentPool({ size: config.documentWorkers, jobTimeoutMs: config.documentBudgetMs });
+  const largePages = new LargePageGate(LARGE_PAGE_BYTES, config.largePages ?? 2);
   // Endpoints the operator configured (an LLM or a SearXNG on the LAN) may be private
   // addresses, so they get their own client; user-supplied URLs never travel through it.
   const trustedHttp = new HttpClient({ allowPrivateNetwork: true, proxyUrls: [] });
@@ -56,6 +61,7 @@ export function createEngine(config: EngineConfig, log?: { warn(obj: object, msg
     http,
     browser,
     documents,
+    largePages,
     llm,
     searchProvider,
     searchProviderError,

@@ -4,12 +4,12 @@
  */
 import { TrawlError } from '../errors.js';
 import { parseHtml } from './document/index.js';
-import { processDocument, type DocumentProcessor } from './document/pool.js';
+import { processDocument, type DocumentProcessor, type JobControl } from './document/pool.js';
 import { pdfToMarkdown } from './document/pdf.js';
 import type { CompiledSchema } from './extract/schema.js';
 import type { LlmClient } from './extract/llm.js';
 import { extractFromDocument, pageExtraction } from './extract/index.js';
-import { fetchPage, type Fetchers, type Page, type RenderMode } from './fetch/page.js';
+import { fetchPage, releasePage, type Fetchers, type Page, type RenderMode } from './fetch/page.js';
 
 export type Format = 'markdown' | 'json' | 'html' | 'raw_html' | 'links';
 export const FORMATS: readonly Format[] = ['markdown', 'json', 'html', 'raw_html', 'links'];
@@ -65,6 +65,8 @@ export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promis
   const formats = resolveFormats(options.formats, !!options.schema);
   if (formats.has('json') && !options.schema) throw new TrawlError('invalid_schema', 'schema: is required when formats includes "json"');
   const started = Date.now();
+  // One deadline for the whole request: fetch, render, processing and extraction.
+  const deadline = started + (options.timeoutMs ?? 30_000);
   const page = await fetchPage(fetchers, options.url, {
     render: options.render,
     timeoutMs: options.timeoutMs,
@@ -73,7 +75,7 @@ export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promis
   });
   const useLlm = !!options.llm && !!options.schema && formats.has('json');
   // The LLM reads the page as markdown, even when markdown was not asked for.
-  const result = await documentFromPage(page, useLlm ? new Set([...formats, 'markdown']) : formats, { ...options, documents: fetchers.documents });
+  const result = await documentFromPage(page, useLlm ? new Set([...formats, 'markdown']) : formats, { ...options, documents: fetchers.documents, control: { signal: options.signal, deadline } });
   if (useLlm && result.json) {
     const filled = await options.llm!.fill({
       json: result.json,
@@ -92,11 +94,23 @@ export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promis
   return result;
 }
 
-/** Turn a fetched page into the requested formats (shared by scrape, crawl and extract). */
+/** Turn a fetched page into the requested formats (shared by scrape and extract); its admission slot is let go after. */
 export async function documentFromPage(
   page: Page,
   formats: Set<Format>,
-  options: { onlyMainContent?: boolean; schema?: CompiledSchema; documents?: DocumentProcessor },
+  options: { onlyMainContent?: boolean; schema?: CompiledSchema; documents?: DocumentProcessor; control?: JobControl },
+): Promise<ScrapeResult> {
+  try {
+    return await convertPage(page, formats, options);
+  } finally {
+    releasePage(page);
+  }
+}
+
+async function convertPage(
+  page: Page,
+  formats: Set<Format>,
+  options: { onlyMainContent?: boolean; schema?: CompiledSchema; documents?: DocumentProcessor; control?: JobControl },
 ): Promise<ScrapeResult> {
   const base = {
     status_code: page.status,
@@ -129,6 +143,7 @@ export async function documentFromPage(
     page.text ?? '',
     { url: page.url, onlyMainContent: options.onlyMainContent ?? true, markdown: formats.has('markdown'), html: formats.has('html'), links: formats.has('links') },
     formats.has('json') && options.schema ? pageExtraction(options.schema) : undefined,
+    options.control,
   );
   const extracted = doc.extracted;
   const result: ScrapeResult = {

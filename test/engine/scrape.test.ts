@@ -1,7 +1,10 @@
 /** scrape() end to end on local servers: PDFs, text, JavaScript pages in Chromium, proxies. */
 import { createServer as createNetServer, connect, type Server as NetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DocumentPool } from '../../src/engine/document/pool.js';
 import { createEngine, type Engine } from '../../src/engine/index.js';
 import { scrape } from '../../src/engine/scrape.js';
 import { findChromium } from '../../src/engine/fetch/browser.js';
@@ -87,6 +90,29 @@ describe('scrape', () => {
     expect(r.raw_html).toBe(APP_SHELL);
     expect(r.links).toEqual([]);
   });
+
+  const slowWorker = new URL('../helpers/slow-worker.mjs', import.meta.url);
+  const compiled = existsSync(fileURLToPath(new URL('../../dist/engine/document/pipeline.js', import.meta.url)));
+  it.skipIf(!compiled)('timeout_ms covers processing: a page still being processed at the deadline is stopped with a timeout, others go on', async () => {
+    site.route('/spin', '<html><body><p>SPIN</p></body></html>');
+    const documents = new DocumentPool({ size: 1, workerUrl: slowWorker, jobTimeoutMs: 60_000, express: false });
+    const http = new HttpClient({ allowPrivateNetwork: true });
+    try {
+      const started = Date.now();
+      await expect(scrape({ http, documents }, { url: `${site.url}/spin`, timeoutMs: 1_000 })).rejects.toMatchObject({ code: 'timeout' });
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect((await scrape({ http, documents }, { url: `${site.url}/article` })).markdown).toContain('A kettle that boils water');
+      // A caller that goes away stops its page too.
+      const gone = new AbortController();
+      const pending = scrape({ http, documents }, { url: `${site.url}/spin`, timeoutMs: 60_000, signal: gone.signal });
+      setTimeout(() => gone.abort(new Error('client left')), 300);
+      await expect(pending).rejects.toThrow('client left');
+      expect((await scrape({ http, documents }, { url: `${site.url}/article` })).markdown).toContain('A kettle');
+    } finally {
+      await documents.close();
+      await http.close();
+    }
+  }, 20_000);
 
   const chromium = findChromium();
   it.skipIf(!chromium)('renders a JavaScript-only page in Chromium (auto detects the empty shell)', async () => {

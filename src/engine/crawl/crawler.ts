@@ -6,9 +6,9 @@
  * crawl is bounded by a page limit and a time budget.
  */
 import { TrawlError, isTrawlError } from '../../errors.js';
-import { processDocument, type DocumentProcessor, type PageExtraction, type PooledOptions, type Processed } from '../document/pool.js';
+import { processDocument, type DocumentProcessor, type JobControl, type PageExtraction, type PooledOptions, type Processed } from '../document/pool.js';
 import type { CompiledSchema } from '../extract/schema.js';
-import { fetchPage, type Fetchers, type Page, type RenderMode } from '../fetch/page.js';
+import { fetchPage, releasePage, type Fetchers, type Page, type RenderMode } from '../fetch/page.js';
 import type { Format } from '../scrape.js';
 import { canonicalParts, canonicalUrl } from './canonical.js';
 import { pathFilter } from './glob.js';
@@ -174,8 +174,9 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
     }
     const delay = Math.min(10_000, Math.max(o.delayMs, (robots.crawlDelaySeconds ?? 0) * 1000));
     const release = await acquireHost(u.host, delay);
+    let page: Page | undefined;
     try {
-      const page = await fetchPage(fetchers, item.url, {
+      page = await fetchPage(fetchers, item.url, {
         render: options.render ?? 'http',
         timeoutMs: Math.max(1, Math.min(o.pageTimeoutMs, deadline - Date.now())),
         signal,
@@ -203,7 +204,7 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
         // A page at the depth limit has no links to follow: they are read only when asked for.
         links: item.depth < o.maxDepth || o.formats.has('links'),
       };
-      const doc = await handOver(fetchers.documents, page, pipeline, extraction);
+      const doc = await handOver(fetchers.documents, page, pipeline, extraction, { signal, deadline });
       const json = doc.extracted?.json;
       const canonical = doc.metadata.canonical_url && canon(doc.metadata.canonical_url);
       if (canonical && canonical !== item.url && sameSite(new URL(canonical))) seen.add(canonical);
@@ -225,6 +226,7 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
       }
       errors.push({ url: item.url, error: isTrawlError(e) ? e.code : 'fetch_failed', detail: isTrawlError(e) ? e.detail : (e as Error).message });
     } finally {
+      releasePage(page);
       release();
     }
   };
@@ -291,10 +293,10 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
  * for a busy worker does not keep its HTML alive (and old enough to be promoted) until the
  * worker answers. No closure here, so nothing keeps `source` once the page is posted.
  */
-function handOver(documents: DocumentProcessor | undefined, page: Page, options: PooledOptions, extraction?: PageExtraction): Promise<Processed> {
+function handOver(documents: DocumentProcessor | undefined, page: Page, options: PooledOptions, extraction: PageExtraction | undefined, control: JobControl): Promise<Processed> {
   const source = page.text ?? '';
   page.text = undefined;
-  return processDocument(documents, source, options, extraction);
+  return processDocument(documents, source, options, extraction, control);
 }
 
 function comparePaths(a: number[], b: number[]): number {

@@ -2,15 +2,23 @@
  * Document processing off the main thread: a few worker threads run the same pipeline
  * (`processHtml`, and schema extraction on the same parsed tree when a job asks for it), so
  * a crawl or a busy service parses pages on a second core while the event loop keeps
- * fetching and answering. Jobs go to the least busy worker. A worker that
- * dies fails only its own jobs and is replaced; when workers cannot run at all (no compiled
- * worker script, repeated crashes) pages are processed inline, as without a pool.
+ * fetching and answering.
+ *
+ * One page must never stall the others. Jobs wait in one queue, smallest page first (a
+ * waiting page gains priority as it waits, so a large one is not starved); each worker holds
+ * at most two (the one it runs and the next, so it never idles between pages). A page that
+ * runs past its budget (the pool's per-document limit, or its request's deadline) is stopped
+ * by terminating its worker: only that page fails; the page queued behind it is re-run on the
+ * fresh worker. A job whose caller gave up (signal aborted) leaves the queue, or is stopped
+ * where it runs. A worker that crashes fails only the page it was running. When workers
+ * cannot run at all (no compiled worker script, repeated crashes) pages are processed
+ * inline, as without a pool.
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { timeoutError } from '../../errors.js';
+import { TrawlError, timeoutError } from '../../errors.js';
 import type { ExtractOutput } from '../extract/index.js';
 import type { SchemaObject } from '../extract/schema.js';
 import type { Document } from './dom.js';
@@ -23,9 +31,15 @@ export interface Processed extends DocumentResult {
   extracted?: ExtractOutput;
 }
 
+/** A job's limits: its caller's cancellation and its request's deadline (epoch ms). */
+export interface JobControl {
+  signal?: AbortSignal;
+  deadline?: number;
+}
+
 export interface DocumentProcessor {
   /** Runs the pipeline on a page; with an extraction, that too (on the same parsed tree). */
-  process(source: string, options: PooledOptions, extraction?: PageExtraction): Promise<Processed>;
+  process(source: string, options: PooledOptions, extraction?: PageExtraction, control?: JobControl): Promise<Processed>;
   close(): Promise<void>;
 }
 
@@ -43,13 +57,22 @@ export interface PageExtraction {
  * The pipeline for one page, extraction included when asked: on the pool when there is
  * one, inline when there is none (or when a processor answered without extracting).
  */
-export async function processDocument(documents: DocumentProcessor | undefined, source: string, options: PooledOptions, extraction?: PageExtraction): Promise<Processed> {
+export async function processDocument(documents: DocumentProcessor | undefined, source: string, options: PooledOptions, extraction?: PageExtraction, control?: JobControl): Promise<Processed> {
   if (documents) {
-    const r = await documents.process(source, options, extraction);
+    const r = await documents.process(source, options, extraction, control);
     if (!extraction || r.extracted) return r;
   }
+  checkControl(control);
   return processHere(source, options, extraction);
 }
+
+/** Throws the caller's abort reason, or a timeout once the deadline has passed. */
+function checkControl(control: JobControl | undefined): void {
+  if (control?.signal?.aborted) throw abortReason(control.signal);
+  if (control?.deadline !== undefined && Date.now() >= control.deadline) throw timeoutError('the request used its whole time budget before the page was processed');
+}
+
+const abortReason = (signal: AbortSignal): Error => (signal.reason instanceof Error ? signal.reason : new Error('the page was no longer wanted'));
 
 /** The pipeline's module, loaded when a page is first processed on this thread (pipeline.ts). */
 let pipeline: Promise<typeof import('./pipeline.js')> | undefined;
@@ -67,18 +90,35 @@ async function processHere(source: string, options: PooledOptions, extraction?: 
 }
 
 interface Job {
+  id: number;
+  source: string;
+  options: PooledOptions;
+  schema?: SchemaObject;
+  /** Size of the page, for shortest-first scheduling. */
+  size: number;
+  queuedAt: number;
+  deadline?: number;
+  signal?: AbortSignal;
+  onAbort?: () => void;
   resolve(r: Processed): void;
   reject(e: Error): void;
 }
 
 interface Slot {
   worker: Worker;
-  jobs: Map<number, Job>;
-  /** Fires when the worker has sat on its oldest job for too long. */
+  /** Jobs posted to the worker, in the order it runs them: the first is running. */
+  jobs: Job[];
+  /** When the running job started. */
+  startedAt: number;
+  /** Fires when the running job is over its budget. */
   watchdog?: NodeJS.Timeout;
-  timedOut?: boolean;
+  /** Why the pool is stopping this worker: the running job fails with it; the rest run again. */
+  stopping?: Error;
   /** Settles when the worker has finished its warm-up (or died): its duration in ms. */
   warm: Promise<number>;
+  /** The worker's heap after its last page, in bytes. */
+  heap?: number;
+  idleTimer?: NodeJS.Timeout;
 }
 
 export interface DocumentPoolOptions {
@@ -86,10 +126,14 @@ export interface DocumentPoolOptions {
   size?: number;
   /** The worker script. @default the compiled `worker.js` next to this module */
   workerUrl?: URL;
-  /** A worker that answers nothing for this long is stopped and its pages fail. @default 30000 */
+  /** The most time one page may take to process; past it its worker is stopped and the page fails. @default 30000 */
   jobTimeoutMs?: number;
   /** Passes over a sample page each new worker makes to compile the pipeline (0 = none). @default 40 */
   warmUpPasses?: number;
+  /** Heap limit of each worker in MB: a page whose tree outgrows it fails alone. @default 1024 */
+  workerHeapMb?: number;
+  /** Start an express worker for small pages when the others are busy with large or slow ones. @default true */
+  express?: boolean;
 }
 
 /** Worker young generation: a page is short-lived garbage. Measured on bench:crawl (interleaved runs): 8 MB ran 12 % faster than 4 MB with 13 MB less peak RSS (fewer pages promoted mid-parse); 16 MB no faster, +10 MB. */
@@ -98,22 +142,55 @@ const YOUNG_GENERATION_MB = 8;
 const WARM_UP_PASSES = 40;
 /** Crashes tolerated before the pool stops replacing workers and goes inline. */
 const MAX_RESTARTS = 3;
+/**
+ * Small pages a worker holds at once: posted ahead so it never waits for a busy main thread
+ * between pages (with 2, bench:scrape ran at 0.6 of its throughput: the worker idled while
+ * the main thread answered requests). A large page is posted only to an idle worker.
+ */
+const PER_WORKER = 8;
+/**
+ * Shortest-first with ageing: each second a job waits counts as this many bytes less. A 1 KB
+ * page overtakes every large one; a 5 MB page waits at most ~2.5 s behind small ones.
+ */
+const AGEING_BYTES_PER_SECOND = 2_000_000;
+/** A worker whose heap has grown past this is replaced once idle. */
+const RECYCLE_HEAP_BYTES = 64 * 1024 * 1024;
+/** How long a worker with a grown heap must sit idle before it is replaced. */
+const RECYCLE_IDLE_MS = 1_000;
+/** How long the express worker may sit idle before it is stopped (started again on need). */
+const EXPRESS_IDLE_MS = 10_000;
+/** Pages up to this size are small: pipelined two to a worker, and sent to the express worker rather than wait behind a large page. */
+const SMALL_BYTES = 256 * 1024;
+/**
+ * A running page this old makes small pages behind it go to the express worker. Not less:
+ * on a loaded 2-core machine an ordinary page can take 100 ms of wall time, and a second
+ * worker started for that cost bench:scrape 40 % of its throughput (measured).
+ */
+const SLOW_MS = 1_000;
 
 const defaultDocumentWorkers = () => Math.max(0, Math.min(4, availableParallelism() - 1));
 
 export class DocumentPool implements DocumentProcessor {
   private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  /** The worker for small pages while the others are busy with large or slow ones (0 = none). */
+  private express?: Slot;
+  private readonly expressSize: number;
+  private recheck?: NodeJS.Timeout;
   private nextId = 1;
   private closed = false;
   private restarts = 0;
   private readonly workerUrl: URL;
   private readonly jobTimeoutMs: number;
   private readonly warmUpPasses: number;
+  private readonly workerHeapMb: number;
 
   constructor(options: DocumentPoolOptions = {}) {
     this.workerUrl = options.workerUrl ?? new URL('./worker.js', import.meta.url);
     this.jobTimeoutMs = options.jobTimeoutMs ?? 30_000;
     this.warmUpPasses = Math.max(0, options.warmUpPasses ?? WARM_UP_PASSES);
+    this.workerHeapMb = options.workerHeapMb ?? 1024;
+    this.expressSize = options.express === false ? 0 : 1;
     // Running from TypeScript sources (tests) there is no compiled worker: stay inline.
     const size = existsSync(fileURLToPath(this.workerUrl)) ? Math.max(0, options.size ?? defaultDocumentWorkers()) : 0;
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
@@ -122,6 +199,11 @@ export class DocumentPool implements DocumentProcessor {
   /** Number of live worker threads (0 = pages are processed inline). */
   get size(): number {
     return this.slots.length;
+  }
+
+  /** Jobs waiting for a worker (not yet posted to one). */
+  get queued(): number {
+    return this.queue.length;
   }
 
   /**
@@ -133,79 +215,232 @@ export class DocumentPool implements DocumentProcessor {
     const waits = this.slots.map((s) => {
       // Waited for, the warm-up keeps the process alive (an idle pool otherwise does not).
       s.worker.ref();
-      return s.warm.finally(() => s.jobs.size || s.worker.unref());
+      return s.warm.finally(() => s.jobs.length || s.worker.unref());
     });
     return Math.max(0, ...(await Promise.all(waits)));
   }
 
   private spawn(): Slot {
-    const worker = new Worker(this.workerUrl, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB }, workerData: { warmUpPasses: this.warmUpPasses } });
+    const worker = new Worker(this.workerUrl, {
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB, maxOldGenerationSizeMb: this.workerHeapMb },
+      workerData: { warmUpPasses: this.warmUpPasses },
+    });
     let warmed!: (ms: number) => void;
-    const slot: Slot = { worker, jobs: new Map(), warm: new Promise((r) => (warmed = r)) };
+    const slot: Slot = { worker, jobs: [], startedAt: 0, warm: new Promise((r) => (warmed = r)) };
     // An idle pool must not keep the process alive.
     worker.unref();
-    worker.on('message', (m: { id: number; result?: Processed; error?: string; warm?: number }) => {
+    worker.on('message', (m: { id: number; result?: Processed; error?: string; warm?: number; heap?: number }) => {
       if (m.warm !== undefined) return warmed(m.warm);
-      const job = slot.jobs.get(m.id);
-      if (!job) return;
-      slot.jobs.delete(m.id);
-      this.arm(slot);
-      if (!slot.jobs.size) worker.unref();
+      if (m.heap !== undefined) slot.heap = m.heap;
+      const i = slot.jobs.findIndex((j) => j.id === m.id);
+      if (i < 0) return;
+      const [job] = slot.jobs.splice(i, 1);
+      this.settle(job);
+      // The next job the worker holds starts now.
+      if (i === 0) this.startHead(slot);
       if (m.error !== undefined) job.reject(new Error(m.error));
       else job.resolve(m.result!);
+      this.dispatch();
+      this.recycleIfIdle(slot);
     });
-    let failed = false;
-    const fail = (e: Error) => {
-      if (failed) return;
-      failed = true;
+    let gone = false;
+    const onGone = (e: Error) => {
+      if (gone) return;
+      gone = true;
       warmed(0);
       clearTimeout(slot.watchdog);
-      // A pathological page (runaway nesting, a regex that never ends) must not hold a core.
-      const error = slot.timedOut ? timeoutError(`processing the page took longer than ${this.jobTimeoutMs} ms and was stopped`) : e;
-      for (const job of slot.jobs.values()) job.reject(error);
-      slot.jobs.clear();
+      const [running, ...rest] = slot.jobs.splice(0);
+      if (running) {
+        this.settle(running);
+        running.reject(this.closed ? new Error('the document pool is closed') : slot.stopping ?? (/out of memory/i.test(e.message) ? new TrawlError('fetch_failed', 'the page is too large to process (it needs more memory than a document worker has)', { retryable: false }) : e));
+      }
+      // The jobs queued behind it did nothing wrong: they run again, first in line.
+      this.queue.unshift(...rest);
+      clearTimeout(slot.idleTimer);
+      if (slot === this.express) this.express = undefined;
       const i = this.slots.indexOf(slot);
-      if (i < 0 || this.closed) return;
-      // A page that was too slow says nothing about the worker; crashes do.
-      if (!slot.timedOut && ++this.restarts > MAX_RESTARTS) this.slots.splice(i, 1);
-      else this.slots[i] = this.spawn();
+      if (i >= 0 && !this.closed) {
+        // A page that was stopped says nothing about the worker; crashes do.
+        if (!slot.stopping && ++this.restarts > MAX_RESTARTS) this.slots.splice(i, 1);
+        else this.slots[i] = this.spawn();
+      }
+      if (!this.slots.length) for (const j of this.queue.splice(0)) this.runInline(j);
+      else this.dispatch();
     };
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`document worker exited with code ${code}`)));
+    worker.on('error', onGone);
+    worker.on('exit', (code) => onGone(new Error(`document worker exited with code ${code}`)));
     return slot;
   }
 
-  /** (Re)start the watchdog for the slot's oldest job, or stop it when the slot is idle. */
-  private arm(slot: Slot): void {
+  /**
+   * A worker whose heap a large page grew, once idle for a moment, is replaced by a fresh one
+   * (V8 keeps a grown heap long after its pages are garbage); the express worker, idle, just goes.
+   */
+  private recycleIfIdle(slot: Slot): void {
+    clearTimeout(slot.idleTimer);
+    const grown = (slot.heap ?? 0) > RECYCLE_HEAP_BYTES;
+    if (slot.jobs.length || (!grown && slot !== this.express)) return;
+    slot.idleTimer = setTimeout(() => {
+      if (slot.jobs.length || slot.stopping || this.closed) return;
+      slot.stopping = new Error('recycled');
+      if (slot === this.express) this.express = undefined;
+      else {
+        const i = this.slots.indexOf(slot);
+        if (i >= 0) this.slots[i] = this.spawn();
+      }
+      void slot.worker.terminate();
+    }, slot === this.express && !grown ? EXPRESS_IDLE_MS : RECYCLE_IDLE_MS);
+    slot.idleTimer.unref();
+  }
+
+  /** Stop a worker for the job it is running: that job fails with `reason`, the others are re-run. */
+  private stop(slot: Slot, reason: Error): void {
+    if (slot.stopping) return;
+    slot.stopping = reason;
+    clearTimeout(slot.watchdog);
+    void slot.worker.terminate();
+  }
+
+  /** The slot's first job started running now: its budget is the pool's limit or its deadline, whichever comes first. */
+  private startHead(slot: Slot): void {
     clearTimeout(slot.watchdog);
     slot.watchdog = undefined;
-    if (!slot.jobs.size) return;
-    slot.watchdog = setTimeout(() => {
-      slot.timedOut = true;
-      void slot.worker.terminate();
-    }, this.jobTimeoutMs);
+    const head = slot.jobs[0];
+    if (!head) {
+      slot.worker.unref();
+      return;
+    }
+    slot.startedAt = Date.now();
+    const byDeadline = head.deadline !== undefined && head.deadline - slot.startedAt < this.jobTimeoutMs;
+    const budget = Math.max(0, byDeadline ? head.deadline! - slot.startedAt : this.jobTimeoutMs);
+    slot.watchdog = setTimeout(
+      () =>
+        this.stop(
+          slot,
+          byDeadline
+            ? timeoutError('the request used its whole time budget while the page was being processed')
+            : timeoutError(`processing the page took longer than ${this.jobTimeoutMs} ms and was stopped`),
+        ),
+      budget,
+    );
     slot.watchdog.unref();
   }
 
-  process(source: string, options: PooledOptions, extraction?: PageExtraction): Promise<Processed> {
-    if (this.closed) return Promise.reject(new Error('the document pool is closed'));
-    if (!this.slots.length) return processHere(source, options, extraction);
-    let slot = this.slots[0];
-    for (const s of this.slots) if (s.jobs.size < slot.jobs.size) slot = s;
-    const id = this.nextId++;
-    return new Promise<Processed>((resolve, reject) => {
-      slot.jobs.set(id, { resolve, reject });
-      if (!slot.watchdog) this.arm(slot);
+  /** Post queued jobs to workers with room, smallest (aged) page first. */
+  private dispatch(): void {
+    clearTimeout(this.recheck);
+    this.recheck = undefined;
+    const now = Date.now();
+    const order = this.queue
+      .map((job) => ({ job, key: job.size - ((now - job.queuedAt) / 1000) * AGEING_BYTES_PER_SECOND }))
+      .sort((a, b) => a.key - b.key)
+      .map((x) => x.job);
+    let waitingSmall = false;
+    for (const job of order) {
+      const slot = this.slotFor(job, now);
+      if (!slot) {
+        if (job.size <= SMALL_BYTES) waitingSmall = true;
+        continue;
+      }
+      this.queue.splice(this.queue.indexOf(job), 1);
+      slot.jobs.push(job);
       slot.worker.ref();
+      if (slot.jobs.length === 1) this.startHead(slot);
       // The schema goes as data; the worker compiles it (once) and extracts there.
-      slot.worker.postMessage({ id, source, options, schema: extraction?.schema });
+      slot.worker.postMessage({ id: job.id, source: job.source, options: job.options, schema: job.schema });
+    }
+    // A small page waits behind pages that have only just started: look again once they
+    // have run long enough for the express worker to be worth it.
+    if (waitingSmall && !this.closed) {
+      const started = Math.min(...this.slots.map((s) => (s.jobs.length ? s.startedAt : Infinity)));
+      if (Number.isFinite(started)) {
+        this.recheck = setTimeout(() => this.dispatch(), Math.max(1, started + SLOW_MS - now));
+        this.recheck.unref();
+      }
+    }
+  }
+
+  /**
+   * Where `job` may go now. An idle worker takes any page; a busy one takes a small page
+   * behind a small one (pipelined, as a crawl's pages are). A small page that would wait
+   * behind a large or slow page (a hostile one) goes to the express worker, started on first need.
+   */
+  private slotFor(job: Job, now: number): Slot | undefined {
+    let best: Slot | undefined;
+    for (const s of this.slots) {
+      if (s.stopping || s.jobs.length >= PER_WORKER) continue;
+      if (s.jobs.length && (job.size > SMALL_BYTES || s.jobs[0].size > SMALL_BYTES)) continue;
+      if (!best || s.jobs.length < best.jobs.length) best = s;
+    }
+    if (best || job.size > SMALL_BYTES || this.expressSize === 0) return best;
+    const blocked = this.slots.some((s) => s.jobs.length && (s.jobs[0].size > SMALL_BYTES || now - s.startedAt >= SLOW_MS));
+    if (!blocked) return undefined;
+    if (this.express?.stopping) return undefined;
+    this.express ??= this.spawn();
+    return this.express.jobs.length < PER_WORKER ? this.express : undefined;
+  }
+
+  /** A job is done (answered, failed or cancelled): its abort listener goes. */
+  private settle(job: Job): void {
+    if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
+  }
+
+  private runInline(job: Job): void {
+    this.settle(job);
+    processHere(job.source, job.options, undefined).then(job.resolve, job.reject);
+  }
+
+  process(source: string, options: PooledOptions, extraction?: PageExtraction, control?: JobControl): Promise<Processed> {
+    if (this.closed) return Promise.reject(new Error('the document pool is closed'));
+    if (!this.slots.length) {
+      try {
+        checkControl(control);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      return processHere(source, options, extraction);
+    }
+    return new Promise<Processed>((resolve, reject) => {
+      const job: Job = { id: this.nextId++, source, options, schema: extraction?.schema, size: source.length, queuedAt: Date.now(), deadline: control?.deadline, signal: control?.signal, resolve, reject };
+      if (job.signal) {
+        if (job.signal.aborted) return reject(abortReason(job.signal));
+        job.onAbort = () => this.cancel(job);
+        job.signal.addEventListener('abort', job.onAbort, { once: true });
+      }
+      this.queue.push(job);
+      this.dispatch();
     });
+  }
+
+  /** The caller gave up on `job`: it leaves the queue, or is stopped where it runs. */
+  private cancel(job: Job): void {
+    const reason = abortReason(job.signal!);
+    const q = this.queue.indexOf(job);
+    if (q >= 0) {
+      this.queue.splice(q, 1);
+      return job.reject(reason);
+    }
+    for (const slot of this.express ? [...this.slots, this.express] : this.slots) {
+      const i = slot.jobs.indexOf(job);
+      if (i < 0) continue;
+      if (i === 0) return this.stop(slot, reason);
+      // Posted but not started: the worker is told to skip it.
+      slot.jobs.splice(i, 1);
+      slot.worker.postMessage({ cancel: job.id });
+      return job.reject(reason);
+    }
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    const slots = this.slots.splice(0);
-    for (const s of slots) clearTimeout(s.watchdog);
+    clearTimeout(this.recheck);
+    const slots = [...this.slots.splice(0), ...(this.express ? [this.express] : [])];
+    this.express = undefined;
+    for (const s of slots) {
+      clearTimeout(s.watchdog);
+      clearTimeout(s.idleTimer);
+    }
+    for (const j of this.queue.splice(0)) j.reject(new Error('the document pool is closed'));
     await Promise.all(slots.map((s) => s.worker.terminate()));
   }
 }

@@ -10,6 +10,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { promisify } from 'node:util';
+import type { PageLease } from './large-pages.js';
 import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { Agent, ProxyAgent, buildConnector } from './undici.js';
@@ -48,6 +49,8 @@ export interface RequestOptions {
   /** Asked before each redirect hop; false stops with a fetch_failed carrying `fields.redirect`. */
   followRedirect?: (next: URL) => boolean;
   signal?: AbortSignal;
+  /** Admission for large bodies (large-pages.ts): reading pauses while the lease waits for a slot. */
+  lease?: PageLease;
 }
 
 export interface HttpResponse {
@@ -59,7 +62,7 @@ export interface HttpResponse {
   redirects: string[];
 }
 
-export const DEFAULT_REQUEST: Required<Omit<RequestOptions, 'body' | 'signal' | 'headers' | 'followRedirect'>> = {
+export const DEFAULT_REQUEST: Required<Omit<RequestOptions, 'body' | 'signal' | 'headers' | 'followRedirect' | 'lease'>> = {
   method: 'GET',
   timeoutMs: 30_000,
   maxBytes: 10 * 1024 * 1024,
@@ -163,7 +166,7 @@ export class HttpClient {
         // Through a proxy the connector is not ours: check the address before sending.
         if (dispatcher !== this.#agent) await this.#target(current.hostname, Number(current.port) || 0);
         cancel.check();
-        const res = await exchange(dispatcher, current, method, headers, body, o.maxBytes, cancel);
+        const res = await exchange(dispatcher, current, method, headers, body, o.maxBytes, cancel, options.lease, options.signal);
         const location = res.headers.location;
         if (isRedirect(res.status, res.headers)) {
           if (hop >= o.maxRedirects) throw fetchFailed(`too many redirects (more than ${o.maxRedirects}) from ${url}`);
@@ -313,8 +316,9 @@ interface Exchanged {
  * cut off as soon as it passes `maxBytes` (before decoding too: a compressed body is never
  * larger than what it decodes to, short of a broken encoder).
  */
-function exchange(dispatcher: Dispatcher, url: URL, method: string, headers: Record<string, string>, body: string | Buffer | undefined, maxBytes: number, cancel: Cancel): Promise<Exchanged> {
+function exchange(dispatcher: Dispatcher, url: URL, method: string, headers: Record<string, string>, body: string | Buffer | undefined, maxBytes: number, cancel: Cancel, lease?: PageLease, signal?: AbortSignal): Promise<Exchanged> {
   return new Promise((resolve, reject) => {
+    let resume: (() => void) | undefined;
     let status = 0;
     let responseHeaders: Record<string, string> = {};
     const chunks: Buffer[] = [];
@@ -328,7 +332,8 @@ function exchange(dispatcher: Dispatcher, url: URL, method: string, headers: Rec
           abort = a;
           cancel.bind(a);
         },
-        onHeaders(statusCode: number, raw: Buffer[]) {
+        onHeaders(statusCode: number, raw: Buffer[], resumeReading: () => void) {
+          resume = resumeReading;
           status = statusCode;
           responseHeaders = headersOf(raw);
           // A redirect's body is drained, not kept (the same test as the caller's).
@@ -343,7 +348,14 @@ function exchange(dispatcher: Dispatcher, url: URL, method: string, headers: Rec
             return false;
           }
           chunks.push(chunk);
-          return true;
+          // A large page waits for a slot before it reads on (the request's own timer still runs).
+          const wait = lease?.grow(size, signal);
+          if (!wait) return true;
+          wait.then(
+            () => resume?.(),
+            (e: Error) => abort?.(e),
+          );
+          return false;
         },
         onComplete() {
           cancel.bind(undefined);

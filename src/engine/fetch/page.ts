@@ -9,6 +9,7 @@ import type { DocumentProcessor } from '../document/pool.js';
 import { detectBotWall, visibleText } from './bot-wall.js';
 import { decodeBody } from './charset.js';
 import type { HttpClient } from './http.js';
+import type { LargePageGate, PageLease } from './large-pages.js';
 
 export type RenderMode = 'auto' | 'http' | 'browser';
 export type PageKind = 'html' | 'text' | 'pdf';
@@ -28,7 +29,12 @@ export interface Page {
   rendered: boolean;
   /** What the caller should know about this copy (e.g. it needed a browser that is not there). */
   warnings?: string[];
+  /** A large page's admission slot (large-pages.ts): released once the page has been processed. */
+  lease?: PageLease;
 }
+
+/** Let go of a page's admission slot (when it took one). */
+export const releasePage = (page: Page | undefined) => page?.lease?.release();
 
 export const NO_BROWSER_WARNING =
   'this page draws its content with JavaScript and needs a browser to render it, but Chromium is not installed on this server: install the Debian package `chromium` (or set CHROMIUM_PATH to a Chromium binary) and ask again; the content returned is what the HTML holds without JavaScript';
@@ -49,6 +55,8 @@ export interface Fetchers {
   browser?: BrowserPool;
   /** Worker threads for the document pipeline; pages are processed inline without it. */
   documents?: DocumentProcessor;
+  /** Admission for large pages; without it every page is read at once. */
+  largePages?: LargePageGate;
 }
 
 export function kindOf(contentType: string, body: Buffer): PageKind | undefined {
@@ -81,12 +89,25 @@ export function looksLikeAppShell(html: string): boolean {
 export async function fetchPage(fetchers: Fetchers, url: string, options: FetchPageOptions = {}): Promise<Page> {
   const render = options.render ?? 'auto';
   if (render === 'browser') return renderPage(fetchers, url, options);
+  const lease = fetchers.largePages?.lease();
+  try {
+    const page = await fetchOverHttp(fetchers, url, options, render, lease);
+    if (lease && page.lease !== lease) lease.release();
+    return page;
+  } catch (e) {
+    lease?.release();
+    throw e;
+  }
+}
+
+async function fetchOverHttp(fetchers: Fetchers, url: string, options: FetchPageOptions, render: RenderMode, lease: PageLease | undefined): Promise<Page> {
   const res = await fetchers.http.request(url, {
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes,
     signal: options.signal,
     headers: options.headers,
     followRedirect: options.followRedirect,
+    lease,
   });
   const contentType = res.headers['content-type'] ?? '';
   const kind = kindOf(contentType, res.body);
@@ -98,7 +119,7 @@ export async function fetchPage(fetchers: Fetchers, url: string, options: FetchP
   }
   if (res.status >= 400) throw fetchFailed(`${res.url} answered HTTP ${res.status}`);
   if (!kind) throw fetchFailed(`${res.url} is ${contentType || 'of unknown type'}, not HTML, PDF or text`);
-  const page: Page = { sourceUrl: url, url: res.url, status: res.status, contentType, kind, rendered: false };
+  const page: Page = { sourceUrl: url, url: res.url, status: res.status, contentType, kind, rendered: false, lease };
   if (kind === 'pdf') page.bytes = res.body;
   else page.text = text;
   if (render === 'auto' && kind === 'html' && looksLikeAppShell(page.text!)) {

@@ -5,7 +5,7 @@
  * Each result carries a citation and its best passages, quotable as they stand on the page.
  */
 import { processDocument } from '../document/pool.js';
-import { fetchPage, type Fetchers } from '../fetch/page.js';
+import { fetchPage, releasePage, type Fetchers } from '../fetch/page.js';
 import { Bm25 } from './bm25.js';
 import { toPassages } from './passages.js';
 import type { ProviderResult, SearchProvider } from './provider.js';
@@ -60,9 +60,13 @@ export async function search(fetchers: Fetchers, provider: SearchProvider, optio
       if (options.scrape === false) return undefined;
       try {
         const page = await fetchPage(fetchers, hit.url, { render: 'http', timeoutMs: Math.max(1000, Math.min(8000, deadline - Date.now())), signal: options.signal });
-        if (page.kind === 'html') return (await processDocument(fetchers.documents, page.text ?? '', { url: page.url })).markdown ?? '';
-        if (page.kind === 'text') return page.text ?? '';
-        return undefined;
+        try {
+          if (page.kind === 'html') return (await processDocument(fetchers.documents, page.text ?? '', { url: page.url }, undefined, { signal: options.signal, deadline })).markdown ?? '';
+          if (page.kind === 'text') return page.text ?? '';
+          return undefined;
+        } finally {
+          releasePage(page);
+        }
       } catch {
         return undefined;
       }

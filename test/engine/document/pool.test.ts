@@ -57,13 +57,15 @@ describe.skipIf(!compiled)('document pool (needs npm run build)', () => {
     });
   });
 
-  it('fails only the jobs of a worker that dies, and replaces it', async () => {
+  it('fails only the page a dying worker was running, re-runs the one queued behind it, and replaces the worker', async () => {
     const p = pool(1);
-    const doomed = p.process(page(1), opts);
+    const running = p.process(page(1), opts);
+    const behind = p.process(page(2), opts);
     await (p as unknown as { slots: { worker: { terminate(): Promise<number> } }[] }).slots[0].worker.terminate();
-    await expect(doomed).rejects.toThrow(/document worker exited/);
+    await expect(running).rejects.toThrow(/document worker exited/);
+    expect((await behind).metadata.title).toBe('Page 2');
     expect(p.size).toBe(1);
-    expect((await p.process(page(2), opts)).metadata.title).toBe('Page 2');
+    expect((await p.process(page(3), opts)).metadata.title).toBe('Page 3');
   });
 
   it('warms each worker up at start, answering pages posted meanwhile between passes', async () => {
@@ -97,6 +99,72 @@ describe('document pool watchdog', () => {
     expect(Date.now() - started).toBeLessThan(3000);
     // Replaced (timeouts are not crashes), so the pool still has its worker.
     expect(p.size).toBe(1);
+  });
+});
+
+describe.skipIf(!compiled)('one hostile page does not stall the others (needs npm run build)', () => {
+  const slowUrl = new URL('../../helpers/slow-worker.mjs', import.meta.url);
+  const spin = (pad = 0) => `<html><body><p>SPIN</p>${'x'.repeat(pad)}</body></html>`;
+  const slow = (o: { jobTimeoutMs?: number; express?: boolean } = {}) => {
+    const p = new DocumentPool({ size: 1, workerUrl: slowUrl, jobTimeoutMs: o.jobTimeoutMs ?? 30_000, express: o.express ?? false });
+    pools.push(p);
+    return p;
+  };
+
+  it('stops a page over its budget; the page queued behind it on that worker is re-run and answered', async () => {
+    const p = slow({ jobTimeoutMs: 300 });
+    const hostile = p.process(spin(), opts);
+    const next = p.process(page(5), opts);
+    await expect(hostile).rejects.toMatchObject({ code: 'timeout' });
+    expect((await next).metadata.title).toBe('Page 5');
+  });
+
+  it('stops a page when its request\'s deadline passes, before the pool\'s own limit', async () => {
+    const p = slow();
+    const started = Date.now();
+    await expect(p.process(spin(), opts, undefined, { deadline: Date.now() + 250 })).rejects.toMatchObject({ code: 'timeout', detail: expect.stringMatching(/time budget/) });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect((await p.process(page(6), opts)).metadata.title).toBe('Page 6');
+  });
+
+  it('drops a queued page whose caller left, and stops a running one', async () => {
+    const p = slow();
+    const gone = new AbortController();
+    const runningGone = new AbortController();
+    const hostile = p.process(spin(), opts, undefined, { signal: runningGone.signal });
+    const prefetched = p.process(page(7), opts);
+    const queued = p.process(page(8), opts, undefined, { signal: gone.signal });
+    expect(p.queued).toBe(1);
+    gone.abort(new Error('client left'));
+    await expect(queued).rejects.toThrow('client left');
+    expect(p.queued).toBe(0);
+    runningGone.abort(new Error('client left too'));
+    await expect(hostile).rejects.toThrow('client left too');
+    expect((await prefetched).metadata.title).toBe('Page 7');
+  });
+
+  it('answers a small page on the express worker while a large one runs', async () => {
+    const p = slow({ jobTimeoutMs: 5_000, express: true });
+    const large = p.process(spin(400_000), opts);
+    large.catch(() => {});
+    const started = Date.now();
+    expect((await p.process(page(9), opts)).metadata.title).toBe('Page 9');
+    expect(Date.now() - started).toBeLessThan(3_000);
+    let settled = false;
+    void large.then(() => (settled = true), () => (settled = true));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(settled).toBe(false);
+  });
+
+  it('runs the smallest waiting page first', async () => {
+    const p = slow({ jobTimeoutMs: 400 });
+    const hostile = p.process(spin(), opts);
+    hostile.catch(() => {});
+    const done: string[] = [];
+    const big = p.process(page(10) + `<!--${'y'.repeat(600_000)}-->`, opts).then(() => done.push('big'));
+    const small = p.process(page(11), opts).then(() => done.push('small'));
+    await Promise.all([big, small]);
+    expect(done).toEqual(['small', 'big']);
   });
 });
 
