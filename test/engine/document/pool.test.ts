@@ -127,17 +127,22 @@ describe.skipIf(!compiled)('one hostile page does not stall the others (needs np
     expect((await p.process(page(6), opts)).metadata.title).toBe('Page 6');
   });
 
-  it('drops a queued page whose caller left, and stops a running one', async () => {
+  it('drops a page whose caller left — queued, posted ahead, or running', async () => {
     const p = slow();
-    const gone = new AbortController();
+    const queuedGone = new AbortController();
+    const aheadGone = new AbortController();
     const runningGone = new AbortController();
     const hostile = p.process(spin(), opts, undefined, { signal: runningGone.signal });
     const prefetched = p.process(page(7), opts);
-    const queued = p.process(page(8), opts, undefined, { signal: gone.signal });
+    const ahead = p.process(page(12), opts, undefined, { signal: aheadGone.signal });
+    // A large page is posted only to an idle worker: it waits in the pool's queue.
+    const queued = p.process(page(8) + `<!--${'z'.repeat(300_000)}-->`, opts, undefined, { signal: queuedGone.signal });
     expect(p.queued).toBe(1);
-    gone.abort(new Error('client left'));
+    queuedGone.abort(new Error('client left'));
     await expect(queued).rejects.toThrow('client left');
     expect(p.queued).toBe(0);
+    aheadGone.abort(new Error('client left early'));
+    await expect(ahead).rejects.toThrow('client left early');
     runningGone.abort(new Error('client left too'));
     await expect(hostile).rejects.toThrow('client left too');
     expect((await prefetched).metadata.title).toBe('Page 7');
