@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { newId } from '../store/ids.js';
 import type { ServerContext } from './context.js';
+import { clientErrorHandler } from './client-errors.js';
 import { registerApiScope } from './plugins/api-scope.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { accountRoutes } from './routes/account.js';
@@ -23,6 +24,7 @@ export async function buildServer(ctx: ServerContext, options: { logger?: boolea
     genReqId: () => newId('req', 16),
     requestIdHeader: false,
     return503OnClosing: true,
+    clientErrorHandler,
     routerOptions: { ignoreTrailingSlash: true },
   });
   // Zod validates bodies in the routes (worded errors); route JSON Schemas are documentation.

@@ -2,6 +2,7 @@
  * The HTTP contract (API.md sections 1–2) through the real service, once per store.
  * Every error code, the order of checks, credits under concurrency, usage rows.
  */
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { DIALECTS, startTestService, type TestService } from '../helpers/service.js';
@@ -266,6 +267,34 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('errors before any route runs', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService('sqlite');
+  });
+  afterAll(async () => svc?.stop());
+
+  const raw = (request: string) =>
+    new Promise<string>((resolve, reject) => {
+      const u = new URL(svc.url);
+      const sock = connect(Number(u.port), u.hostname, () => sock.write(request));
+      let out = '';
+      sock.on('data', (d) => (out += d));
+      sock.on('close', () => resolve(out));
+      sock.on('error', reject);
+    });
+
+  it('answers headers that are too large, and requests that are not HTTP, in the contract shape', async () => {
+    const huge = await raw(`POST /v1/scrape HTTP/1.1\r\nHost: x\r\nX-Pad: ${'x'.repeat(20_000)}\r\nContent-Length: 2\r\n\r\n{}`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(huge).toMatch(/x-request-id: req_/i);
+    expect(JSON.parse(huge.split('\r\n\r\n')[1])).toEqual({ error: 'invalid_request', detail: expect.stringMatching(/headers/) });
+    const junk = await raw('NOT HTTP AT ALL\r\n\r\n');
+    expect(junk).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(junk.split('\r\n\r\n')[1])).toEqual({ error: 'invalid_request', detail: expect.any(String) });
+  });
+});
 
 describe('SSRF guard through the API', () => {
   let svc: TestService;

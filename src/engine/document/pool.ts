@@ -99,7 +99,6 @@ interface Job {
   queuedAt: number;
   deadline?: number;
   signal?: AbortSignal;
-  onAbort?: () => void;
   resolve(r: Processed): void;
   reject(e: Error): void;
 }
@@ -382,8 +381,23 @@ export class DocumentPool implements DocumentProcessor {
 
   /** A job is done (answered, failed or cancelled): its abort listener goes. */
   private settle(job: Job): void {
-    if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
+    if (!job.signal) return;
+    const jobs = this.watched.get(job.signal);
+    jobs?.delete(job);
+    if (jobs && !jobs.size) {
+      this.watched.delete(job.signal);
+      job.signal.removeEventListener('abort', this.onAbort);
+    }
   }
+
+  /** Jobs by their caller's signal: one listener per signal (a crawl's pages share one). */
+  private readonly watched = new Map<AbortSignal, Set<Job>>();
+  private readonly onAbort = (event: Event) => {
+    const signal = event.target as AbortSignal;
+    const jobs = this.watched.get(signal);
+    this.watched.delete(signal);
+    for (const job of jobs ?? []) this.cancel(job);
+  };
 
   private runInline(job: Job): void {
     this.settle(job);
@@ -404,8 +418,12 @@ export class DocumentPool implements DocumentProcessor {
       const job: Job = { id: this.nextId++, source, options, schema: extraction?.schema, size: source.length, queuedAt: Date.now(), deadline: control?.deadline, signal: control?.signal, resolve, reject };
       if (job.signal) {
         if (job.signal.aborted) return reject(abortReason(job.signal));
-        job.onAbort = () => this.cancel(job);
-        job.signal.addEventListener('abort', job.onAbort, { once: true });
+        let jobs = this.watched.get(job.signal);
+        if (!jobs) {
+          this.watched.set(job.signal, (jobs = new Set()));
+          job.signal.addEventListener('abort', this.onAbort, { once: true });
+        }
+        jobs.add(job);
       }
       this.queue.push(job);
       this.dispatch();

@@ -170,7 +170,7 @@ export class HttpClient {
         const location = res.headers.location;
         if (isRedirect(res.status, res.headers)) {
           if (hop >= o.maxRedirects) throw fetchFailed(`too many redirects (more than ${o.maxRedirects}) from ${url}`);
-          const next = checkUrl(new URL(location, current).href);
+          const next = redirectTarget(location, current);
           if (options.followRedirect && !options.followRedirect(next)) {
             throw new TrawlError('fetch_failed', `${current.href} redirects to ${next.href}, which was not followed`, { fields: { redirect: next.href }, retryable: false });
           }
@@ -214,6 +214,25 @@ export class HttpClient {
     this.#closing ??= Promise.all([this.#agent.close(), ...this.#proxies.map((p) => p.close())]).then(() => undefined);
     return this.#closing;
   }
+}
+
+/**
+ * Where a redirect leads, when the fetcher may follow it. The caller's URL was fine, so a
+ * Location that is no URL or not http(s) (javascript:, file:, data:, ftp:) is the target's
+ * fault: a 502, not a 400.
+ */
+function redirectTarget(location: string, from: URL): URL {
+  let next: URL;
+  try {
+    next = new URL(location, from);
+  } catch {
+    throw new TrawlError('fetch_failed', `${from.href} redirects to "${location.slice(0, 200)}", which is not a valid URL`, { retryable: false });
+  }
+  if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+    throw new TrawlError('fetch_failed', `${from.href} redirects to a ${next.protocol.replace(':', '')}: URL, which cannot be fetched`, { retryable: false });
+  }
+  next.hash = '';
+  return next;
 }
 
 /** A URL the fetcher may request: http(s) only, no credentials smuggled to another host. */

@@ -41,6 +41,10 @@ beforeAll(async () => {
   site.route('/to-mapped', (_q, res) => res.writeHead(302, { location: `http://[::ffff:127.0.0.1]:${site.port}/ok` }).end());
   site.route('/to-decimal', (_q, res) => res.writeHead(302, { location: `http://2130706433:${site.port}/ok` }).end());
   site.route('/to-file', (_q, res) => res.writeHead(302, { location: 'file:///etc/passwd' }).end());
+  site.route('/to-javascript', (_q, res) => res.writeHead(302, { location: 'javascript:alert(1)' }).end());
+  site.route('/to-data', (_q, res) => res.writeHead(302, { location: 'data:text/html,<p>hi</p>' }).end());
+  site.route('/to-ftp', (_q, res) => res.writeHead(302, { location: 'ftp://example.com/file' }).end());
+  site.route('/to-nonsense', (_q, res) => res.writeHead(302, { location: 'http://[::1' }).end());
   open = new HttpClient({ allowPrivateNetwork: true });
   guarded = new HttpClient({ resolve: [{ host: 'public.test', address: '127.0.0.1', port: site.port }] });
 });
@@ -146,7 +150,12 @@ describe('HttpClient', () => {
       expect(e.code, path).toBe('forbidden_target');
     }
     expect((await failure(guarded.request(`http://localhost:${site.port}/ok`))).code).toBe('forbidden_target');
-    expect((await failure(guarded.request(`http://public.test:${site.port}/to-file`))).code).toBe('invalid_request');
+    // The caller's URL was valid: a redirect to what cannot be fetched is the target's fault (502).
+    for (const path of ['/to-file', '/to-javascript', '/to-data', '/to-ftp', '/to-nonsense']) {
+      const e = await failure(guarded.request(`http://public.test:${site.port}${path}`));
+      expect(e.code, path).toBe('fetch_failed');
+      expect(e.detail, path).toMatch(/redirects to/);
+    }
   });
 
   it('reports DNS failures as fetch_failed, and refuses names that resolve to private addresses', async () => {
