@@ -25,6 +25,8 @@ export async function buildServer(ctx: ServerContext, options: { logger?: boolea
     requestIdHeader: false,
     return503OnClosing: true,
     clientErrorHandler,
+    // `__proto__` keys stay plain data; parseBody refuses them naming where (validation.ts).
+    onProtoPoisoning: 'ignore',
     routerOptions: { ignoreTrailingSlash: true },
   });
   // Zod validates bodies in the routes (worded errors); route JSON Schemas are documentation.

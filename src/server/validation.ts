@@ -43,9 +43,37 @@ function fieldPath(path: readonly PropertyKey[]): string {
   return out || 'body';
 }
 
+/**
+ * The path of the first own `__proto__` key in a parsed body, if any. The JSON parser keeps
+ * such keys as plain data (Fastify's onProtoPoisoning: 'ignore') so that a caller who names a
+ * schema field `__proto__` hears which one; no code ever sees them, since they are refused here.
+ */
+function protoKeyPath(v: unknown, path: PropertyKey[] = [], budget = { nodes: 100_000 }): PropertyKey[] | undefined {
+  if (typeof v !== 'object' || v === null || --budget.nodes < 0) return undefined;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const found = protoKeyPath(v[i], [...path, i], budget);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (Object.prototype.hasOwnProperty.call(v, '__proto__')) return [...path, '__proto__'];
+  for (const [k, child] of Object.entries(v)) {
+    const found = protoKeyPath(child, [...path, k], budget);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
   if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw invalidRequest('body: must be a JSON object');
+  }
+  const proto = protoKeyPath(body);
+  if (proto) {
+    const where = fieldPath(proto);
+    if (proto[0] === 'schema') throw invalidSchema(`${where}: "__proto__" cannot be a field name; choose another name`);
+    throw invalidRequest(`${where}: "__proto__" is not allowed as a key`);
   }
   const r = schema.safeParse(body);
   if (r.success) return r.data;

@@ -91,6 +91,19 @@ describe('scrape', () => {
     expect(r.links).toEqual([]);
   });
 
+  it('never repeats user:password@ from a URL in links, metadata or the final URL', async () => {
+    const port = new URL(site.url).port;
+    site.route('/creds', `<html><head><title>Creds</title><link rel="canonical" href="http://admin:hunter2@127.0.0.1:${port}/creds"><meta property="og:url" content="http://admin:hunter2@127.0.0.1:${port}/og"></head>
+      <body><article><h1>Creds</h1><p>A page whose links carry credentials, with commas, and a full stop.</p><a href="/relative">relative</a> <a href="http://u:p@other.example/x">absolute</a></article></body></html>`);
+    const r = await scrape(engine, { url: `http://user:secret@127.0.0.1:${port}/creds`, formats: ['markdown', 'links', 'html'] });
+    const everything = JSON.stringify(r);
+    expect(everything).not.toMatch(/secret|hunter2|admin:|u:p@|user:/);
+    expect(r.url).toBe(`http://127.0.0.1:${port}/creds`);
+    expect(r.metadata.source_url).toBe(`http://127.0.0.1:${port}/creds`);
+    expect(r.metadata.canonical_url).toBe(`http://127.0.0.1:${port}/creds`);
+    expect(r.links).toEqual([`http://127.0.0.1:${port}/relative`, 'http://other.example/x']);
+  });
+
   const slowWorker = new URL('../helpers/slow-worker.mjs', import.meta.url);
   const compiled = existsSync(fileURLToPath(new URL('../../dist/engine/document/pipeline.js', import.meta.url)));
   it.skipIf(!compiled)('timeout_ms covers processing: a page still being processed at the deadline is stopped with a timeout, others go on', async () => {

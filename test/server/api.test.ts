@@ -152,12 +152,20 @@ for (const dialect of DIALECTS) {
         [{ url: `${site.url}/article`, schema: { tags: ['string', 'number'] } }, 'schema.tags: an array type must have exactly one element'],
         [{ url: `${site.url}/article`, schema: { a: { b: { c: { d: { e: { f: 'string' } } } } } } }, 'schema.a.b.c.d.e: too deep'],
       ];
+      // Raw JSON: a JavaScript object literal cannot hold a "__proto__" key.
+      cases.push([`{"url":"${site.url}/article","schema":{"__proto__":"string"}}`, 'schema.__proto__: "__proto__" cannot be a field name']);
+      cases.push([`{"url":"${site.url}/article","schema":{"item":{"__proto__":{"x":"string"}}}}`, 'schema.item.__proto__:']);
       for (const [body, detail] of cases) {
         const res = await svc.post('/v1/scrape', body, key);
         const json = await res.json();
         expect(res.status, JSON.stringify(body)).toBe(422);
         expect(json).toEqual({ error: 'invalid_schema', detail: expect.stringContaining(detail) });
       }
+      // Elsewhere in the body such a key is a 400 that says where.
+      const elsewhere = await svc.post('/v1/scrape', `{"url":"${site.url}/article","__proto__":{"admin":true}}`, key);
+      expect(elsewhere.status).toBe(400);
+      expect(await elsewhere.json()).toEqual({ error: 'invalid_request', detail: expect.stringContaining('__proto__') });
+      expect(({} as Record<string, unknown>).admin).toBeUndefined();
       expect(await svc.credits(accountId)).toBe(5);
     });
 

@@ -244,6 +244,11 @@ export function absoluteUrl(href: string | undefined, base: string): string | un
   try {
     const u = new URL(h, base);
     if (u.protocol !== 'http:' && u.protocol !== 'https:' && u.protocol !== 'mailto:' && u.protocol !== 'tel:') return undefined;
+    // user:password@ in a link (or in the page's own URL) is never repeated to a caller.
+    if (u.username || u.password) {
+      u.username = '';
+      u.password = '';
+    }
     return u.href;
   } catch {
     return undefined;

@@ -82,7 +82,7 @@ export function placeHeadline(content: ParentNode, headline: Element): void {
       }
       continue;
     }
-    if (n.name === 'p' && collapse(textOf(n)).length > 80) beforeBody = false;
+    if (beforeBody && n.name === 'p' && collapse(textOf(n)).length > 80) beforeBody = false;
     for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
   }
   for (const n of same) removeNode(n);

@@ -62,6 +62,8 @@ function checkObject(v: unknown, path: string, depth: number, counter: { fields:
   if (!keys.length) throw invalidSchema(`${path}: must have at least one field`);
   for (const k of keys) {
     const p = `${path}.${k}`;
+    // Assigned as out[k], "__proto__" would replace an object's prototype, not name a field.
+    if (k === '__proto__') throw invalidSchema(`${p}: "__proto__" cannot be a field name; choose another name`);
     if (k.length < 1 || k.length > SCHEMA_LIMITS.maxNameLength) {
       throw invalidSchema(`${path}: field name "${k.slice(0, 80)}" must be 1 to ${SCHEMA_LIMITS.maxNameLength} characters`);
     }

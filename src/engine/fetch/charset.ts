@@ -1,7 +1,7 @@
 import { TextDecoder } from 'node:util';
 /**
- * Bytes → string with the page's real encoding: BOM first, then the Content-Type charset,
- * then a `<meta charset>` / `http-equiv` declaration in the first 4 KiB, then UTF-8 when the
+ * Bytes → string with the page's real encoding: BOM first, then the Content-Type charset
+ * (unless it says UTF-16 over bytes that cannot be), then a `<meta charset>` / `http-equiv` declaration in the first 4 KiB, then UTF-8 when the
  * bytes are valid UTF-8, else windows-1252 (what browsers assume for legacy pages).
  */
 const META_CHARSET = /<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)/i;
@@ -27,11 +27,22 @@ function decoderFor(label: string | undefined): TextDecoder | undefined {
   }
 }
 
+/** Whether the first 4 KiB hold the zero bytes any UTF-16 HTML has (ASCII markup is 0x00-padded). */
+function looksLikeUtf16(b: Buffer): boolean {
+  const n = Math.min(b.length, 4096);
+  if (n < 2) return false;
+  let zeros = 0;
+  for (let i = 0; i < n; i++) if (b[i] === 0) zeros++;
+  return zeros * 20 >= n;
+}
+
 export function decodeBody(body: Buffer, contentType?: string, sniffMeta = true): { text: string; charset: string } {
   const bom = bomCharset(body);
   if (bom) return { text: new TextDecoder(bom).decode(body), charset: bom };
   const declared = decoderFor(charsetFromContentType(contentType));
-  if (declared) return { text: declared.decode(body), charset: declared.encoding };
+  // A header that says UTF-16 over bytes that are not (HTML's markup in UTF-16 is half zero
+  // bytes) is wrong: the bytes are sniffed instead, as for a page without a header charset.
+  if (declared && !(declared.encoding.startsWith('utf-16') && !looksLikeUtf16(body))) return { text: declared.decode(body), charset: declared.encoding };
   if (sniffMeta) {
     const head = body.subarray(0, 4096).toString('latin1');
     const meta = decoderFor(META_CHARSET.exec(head)?.[1]);

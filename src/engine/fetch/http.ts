@@ -247,6 +247,9 @@ export function checkUrl(raw: string): URL {
     throw new TrawlError('invalid_request', `url: only http and https URLs can be fetched (got ${u.protocol.replace(':', '')})`);
   }
   u.hash = '';
+  // Credentials in a URL are never sent (nor repeated in answers: the final URL is this one's).
+  u.username = '';
+  u.password = '';
   return u;
 }
 

@@ -33,6 +33,19 @@ export interface Page {
   lease?: PageLease;
 }
 
+/** `url` without user:password@ (answers never repeat credentials). */
+export function withoutCredentials(url: string): string {
+  if (!url.includes('@')) return url;
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.href;
+  } catch {
+    return url;
+  }
+}
+
 /** Let go of a page's admission slot (when it took one). */
 export const releasePage = (page: Page | undefined) => page?.lease?.release();
 
@@ -119,7 +132,7 @@ async function fetchOverHttp(fetchers: Fetchers, url: string, options: FetchPage
   }
   if (res.status >= 400) throw fetchFailed(`${res.url} answered HTTP ${res.status}`);
   if (!kind) throw fetchFailed(`${res.url} is ${contentType || 'of unknown type'}, not HTML, PDF or text`);
-  const page: Page = { sourceUrl: url, url: res.url, status: res.status, contentType, kind, rendered: false, lease };
+  const page: Page = { sourceUrl: withoutCredentials(url), url: res.url, status: res.status, contentType, kind, rendered: false, lease };
   if (kind === 'pdf') page.bytes = res.body;
   else page.text = text;
   if (render === 'auto' && kind === 'html' && looksLikeAppShell(page.text!)) {
@@ -146,5 +159,5 @@ async function renderPage(fetchers: Fetchers, url: string, options: FetchPageOpt
   const wall = detectBotWall(r.status, r.html);
   if (wall) throw blocked(`${r.url} answered with a bot wall (${wall}); it was not scraped and no credit was charged`);
   if (r.status >= 400) throw fetchFailed(`${r.url} answered HTTP ${r.status}`);
-  return { sourceUrl: url, url: r.url, status: r.status, contentType: r.contentType || 'text/html', kind: 'html', text: r.html, rendered: true };
+  return { sourceUrl: withoutCredentials(url), url: withoutCredentials(r.url), status: r.status, contentType: r.contentType || 'text/html', kind: 'html', text: r.html, rendered: true };
 }

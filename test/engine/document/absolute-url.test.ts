@@ -1,4 +1,4 @@
-/** Link resolution: the shortcut for plain root-relative paths must agree with URL parsing. */
+/** Link resolution: the shortcut for plain root-relative paths must agree with URL parsing (less any user:password@). */
 import { describe, expect, it } from 'vitest';
 import { absoluteUrl } from '../../../src/engine/document/dom.js';
 
@@ -13,6 +13,9 @@ const HREFS = [
 function parsed(href: string, base: string): string | undefined {
   try {
     const u = new URL(href.trim(), base);
+    // Credentials are never repeated (the page's own URL's included).
+    u.username = '';
+    u.password = '';
     return ['http:', 'https:', 'mailto:', 'tel:'].includes(u.protocol) ? u.href : undefined;
   } catch {
     return undefined;

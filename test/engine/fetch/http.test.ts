@@ -201,6 +201,17 @@ describe('charset detection', () => {
     expect(decodeBody(Buffer.from('naïve café'), 'text/html').text).toBe('naïve café');
     expect(decodeBody(Buffer.from([0x63, 0x61, 0x66, 0xe9]), 'text/html').text).toBe('café');
   });
+  it('does not believe a UTF-16 label over bytes that are not UTF-16', () => {
+    const utf8 = Buffer.from('<html><head><meta charset="utf-8"><title>Grüße</title></head><body><p>naïve café — 日本</p></body></html>');
+    for (const label of ['utf-16', 'UTF-16LE', 'utf-16be']) {
+      const r = decodeBody(utf8, `text/html; charset=${label}`);
+      expect(r.text, label).toContain('naïve café — 日本');
+      expect(r.charset).toBe('utf-8');
+    }
+    // Real UTF-16 (no BOM) is still read as the header says.
+    const utf16 = Buffer.from('<html><body><p>naïve café</p></body></html>', 'utf16le');
+    expect(decodeBody(utf16, 'text/html; charset=utf-16le').text).toContain('naïve café');
+  });
   it('fetchPage decodes a legacy page end to end', async () => {
     site.route('/latin1', (_q, res) =>
       res.writeHead(200, { 'content-type': 'text/html; charset=ISO-8859-1' }).end(Buffer.from('<p>Gr\xfc\xdfe aus K\xf6ln</p>', 'latin1')),
