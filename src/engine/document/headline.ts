@@ -10,19 +10,23 @@ import { collapse, isElement, removeNode, textOf } from './dom.js';
 
 const words = (s: string) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
+/** The word sets of the page's titles, made once per page. */
+type TitleWords = Set<string>[];
+
+const titleWords = (titles: string[]): TitleWords => titles.map((t) => new Set(words(t))).filter((ws) => ws.size > 0);
+
 /**
  * How well a heading names the page's title: the share of the title's words it holds, when
  * most of its own words are in the title (the title may add the site's name, the heading a
  * kicker); 0 when it does not name it. A logo heading holds the site's name only: a smaller share.
  */
-export function titleCoverage(heading: string, titles: string[]): number {
+export function titleCoverage(heading: string, titles: string[] | TitleWords): number {
   const h = words(heading);
   if (!h.length || h.join('').length < 4) return 0;
   const hs = new Set(h);
+  const sets = titles.length && typeof titles[0] === 'string' ? titleWords(titles as string[]) : (titles as TitleWords);
   let best = 0;
-  for (const title of titles) {
-    const ts = new Set(words(title));
-    if (!ts.size) continue;
+  for (const ts of sets) {
     let inTitle = 0;
     for (const w of hs) if (ts.has(w)) inTitle++;
     let inHeading = 0;
@@ -32,25 +36,35 @@ export function titleCoverage(heading: string, titles: string[]): number {
   return best;
 }
 
-/** Of the page's first h1s (else h2s), the one that best names its title, or undefined. */
+/** Headings looked at per level: the headline is among a page's first. */
+const MAX_HEADINGS = 12;
+
+/** Of the page's first h1s (else h2s), the one that best names its title, or undefined. One walk for both levels. */
 export function findHeadline(root: ParentNode, titles: string[]): Element | undefined {
-  const hints = titles.filter((t) => t.trim());
-  if (!hints.length) return undefined;
-  for (const level of ['h1', 'h2']) {
-    const stack: AnyNode[] = [...root.children].reverse();
-    let seen = 0;
+  const sets = titleWords(titles);
+  if (!sets.length) return undefined;
+  const h1s: Element[] = [];
+  const h2s: Element[] = [];
+  const stack: AnyNode[] = [...root.children].reverse();
+  while (stack.length && h1s.length < MAX_HEADINGS) {
+    const n = stack.pop()!;
+    if (!isElement(n)) continue;
+    if (n.name === 'h1') {
+      h1s.push(n);
+      continue;
+    }
+    if (n.name === 'h2') {
+      if (h2s.length < MAX_HEADINGS) h2s.push(n);
+      continue;
+    }
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+  }
+  for (const level of [h1s, h2s]) {
     let best: Element | undefined;
     let bestCoverage = 0;
-    while (stack.length && seen < 12) {
-      const n = stack.pop()!;
-      if (!isElement(n)) continue;
-      if (n.name === level) {
-        seen++;
-        const c = titleCoverage(textOf(n), hints);
-        if (c > bestCoverage) [best, bestCoverage] = [n, c];
-        continue;
-      }
-      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+    for (const h of level) {
+      const c = titleCoverage(textOf(h), sets);
+      if (c > bestCoverage) [best, bestCoverage] = [h, c];
     }
     if (best) return best;
   }
@@ -66,8 +80,14 @@ const HEADING = /^h[1-6]$/;
  * with that text go.
  */
 export function placeHeadline(content: ParentNode, headline: Element): void {
-  const text = norm(textOf(headline));
+  const raw = textOf(headline);
+  const text = norm(raw);
   if (!text) return;
+  // Only headings of about the headline's length can have its text (most are not compared).
+  const sameText = (n: Element) => {
+    const t = textOf(n);
+    return t.length >= text.length && t.length <= raw.length * 2 + 16 && norm(t) === text;
+  };
   const same: Element[] = [];
   let leading: Element | undefined;
   let beforeBody = true;
@@ -76,7 +96,7 @@ export function placeHeadline(content: ParentNode, headline: Element): void {
     const n = stack.pop()!;
     if (!isElement(n)) continue;
     if (HEADING.test(n.name)) {
-      if (n !== headline && norm(textOf(n)) === text) {
+      if (n !== headline && sameText(n)) {
         if (beforeBody && !leading) leading = n;
         else same.push(n);
       }

@@ -500,7 +500,11 @@ const NEVER_THE_ARTICLE = /(?:^|[\s_-])(?:comments?|comment-?(?:list|box|area|se
 
 /** Named as a comment thread or a related-stories box (and not holding the page's h1). */
 function neverTheArticle(el: Element): boolean {
-  return NAMED_CHROME_HOSTS.has(el.name) && NEVER_THE_ARTICLE.test(chromeNames(el)) && !ARTICLE_BODY.test(chromeNames(el)) && !findFirstIn(el, (e) => e.name === 'h1');
+  const a = el.attribs;
+  // (Most elements have no names, or names that say nothing of comments: tested raw first.)
+  if ((!a.class && !a.id) || !NAMED_CHROME_HOSTS.has(el.name) || !NEVER_THE_ARTICLE.test(`${a.id ?? ''} ${a.class ?? ''}`)) return false;
+  const names = chromeNames(el);
+  return NEVER_THE_ARTICLE.test(names) && !ARTICLE_BODY.test(names) && !findFirstIn(el, (e) => e.name === 'h1');
 }
 
 const CONTAINERS = new Set(['div', 'section', 'ul', 'ol', 'header', 'form', 'dl', 'center', 'fieldset']);

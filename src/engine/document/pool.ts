@@ -330,10 +330,8 @@ export class DocumentPool implements DocumentProcessor {
     clearTimeout(this.recheck);
     this.recheck = undefined;
     const now = Date.now();
-    const order = this.queue
-      .map((job) => ({ job, key: job.size - ((now - job.queuedAt) / 1000) * AGEING_BYTES_PER_SECOND }))
-      .sort((a, b) => a.key - b.key)
-      .map((x) => x.job);
+    const key = (job: Job) => job.size - ((now - job.queuedAt) / 1000) * AGEING_BYTES_PER_SECOND;
+    const order = this.queue.length > 1 ? [...this.queue].sort((a, b) => key(a) - key(b)) : [...this.queue];
     let waitingSmall = false;
     for (const job of order) {
       const slot = this.slotFor(job, now);
@@ -442,9 +440,8 @@ export class DocumentPool implements DocumentProcessor {
       const i = slot.jobs.indexOf(job);
       if (i < 0) continue;
       if (i === 0) return this.stop(slot, reason);
-      // Posted but not started: the worker is told to skip it.
+      // Posted ahead, not started: a small page; the worker's answer for it will be ignored.
       slot.jobs.splice(i, 1);
-      slot.worker.postMessage({ cancel: job.id });
       return job.reject(reason);
     }
   }

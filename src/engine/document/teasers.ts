@@ -50,10 +50,18 @@ function itemShape(item: Element): ItemShape {
 
 /** Whether `el`'s element children are three or more teasers of one kind, to distinct pages. */
 export function isTeaserList(el: Element): boolean {
+  // Three or more element children of one tag, checked before anything is allocated (this
+  // runs on every element with three children or more).
+  let tag: string | undefined;
+  let count = 0;
+  for (const c of el.children) {
+    if (!isElement(c)) continue;
+    if (tag === undefined) tag = c.name;
+    else if (c.name !== tag) return false;
+    count++;
+  }
+  if (count < 3) return false;
   const items = el.children.filter(isElement);
-  if (items.length < 3) return false;
-  const tag = items[0].name;
-  if (items.some((c) => c.name !== tag)) return false;
   const hrefs = new Set<string>();
   let teasers = 0;
   for (const item of items) {

@@ -21,39 +21,15 @@ let extractor: Promise<(schema: SchemaObject) => PageExtraction> | undefined;
 const loadExtractor = () =>
   (extractor ??= Promise.all([import('../extract/index.js'), import('../extract/schema.js')]).then(([e, s]) => (schema: SchemaObject) => e.pageExtraction(s.compileSchema(schema))));
 
-// Jobs run one per event-loop turn, so a cancel posted for a job waiting here is read first.
-const waiting: Job[] = [];
-let running = false;
-
-parentPort!.on('message', (m: Job | { cancel: number }) => {
-  if ('cancel' in m) {
-    const i = waiting.findIndex((j) => j.id === m.cancel);
-    if (i >= 0) waiting.splice(i, 1);
-    return;
-  }
-  waiting.push(m);
-  if (!running) next();
+// Jobs run as they arrive, one message at a time. (A job the pool cancels after posting it
+// is small — large pages are only posted to an idle worker — and its answer is ignored.)
+parentPort!.on('message', (m: Job) => {
+  if (!m.schema) return answer(m.id, m.source.length, () => runPipeline(m.source, m.options));
+  loadExtractor().then(
+    (extraction) => answer(m.id, m.source.length, () => runPipeline(m.source, m.options, extraction(m.schema!))),
+    (e: Error) => parentPort!.postMessage({ id: m.id, error: e.message }),
+  );
 });
-
-function next(): void {
-  running = true;
-  setImmediate(() => {
-    const m = waiting.shift();
-    if (!m) {
-      running = false;
-      return;
-    }
-    const done = () => (waiting.length ? next() : (running = false));
-    if (!m.schema) {
-      answer(m.id, () => runPipeline(m.source, m.options));
-      return done();
-    }
-    loadExtractor().then(
-      (extraction) => answer(m.id, () => runPipeline(m.source, m.options, extraction(m.schema!))),
-      (e: Error) => parentPort!.postMessage({ id: m.id, error: e.message }),
-    ).finally(done);
-  });
-}
 
 // Compile the pipeline before real pages need it (see warm-up.ts); pages posted meanwhile
 // are answered between passes.
@@ -61,12 +37,18 @@ const passes = (workerData as { warmUpPasses?: number } | undefined)?.warmUpPass
 if (passes > 0) void warmUp(passes).then((ms) => parentPort!.postMessage({ warm: ms }));
 else parentPort!.postMessage({ warm: 0 });
 
-/** Each answer says how large this worker's heap has grown, so the pool can recycle it when idle. */
-function answer(id: number, work: () => Processed): void {
+let answered = 0;
+
+/**
+ * An answer says how large this worker's heap has grown after a large page (and every 64th
+ * answer), so the pool can replace a grown worker once it is idle.
+ */
+function answer(id: number, size: number, work: () => Processed): void {
+  const heap = size > 256 * 1024 || ++answered % 64 === 0 ? () => getHeapStatistics().total_heap_size : () => undefined;
   try {
     const result = work();
-    parentPort!.postMessage({ id, result, heap: getHeapStatistics().total_heap_size });
+    parentPort!.postMessage({ id, result, heap: heap() });
   } catch (e) {
-    parentPort!.postMessage({ id, error: (e as Error).message, heap: getHeapStatistics().total_heap_size });
+    parentPort!.postMessage({ id, error: (e as Error).message, heap: heap() });
   }
 }
