@@ -39,30 +39,20 @@ export function titleCoverage(heading: string, titles: string[] | TitleWords): n
 /** Headings looked at per level: the headline is among a page's first. */
 const MAX_HEADINGS = 12;
 
-/** Of the page's first h1s (else h2s), the one that best names its title, or undefined. One walk for both levels. */
-export function findHeadline(root: ParentNode, titles: string[]): Element | undefined {
+/**
+ * Of the page's first h1s (else h2s), the one that best names its title, or undefined.
+ * `headings`: the page's h1 and h2 elements in document order (collected by a walk the
+ * caller makes anyway: teasers.ts).
+ */
+export function findHeadline(headings: Element[], titles: string[]): Element | undefined {
   const sets = titleWords(titles);
   if (!sets.length) return undefined;
-  const h1s: Element[] = [];
-  const h2s: Element[] = [];
-  const stack: AnyNode[] = [...root.children].reverse();
-  while (stack.length && h1s.length < MAX_HEADINGS) {
-    const n = stack.pop()!;
-    if (!isElement(n)) continue;
-    if (n.name === 'h1') {
-      h1s.push(n);
-      continue;
-    }
-    if (n.name === 'h2') {
-      if (h2s.length < MAX_HEADINGS) h2s.push(n);
-      continue;
-    }
-    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
-  }
-  for (const level of [h1s, h2s]) {
+  for (const level of ['h1', 'h2']) {
     let best: Element | undefined;
     let bestCoverage = 0;
-    for (const h of level) {
+    let seen = 0;
+    for (const h of headings) {
+      if (h.name !== level || ++seen > MAX_HEADINGS) continue;
       const c = titleCoverage(textOf(h), sets);
       if (c > bestCoverage) [best, bestCoverage] = [h, c];
     }

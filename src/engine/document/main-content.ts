@@ -116,14 +116,15 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   stripNonContent(doc);
   if (!options.onlyMainContent) return bodyOf(doc);
   const root = bodyOf(doc);
-  // Found before chrome goes: themes put the headline in a header box beside the body.
-  const headline = options.product ? undefined : findHeadline(root, (options.titles ?? []).filter((t): t is string => !!t));
   let stats = new StatsTable();
   const seen = { cookies: false };
   // Lists of teasers (links to other stories with a one-sentence summary each) neither make
   // nor spoil an article: their sentences count for nothing. On an index page, where they
   // are all there is, the page keeps them as it keeps any page without sentences.
-  stats.neutral = new Set(findTeaserLists(root));
+  const headings: Element[] = [];
+  stats.neutral = new Set(findTeaserLists(root, (h) => headings.push(h)));
+  // Found before chrome goes: themes put the headline in a header box beside the body.
+  const headline = options.product ? undefined : findHeadline(headings, (options.titles ?? []).filter((t): t is string => !!t));
   computeStats(root, stats, seen);
   // A consent dialog's long explanations can outscore the page itself, and chrome is judged
   // around the best block: such dialogs go first (only on pages whose text mentions cookies).

@@ -73,18 +73,26 @@ export function isTeaserList(el: Element): boolean {
   return teasers >= 3 && teasers * 3 >= items.length * 2 && hrefs.size >= Math.min(teasers, 3);
 }
 
-/** The outermost teaser lists under `root`. */
-export function findTeaserLists(root: ParentNode): Element[] {
+/**
+ * The outermost teaser lists under `root`, in one walk that also hands each h1 and h2 met
+ * (in document order) to `onHeading` — the headline's candidates (headline.ts), so the page
+ * is walked once for both.
+ */
+export function findTeaserLists(root: ParentNode, onHeading?: (h: Element) => void): Element[] {
   const out: Element[] = [];
-  const stack: AnyNode[] = [...root.children];
+  const stack: AnyNode[] = [...root.children].reverse();
   while (stack.length) {
     const n = stack.pop()!;
     if (!isElement(n)) continue;
+    if (onHeading && (n.name === 'h1' || n.name === 'h2')) {
+      onHeading(n);
+      continue;
+    }
     if (n.children.length >= 3 && isTeaserList(n)) {
       out.push(n);
       continue;
     }
-    for (const c of n.children) stack.push(c);
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
   }
   return out;
 }

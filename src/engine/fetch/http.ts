@@ -248,8 +248,11 @@ export function checkUrl(raw: string): URL {
   }
   u.hash = '';
   // Credentials in a URL are never sent (nor repeated in answers: the final URL is this one's).
-  u.username = '';
-  u.password = '';
+  // (Only set when present: each URL setter serialises the whole URL again.)
+  if (u.username || u.password) {
+    u.username = '';
+    u.password = '';
+  }
   return u;
 }
 
