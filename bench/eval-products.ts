@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readHtml, requireFixtures } from './lib/fixtures.js';
+import { trawlCli } from './lib/service.js';
 import { halfOf } from './lib/halves.js';
 import { normaliseCurrency } from '../src/engine/extract/currency.js';
 
@@ -85,13 +86,7 @@ const env = {
   LOG_LEVEL: 'warn',
   TRAWL_RESOLVE: hosts.map((h) => `${h}=127.0.0.1:${port}`).join(','),
 };
-const cli = (args: string[]) =>
-  new Promise<string>((ok, fail) => {
-    const p = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), '--json', ...args], { env });
-    let out = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.on('exit', (code) => (code === 0 ? ok(out) : fail(new Error(`trawl ${args.join(' ')} failed`))));
-  });
+const cli = (args: string[]) => trawlCli(args, env);
 await cli(['account', 'create', '--email', 'eval@local', '--credits', '100000']);
 const { key } = JSON.parse(await cli(['keys', 'create', '--email', 'eval@local', '--rate-limit', '100000']));
 const server = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), 'serve'], { env, stdio: 'ignore' });

@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { trawlCli } from './lib/service.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 const PORT = 3941;
@@ -47,13 +48,7 @@ const SITE = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'trawl-hostile-'));
 const env = { ...process.env, TRAWL_DATA_DIR: dataDir, PORT: String(PORT), HOST: '127.0.0.1', DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'error', TRAWL_ALLOW_PRIVATE_NETWORK: '1', TRAWL_RATE_LIMIT_PER_MINUTE: '1000000' };
-const cli = (args: string[]) =>
-  new Promise<string>((ok, fail) => {
-    const p = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), '--json', ...args], { env });
-    let out = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.on('exit', (code) => (code === 0 ? ok(out) : fail(new Error(`trawl ${args.join(' ')} failed`))));
-  });
+const cli = (args: string[]) => trawlCli(args, env);
 await cli(['account', 'create', '--email', 'bench@local', '--credits', '1000000']);
 const { key } = JSON.parse(await cli(['keys', 'create', '--email', 'bench@local', '--rate-limit', '1000000']));
 const server = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), 'serve'], { env, stdio: 'ignore' });

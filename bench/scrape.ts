@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { trawlCli } from './lib/service.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -40,14 +41,7 @@ async function waitFor(url: string, ms = 20_000): Promise<void> {
   throw new Error(`${url} did not come up`);
 }
 
-function cli(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((res, rej) => {
-    const p = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), '--json', ...args], { env });
-    let out = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.on('exit', (c) => (c === 0 ? res(out) : rej(new Error(`trawl ${args.join(' ')} failed`))));
-  });
-}
+const cli = trawlCli;
 
 async function load(url: string, headers: Record<string, string>, body: string) {
   const r = await autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, duration: DURATION });
