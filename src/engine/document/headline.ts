@@ -41,8 +41,8 @@ const MAX_HEADINGS = 12;
 
 /**
  * Of the page's first h1s (else h2s), the one that best names its title, or undefined.
- * `headings`: the page's h1 and h2 elements in document order (collected by a walk the
- * caller makes anyway: teasers.ts).
+ * `headings`: the page's h1 and h2 elements in document order (collected by the scoring
+ * pass, which walks the page anyway: main-content.ts).
  */
 export function findHeadline(headings: Element[], titles: string[]): Element | undefined {
   const sets = titleWords(titles);

@@ -12,7 +12,7 @@ import { ScoredElement, PipelineText, elements as elementsOf, findFirst as findF
 import { flattenGraph, parseLenient } from './json-ld.js';
 import { isTexScript, needsWork } from './markdown.js';
 import { findHeadline, placeHeadline } from './headline.js';
-import { findTeaserLists } from './teasers.js';
+import { isTeaserList } from './teasers.js';
 import { COOKIE_NOTICE, cutAfterRelatedHeading, dropCaptions, polishContent } from './polish.js';
 import { isHidden } from './visibility.js';
 
@@ -121,11 +121,13 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   // Lists of teasers (links to other stories with a one-sentence summary each) neither make
   // nor spoil an article: their sentences count for nothing. On an index page, where they
   // are all there is, the page keeps them as it keeps any page without sentences.
-  const headings: Element[] = [];
-  stats.neutral = new Set(findTeaserLists(root, (h) => headings.push(h)));
+  // (Both are found by the scoring pass itself: each walk over a page costs ~5 % of its time.)
+  const found: Found = { headings: [], neutral: new Set() };
+  stats.neutral = found.neutral;
+  computeStats(root, stats, seen, found);
   // Found before chrome goes: themes put the headline in a header box beside the body.
+  const headings = found.headings.filter((h) => !insideAny(h, found.neutral));
   const headline = options.product ? undefined : findHeadline(headings, (options.titles ?? []).filter((t): t is string => !!t));
-  computeStats(root, stats, seen);
   // A consent dialog's long explanations can outscore the page itself, and chrome is judged
   // around the best block: such dialogs go first (only on pages whose text mentions cookies).
   if (seen.cookies && dropConsentDialogs(root)) {
@@ -310,7 +312,19 @@ const BLOCKS = new Set([
  * they are are marked plain (PipelineText.plain): scoring reads every text node anyway, so
  * markdown need not scan them again.
  */
-function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boolean }): Stats {
+/** What the first scoring pass finds on its way: the page's h1/h2 headings (in order) and its teaser lists. */
+interface Found {
+  headings: Element[];
+  neutral: Set<AnyNode>;
+}
+
+function insideAny(el: Element, set: Set<AnyNode>): boolean {
+  if (!set.size) return false;
+  for (let n: AnyNode | null = el.parent; n; n = n.parent) if (set.has(n)) return true;
+  return false;
+}
+
+function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boolean }, found?: Found): Stats {
   type Frame = { node: ParentNode; i: number; s: Stats; ownText: number; ownLink: number; ownRaw: string };
   const mk = (node: ParentNode): Frame => ({ node, i: 0, s: { text: 0, link: 0, score: 0, paras: 0, owner: stats }, ownText: 0, ownLink: 0, ownRaw: '' });
   const frames: Frame[] = [mk(root)];
@@ -338,6 +352,7 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
       } else if (isElement(c)) {
         const nf = mk(c);
         frames.push(nf);
+        if (found && (c.name === 'h1' || c.name === 'h2')) found.headings.push(c);
         if (c.name === 'a') linkDepth++;
         if (BLOCKS.has(c.name) && c.name !== 'span') blockFrames.push(nf);
       }
@@ -355,6 +370,7 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
         f.s.link += f.ownLink;
       } else judgeOwnText(f, el.name, (el.parent as Element | null)?.name);
     }
+    if (found && el.children?.length >= 3 && isTeaserList(el)) found.neutral.add(el);
     if (stats.neutral?.has(f.node)) {
       f.s.score = 0;
       f.s.paras = 0;

@@ -4,7 +4,7 @@
  * linked title), with at most a short summary. Every summary reads as a sentence, so by
  * text alone such a list looks like content; by structure it is a list of other pages.
  */
-import type { AnyNode, Element, ParentNode } from './dom.js';
+import type { AnyNode, Element } from './dom.js';
 import { isElement, isTextNode } from './dom.js';
 
 const HEADING = /^h[1-6]$/;
@@ -71,28 +71,4 @@ export function isTeaserList(el: Element): boolean {
     hrefs.add(shape.href!);
   }
   return teasers >= 3 && teasers * 3 >= items.length * 2 && hrefs.size >= Math.min(teasers, 3);
-}
-
-/**
- * The outermost teaser lists under `root`, in one walk that also hands each h1 and h2 met
- * (in document order) to `onHeading` — the headline's candidates (headline.ts), so the page
- * is walked once for both.
- */
-export function findTeaserLists(root: ParentNode, onHeading?: (h: Element) => void): Element[] {
-  const out: Element[] = [];
-  const stack: AnyNode[] = [...root.children].reverse();
-  while (stack.length) {
-    const n = stack.pop()!;
-    if (!isElement(n)) continue;
-    if (onHeading && (n.name === 'h1' || n.name === 'h2')) {
-      onHeading(n);
-      continue;
-    }
-    if (n.children.length >= 3 && isTeaserList(n)) {
-      out.push(n);
-      continue;
-    }
-    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
-  }
-  return out;
 }
