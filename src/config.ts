@@ -32,6 +32,8 @@ export interface Config {
   documentBudgetMs: number;
   /** Large pages (over 1 MiB) handled at once; more wait within their deadline. */
   largePages: number;
+  /** Page body bytes held at once (downloading or waiting to be processed) before new pages wait. */
+  pageBytesBudget: number;
   searchProvider?: string;
   searxngUrl?: string;
   braveApiKey?: string;
@@ -103,6 +105,8 @@ export function loadConfig(env: Env = loadEnv()): Config {
     documentBudgetMs: int(env, 'TRAWL_DOCUMENT_BUDGET_MS', 10_000, 100, 120_000),
     // A large page costs ~50–100 MB while it is handled: one per 8 GiB of memory, 2 to 8.
     largePages: int(env, 'TRAWL_LARGE_PAGES', Math.max(2, Math.min(8, Math.floor(totalmem() / 2 ** 33))), 1, 256),
+    // Bytes held are ~3× in memory (body, text, the worker's copy): 1/64 of memory, 64–512 MiB.
+    pageBytesBudget: int(env, 'TRAWL_PAGE_BYTES_MB', Math.max(64, Math.min(512, Math.floor(totalmem() / 2 ** 26))), 8, 65_536) * 2 ** 20,
     searchProvider: str(env.SEARCH_PROVIDER),
     searxngUrl: str(env.SEARXNG_URL),
     braveApiKey: str(env.BRAVE_API_KEY),

@@ -35,14 +35,14 @@ export interface Engine extends Fetchers {
 }
 
 export type EngineConfig = Pick<Config, 'allowPrivateNetwork' | 'resolve' | 'proxyUrls' | 'chromiumPath'> &
-  Partial<Pick<Config, 'documentWorkers' | 'documentBudgetMs' | 'largePages'>> &
+  Partial<Pick<Config, 'documentWorkers' | 'documentBudgetMs' | 'largePages' | 'pageBytesBudget'>> &
   Partial<Pick<Config, 'llmBaseUrl' | 'llmApiKey' | 'llmModel' | 'searchProvider' | 'searxngUrl' | 'braveApiKey' | 'braveApiUrl' | 'duckduckgoUrl'>>;
 
 export function createEngine(config: EngineConfig, log?: { warn(obj: object, msg: string): void }): Engine {
   const http = new HttpClient({ allowPrivateNetwork: config.allowPrivateNetwork, resolve: config.resolve, proxyUrls: config.proxyUrls });
   const browser = new ChromiumPool({ executablePath: config.chromiumPath, http });
   const documents = new DocumentPool({ size: config.documentWorkers, jobTimeoutMs: config.documentBudgetMs });
-  const largePages = new LargePageGate(LARGE_PAGE_BYTES, config.largePages ?? 2);
+  const largePages = new LargePageGate(LARGE_PAGE_BYTES, config.largePages ?? 2, config.pageBytesBudget ?? Infinity);
   // Endpoints the operator configured (an LLM or a SearXNG on the LAN) may be private
   // addresses, so they get their own client; user-supplied URLs never travel through it.
   const trustedHttp = new HttpClient({ allowPrivateNetwork: true, proxyUrls: [] });

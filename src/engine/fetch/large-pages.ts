@@ -2,9 +2,12 @@
  * Admission for large pages. A page's bytes are held several times over while it is
  * handled (the body as received, the decoded text, the copy a document worker parses, the
  * tree), so sixteen 9 MB pages at once took the service from 143 MB to over 1 GB. Small
- * pages (most of the web) never wait; a response that grows past `largeBytes` while it
- * downloads needs one of a few slots before it reads on — the socket waits meanwhile, within
- * the request's own deadline — and keeps the slot until its page has been processed.
+ * pages (most of the web) never wait for a slot; a response that grows past `largeBytes`
+ * while it downloads needs one of a few slots before it reads on — the socket waits
+ * meanwhile, within the request's own deadline — and keeps the slot until its page has been
+ * processed. Every page's bytes count towards `budgetBytes` from download to release: while
+ * the pages held are over it, a new page waits before its request is sent (pages already
+ * downloading go on, so nothing deadlocks), within its deadline.
  */
 import { collectSoon } from '../memory.js';
 
@@ -12,15 +15,62 @@ export class LargePageGate {
   #active = 0;
   readonly #waiting: { grant: () => void; fail: (e: Error) => void }[] = [];
 
+  /** Body bytes of the pages held now (downloading or waiting to be processed). */
+  #bytes = 0;
+  readonly #admitting: { admit: () => void }[] = [];
+
   constructor(
     /** A body past this size is a large page. */
     readonly largeBytes: number,
     /** Large pages handled at once. */
     readonly slots: number,
+    /** Page bytes held at once before new pages wait. @default Infinity */
+    readonly budgetBytes = Infinity,
   ) {}
 
   get active(): number {
     return this.#active;
+  }
+
+  /** Body bytes held by pages not yet released. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Count `delta` bytes in (or out, negative); admits waiting pages once under the budget. */
+  count(delta: number): void {
+    this.#bytes += delta;
+    while (this.#admitting.length && this.#bytes < this.budgetBytes) this.#admitting.shift()!.admit();
+  }
+
+  /** A lease at once while the pages held are under the budget, else undefined. */
+  tryAdmit(): PageLease | undefined {
+    return this.#bytes < this.budgetBytes ? new PageLease(this) : undefined;
+  }
+
+  /**
+   * A lease for a page about to be fetched: at once while the pages held are under the
+   * budget, else when they are; rejects with the signal's reason if it aborts first.
+   */
+  admit(signal?: AbortSignal): Promise<PageLease> {
+    const now = this.tryAdmit();
+    if (now) return Promise.resolve(now);
+    return new Promise<PageLease>((resolve, reject) => {
+      const entry = {
+        admit: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(new PageLease(this));
+        },
+      };
+      const onAbort = () => {
+        const i = this.#admitting.indexOf(entry);
+        if (i >= 0) this.#admitting.splice(i, 1);
+        reject(signal!.reason instanceof Error ? signal!.reason : new Error('cancelled'));
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#admitting.push(entry);
+    });
   }
 
   /** A lease for one page: it takes a slot only if the page turns out large. */
@@ -69,12 +119,18 @@ export class LargePageGate {
 export class PageLease {
   #held = false;
   #released = false;
+  /** Bytes of this page counted in the gate's total. */
+  #counted = 0;
   /** Cancels this lease's wait for a slot (when it is released first). */
   #waiting?: AbortController;
   constructor(readonly gate: LargePageGate) {}
 
   /** Called as the body grows: undefined to read on, or a promise to wait for before reading more. */
   grow(size: number, signal?: AbortSignal): Promise<void> | undefined {
+    if (!this.#released && size > this.#counted) {
+      this.gate.count(size - this.#counted);
+      this.#counted = size;
+    }
     if (this.#held || this.#released || this.#waiting || size <= this.gate.largeBytes) return undefined;
     if (this.gate.tryTake()) {
       this.#held = true;
@@ -94,6 +150,10 @@ export class PageLease {
     if (this.#released) return;
     this.#released = true;
     this.#waiting?.abort(new Error('the page was dropped while it waited for a large-page slot'));
+    if (this.#counted) {
+      this.gate.count(-this.#counted);
+      this.#counted = 0;
+    }
     if (this.#held) {
       this.#held = false;
       this.gate.give();

@@ -3,7 +3,7 @@
  * is an empty JavaScript shell; upstream errors, bot walls and unsupported types become the
  * contract's errors here so every capability (scrape, crawl, extract, monitors) agrees.
  */
-import { TrawlError, blocked, fetchFailed } from '../../errors.js';
+import { TrawlError, blocked, fetchFailed, timeoutError } from '../../errors.js';
 import type { BrowserPool } from './browser.js';
 import type { DocumentProcessor } from '../document/pool.js';
 import { detectBotWall, visibleText } from './bot-wall.js';
@@ -102,13 +102,27 @@ export function looksLikeAppShell(html: string): boolean {
 export async function fetchPage(fetchers: Fetchers, url: string, options: FetchPageOptions = {}): Promise<Page> {
   const render = options.render ?? 'auto';
   if (render === 'browser') return renderPage(fetchers, url, options);
-  const lease = fetchers.largePages?.lease();
+  // A page waits here, before its request is sent, while the pages held are over budget.
+  const gate = fetchers.largePages;
+  const lease = gate ? (gate.tryAdmit() ?? (await admitted(gate, options))) : undefined;
   try {
     const page = await fetchOverHttp(fetchers, url, options, render, lease);
     if (lease && page.lease !== lease) lease.release();
     return page;
   } catch (e) {
     lease?.release();
+    throw e;
+  }
+}
+
+/** A lease from the gate, waiting at most the request's time budget. */
+async function admitted(gate: LargePageGate, options: FetchPageOptions): Promise<PageLease> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const limit = AbortSignal.timeout(timeoutMs);
+  try {
+    return await gate.admit(options.signal ? AbortSignal.any([options.signal, limit]) : limit);
+  } catch (e) {
+    if (limit.aborted) throw timeoutError(`the page waited ${timeoutMs} ms for memory held by other pages to be freed`);
     throw e;
   }
 }

@@ -50,6 +50,26 @@ describe('large page admission', () => {
     expect(gate.active).toBe(0);
   });
 
+  it('counts every page\'s bytes: over the budget, a new page waits before it is fetched, within its time budget', async () => {
+    const gate = new LargePageGate(10 * 1024 * 1024, 4, 64 * 1024);
+    const fetchers = { http, largePages: gate };
+    const held = await fetchPage(fetchers, `${site.url}/big`);
+    expect(gate.bytes).toBe(big.length);
+    const before = site.hits('/small');
+    await expect(fetchPage(fetchers, `${site.url}/small`, { timeoutMs: 300 })).rejects.toMatchObject({ code: 'timeout', detail: expect.stringMatching(/waited/) });
+    // It was never sent.
+    expect(site.hits('/small')).toBe(before);
+    let done = false;
+    const next = fetchPage(fetchers, `${site.url}/small`).then((p) => ((done = true), p));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(done).toBe(false);
+    releasePage(held);
+    const page = await next;
+    expect(page.text).toContain('small');
+    releasePage(page);
+    expect(gate.bytes).toBe(0);
+  });
+
   it('stops waiting when the caller goes away', async () => {
     const gate = new LargePageGate(10, 1);
     expect(gate.tryTake()).toBe(true);
