@@ -13,11 +13,13 @@ import { collectSoon } from '../memory.js';
 
 export class LargePageGate {
   #active = 0;
-  readonly #waiting: { grant: () => void; fail: (e: Error) => void }[] = [];
+  /** Pages waiting for a large-page slot, in order; each called when its turn comes. */
+  readonly #waiting: (() => void)[] = [];
 
   /** Body bytes of the pages held now (downloading or waiting to be processed). */
   #bytes = 0;
-  readonly #admitting: { admit: () => void }[] = [];
+  /** Pages waiting to be admitted under the byte budget, in order. */
+  readonly #admitting: (() => void)[] = [];
 
   constructor(
     /** A body past this size is a large page. */
@@ -40,7 +42,7 @@ export class LargePageGate {
   /** Count `delta` bytes in (or out, negative); admits waiting pages once under the budget. */
   count(delta: number): void {
     this.#bytes += delta;
-    while (this.#admitting.length && this.#bytes < this.budgetBytes) this.#admitting.shift()!.admit();
+    while (this.#admitting.length && this.#bytes < this.budgetBytes) this.#admitting.shift()!();
   }
 
   /** A lease at once while the pages held are under the budget, else undefined. */
@@ -54,28 +56,7 @@ export class LargePageGate {
    */
   admit(signal?: AbortSignal): Promise<PageLease> {
     const now = this.tryAdmit();
-    if (now) return Promise.resolve(now);
-    return new Promise<PageLease>((resolve, reject) => {
-      const entry = {
-        admit: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(new PageLease(this));
-        },
-      };
-      const onAbort = () => {
-        const i = this.#admitting.indexOf(entry);
-        if (i >= 0) this.#admitting.splice(i, 1);
-        reject(signal!.reason instanceof Error ? signal!.reason : new Error('cancelled'));
-      };
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#admitting.push(entry);
-    });
-  }
-
-  /** A lease for one page: it takes a slot only if the page turns out large. */
-  lease(): PageLease {
-    return new PageLease(this);
+    return now ? Promise.resolve(now) : waitInLine(this.#admitting, signal).then(() => new PageLease(this));
   }
 
   /** A slot now (true), or false when all are taken. */
@@ -87,33 +68,34 @@ export class LargePageGate {
 
   /** A slot when one frees up; rejects with the signal's reason if it aborts first. */
   take(signal?: AbortSignal): Promise<void> {
-    if (this.tryTake()) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      const entry = {
-        grant: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        fail: reject,
-      };
-      const onAbort = () => {
-        const i = this.#waiting.indexOf(entry);
-        if (i >= 0) this.#waiting.splice(i, 1);
-        reject(signal!.reason instanceof Error ? signal!.reason : new Error('cancelled'));
-      };
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#waiting.push(entry);
-    });
+    return this.tryTake() ? Promise.resolve() : waitInLine(this.#waiting, signal);
   }
 
   give(): void {
     const next = this.#waiting.shift();
-    if (next) return next.grant();
+    if (next) return next();
     this.#active--;
     // The last large page is done: what it left behind goes back soon.
     if (this.#active === 0) collectSoon();
   }
+}
+
+/** Wait in `line` until called; leave it, rejecting with the signal's reason, if it aborts first. */
+function waitInLine(line: (() => void)[], signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const turn = () => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    };
+    const onAbort = () => {
+      const i = line.indexOf(turn);
+      if (i >= 0) line.splice(i, 1);
+      reject(signal!.reason instanceof Error ? signal!.reason : new Error('cancelled'));
+    };
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    line.push(turn);
+  });
 }
 
 export class PageLease {
