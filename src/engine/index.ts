@@ -7,9 +7,6 @@ import { ChromiumPool, type BrowserPool } from './fetch/browser.js';
 import { HttpClient } from './fetch/http.js';
 import { DocumentPool } from './document/pool.js';
 import { LargePageGate } from './fetch/large-pages.js';
-
-/** A body past this is a large page (admission: fetch/large-pages.ts). */
-const LARGE_PAGE_BYTES = 1024 * 1024;
 import type { Fetchers } from './fetch/page.js';
 import { createLlmClient, type LlmClient } from './extract/llm.js';
 import { createSearchProvider, type SearchProvider } from './search/index.js';
@@ -21,6 +18,9 @@ export type { Fetchers } from './fetch/page.js';
 export { extract, type ExtractOptions, type ExtractResponse } from './extract-urls.js';
 export { crawl, type CrawlOptions, type CrawlResult } from './crawl/index.js';
 export { search, type SearchOptions, type SearchResult } from './search/index.js';
+
+/** A body past this is a large page (admission: fetch/large-pages.ts). */
+const LARGE_PAGE_BYTES = 1024 * 1024;
 
 export interface Engine extends Fetchers {
   http: HttpClient;

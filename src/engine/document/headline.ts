@@ -20,11 +20,14 @@ const titleWords = (titles: string[]): TitleWords => titles.map((t) => new Set(w
  * most of its own words are in the title (the title may add the site's name, the heading a
  * kicker); 0 when it does not name it. A logo heading holds the site's name only: a smaller share.
  */
-export function titleCoverage(heading: string, titles: string[] | TitleWords): number {
+export function titleCoverage(heading: string, titles: string[]): number {
+  return coverage(heading, titleWords(titles));
+}
+
+function coverage(heading: string, sets: TitleWords): number {
   const h = words(heading);
   if (!h.length || h.join('').length < 4) return 0;
   const hs = new Set(h);
-  const sets = titles.length && typeof titles[0] === 'string' ? titleWords(titles as string[]) : (titles as TitleWords);
   let best = 0;
   for (const ts of sets) {
     let inTitle = 0;
@@ -53,7 +56,7 @@ export function findHeadline(headings: Element[], titles: string[]): Element | u
     let seen = 0;
     for (const h of headings) {
       if (h.name !== level || ++seen > MAX_HEADINGS) continue;
-      const c = titleCoverage(textOf(h), sets);
+      const c = coverage(textOf(h), sets);
       if (c > bestCoverage) [best, bestCoverage] = [h, c];
     }
     if (best) return best;

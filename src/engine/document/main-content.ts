@@ -136,7 +136,6 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
     stats.neutral = neutral;
     computeStats(root, stats);
   }
-
   stripChrome(root, stats);
   // No sentence anywhere (a link directory, a tiny page): keep all that is not chrome.
   if ((stats.get(root)?.paras ?? 0) === 0) return root;
@@ -305,13 +304,6 @@ const BLOCKS = new Set([
   'fieldset', 'address', 'details', 'summary', 'tbody', 'thead', 'tfoot', 'span',
 ]);
 
-/**
- * Post-order pass. Text is gathered into the nearest block; a block's own inline text is
- * judged once (sentence or fragment, link share) and its verdict flows up to every ancestor.
- * `seen.cookies` is set when some text mentions cookies. Text nodes markdown would take as
- * they are are marked plain (PipelineText.plain): scoring reads every text node anyway, so
- * markdown need not scan them again.
- */
 /** What the first scoring pass finds on its way: the page's h1/h2 headings (in order) and its teaser lists. */
 interface Found {
   headings: Element[];
@@ -324,6 +316,13 @@ function insideAny(el: Element, set: Set<AnyNode>): boolean {
   return false;
 }
 
+/**
+ * Post-order pass. Text is gathered into the nearest block; a block's own inline text is
+ * judged once (sentence or fragment, link share) and its verdict flows up to every ancestor.
+ * `seen.cookies` is set when some text mentions cookies. Text nodes markdown would take as
+ * they are are marked plain (PipelineText.plain): scoring reads every text node anyway, so
+ * markdown need not scan them again.
+ */
 function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boolean }, found?: Found): Stats {
   type Frame = { node: ParentNode; i: number; s: Stats; ownText: number; ownLink: number; ownRaw: string };
   const mk = (node: ParentNode): Frame => ({ node, i: 0, s: { text: 0, link: 0, score: 0, paras: 0, owner: stats }, ownText: 0, ownLink: 0, ownRaw: '' });

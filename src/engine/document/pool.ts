@@ -5,10 +5,12 @@
  * fetching and answering.
  *
  * One page must never stall the others. Jobs wait in one queue, smallest page first (a
- * waiting page gains priority as it waits, so a large one is not starved); each worker holds
- * at most two (the one it runs and the next, so it never idles between pages). A page that
+ * waiting page gains priority as it waits, so a large one is not starved); a large page goes
+ * only to an idle worker, small ones are posted a few ahead (so a worker never idles between
+ * pages), and small pages that would wait behind a large or slow one go to an express
+ * worker. A page that
  * runs past its budget (the pool's per-document limit, or its request's deadline) is stopped
- * by terminating its worker: only that page fails; the page queued behind it is re-run on the
+ * by terminating its worker: only that page fails; the pages posted behind it run again on a
  * fresh worker. A job whose caller gave up (signal aborted) leaves the queue, or is stopped
  * where it runs. A worker that crashes fails only the page it was running. When workers
  * cannot run at all (no compiled worker script, repeated crashes) pages are processed
@@ -159,7 +161,7 @@ const RECYCLE_HEAP_BYTES = 64 * 1024 * 1024;
 const RECYCLE_IDLE_MS = 1_000;
 /** How long the express worker may sit idle before it is stopped (started again on need). */
 const EXPRESS_IDLE_MS = 10_000;
-/** Pages up to this size are small: pipelined two to a worker, and sent to the express worker rather than wait behind a large page. */
+/** Pages up to this size are small: posted ahead to a busy worker, and sent to the express worker rather than wait behind a large page. */
 const SMALL_BYTES = 256 * 1024;
 /**
  * A running page this old makes small pages behind it go to the express worker. Not less:

@@ -61,14 +61,14 @@ export function isTeaserList(el: Element): boolean {
     count++;
   }
   if (count < 3) return false;
-  const items = el.children.filter(isElement);
   const hrefs = new Set<string>();
   let teasers = 0;
-  for (const item of items) {
+  for (const item of el.children) {
+    if (!isElement(item)) continue;
     const shape = itemShape(item);
     if (!shape.teaser) continue;
     teasers++;
     hrefs.add(shape.href!);
   }
-  return teasers >= 3 && teasers * 3 >= items.length * 2 && hrefs.size >= Math.min(teasers, 3);
+  return teasers >= 3 && teasers * 3 >= count * 2 && hrefs.size >= Math.min(teasers, 3);
 }

@@ -44,6 +44,7 @@ let answered = 0;
  * answer), so the pool can replace a grown worker once it is idle.
  */
 function answer(id: number, size: number, work: () => Processed): void {
+  // (256 KiB: what the pool calls a large page, SMALL_BYTES in pool.ts.)
   const heap = size > 256 * 1024 || ++answered % 64 === 0 ? () => getHeapStatistics().total_heap_size : () => undefined;
   try {
     const result = work();

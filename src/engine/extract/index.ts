@@ -306,7 +306,9 @@ export function availabilityFromPage(doc: Document): { inStock: boolean; source:
     const control = el.name === 'button' || (el.name === 'input' && /submit|button|image/i.test(el.attribs.type ?? '')) || el.attribs.role === 'button';
     const namedBuy = (control || el.name === 'a') && BUY_NAMES.test(names);
     const leaf = el.children.length <= 2 && !el.children.some((c) => isElement(c) && c.children.length > 1);
-    if (!control && !namedBuy && !STOCK_NAMES.test(names) && !(el.name === 'a' && leaf) && !(leaf && !cart)) continue;
+    // Controls, stock boxes, and short leaves (a link may be a buy control; other leaves may
+    // hold a stock count, looked for until a buy control settles it).
+    if (!control && !namedBuy && !STOCK_NAMES.test(names) && !(leaf && (el.name === 'a' || !cart))) continue;
     if (isSideName(names) || /carousel/i.test(names)) continue;
     // An element named for the out-of-stock case is a template the page shows when needed
     // ("variationUnavailable": "Image non disponible"); the one that counts names the stock.

@@ -10,13 +10,13 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { promisify } from 'node:util';
-import type { PageLease } from './large-pages.js';
 import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { Agent, ProxyAgent, buildConnector } from './undici.js';
 import type { ResolveOverride } from '../../config.js';
 import { TrawlError, fetchFailed, forbiddenTarget, isTrawlError, timeoutError } from '../../errors.js';
 import { checkAddress } from './address-guard.js';
+import type { PageLease } from './large-pages.js';
 
 export const DEFAULT_USER_AGENT =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36 Trawl/0.1';
@@ -231,8 +231,7 @@ function redirectTarget(location: string, from: URL): URL {
   if (next.protocol !== 'http:' && next.protocol !== 'https:') {
     throw new TrawlError('fetch_failed', `${from.href} redirects to a ${next.protocol.replace(':', '')}: URL, which cannot be fetched`, { retryable: false });
   }
-  next.hash = '';
-  return next;
+  return fetchable(next);
 }
 
 /** A URL the fetcher may request: http(s) only, no credentials smuggled to another host. */
@@ -246,9 +245,16 @@ export function checkUrl(raw: string): URL {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
     throw new TrawlError('invalid_request', `url: only http and https URLs can be fetched (got ${u.protocol.replace(':', '')})`);
   }
+  return fetchable(u);
+}
+
+/**
+ * A URL as it is requested: no fragment, and no credentials — they are never sent, nor
+ * repeated in answers (the final URL is the last of these). Setters only when needed: each
+ * one serialises the whole URL again.
+ */
+function fetchable(u: URL): URL {
   u.hash = '';
-  // Credentials in a URL are never sent (nor repeated in answers: the final URL is this one's).
-  // (Only set when present: each URL setter serialises the whole URL again.)
   if (u.username || u.password) {
     u.username = '';
     u.password = '';

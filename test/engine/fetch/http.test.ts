@@ -44,6 +44,7 @@ beforeAll(async () => {
   site.route('/to-javascript', (_q, res) => res.writeHead(302, { location: 'javascript:alert(1)' }).end());
   site.route('/to-data', (_q, res) => res.writeHead(302, { location: 'data:text/html,<p>hi</p>' }).end());
   site.route('/to-ftp', (_q, res) => res.writeHead(302, { location: 'ftp://example.com/file' }).end());
+  site.route('/to-credentials', (_q, res) => res.writeHead(302, { location: `http://user:secret@127.0.0.1:${site.port}/ok#part` }).end());
   site.route('/to-nonsense', (_q, res) => res.writeHead(302, { location: 'http://[::1' }).end());
   open = new HttpClient({ allowPrivateNetwork: true });
   guarded = new HttpClient({ resolve: [{ host: 'public.test', address: '127.0.0.1', port: site.port }] });
@@ -69,6 +70,12 @@ describe('HttpClient', () => {
     expect(r.status).toBe(200);
     expect(r.url).toBe(`${site.url}/ok`);
     expect(r.redirects).toEqual([`${site.url}/r1`, `${site.url}/r2`]);
+  });
+
+  it('never sends nor reports credentials a redirect names', async () => {
+    const r = await open.request(`${site.url}/to-credentials`);
+    expect(r.status).toBe(200);
+    expect(r.url).toBe(`${site.url}/ok`);
   });
 
   it('stops redirect loops', async () => {
