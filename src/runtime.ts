@@ -1,7 +1,9 @@
-/** Wires config → store → engine → server, and shuts them down in reverse order. */
+/** Wires config → store → engine → server (and the monitor scheduler), and shuts them down in reverse order. */
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { createEngine, type Engine } from './engine/index.js';
+import { MonitorScheduler } from './monitors/scheduler.js';
+import { BullQueue, EmbeddedQueue, type WorkQueue } from './queue/index.js';
 import { buildServer } from './server/app.js';
 import type { ServerContext } from './server/context.js';
 import { RedisTokenBuckets } from './server/redis-token-bucket.js';
@@ -12,21 +14,57 @@ export interface Service {
   app: FastifyInstance;
   store: Store;
   engine: Engine;
+  /** The in-process scheduler of an embedded deployment (absent when workers do the work). */
+  scheduler?: MonitorScheduler;
   /** Base URL the server listens on. */
   url: string;
   close(): Promise<void>;
 }
 
-export async function startService(config: Config, options: { logger?: boolean | object; listen?: boolean } = {}): Promise<Service> {
+type Log = { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+
+/** Scale-out: PostgreSQL and Redis both configured; monitor work then belongs to `trawl worker`s. */
+export const isScaleOut = (config: Config) => !!(config.databaseUrl && config.redisUrl);
+
+export interface WorkerOptions {
+  /** BullMQ key prefix (tests use their own). */
+  queuePrefix?: string;
+  runConcurrency?: number;
+  deliveryConcurrency?: number;
+}
+
+function startScheduler(config: Config, store: Store, engine: Engine, queue: WorkQueue, log: Log): MonitorScheduler {
+  const scheduler = new MonitorScheduler({
+    store,
+    engine,
+    queue,
+    retryBaseMs: config.webhookRetryBaseMs,
+    maxAttempts: config.webhookMaxAttempts,
+    soleProcess: queue.kind === 'embedded',
+    log,
+  });
+  queue.consume(scheduler.handlers);
+  scheduler.start();
+  return scheduler;
+}
+
+export async function startService(config: Config, options: { logger?: boolean | object; listen?: boolean; scheduler?: boolean } = {}): Promise<Service> {
   let app: FastifyInstance | undefined;
+  const log: Log = { warn: (o, m) => app?.log.warn(o, m), error: (o, m) => app?.log.error(o, m) };
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     onError: (err) => app?.log.warn({ err: err.message }, 'database connection dropped; it will be reopened'),
   });
-  const engine = createEngine(config, { warn: (obj, msg) => app?.log.warn(obj, msg) });
+  const engine = createEngine(config, log);
   const rateLimiter: RateLimiter = config.redisUrl ? new RedisTokenBuckets(config.redisUrl) : new MemoryTokenBuckets();
-  const ctx: ServerContext = { config, store, engine, rateLimiter };
+  let queue: WorkQueue | undefined;
+  let scheduler: MonitorScheduler | undefined;
+  if (options.scheduler ?? !isScaleOut(config)) {
+    queue = new EmbeddedQueue({ onError: (err) => log.error({ err }, 'monitor work failed') });
+    scheduler = startScheduler(config, store, engine, queue, log);
+  }
+  const ctx: ServerContext = { config, store, engine, rateLimiter, scheduler };
   app = await buildServer(ctx, { logger: options.logger });
   let url = '';
   if (options.listen !== false) {
@@ -41,11 +79,52 @@ export async function startService(config: Config, options: { logger?: boolean |
     app,
     store,
     engine,
+    scheduler,
     url,
     close: () =>
       (closing ??= (async () => {
         await app.close();
+        await scheduler?.stop();
+        await queue?.close();
         await rateLimiter.close?.();
+        await engine.close();
+        await store.close();
+      })()),
+  };
+}
+
+export interface WorkerProcess {
+  store: Store;
+  engine: Engine;
+  scheduler: MonitorScheduler;
+  close(): Promise<void>;
+}
+
+/**
+ * `trawl worker`: schedules due monitors and consumes the BullMQ queues (monitor runs, webhook
+ * deliveries) with the same engine functions as the API. Any number may run side by side.
+ */
+export async function startWorker(config: Config, log: Log, options: WorkerOptions = {}): Promise<WorkerProcess> {
+  if (!isScaleOut(config)) throw new Error('trawl worker needs DATABASE_URL (PostgreSQL) and REDIS_URL; without them `trawl serve` runs monitors in process');
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, onError: (err) => log.warn({ err: err.message }, 'database connection dropped; it will be reopened') });
+  const engine = createEngine(config, log);
+  const queue = new BullQueue({
+    redisUrl: config.redisUrl!,
+    prefix: options.queuePrefix,
+    runConcurrency: options.runConcurrency,
+    deliveryConcurrency: options.deliveryConcurrency,
+    onError: (err) => log.error({ err }, 'queue error'),
+  });
+  const scheduler = startScheduler(config, store, engine, queue, log);
+  let closing: Promise<void> | undefined;
+  return {
+    store,
+    engine,
+    scheduler,
+    close: () =>
+      (closing ??= (async () => {
+        await scheduler.stop();
+        await queue.close();
         await engine.close();
         await store.close();
       })()),

@@ -8,7 +8,8 @@ import { loadConfig, type Config } from '../config.js';
 import { TrawlError, isTrawlError } from '../errors.js';
 import { compileSchema, crawl, createEngine, scrape, type Format } from '../engine/index.js';
 import { progressBar } from './progress.js';
-import { startService } from '../runtime.js';
+import { pino } from 'pino';
+import { startService, startWorker } from '../runtime.js';
 import { accounts, keys, openStore, type Store } from '../store/index.js';
 
 const program = new Command();
@@ -51,6 +52,23 @@ program
     if (json()) print({ status: 'listening', url: service.url }, '');
     const stop = async () => {
       await service.close();
+      process.exit(0);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+
+program
+  .command('worker')
+  .description('consume monitor runs and webhook deliveries from Redis (needs DATABASE_URL and REDIS_URL); run as many as you like')
+  .action(async () => {
+    const config = loadConfig();
+    const log = pino({ level: config.logLevel });
+    const worker = await startWorker(config, log);
+    log.info({ pid: process.pid }, 'worker started');
+    if (json()) print({ status: 'working', pid: process.pid }, '');
+    const stop = async () => {
+      await worker.close();
       process.exit(0);
     };
     process.once('SIGINT', stop);

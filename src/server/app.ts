@@ -14,6 +14,7 @@ import { scrapeRoutes } from './routes/scrape.js';
 import { extractRoutes } from './routes/extract.js';
 import { crawlRoutes } from './routes/crawl.js';
 import { searchRoutes } from './routes/search.js';
+import { monitorRoutes } from './routes/monitors.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -57,6 +58,7 @@ export async function buildServer(ctx: ServerContext, options: { logger?: boolea
       extractRoutes(v1, ctx);
       crawlRoutes(v1, ctx);
       searchRoutes(v1, ctx);
+      monitorRoutes(v1, ctx);
     },
     { prefix: '/v1' },
   );

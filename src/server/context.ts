@@ -1,6 +1,7 @@
 /** What the server shares with its routes and plugins, and the request decorations' types. */
 import type { Config } from '../config.js';
 import type { Engine } from '../engine/index.js';
+import type { MonitorScheduler } from '../monitors/scheduler.js';
 import type { Store } from '../store/index.js';
 import type { RateLimiter } from './token-bucket.js';
 
@@ -9,6 +10,8 @@ export interface ServerContext {
   store: Store;
   engine: Engine;
   rateLimiter: RateLimiter;
+  /** The in-process scheduler (embedded deployments); absent on stateless API processes. */
+  scheduler?: MonitorScheduler;
 }
 
 export interface AuthInfo {

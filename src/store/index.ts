@@ -1,6 +1,8 @@
 export { openStore, type Store, type StoreOptions, type Dialect } from './db.js';
-export type { Account, ApiKey, Database } from './tables.js';
+export type { Account, ApiKey, Database, Monitor, MonitorRun, WebhookDelivery, DeliveryAttempt } from './tables.js';
 export * as accounts from './repos/accounts.js';
 export * as keys from './repos/keys.js';
 export * as usage from './repos/usage.js';
-export { sha256Hex, digestsEqual, verifyPassword } from './ids.js';
+export * as monitors from './repos/monitors.js';
+export * as webhooks from './repos/webhooks.js';
+export { sha256Hex, digestsEqual, verifyPassword, newId } from './ids.js';

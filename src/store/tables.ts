@@ -36,12 +36,111 @@ export interface UsageTable {
   created_at: string;
 }
 
+export type MonitorState = 'active' | 'paused';
+export type MonitorHealth = 'ok' | 'failing';
+
+/** JSON columns (watch, schema, conditions, last_values) are text holding JSON. */
+export interface MonitorsTable {
+  id: string;
+  account_id: string;
+  url: string;
+  interval: string;
+  interval_seconds: number;
+  watch: string;
+  webhook: string;
+  marketplace: string | null;
+  schema: string | null;
+  conditions: string | null;
+  state: MonitorState;
+  health: MonitorHealth;
+  consecutive_failures: number;
+  /** Watched values of the last successful run: the baseline the next run compares with. */
+  last_values: string | null;
+  last_success_at: string | null;
+  last_run_at: string | null;
+  next_run_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'skipped';
+
+export interface MonitorRunsTable {
+  id: string;
+  monitor_id: string;
+  account_id: string;
+  trigger: 'schedule' | 'manual';
+  status: RunStatus;
+  due_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  /** While running: when another process may take the run over (its runner is presumed dead). */
+  lease_until: string | null;
+  credits: number;
+  status_code: number | null;
+  values: string | null;
+  changes: string | null;
+  event_id: string | null;
+  error: string | null;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  monitor_id: string;
+  account_id: string;
+  run_id: string;
+  /** The exact bytes sent (and signed) on every attempt. */
+  body: string;
+  created_at: string;
+}
+
+export type DeliveryState = 'pending' | 'sending' | 'succeeded' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  monitor_id: string;
+  account_id: string;
+  url: string;
+  state: DeliveryState;
+  attempts: number;
+  next_attempt_at: string | null;
+  lease_until: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DeliveryAttemptsTable {
+  id: Generated<number>;
+  delivery_id: string;
+  attempt: number;
+  manual: number;
+  /** sending → succeeded | failed; `interrupted` when the process died mid-attempt. */
+  outcome: 'sending' | 'succeeded' | 'failed' | 'interrupted';
+  started_at: string;
+  finished_at: string | null;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   usage: UsageTable;
+  monitors: MonitorsTable;
+  monitor_runs: MonitorRunsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
 }
 
 export type Account = Selectable<AccountsTable>;
 export type ApiKey = Selectable<ApiKeysTable>;
 export type NewUsage = Insertable<UsageTable>;
+export type Monitor = Selectable<MonitorsTable>;
+export type MonitorRun = Selectable<MonitorRunsTable>;
+export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
+export type DeliveryAttempt = Selectable<DeliveryAttemptsTable>;

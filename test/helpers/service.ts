@@ -23,20 +23,28 @@ export interface TestService extends Service {
   stop(): Promise<void>;
 }
 
+/** A fresh PostgreSQL database on the local server, and how to drop it. */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `trawl_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = async (q: string) => {
+    const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await c.connect();
+    try {
+      await c.query(q);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const u = new URL(PG_ADMIN_URL);
+  u.pathname = `/${name}`;
+  return { url: u.href, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
 export async function startTestService(dialect: TestDialect, env: Record<string, string> = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'trawl-test-'));
-  let databaseUrl: string | undefined;
-  let dbName: string | undefined;
-  if (dialect === 'postgres') {
-    dbName = `trawl_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    await admin.end();
-    const u = new URL(PG_ADMIN_URL);
-    u.pathname = `/${dbName}`;
-    databaseUrl = u.href;
-  }
+  const pgDb = dialect === 'postgres' ? await createTestDatabase() : undefined;
+  const databaseUrl = pgDb?.url;
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -68,12 +76,7 @@ export async function startTestService(dialect: TestDialect, env: Record<string,
     async stop() {
       await service.close();
       rmSync(dataDir, { recursive: true, force: true });
-      if (dbName) {
-        const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-        await admin.connect();
-        await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-        await admin.end();
-      }
+      await pgDb?.drop();
     },
   };
 }

@@ -172,7 +172,7 @@ export class HttpClient {
           if (hop >= o.maxRedirects) throw fetchFailed(`too many redirects (more than ${o.maxRedirects}) from ${url}`);
           const next = redirectTarget(location, current);
           if (options.followRedirect && !options.followRedirect(next)) {
-            throw new TrawlError('fetch_failed', `${current.href} redirects to ${next.href}, which was not followed`, { fields: { redirect: next.href }, retryable: false });
+            throw new TrawlError('fetch_failed', `${current.href} redirects to ${next.href}, which was not followed`, { fields: { redirect: next.href, status: res.status }, retryable: false });
           }
           redirects.push(current.href);
           if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {

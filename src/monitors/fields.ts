@@ -1,0 +1,66 @@
+/**
+ * What a monitor can watch: the built-ins every page has, the fields of the caller's schema,
+ * and for marketplace pages the product record's scalar fields. Values are normalised before
+ * they are compared, so "19.99" vs 19.99 or a trailing space is never a change.
+ */
+import { compileSchema, type CompiledSchema } from '../engine/index.js';
+
+export const BUILTIN_FIELDS = ['title', 'markdown', 'status_code'] as const;
+
+/**
+ * The contract's product record (POST /v1/marketplace, scalar fields). Until that endpoint's
+ * extractors exist, a marketplace monitor reads them with the generic extractor.
+ */
+export const PRODUCT_SCHEMA = {
+  id: 'string',
+  title: 'string',
+  price: 'number',
+  currency: 'string',
+  availability: 'string',
+  in_stock: 'boolean',
+  brand: 'string',
+  list_price: 'number',
+  discount_percent: 'number',
+  rating: 'number',
+  review_count: 'integer',
+  description: 'string',
+  gtin: 'string',
+  mpn: 'string',
+  sku: 'string',
+  model: 'string',
+  condition: 'string',
+  shipping: 'string',
+} as const;
+
+let productSchema: CompiledSchema | undefined;
+export const compiledProductSchema = () => (productSchema ??= compileSchema(PRODUCT_SCHEMA));
+
+/** Names a monitor with this schema / marketplace can watch. */
+export function watchableFields(schema: Record<string, unknown> | null, marketplace: string | null): Set<string> {
+  const names = new Set<string>(BUILTIN_FIELDS);
+  if (schema) for (const k of Object.keys(schema)) names.add(k);
+  else if (marketplace) for (const k of Object.keys(PRODUCT_SCHEMA)) names.add(k);
+  return names;
+}
+
+export type Value = null | boolean | number | string | Value[] | { [k: string]: Value };
+
+/** Numbers as numbers, strings trimmed (inner whitespace runs folded), objects with sorted keys. */
+export function normalise(v: unknown): Value {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'string') {
+    const s = v.replace(/\s+/g, ' ').trim();
+    return s === '' ? null : s;
+  }
+  if (Array.isArray(v)) return v.map(normalise);
+  if (typeof v === 'object') {
+    const out: { [k: string]: Value } = {};
+    for (const k of Object.keys(v as object).sort()) out[k] = normalise((v as Record<string, unknown>)[k]);
+    return out;
+  }
+  return String(v);
+}
+
+export const sameValue = (a: Value, b: Value): boolean => JSON.stringify(a) === JSON.stringify(b);

@@ -1,0 +1,125 @@
+/**
+ * The scheduler: one loop over due times stored in the database (no timer per monitor). Each
+ * pass turns due monitors into queued runs, hands due delivery attempts to the queue, and now
+ * and then takes back work whose process died (leases). It sleeps until the next due time,
+ * at most POLL_MS, or until woken. Any number of schedulers may share a database.
+ */
+import type { Engine } from '../engine/index.js';
+import type { WorkQueue } from '../queue/index.js';
+import { monitors as monitorRepo, webhooks as webhookRepo, type Store } from '../store/index.js';
+import { attemptDelivery, recoverInterrupted, type DeliveryDeps } from './deliver.js';
+import { executeRun } from './runner.js';
+
+const POLL_MS = 250;
+const SWEEP_EVERY_MS = 5_000;
+const BATCH = 500;
+/** A queued run not started within this is handed out again (its queue lost it). */
+const QUEUE_LEASE_MS = 5 * 60_000;
+
+export interface SchedulerOptions {
+  store: Store;
+  engine: Engine;
+  queue: WorkQueue;
+  retryBaseMs: number;
+  maxAttempts: number;
+  /** The only process on this store (embedded): work left in hand at start is orphaned. */
+  soleProcess: boolean;
+  log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}
+
+export class MonitorScheduler {
+  readonly #o: SchedulerOptions;
+  readonly #delivery: DeliveryDeps;
+  #running = false;
+  #loop?: Promise<void>;
+  #wake?: () => void;
+  #timer?: NodeJS.Timeout;
+  #lastSweep = 0;
+  #firstSweep = true;
+
+  constructor(options: SchedulerOptions) {
+    this.#o = options;
+    this.#delivery = { store: options.store, engine: options.engine, retryBaseMs: options.retryBaseMs, maxAttempts: options.maxAttempts };
+  }
+
+  /** The handlers a queue consumer runs (the embedded service, `trawl worker`). */
+  get handlers() {
+    return {
+      run: async (runId: string) => {
+        await executeRun({ store: this.#o.store, engine: this.#o.engine, log: this.#o.log, onDelivery: (id, n) => void this.#o.queue.addDelivery(id, n).catch(() => this.wake()) }, runId);
+      },
+      delivery: async (deliveryId: string, attempts: number) => {
+        await attemptDelivery(this.#delivery, deliveryId, attempts);
+        this.wake();
+      },
+    };
+  }
+
+  get deliveryDeps(): DeliveryDeps {
+    return this.#delivery;
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#loop = this.#run();
+  }
+
+  /** Look again now (a monitor was created or resumed, a delivery written). */
+  wake(): void {
+    this.#wake?.();
+  }
+
+  async #run(): Promise<void> {
+    while (this.#running) {
+      let sleepMs = POLL_MS;
+      try {
+        await this.tick();
+        const next = await webhookRepo.nextDueAt(this.#o.store.db);
+        if (next) sleepMs = Math.max(0, Math.min(POLL_MS, Date.parse(next) - Date.now()));
+      } catch (err) {
+        if (!this.#running) break;
+        this.#o.log?.error({ err }, 'monitor scheduler pass failed; retrying');
+        sleepMs = 1000;
+      }
+      if (!this.#running) break;
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+        this.#timer = setTimeout(resolve, sleepMs);
+      });
+      clearTimeout(this.#timer);
+      this.#wake = undefined;
+    }
+  }
+
+  /** One pass (exported for tests and the bench). */
+  async tick(): Promise<void> {
+    const { store, queue } = this.#o;
+    const now = new Date();
+    for (;;) {
+      const runs = await monitorRepo.claimDueMonitors(store.db, now, BATCH, QUEUE_LEASE_MS);
+      await Promise.all(runs.map((id) => queue.addRun(id)));
+      if (runs.length < BATCH) break;
+    }
+    const due = await webhookRepo.dueDeliveries(store.db, now, BATCH);
+    await Promise.all(due.map((d) => queue.addDelivery(d.id, d.attempts)));
+    if (Date.now() - this.#lastSweep >= SWEEP_EVERY_MS) {
+      this.#lastSweep = Date.now();
+      const all = this.#firstSweep && this.#o.soleProcess;
+      this.#firstSweep = false;
+      const stale = await monitorRepo.takeStaleRuns(store.db, now, BATCH, QUEUE_LEASE_MS, all);
+      await Promise.all(stale.map((id) => queue.addRun(id)));
+      const sending = await webhookRepo.staleSending(store.db, now, all);
+      if (sending.length) {
+        this.#o.log?.warn({ deliveries: sending.length }, 'resuming webhook deliveries interrupted mid-attempt');
+        await recoverInterrupted(this.#delivery, sending);
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.wake();
+    await this.#loop;
+  }
+}

@@ -1,0 +1,242 @@
+/**
+ * Monitors as the API and the dashboard see them: validation (each error names its field),
+ * create / update / delete, and the public shape of a monitor, a run and a delivery. Routes
+ * stay thin; the dashboard will call these same functions.
+ */
+import { z } from 'zod';
+import type { Config } from '../config.js';
+import { compileSchema, type Engine } from '../engine/index.js';
+import { isMarketplaceId, marketplaceForUrl, MARKETPLACE_IDS, urlBelongsTo } from '../engine/marketplace/registry.js';
+import { invalidRequest, isTrawlError, notFound, TrawlError } from '../errors.js';
+import { httpUrl, oneOf, parseBody, text } from '../server/validation.js';
+import { monitors as repo, newId, webhooks, type DeliveryAttempt, type Monitor, type MonitorRun, type Store } from '../store/index.js';
+import { parseConditions } from './diff.js';
+import { watchableFields } from './fields.js';
+import { parseInterval } from './interval.js';
+
+export interface MonitorContext {
+  store: Store;
+  engine: Pick<Engine, 'http'>;
+  config: Pick<Config, 'minIntervalSeconds'>;
+  /** Told when a monitor's due time moved, so the scheduler looks again. */
+  wake?(): void;
+}
+
+const watchList = z
+  .array(text(1, 64), { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array of 1 to 20 field names') })
+  .min(1, { error: 'must be an array of 1 to 20 field names' })
+  .max(20, { error: 'must be an array of 1 to 20 field names' });
+
+export const CreateMonitorBody = z.strictObject({
+  url: httpUrl(),
+  interval: z.unknown().optional().describe('required: <integer><s|m|h|d>, e.g. "30m"'),
+  watch: watchList,
+  webhook: httpUrl(),
+  marketplace: z.string({ error: 'must be a marketplace id such as "amazon_us"' }).optional(),
+  schema: z.unknown().optional().describe('Schema object for pages that are not marketplace products'),
+  conditions: z.unknown().optional().describe('[{"field","op","value"}]: changed|increased|decreased|lt|lte|gt|gte|eq|ne'),
+});
+
+export const UpdateMonitorBody = z.strictObject({
+  interval: z.unknown().optional(),
+  watch: watchList.optional(),
+  webhook: httpUrl().optional(),
+  state: oneOf(['active', 'paused']).optional(),
+  conditions: z.unknown().optional(),
+});
+
+/** First run of a monitor (or after resuming): spread over up to a minute so monitors created together do not fire together. */
+const firstRunAt = (intervalSeconds: number, now = Date.now()) => new Date(now + Math.floor(Math.random() * Math.min(intervalSeconds, 60) * 1000)).toISOString();
+
+function checkWatch(watch: string[], schema: Record<string, unknown> | null, marketplace: string | null): void {
+  const allowed = watchableFields(schema, marketplace);
+  const seen = new Set<string>();
+  watch.forEach((f, i) => {
+    if (seen.has(f)) throw invalidRequest(`watch[${i}]: "${f}" is listed twice`);
+    seen.add(f);
+    if (!allowed.has(f)) {
+      const hint = schema ? 'a key of schema' : marketplace ? 'a product field' : 'add a schema with this field';
+      throw invalidRequest(`watch[${i}]: "${f}" cannot be produced for this page; use ${[...allowed].join(', ')} (or ${hint})`);
+    }
+  });
+}
+
+/** Refuse targets the fetcher would refuse (private addresses …); a host that does not resolve now may later. */
+async function checkReachable(ctx: MonitorContext, field: string, url: string): Promise<void> {
+  try {
+    await ctx.engine.http.checkTarget(url);
+  } catch (e) {
+    if (isTrawlError(e) && e.code === 'forbidden_target') throw new TrawlError('forbidden_target', `${field}: ${e.detail}`, { retryable: false });
+  }
+}
+
+export async function createMonitor(ctx: MonitorContext, accountId: string, raw: unknown): Promise<Monitor> {
+  const body = parseBody(CreateMonitorBody, raw);
+  const intervalSeconds = parseInterval(body.interval, ctx.config.minIntervalSeconds);
+  const url = new URL(body.url);
+  let marketplace: string | null = null;
+  if (body.marketplace !== undefined) {
+    if (!isMarketplaceId(body.marketplace)) throw invalidRequest(`marketplace: "${body.marketplace.slice(0, 40)}" is not a marketplace id; use one of ${MARKETPLACE_IDS.join(', ')}`);
+    if (!urlBelongsTo(url, body.marketplace)) throw invalidRequest(`url: ${url.hostname} is not a page of marketplace ${body.marketplace}`);
+    marketplace = body.marketplace;
+  } else {
+    marketplace = marketplaceForUrl(url) ?? null;
+  }
+  const schema = body.schema === undefined ? null : (compileSchema(body.schema), body.schema as Record<string, unknown>);
+  checkWatch(body.watch, schema, marketplace);
+  const conditions = parseConditions(body.conditions, body.watch);
+  await checkReachable(ctx, 'url', body.url);
+  await checkReachable(ctx, 'webhook', body.webhook);
+  const now = new Date().toISOString();
+  const row: Monitor = {
+    id: newId('mon'),
+    account_id: accountId,
+    url: body.url,
+    interval: body.interval as string,
+    interval_seconds: intervalSeconds,
+    watch: JSON.stringify(body.watch),
+    webhook: body.webhook,
+    marketplace,
+    schema: schema ? JSON.stringify(schema) : null,
+    conditions: conditions ? JSON.stringify(conditions) : null,
+    state: 'active',
+    health: 'ok',
+    consecutive_failures: 0,
+    last_values: null,
+    last_success_at: null,
+    last_run_at: null,
+    next_run_at: firstRunAt(intervalSeconds),
+    created_at: now,
+    updated_at: now,
+  };
+  await repo.insertMonitor(ctx.store.db, row);
+  ctx.wake?.();
+  return row;
+}
+
+const MONITOR_ID = /^mon_[0-9A-Za-z]{20}$/;
+
+export async function findMonitor(ctx: Pick<MonitorContext, 'store'>, accountId: string, id: string): Promise<Monitor> {
+  const row = MONITOR_ID.test(id) ? await repo.getMonitor(ctx.store.db, accountId, id) : undefined;
+  if (!row) throw notFound(`no monitor ${id.slice(0, 40)}`);
+  return row;
+}
+
+export async function updateMonitor(ctx: MonitorContext, accountId: string, id: string, raw: unknown): Promise<Monitor> {
+  const body = parseBody(UpdateMonitorBody, raw);
+  const m = await findMonitor(ctx, accountId, id);
+  if (!Object.keys(body).length) throw invalidRequest('body: give at least one of interval, watch, webhook, state, conditions');
+  const patch: Partial<Monitor> = { updated_at: new Date().toISOString() };
+  let intervalSeconds = m.interval_seconds;
+  if (body.interval !== undefined) {
+    intervalSeconds = parseInterval(body.interval, ctx.config.minIntervalSeconds);
+    patch.interval = body.interval as string;
+    patch.interval_seconds = intervalSeconds;
+  }
+  const watch: string[] = body.watch ?? JSON.parse(m.watch);
+  if (body.watch) {
+    checkWatch(body.watch, m.schema ? JSON.parse(m.schema) : null, m.marketplace);
+    patch.watch = JSON.stringify(body.watch);
+  }
+  if (body.conditions !== undefined || body.watch) {
+    const source = body.conditions !== undefined ? body.conditions : m.conditions ? JSON.parse(m.conditions) : null;
+    const conditions = parseConditions(source, watch);
+    patch.conditions = conditions ? JSON.stringify(conditions) : null;
+  }
+  if (body.webhook) {
+    await checkReachable(ctx, 'webhook', body.webhook);
+    patch.webhook = body.webhook;
+  }
+  const state = body.state ?? m.state;
+  patch.state = state;
+  if (state === 'active' && (m.state === 'paused' || body.interval !== undefined)) {
+    // Resumed, or a new interval: the next run keeps the monitor's phase when it can.
+    const from = m.last_run_at ? Date.parse(m.last_run_at) + intervalSeconds * 1000 : Date.parse(m.next_run_at);
+    patch.next_run_at = m.state === 'paused' || from <= Date.now() ? firstRunAt(intervalSeconds) : new Date(Math.min(from, Date.now() + intervalSeconds * 1000)).toISOString();
+  }
+  await repo.updateMonitor(ctx.store.db, accountId, id, patch);
+  ctx.wake?.();
+  return { ...m, ...patch };
+}
+
+export async function deleteMonitor(ctx: Pick<MonitorContext, 'store'>, accountId: string, id: string): Promise<void> {
+  if (!MONITOR_ID.test(id) || !(await repo.deleteMonitor(ctx.store.db, accountId, id))) throw notFound(`no monitor ${id.slice(0, 40)}`);
+}
+
+const json = (s: string | null) => (s === null ? null : JSON.parse(s));
+
+export function presentMonitor(m: Monitor) {
+  return {
+    monitor_id: m.id,
+    url: m.url,
+    interval: m.interval,
+    interval_seconds: m.interval_seconds,
+    watch: JSON.parse(m.watch) as string[],
+    webhook: m.webhook,
+    ...(m.marketplace ? { marketplace: m.marketplace } : {}),
+    ...(m.schema ? { schema: JSON.parse(m.schema) } : {}),
+    ...(m.conditions ? { conditions: JSON.parse(m.conditions) } : {}),
+    state: m.state,
+    health: m.health,
+    created_at: m.created_at,
+    next_run_at: m.state === 'active' ? m.next_run_at : null,
+    last_run_at: m.last_run_at,
+  };
+}
+
+export function presentRun(r: MonitorRun) {
+  return {
+    run_id: r.id,
+    trigger: r.trigger,
+    status: r.status,
+    due_at: r.due_at,
+    started_at: r.started_at,
+    finished_at: r.finished_at,
+    credits: r.credits,
+    status_code: r.status_code,
+    values: json(r.values),
+    changes: json(r.changes),
+    event_id: r.event_id,
+    error: r.error,
+  };
+}
+
+export async function monitorDetail(ctx: Pick<MonitorContext, 'store'>, m: Monitor) {
+  const runs = await repo.listRuns(ctx.store.db, m.id, 10);
+  return {
+    ...presentMonitor(m),
+    consecutive_failures: m.consecutive_failures,
+    last_success_at: m.last_success_at,
+    last_values: json(m.last_values),
+    last_runs: runs.map(presentRun),
+  };
+}
+
+export async function listDeliveries(ctx: Pick<MonitorContext, 'store'>, monitorId: string, limit: number) {
+  const rows = await webhooks.listDeliveries(ctx.store.db, monitorId, limit);
+  const attempts = await webhooks.attemptsOf(ctx.store.db, rows.map((r) => r.id));
+  const byDelivery = new Map<string, DeliveryAttempt[]>();
+  for (const a of attempts) byDelivery.set(a.delivery_id, [...(byDelivery.get(a.delivery_id) ?? []), a]);
+  return rows.map((d) => ({
+    delivery_id: d.id,
+    event_id: d.event_id,
+    url: d.url,
+    state: d.state,
+    attempts: d.attempts,
+    next_attempt_at: d.next_attempt_at,
+    last_status: d.last_status,
+    last_error: d.last_error,
+    created_at: d.created_at,
+    event: JSON.parse(d.body),
+    attempt_log: (byDelivery.get(d.id) ?? []).map((a) => ({
+      attempt: a.attempt,
+      manual: !!a.manual,
+      outcome: a.outcome,
+      started_at: a.started_at,
+      finished_at: a.finished_at,
+      status_code: a.status_code,
+      error: a.error,
+      duration_ms: a.duration_ms,
+    })),
+  }));
+}

@@ -1,0 +1,75 @@
+/**
+ * The scale-out adapter: BullMQ queues on Redis, consumed by any number of `trawl worker`s.
+ * Job ids are the run id and delivery id + attempt number, so a run or an attempt handed out by
+ * several racing schedulers is one job; a job whose worker dies is picked up again by BullMQ's
+ * stalled-job check, and the handler's claim in the store decides whether anything is left to do.
+ */
+import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import type { WorkHandlers, WorkQueue } from './index.js';
+
+export interface BullQueueOptions {
+  redisUrl: string;
+  /** Key prefix (tests use their own). @default 'trawl' */
+  prefix?: string;
+  runConcurrency?: number;
+  deliveryConcurrency?: number;
+  onError?: (err: unknown) => void;
+}
+
+const RUNS = 'monitor-runs';
+const DELIVERIES = 'webhook-deliveries';
+
+function connection(url: string): ConnectionOptions {
+  const u = new URL(url);
+  return {
+    host: u.hostname,
+    port: Number(u.port) || 6379,
+    username: u.username ? decodeURIComponent(u.username) : undefined,
+    password: u.password ? decodeURIComponent(u.password) : undefined,
+    db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : undefined,
+    tls: u.protocol === 'rediss:' ? {} : undefined,
+    // Workers block on Redis; BullMQ wants commands to wait rather than fail while reconnecting.
+    maxRetriesPerRequest: null,
+  };
+}
+
+// Finished jobs are kept a while so a late duplicate add with the same id stays a no-op.
+const JOB_OPTIONS = { removeOnComplete: { age: 3600, count: 100_000 }, removeOnFail: { age: 86_400 }, attempts: 5, backoff: { type: 'exponential', delay: 1000 } };
+
+export class BullQueue implements WorkQueue {
+  readonly kind = 'bullmq' as const;
+  readonly #opts: BullQueueOptions;
+  readonly #runs: Queue;
+  readonly #deliveries: Queue;
+  readonly #workers: Worker[] = [];
+
+  constructor(options: BullQueueOptions) {
+    this.#opts = options;
+    const base = { connection: connection(options.redisUrl), prefix: options.prefix ?? 'trawl' };
+    this.#runs = new Queue(RUNS, base);
+    this.#deliveries = new Queue(DELIVERIES, base);
+    for (const q of [this.#runs, this.#deliveries]) q.on('error', (err) => options.onError?.(err));
+  }
+
+  async addRun(runId: string): Promise<void> {
+    await this.#runs.add('run', { runId }, { ...JOB_OPTIONS, jobId: runId });
+  }
+
+  async addDelivery(deliveryId: string, attempts: number): Promise<void> {
+    await this.#deliveries.add('delivery', { deliveryId, attempts }, { ...JOB_OPTIONS, jobId: `${deliveryId}-${attempts}` });
+  }
+
+  consume(handlers: WorkHandlers): void {
+    const base = { connection: connection(this.#opts.redisUrl), prefix: this.#opts.prefix ?? 'trawl' };
+    this.#workers.push(
+      new Worker(RUNS, async (job) => handlers.run(job.data.runId), { ...base, concurrency: this.#opts.runConcurrency ?? 32 }),
+      new Worker(DELIVERIES, async (job) => handlers.delivery(job.data.deliveryId, job.data.attempts), { ...base, concurrency: this.#opts.deliveryConcurrency ?? 64 }),
+    );
+    for (const w of this.#workers) w.on('error', (err) => this.#opts.onError?.(err));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.#workers.map((w) => w.close()));
+    await Promise.all([this.#runs.close(), this.#deliveries.close()]);
+  }
+}

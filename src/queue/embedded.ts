@@ -1,0 +1,84 @@
+/**
+ * The embedded adapter: two in-process lanes (runs, deliveries) with bounded concurrency. Ids
+ * already waiting or in hand are not added twice. Nothing here needs to survive a restart: the
+ * store still says what is queued or due, and the scheduler hands it out again.
+ */
+import type { WorkHandlers, WorkQueue } from './index.js';
+
+class Lane {
+  readonly #waiting: string[] = [];
+  readonly #known = new Set<string>();
+  #running = 0;
+  #closed = false;
+  #idle: (() => void)[] = [];
+
+  constructor(
+    private readonly concurrency: number,
+    private handle?: (key: string) => Promise<void>,
+    private readonly onError?: (err: unknown) => void,
+  ) {}
+
+  start(handle: (key: string) => Promise<void>): void {
+    this.handle = handle;
+    this.#pump();
+  }
+
+  add(key: string): void {
+    if (this.#closed || this.#known.has(key)) return;
+    this.#known.add(key);
+    this.#waiting.push(key);
+    this.#pump();
+  }
+
+  #pump(): void {
+    while (this.handle && !this.#closed && this.#running < this.concurrency && this.#waiting.length) {
+      const key = this.#waiting.shift()!;
+      this.#running++;
+      this.handle(key)
+        .catch((err) => this.onError?.(err))
+        .finally(() => {
+          this.#running--;
+          this.#known.delete(key);
+          this.#pump();
+          if (!this.#running) for (const r of this.#idle.splice(0)) r();
+        });
+    }
+  }
+
+  close(): Promise<void> {
+    this.#closed = true;
+    this.#waiting.length = 0;
+    return this.#running ? new Promise((r) => this.#idle.push(r)) : Promise.resolve();
+  }
+}
+
+export class EmbeddedQueue implements WorkQueue {
+  readonly kind = 'embedded' as const;
+  readonly #runs: Lane;
+  readonly #deliveries: Lane;
+
+  constructor(options: { runConcurrency?: number; deliveryConcurrency?: number; onError?: (err: unknown) => void } = {}) {
+    this.#runs = new Lane(options.runConcurrency ?? 32, undefined, options.onError);
+    this.#deliveries = new Lane(options.deliveryConcurrency ?? 64, undefined, options.onError);
+  }
+
+  async addRun(runId: string): Promise<void> {
+    this.#runs.add(runId);
+  }
+
+  async addDelivery(deliveryId: string, attempts: number): Promise<void> {
+    this.#deliveries.add(`${deliveryId}.${attempts}`);
+  }
+
+  consume(handlers: WorkHandlers): void {
+    this.#runs.start((id) => handlers.run(id));
+    this.#deliveries.start((key) => {
+      const dot = key.lastIndexOf('.');
+      return handlers.delivery(key.slice(0, dot), Number(key.slice(dot + 1)));
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.#runs.close(), this.#deliveries.close()]);
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * The one place that knows how work is handed out. Runs and delivery attempts are decided in
+ * the store (due times, claims); a queue only carries their ids to whoever does them:
+ * in process (embedded) or through BullMQ on Redis to any number of `trawl worker`s.
+ * Handing the same id twice is harmless: the handlers claim their work in the store.
+ */
+export interface WorkHandlers {
+  run(runId: string): Promise<void>;
+  delivery(deliveryId: string, attempts: number): Promise<void>;
+}
+
+export interface WorkQueue {
+  readonly kind: 'embedded' | 'bullmq';
+  addRun(runId: string): Promise<void>;
+  addDelivery(deliveryId: string, attempts: number): Promise<void>;
+  /** Start doing work with these handlers (the embedded service, a worker). */
+  consume(handlers: WorkHandlers): void;
+  /** Stop taking work, let work in hand finish, release connections. */
+  close(): Promise<void>;
+}
+
+export { EmbeddedQueue } from './embedded.js';
+export { BullQueue, type BullQueueOptions } from './bullmq.js';

@@ -1,0 +1,125 @@
+/**
+ * /v1/monitors (contract section 4) and the endpoints beyond it: history, runs, redeliver.
+ * None of these costs a credit; each monitor run does (the runner charges it).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { invalidRequest, notFound } from '../../errors.js';
+import { redeliver } from '../../monitors/deliver.js';
+import { executeRun, RUN_LEASE_MS } from '../../monitors/runner.js';
+import {
+  CreateMonitorBody,
+  createMonitor,
+  deleteMonitor,
+  findMonitor,
+  listDeliveries,
+  monitorDetail,
+  presentMonitor,
+  presentRun,
+  UpdateMonitorBody,
+  updateMonitor,
+} from '../../monitors/service.js';
+import { monitors as repo, webhooks } from '../../store/index.js';
+import type { ServerContext } from '../context.js';
+import { openapiRoute } from '../openapi.js';
+
+type IdParams = { Params: { id: string } };
+const SECURITY = [{ bearer: [] }];
+
+/** `limit` from the query string: an integer in bounds, or the default. */
+function limitOf(request: FastifyRequest, fallback: number, max: number): number {
+  const raw = (request.query as Record<string, unknown>)?.limit;
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || n < 1 || n > max) throw invalidRequest(`limit: must be an integer from 1 to ${max}`);
+  return n;
+}
+
+const encodeCursor = (parts: string[]) => Buffer.from(parts.join('|')).toString('base64url');
+function decodeCursor(raw: unknown, parts: number): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const decoded = typeof raw === 'string' ? Buffer.from(raw, 'base64url').toString().split('|') : [];
+  if (decoded.length !== parts || decoded.some((p) => !p)) throw invalidRequest('cursor: is not a cursor this API returned; use next_cursor from the previous page');
+  return decoded;
+}
+
+export function monitorRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  const mctx = { store: ctx.store, engine: ctx.engine, config: ctx.config, wake: () => ctx.scheduler?.wake() };
+  const delivery = { store: ctx.store, engine: ctx.engine, retryBaseMs: ctx.config.webhookRetryBaseMs, maxAttempts: ctx.config.webhookMaxAttempts };
+
+  app.post('/monitors', openapiRoute(CreateMonitorBody, 'Create a monitor: scrape on an interval, send change.detected when a watched field changes'), async (request, reply) => {
+    const m = await createMonitor(mctx, request.auth!.accountId, request.body);
+    reply.code(201);
+    return { status: 'ok', monitor: presentMonitor(m) };
+  });
+
+  app.get('/monitors', { schema: { summary: 'List monitors, newest first (limit ≤ 100, cursor)', security: SECURITY } }, async (request) => {
+    const limit = limitOf(request, 50, 100);
+    const cursor = decodeCursor((request.query as Record<string, unknown>).cursor, 2);
+    const rows = await repo.listMonitors(ctx.store.db, request.auth!.accountId, limit + 1, cursor && { createdAt: cursor[0], id: cursor[1] });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return { status: 'ok', monitors: page.map(presentMonitor), next_cursor: rows.length > limit && last ? encodeCursor([last.created_at, last.id]) : null };
+  });
+
+  app.get<IdParams>('/monitors/:id', { schema: { summary: 'A monitor with its last values and last runs', security: SECURITY } }, async (request) => {
+    const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
+    return { status: 'ok', monitor: await monitorDetail(ctx, m) };
+  });
+
+  app.patch<IdParams>('/monitors/:id', openapiRoute(UpdateMonitorBody, 'Change interval, watch, webhook, state (active|paused) or conditions'), async (request) => {
+    const m = await updateMonitor(mctx, request.auth!.accountId, request.params.id, request.body);
+    return { status: 'ok', monitor: presentMonitor(m) };
+  });
+
+  app.delete<IdParams>('/monitors/:id', { schema: { summary: 'Delete a monitor, its runs and any deliveries not yet sent', security: SECURITY } }, async (request) => {
+    await deleteMonitor(ctx, request.auth!.accountId, request.params.id);
+    return { status: 'ok', monitor_id: request.params.id, deleted: true };
+  });
+
+  app.post<IdParams>('/monitors/:id/run', { schema: { summary: 'Run a monitor now and answer with the run (costs the run its credit)', security: SECURITY } }, async (request) => {
+    const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
+    const runId = await repo.insertManualRun(ctx.store.db, m, new Date(), RUN_LEASE_MS);
+    const run = await executeRun({ store: ctx.store, engine: ctx.engine, log: request.log, onDelivery: () => ctx.scheduler?.wake() }, runId);
+    const row = run ?? (await repo.getRun(ctx.store.db, runId));
+    if (!row) throw notFound(`monitor ${m.id} was deleted while it ran`);
+    return { status: 'ok', run: presentRun(row) };
+  });
+
+  app.get<IdParams>('/monitors/:id/runs', { schema: { summary: 'Runs of a monitor, newest first', security: SECURITY } }, async (request) => {
+    const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
+    const runs = await repo.listRuns(ctx.store.db, m.id, limitOf(request, 50, 500));
+    return { status: 'ok', runs: runs.map(presentRun) };
+  });
+
+  app.get<IdParams>('/monitors/:id/history', { schema: { summary: 'Values of one watched field over successful runs: ?field=price&limit=&before=', security: SECURITY } }, async (request) => {
+    const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
+    const q = request.query as Record<string, unknown>;
+    const watch: string[] = JSON.parse(m.watch);
+    if (typeof q.field !== 'string' || !watch.includes(q.field)) throw invalidRequest(`field: must be one of the watched fields (${watch.join(', ')})`);
+    const limit = limitOf(request, 100, 1000);
+    const before = decodeCursor(q.cursor, 1)?.[0];
+    const rows = await repo.fieldHistory(ctx.store.db, m.id, limit + 1, before);
+    const page = rows.slice(0, limit);
+    const field = q.field;
+    const points = page.map((r) => ({ at: r.at, value: (JSON.parse(r.values) as Record<string, unknown>)[field] ?? null })).reverse();
+    return { status: 'ok', field, points, next_cursor: rows.length > limit ? encodeCursor([page[page.length - 1].at]) : null };
+  });
+
+  app.get<IdParams>('/monitors/:id/deliveries', { schema: { summary: 'Webhook deliveries of a monitor with every attempt (status code, error, duration)', security: SECURITY } }, async (request) => {
+    const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
+    return { status: 'ok', deliveries: await listDeliveries(ctx, m.id, limitOf(request, 50, 500)) };
+  });
+
+  app.post<{ Params: { id: string; delivery_id: string } }>(
+    '/monitors/:id/deliveries/:delivery_id/redeliver',
+    { schema: { summary: 'Send an event again now: same body and id, logged as a new attempt', security: SECURITY } },
+    async (request) => {
+      const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
+      const d = await webhooks.getDelivery(ctx.store.db, request.params.delivery_id);
+      if (!d || d.monitor_id !== m.id) throw notFound(`no delivery ${request.params.delivery_id.slice(0, 40)} for monitor ${m.id}`);
+      await redeliver(delivery, d);
+      const [shown] = (await listDeliveries(ctx, m.id, 500)).filter((x) => x.delivery_id === d.id);
+      return { status: 'ok', delivery: shown };
+    },
+  );
+}

@@ -1,0 +1,132 @@
+/**
+ * Monitors and their runs. Due runs are claimed with conditional UPDATEs, so any number of
+ * schedulers and runners can race on one database and each due time yields one run, each run
+ * one runner at a time (until its lease expires: its runner is then presumed dead).
+ */
+import type { Insertable, Updateable } from 'kysely';
+import type { Monitor, MonitorRun, MonitorsTable } from '../tables.js';
+import { newId } from '../ids.js';
+import type { Db } from './accounts.js';
+
+export async function insertMonitor(db: Db, row: Insertable<MonitorsTable>): Promise<void> {
+  await db.insertInto('monitors').values(row).execute();
+}
+
+export const getMonitor = (db: Db, accountId: string, id: string): Promise<Monitor | undefined> =>
+  db.selectFrom('monitors').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+
+export const getMonitorById = (db: Db, id: string): Promise<Monitor | undefined> =>
+  db.selectFrom('monitors').selectAll().where('id', '=', id).executeTakeFirst();
+
+/** Newest first; `before` is the created_at|id cursor of the last row of the previous page. */
+export async function listMonitors(db: Db, accountId: string, limit: number, before?: { createdAt: string; id: string }): Promise<Monitor[]> {
+  let q = db.selectFrom('monitors').selectAll().where('account_id', '=', accountId);
+  if (before) {
+    q = q.where((eb) => eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]));
+  }
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+export async function updateMonitor(db: Db, accountId: string, id: string, patch: Updateable<MonitorsTable>): Promise<boolean> {
+  const r = await db.updateTable('monitors').set(patch).where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function deleteMonitor(db: Db, accountId: string, id: string): Promise<boolean> {
+  const r = await db.deleteFrom('monitors').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+  return Number(r.numDeletedRows) === 1;
+}
+
+/** The next due time after `now` on the monitor's own phase (missed runs are not caught up). */
+export function nextDue(previousDueMs: number, intervalSeconds: number, nowMs: number): number {
+  const step = intervalSeconds * 1000;
+  if (previousDueMs + step > nowMs) return previousDueMs + step;
+  return previousDueMs + (Math.floor((nowMs - previousDueMs) / step) + 1) * step;
+}
+
+/**
+ * Turn due monitors into queued runs: each monitor's next_run_at moves on by its interval in
+ * the same transaction that writes the run, guarded by the old value, so a racing scheduler
+ * claims nothing twice. Returns the new runs' ids.
+ */
+export async function claimDueMonitors(db: Db, now: Date, limit: number, queueLeaseMs: number): Promise<string[]> {
+  const nowIso = now.toISOString();
+  const due = await db
+    .selectFrom('monitors')
+    .select(['id', 'account_id', 'next_run_at', 'interval_seconds'])
+    .where('state', '=', 'active')
+    .where('next_run_at', '<=', nowIso)
+    .orderBy('next_run_at')
+    .limit(limit)
+    .execute();
+  if (!due.length) return [];
+  const lease = new Date(now.getTime() + queueLeaseMs).toISOString();
+  return db.transaction().execute(async (trx) => {
+    const ids: string[] = [];
+    for (const m of due) {
+      const next = new Date(nextDue(Date.parse(m.next_run_at), m.interval_seconds, now.getTime())).toISOString();
+      const r = await trx
+        .updateTable('monitors')
+        .set({ next_run_at: next })
+        .where('id', '=', m.id)
+        .where('next_run_at', '=', m.next_run_at)
+        .where('state', '=', 'active')
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) continue;
+      const id = newId('run');
+      await trx
+        .insertInto('monitor_runs')
+        .values({ id, monitor_id: m.id, account_id: m.account_id, trigger: 'schedule', status: 'queued', due_at: m.next_run_at, lease_until: lease, credits: 0 })
+        .execute();
+      ids.push(id);
+    }
+    return ids;
+  });
+}
+
+export async function insertManualRun(db: Db, monitor: Monitor, now: Date, leaseMs: number): Promise<string> {
+  const id = newId('run');
+  await db
+    .insertInto('monitor_runs')
+    .values({ id, monitor_id: monitor.id, account_id: monitor.account_id, trigger: 'manual', status: 'queued', due_at: now.toISOString(), lease_until: new Date(now.getTime() + leaseMs).toISOString(), credits: 0 })
+    .execute();
+  return id;
+}
+
+export const getRun = (db: Db, id: string): Promise<MonitorRun | undefined> => db.selectFrom('monitor_runs').selectAll().where('id', '=', id).executeTakeFirst();
+
+export const listRuns = (db: Db, monitorId: string, limit: number): Promise<MonitorRun[]> =>
+  db.selectFrom('monitor_runs').selectAll().where('monitor_id', '=', monitorId).orderBy('due_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+
+/**
+ * Runs whose runner is presumed gone: queued or running past their lease (all of them when
+ * `all`, as at the start of the only process of an embedded deployment). They go back to
+ * `queued` with a fresh lease (a credit already taken stays with the run) and are returned to
+ * be handed out again.
+ */
+export async function takeStaleRuns(db: Db, now: Date, limit: number, leaseMs: number, all = false): Promise<string[]> {
+  let q = db.selectFrom('monitor_runs').select('id').where('status', 'in', ['queued', 'running']);
+  if (!all) q = q.where('lease_until', '<', now.toISOString());
+  const rows = await q.limit(limit).execute();
+  if (!rows.length) return [];
+  let u = db
+    .updateTable('monitor_runs')
+    .set({ status: 'queued', lease_until: new Date(now.getTime() + leaseMs).toISOString() })
+    .where('id', 'in', rows.map((r) => r.id))
+    .where('status', 'in', ['queued', 'running']);
+  if (!all) u = u.where('lease_until', '<', now.toISOString());
+  await u.execute();
+  return rows.map((r) => r.id);
+}
+
+/** Successful runs' values of one field, newest first, before a cursor. */
+export async function fieldHistory(db: Db, monitorId: string, limit: number, before?: string): Promise<{ at: string; values: string }[]> {
+  let q = db
+    .selectFrom('monitor_runs')
+    .select(['finished_at', 'values'])
+    .where('monitor_id', '=', monitorId)
+    .where('status', '=', 'succeeded');
+  if (before) q = q.where('finished_at', '<', before);
+  const rows = await q.orderBy('finished_at', 'desc').limit(limit).execute();
+  return rows.map((r) => ({ at: r.finished_at!, values: r.values ?? '{}' }));
+}
