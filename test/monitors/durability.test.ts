@@ -90,7 +90,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         ...(pgDb ? { DATABASE_URL: pgDb.url } : {}),
       };
       let price = 10;
+      let slowHangs = true;
       const site = await startFixtureServer({
+        '/slow': async (_q, res) => {
+          while (slowHangs) await new Promise((r) => setTimeout(r, 50));
+          res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>Slow</title></head><body><p>Finally here.</p></body></html>');
+        },
         '/p': (_q, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>P</title></head><body><main><h1>P</h1><p class="price">$${price}</p></main></body></html>`),
       });
       cleanup.push(() => site.close());
@@ -115,6 +120,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       };
       const kept = await make();
       const doomed = await make();
+      // A run in the middle of fetching a page when the process dies.
+      const slow = (await api('POST', '/v1/monitors', { url: `${site.url}/slow`, interval: '1h', watch: ['title'], webhook: hook.url })).monitor.monitor_id as string;
+      await api('PATCH', `/v1/monitors/${slow}`, { state: 'paused' });
+      void api('POST', `/v1/monitors/${slow}/run`, {}).catch(() => undefined);
+      await until('the slow page requested', () => site.hits('/slow') > 0);
       price = 9;
       const eventKept = (await api('POST', `/v1/monitors/${kept}/run`, {})).run.event_id as string;
       const eventDoomed = (await api('POST', `/v1/monitors/${doomed}/run`, {})).run.event_id as string;
@@ -130,7 +140,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       // While it is down the doomed monitor is deleted (what DELETE /v1/monitors/{id} does).
       expect(await monitors.deleteMonitor(store.db, acc.id, doomed)).toBe(true);
       const sentBefore = hook.got.length;
+      const creditsBefore = Number((await accounts.findAccountById(store.db, acc.id))!.credits);
       hook.setMode('ok');
+      slowHangs = false;
 
       serve = await startServe(env);
       await until('the kept event delivered', () => hook.got.some((g) => g.mode === 'ok' && idOf(g.body) === eventKept));
@@ -142,8 +154,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         return row?.state === 'succeeded' ? row : undefined;
       });
       expect(deliveries).toHaveLength(1);
-      expect(d.attempt_log.map((a: any) => a.outcome)).toEqual([...Array(d.attempt_log.length - 2).fill('failed'), 'interrupted', 'succeeded'].slice(-d.attempt_log.length));
-      expect(d.attempt_log.some((a: any) => a.outcome === 'interrupted')).toBe(true);
+      const outcomes: string[] = d.attempt_log.map((a: any) => a.outcome);
+      expect(outcomes.slice(-2)).toEqual(['interrupted', 'succeeded']);
+      expect(outcomes.slice(0, -2).every((o) => o === 'failed')).toBe(true);
+      // The run killed mid-fetch was taken up again and finished, charged once.
+      const resumed = await until('the interrupted run finished', async () => {
+        const r = await store.db.selectFrom('monitor_runs').selectAll().where('monitor_id', '=', slow).where('trigger', '=', 'manual').orderBy('due_at', 'desc').executeTakeFirst();
+        return r?.status === 'succeeded' ? r : undefined;
+      });
+      expect(resumed.credits).toBe(1);
+      expect(Number((await accounts.findAccountById(store.db, acc.id))!.credits)).toBe(creditsBefore);
       // Give the doomed event every chance to (wrongly) go out.
       await new Promise((r) => setTimeout(r, 1500));
       expect(hook.got.slice(sentBefore).filter((g) => idOf(g.body) === eventDoomed)).toEqual([]);

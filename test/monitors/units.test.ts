@@ -1,0 +1,65 @@
+/** The small rules of monitors: interval grammar, backoff schedule, value normalisation, diff, marketplace hosts. */
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { parseInterval } from '../../src/monitors/interval.js';
+import { retryDelayMs, signature } from '../../src/monitors/deliver.js';
+import { diffValues, shouldNotify } from '../../src/monitors/diff.js';
+import { normalise } from '../../src/monitors/fields.js';
+import { nextDue } from '../../src/store/repos/monitors.js';
+import { marketplaceForUrl, urlBelongsTo } from '../../src/engine/marketplace/registry.js';
+
+describe('monitor rules', () => {
+  it('parses intervals within bounds', () => {
+    expect(parseInterval('30m', 60)).toBe(1800);
+    expect(parseInterval('6h', 60)).toBe(21_600);
+    expect(parseInterval('30d', 60)).toBe(2_592_000);
+    expect(parseInterval('2s', 1)).toBe(2);
+    expect(() => parseInterval('59s', 60)).toThrow(/from 1m to 30d/);
+    expect(() => parseInterval('721h', 60)).toThrow(/out of bounds/);
+    for (const bad of ['1.5h', ' 1h', '1H', '1 h', '01m', 'h', '', '1w']) expect(() => parseInterval(bad, 60), bad).toThrow(/^interval: /);
+  });
+
+  it('backs off 30 s, 1 m, 2 m, 4 m … with at most 10 % added', () => {
+    expect([1, 2, 3, 4, 8].map((n) => retryDelayMs(n, 30_000, () => 0))).toEqual([30_000, 60_000, 120_000, 240_000, 3_840_000]);
+    expect(retryDelayMs(1, 30_000, () => 0.999)).toBeLessThanOrEqual(33_000);
+  });
+
+  it('signs as the contract says', () => {
+    expect(signature('whsec_test', '{"a":1}')).toBe(`sha256=${createHmac('sha256', 'whsec_test').update('{"a":1}').digest('hex')}`);
+    expect(signature('whsec_test', '{"a":1}')).toMatch(/^sha256=[0-9a-f]{64}$/);
+    expect(signature('whsec_test', '{"a":1}')).not.toBe(signature('whsec_other', '{"a":1}'));
+  });
+
+  it('normalises values so formatting is never a change', () => {
+    expect(normalise('  Deep   Sea\nWidget ')).toBe('Deep Sea Widget');
+    expect(normalise('')).toBeNull();
+    expect(normalise({ b: 1, a: ' x ' })).toEqual({ a: 'x', b: 1 });
+    expect(diffValues({ t: 'a b' }, { t: normalise('a  b') }, ['t'])).toEqual({});
+  });
+
+  it('treats a field new to the baseline as baseline, not change', () => {
+    expect(diffValues(null, { p: 1 }, ['p'])).toEqual({});
+    expect(diffValues({ p: 1 }, { p: 2, q: 3 }, ['p', 'q'])).toEqual({ p: { from: 1, to: 2 } });
+    expect(shouldNotify({}, { p: 1 }, null)).toBe(false);
+    expect(shouldNotify({ p: { from: 1, to: 2 } }, { p: 2 }, [{ field: 'p', op: 'gte', value: 2 }, { field: 'p', op: 'increased' }])).toBe(true);
+    expect(shouldNotify({ p: { from: 1, to: 2 } }, { p: 2 }, [{ field: 'p', op: 'ne', value: 2 }])).toBe(false);
+  });
+
+  it('keeps a monitor on its phase and skips missed runs', () => {
+    const t0 = Date.parse('2026-11-24T00:00:00.000Z');
+    expect(nextDue(t0, 60, t0 + 1)).toBe(t0 + 60_000);
+    expect(nextDue(t0, 60, t0 + 60_000)).toBe(t0 + 120_000);
+    expect(nextDue(t0, 60, t0 + 3_600_500)).toBe(t0 + 3_660_000);
+  });
+
+  it('maps marketplace hosts and regions', () => {
+    expect(marketplaceForUrl(new URL('https://www.amazon.co.uk/dp/B0'))).toBe('amazon_uk');
+    expect(marketplaceForUrl(new URL('https://smile.amazon.com/dp/B0'))).toBe('amazon_us');
+    expect(marketplaceForUrl(new URL('https://m.ebay.de/itm/1'))).toBe('ebay_de');
+    expect(marketplaceForUrl(new URL('https://www.etsy.com/listing/1'))).toBe('etsy_us');
+    expect(marketplaceForUrl(new URL('https://www.etsy.com/de/listing/1'))).toBe('etsy_de');
+    expect(marketplaceForUrl(new URL('https://www.bestbuy.ca/en-ca/product/1'))).toBe('bestbuy_ca');
+    expect(marketplaceForUrl(new URL('https://amazon.com.evil.example/dp/B0'))).toBeUndefined();
+    expect(urlBelongsTo(new URL('https://www.etsy.com/de/listing/1'), 'etsy_us')).toBe(false);
+  });
+});
