@@ -20,6 +20,8 @@ export interface Config {
   dataDir: string;
   databaseUrl?: string;
   redisUrl?: string;
+  /** Key prefix of the BullMQ queues on Redis (several deployments can share one Redis). */
+  queuePrefix: string;
   allowPrivateNetwork: boolean;
   minIntervalSeconds: number;
   webhookRetryBaseMs: number;
@@ -95,6 +97,7 @@ export function loadConfig(env: Env = loadEnv()): Config {
     dataDir: resolve(str(env.TRAWL_DATA_DIR) ?? './data'),
     databaseUrl: str(env.DATABASE_URL),
     redisUrl: str(env.REDIS_URL),
+    queuePrefix: str(env.TRAWL_QUEUE_PREFIX) ?? 'trawl',
     allowPrivateNetwork: flag(env.TRAWL_ALLOW_PRIVATE_NETWORK),
     minIntervalSeconds: int(env, 'TRAWL_MIN_INTERVAL_SECONDS', 60, 1, 86_400),
     webhookRetryBaseMs: int(env, 'TRAWL_WEBHOOK_RETRY_BASE_MS', 30_000, 1, 86_400_000),

@@ -110,7 +110,7 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
   const engine = createEngine(config, log);
   const queue = new BullQueue({
     redisUrl: config.redisUrl!,
-    prefix: options.queuePrefix,
+    prefix: options.queuePrefix ?? config.queuePrefix,
     runConcurrency: options.runConcurrency,
     deliveryConcurrency: options.deliveryConcurrency,
     onError: (err) => log.error({ err }, 'queue error'),
