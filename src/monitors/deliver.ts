@@ -75,26 +75,26 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
   const db = deps.store.db;
   const now = new Date();
   const claimed = await db.transaction().execute(async (trx) => {
-    const r = await trx
+    const d = await trx
       .updateTable('webhook_deliveries')
       .set({ state: 'sending', lease_until: new Date(now.getTime() + DELIVERY_LEASE_MS).toISOString(), updated_at: now.toISOString() })
       .where('id', '=', deliveryId)
       .where('state', '=', 'pending')
       .where('attempts', '=', attempts)
       .where('next_attempt_at', '<=', now.toISOString())
+      .returningAll()
       .executeTakeFirst();
-    if (Number(r.numUpdatedRows) !== 1) return undefined;
+    if (!d) return undefined;
     const row = await trx
       .insertInto('delivery_attempts')
       .values({ delivery_id: deliveryId, attempt: attempts + 1, manual: 0, outcome: 'sending', started_at: now.toISOString() })
       .returning('id')
       .executeTakeFirstOrThrow();
-    return row.id;
+    return { attemptId: row.id, delivery: d };
   });
   if (claimed === undefined) return false;
-  const d = (await db.selectFrom('webhook_deliveries').selectAll().where('id', '=', deliveryId).executeTakeFirst())!;
-  const p = d && (await payload(deps, d));
-  const sent: Sent = p ? await send(deps, d.url, p.body, p.secret) : { ok: false, status: null, error: 'the event is gone', durationMs: 0 };
+  const p = await payload(deps, claimed.delivery);
+  const sent: Sent = p ? await send(deps, claimed.delivery.url, p.body, p.secret) : { ok: false, status: null, error: 'the event is gone', durationMs: 0 };
   const done = new Date();
   const failed = attempts + 1;
   const exhausted = !sent.ok && failed >= deps.maxAttempts;
@@ -102,7 +102,7 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
     await trx
       .updateTable('delivery_attempts')
       .set({ outcome: sent.ok ? 'succeeded' : 'failed', finished_at: done.toISOString(), status_code: sent.status, error: sent.error, duration_ms: sent.durationMs })
-      .where('id', '=', claimed)
+      .where('id', '=', claimed.attemptId)
       .execute();
     await trx
       .updateTable('webhook_deliveries')

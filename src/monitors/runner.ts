@@ -25,37 +25,50 @@ export interface RunnerDeps {
   onDelivery?(deliveryId: string, attempts: number): void;
 }
 
-type Claimed = { run: MonitorRun; url: string; watch: string[]; schema: string | null; marketplace: string | null; conditions: string | null; lastValues: string | null };
+type Claimed = { run: MonitorRun; url: string; watch: string[]; schema: string | null; marketplace: string | null };
 
-/** Takes the run for this process (and its credit); undefined when it is not ours to run. */
+/**
+ * Takes the run for this process, with its credit: a queued run is taken and charged in one
+ * transaction (skipped when the account has none); a run whose runner died keeps the credit it
+ * already holds. Undefined when the run is not ours to run.
+ */
 async function claim(deps: RunnerDeps, runId: string, now: Date): Promise<Claimed | 'skipped' | undefined> {
-  return deps.store.db.transaction().execute(async (trx) => {
-    const run = await trx.selectFrom('monitor_runs').selectAll().where('id', '=', runId).executeTakeFirst();
-    if (!run) return undefined;
-    const mine = run.status === 'queued' || (run.status === 'running' && (run.lease_until ?? '') < now.toISOString());
-    if (!mine) return undefined;
-    const m = await trx.selectFrom('monitors').selectAll().where('id', '=', run.monitor_id).executeTakeFirst();
-    if (!m) return undefined;
-    const nowIso = now.toISOString();
-    let credits = run.credits;
-    if (!credits) {
+  const nowIso = now.toISOString();
+  const lease = new Date(now.getTime() + RUN_LEASE_MS).toISOString();
+  const run = await deps.store.db.transaction().execute(async (trx) => {
+    const fresh = await trx
+      .updateTable('monitor_runs')
+      .set({ status: 'running', started_at: nowIso, lease_until: lease, credits: 1 })
+      .where('id', '=', runId)
+      .where('status', '=', 'queued')
+      .where('credits', '=', 0)
+      .returningAll()
+      .executeTakeFirst();
+    if (fresh) {
       const r = await trx
         .updateTable('accounts')
         .set((eb) => ({ credits: eb('credits', '-', 1) }))
-        .where('id', '=', run.account_id)
+        .where('id', '=', fresh.account_id)
         .where('credits', '>=', 1)
         .executeTakeFirst();
-      if (Number(r.numUpdatedRows) !== 1) {
-        await trx.updateTable('monitor_runs').set({ status: 'skipped', started_at: nowIso, finished_at: nowIso, lease_until: null, error: 'skipped: the account has no credits left' }).where('id', '=', runId).execute();
-        await trx.updateTable('monitors').set({ last_run_at: nowIso }).where('id', '=', m.id).execute();
-        return 'skipped';
-      }
-      credits = 1;
+      if (Number(r.numUpdatedRows) === 1) return fresh;
+      await trx.updateTable('monitor_runs').set({ status: 'skipped', credits: 0, finished_at: nowIso, lease_until: null, error: 'skipped: the account has no credits left' }).where('id', '=', runId).execute();
+      await trx.updateTable('monitors').set({ last_run_at: nowIso }).where('id', '=', fresh.monitor_id).execute();
+      return 'skipped' as const;
     }
-    const lease = new Date(now.getTime() + RUN_LEASE_MS).toISOString();
-    await trx.updateTable('monitor_runs').set({ status: 'running', started_at: nowIso, lease_until: lease, credits }).where('id', '=', runId).execute();
-    return { run: { ...run, status: 'running', credits, started_at: nowIso }, url: m.url, watch: JSON.parse(m.watch), schema: m.schema, marketplace: m.marketplace, conditions: m.conditions, lastValues: m.last_values };
+    // Taken over from a runner that died (requeued by the sweep, or past its lease): already charged.
+    return trx
+      .updateTable('monitor_runs')
+      .set({ status: 'running', started_at: nowIso, lease_until: lease })
+      .where('id', '=', runId)
+      .where((eb) => eb.or([eb.and([eb('status', '=', 'queued'), eb('credits', '=', 1)]), eb.and([eb('status', '=', 'running'), eb('lease_until', '<', nowIso)])]))
+      .returningAll()
+      .executeTakeFirst();
   });
+  if (!run || run === 'skipped') return run;
+  const m = await deps.store.db.selectFrom('monitors').select(['url', 'watch', 'schema', 'marketplace']).where('id', '=', run.monitor_id).executeTakeFirst();
+  if (!m) return undefined; // deleted meanwhile: the run went with it
+  return { run, url: m.url, watch: JSON.parse(m.watch), schema: m.schema, marketplace: m.marketplace };
 }
 
 /** The watched values of one page. */
@@ -79,6 +92,8 @@ async function observe(engine: Engine, c: Claimed, signal?: AbortSignal): Promis
   }
   return { values, statusCode: r.metadata.status_code };
 }
+
+class Superseded extends Error {}
 
 /**
  * Run `runId` if it is this process's to run (queued, or orphaned past its lease). Returns the
@@ -111,50 +126,52 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
     created_at: finishedIso,
   });
   let delivery: { id: string; attempts: number } | undefined;
-  await db.transaction().execute(async (trx) => {
-    // Still ours? (A deleted monitor took its runs with it; an expired lease went to another runner.)
-    const current = await trx.selectFrom('monitor_runs').select(['status', 'started_at']).where('id', '=', runId).executeTakeFirst();
-    if (!current || current.status !== 'running' || current.started_at !== run.started_at) return;
-    const m = await trx.selectFrom('monitors').select(['id', 'url', 'watch', 'conditions', 'last_values', 'consecutive_failures']).where('id', '=', run.monitor_id).executeTakeFirst();
-    if (!m) return;
-    if (!outcome) {
-      const failures = m.consecutive_failures + 1;
-      await trx.updateTable('accounts').set((eb) => ({ credits: eb('credits', '+', run.credits) })).where('id', '=', run.account_id).execute();
-      await trx.updateTable('monitor_runs').set({ status: 'failed', finished_at: finishedIso, lease_until: null, credits: 0, error: error ?? 'failed' }).where('id', '=', runId).execute();
-      await trx.updateTable('monitors').set({ last_run_at: finishedIso, consecutive_failures: failures, health: failures >= FAILING_AFTER ? 'failing' : 'ok' }).where('id', '=', m.id).execute();
-      await trx.insertInto('usage').values(usageRow(502, 0)).execute();
-      return;
-    }
-    const watch: string[] = JSON.parse(m.watch);
-    const previous: Record<string, Value> | null = m.last_values ? JSON.parse(m.last_values) : null;
-    const changes: Changes = diffValues(previous, outcome.values, watch);
-    const conditions: Condition[] | null = m.conditions ? JSON.parse(m.conditions) : null;
-    let eventId: string | null = null;
-    if (shouldNotify(changes, outcome.values, conditions)) {
-      eventId = newId('evt');
-      const body = JSON.stringify({ id: eventId, event: 'change.detected', monitor_id: m.id, url: m.url, changes, at: finishedIso });
-      await trx.insertInto('webhook_events').values({ id: eventId, monitor_id: m.id, account_id: run.account_id, run_id: runId, body, created_at: finishedIso }).execute();
-      const monitor = await trx.selectFrom('monitors').select('webhook').where('id', '=', m.id).executeTakeFirstOrThrow();
-      delivery = { id: newId('dlv'), attempts: 0 };
+  let ended: MonitorRun | undefined;
+  try {
+    await db.transaction().execute(async (trx) => {
+      const m = await trx.selectFrom('monitors').select(['id', 'url', 'watch', 'webhook', 'conditions', 'last_values', 'consecutive_failures']).where('id', '=', run.monitor_id).executeTakeFirst();
+      if (!m) throw new Superseded(); // deleted meanwhile, with its runs
+      // Still ours? (An expired lease may have handed the run to another runner.)
+      const finish = async (patch: Partial<MonitorRun>) => {
+        const r = await trx.updateTable('monitor_runs').set(patch).where('id', '=', runId).where('status', '=', 'running').where('started_at', '=', run.started_at).executeTakeFirst();
+        if (Number(r.numUpdatedRows) !== 1) throw new Superseded();
+        ended = { ...run, ...patch };
+      };
+      if (!outcome) {
+        const failures = m.consecutive_failures + 1;
+        await finish({ status: 'failed', finished_at: finishedIso, lease_until: null, credits: 0, error: error ?? 'failed' });
+        await trx.updateTable('accounts').set((eb) => ({ credits: eb('credits', '+', run.credits) })).where('id', '=', run.account_id).execute();
+        await trx.updateTable('monitors').set({ last_run_at: finishedIso, consecutive_failures: failures, health: failures >= FAILING_AFTER ? 'failing' : 'ok' }).where('id', '=', m.id).execute();
+        await trx.insertInto('usage').values(usageRow(502, 0)).execute();
+        return;
+      }
+      const watch: string[] = JSON.parse(m.watch);
+      const previous: Record<string, Value> | null = m.last_values ? JSON.parse(m.last_values) : null;
+      const changes: Changes = diffValues(previous, outcome.values, watch);
+      const conditions: Condition[] | null = m.conditions ? JSON.parse(m.conditions) : null;
+      const eventId = shouldNotify(changes, outcome.values, conditions) ? newId('evt') : null;
+      await finish({ status: 'succeeded', finished_at: finishedIso, lease_until: null, status_code: outcome.statusCode, values: JSON.stringify(outcome.values), changes: Object.keys(changes).length ? JSON.stringify(changes) : null, event_id: eventId });
+      if (eventId) {
+        const body = JSON.stringify({ id: eventId, event: 'change.detected', monitor_id: m.id, url: m.url, changes, at: finishedIso });
+        await trx.insertInto('webhook_events').values({ id: eventId, monitor_id: m.id, account_id: run.account_id, run_id: runId, body, created_at: finishedIso }).execute();
+        delivery = { id: newId('dlv'), attempts: 0 };
+        await trx
+          .insertInto('webhook_deliveries')
+          .values({ id: delivery.id, event_id: eventId, monitor_id: m.id, account_id: run.account_id, url: m.webhook, state: 'pending', attempts: 0, next_attempt_at: finishedIso, created_at: finishedIso, updated_at: finishedIso })
+          .execute();
+      }
+      // The run's values are the new baseline (fields no longer watched drop out).
       await trx
-        .insertInto('webhook_deliveries')
-        .values({ id: delivery.id, event_id: eventId, monitor_id: m.id, account_id: run.account_id, url: monitor.webhook, state: 'pending', attempts: 0, next_attempt_at: finishedIso, created_at: finishedIso, updated_at: finishedIso })
+        .updateTable('monitors')
+        .set({ last_values: JSON.stringify(outcome.values), last_success_at: finishedIso, last_run_at: finishedIso, consecutive_failures: 0, health: 'ok' })
+        .where('id', '=', m.id)
         .execute();
-    }
-    // The baseline keeps values of fields no longer watched out; newly watched ones start here.
-    const baseline = { ...outcome.values };
-    await trx
-      .updateTable('monitor_runs')
-      .set({ status: 'succeeded', finished_at: finishedIso, lease_until: null, status_code: outcome.statusCode, values: JSON.stringify(outcome.values), changes: Object.keys(changes).length ? JSON.stringify(changes) : null, event_id: eventId })
-      .where('id', '=', runId)
-      .execute();
-    await trx
-      .updateTable('monitors')
-      .set({ last_values: JSON.stringify(baseline), last_success_at: finishedIso, last_run_at: finishedIso, consecutive_failures: 0, health: 'ok' })
-      .where('id', '=', m.id)
-      .execute();
-    await trx.insertInto('usage').values(usageRow(200, run.credits)).execute();
-  });
+      await trx.insertInto('usage').values(usageRow(200, run.credits)).execute();
+    });
+  } catch (e) {
+    if (e instanceof Superseded) return undefined;
+    throw e;
+  }
   if (delivery) deps.onDelivery?.(delivery.id, delivery.attempts);
-  return db.selectFrom('monitor_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+  return ended;
 }

@@ -11,6 +11,8 @@ import { attemptDelivery, recoverInterrupted, type DeliveryDeps } from './delive
 import { executeRun } from './runner.js';
 
 const POLL_MS = 250;
+/** At most one pass per this: with thousands of monitors something is always due in a few ms. */
+const MIN_PASS_MS = 100;
 const SWEEP_EVERY_MS = 5_000;
 const BATCH = 500;
 /** A queued run not started within this is handed out again (its queue lost it). */
@@ -50,7 +52,6 @@ export class MonitorScheduler {
       },
       delivery: async (deliveryId: string, attempts: number) => {
         await attemptDelivery(this.#delivery, deliveryId, attempts);
-        this.wake();
       },
     };
   }
@@ -76,7 +77,7 @@ export class MonitorScheduler {
       try {
         await this.tick();
         const next = await webhookRepo.nextDueAt(this.#o.store.db);
-        if (next) sleepMs = Math.max(0, Math.min(POLL_MS, Date.parse(next) - Date.now()));
+        if (next) sleepMs = Math.max(MIN_PASS_MS, Math.min(POLL_MS, Date.parse(next) - Date.now()));
       } catch (err) {
         if (!this.#running) break;
         this.#o.log?.error({ err }, 'monitor scheduler pass failed; retrying');

@@ -3,8 +3,8 @@
  * schedulers and runners can race on one database and each due time yields one run, each run
  * one runner at a time (until its lease expires: its runner is then presumed dead).
  */
-import type { Insertable, Updateable } from 'kysely';
-import type { Monitor, MonitorRun, MonitorsTable } from '../tables.js';
+import { PostgresAdapter, type Insertable, type Updateable } from 'kysely';
+import type { Monitor, MonitorRun, MonitorRunsTable, MonitorsTable } from '../tables.js';
 import { newId } from '../ids.js';
 import type { Db } from './accounts.js';
 
@@ -47,22 +47,24 @@ export function nextDue(previousDueMs: number, intervalSeconds: number, nowMs: n
 /**
  * Turn due monitors into queued runs: each monitor's next_run_at moves on by its interval in
  * the same transaction that writes the run, guarded by the old value, so a racing scheduler
- * claims nothing twice. Returns the new runs' ids.
+ * claims nothing twice. On PostgreSQL rows another scheduler is claiming are skipped, not
+ * waited for. Returns the new runs' ids.
  */
 export async function claimDueMonitors(db: Db, now: Date, limit: number, queueLeaseMs: number): Promise<string[]> {
   const nowIso = now.toISOString();
-  const due = await db
-    .selectFrom('monitors')
-    .select(['id', 'account_id', 'next_run_at', 'interval_seconds'])
-    .where('state', '=', 'active')
-    .where('next_run_at', '<=', nowIso)
-    .orderBy('next_run_at')
-    .limit(limit)
-    .execute();
-  if (!due.length) return [];
   const lease = new Date(now.getTime() + queueLeaseMs).toISOString();
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   return db.transaction().execute(async (trx) => {
-    const ids: string[] = [];
+    let q = trx
+      .selectFrom('monitors')
+      .select(['id', 'account_id', 'next_run_at', 'interval_seconds'])
+      .where('state', '=', 'active')
+      .where('next_run_at', '<=', nowIso)
+      .orderBy('next_run_at')
+      .limit(limit);
+    if (postgres) q = q.forUpdate().skipLocked();
+    const due = await q.execute();
+    const runs: Insertable<MonitorRunsTable>[] = [];
     for (const m of due) {
       const next = new Date(nextDue(Date.parse(m.next_run_at), m.interval_seconds, now.getTime())).toISOString();
       const r = await trx
@@ -73,14 +75,10 @@ export async function claimDueMonitors(db: Db, now: Date, limit: number, queueLe
         .where('state', '=', 'active')
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) !== 1) continue;
-      const id = newId('run');
-      await trx
-        .insertInto('monitor_runs')
-        .values({ id, monitor_id: m.id, account_id: m.account_id, trigger: 'schedule', status: 'queued', due_at: m.next_run_at, lease_until: lease, credits: 0 })
-        .execute();
-      ids.push(id);
+      runs.push({ id: newId('run'), monitor_id: m.id, account_id: m.account_id, trigger: 'schedule', status: 'queued', due_at: m.next_run_at, lease_until: lease, credits: 0 });
     }
-    return ids;
+    if (runs.length) await trx.insertInto('monitor_runs').values(runs).execute();
+    return runs.map((r) => r.id as string);
   });
 }
 
