@@ -17,6 +17,8 @@ const SWEEP_EVERY_MS = 5_000;
 const BATCH = 500;
 /** A queued run not started within this is handed out again (its queue lost it). */
 const QUEUE_LEASE_MS = 5 * 60_000;
+/** A delivery attempt handed to the queue is not handed again by this process for this long (the queue has it). */
+const HANDED_MS = 60_000;
 
 export interface SchedulerOptions {
   store: Store;
@@ -37,6 +39,8 @@ export class MonitorScheduler {
   #wake?: () => void;
   #timer?: NodeJS.Timeout;
   #lastSweep = 0;
+  /** Delivery attempts this process handed out recently (id.attempts → when): each pass would otherwise re-add every pending one. */
+  readonly #handed = new Map<string, number>();
   #firstSweep = true;
 
   constructor(options: SchedulerOptions) {
@@ -48,7 +52,7 @@ export class MonitorScheduler {
   get handlers() {
     return {
       run: async (runId: string) => {
-        await executeRun({ store: this.#o.store, engine: this.#o.engine, log: this.#o.log, onDelivery: (id, n) => void this.#o.queue.addDelivery(id, n).catch(() => this.wake()) }, runId);
+        await executeRun({ store: this.#o.store, engine: this.#o.engine, log: this.#o.log, onDelivery: (id, n) => void this.#handDelivery(id, n).catch(() => this.wake()) }, runId);
       },
       delivery: async (deliveryId: string, attempts: number) => {
         await attemptDelivery(this.#delivery, deliveryId, attempts);
@@ -103,7 +107,7 @@ export class MonitorScheduler {
       if (runs.length < BATCH) break;
     }
     const due = await webhookRepo.dueDeliveries(store.db, now, BATCH);
-    await Promise.all(due.map((d) => queue.addDelivery(d.id, d.attempts)));
+    await Promise.all(due.map((d) => this.#handDelivery(d.id, d.attempts)));
     if (Date.now() - this.#lastSweep >= SWEEP_EVERY_MS) {
       this.#lastSweep = Date.now();
       const all = this.#firstSweep && this.#o.soleProcess;
@@ -116,6 +120,15 @@ export class MonitorScheduler {
         await recoverInterrupted(this.#delivery, sending);
       }
     }
+  }
+
+  async #handDelivery(id: string, attempts: number): Promise<void> {
+    const key = `${id}.${attempts}`;
+    const now = Date.now();
+    if ((this.#handed.get(key) ?? 0) > now - HANDED_MS) return;
+    if (this.#handed.size > 100_000) for (const [k, t] of this.#handed) if (t <= now - HANDED_MS) this.#handed.delete(k);
+    this.#handed.set(key, now);
+    await this.#o.queue.addDelivery(id, attempts);
   }
 
   async stop(): Promise<void> {

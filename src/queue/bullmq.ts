@@ -33,8 +33,8 @@ function connection(url: string): ConnectionOptions {
   };
 }
 
-// Finished jobs are kept a while so a late duplicate add with the same id stays a no-op.
-const JOB_OPTIONS = { removeOnComplete: { age: 3600, count: 100_000 }, removeOnFail: { age: 86_400 }, attempts: 5, backoff: { type: 'exponential', delay: 1000 } };
+// A few finished jobs are kept for inspection; a late duplicate of a finished one finds its work done (the store's claim).
+const JOB_OPTIONS = { removeOnComplete: { count: 1000 }, removeOnFail: { age: 86_400 }, attempts: 5, backoff: { type: 'exponential', delay: 1000 } };
 
 export class BullQueue implements WorkQueue {
   readonly kind = 'bullmq' as const;
