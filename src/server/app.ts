@@ -15,6 +15,7 @@ import { extractRoutes } from './routes/extract.js';
 import { crawlRoutes } from './routes/crawl.js';
 import { searchRoutes } from './routes/search.js';
 import { monitorRoutes } from './routes/monitors.js';
+import { marketplaceRoutes } from './routes/marketplace.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -59,6 +60,7 @@ export async function buildServer(ctx: ServerContext, options: { logger?: boolea
       crawlRoutes(v1, ctx);
       searchRoutes(v1, ctx);
       monitorRoutes(v1, ctx);
+      marketplaceRoutes(v1, ctx);
     },
     { prefix: '/v1' },
   );

@@ -64,3 +64,12 @@ export const SearchBody = z.strictObject({
   timeout_ms: intIn(1000, 60_000).optional(),
 });
 export type SearchBody = z.output<typeof SearchBody>;
+
+export const MarketplaceBody = z.strictObject({
+  marketplace: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a marketplace id such as "amazon_us"') }),
+  url: httpUrl(),
+  mode: oneOf(['basic', 'rich']).optional(),
+  render: oneOf(['auto', 'http', 'browser']).optional(),
+  timeout_ms: intIn(1000, 120_000).optional(),
+});
+export type MarketplaceBody = z.output<typeof MarketplaceBody>;

@@ -51,6 +51,8 @@ export interface DocumentProcessor {
  */
 export interface PageExtraction {
   schema: SchemaObject;
+  /** A marketplace's product reader instead of the schema (marketplace/index.ts), sent as data. */
+  marketplace?: { id: string; mode: 'basic' | 'rich' };
   /** `baseUrl`: where the page's links resolve (its `<base href>`); `url`: the page's own. */
   here(doc: Document, baseUrl: string, source: string, url: string): ExtractOutput;
 }
@@ -96,6 +98,7 @@ interface Job {
   source: string;
   options: PooledOptions;
   schema?: SchemaObject;
+  marketplace?: { id: string; mode: 'basic' | 'rich' };
   /** Size of the page, for shortest-first scheduling. */
   size: number;
   queuedAt: number;
@@ -347,7 +350,7 @@ export class DocumentPool implements DocumentProcessor {
       slot.worker.ref();
       if (slot.jobs.length === 1) this.startHead(slot);
       // The schema goes as data; the worker compiles it (once) and extracts there.
-      slot.worker.postMessage({ id: job.id, source: job.source, options: job.options, schema: job.schema });
+      slot.worker.postMessage({ id: job.id, source: job.source, options: job.options, schema: job.schema, marketplace: job.marketplace });
     }
     // A small page waits behind pages that have only just started: look again once they
     // have run long enough for the express worker to be worth it.
@@ -416,7 +419,7 @@ export class DocumentPool implements DocumentProcessor {
       return processHere(source, options, extraction);
     }
     return new Promise<Processed>((resolve, reject) => {
-      const job: Job = { id: this.nextId++, source, options, schema: extraction?.schema, size: source.length, queuedAt: Date.now(), deadline: control?.deadline, signal: control?.signal, resolve, reject };
+      const job: Job = { id: this.nextId++, source, options, schema: extraction?.schema, marketplace: extraction?.marketplace, size: source.length, queuedAt: Date.now(), deadline: control?.deadline, signal: control?.signal, resolve, reject };
       if (job.signal) {
         if (job.signal.aborted) return reject(abortReason(job.signal));
         let jobs = this.watched.get(job.signal);

@@ -15,6 +15,7 @@ interface Job {
   source: string;
   options: PooledOptions;
   schema?: SchemaObject;
+  marketplace?: { id: string; mode: 'basic' | 'rich' };
 }
 
 let extractor: Promise<(schema: SchemaObject) => PageExtraction> | undefined;
@@ -23,7 +24,16 @@ const loadExtractor = () =>
 
 // Jobs run as they arrive, one message at a time. (A job the pool cancels after posting it
 // is small — large pages are only posted to an idle worker — and its answer is ignored.)
+let marketplaceReader: Promise<typeof import('../marketplace/extraction.js')> | undefined;
+
 parentPort!.on('message', (m: Job) => {
+  if (m.marketplace) {
+    const { id, mode } = m.marketplace;
+    return void (marketplaceReader ??= import('../marketplace/extraction.js')).then(
+      (mod) => answer(m.id, m.source.length, () => runPipeline(m.source, m.options, mod.marketplaceExtraction(id, mode))),
+      (e: Error) => parentPort!.postMessage({ id: m.id, error: e.message }),
+    );
+  }
   if (!m.schema) return answer(m.id, m.source.length, () => runPipeline(m.source, m.options));
   loadExtractor().then(
     (extraction) => answer(m.id, m.source.length, () => runPipeline(m.source, m.options, extraction(m.schema!))),

@@ -125,6 +125,11 @@ export class HttpClient {
     return { address: answers[0].address, port };
   }
 
+  /** How many proxies requests rotate through (0: direct). */
+  get proxyCount(): number {
+    return this.#proxies.length;
+  }
+
   /** Throws forbidden_target when `url`'s host resolves to a refused address (browser requests). */
   async checkTarget(url: string): Promise<void> {
     const u = checkUrl(url);

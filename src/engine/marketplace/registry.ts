@@ -68,3 +68,62 @@ export function urlBelongsTo(url: URL, id: string): boolean {
 export function marketplaceForUrl(url: URL): string | undefined {
   return MARKETPLACE_IDS.find((id) => urlBelongsTo(url, id));
 }
+
+export interface Region {
+  /** Currency prices are shown in unless the page says otherwise (ISO 4217). */
+  currency: string;
+  /** The region's decimal separator, for reading "1.299,00" and "1,299.00" alike. */
+  decimal: '.' | ',';
+  /** Accept-Language a shopper of this region sends. */
+  language: string;
+}
+
+const REGIONS: Record<string, Region> = {
+  us: { currency: 'USD', decimal: '.', language: 'en-US,en;q=0.9' },
+  uk: { currency: 'GBP', decimal: '.', language: 'en-GB,en;q=0.9' },
+  ie: { currency: 'EUR', decimal: '.', language: 'en-IE,en;q=0.9' },
+  ca: { currency: 'CAD', decimal: '.', language: 'en-CA,en;q=0.9,fr-CA;q=0.8' },
+  au: { currency: 'AUD', decimal: '.', language: 'en-AU,en;q=0.9' },
+  in: { currency: 'INR', decimal: '.', language: 'en-IN,en;q=0.9,hi;q=0.8' },
+  mx: { currency: 'MXN', decimal: '.', language: 'es-MX,es;q=0.9,en;q=0.8' },
+  jp: { currency: 'JPY', decimal: '.', language: 'ja-JP,ja;q=0.9,en;q=0.8' },
+  de: { currency: 'EUR', decimal: ',', language: 'de-DE,de;q=0.9,en;q=0.8' },
+  fr: { currency: 'EUR', decimal: ',', language: 'fr-FR,fr;q=0.9,en;q=0.8' },
+  it: { currency: 'EUR', decimal: ',', language: 'it-IT,it;q=0.9,en;q=0.8' },
+  es: { currency: 'EUR', decimal: ',', language: 'es-ES,es;q=0.9,en;q=0.8' },
+};
+
+/** The region of a marketplace id (`amazon_de` → German number format, EUR, de-DE). */
+export function regionOf(id: string): Region {
+  const r = REGIONS[id.slice(id.indexOf('_') + 1)] ?? REGIONS.us;
+  // Etsy shows prices in the shopper's chosen currency; its regions differ by language only.
+  return r;
+}
+
+export const marketplaceName = (id: string) => id.slice(0, id.indexOf('_'));
+
+/** Product id patterns in each marketplace's URLs. */
+const ID_IN_URL: Record<string, RegExp[]> = {
+  amazon: [/\/(?:dp|gp\/product|gp\/aw\/d|product|exec\/obidos\/ASIN)\/([A-Z0-9]{10})(?:[/?#]|$)/i],
+  ebay: [/\/itm\/(?:[^/]+\/)?(\d{9,15})(?:[/?#]|$)/, /[?&]item=(\d{9,15})/],
+  walmart: [/\/ip\/(?:[^/]+\/)?(\d{5,15})(?:[/?#]|$)/],
+  etsy: [/\/listing\/(\d{5,15})(?:[/?#]|$)/],
+  target: [/\/A-(\d{5,12})(?:[/?#]|$)/],
+  bestbuy: [/\/sku\/(\d{5,10})(?:[/?#]|$)/, /[?&]skuId=(\d{5,10})/, /\/(\d{7,8})\.p(?:[/?#]|$)/, /\/product\/[^?#]*?\/(\d{6,10})(?:[/?#]|$)/],
+};
+
+/** The product id the URL carries (ASIN, eBay item number, Walmart item id, Etsy listing id, Target TCIN, Best Buy SKU). */
+export function productIdFromUrl(id: string, url: string): string | undefined {
+  let path: string;
+  try {
+    const u = new URL(url);
+    path = u.pathname + u.search;
+  } catch {
+    return undefined;
+  }
+  for (const re of ID_IN_URL[marketplaceName(id)] ?? []) {
+    const m = re.exec(path);
+    if (m) return marketplaceName(id) === 'amazon' ? m[1].toUpperCase() : m[1];
+  }
+  return undefined;
+}

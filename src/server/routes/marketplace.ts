@@ -1,0 +1,21 @@
+import type { FastifyInstance } from 'fastify';
+import { invalidRequest } from '../../errors.js';
+import { isMarketplaceId, marketplaceProduct, MARKETPLACE_IDS, urlBelongsTo } from '../../engine/marketplace/index.js';
+import type { ServerContext } from '../context.js';
+import { withCredit } from '../plugins/api-scope.js';
+import { openapiRoute } from '../openapi.js';
+import { MarketplaceBody } from '../schemas.js';
+import { parseBody } from '../validation.js';
+
+export function marketplaceRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  app.post('/marketplace', openapiRoute(MarketplaceBody, 'Product record from an Amazon, Walmart, eBay, Etsy, Target or Best Buy page'), async (request, reply) => {
+    const body = parseBody(MarketplaceBody, request.body);
+    if (!isMarketplaceId(body.marketplace)) throw invalidRequest(`marketplace: "${body.marketplace.slice(0, 40)}" is not a marketplace id; use one of ${MARKETPLACE_IDS.join(', ')}`);
+    const url = new URL(body.url);
+    if (!urlBelongsTo(url, body.marketplace)) throw invalidRequest(`url: ${url.hostname}${url.pathname.slice(0, 40)} is not a page of marketplace ${body.marketplace}`);
+    const r = await withCredit(ctx, request, reply, (signal) =>
+      marketplaceProduct(ctx.engine, { marketplace: body.marketplace, url: body.url, mode: body.mode, render: body.render, timeoutMs: body.timeout_ms, signal }),
+    );
+    return { status: 'ok', marketplace: r.marketplace, product: r.product, sources: r.sources };
+  });
+}

@@ -1,0 +1,122 @@
+/**
+ * Marketplace readers on fixture pages written after the real pages' structure
+ * (test/fixtures/marketplace, each says where its structure came from), and the small rules:
+ * ids in URLs, regional number formats, bylines, availability words.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseHtml } from '../../../src/engine/document/dom.js';
+import { brandFromByline } from '../../../src/engine/marketplace/amazon.js';
+import { parsePrice } from '../../../src/engine/marketplace/dom-helpers.js';
+import { marketplaceExtraction } from '../../../src/engine/marketplace/extraction.js';
+import { availabilityOf } from '../../../src/engine/marketplace/product.js';
+import { productIdFromUrl } from '../../../src/engine/marketplace/registry.js';
+
+const FIXTURES = join(import.meta.dirname, '../../fixtures/marketplace');
+const read = (marketplace: string, file: string, url: string, mode: 'basic' | 'rich' = 'rich') => {
+  const html = readFileSync(join(FIXTURES, file), 'utf8');
+  return marketplaceExtraction(marketplace, mode).here(parseHtml(html), url, html, url);
+};
+
+describe('marketplace readers', () => {
+  it('reads an Amazon.de deal: German numbers, was-price, limited stock, specs, seller, images, variants', () => {
+    const { json: p, sources } = read('amazon_de', 'amazon-de-deal.html', 'https://www.amazon.de/dp/B0TESTDE01');
+    expect(p).toMatchObject({
+      id: 'B0TESTDE01',
+      title: 'Tiefsee-Lampe Pro, 2er-Pack',
+      price: 1049.99,
+      currency: 'EUR',
+      list_price: 1299,
+      discount_percent: 19,
+      availability: 'limited',
+      in_stock: true,
+      brand: 'Tiefsee',
+      rating: 4.6,
+      review_count: 1234,
+      model: 'TS-200',
+      gtin: '4006381333931',
+      condition: 'new',
+      features: ['Wasserdicht bis 300 m', 'Akku für 40 Stunden'],
+      categories: ['Baumarkt', 'Lampen'],
+      seller: { name: 'Tiefsee GmbH', id: 'A1SELLER0DE', rating: null },
+      shipping: 'KOSTENLOSE Lieferung Freitag, 28. November',
+    });
+    expect(p.images).toEqual(['https://m.media-amazon.com/images/I/lamp1._AC_SL1500_.jpg', 'https://m.media-amazon.com/images/I/lamp2._AC_.jpg']);
+    expect(p.variants).toEqual([
+      { id: 'B0TESTDE01', attributes: { Farbe: 'Schwarz', Größe: '2er-Pack' }, price: null, in_stock: null, url: 'https://www.amazon.de/dp/B0TESTDE01' },
+      { id: 'B0TESTDE02', attributes: { Farbe: 'Weiß', Größe: '2er-Pack' }, price: null, in_stock: null, url: 'https://www.amazon.de/dp/B0TESTDE02' },
+    ]);
+    expect((p.specifications as Record<string, string>).Marke).toBe('Tiefsee');
+    expect(sources.price).toBe('amazon:#corePriceDisplay_desktop_feature_div');
+    expect(sources.brand).toBe('amazon:#bylineInfo');
+  });
+
+  it('reads an unavailable Amazon.com page: no price guessed, out of stock, brand and UPC', () => {
+    const { json: p } = read('amazon_us', 'amazon-us-unavailable.html', 'https://www.amazon.com/dp/B0TESTUS01');
+    expect(p).toMatchObject({ id: 'B0TESTUS01', price: null, currency: null, list_price: null, discount_percent: null, availability: 'out_of_stock', in_stock: false, brand: '365 by Deep Sea', gtin: '099482467999', condition: null, seller: null, variants: [] });
+  });
+
+  it('basic mode answers exactly the basic fields', () => {
+    const { json: p } = read('amazon_de', 'amazon-de-deal.html', 'https://www.amazon.de/dp/B0TESTDE01', 'basic');
+    expect(Object.keys(p).sort()).toEqual(['availability', 'currency', 'id', 'in_stock', 'price', 'title', 'url']);
+  });
+
+  it("reads eBay's current layout: price, was-price, condition, specifics, seller, full-size images", () => {
+    const { json: p } = read('ebay_uk', 'ebay-modern.html', 'https://www.ebay.co.uk/itm/302474151999');
+    expect(p).toMatchObject({
+      id: '302474151999',
+      title: 'Pony Cart Harness - Small',
+      price: 45,
+      currency: 'GBP',
+      list_price: 60,
+      discount_percent: 25,
+      condition: 'Used',
+      availability: 'limited',
+      in_stock: true,
+      brand: 'Shires',
+      mpn: null, // "Does not apply" is not a part number
+      seller: { name: 'clipclopthriftshop', id: 'clipclopthriftshop', rating: 99.5 },
+    });
+    expect(p.images).toEqual(['https://i.ebayimg.com/images/g/abcd/s-l1600.jpg', 'https://i.ebayimg.com/images/g/efgh/s-l1600.jpg']);
+  });
+
+  it('reads product ids from every marketplace URL shape', () => {
+    const cases: [string, string, string | undefined][] = [
+      ['amazon_us', 'https://www.amazon.com/Some-Name/dp/b07fw264wl?th=1', 'B07FW264WL'],
+      ['amazon_uk', 'https://www.amazon.co.uk/gp/product/B0057OC5O8/', 'B0057OC5O8'],
+      ['ebay_de', 'https://www.ebay.de/itm/Some-Title/302474151804?hash=x', '302474151804'],
+      ['walmart_us', 'https://www.walmart.com/ip/Widget-Pro/123456789', '123456789'],
+      ['etsy_es', 'https://www.etsy.com/es/listing/550571276/el-original', '550571276'],
+      ['target_us', 'https://www.target.com/p/widget/-/A-54191097', '54191097'],
+      ['bestbuy_us', 'https://www.bestbuy.com/site/widget/6644753.p?skuId=6644753', '6644753'],
+      ['bestbuy_us', 'https://www.bestbuy.com/product/anker/JJ858RL86Q/sku/6644753', '6644753'],
+      ['bestbuy_ca', 'https://www.bestbuy.ca/en-ca/product/widget/15432345', '15432345'],
+      ['amazon_us', 'https://www.amazon.com/s?k=widgets', undefined],
+    ];
+    for (const [m, url, id] of cases) expect(productIdFromUrl(m, url), url).toBe(id);
+  });
+
+  it("reads prices in each region's number format", () => {
+    expect(parsePrice('1.049,99 €', ',')).toBe(1049.99);
+    expect(parsePrice('1.299 €', ',')).toBe(1299);
+    expect(parsePrice('12,99 €', ',')).toBe(12.99);
+    expect(parsePrice('$1,299.00', '.')).toBe(1299);
+    expect(parsePrice('£1,299', '.')).toBe(1299);
+    expect(parsePrice('EUR 1,299', ',')).toBe(1.299);
+    expect(parsePrice('¥12,800', '.')).toBe(12800);
+    expect(parsePrice('no price', '.')).toBeUndefined();
+  });
+
+  it('reads bylines and availability words in the regions’ languages', () => {
+    expect(brandFromByline('Visit the SainSmart Store')).toBe('SainSmart');
+    expect(brandFromByline('Visiter la boutique PetSafe')).toBe('PetSafe');
+    expect(brandFromByline('Besuche den Bosch-Store')).toBe('Bosch');
+    expect(brandFromByline('Marca: Retevis')).toBe('Retevis');
+    expect(availabilityOf('Only 3 left in stock - order soon.')).toBe('limited');
+    expect(availabilityOf('Derzeit nicht verfügbar.')).toBe('out_of_stock');
+    expect(availabilityOf('https://schema.org/PreOrder')).toBe('preorder');
+    expect(availabilityOf('In stock')).toBe('in_stock');
+    expect(availabilityOf(undefined, null)).toBe('unknown');
+  });
+});
