@@ -8,8 +8,9 @@ import { compileSchema, type CompiledSchema } from '../engine/index.js';
 export const BUILTIN_FIELDS = ['title', 'markdown', 'status_code'] as const;
 
 /**
- * The contract's product record (POST /v1/marketplace, scalar fields). Until that endpoint's
- * extractors exist, a marketplace monitor reads them with the generic extractor.
+ * The contract's product record (POST /v1/marketplace, scalar fields): what a monitor on a
+ * marketplace page can watch. Read by the marketplace's product reader; as a schema for the
+ * generic extractor when the monitor also watches `markdown` (a scrape then reads both).
  */
 export const PRODUCT_SCHEMA = {
   id: 'string',

@@ -5,6 +5,7 @@
  * nothing, keeps the baseline and gives its credit back.
  */
 import { compileSchema, scrape, type Engine } from '../engine/index.js';
+import { marketplaceProduct } from '../engine/marketplace/index.js';
 import { isTrawlError } from '../errors.js';
 import { newId, type MonitorRun, type Store } from '../store/index.js';
 import { compiledProductSchema, normalise, type Value } from './fields.js';
@@ -73,6 +74,13 @@ async function claim(deps: RunnerDeps, runId: string, now: Date): Promise<Claime
 
 /** The watched values of one page. */
 async function observe(engine: Engine, c: Claimed, signal?: AbortSignal): Promise<{ values: Record<string, Value>; statusCode: number }> {
+  const values: Record<string, Value> = {};
+  // A marketplace page without a schema of its own: the marketplace's product reader.
+  if (c.marketplace && !c.schema && !c.watch.includes('markdown')) {
+    const r = await marketplaceProduct(engine, { marketplace: c.marketplace, url: c.url, timeoutMs: RUN_TIMEOUT_MS, signal });
+    for (const f of c.watch) values[f] = normalise(f === 'status_code' ? 200 : r.product[f]);
+    return { values, statusCode: 200 };
+  }
   const schema = c.schema ? compileSchema(JSON.parse(c.schema)) : c.marketplace && c.watch.some((f) => !['title', 'markdown', 'status_code'].includes(f)) ? compiledProductSchema() : undefined;
   const wantsMarkdown = c.watch.includes('markdown');
   const r = await scrape(engine, {
@@ -82,7 +90,6 @@ async function observe(engine: Engine, c: Claimed, signal?: AbortSignal): Promis
     timeoutMs: RUN_TIMEOUT_MS,
     signal,
   });
-  const values: Record<string, Value> = {};
   for (const f of c.watch) {
     const raw = f === 'title' && !(schema && Object.hasOwn(r.json ?? {}, f)) ? r.metadata.title
       : f === 'markdown' ? r.markdown
