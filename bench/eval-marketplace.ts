@@ -7,7 +7,8 @@
  * study / measure halves (halves.ts). `--errors` prints every miss of the study half
  * (`--errors all`: of every page).
  * Truth: Zyte's lists of acceptable values (price, currency, availability, sku = the item id,
- * brand); metascraper's snapshot title; asserted prices; the product id in the fixture's URL.
+ * brand); metascraper's snapshot title; asserted prices and titles (PennyPincher's minor units);
+ * the product id in the fixture's URL.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -48,6 +49,10 @@ function cases(): Case[] {
       if (gt?.sku?.length) truth.id = gt.sku;
       if (exp.metascraper_snapshot?.title) truth.title = [exp.metascraper_snapshot.title];
       if (typeof exp.expected?.price === 'number') truth.price = [exp.expected.price];
+      if (typeof exp.expected?.price?.amountMinor === 'number') truth.price = [exp.expected.price.amountMinor / 100];
+      if (typeof exp.expected?.price?.currency === 'string') truth.currency = [exp.expected.price.currency];
+      if (typeof exp.expected?.title === 'string') truth.title = [exp.expected.title];
+      if (typeof exp.expected?.retailerSku === 'string') truth.id = [exp.expected.retailerSku];
       const idInUrl = productIdFromUrl(marketplace, url);
       if (!truth.id && idInUrl) truth.id = [idInUrl];
       if (Object.keys(truth).length) out.push({ id: `${marketplace}/${name}`, marketplace, url: url.replace(/^https:/, 'http:'), file, truth });
@@ -57,6 +62,12 @@ function cases(): Case[] {
 }
 
 const all = cases();
+// Two captures of one URL (logged in / out) are served apart with a marker parameter.
+const taken = new Set<string>();
+for (const c of all) {
+  if (taken.has(c.url)) c.url += `${c.url.includes('?') ? '&' : '?'}fixture=${taken.size}`;
+  taken.add(c.url);
+}
 if (!all.length) {
   console.log(`no marketplace fixtures with ground truth under ${FIXTURES}/marketplace`);
   process.exit(0);

@@ -6,12 +6,14 @@
 import type { PageExtraction } from '../document/pool.js';
 import { readAmazon } from './amazon.js';
 import { readEbay } from './ebay.js';
+import { readWalmart } from './walmart.js';
 import { readProduct, type SiteReader } from './product.js';
 import { marketplaceName } from './registry.js';
 
 const READERS: Record<string, SiteReader> = {
   amazon: readAmazon,
   ebay: readEbay,
+  walmart: readWalmart,
 };
 
 export function marketplaceExtraction(marketplace: string, mode: 'basic' | 'rich'): PageExtraction {

@@ -108,6 +108,16 @@ const EMPTY: Omit<ProductRecord, 'url'> = {
   categories: [], seller: null, variants: [], gtin: null, mpn: null, sku: null, model: null, condition: null, shipping: null,
 };
 
+const ROOT_CRUMB = /^(?:home|startseite|accueil|inicio|home page|página de inicio|pagina iniziale)$/i;
+
+/** schema.org conditions and the shops' words for them → the page's word, or undefined when it is not a condition. */
+export function conditionOf(raw: string): string | undefined {
+  const t = raw.trim();
+  const schema = /^(?:https?:\/\/schema\.org\/)?(New|Used|Refurbished|Damaged)Condition$/i.exec(t);
+  if (schema) return schema[1].toLowerCase();
+  return /^(?:brand[- ]new|new|used|pre-?owned|refurbished|renewed|certified refurbished|open[- ]box|like new|very good|good|acceptable|for parts(?: or not working)?|damaged|new with(?:out)? tags|new with(?:out)? box|new other|neu|gebraucht|neuf|occasion|reconditionné|nuovo|usato|ricondizionato|nuevo|usado|reacondicionado)\b/i.test(t) && t.length <= 60 ? t : undefined;
+}
+
 const present = (v: unknown) => v !== null && v !== undefined && !(Array.isArray(v) && v.length === 0) && v !== '';
 
 /**
@@ -163,6 +173,18 @@ export function readProduct(doc: Document, ctx: { marketplace: string; url: stri
     out.list_price = null;
     delete sources.list_price;
   }
+  // A condition is one of the words shops use for it; anything else a name-match found is not one.
+  if (typeof out.condition === 'string') {
+    const c = conditionOf(out.condition);
+    if (c) out.condition = c;
+    else {
+      out.condition = null;
+      delete sources.condition;
+    }
+  }
+  // The root crumb names the site, not a category.
+  const host = new URL(ctx.url).hostname.replace(/^www\./, '').split('.')[0];
+  out.categories = (out.categories as string[]).filter((c, i) => !(i === 0 && (ROOT_CRUMB.test(c) || c.toLowerCase().replace(/\s+/g, '') === host)));
   out.images = [...new Set(out.images as string[])];
   if (mode === 'basic') {
     const basic: Record<string, unknown> = {};
