@@ -7,6 +7,7 @@ import type { PageExtraction } from '../document/pool.js';
 import { readAmazon } from './amazon.js';
 import { readEbay } from './ebay.js';
 import { readWalmart } from './walmart.js';
+import { readTarget } from './target.js';
 import { readProduct, type SiteReader } from './product.js';
 import { marketplaceName } from './registry.js';
 
@@ -14,6 +15,7 @@ const READERS: Record<string, SiteReader> = {
   amazon: readAmazon,
   ebay: readEbay,
   walmart: readWalmart,
+  target: readTarget,
 };
 
 export function marketplaceExtraction(marketplace: string, mode: 'basic' | 'rich'): PageExtraction {

@@ -173,6 +173,12 @@ export function readProduct(doc: Document, ctx: { marketplace: string; url: stri
     out.list_price = null;
     delete sources.list_price;
   }
+  // A count read off a loose element match that is only the rating's own number ("4.3 out of 5") is not a count.
+  const rating = out.rating as number | null;
+  if (typeof out.review_count === 'number' && sources.review_count?.startsWith('css:') && (out.review_count === 5 || (rating !== null && out.review_count === Math.floor(rating)))) {
+    out.review_count = null;
+    delete sources.review_count;
+  }
   // A condition is one of the words shops use for it; anything else a name-match found is not one.
   if (typeof out.condition === 'string') {
     const c = conditionOf(out.condition);

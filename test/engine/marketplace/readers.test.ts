@@ -81,6 +81,33 @@ describe('marketplace readers', () => {
     expect(p.images).toEqual(['https://i.ebayimg.com/images/g/abcd/s-l1600.jpg', 'https://i.ebayimg.com/images/g/efgh/s-l1600.jpg']);
   });
 
+  it("reads Walmart's page state: was-price, out of stock, seller, specs, variants with their own price and stock", () => {
+    const { json: p, sources } = read('walmart_us', 'walmart-kayak.html', 'https://www.walmart.com/ip/Deep-Sea-Kayak/555000111');
+    expect(p).toMatchObject({
+      id: '555000111', title: 'Deep Sea Kayak, 10 ft', price: 299, currency: 'USD', list_price: 349, discount_percent: 14,
+      availability: 'out_of_stock', in_stock: false, brand: 'Abyss', rating: 4.2, review_count: 1380,
+      description: 'Paddle further.', categories: ['Sports & Outdoors', 'Kayaks'], gtin: '012345678905', model: 'DSK-10', mpn: 'DSK10-BLU', condition: 'New',
+      seller: { name: 'Walmart.com', id: 'F55CDC31AB754BB68FE0B39041159D63', rating: null },
+      specifications: { Length: '10 ft', Material: 'Polyethylene' }, features: ['Capacity: 300 lb'],
+    });
+    expect(p.images).toEqual(['https://i5.walmartimages.com/seo/kayak-1.jpeg', 'https://i5.walmartimages.com/asr/kayak-2.jpeg']);
+    expect(p.variants).toEqual([
+      { id: '555000111', attributes: { Color: 'Blue' }, price: 299, in_stock: false, url: 'https://www.walmart.com/ip/555000111' },
+      { id: '555000112', attributes: { Color: 'Red' }, price: 289, in_stock: true, url: 'https://www.walmart.com/ip/555000112' },
+    ]);
+    expect(sources.price).toBe('walmart:__NEXT_DATA__.product.priceInfo.currentPrice.price');
+  });
+
+  it("reads Target's data-test hooks: sale price with regular price, out of stock, rating and count, brand, crumbs", () => {
+    const { json: p } = read('target_us', 'target-sale-out-of-stock.html', 'https://www.target.com/p/deep-sea-mug/-/A-87654321');
+    expect(p).toMatchObject({
+      id: '87654321', title: 'Deep Sea Mug 16oz - Threshold™', price: 6, currency: 'USD', list_price: 8, discount_percent: 25,
+      availability: 'out_of_stock', in_stock: false, rating: 4.6, review_count: 1208, brand: 'Threshold',
+      categories: ['Kitchen & Dining', 'Mugs'],
+    });
+    expect(p.images).toEqual(['https://target.scene7.com/is/image/Target/GUEST_mug1', 'https://target.scene7.com/is/image/Target/GUEST_mug2']);
+  });
+
   it('reads product ids from every marketplace URL shape', () => {
     const cases: [string, string, string | undefined][] = [
       ['amazon_us', 'https://www.amazon.com/Some-Name/dp/b07fw264wl?th=1', 'B07FW264WL'],
