@@ -192,7 +192,11 @@ class Filler {
           this.sources[path] = `${price!.source} (currency symbol)`;
         }
       } else if (role === 'availability' && (type === 'boolean' || type === 'string') && !parents.length) {
-        const found = availabilityFromPage(this.doc);
+        let found = availabilityFromPage(this.doc);
+        // Offered at a price, with no word of unavailability anywhere on the page (a classified
+        // ad, a shop whose buy box is drawn by script): what is offered can be had.
+        const priced = [...picks.entries()].some(([f, c]) => vocabularyFor(f).role === 'price' && out[f] !== null && c.kind !== 'url');
+        if (!found && priced && !SOLD_OUT.test(ctx.visibleText?.() ?? '')) found = { inStock: true, source: 'offered at a price, no sign of unavailability' };
         if (found) {
           out[field] = type === 'boolean' ? found.inStock : found.inStock ? 'in_stock' : 'out_of_stock';
           this.sources[path] = found.source;

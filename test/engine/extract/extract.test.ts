@@ -245,6 +245,15 @@ describe('candidate sources', () => {
     expect(run('<h1>Mug</h1><div class="variationUnavailable">Image non disponible</div><button>Ajouter au panier</button>', { in_stock: 'boolean' }).json).toEqual({ in_stock: true });
   });
 
+  it('counts an item offered at a price, with no word of unavailability, as in stock (classified ads)', () => {
+    const schema = { price: 'number', in_stock: 'boolean' } as const;
+    // A classified ad: a price, a way to contact the seller, no buy box.
+    expect(run('<h1>Oak desk</h1><p class="price">£120</p><p>Collection only.</p><button>Reply to ad</button>', schema).json).toEqual({ price: 120, in_stock: true });
+    // The same with a sold-out word on the page: no answer rather than a guess.
+    expect(run('<h1>Oak desk</h1><p class="price">£120</p><p>This item is sold out.</p>', schema).json).toEqual({ price: 120, in_stock: null });
+    expect(run('<h1>Oak desk</h1><p>Collection only.</p>', schema).json).toEqual({ price: null, in_stock: null });
+  });
+
   it('reads availability from buy controls in many languages, their names, stock counts and quantity fields', () => {
     const stock = (body: string) => run(`<h1>Kettle</h1><p class="price">49,00 zł</p>${body}`, { in_stock: 'boolean' }).json.in_stock;
     // Button text, in the shop's language (Polish, Russian, Traditional Chinese, Spanish tickets, Slovenian).
