@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
+import { decodeBody } from '../../src/engine/fetch/charset.js';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,9 +23,14 @@ export interface ContentPage {
   articleBody?: string;
 }
 
+/**
+ * A saved page's text as the service would read it off the wire: BOM, then `<meta charset>`,
+ * then UTF-8 with a windows-1252 fallback (fetch/charset.ts). Reading every file as UTF-8 turned
+ * the Latin-1 pages of the corpora into U+FFFD soup, which no extractor can match snippets in.
+ */
 export function readHtml(path: string): string {
   const buf = readFileSync(path);
-  return (path.endsWith('.gz') ? gunzipSync(buf) : buf).toString('utf8');
+  return decodeBody(path.endsWith('.gz') ? gunzipSync(buf) : buf).text;
 }
 
 export function aebPages(): ContentPage[] {
