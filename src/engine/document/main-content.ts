@@ -16,9 +16,11 @@ import { isTeaserList } from './teasers.js';
 import { COOKIE_NOTICE, cutAfterRelatedHeading, dropCaptions, polishContent } from './polish.js';
 import { isHidden } from './visibility.js';
 
+// rt/rp: ruby annotations (furigana readings shown above the characters) are not the text:
+// inline they would double every annotated word ("子こども").
 const NEVER_CONTENT = new Set([
   'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'button',
-  'input', 'select', 'textarea', 'dialog', 'link', 'meta',
+  'input', 'select', 'textarea', 'dialog', 'link', 'meta', 'rt', 'rp',
 ]);
 const CHROME_TAGS = new Set(['nav', 'footer', 'aside']);
 const CHROME_ROLES = /^(?:navigation|banner|contentinfo|complementary|search|dialog|alertdialog|menu|menubar|toolbar)$/;

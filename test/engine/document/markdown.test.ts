@@ -11,6 +11,10 @@ const md = (body: string, opts: { onlyMainContent?: boolean; url?: string } = {}
 const LONG = 'This sentence is long enough to be counted as real reading text, with commas, clauses, and a full stop.';
 
 describe('markdown conversion', () => {
+  it('reads ruby text without its annotations (furigana)', () => {
+    expect(md('<p><ruby>子<rt>こ</rt></ruby>どもへの<ruby>虐待<rp>(</rp><rt>ぎゃくたい</rt><rp>)</rp></ruby>をなくす</p>', { onlyMainContent: false })).toBe('子どもへの虐待をなくす');
+  });
+
   it('keeps heading levels and emphasis', () => {
     expect(md('<h1>One</h1><h2>Two <em>it</em></h2><h6>Six</h6><p><strong>bold</strong> and <i>italic</i> and <del>gone</del></p>')).toBe(
       '# One\n\n## Two *it*\n\n###### Six\n\n**bold** and *italic* and ~~gone~~',
