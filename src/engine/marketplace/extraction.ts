@@ -8,6 +8,7 @@ import { readAmazon } from './amazon.js';
 import { readEbay } from './ebay.js';
 import { readWalmart } from './walmart.js';
 import { readTarget } from './target.js';
+import { readEtsy } from './etsy.js';
 import { readProduct, type SiteReader } from './product.js';
 import { marketplaceName } from './registry.js';
 
@@ -16,6 +17,7 @@ const READERS: Record<string, SiteReader> = {
   ebay: readEbay,
   walmart: readWalmart,
   target: readTarget,
+  etsy: readEtsy,
 };
 
 export function marketplaceExtraction(marketplace: string, mode: 'basic' | 'rich'): PageExtraction {

@@ -108,6 +108,12 @@ describe('marketplace readers', () => {
     expect(p.images).toEqual(['https://target.scene7.com/is/image/Target/GUEST_mug1', 'https://target.scene7.com/is/image/Target/GUEST_mug2']);
   });
 
+  it("reads Etsy's buy box: the price paid (VAT included) over JSON-LD's pre-tax offer, the original price, the shop", () => {
+    const { json: p, sources } = read('etsy_de', 'etsy-de-sale.html', 'https://www.etsy.com/de/listing/550571999/fussmatte');
+    expect(p).toMatchObject({ id: '550571999', title: 'Fußmatte Kürbis, handbemalt', price: 42.84, currency: 'EUR', list_price: 47.6, discount_percent: 10, in_stock: true, seller: { name: 'OliveCreativeCompany', id: '12418300', rating: null } });
+    expect(sources.price).toBe('etsy:[data-buy-box-region=price]');
+  });
+
   it('reads product ids from every marketplace URL shape', () => {
     const cases: [string, string, string | undefined][] = [
       ['amazon_us', 'https://www.amazon.com/Some-Name/dp/b07fw264wl?th=1', 'B07FW264WL'],
