@@ -49,6 +49,8 @@ export interface Config {
   metaAccessToken?: string;
   metaAdLibraryBaseUrl: string;
   metaGraphBaseUrl: string;
+  /** First wait after Meta's rate-limit answer (doubles, within the request's budget). */
+  metaRetryBaseMs: number;
   proxyUrls: string[];
   resolve: ResolveOverride[];
   logLevel: string;
@@ -121,6 +123,7 @@ export function loadConfig(env: Env = loadEnv()): Config {
     metaAccessToken: str(env.META_ACCESS_TOKEN),
     metaAdLibraryBaseUrl: str(env.META_AD_LIBRARY_BASE_URL) ?? 'https://www.facebook.com',
     metaGraphBaseUrl: str(env.META_GRAPH_BASE_URL) ?? 'https://graph.facebook.com',
+    metaRetryBaseMs: int(env, 'TRAWL_META_RETRY_BASE_MS', 2000, 1, 60_000),
     proxyUrls: (env.HTTP_PROXY_URLS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     resolve: parseResolve(env.TRAWL_RESOLVE),
     logLevel: str(env.LOG_LEVEL) ?? 'info',

@@ -16,6 +16,7 @@ import { crawlRoutes } from './routes/crawl.js';
 import { searchRoutes } from './routes/search.js';
 import { monitorRoutes } from './routes/monitors.js';
 import { marketplaceRoutes } from './routes/marketplace.js';
+import { metaAdsRoutes } from './routes/meta-ads.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -61,6 +62,7 @@ export async function buildServer(ctx: ServerContext, options: { logger?: boolea
       searchRoutes(v1, ctx);
       monitorRoutes(v1, ctx);
       marketplaceRoutes(v1, ctx);
+      metaAdsRoutes(v1, ctx);
     },
     { prefix: '/v1' },
   );

@@ -73,3 +73,22 @@ export const MarketplaceBody = z.strictObject({
   timeout_ms: intIn(1000, 120_000).optional(),
 });
 export type MarketplaceBody = z.output<typeof MarketplaceBody>;
+
+export const MetaAdsBody = z.strictObject({
+  advertiser: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a page handle such as "nike"') })
+    .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, { error: 'must be a page handle: 1 to 64 lower-case letters, digits, ".", "_" or "-", starting with a letter or digit' }),
+  country: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an upper-case ISO 3166-1 alpha-2 code such as "US", or "ALL"') })
+    .regex(/^(?:[A-Z]{2}|ALL)$/, { error: 'must be an upper-case ISO 3166-1 alpha-2 code such as "US", or "ALL"' }),
+  active_status: oneOf(['active', 'inactive', 'all']).optional(),
+  platforms: z
+    .array(oneOf(['facebook', 'instagram']), { error: 'must be an array of "facebook" and/or "instagram"' })
+    .min(1, { error: 'must list at least one of "facebook", "instagram"' })
+    .max(2, { error: 'must be an array of "facebook" and/or "instagram"' })
+    .refine((a) => new Set(a).size === a.length, { error: 'must not list a platform twice' })
+    .optional(),
+  limit: intIn(1, 500).optional(),
+  timeout_ms: intIn(1000, 120_000).optional(),
+});
+export type MetaAdsBody = z.output<typeof MetaAdsBody>;

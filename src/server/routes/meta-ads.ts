@@ -1,0 +1,21 @@
+import type { FastifyInstance } from 'fastify';
+import { metaAds } from '../../engine/meta-ads/index.js';
+import type { ServerContext } from '../context.js';
+import { withCredit } from '../plugins/api-scope.js';
+import { openapiRoute } from '../openapi.js';
+import { MetaAdsBody } from '../schemas.js';
+import { parseBody } from '../validation.js';
+
+export function metaAdsRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  app.post('/meta-ads', openapiRoute(MetaAdsBody, "An advertiser's ads from the Facebook/Instagram Ad Library"), async (request, reply) => {
+    const body = parseBody(MetaAdsBody, request.body);
+    const r = await withCredit(ctx, request, reply, (signal) =>
+      metaAds(
+        ctx.engine.http,
+        { advertiser: body.advertiser, country: body.country, activeStatus: body.active_status, platforms: body.platforms, limit: body.limit, timeoutMs: body.timeout_ms, signal },
+        { libraryBaseUrl: ctx.config.metaAdLibraryBaseUrl, graphBaseUrl: ctx.config.metaGraphBaseUrl, accessToken: ctx.config.metaAccessToken, retryBaseMs: ctx.config.metaRetryBaseMs },
+      ),
+    );
+    return { status: 'ok', advertiser: r.advertiser, country: r.country, page: r.page, ads: r.ads, total: r.total, source: r.source };
+  });
+}
