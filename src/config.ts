@@ -129,3 +129,6 @@ export function loadConfig(env: Env = loadEnv()): Config {
     logLevel: str(env.LOG_LEVEL) ?? 'info',
   };
 }
+
+/** The slice the Ad Library client needs (meta-ads, and monitors on an advertiser). */
+export const metaConfig = (config: Config) => ({ libraryBaseUrl: config.metaAdLibraryBaseUrl, graphBaseUrl: config.metaGraphBaseUrl, accessToken: config.metaAccessToken, retryBaseMs: config.metaRetryBaseMs });

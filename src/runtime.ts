@@ -1,6 +1,6 @@
 /** Wires config → store → engine → server (and the monitor scheduler), and shuts them down in reverse order. */
 import type { FastifyInstance } from 'fastify';
-import type { Config } from './config.js';
+import { metaConfig, type Config } from './config.js';
 import { createEngine, type Engine } from './engine/index.js';
 import { MonitorScheduler } from './monitors/scheduler.js';
 import { BullQueue, EmbeddedQueue, type WorkQueue } from './queue/index.js';
@@ -41,6 +41,7 @@ function startScheduler(config: Config, store: Store, engine: Engine, queue: Wor
     retryBaseMs: config.webhookRetryBaseMs,
     maxAttempts: config.webhookMaxAttempts,
     soleProcess: queue.kind === 'embedded',
+    meta: metaConfig(config),
     log,
   });
   queue.consume(scheduler.handlers);

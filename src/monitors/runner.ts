@@ -6,9 +6,10 @@
  */
 import { compileSchema, scrape, type Engine } from '../engine/index.js';
 import { marketplaceProduct } from '../engine/marketplace/index.js';
+import { advertiserFromUrl, metaAds, type MetaAdsConfig } from '../engine/meta-ads/index.js';
 import { isTrawlError } from '../errors.js';
 import { newId, type MonitorRun, type Store } from '../store/index.js';
-import { compiledProductSchema, normalise, type Value } from './fields.js';
+import { compiledProductSchema, normalise, watchesAdvertiser, type Value } from './fields.js';
 import { diffValues, shouldNotify, type Changes, type Condition } from './diff.js';
 
 /** Time one run may take (fetch, render, processing). */
@@ -22,6 +23,8 @@ export interface RunnerDeps {
   store: Store;
   engine: Engine;
   log?: { warn(obj: object, msg: string): void };
+  /** Where the Ad Library is, for monitors on an advertiser (and the Graph API token, if any). */
+  meta?: MetaAdsConfig;
   /** Told about a delivery written by a run (the scheduler hands it on at once). */
   onDelivery?(deliveryId: string, attempts: number): void;
 }
@@ -73,8 +76,16 @@ async function claim(deps: RunnerDeps, runId: string, now: Date): Promise<Claime
 }
 
 /** The watched values of one page. */
-async function observe(engine: Engine, c: Claimed, signal?: AbortSignal): Promise<{ values: Record<string, Value>; statusCode: number }> {
+async function observe(engine: Engine, c: Claimed, signal?: AbortSignal, meta?: MetaAdsConfig): Promise<{ values: Record<string, Value>; statusCode: number }> {
   const values: Record<string, Value> = {};
+  // An advertiser's ads: how many, and which (a launch or a stop changes the list).
+  const advertiser = meta && !c.marketplace && !c.schema && watchesAdvertiser(c.watch) ? advertiserFromUrl(c.url, meta.libraryBaseUrl) : undefined;
+  if (advertiser) {
+    const r = await metaAds(engine.http, { ...advertiser, limit: 500, timeoutMs: RUN_TIMEOUT_MS, signal }, meta!);
+    const ids = r.ads.map((a) => a.id).sort();
+    for (const f of c.watch) values[f] = f === 'total' ? (r.total ?? ids.length) : ids;
+    return { values, statusCode: 200 };
+  }
   // A marketplace page without a schema of its own: the marketplace's product reader.
   if (c.marketplace && !c.schema && !c.watch.includes('markdown')) {
     const r = await marketplaceProduct(engine, { marketplace: c.marketplace, url: c.url, timeoutMs: RUN_TIMEOUT_MS, signal });
@@ -116,7 +127,7 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
   let outcome: { values: Record<string, Value>; statusCode: number } | undefined;
   let error: string | undefined;
   try {
-    outcome = await observe(deps.engine, claimed, signal);
+    outcome = await observe(deps.engine, claimed, signal, deps.meta);
   } catch (e) {
     error = isTrawlError(e) ? `${e.code}: ${e.detail}` : 'internal_error: the run failed unexpectedly';
     if (!isTrawlError(e)) deps.log?.warn({ err: e, run: runId }, 'monitor run failed unexpectedly');

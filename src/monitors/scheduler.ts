@@ -28,6 +28,8 @@ export interface SchedulerOptions {
   maxAttempts: number;
   /** The only process on this store (embedded): work left in hand at start is orphaned. */
   soleProcess: boolean;
+  /** The Ad Library's location (monitors on an advertiser). */
+  meta?: import('../engine/meta-ads/index.js').MetaAdsConfig;
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
@@ -52,7 +54,7 @@ export class MonitorScheduler {
   get handlers() {
     return {
       run: async (runId: string) => {
-        await executeRun({ store: this.#o.store, engine: this.#o.engine, log: this.#o.log, onDelivery: (id, n) => void this.#handDelivery(id, n).catch(() => this.wake()) }, runId);
+        await executeRun({ store: this.#o.store, engine: this.#o.engine, log: this.#o.log, meta: this.#o.meta, onDelivery: (id, n) => void this.#handDelivery(id, n).catch(() => this.wake()) }, runId);
       },
       delivery: async (deliveryId: string, attempts: number) => {
         await attemptDelivery(this.#delivery, deliveryId, attempts);

@@ -11,13 +11,14 @@ import { invalidRequest, isTrawlError, notFound, TrawlError } from '../errors.js
 import { httpUrl, oneOf, parseBody, text } from '../server/validation.js';
 import { monitors as repo, newId, webhooks, type DeliveryAttempt, type Monitor, type MonitorRun, type Store } from '../store/index.js';
 import { parseConditions } from './diff.js';
-import { watchableFields } from './fields.js';
+import { ADVERTISER_FIELDS, watchableFields } from './fields.js';
+import { advertiserFromUrl } from '../engine/meta-ads/index.js';
 import { parseInterval } from './interval.js';
 
 export interface MonitorContext {
   store: Store;
   engine: Pick<Engine, 'http'>;
-  config: Pick<Config, 'minIntervalSeconds'>;
+  config: Pick<Config, 'minIntervalSeconds' | 'metaAdLibraryBaseUrl'>;
   /** Told when a monitor's due time moved, so the scheduler looks again. */
   wake?(): void;
 }
@@ -48,8 +49,10 @@ export const UpdateMonitorBody = z.strictObject({
 /** First run of a monitor (or after resuming): spread over up to a minute so monitors created together do not fire together. */
 const firstRunAt = (intervalSeconds: number, now = Date.now()) => new Date(now + Math.floor(Math.random() * Math.min(intervalSeconds, 60) * 1000)).toISOString();
 
-function checkWatch(watch: string[], schema: Record<string, unknown> | null, marketplace: string | null): void {
-  const allowed = watchableFields(schema, marketplace);
+function checkWatch(watch: string[], schema: Record<string, unknown> | null, marketplace: string | null, advertiser = false): void {
+  const allowed = watchableFields(schema, marketplace, advertiser);
+  const ads = watch.filter((f) => (ADVERTISER_FIELDS as readonly string[]).includes(f));
+  if (advertiser && ads.length && ads.length !== watch.length) throw invalidRequest(`watch: ${ADVERTISER_FIELDS.join(' and ')} watch the advertiser's ads and cannot be mixed with page fields (${watch.filter((f) => !ads.includes(f)).join(', ')}); make a second monitor`);
   const seen = new Set<string>();
   watch.forEach((f, i) => {
     if (seen.has(f)) throw invalidRequest(`watch[${i}]: "${f}" is listed twice`);
@@ -83,7 +86,8 @@ export async function createMonitor(ctx: MonitorContext, accountId: string, raw:
     marketplace = marketplaceForUrl(url) ?? null;
   }
   const schema = body.schema === undefined ? null : (compileSchema(body.schema), body.schema as Record<string, unknown>);
-  checkWatch(body.watch, schema, marketplace);
+  const advertiser = !marketplace && !schema && !!advertiserFromUrl(body.url, ctx.config.metaAdLibraryBaseUrl);
+  checkWatch(body.watch, schema, marketplace, advertiser);
   const conditions = parseConditions(body.conditions, body.watch);
   await checkReachable(ctx, 'url', body.url);
   await checkReachable(ctx, 'webhook', body.webhook);
@@ -135,7 +139,7 @@ export async function updateMonitor(ctx: MonitorContext, accountId: string, id: 
   }
   const watch: string[] = body.watch ?? JSON.parse(m.watch);
   if (body.watch) {
-    checkWatch(body.watch, m.schema ? JSON.parse(m.schema) : null, m.marketplace);
+    checkWatch(body.watch, m.schema ? JSON.parse(m.schema) : null, m.marketplace, !m.marketplace && !m.schema && !!advertiserFromUrl(m.url, ctx.config.metaAdLibraryBaseUrl));
     patch.watch = JSON.stringify(body.watch);
   }
   if (body.conditions !== undefined || body.watch) {

@@ -178,6 +178,23 @@ describe.skipIf(!have)('POST /v1/meta-ads (shared fixtures in ../shared/fixtures
     }
   });
 
+  it("a monitor on an advertiser's Ad Library URL watches their ads: total and ad_ids", async () => {
+    const { key } = await svc.newKey(5);
+    const url = `${meta.url}/ads/library/?active_status=all&ad_type=all&country=US&view_all_page_id=775991435791863`;
+    const mixed = await svc.post('/v1/monitors', { url, interval: '1d', watch: ['total', 'title'], webhook: 'http://127.0.0.1:9/hook' }, key);
+    expect(mixed.status).toBe(400);
+    expect(((await mixed.json()) as any).detail).toMatch(/^watch: total and ad_ids watch the advertiser's ads and cannot be mixed with page fields \(title\)/);
+    const created = (await (await svc.post('/v1/monitors', { url, interval: '1d', watch: ['total', 'ad_ids'], webhook: 'http://127.0.0.1:9/hook' }, key)).json()) as any;
+    const id = created.monitor.monitor_id;
+    await fetch(`${svc.url}/v1/monitors/${id}`, { method: 'PATCH', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"state":"paused"}' });
+    const run = ((await (await svc.post(`/v1/monitors/${id}/run`, {}, key)).json()) as any).run;
+    expect(run.status).toBe('succeeded');
+    expect(run.values.total).toBe(6);
+    expect(run.values.ad_ids).toEqual(['1484741342809479', '1503864457761633', '1904115526929549', '999000000000000', '999000000000001', '999000000000002']);
+    // The page id came from the URL: no handle lookup was needed.
+    expect(meta.graphqlCalls.at(-1)!.variables.viewAllPageID).toBe('775991435791863');
+  });
+
   it('uses the Graph API with cursor paging when META_ACCESS_TOKEN is set, and never returns the token', async () => {
     const { key } = await graphSvc.newKey(5);
     const before = meta.graphCalls.length;

@@ -13,7 +13,10 @@ import { adFromGraph, adFromWeb, type Ad } from './ad.js';
 export type { Ad } from './ad.js';
 
 export interface MetaAdsOptions {
+  /** The page's handle; or, with `pageId`, only a label (the page is not looked up). */
   advertiser: string;
+  /** The page's id when it is known (an Ad Library URL names it): no handle lookup. */
+  pageId?: string;
   country: string;
   activeStatus?: 'active' | 'inactive' | 'all';
   platforms?: ('facebook' | 'instagram')[];
@@ -126,19 +129,23 @@ function connectionOf(data: Json | undefined): Connection | undefined {
   return { results, cursor: c.page_info?.end_cursor ?? null, hasNext: c.page_info?.has_next_page === true, count: typeof c.count === 'number' ? c.count : null };
 }
 
-async function viaWeb(http: HttpClient, o: Required<Omit<MetaAdsOptions, 'signal' | 'timeoutMs'>>, config: MetaAdsConfig, budget: Budget): Promise<MetaAdsResult> {
+async function viaWeb(http: HttpClient, o: Omit<Required<Omit<MetaAdsOptions, 'signal' | 'timeoutMs'>>, 'pageId'> & { pageId?: string }, config: MetaAdsConfig, budget: Budget): Promise<MetaAdsResult> {
   const base = config.libraryBaseUrl.replace(/\/$/, '');
   const get = (url: string) => http.request(url, { timeoutMs: budget.left(), signal: budget.signal, headers: { 'accept-language': 'en-US,en;q=0.9' } });
-  // 1. The advertiser's own page: its id and name.
-  const pageUrl = `${base}/${o.advertiser}/`;
-  const pageRes = await get(pageUrl);
-  if (pageRes.status === 404) throw notFound(`no Facebook page "${o.advertiser}"`);
-  if (looksLikeLoginWall(pageRes)) throw blocked(`Meta answered ${pageUrl} with a login wall`);
-  if (pageRes.status >= 400) throw fetchFailed(`${pageUrl} answered HTTP ${pageRes.status}`);
-  const pageHtml = pageRes.body.toString('utf8');
-  const pageId = /"pageID"\s*:\s*"(\d+)"|"page_id"\s*:\s*"(\d+)"|fb:\/\/page\/(?:\?id=)?(\d+)|"delegate_page"\s*:\s*\{"id"\s*:\s*"(\d+)"/.exec(pageHtml)?.slice(1).find(Boolean);
-  if (!pageId) throw notFound(`"${o.advertiser}" is not a Facebook page with ads (no page id on ${pageUrl})`);
-  const name = /<meta property="og:title" content="([^"]*)"/.exec(pageHtml)?.[1] ?? /<title>([^<]*)<\/title>/.exec(pageHtml)?.[1]?.replace(/\s*\|\s*Facebook\s*$/, '') ?? null;
+  // 1. The advertiser's own page: its id and name (unless the id is known).
+  let pageId = o.pageId;
+  let name: string | null = null;
+  if (!pageId) {
+    const pageUrl = `${base}/${o.advertiser}/`;
+    const pageRes = await get(pageUrl);
+    if (pageRes.status === 404) throw notFound(`no Facebook page "${o.advertiser}"`);
+    if (looksLikeLoginWall(pageRes)) throw blocked(`Meta answered ${pageUrl} with a login wall`);
+    if (pageRes.status >= 400) throw fetchFailed(`${pageUrl} answered HTTP ${pageRes.status}`);
+    const pageHtml = pageRes.body.toString('utf8');
+    pageId = /"pageID"\s*:\s*"(\d+)"|"page_id"\s*:\s*"(\d+)"|fb:\/\/page\/(?:\?id=)?(\d+)|"delegate_page"\s*:\s*\{"id"\s*:\s*"(\d+)"/.exec(pageHtml)?.slice(1).find(Boolean);
+    if (!pageId) throw notFound(`"${o.advertiser}" is not a Facebook page with ads (no page id on ${pageUrl})`);
+    name = /<meta property="og:title" content="([^"]*)"/.exec(pageHtml)?.[1] ?? /<title>([^<]*)<\/title>/.exec(pageHtml)?.[1]?.replace(/\s*\|\s*Facebook\s*$/, '') ?? null;
+  }
 
   // 2. The library's results page: tokens and the first batch.
   const status = o.activeStatus;
@@ -211,7 +218,7 @@ async function viaWeb(http: HttpClient, o: Required<Omit<MetaAdsOptions, 'signal
   };
 }
 
-async function viaGraph(http: HttpClient, o: Required<Omit<MetaAdsOptions, 'signal' | 'timeoutMs'>>, config: MetaAdsConfig, budget: Budget): Promise<MetaAdsResult> {
+async function viaGraph(http: HttpClient, o: Omit<Required<Omit<MetaAdsOptions, 'signal' | 'timeoutMs'>>, 'pageId'> & { pageId?: string }, config: MetaAdsConfig, budget: Budget): Promise<MetaAdsResult> {
   const base = `${config.graphBaseUrl.replace(/\/$/, '')}/${GRAPH_VERSION}`;
   const token = config.accessToken!;
   const call = (path: string, params: Record<string, string>, what: string) =>
@@ -226,7 +233,7 @@ async function viaGraph(http: HttpClient, o: Required<Omit<MetaAdsOptions, 'sign
       if (code !== undefined && RATE_LIMIT_CODES.has(code)) return { rateLimited: true as const };
       return { value: { status: res.status, json: j, code } };
     });
-  const page = await call(o.advertiser, { fields: 'id,name,link' }, 'the Graph API');
+  const page = await call(o.pageId ?? o.advertiser, { fields: 'id,name,link' }, 'the Graph API');
   if (page.code === 803 || page.status === 404 || (page.code === 100 && !page.json?.id)) throw notFound(`no Facebook page "${o.advertiser}"`);
   if (page.code === 190) throw fetchFailed('the Graph API refused META_ACCESS_TOKEN (error 190: expired or invalid)');
   if (page.code !== undefined || !page.json?.id) throw fetchFailed(`the Graph API answered ${page.code ? `error ${page.code}` : `HTTP ${page.status}`} for page "${o.advertiser}"`);
@@ -269,6 +276,7 @@ async function viaGraph(http: HttpClient, o: Required<Omit<MetaAdsOptions, 'sign
 export async function metaAds(http: HttpClient, options: MetaAdsOptions, config: MetaAdsConfig): Promise<MetaAdsResult> {
   const o = {
     advertiser: options.advertiser,
+    pageId: options.pageId,
     country: options.country,
     activeStatus: options.activeStatus ?? 'active',
     platforms: options.platforms?.length ? options.platforms : (['facebook', 'instagram'] as ('facebook' | 'instagram')[]),
@@ -276,4 +284,30 @@ export async function metaAds(http: HttpClient, options: MetaAdsOptions, config:
   };
   const budget = new Budget(options.timeoutMs ?? 60_000, options.signal);
   return config.accessToken ? viaGraph(http, o, config, budget) : viaWeb(http, o, config, budget);
+}
+
+/**
+ * An advertiser named by a URL a person copies: the Ad Library's own
+ * (`…/ads/library/?view_all_page_id=ID&country=XX&active_status=…`) or the page's
+ * (`…/{handle}`), on the library's host. Undefined for any other URL.
+ */
+export function advertiserFromUrl(raw: string, libraryBaseUrl: string): { advertiser: string; pageId?: string; country: string; activeStatus: 'active' | 'inactive' | 'all' } | undefined {
+  let u: URL;
+  let base: URL;
+  try {
+    u = new URL(raw);
+    base = new URL(libraryBaseUrl);
+  } catch {
+    return undefined;
+  }
+  if (u.host.replace(/^(?:www|m)\./, '') !== base.host.replace(/^(?:www|m)\./, '')) return undefined;
+  const country = /^(?:[A-Z]{2}|ALL)$/.test(u.searchParams.get('country') ?? '') ? u.searchParams.get('country')! : 'ALL';
+  const status = u.searchParams.get('active_status');
+  const activeStatus = status === 'inactive' || status === 'all' ? status : 'active';
+  if (/^\/ads\/library\/?$/.test(u.pathname)) {
+    const pageId = u.searchParams.get('view_all_page_id');
+    return pageId && /^\d{1,20}$/.test(pageId) ? { advertiser: `page ${pageId}`, pageId, country, activeStatus } : undefined;
+  }
+  const handle = /^\/([a-z0-9][a-z0-9._-]{0,63})\/?$/i.exec(u.pathname)?.[1];
+  return handle ? { advertiser: handle.toLowerCase(), country, activeStatus } : undefined;
 }

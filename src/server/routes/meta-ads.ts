@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { metaAds } from '../../engine/meta-ads/index.js';
+import { metaConfig } from '../../config.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { openapiRoute } from '../openapi.js';
@@ -13,7 +14,7 @@ export function metaAdsRoutes(app: FastifyInstance, ctx: ServerContext): void {
       metaAds(
         ctx.engine.http,
         { advertiser: body.advertiser, country: body.country, activeStatus: body.active_status, platforms: body.platforms, limit: body.limit, timeoutMs: body.timeout_ms, signal },
-        { libraryBaseUrl: ctx.config.metaAdLibraryBaseUrl, graphBaseUrl: ctx.config.metaGraphBaseUrl, accessToken: ctx.config.metaAccessToken, retryBaseMs: ctx.config.metaRetryBaseMs },
+        metaConfig(ctx.config),
       ),
     );
     return { status: 'ok', advertiser: r.advertiser, country: r.country, page: r.page, ads: r.ads, total: r.total, source: r.source };

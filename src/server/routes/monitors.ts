@@ -19,6 +19,7 @@ import {
   updateMonitor,
 } from '../../monitors/service.js';
 import { monitors as repo, webhooks } from '../../store/index.js';
+import { metaConfig } from '../../config.js';
 import type { ServerContext } from '../context.js';
 import { openapiRoute } from '../openapi.js';
 
@@ -79,7 +80,7 @@ export function monitorRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post<IdParams>('/monitors/:id/run', { schema: { summary: 'Run a monitor now and answer with the run (costs the run its credit)', security: SECURITY } }, async (request) => {
     const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
     const runId = await repo.insertManualRun(ctx.store.db, m, new Date(), RUN_LEASE_MS);
-    const run = await executeRun({ store: ctx.store, engine: ctx.engine, log: request.log, onDelivery: () => ctx.scheduler?.wake() }, runId);
+    const run = await executeRun({ store: ctx.store, engine: ctx.engine, log: request.log, meta: metaConfig(ctx.config), onDelivery: () => ctx.scheduler?.wake() }, runId);
     const row = run ?? (await repo.getRun(ctx.store.db, runId));
     if (!row) throw notFound(`monitor ${m.id} was deleted while it ran`);
     return { status: 'ok', run: presentRun(row) };
