@@ -24,6 +24,7 @@ describe('POST /v1/marketplace', () => {
   beforeAll(async () => {
     site = await startFixtureServer({
       '/dp/B0TESTDE01': readFileSync(join(OWN, 'amazon-de-deal.html'), 'utf8'),
+      '/s': readFileSync(join(OWN, 'amazon-search.html'), 'utf8'),
       '/dp/B0ROBOT001': (_q, res) => res.writeHead(503, { 'content-type': 'text/html' }).end(ROBOT_CHECK),
       '/dp/B07FW264WL': existsSync(REAL.amazonUs) ? readFileSync(REAL.amazonUs, 'utf8') : 'missing',
       '/itm/302474151804': existsSync(REAL.ebayUs) ? readFileSync(REAL.ebayUs, 'utf8') : 'missing',
@@ -69,6 +70,14 @@ describe('POST /v1/marketplace', () => {
     expect(await svc.credits(accountId)).toBe(4);
     const basic = (await (await svc.post('/v1/marketplace', { marketplace: 'amazon_de', url: 'http://www.amazon.de/dp/B0TESTDE01', mode: 'basic' }, key)).json()) as any;
     expect(Object.keys(basic.product).sort()).toEqual(['availability', 'currency', 'id', 'in_stock', 'price', 'title', 'url']);
+  });
+
+  it('answers a search-results URL with its products (beyond the contract)', async () => {
+    const { key } = await svc.newKey(5);
+    const b = (await (await svc.post('/v1/marketplace', { marketplace: 'amazon_us', url: 'http://www.amazon.com/s?k=deep+sea+lamp' }, key)).json()) as any;
+    expect(b.product).toBeUndefined();
+    expect(b.products.map((p: any) => p.id)).toEqual(['B0SEARCH01', 'B0SEARCH02', 'B0SEARCH03']);
+    expect(b.sources.products).toBe('amazon:result cards');
   });
 
   it("answers a bot wall with 502 blocked and charges nothing", async () => {

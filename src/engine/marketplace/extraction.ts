@@ -10,6 +10,7 @@ import { readWalmart } from './walmart.js';
 import { readTarget } from './target.js';
 import { readEtsy } from './etsy.js';
 import { readProduct, type SiteReader } from './product.js';
+import { isListingUrl, readListing } from './listing.js';
 import { marketplaceName } from './registry.js';
 
 const READERS: Record<string, SiteReader> = {
@@ -25,6 +26,10 @@ export function marketplaceExtraction(marketplace: string, mode: 'basic' | 'rich
     schema: {},
     marketplace: { id: marketplace, mode },
     here: (doc, _baseUrl, source, url) => {
+      if (isListingUrl(marketplace, url)) {
+        const { products, source: from } = readListing(doc, { marketplace, url, html: source });
+        return { json: { products }, sources: { products: from } };
+      }
       const { product, sources } = readProduct(doc, { marketplace, url, html: source }, READERS[marketplaceName(marketplace)], mode);
       return { json: product, sources };
     },

@@ -16,6 +16,8 @@ export function marketplaceRoutes(app: FastifyInstance, ctx: ServerContext): voi
     const r = await withCredit(ctx, request, reply, (signal) =>
       marketplaceProduct(ctx.engine, { marketplace: body.marketplace, url: body.url, mode: body.mode, render: body.render, timeoutMs: body.timeout_ms, signal }),
     );
+    // A search-results or category page answers its products (beyond the contract).
+    if (Array.isArray(r.product.products)) return { status: 'ok', marketplace: r.marketplace, products: r.product.products, sources: r.sources };
     return { status: 'ok', marketplace: r.marketplace, product: r.product, sources: r.sources };
   });
 }

@@ -114,6 +114,25 @@ describe('marketplace readers', () => {
     expect(sources.price).toBe('etsy:[data-buy-box-region=price]');
   });
 
+  it('reads search-results pages as products in page order (Amazon, eBay, Walmart)', () => {
+    const amazon = read('amazon_uk', 'amazon-search.html', 'https://www.amazon.co.uk/s?k=deep+sea+lamp').json.products as any[];
+    expect(amazon).toEqual([
+      { id: 'B0SEARCH01', url: 'https://www.amazon.co.uk/Deep-Sea-Lamp/dp/B0SEARCH01/ref=sr_1_1', title: 'Deep Sea Lamp, 2 Pack', price: 1049.99, currency: 'GBP', availability: 'unknown', in_stock: null },
+      { id: 'B0SEARCH02', url: 'https://www.amazon.co.uk/Abyss-Torch/dp/B0SEARCH02', title: 'Abyss Torch', price: null, currency: null, availability: 'out_of_stock', in_stock: false },
+      { id: 'B0SEARCH03', url: 'https://www.amazon.co.uk/sspa/click?url=%2FReef-Light%2Fdp%2FB0SEARCH03', title: 'Reef Light (Sponsored)', price: 12.5, currency: 'GBP', availability: 'unknown', in_stock: null },
+    ]);
+    const ebay = read('ebay_us', 'ebay-search.html', 'https://www.ebay.com/sch/i.html?_nkw=pony+harness').json.products as any[];
+    expect(ebay.map((p) => [p.id, p.title, p.price, p.currency, p.url])).toEqual([
+      ['302474151804', 'Pony Cart Harness - Small', 45, 'USD', 'https://www.ebay.com/itm/302474151804'],
+      ['302474151805', 'Shetland Bridle', 12.99, 'USD', 'https://www.ebay.com/itm/302474151805'],
+    ]);
+    const walmart = read('walmart_us', 'walmart-search.html', 'https://www.walmart.com/search?q=kayak').json.products as any[];
+    expect(walmart).toEqual([
+      { id: '555000111', url: 'https://www.walmart.com/ip/Deep-Sea-Kayak/555000111', title: 'Deep Sea Kayak, 10 ft', price: 299, currency: 'USD', availability: 'in_stock', in_stock: true },
+      { id: '555000222', url: 'https://www.walmart.com/ip/Abyss-Paddle/555000222', title: 'Abyss Paddle', price: 39.97, currency: 'USD', availability: 'out_of_stock', in_stock: false },
+    ]);
+  });
+
   it('reads product ids from every marketplace URL shape', () => {
     const cases: [string, string, string | undefined][] = [
       ['amazon_us', 'https://www.amazon.com/Some-Name/dp/b07fw264wl?th=1', 'B07FW264WL'],
