@@ -17,6 +17,7 @@ import { searchRoutes } from './routes/search.js';
 import { monitorRoutes } from './routes/monitors.js';
 import { marketplaceRoutes } from './routes/marketplace.js';
 import { metaAdsRoutes } from './routes/meta-ads.js';
+import { dashboardRoutes } from '../web/routes.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -66,5 +67,7 @@ export async function buildServer(ctx: ServerContext, options: { logger?: boolea
     },
     { prefix: '/v1' },
   );
+  // The dashboard: its own scope (form bodies, HTML errors), session cookies, no API keys.
+  await app.register(async (web) => dashboardRoutes(web, ctx));
   return app;
 }

@@ -5,4 +5,5 @@ export * as keys from './repos/keys.js';
 export * as usage from './repos/usage.js';
 export * as monitors from './repos/monitors.js';
 export * as webhooks from './repos/webhooks.js';
-export { sha256Hex, digestsEqual, verifyPassword, newId } from './ids.js';
+export * as sessions from './repos/sessions.js';
+export { sha256Hex, digestsEqual, verifyPassword, hashPassword, newId } from './ids.js';

@@ -126,6 +126,15 @@ export interface DeliveryAttemptsTable {
   duration_ms: number | null;
 }
 
+export interface SessionsTable {
+  /** SHA-256 hex of the cookie's token. */
+  id: string;
+  account_id: string;
+  csrf: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -135,6 +144,7 @@ export interface Database {
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
+  sessions: SessionsTable;
 }
 
 export type Account = Selectable<AccountsTable>;

@@ -1,0 +1,216 @@
+/**
+ * The dashboard, served by the API process at `/`: server-rendered pages (no build step, no
+ * client framework; a small script adds copy buttons and the uPlot chart). Its routes use the
+ * session cookie, never an API key, and call the same store functions as `/v1`.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createRequire } from 'node:module';
+import type { ServerContext } from '../server/context.js';
+import { MemoryTokenBuckets } from '../server/token-bucket.js';
+import { accounts, hashPassword, keys, sessions, usage, verifyPassword } from '../store/index.js';
+import { html, page, raw, type Raw } from './html.js';
+import { clearSessionCookie, cookieOf, COOKIE, csrfOk, currentSession, setSessionCookie, type SessionInfo } from './session.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const require = createRequire(import.meta.url);
+const UPLOT = dirname(require.resolve('uplot/dist/uPlot.iife.min.js'));
+const ASSETS: Record<string, { file: string; type: string }> = {
+  'app.css': { file: join(ROOT, 'web/static/app.css'), type: 'text/css; charset=utf-8' },
+  'app.js': { file: join(ROOT, 'web/static/app.js'), type: 'text/javascript; charset=utf-8' },
+  'uPlot.iife.min.js': { file: join(UPLOT, 'uPlot.iife.min.js'), type: 'text/javascript; charset=utf-8' },
+  'uPlot.min.css': { file: join(UPLOT, 'uPlot.min.css'), type: 'text/css; charset=utf-8' },
+};
+const LOGIN_PER_MINUTE = 10;
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{2,}$/;
+
+type Form = Record<string, string | undefined>;
+const form = (request: FastifyRequest) => (request.body ?? {}) as Form;
+
+function send(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply
+    .code(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('x-frame-options', 'DENY')
+    .header('content-security-policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'")
+    .send(body);
+}
+
+const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) + ' UTC' : '—');
+
+export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+  app.setErrorHandler((error, request, reply) => {
+    request.log.error({ err: error, requestId: request.id }, 'dashboard error');
+    return send(reply, 500, page({ title: 'Something went wrong', body: html`<p>The page could not be shown. Request id: <code>${request.id}</code>.</p><p><a href="/">Back to the overview</a></p>` }));
+  });
+  const loginLimiter = new MemoryTokenBuckets();
+  const assetCache = new Map<string, Buffer>();
+
+  app.get<{ Params: { name: string } }>('/assets/:name', { schema: { hide: true } }, async (request, reply) => {
+    const a = ASSETS[request.params.name];
+    if (!a) return reply.code(404).header('content-type', 'text/plain').send('not found');
+    let body = assetCache.get(a.file);
+    if (!body) assetCache.set(a.file, (body = readFileSync(a.file)));
+    return reply.header('content-type', a.type).header('cache-control', 'public, max-age=3600').send(body);
+  });
+
+  /** Pages behind a session: the handler gets it; without one the browser goes to /login. */
+  const authed = (handler: (request: FastifyRequest, reply: FastifyReply, s: SessionInfo) => Promise<unknown>) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const s = await currentSession(ctx.store, request);
+    if (!s) return reply.redirect(`/login?next=${encodeURIComponent(request.url)}`, 303);
+    if (request.method === 'POST' && !csrfOk(request, s.csrf)) {
+      return send(reply, 403, page({ title: 'Form expired', email: s.account.email, csrf: s.csrf, body: html`<p>This form could not be accepted (its security token is missing or from another page). <a href="${request.url}">Reload the page</a> and try again.</p>` }));
+    }
+    return handler(request, reply, s);
+  };
+  const shell = (s: SessionInfo, path: string, title: string, body: Raw, notice?: { kind: 'ok' | 'error'; text: string }) => page({ title, path, email: s.account.email, csrf: s.csrf, body, notice });
+  const csrfField = (s: SessionInfo) => html`<input type="hidden" name="csrf" value="${s.csrf}">`;
+
+  // --- Sign up, log in, log out -------------------------------------------------------------
+  const authForm = (kind: 'login' | 'signup', error?: string, email = '', next = '/') =>
+    page({
+      title: kind === 'login' ? 'Log in' : 'Create an account',
+      notice: error ? { kind: 'error', text: error } : undefined,
+      body: html`<div class="auth"><form class="stack" method="post" action="/${kind}">
+<input type="hidden" name="next" value="${next}">
+<label for="email">Email<input id="email" name="email" type="email" autocomplete="email" required value="${email}"></label>
+<label for="password">Password<input id="password" name="password" type="password" autocomplete="${kind === 'login' ? 'current-password' : 'new-password'}" minlength="${kind === 'signup' ? 8 : 1}" required></label>
+<button type="submit">${kind === 'login' ? 'Log in' : 'Create account'}</button></form>
+<p class="muted">${kind === 'login' ? raw('No account yet? <a href="/signup">Create one</a>.') : raw('Already have an account? <a href="/login">Log in</a>.')}</p></div>`,
+    });
+  const safeNext = (n: string | undefined) => (n && n.startsWith('/') && !n.startsWith('//') ? n : '/');
+
+  app.get<{ Querystring: { next?: string } }>('/login', { schema: { hide: true } }, async (request, reply) => send(reply, 200, authForm('login', undefined, '', safeNext(request.query.next))));
+  app.get('/signup', { schema: { hide: true } }, async (_request, reply) => send(reply, 200, authForm('signup')));
+
+  const startSession = async (request: FastifyRequest, reply: FastifyReply, accountId: string, next: string) => {
+    const s = await sessions.createSession(ctx.store.db, accountId);
+    setSessionCookie(request, reply, s.token, sessions.SESSION_DAYS * 86_400);
+    return reply.redirect(safeNext(next), 303);
+  };
+
+  app.post('/login', { schema: { hide: true } }, async (request, reply) => {
+    const f = form(request);
+    const email = String(f.email ?? '').trim().toLowerCase();
+    // Per address and per client: guessing is slow, and one attacker cannot lock everyone out.
+    const verdicts = [loginLimiter.take(`ip:${request.ip}`, LOGIN_PER_MINUTE * 3), loginLimiter.take(`email:${email}`, LOGIN_PER_MINUTE)];
+    const limited = verdicts.find((v) => !v.allowed);
+    if (limited) return send(reply.header('retry-after', String(limited.retryAfter)), 429, authForm('login', `Too many attempts. Try again in ${limited.retryAfter} seconds.`, email));
+    const account = email ? await accounts.findAccountByEmail(ctx.store.db, email) : undefined;
+    // The hash is checked even for an unknown address, so the answer takes as long either way.
+    const ok = await verifyPassword(String(f.password ?? ''), account?.password_hash ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=');
+    if (!account || !ok) return send(reply, 401, authForm('login', 'Email or password is wrong.', email));
+    return startSession(request, reply, account.id, String(f.next ?? '/'));
+  });
+
+  app.post('/signup', { schema: { hide: true } }, async (request, reply) => {
+    const f = form(request);
+    const email = String(f.email ?? '').trim().toLowerCase();
+    const password = String(f.password ?? '');
+    const limited = loginLimiter.take(`signup:${request.ip}`, LOGIN_PER_MINUTE);
+    if (!limited.allowed) return send(reply, 429, authForm('signup', `Too many attempts. Try again in ${limited.retryAfter} seconds.`, email));
+    if (!EMAIL.test(email)) return send(reply, 400, authForm('signup', 'Enter an email address such as you@example.com.', email));
+    if (password.length < 8 || password.length > 200) return send(reply, 400, authForm('signup', 'Choose a password of 8 to 200 characters.', email));
+    if (await accounts.findAccountByEmail(ctx.store.db, email)) return send(reply, 409, authForm('signup', 'An account with this email exists. Log in instead.', email));
+    const acc = await accounts.createAccount(ctx.store.db, { email, password, credits: ctx.config.signupCredits });
+    return startSession(request, reply, acc.id, '/');
+  });
+
+  app.post('/logout', { schema: { hide: true } }, async (request, reply) => {
+    const s = await currentSession(ctx.store, request);
+    if (s && csrfOk(request, s.csrf)) await sessions.endSession(ctx.store.db, s.token);
+    else if (cookieOf(request, COOKIE) && !s) clearSessionCookie(request, reply);
+    if (s && !csrfOk(request, s.csrf)) return send(reply, 403, page({ title: 'Form expired', body: html`<p><a href="/">Go back</a> and try again.</p>` }));
+    clearSessionCookie(request, reply);
+    return reply.redirect('/login', 303);
+  });
+
+  // --- Overview -----------------------------------------------------------------------------
+  app.get('/', { schema: { hide: true } }, authed(async (_request, reply, s) => {
+    const db = ctx.store.db;
+    const [days, errors, latest] = await Promise.all([usage.dailyUsage(db, s.account.id, 14), usage.errorsByStatus(db, s.account.id, 14), usage.listUsage(db, s.account.id, 20)]);
+    const total = days.reduce((a, d) => a + d.requests, 0);
+    const spent = days.reduce((a, d) => a + d.credits, 0);
+    const chart = JSON.stringify({ title: 'Requests and credits per day (UTC)', axis: 'count', days: days.map((d) => d.day), series: [{ label: 'requests', values: days.map((d) => d.requests) }, { label: 'credits', values: days.map((d) => d.credits) }] });
+    const body = html`<section class="cards" aria-label="Summary">
+<div class="card"><div class="muted">Credits left</div><div class="big" data-testid="credits">${Number(s.account.credits)}</div></div>
+<div class="card"><div class="muted">Requests, last 14 days</div><div class="big">${total}</div></div>
+<div class="card"><div class="muted">Credits used, last 14 days</div><div class="big">${spent}</div></div></section>
+<h2>Usage</h2><div id="chart" role="img" aria-label="Requests and credits per day over the last 14 days">Loading chart…</div>
+<script type="application/json" id="chart-data">${raw(chart.replace(/</g, '\\u003c'))}</script>
+<h2>Errors by status</h2>${errors.length ? html`<div class="table-wrap"><table><thead><tr><th scope="col">Status</th><th scope="col">Requests</th></tr></thead><tbody>${errors.map((e) => html`<tr><td>${e.status}</td><td>${Number(e.n)}</td></tr>`)}</tbody></table></div>` : html`<p class="empty">No failed requests in the last 14 days.</p>`}
+<h2>Latest requests</h2>${latest.length ? html`<div class="table-wrap"><table aria-label="Latest requests"><thead><tr><th scope="col">When</th><th scope="col">Endpoint</th><th scope="col">Status</th><th scope="col">Credits</th><th scope="col">Duration</th><th scope="col">Request id</th></tr></thead><tbody>${latest.map((u) => html`<tr><td>${when(u.created_at)}</td><td>${u.endpoint}</td><td>${u.status}</td><td>${u.credits}</td><td>${u.duration_ms} ms</td><td><code>${u.request_id}</code></td></tr>`)}</tbody></table></div>` : html`<p class="empty">No requests yet. Create an <a href="/keys">API key</a> and call <code>POST /v1/scrape</code>.</p>`}`;
+    return send(reply, 200, shell(s, '/', 'Overview', body));
+  }));
+
+  // --- API keys -----------------------------------------------------------------------------
+  const keysPage = async (s: SessionInfo, shown?: { key: string; name: string | null }, notice?: { kind: 'ok' | 'error'; text: string }) => {
+    const rows = await keys.listKeys(ctx.store.db, s.account.id);
+    const created = shown
+      ? html`<div class="notice ok" role="status"><p><strong>Your new key${shown.name ? html` “${shown.name}”` : ''}.</strong> Copy it now: it is shown only this once.</p>
+<p class="secret" id="new-key">${shown.key}</p><button type="button" class="secondary" data-copy="new-key">Copy key</button></div>`
+      : raw('');
+    const list = rows.length
+      ? html`<div class="table-wrap"><table><thead><tr><th scope="col">Key</th><th scope="col">Name</th><th scope="col">Rate limit</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">State</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>${rows.map(
+          (k) => html`<tr><td><code>${k.prefix}</code></td><td>${k.name ?? '—'}</td><td>${k.rate_limit_per_minute ?? ctx.config.rateLimitPerMinute}/min</td><td>${when(k.created_at)}</td><td>${when(k.last_used_at)}</td><td>${k.revoked_at ? 'revoked' : 'active'}</td>
+<td>${k.revoked_at ? '' : html`<form class="inline" method="post" action="/keys/${k.id}/revoke" data-confirm="Revoke this key? Requests with it fail at once.">${csrfField(s)}<button class="danger" type="submit" aria-label="Revoke key ${k.prefix}">Revoke</button></form>`}</td></tr>`,
+        )}</tbody></table></div>`
+      : html`<p class="empty">No keys yet.</p>`;
+    const body = html`${created}<h2>Create a key</h2><form class="stack" method="post" action="/keys">${csrfField(s)}
+<label for="name">Name (optional)<input id="name" name="name" maxlength="64" placeholder="production"></label>
+<label for="rate">Rate limit, requests per minute<input id="rate" name="rate_limit" type="number" min="1" max="100000" value="${ctx.config.rateLimitPerMinute}"></label>
+<button type="submit">Create key</button></form><h2>Your keys</h2>${list}`;
+    return shell(s, '/keys', 'API keys', body, notice);
+  };
+  app.get('/keys', { schema: { hide: true } }, authed(async (_request, reply, s) => send(reply, 200, await keysPage(s))));
+  app.post('/keys', { schema: { hide: true } }, authed(async (request, reply, s) => {
+    const f = form(request);
+    const name = String(f.name ?? '').trim().slice(0, 64) || undefined;
+    const rate = f.rate_limit ? Number(f.rate_limit) : undefined;
+    if (rate !== undefined && (!Number.isInteger(rate) || rate < 1 || rate > 100_000)) return send(reply, 400, await keysPage(s, undefined, { kind: 'error', text: 'Rate limit: enter a whole number from 1 to 100000.' }));
+    const { key } = await keys.createApiKey(ctx.store.db, { accountId: s.account.id, name, rateLimitPerMinute: rate });
+    return send(reply, 201, await keysPage(s, { key, name: name ?? null }));
+  }));
+  app.post<{ Params: { id: string } }>('/keys/:id/revoke', { schema: { hide: true } }, authed(async (request, reply, s) => {
+    const ok = await keys.revokeKey(ctx.store.db, s.account.id, (request.params as { id: string }).id);
+    return send(reply, ok ? 200 : 404, await keysPage(s, undefined, ok ? { kind: 'ok', text: 'Key revoked. Requests with it are refused from now on.' } : { kind: 'error', text: 'No such key.' }));
+  }));
+
+  // --- Webhook signing secret -----------------------------------------------------------------
+  const secretPage = (s: SessionInfo, shown?: string, notice?: { kind: 'ok' | 'error'; text: string }) =>
+    shell(s, '/secret', 'Webhook signing secret', html`<p>Every <code>change.detected</code> webhook carries <code>X-Service-Signature: sha256=&lt;HMAC-SHA256 of the body&gt;</code>, keyed with this secret. See the API reference for how to verify it.</p>
+${shown ? html`<p class="secret" id="secret">${shown}</p><button type="button" class="secondary" data-copy="secret">Copy secret</button>` : html`<form method="post" action="/secret/reveal">${csrfField(s)}<button type="submit">Reveal secret</button></form>`}
+<h2>Rotate</h2><p>Rotating makes a new secret at once: webhooks from then on — retries included — are signed with it, and receivers still checking the old one will reject them until updated.</p>
+<form class="stack" method="post" action="/secret/rotate">${csrfField(s)}<label><span><input type="checkbox" name="confirm" value="yes" required> I understand receivers must switch to the new secret</span></label><button class="danger" type="submit">Rotate secret</button></form>`, notice);
+  app.get('/secret', { schema: { hide: true } }, authed(async (_request, reply, s) => send(reply, 200, secretPage(s))));
+  app.post('/secret/reveal', { schema: { hide: true } }, authed(async (_request, reply, s) => send(reply, 200, secretPage(s, s.account.signing_secret))));
+  app.post('/secret/rotate', { schema: { hide: true } }, authed(async (request, reply, s) => {
+    if (form(request).confirm !== 'yes') return send(reply, 400, secretPage(s, undefined, { kind: 'error', text: 'Tick the box to confirm the rotation.' }));
+    const secret = await accounts.rotateSigningSecret(ctx.store.db, s.account.id);
+    return send(reply, 200, secretPage(s, secret, { kind: 'ok', text: 'Secret rotated. Update your receivers with the new secret below.' }));
+  }));
+
+  // --- Account: password --------------------------------------------------------------------
+  const accountPage = (s: SessionInfo, notice?: { kind: 'ok' | 'error'; text: string }) =>
+    shell(s, '/account', 'Account', html`<p>Signed in as <strong>${s.account.email}</strong> (account <code>${s.account.id}</code>).</p>
+<h2>Change password</h2><form class="stack" method="post" action="/account/password">${csrfField(s)}
+<label for="current">Current password<input id="current" name="current" type="password" autocomplete="current-password" required></label>
+<label for="new">New password<input id="new" name="password" type="password" autocomplete="new-password" minlength="8" required></label>
+<button type="submit">Change password</button></form>`, notice);
+  app.get('/account', { schema: { hide: true } }, authed(async (_request, reply, s) => send(reply, 200, accountPage(s))));
+  app.post('/account/password', { schema: { hide: true } }, authed(async (request, reply, s) => {
+    const f = form(request);
+    if (!(await verifyPassword(String(f.current ?? ''), s.account.password_hash))) return send(reply, 400, accountPage(s, { kind: 'error', text: 'The current password is wrong.' }));
+    const next = String(f.password ?? '');
+    if (next.length < 8 || next.length > 200) return send(reply, 400, accountPage(s, { kind: 'error', text: 'Choose a password of 8 to 200 characters.' }));
+    await ctx.store.db.updateTable('accounts').set({ password_hash: await hashPassword(next) }).where('id', '=', s.account.id).execute();
+    await sessions.endOtherSessions(ctx.store.db, s.account.id, s.token);
+    return send(reply, 200, accountPage(s, { kind: 'ok', text: 'Password changed. Other sessions were logged out.' }));
+  }));
+}

@@ -1,0 +1,161 @@
+/**
+ * The dashboard end to end in headless Chromium (Debian's, driven by playwright-core): sign up,
+ * create a key and call /v1/scrape with it, see usage and credits change, reveal and rotate the
+ * webhook secret, revoke the key and see the API refuse it, log out. Each page's screenshot is
+ * saved under test-results/dashboard/. Then the security properties without a browser: CSRF,
+ * cookie flags, login rate limit, another account's key, no key or secret left in pages.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findChromium } from '../../src/engine/fetch/browser.js';
+import { articlePage, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { keys } from '../../src/store/index.js';
+
+const SHOTS = join(import.meta.dirname, '../../test-results/dashboard');
+const chromiumPath = findChromium(process.env.CHROMIUM_PATH);
+if (!chromiumPath) console.warn('skipped: dashboard browser tests need Chromium (apt-get install chromium, or CHROMIUM_PATH)');
+
+describe('dashboard', () => {
+  let svc: TestService;
+  let site: FixtureServer;
+  let browser: Browser | undefined;
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    site = await startFixtureServer({ '/article': articlePage('Deep Sea Widgets', '<p>Widgets for the deep sea, described at some length for the tests, with a sentence or two more.</p>') });
+    svc = await startTestService('sqlite', { TRAWL_SIGNUP_CREDITS: '25' });
+    if (chromiumPath) browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await svc?.stop();
+    await site?.close();
+  });
+
+  const shot = (p: Page, name: string) => p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+
+  it.skipIf(!chromiumPath)('a person signs up, makes a key, uses it, rotates the secret, revokes the key and logs out', async () => {
+    const context = await browser!.newContext({ viewport: { width: 1100, height: 800 } });
+    const p = await context.newPage();
+    p.on('dialog', (d) => void d.accept());
+    await p.goto(`${svc.url}/`);
+    expect(new URL(p.url()).pathname).toBe('/login');
+    await shot(p, '01-login');
+    await p.click('text=Create one');
+    await p.fill('#email', 'dana@example.com');
+    await p.fill('#password', 'correct horse battery');
+    await p.click('button[type=submit]');
+    await p.waitForURL(`${svc.url}/`);
+    expect(await p.textContent('[data-testid=credits]')).toBe('25');
+    await p.waitForSelector('#chart .uplot');
+    await shot(p, '02-overview-empty');
+
+    await p.click('nav >> text=API keys');
+    await p.fill('#name', 'ci');
+    await p.click('form[action="/keys"] button[type=submit]');
+    const key = (await p.textContent('#new-key'))!.trim();
+    expect(key).toMatch(/^trawl_[0-9A-Za-z]{40}$/);
+    await shot(p, '03-key-created');
+
+    const res = await svc.post('/v1/scrape', { url: `${site.url}/article` }, key);
+    expect(res.status).toBe(200);
+    await p.click('nav >> text=Overview');
+    expect(await p.textContent('[data-testid=credits]')).toBe('24');
+    expect(await p.textContent('table[aria-label="Latest requests"]')).toContain('POST /v1/scrape');
+    await p.waitForSelector('#chart .uplot');
+    await shot(p, '04-overview-used');
+
+    await p.click('nav >> text=Webhook secret');
+    expect(await p.content()).not.toMatch(/whsec_/);
+    await p.click('text=Reveal secret');
+    const before = (await p.textContent('#secret'))!.trim();
+    expect(before).toMatch(/^whsec_/);
+    await p.check('input[name=confirm]');
+    await p.click('text=Rotate secret');
+    const after = (await p.textContent('#secret'))!.trim();
+    expect(after).toMatch(/^whsec_/);
+    expect(after).not.toBe(before);
+    await shot(p, '05-secret-rotated');
+
+    await p.click('nav >> text=API keys');
+    expect(await p.content()).not.toContain(key);
+    await p.click('button:has-text("Revoke")');
+    await p.waitForSelector('text=Key revoked');
+    await shot(p, '06-key-revoked');
+    expect((await svc.post('/v1/scrape', { url: `${site.url}/article` }, key)).status).toBe(401);
+
+    await p.setViewportSize({ width: 390, height: 844 });
+    await p.click('nav >> text=Overview');
+    await shot(p, '07-overview-phone');
+    await p.click('text=Log out');
+    await p.waitForURL(/\/login$/);
+    await p.goto(`${svc.url}/keys`);
+    expect(new URL(p.url()).pathname).toBe('/login');
+    await context.close();
+  });
+
+  // --- Security, without a browser ------------------------------------------------------------
+  const signup = async (email: string) => {
+    const res = await fetch(`${svc.url}/signup`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `email=${encodeURIComponent(email)}&password=longenough1` });
+    const cookie = res.headers.get('set-cookie')!;
+    return { cookie, token: cookie.split(';')[0] };
+  };
+  const csrfOf = async (cookie: string) => /name="csrf" value="([^"]+)"/.exec(await (await fetch(`${svc.url}/keys`, { headers: { cookie } })).text())![1];
+  const postForm = (path: string, cookie: string, body: Record<string, string>, headers: Record<string, string> = {}) =>
+    fetch(`${svc.url}${path}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, ...headers }, body: new URLSearchParams(body).toString() });
+
+  it('sets the session cookie HttpOnly and SameSite, and refuses forms without the CSRF token or from another site', async () => {
+    const { cookie, token } = await signup('erin@example.com');
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).toMatch(/Path=\//);
+    const csrf = await csrfOf(token);
+    expect((await postForm('/keys', token, { name: 'x' })).status).toBe(403);
+    expect((await postForm('/keys', token, { name: 'x', csrf: 'A'.repeat(csrf.length) })).status).toBe(403);
+    expect((await postForm('/keys', token, { name: 'x', csrf }, { origin: 'https://evil.example' })).status).toBe(403);
+    const ok = await postForm('/keys', token, { name: 'x', csrf });
+    expect(ok.status).toBe(201);
+    const shown = /id="new-key">([^<]+)</.exec(await ok.text())![1];
+    // Shown once: not in the keys page afterwards, nor the secret anywhere until revealed.
+    const later = await (await fetch(`${svc.url}/keys`, { headers: { cookie: token } })).text();
+    expect(later).not.toContain(shown);
+    expect(await (await fetch(`${svc.url}/secret`, { headers: { cookie: token } })).text()).not.toMatch(/whsec_/);
+    expect(await (await fetch(`${svc.url}/`, { headers: { cookie: token } })).text()).not.toMatch(/whsec_|trawl_[0-9A-Za-z]{40}/);
+  });
+
+  it("cannot revoke another account's key", async () => {
+    const a = await signup('fay@example.com');
+    const b = await signup('gus@example.com');
+    const csrfA = await csrfOf(a.token);
+    const made = await postForm('/keys', a.token, { csrf: csrfA });
+    expect(made.status).toBe(201);
+    const accountA = (await svc.store.db.selectFrom('accounts').select('id').where('email', '=', 'fay@example.com').executeTakeFirstOrThrow()).id;
+    const [keyA] = await keys.listKeys(svc.store.db, accountA);
+    const csrfB = await csrfOf(b.token);
+    expect((await postForm(`/keys/${keyA.id}/revoke`, b.token, { csrf: csrfB })).status).toBe(404);
+    expect((await keys.listKeys(svc.store.db, accountA))[0].revoked_at).toBeNull();
+  });
+
+  it('limits login attempts per address', async () => {
+    await signup('hal@example.com');
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await postForm('/login', '', { email: 'hal@example.com', password: 'wrong-password' })).status);
+    expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
+    const right = await postForm('/login', '', { email: 'hal@example.com', password: 'longenough1' });
+    expect(right.status).toBe(429); // the right password too, until the window passes
+    expect(right.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+
+  it('answers pages without a session with a redirect to log in, and the API stays JSON', async () => {
+    const r = await fetch(`${svc.url}/keys`, { redirect: 'manual' });
+    expect(r.status).toBe(303);
+    expect(r.headers.get('location')).toBe('/login?next=%2Fkeys');
+    const api = await fetch(`${svc.url}/v1/nope`);
+    expect(api.status).toBe(404);
+    expect(await api.json()).toMatchObject({ error: 'not_found' });
+  });
+});
