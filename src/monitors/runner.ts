@@ -7,7 +7,7 @@
 import { compileSchema, scrape, type Engine } from '../engine/index.js';
 import { marketplaceProduct } from '../engine/marketplace/index.js';
 import { advertiserFromUrl, metaAds, type MetaAdsConfig } from '../engine/meta-ads/index.js';
-import { isTrawlError } from '../errors.js';
+import { isTrawlError, TrawlError } from '../errors.js';
 import { newId, type MonitorRun, type Store } from '../store/index.js';
 import { compiledProductSchema, normalise, watchesAdvertiser, type Value } from './fields.js';
 import { diffValues, shouldNotify, type Changes, type Condition } from './diff.js';
@@ -192,4 +192,17 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
   }
   if (delivery) deps.onDelivery?.(delivery.id, delivery.attempts);
   return ended;
+}
+
+/** "Run now": a manual run written first (so a crash cannot lose it), then run here. */
+export async function runNow(deps: RunnerDeps, monitor: { id: string; account_id: string }): Promise<MonitorRun> {
+  const id = newId('run');
+  const now = new Date();
+  await deps.store.db
+    .insertInto('monitor_runs')
+    .values({ id, monitor_id: monitor.id, account_id: monitor.account_id, trigger: 'manual', status: 'queued', due_at: now.toISOString(), lease_until: new Date(now.getTime() + RUN_LEASE_MS).toISOString(), credits: 0 })
+    .execute();
+  const run = (await executeRun(deps, id)) ?? (await deps.store.db.selectFrom('monitor_runs').selectAll().where('id', '=', id).executeTakeFirst());
+  if (!run) throw new TrawlError('not_found', `monitor ${monitor.id} was deleted while it ran`);
+  return run;
 }

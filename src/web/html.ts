@@ -17,6 +17,7 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Raw {
 
 const NAV = [
   ['/', 'Overview'],
+  ['/monitors', 'Monitors'],
   ['/keys', 'API keys'],
   ['/secret', 'Webhook secret'],
   ['/account', 'Account'],

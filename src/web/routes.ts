@@ -10,8 +10,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createRequire } from 'node:module';
 import type { ServerContext } from '../server/context.js';
 import { MemoryTokenBuckets } from '../server/token-bucket.js';
+import { isTrawlError } from '../errors.js';
 import { accounts, hashPassword, keys, sessions, usage, verifyPassword } from '../store/index.js';
 import { html, page, raw, type Raw } from './html.js';
+import { monitorPages } from './monitors.js';
 import { clearSessionCookie, cookieOf, COOKIE, csrfOk, currentSession, setSessionCookie, type SessionInfo } from './session.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -41,11 +43,17 @@ function send(reply: FastifyReply, status: number, body: string): FastifyReply {
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) + ' UTC' : '—');
 
+export type { SessionInfo };
+export { send, when };
+
 export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
   app.setErrorHandler((error, request, reply) => {
+    if (isTrawlError(error) && error.status < 500) {
+      return send(reply, error.status, page({ title: error.status === 404 ? 'Not found' : 'Not possible', body: html`<p>${error.detail}</p><p><a href="/">Back to the overview</a></p>` }));
+    }
     request.log.error({ err: error, requestId: request.id }, 'dashboard error');
     return send(reply, 500, page({ title: 'Something went wrong', body: html`<p>The page could not be shown. Request id: <code>${request.id}</code>.</p><p><a href="/">Back to the overview</a></p>` }));
   });
@@ -137,13 +145,13 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
     const [days, errors, latest] = await Promise.all([usage.dailyUsage(db, s.account.id, 14), usage.errorsByStatus(db, s.account.id, 14), usage.listUsage(db, s.account.id, 20)]);
     const total = days.reduce((a, d) => a + d.requests, 0);
     const spent = days.reduce((a, d) => a + d.credits, 0);
-    const chart = JSON.stringify({ title: 'Requests and credits per day (UTC)', axis: 'count', days: days.map((d) => d.day), series: [{ label: 'requests', values: days.map((d) => d.requests) }, { label: 'credits', values: days.map((d) => d.credits) }] });
+    const chart = JSON.stringify({ title: 'Requests and credits per day (UTC)', axis: 'count', counts: true, days: days.map((d) => d.day), series: [{ label: 'requests', values: days.map((d) => d.requests) }, { label: 'credits', values: days.map((d) => d.credits) }] });
     const body = html`<section class="cards" aria-label="Summary">
 <div class="card"><div class="muted">Credits left</div><div class="big" data-testid="credits">${Number(s.account.credits)}</div></div>
 <div class="card"><div class="muted">Requests, last 14 days</div><div class="big">${total}</div></div>
 <div class="card"><div class="muted">Credits used, last 14 days</div><div class="big">${spent}</div></div></section>
-<h2>Usage</h2><div id="chart" role="img" aria-label="Requests and credits per day over the last 14 days">Loading chart…</div>
-<script type="application/json" id="chart-data">${raw(chart.replace(/</g, '\\u003c'))}</script>
+<h2>Usage</h2><div id="chart" class="chart" role="img" aria-label="Requests and credits per day over the last 14 days">Loading chart…</div>
+<script type="application/json" data-chart-for="chart">${raw(chart.replace(/</g, '\\u003c'))}</script>
 <h2>Errors by status</h2>${errors.length ? html`<div class="table-wrap"><table><thead><tr><th scope="col">Status</th><th scope="col">Requests</th></tr></thead><tbody>${errors.map((e) => html`<tr><td>${e.status}</td><td>${Number(e.n)}</td></tr>`)}</tbody></table></div>` : html`<p class="empty">No failed requests in the last 14 days.</p>`}
 <h2>Latest requests</h2>${latest.length ? html`<div class="table-wrap"><table aria-label="Latest requests"><thead><tr><th scope="col">When</th><th scope="col">Endpoint</th><th scope="col">Status</th><th scope="col">Credits</th><th scope="col">Duration</th><th scope="col">Request id</th></tr></thead><tbody>${latest.map((u) => html`<tr><td>${when(u.created_at)}</td><td>${u.endpoint}</td><td>${u.status}</td><td>${u.credits}</td><td>${u.duration_ms} ms</td><td><code>${u.request_id}</code></td></tr>`)}</tbody></table></div>` : html`<p class="empty">No requests yet. Create an <a href="/keys">API key</a> and call <code>POST /v1/scrape</code>.</p>`}`;
     return send(reply, 200, shell(s, '/', 'Overview', body));
@@ -195,6 +203,8 @@ ${shown ? html`<p class="secret" id="secret">${shown}</p><button type="button" c
     const secret = await accounts.rotateSigningSecret(ctx.store.db, s.account.id);
     return send(reply, 200, secretPage(s, secret, { kind: 'ok', text: 'Secret rotated. Update your receivers with the new secret below.' }));
   }));
+
+  monitorPages(app, ctx, { authed, shell, csrfField, send, when });
 
   // --- Account: password --------------------------------------------------------------------
   const accountPage = (s: SessionInfo, notice?: { kind: 'ok' | 'error'; text: string }) =>

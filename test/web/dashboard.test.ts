@@ -22,10 +22,14 @@ describe('dashboard', () => {
   let svc: TestService;
   let site: FixtureServer;
   let browser: Browser | undefined;
+  let price = 10;
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    site = await startFixtureServer({ '/article': articlePage('Deep Sea Widgets', '<p>Widgets for the deep sea, described at some length for the tests, with a sentence or two more.</p>') });
+    site = await startFixtureServer({
+      '/article': articlePage('Deep Sea Widgets', '<p>Widgets for the deep sea, described at some length for the tests, with a sentence or two more.</p>'),
+      '/product': (_q, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>Lamp</title></head><body><main><h1>Lamp</h1><p class="price">$${(price += 1).toFixed(2)}</p></main></body></html>`),
+    });
     svc = await startTestService('sqlite', { TRAWL_SIGNUP_CREDITS: '25' });
     if (chromiumPath) browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'] });
   });
@@ -80,16 +84,40 @@ describe('dashboard', () => {
     expect(after).not.toBe(before);
     await shot(p, '05-secret-rotated');
 
+    // Monitors: a bad interval shows the API's own message; a good one is created, run, charted.
+    await p.click('nav >> text=Monitors');
+    await shot(p, '06-monitors-empty');
+    await p.fill('#m-url', `${site.url}/product`);
+    await p.fill('#m-interval', '10 minutes');
+    await p.fill('#m-watch', 'price, title');
+    await p.fill('#m-webhook', 'http://127.0.0.1:9/hook');
+    await p.fill('#m-schema', '{"price":"number"}');
+    await p.click('form[action="/monitors"] button[type=submit]');
+    expect(await p.textContent('[role=alert]')).toMatch(/^interval: "10 minutes" is not an interval/);
+    await shot(p, '07-monitor-error');
+    await p.fill('#m-interval', '1d');
+    await p.click('form[action="/monitors"] button[type=submit]');
+    await p.waitForURL(/\/monitors\/mon_/);
+    await p.click('button:has-text("Pause")');
+    await p.waitForSelector('text=paused · ok');
+    await p.click('button:has-text("Run now")');
+    await p.waitForSelector('text=Run finished');
+    await p.click('button:has-text("Run now")');
+    await p.waitForSelector('text=a change was found');
+    expect(await p.textContent('table[aria-label=Runs]')).toContain('succeeded');
+    await p.waitForSelector('#chart-price .uplot');
+    await shot(p, '08-monitor-page');
+
     await p.click('nav >> text=API keys');
     expect(await p.content()).not.toContain(key);
     await p.click('button:has-text("Revoke")');
     await p.waitForSelector('text=Key revoked');
-    await shot(p, '06-key-revoked');
+    await shot(p, '09-key-revoked');
     expect((await svc.post('/v1/scrape', { url: `${site.url}/article` }, key)).status).toBe(401);
 
     await p.setViewportSize({ width: 390, height: 844 });
     await p.click('nav >> text=Overview');
-    await shot(p, '07-overview-phone');
+    await shot(p, '10-overview-phone');
     await p.click('text=Log out');
     await p.waitForURL(/\/login$/);
     await p.goto(`${svc.url}/keys`);

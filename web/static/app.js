@@ -10,18 +10,19 @@ document.addEventListener('submit', (e) => {
   const message = e.target.dataset?.confirm;
   if (message && !window.confirm(message)) e.preventDefault();
 });
-const data = document.getElementById('chart-data');
-if (data && window.uPlot) {
+// Charts: each <script type="application/json" data-chart-for="ID"> is drawn into #ID with uPlot.
+for (const data of document.querySelectorAll('script[data-chart-for]')) {
+  const el = document.getElementById(data.dataset.chartFor);
+  if (!el || !window.uPlot) continue;
   const d = JSON.parse(data.textContent);
-  const el = document.getElementById('chart');
-  const days = d.days.map((s) => Date.parse(s + 'T00:00:00Z') / 1000);
+  const xs = d.days ? d.days.map((s) => Date.parse(s + 'T00:00:00Z') / 1000) : d.times.map((s) => Date.parse(s) / 1000);
   const opts = {
     width: Math.max(280, el.clientWidth - 16), height: 240, title: d.title,
-    scales: { x: { time: true }, y: { range: (u, min, max) => [0, Math.max(1, max)] } },
+    scales: { x: { time: true }, y: d.counts ? { range: (u, min, max) => [0, Math.max(1, max)] } : {} },
     series: [{}].concat(d.series.map((s, i) => ({ label: s.label, stroke: ['#1d4ed8', '#047857', '#b91c1c'][i % 3], width: 2, points: { show: true } }))),
     // Counts are whole numbers: no 0.2 ticks.
-    axes: [{}, { label: d.axis, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 50000, 100000] }],
+    axes: [{}, d.counts ? { label: d.axis, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 50000, 100000] } : { label: d.axis }],
   };
   el.textContent = '';
-  new uPlot(opts, [days].concat(d.series.map((s) => s.values)), el);
+  new uPlot(opts, [xs].concat(d.series.map((s) => s.values)), el);
 }

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidRequest, notFound } from '../../errors.js';
 import { redeliver } from '../../monitors/deliver.js';
-import { executeRun, RUN_LEASE_MS } from '../../monitors/runner.js';
+import { runNow } from '../../monitors/runner.js';
 import {
   CreateMonitorBody,
   createMonitor,
@@ -79,11 +79,8 @@ export function monitorRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
   app.post<IdParams>('/monitors/:id/run', { schema: { summary: 'Run a monitor now and answer with the run (costs the run its credit)', security: SECURITY } }, async (request) => {
     const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
-    const runId = await repo.insertManualRun(ctx.store.db, m, new Date(), RUN_LEASE_MS);
-    const run = await executeRun({ store: ctx.store, engine: ctx.engine, log: request.log, meta: metaConfig(ctx.config), onDelivery: () => ctx.scheduler?.wake() }, runId);
-    const row = run ?? (await repo.getRun(ctx.store.db, runId));
-    if (!row) throw notFound(`monitor ${m.id} was deleted while it ran`);
-    return { status: 'ok', run: presentRun(row) };
+    const run = await runNow({ store: ctx.store, engine: ctx.engine, log: request.log, meta: metaConfig(ctx.config), onDelivery: () => ctx.scheduler?.wake() }, m);
+    return { status: 'ok', run: presentRun(run) };
   });
 
   app.get<IdParams>('/monitors/:id/runs', { schema: { summary: 'Runs of a monitor, newest first', security: SECURITY } }, async (request) => {

@@ -82,15 +82,6 @@ export async function claimDueMonitors(db: Db, now: Date, limit: number, queueLe
   });
 }
 
-export async function insertManualRun(db: Db, monitor: Monitor, now: Date, leaseMs: number): Promise<string> {
-  const id = newId('run');
-  await db
-    .insertInto('monitor_runs')
-    .values({ id, monitor_id: monitor.id, account_id: monitor.account_id, trigger: 'manual', status: 'queued', due_at: now.toISOString(), lease_until: new Date(now.getTime() + leaseMs).toISOString(), credits: 0 })
-    .execute();
-  return id;
-}
-
 export const getRun = (db: Db, id: string): Promise<MonitorRun | undefined> => db.selectFrom('monitor_runs').selectAll().where('id', '=', id).executeTakeFirst();
 
 export const listRuns = (db: Db, monitorId: string, limit: number): Promise<MonitorRun[]> =>
