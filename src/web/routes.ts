@@ -14,6 +14,7 @@ import { isTrawlError } from '../errors.js';
 import { accounts, hashPassword, keys, sessions, usage, verifyPassword } from '../store/index.js';
 import { html, page, raw, type Raw } from './html.js';
 import { monitorPages } from './monitors.js';
+import { playgroundPage } from './playground.js';
 import { clearSessionCookie, cookieOf, COOKIE, csrfOk, currentSession, setSessionCookie, type SessionInfo } from './session.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -48,7 +49,13 @@ export { send, when };
 
 export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    // A name given more than once (checkboxes) becomes a list.
+    const out: Record<string, string | string[]> = {};
+    for (const [k, v] of new URLSearchParams(body as string)) {
+      const prev = out[k];
+      out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+    }
+    done(null, out);
   });
   app.setErrorHandler((error, request, reply) => {
     if (isTrawlError(error) && error.status < 500) {
@@ -205,6 +212,7 @@ ${shown ? html`<p class="secret" id="secret">${shown}</p><button type="button" c
   }));
 
   monitorPages(app, ctx, { authed, shell, csrfField, send, when });
+  playgroundPage(app, ctx, { authed, shell, csrfField, send });
 
   // --- Account: password --------------------------------------------------------------------
   const accountPage = (s: SessionInfo, notice?: { kind: 'ok' | 'error'; text: string }) =>

@@ -84,6 +84,19 @@ describe('dashboard', () => {
     expect(after).not.toBe(before);
     await shot(p, '05-secret-rotated');
 
+    // Playground: a scrape with markdown and JSON, its cost and the curl command.
+    await p.click('nav >> text=Playground');
+    await p.fill('#p-url', `${site.url}/product`);
+    await p.check('input[name=formats][value=json]');
+    await p.fill('#p-schema', '{"price":"number"}');
+    await p.click('form[action="/playground"] button[type=submit]');
+    await p.waitForSelector('[data-testid=json]');
+    expect(JSON.parse((await p.textContent('[data-testid=json]'))!)).toEqual({ price: expect.any(Number) });
+    expect(await p.textContent('[data-testid=markdown]')).toContain('# Lamp');
+    expect(await p.textContent('#curl')).toContain('Bearer trawl_…');
+    expect(await p.content()).not.toContain(key);
+    await shot(p, '06a-playground');
+
     // Monitors: a bad interval shows the API's own message; a good one is created, run, charted.
     await p.click('nav >> text=Monitors');
     await shot(p, '06-monitors-empty');
