@@ -6,6 +6,7 @@
  * cookie flags, login rate limit, another account's key, no key or secret left in pages.
  */
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import { startTestService, type TestService } from '../helpers/service.js';
 import { keys } from '../../src/store/index.js';
 
 const SHOTS = join(import.meta.dirname, '../../test-results/dashboard');
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const chromiumPath = findChromium(process.env.CHROMIUM_PATH);
 if (!chromiumPath) console.warn('skipped: dashboard browser tests need Chromium (apt-get install chromium, or CHROMIUM_PATH)');
 
@@ -39,10 +41,20 @@ describe('dashboard', () => {
     await site?.close();
   });
 
-  const shot = (p: Page, name: string) => p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  /** Screenshot, then an accessibility audit of the page (axe-core, WCAG 2 A/AA rules): no serious or critical violation. */
+  const shot = async (p: Page, name: string) => {
+    await p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+    await p.addScriptTag({ path: AXE });
+    const found = await p.evaluate(async () => {
+      const r = await (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }).axe.run(document, { runOnly: ['wcag2a', 'wcag2aa'] });
+      return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
+    });
+    expect({ page: name, violations: found }).toEqual({ page: name, violations: [] });
+  };
 
   it.skipIf(!chromiumPath)('a person signs up, makes a key, uses it, rotates the secret, revokes the key and logs out', async () => {
-    const context = await browser!.newContext({ viewport: { width: 1100, height: 800 } });
+    // bypassCSP: only so the audit script can be injected; the pages themselves run under their CSP otherwise.
+    const context = await browser!.newContext({ viewport: { width: 1100, height: 800 }, bypassCSP: true });
     const p = await context.newPage();
     p.on('dialog', (d) => void d.accept());
     await p.goto(`${svc.url}/`);
@@ -136,7 +148,7 @@ describe('dashboard', () => {
     await p.goto(`${svc.url}/keys`);
     expect(new URL(p.url()).pathname).toBe('/login');
     await context.close();
-  });
+  }, 120_000);
 
   // --- Security, without a browser ------------------------------------------------------------
   const signup = async (email: string) => {
