@@ -10,7 +10,7 @@ import { compileSchema, crawl, createEngine, scrape, type Format } from '../engi
 import { progressBar } from './progress.js';
 import { pino } from 'pino';
 import { startService, startWorker } from '../runtime.js';
-import { accounts, keys, openStore, type Store } from '../store/index.js';
+import { accounts, hashPassword, keys, openStore, type Store } from '../store/index.js';
 
 const program = new Command();
 program.name('trawl').description('Trawl: web data extraction API').option('--json', 'print one JSON object on stdout', false);
@@ -87,6 +87,21 @@ account
       if (await accounts.findAccountByEmail(store.db, o.email)) throw new TrawlError('invalid_request', `email: an account with ${o.email} already exists`);
       const row = await accounts.createAccount(store.db, { email: o.email, password: o.password, credits: o.credits });
       print({ account_id: row.id, email: row.email, credits: row.credits }, `created account ${row.id} (${row.email}) with ${row.credits} credits`);
+    });
+  });
+
+account
+  .command('password')
+  .description('set or reset the dashboard password of an account (ends its sessions)')
+  .requiredOption('--email <email>', 'account email')
+  .requiredOption('--password <password>', 'the new password (8 to 200 characters)')
+  .action(async (o: { email: string; password: string }) => {
+    if (o.password.length < 8 || o.password.length > 200) throw new TrawlError('invalid_request', 'password: must be 8 to 200 characters');
+    await withStore(async (store) => {
+      const row = await accountByEmail(store, o.email);
+      await store.db.updateTable('accounts').set({ password_hash: await hashPassword(o.password) }).where('id', '=', row.id).execute();
+      await store.db.deleteFrom('sessions').where('account_id', '=', row.id).execute();
+      print({ account_id: row.id, email: row.email }, `password set for ${row.email}; its dashboard sessions were ended`);
     });
   });
 

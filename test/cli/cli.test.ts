@@ -49,6 +49,23 @@ describe('trawl CLI', () => {
     expect(r.stderr).toMatch(/^warning: .*chromium.*CHROMIUM_PATH/m);
   });
 
+  it('sets a dashboard password that the stored scrypt hash then accepts', async () => {
+    one((await trawl(['account', 'create', '--email', 'pw@test.local'])).stdout);
+    const r = await trawl(['account', 'password', '--email', 'pw@test.local', '--password', 'short']);
+    expect(r.code).toBe(1);
+    expect(one(r.stdout)).toMatchObject({ error: 'invalid_request', detail: 'password: must be 8 to 200 characters' });
+    expect(one((await trawl(['account', 'password', '--email', 'pw@test.local', '--password', 'long enough pw'])).stdout)).toMatchObject({ email: 'pw@test.local' });
+    const { openStore, verifyPassword, accounts } = await import('../../src/store/index.js');
+    const store = await openStore({ dataDir });
+    try {
+      const row = await accounts.findAccountByEmail(store.db, 'pw@test.local');
+      expect(await verifyPassword('long enough pw', row!.password_hash)).toBe(true);
+      expect(await verifyPassword('wrong', row!.password_hash)).toBe(false);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('creates accounts, keys, credits and secrets', async () => {
     const acc = one((await trawl(['account', 'create', '--email', 'cli@test.local', '--credits', '7'])).stdout);
     expect(acc).toEqual({ account_id: expect.stringMatching(/^acc_/), email: 'cli@test.local', credits: 7 });
