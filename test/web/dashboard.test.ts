@@ -192,6 +192,23 @@ describe('dashboard', () => {
     expect((await keys.listKeys(svc.store.db, accountA))[0].revoked_at).toBeNull();
   });
 
+  it("cannot see or change another account's monitor", async () => {
+    const a = await signup('ida@example.com');
+    const b = await signup('jon@example.com');
+    const csrfA = await csrfOf(a.token);
+    const made = await postForm('/monitors', a.token, { csrf: csrfA, url: `${site.url}/product`, interval: '1d', watch: 'title', webhook: 'http://127.0.0.1:9/hook' });
+    expect(made.status).toBe(303);
+    const id = made.headers.get('location')!.split('/').pop()!;
+    expect((await fetch(`${svc.url}/monitors/${id}`, { headers: { cookie: a.token } })).status).toBe(200);
+    const seen = await fetch(`${svc.url}/monitors/${id}`, { headers: { cookie: b.token } });
+    expect(seen.status).toBe(404);
+    expect(await seen.text()).not.toContain(`${site.url}/product`);
+    const csrfB = await csrfOf(b.token);
+    for (const action of ['state', 'run', 'delete']) expect((await postForm(`/monitors/${id}/${action}`, b.token, { csrf: csrfB, state: 'paused' })).status).toBe(404);
+    expect((await svc.store.db.selectFrom('monitors').select('state').where('id', '=', id).executeTakeFirstOrThrow()).state).toBe('active');
+    expect(await (await fetch(`${svc.url}/monitors`, { headers: { cookie: b.token } })).text()).not.toContain(id);
+  });
+
   it('limits login attempts per address', async () => {
     await signup('hal@example.com');
     const statuses: number[] = [];
