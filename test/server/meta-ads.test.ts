@@ -162,6 +162,21 @@ describe.skipIf(!have)('POST /v1/meta-ads (shared fixtures in ../shared/fixtures
     }
   });
 
+  it("finds an advertiser through the library's search when the handle is not a page's own", async () => {
+    const noPages = await startFakeMeta({ pages: {}, firstBatch: page1, nextPages: {} });
+    const s = await startTestService('sqlite', { META_AD_LIBRARY_BASE_URL: noPages.url });
+    try {
+      const { key } = await s.newKey(5);
+      const r = await ask(s, key, { advertiser: 'shaktimats', country: 'US', limit: 2 });
+      expect(r.status).toBe(200);
+      expect(r.body.page).toMatchObject({ id: '775991435791863', name: 'Shakti Mat' });
+      expect((await ask(s, key, { advertiser: 'someoneelse', country: 'US' })).status).toBe(404);
+    } finally {
+      await s.stop();
+      await noPages.close();
+    }
+  });
+
   it('names the missing token when the results page has no doc_id for the next page', async () => {
     const broken = await startFakeMeta({ pages: { shaktimats: { id: '775991435791863', name: 'Shakti Mat' } }, firstBatch: page1, nextPages: {}, withoutDocId: true });
     const s = await startTestService('sqlite', { META_AD_LIBRARY_BASE_URL: broken.url });

@@ -129,6 +129,28 @@ function connectionOf(data: Json | undefined): Connection | undefined {
   return { results, cursor: c.page_info?.end_cursor ?? null, hasNext: c.page_info?.has_next_page === true, count: typeof c.count === 'number' ? c.count : null };
 }
 
+/** The Ad Library's keyword search: the page whose profile URL is `/{handle}/` among the first results. */
+async function searchLibraryForPage(get: (url: string) => Promise<HttpResponse>, base: string, handle: string, country: string): Promise<{ pageId: string; name: string | null } | undefined> {
+  const q = new URLSearchParams({ active_status: 'all', ad_type: 'all', country, q: handle, search_type: 'keyword_unordered', media_type: 'all' });
+  const res = await get(`${base}/ads/library/?${q}`);
+  if (looksLikeLoginWall(res)) throw blocked('Meta answered the Ad Library search with a login wall');
+  if (res.status >= 400) return undefined;
+  const html = res.body.toString('utf8');
+  const at = html.indexOf('"ad_library_main"');
+  const conn = at < 0 ? undefined : connectionOf(objectAt(html, html.lastIndexOf('{', at)));
+  for (const r of conn?.results ?? []) {
+    const profile = r.snapshot?.page_profile_uri;
+    let path = '';
+    try {
+      path = typeof profile === 'string' ? new URL(profile).pathname : '';
+    } catch {
+      path = '';
+    }
+    if (path.replace(/\/+$/, '').toLowerCase() === `/${handle}` && r.page_id) return { pageId: String(r.page_id), name: typeof r.page_name === 'string' ? r.page_name : null };
+  }
+  return undefined;
+}
+
 async function viaWeb(http: HttpClient, o: Omit<Required<Omit<MetaAdsOptions, 'signal' | 'timeoutMs'>>, 'pageId'> & { pageId?: string }, config: MetaAdsConfig, budget: Budget): Promise<MetaAdsResult> {
   const base = config.libraryBaseUrl.replace(/\/$/, '');
   const get = (url: string) => http.request(url, { timeoutMs: budget.left(), signal: budget.signal, headers: { 'accept-language': 'en-US,en;q=0.9' } });
@@ -138,13 +160,19 @@ async function viaWeb(http: HttpClient, o: Omit<Required<Omit<MetaAdsOptions, 's
   if (!pageId) {
     const pageUrl = `${base}/${o.advertiser}/`;
     const pageRes = await get(pageUrl);
-    if (pageRes.status === 404) throw notFound(`no Facebook page "${o.advertiser}"`);
     if (looksLikeLoginWall(pageRes)) throw blocked(`Meta answered ${pageUrl} with a login wall`);
-    if (pageRes.status >= 400) throw fetchFailed(`${pageUrl} answered HTTP ${pageRes.status}`);
-    const pageHtml = pageRes.body.toString('utf8');
+    if (pageRes.status >= 400 && pageRes.status !== 404) throw fetchFailed(`${pageUrl} answered HTTP ${pageRes.status}`);
+    const pageHtml = pageRes.status === 404 ? '' : pageRes.body.toString('utf8');
     pageId = /"pageID"\s*:\s*"(\d+)"|"page_id"\s*:\s*"(\d+)"|fb:\/\/page\/(?:\?id=)?(\d+)|"delegate_page"\s*:\s*\{"id"\s*:\s*"(\d+)"/.exec(pageHtml)?.slice(1).find(Boolean);
-    if (!pageId) throw notFound(`"${o.advertiser}" is not a Facebook page with ads (no page id on ${pageUrl})`);
-    name = /<meta property="og:title" content="([^"]*)"/.exec(pageHtml)?.[1] ?? /<title>([^<]*)<\/title>/.exec(pageHtml)?.[1]?.replace(/\s*\|\s*Facebook\s*$/, '') ?? null;
+    if (pageId) {
+      name = /<meta property="og:title" content="([^"]*)"/.exec(pageHtml)?.[1] ?? /<title>([^<]*)<\/title>/.exec(pageHtml)?.[1]?.replace(/\s*\|\s*Facebook\s*$/, '') ?? null;
+    } else {
+      // Not a page of that name (or its page shows no id): the library's own search, keeping the
+      // result whose page profile is that handle.
+      const found = await searchLibraryForPage(get, base, o.advertiser, o.country);
+      if (!found) throw notFound(`no Facebook page "${o.advertiser}" with ads in the Ad Library`);
+      ({ pageId, name } = found);
+    }
   }
 
   // 2. The library's results page: tokens and the first batch.
