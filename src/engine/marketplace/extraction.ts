@@ -9,6 +9,7 @@ import { readEbay } from './ebay.js';
 import { readWalmart } from './walmart.js';
 import { readTarget } from './target.js';
 import { readEtsy } from './etsy.js';
+import { readBestBuy } from './bestbuy.js';
 import { readProduct, type SiteReader } from './product.js';
 import { isListingUrl, readListing } from './listing.js';
 import { marketplaceName } from './registry.js';
@@ -19,6 +20,7 @@ const READERS: Record<string, SiteReader> = {
   walmart: readWalmart,
   target: readTarget,
   etsy: readEtsy,
+  bestbuy: readBestBuy,
 };
 
 export function marketplaceExtraction(marketplace: string, mode: 'basic' | 'rich'): PageExtraction {

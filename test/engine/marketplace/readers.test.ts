@@ -133,6 +133,16 @@ describe('marketplace readers', () => {
     ]);
   });
 
+  it("reads Best Buy Canada's page state: sale price with savings, sold out online, model, UPC, rating", () => {
+    const { json: p, sources } = read('bestbuy_ca', 'bestbuy-ca-sale.html', 'https://www.bestbuy.ca/en-ca/product/deep-sea-doorbell/15432345');
+    expect(p).toMatchObject({
+      id: '15432345', title: 'Deep Sea Doorbell - Black', price: 149.99, currency: 'CAD', list_price: 199.99, discount_percent: 25,
+      availability: 'out_of_stock', in_stock: false, brand: 'ABYSS', model: 'DSD-1', gtin: '0123456789012', rating: 4.2, review_count: 88, description: 'A doorbell for the deep.',
+    });
+    expect(p.images).toHaveLength(2);
+    expect(sources.price).toBe('bestbuy:__INITIAL_STATE__.product.priceWithoutEhf');
+  });
+
   it('reads product ids from every marketplace URL shape', () => {
     const cases: [string, string, string | undefined][] = [
       ['amazon_us', 'https://www.amazon.com/Some-Name/dp/b07fw264wl?th=1', 'B07FW264WL'],
