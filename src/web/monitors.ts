@@ -47,6 +47,7 @@ export function monitorPages(app: FastifyInstance, ctx: ServerContext, kit: Kit)
 <label for="m-watch">Watched fields <span class="muted">(comma-separated: title, markdown, status_code, schema keys, product fields)</span><input id="m-watch" name="watch" required value="${f.watch ?? 'title'}"></label>
 <label for="m-webhook">Webhook URL<input id="m-webhook" name="webhook" type="url" required value="${f.webhook ?? ''}" placeholder="https://hooks.example.com/trawl"></label>
 <label for="m-schema">Schema <span class="muted">(optional JSON, e.g. {"price":"number"})</span><textarea id="m-schema" name="schema" rows="3">${f.schema ?? ''}</textarea></label>
+<label for="m-conditions">Conditions <span class="muted">(optional JSON: notify only when all hold, e.g. [{"field":"price","op":"lt","value":50}])</span><textarea id="m-conditions" name="conditions" rows="2">${f.conditions ?? ''}</textarea></label>
 <button type="submit">Create monitor</button></form>`;
     return shell(s, '/monitors', 'Monitors', body, notice);
   };
@@ -60,6 +61,13 @@ export function monitorPages(app: FastifyInstance, ctx: ServerContext, kit: Kit)
         body.schema = JSON.parse(f.schema);
       } catch {
         return send(reply, 400, await listPage(s, f, { kind: 'error', text: 'schema: is not valid JSON' }));
+      }
+    }
+    if (f.conditions?.trim()) {
+      try {
+        body.conditions = JSON.parse(f.conditions);
+      } catch {
+        return send(reply, 400, await listPage(s, f, { kind: 'error', text: 'conditions: is not valid JSON' }));
       }
     }
     try {

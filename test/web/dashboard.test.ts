@@ -121,6 +121,10 @@ describe('dashboard', () => {
     expect(await p.textContent('[role=alert]')).toMatch(/^interval: "10 minutes" is not an interval/);
     await shot(p, '07-monitor-error');
     await p.fill('#m-interval', '1d');
+    await p.fill('#m-conditions', '[{"field":"price","op":"below","value":50}]');
+    await p.click('form[action="/monitors"] button[type=submit]');
+    expect(await p.textContent('[role=alert]')).toMatch(/^conditions\[0\]\.op: must be one of/);
+    await p.fill('#m-conditions', '[{"field":"price","op":"increased"}]');
     await p.click('form[action="/monitors"] button[type=submit]');
     await p.waitForURL(/\/monitors\/mon_/);
     await p.click('button:has-text("Pause")');
