@@ -25,5 +25,7 @@ declare module 'fastify' {
     auth?: AuthInfo;
     /** Credits kept for this request (0 until work succeeds). */
     creditsCharged: number;
+    /** performance.now() when the request arrived (its usage row's duration). */
+    startedAt: number;
   }
 }

@@ -33,6 +33,10 @@ for (const dialect of DIALECTS) {
           res.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE);
         },
         '/image': (_q, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(10)),
+        '/late': async (_q, res) => {
+          await new Promise((r) => setTimeout(r, 300));
+          res.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE);
+        },
       });
       svc = await startTestService(dialect);
     });
@@ -66,6 +70,11 @@ for (const dialect of DIALECTS) {
       const rows = await usage.listUsage(svc.store.db, accountId);
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ endpoint: 'POST /v1/scrape', status: 200, credits: 1, request_id: res.headers.get('x-request-id') });
+      // The request's own duration (also without a logger): it took at least the page's 300 ms.
+      await svc.post('/v1/scrape', { url: `${site.url}/late` }, key);
+      const late = (await usage.listUsage(svc.store.db, accountId))[0];
+      expect(late.duration_ms).toBeGreaterThanOrEqual(280);
+      expect(late.duration_ms).toBeLessThan(10_000);
     });
 
     it('GET /v1/account costs nothing', async () => {

@@ -14,8 +14,11 @@ export function registerApiScope(app: FastifyInstance, ctx: ServerContext): void
   const authenticate = makeAuthenticate(ctx);
   app.decorateRequest('auth', undefined);
   app.decorateRequest('creditsCharged', 0);
+  // Fastify only times replies when a logger or an onResponse hook is there: time them here.
+  app.decorateRequest('startedAt', 0);
 
   app.addHook('onRequest', async (request, reply) => {
+    request.startedAt = performance.now();
     request.auth = await authenticate(request);
     const v = await ctx.rateLimiter.take(request.auth.keyId, request.auth.rateLimitPerMinute);
     reply.header('x-ratelimit-limit', String(v.limit));
@@ -34,7 +37,7 @@ export function registerApiScope(app: FastifyInstance, ctx: ServerContext): void
       endpoint: `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
       status: reply.statusCode,
       credits: request.creditsCharged,
-      duration_ms: Math.round(reply.elapsedTime),
+      duration_ms: Math.round(performance.now() - request.startedAt),
       request_id: String(request.id),
       created_at: new Date().toISOString(),
     };
