@@ -236,3 +236,39 @@ describe.skipIf(!have)('POST /v1/meta-ads (shared fixtures in ../shared/fixtures
     expect(nf.status).toBe(404);
   });
 });
+
+/** The same paths on fixture data written for these tests (test/fixtures/meta-ads): runs where the shared fixtures are absent. */
+describe('POST /v1/meta-ads on own fixtures', () => {
+  const OWN = join(import.meta.dirname, '../fixtures/meta-ads');
+  const own = (p: string) => JSON.parse(readFileSync(join(OWN, p), 'utf8'));
+
+  it('maps web results (collation, cards, placeholders) and Graph API records (plural and singular fields, token stripped)', async () => {
+    const meta = await startFakeMeta({ pages: { abyssgear: { id: '4242', name: 'Abyss Gear' } }, firstBatch: own('search_page.json').data, nextPages: {}, graphRecords: own('ads_archive.json') });
+    const web = await startTestService('sqlite', { META_AD_LIBRARY_BASE_URL: meta.url });
+    const graph = await startTestService('sqlite', { META_AD_LIBRARY_BASE_URL: meta.url, META_GRAPH_BASE_URL: meta.url, META_ACCESS_TOKEN: 'EAAownsecret' });
+    try {
+      const { key } = await web.newKey(5);
+      const r = (await (await web.post('/v1/meta-ads', { advertiser: 'abyssgear', country: 'US', active_status: 'all' }, key)).json()) as any;
+      expect(r.total).toBe(2);
+      expect(r.ads[0]).toMatchObject({ id: '2000000000000001', status: 'active', collation_count: 3, body: 'Lamps for the deep sea.', title: 'Deep Sea Lamp', cta: 'Shop now', ended_at: null, media: [{ type: 'image', url: 'https://scontent.example/lamp.jpg' }] });
+      // A dynamic-creative placeholder is not text: the card's own text is used.
+      expect(r.ads[1]).toMatchObject({ id: '2000000000000002', status: 'inactive', body: 'Kayaks that float.', title: 'Abyss Kayak', link_url: 'https://abyss.example/kayak', cta: 'Learn more', platforms: ['instagram'], ended_at: '2025-10-20T22:40:00.000Z', media: [{ type: 'image', url: 'https://scontent.example/kayak.jpg' }] });
+      // Only Instagram asked: both ads ran there; only Facebook asked: the Instagram-only one is left out.
+      const fb = (await (await web.post('/v1/meta-ads', { advertiser: 'abyssgear', country: 'US', active_status: 'all', platforms: ['facebook'] }, key)).json()) as any;
+      expect(fb.ads.map((a: any) => a.id)).toEqual(['2000000000000001']);
+
+      const g = await graph.newKey(5);
+      const body = (await (await graph.post('/v1/meta-ads', { advertiser: 'abyssgear', country: 'US', active_status: 'all' }, g.key)).json()) as any;
+      expect(JSON.stringify(body)).not.toMatch(/SECRET|EAAownsecret|access_token/);
+      expect(body.ads).toEqual([
+        expect.objectContaining({ id: '3000000000000001', status: 'active', body: 'Dive deeper.', title: 'Abyss Gear', platforms: ['facebook', 'instagram'], spend: { lower: 100, upper: 199, currency: 'USD' }, impressions: { lower: 1000, upper: 4999 }, snapshot_url: 'https://www.facebook.com/ads/archive/render_ad/?id=3000000000000001' }),
+        expect.objectContaining({ id: '3000000000000002', status: 'inactive', body: 'An older ad.', title: 'Old title', started_at: '2019-05-13T15:30:13.000Z', ended_at: '2019-05-16T15:30:04.000Z' }),
+        expect.objectContaining({ id: '3000000000000003', body: null, title: null, media: [], link_url: null }),
+      ]);
+    } finally {
+      await web.stop();
+      await graph.stop();
+      await meta.close();
+    }
+  });
+});
