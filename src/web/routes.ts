@@ -4,6 +4,7 @@
  * session cookie, never an API key, and call the same store functions as `/v1`.
  */
 import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -65,14 +66,20 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
     return send(reply, 500, page({ title: 'Something went wrong', body: html`<p>The page could not be shown. Request id: <code>${request.id}</code>.</p><p><a href="/">Back to the overview</a></p>` }));
   });
   const loginLimiter = new MemoryTokenBuckets();
-  const assetCache = new Map<string, Buffer>();
+  const assetCache = new Map<string, { plain: Buffer; gzip: Buffer }>();
 
   app.get<{ Params: { name: string } }>('/assets/:name', { schema: { hide: true } }, async (request, reply) => {
     const a = ASSETS[request.params.name];
     if (!a) return reply.code(404).header('content-type', 'text/plain').send('not found');
-    let body = assetCache.get(a.file);
-    if (!body) assetCache.set(a.file, (body = readFileSync(a.file)));
-    return reply.header('content-type', a.type).header('cache-control', 'public, max-age=3600').send(body);
+    // Compressed once, on first use; sent compressed to every browser that says it can read gzip.
+    let cached = assetCache.get(a.file);
+    if (!cached) {
+      const plain = readFileSync(a.file);
+      assetCache.set(a.file, (cached = { plain, gzip: gzipSync(plain, { level: 9 }) }));
+    }
+    reply.header('content-type', a.type).header('cache-control', 'public, max-age=3600').header('vary', 'accept-encoding');
+    if (/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) return reply.header('content-encoding', 'gzip').send(cached.gzip);
+    return reply.send(cached.plain);
   });
 
   /** Pages behind a session: the handler gets it; without one the browser goes to /login. */

@@ -224,6 +224,21 @@ describe('dashboard', () => {
     expect(right.headers.get('retry-after')).toMatch(/^\d+$/);
   });
 
+  it('serves its assets compressed to browsers that read gzip, cached for an hour', async () => {
+    const { gunzipSync } = await import('node:zlib');
+    const res = await fetch(`${svc.url}/assets/uPlot.iife.min.js`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(res.headers.get('content-encoding')).toBe('gzip');
+    expect(res.headers.get('cache-control')).toBe('public, max-age=3600');
+    const plain = await (await fetch(`${svc.url}/assets/uPlot.iife.min.js`, { headers: { 'accept-encoding': 'identity' } })).arrayBuffer();
+    expect(plain.byteLength).toBeGreaterThan(40_000);
+    // fetch decodes gzip itself; the raw request shows the wire size.
+    const { request } = await import('node:http');
+    const wire = await new Promise<Buffer>((ok) => request(`${svc.url}/assets/uPlot.iife.min.js`, { headers: { 'accept-encoding': 'gzip' } }, (r) => { const c: Buffer[] = []; r.on('data', (d) => c.push(d)); r.on('end', () => ok(Buffer.concat(c))); }).end());
+    expect(wire.length).toBeLessThan(plain.byteLength / 2);
+    expect(gunzipSync(wire).byteLength).toBe(plain.byteLength);
+    expect((await fetch(`${svc.url}/assets/../package.json`)).status).toBe(404);
+  });
+
   it('answers pages without a session with a redirect to log in, and the API stays JSON', async () => {
     const r = await fetch(`${svc.url}/keys`, { redirect: 'manual' });
     expect(r.status).toBe(303);
