@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { findChromium } from '../src/engine/fetch/browser.js';
-import { ROOT } from './lib/service.js';
+import { ROOT, waitHealthy } from './lib/service.js';
 
 const PORT = 3935;
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -22,14 +22,7 @@ if (!path) {
 const dataDir = mkdtempSync(join(tmpdir(), 'trawl-bench-dash-'));
 const server = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), 'serve'], { env: { ...process.env, PORT: String(PORT), TRAWL_DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'error' }, stdio: 'ignore' });
 try {
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${BASE}/healthz`)).ok) break;
-    } catch {
-      if (i > 200) throw new Error('service did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  await waitHealthy(BASE);
   const signup = await fetch(`${BASE}/signup`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=bench%40example.com&password=benchmark-password' });
   const token = signup.headers.get('set-cookie')!.split(';')[0].split('=')[1];
   const browser = await chromium.launch({ executablePath: path, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--no-first-run'] });

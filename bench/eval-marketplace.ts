@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FIXTURES, readHtml, requireFixtures } from './lib/fixtures.js';
 import { halfOf } from './lib/halves.js';
-import { ROOT, trawlCli } from './lib/service.js';
+import { ROOT, trawlCli, waitHealthy } from './lib/service.js';
 import { isMarketplaceId, productIdFromUrl } from '../src/engine/marketplace/registry.js';
 import { normaliseCurrency } from '../src/engine/extract/currency.js';
 
@@ -113,14 +113,7 @@ const same = (field: Field, truth: unknown, got: unknown): boolean => {
 };
 
 try {
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${PORT}/healthz`)).ok) break;
-    } catch {
-      if (i > 200) throw new Error('service did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  await waitHealthy(`http://127.0.0.1:${PORT}`);
   type Tally = Record<'all' | 'study' | 'measure', Record<string, { ok: number; n: number }>>;
   const fresh = (): Tally => ({ all: {}, study: {}, measure: {} });
   const tallies = { marketplace: fresh(), extract: fresh() };

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requireFixtures } from './lib/fixtures.js';
-import { ROOT, trawlCli } from './lib/service.js';
+import { ROOT, trawlCli, waitHealthy } from './lib/service.js';
 import { startFakeMeta } from '../test/helpers/fake-meta.js';
 
 const dir = requireFixtures('meta-ads');
@@ -33,14 +33,7 @@ async function run(source: 'web' | 'graph_api', port: number): Promise<void> {
   const { key } = JSON.parse(await trawlCli(['keys', 'create', '--email', 'eval@local', '--rate-limit', '100000'], env));
   const server = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), 'serve'], { env, stdio: 'ignore' });
   try {
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) break;
-      } catch {
-        if (i > 200) throw new Error('service did not start');
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+    await waitHealthy(`http://127.0.0.1:${port}`);
     const res = await fetch(`http://127.0.0.1:${port}/v1/meta-ads`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ advertiser: 'shaktimats', country: 'US', active_status: 'all', limit: 500 }) });
     const body = (await res.json()) as { ads?: Record<string, unknown>[]; total?: number; error?: string; detail?: string };
     const expected = source === 'web' ? page1.ad_library_main.search_results_connection.edges[0].node.collated_results.length : records.length;

@@ -14,3 +14,16 @@ export function trawlCli(args: string[], env: NodeJS.ProcessEnv): Promise<string
     p.on('exit', (code) => (code === 0 ? ok(out) : fail(new Error(`trawl ${args.join(' ')} failed`))));
   });
 }
+
+/** Resolves once `${base}/healthz` answers 200 (throws after 20 s). */
+export async function waitHealthy(base: string): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (i > 200) throw new Error(`${base} did not start`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -3,38 +3,9 @@
  * and for marketplace pages the product record's scalar fields. Values are normalised before
  * they are compared, so "19.99" vs 19.99 or a trailing space is never a change.
  */
-import { compileSchema, type CompiledSchema } from '../engine/index.js';
+import { PRODUCT_SCALAR_FIELDS } from '../engine/marketplace/product.js';
 
 export const BUILTIN_FIELDS = ['title', 'markdown', 'status_code'] as const;
-
-/**
- * The contract's product record (POST /v1/marketplace, scalar fields): what a monitor on a
- * marketplace page can watch. Read by the marketplace's product reader; as a schema for the
- * generic extractor when the monitor also watches `markdown` (a scrape then reads both).
- */
-export const PRODUCT_SCHEMA = {
-  id: 'string',
-  title: 'string',
-  price: 'number',
-  currency: 'string',
-  availability: 'string',
-  in_stock: 'boolean',
-  brand: 'string',
-  list_price: 'number',
-  discount_percent: 'number',
-  rating: 'number',
-  review_count: 'integer',
-  description: 'string',
-  gtin: 'string',
-  mpn: 'string',
-  sku: 'string',
-  model: 'string',
-  condition: 'string',
-  shipping: 'string',
-} as const;
-
-let productSchema: CompiledSchema | undefined;
-export const compiledProductSchema = () => (productSchema ??= compileSchema(PRODUCT_SCHEMA));
 
 /** What a monitor on an advertiser's Ad Library (or page) URL watches: their ads. */
 export const ADVERTISER_FIELDS = ['total', 'ad_ids'] as const;
@@ -45,7 +16,7 @@ export function watchableFields(schema: Record<string, unknown> | null, marketpl
   const names = new Set<string>(BUILTIN_FIELDS);
   if (advertiser) for (const k of ADVERTISER_FIELDS) names.add(k);
   if (schema) for (const k of Object.keys(schema)) names.add(k);
-  else if (marketplace) for (const k of Object.keys(PRODUCT_SCHEMA)) names.add(k);
+  else if (marketplace) for (const k of PRODUCT_SCALAR_FIELDS) names.add(k);
   return names;
 }
 

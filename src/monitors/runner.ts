@@ -9,7 +9,7 @@ import { marketplaceProduct } from '../engine/marketplace/index.js';
 import { advertiserFromUrl, metaAds, type MetaAdsConfig } from '../engine/meta-ads/index.js';
 import { isTrawlError, TrawlError } from '../errors.js';
 import { newId, type MonitorRun, type Store } from '../store/index.js';
-import { compiledProductSchema, normalise, watchesAdvertiser, type Value } from './fields.js';
+import { normalise, watchesAdvertiser, type Value } from './fields.js';
 import { diffValues, shouldNotify, type Changes, type Condition } from './diff.js';
 
 /** Time one run may take (fetch, render, processing). */
@@ -86,13 +86,14 @@ async function observe(engine: Engine, c: Claimed, signal?: AbortSignal, meta?: 
     for (const f of c.watch) values[f] = f === 'total' ? (r.total ?? ids.length) : ids;
     return { values, statusCode: 200 };
   }
-  // A marketplace page without a schema of its own: the marketplace's product reader.
-  if (c.marketplace && !c.schema && !c.watch.includes('markdown')) {
-    const r = await marketplaceProduct(engine, { marketplace: c.marketplace, url: c.url, timeoutMs: RUN_TIMEOUT_MS, signal });
-    for (const f of c.watch) values[f] = normalise(f === 'status_code' ? 200 : r.product[f]);
-    return { values, statusCode: 200 };
+  // A marketplace page without a schema of its own: the marketplace's product reader (its markdown
+  // from the same parse when watched; `title` is the product's).
+  if (c.marketplace && !c.schema) {
+    const r = await marketplaceProduct(engine, { marketplace: c.marketplace, url: c.url, timeoutMs: RUN_TIMEOUT_MS, signal, markdown: c.watch.includes('markdown') });
+    for (const f of c.watch) values[f] = normalise(f === 'status_code' ? r.statusCode : f === 'markdown' ? r.markdown : r.product[f]);
+    return { values, statusCode: r.statusCode };
   }
-  const schema = c.schema ? compileSchema(JSON.parse(c.schema)) : c.marketplace && c.watch.some((f) => !['title', 'markdown', 'status_code'].includes(f)) ? compiledProductSchema() : undefined;
+  const schema = c.schema ? compileSchema(JSON.parse(c.schema)) : undefined;
   const wantsMarkdown = c.watch.includes('markdown');
   const r = await scrape(engine, {
     url: c.url,

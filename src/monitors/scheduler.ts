@@ -5,6 +5,7 @@
  * at most POLL_MS, or until woken. Any number of schedulers may share a database.
  */
 import type { Engine } from '../engine/index.js';
+import type { MetaAdsConfig } from '../engine/meta-ads/index.js';
 import type { WorkQueue } from '../queue/index.js';
 import { monitors as monitorRepo, webhooks as webhookRepo, type Store } from '../store/index.js';
 import { attemptDelivery, recoverInterrupted, type DeliveryDeps } from './deliver.js';
@@ -29,7 +30,7 @@ export interface SchedulerOptions {
   /** The only process on this store (embedded): work left in hand at start is orphaned. */
   soleProcess: boolean;
   /** The Ad Library's location (monitors on an advertiser). */
-  meta?: import('../engine/meta-ads/index.js').MetaAdsConfig;
+  meta?: MetaAdsConfig;
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 

@@ -37,7 +37,8 @@ describe('monitors API', () => {
       '/article': '<html><head><title>Notes</title></head><body><article><h1>Notes</h1><p>Some words in a paragraph that is long enough to be the content of this page.</p></article></body></html>',
     });
     hook = await startWebhookReceiver();
-    svc = await startTestService('sqlite', { TRAWL_MIN_INTERVAL_SECONDS: '1', TRAWL_WEBHOOK_RETRY_BASE_MS: '100', TRAWL_WEBHOOK_MAX_ATTEMPTS: '4' });
+    // Marketplace hosts are pinned to a closed local port: checks and any scheduled run stay on this machine.
+    svc = await startTestService('sqlite', { TRAWL_MIN_INTERVAL_SECONDS: '1', TRAWL_WEBHOOK_RETRY_BASE_MS: '100', TRAWL_WEBHOOK_MAX_ATTEMPTS: '4', TRAWL_RESOLVE: 'www.amazon.de=127.0.0.1:9,www.etsy.com=127.0.0.1:9' });
   });
   afterAll(async () => {
     await svc?.stop();
@@ -46,6 +47,13 @@ describe('monitors API', () => {
   });
 
   const base = () => ({ url: `${site.url}/product`, interval: '1h', watch: ['price', 'title'], webhook: hook.url, schema: { price: 'number', name: 'string' } });
+  /** A monitor that runs only when the test says so (paused; "run now" still runs it). */
+  const pausedMonitor = async (key: string, body: Record<string, unknown>) => {
+    const id = (await call(svc, 'POST', '/v1/monitors', key, body)).body.monitor.monitor_id as string;
+    await call(svc, 'PATCH', `/v1/monitors/${id}`, key, { state: 'paused' });
+    return id;
+  };
+  const runNow = async (key: string, id: string) => (await call(svc, 'POST', `/v1/monitors/${id}/run`, key, {})).body.run;
 
   it('creates a monitor in the contract shape', async () => {
     const { key } = await svc.newKey(10);
@@ -108,7 +116,8 @@ describe('monitors API', () => {
   });
 
   it('refuses a private webhook or URL when the network guard is on', async () => {
-    const guarded = await startTestService('sqlite', { TRAWL_ALLOW_PRIVATE_NETWORK: '' });
+    // example.invalid is pinned (no DNS query leaves the machine); literal private addresses are refused.
+    const guarded = await startTestService('sqlite', { TRAWL_ALLOW_PRIVATE_NETWORK: '', TRAWL_RESOLVE: 'example.invalid=127.0.0.1:9' });
     try {
       const { key } = await guarded.newKey(10);
       const r = await call(guarded, 'POST', '/v1/monitors', key, { ...base(), url: 'http://example.invalid/x', webhook: 'http://127.0.0.1:9/hook' });
@@ -173,8 +182,7 @@ describe('monitors API', () => {
     const secret = (await accounts.findAccountById(svc.store.db, accountId))!.signing_secret;
     price = 19.99;
     down = false;
-    const id = (await call(svc, 'POST', '/v1/monitors', key, base())).body.monitor.monitor_id;
-    await call(svc, 'PATCH', `/v1/monitors/${id}`, key, { state: 'paused' }); // only the runs this test asks for
+    const id = await pausedMonitor(key, base());
     const before = hook.received.length;
 
     const baseline = await call(svc, 'POST', `/v1/monitors/${id}/run`, key, {});
@@ -238,9 +246,8 @@ describe('monitors API', () => {
   it('conditions: an event only when every rule holds', async () => {
     const { key } = await svc.newKey(20);
     price = 40;
-    const id = (await call(svc, 'POST', '/v1/monitors', key, { ...base(), watch: ['price'], conditions: [{ field: 'price', op: 'lt', value: 30 }, { field: 'price', op: 'decreased' }] })).body.monitor.monitor_id;
-    await call(svc, 'PATCH', `/v1/monitors/${id}`, key, { state: 'paused' });
-    const run = async () => (await call(svc, 'POST', `/v1/monitors/${id}/run`, key, {})).body.run;
+    const id = await pausedMonitor(key, { ...base(), watch: ['price'], conditions: [{ field: 'price', op: 'lt', value: 30 }, { field: 'price', op: 'decreased' }] });
+    const run = () => runNow(key, id);
     await run(); // baseline 40
     price = 35;
     expect(await run()).toMatchObject({ changes: { price: { from: 40, to: 35 } }, event_id: null }); // decreased, not < 30
@@ -255,13 +262,12 @@ describe('monitors API', () => {
   it('retries a failing receiver with backoff and the same event id, logs every attempt, and redelivers', async () => {
     const { key } = await svc.newKey(10);
     price = 10;
-    const id = (await call(svc, 'POST', '/v1/monitors', key, { ...base(), watch: ['price'] })).body.monitor.monitor_id;
-    await call(svc, 'PATCH', `/v1/monitors/${id}`, key, { state: 'paused' });
-    await call(svc, 'POST', `/v1/monitors/${id}/run`, key, {});
+    const id = await pausedMonitor(key, { ...base(), watch: ['price'] });
+    await runNow(key, id);
     const before = hook.received.length;
     hook.failNext(2, 503);
     price = 11;
-    const run = (await call(svc, 'POST', `/v1/monitors/${id}/run`, key, {})).body.run;
+    const run = await runNow(key, id);
     const got = (await hook.waitFor(before + 3)).slice(before, before + 3);
     expect(got.map((g) => g.answered)).toEqual([503, 503, 204]);
     expect(new Set(got.map((g) => JSON.parse(g.body).id))).toEqual(new Set([run.event_id]));
@@ -294,13 +300,12 @@ describe('monitors API', () => {
   it('gives up after the configured attempts and records the failure', async () => {
     const { key } = await svc.newKey(10);
     price = 10;
-    const id = (await call(svc, 'POST', '/v1/monitors', key, { ...base(), watch: ['price'] })).body.monitor.monitor_id;
-    await call(svc, 'PATCH', `/v1/monitors/${id}`, key, { state: 'paused' });
-    await call(svc, 'POST', `/v1/monitors/${id}/run`, key, {});
+    const id = await pausedMonitor(key, { ...base(), watch: ['price'] });
+    await runNow(key, id);
     const before = hook.received.length;
     hook.failNext(10, 500);
     price = 12;
-    await call(svc, 'POST', `/v1/monitors/${id}/run`, key, {});
+    await runNow(key, id);
     await hook.waitFor(before + 4);
     let d: any;
     for (let i = 0; i < 50; i++) {

@@ -236,7 +236,10 @@ describe('dashboard', () => {
     const wire = await new Promise<Buffer>((ok) => request(`${svc.url}/assets/uPlot.iife.min.js`, { headers: { 'accept-encoding': 'gzip' } }, (r) => { const c: Buffer[] = []; r.on('data', (d) => c.push(d)); r.on('end', () => ok(Buffer.concat(c))); }).end());
     expect(wire.length).toBeLessThan(plain.byteLength / 2);
     expect(gunzipSync(wire).byteLength).toBe(plain.byteLength);
-    expect((await fetch(`${svc.url}/assets/../package.json`)).status).toBe(404);
+    // Only the listed assets: an encoded path out of the folder is not one.
+    const escape = await fetch(`${svc.url}/assets/..%2Fpackage.json`);
+    expect(escape.status).toBe(404);
+    expect(await escape.text()).not.toContain('"dependencies"');
   });
 
   it('answers pages without a session with a redirect to log in, and the API stays JSON', async () => {

@@ -9,34 +9,22 @@
 import type { Document } from '../document/dom.js';
 import { scriptText } from '../document/dom.js';
 import { currencyFromText } from '../extract/currency.js';
+import { balancedJson } from '../extract/sources/app-state.js';
 import { all, attr, first, parsePrice, text } from './dom-helpers.js';
 import type { Found, ReaderContext } from './product.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** A balanced JSON object after `marker` in the page's scripts. */
+/** The JSON object assigned after `marker` in the page's scripts (`window.__INITIAL_STATE__ = {…}`). */
 function stateAfter(doc: Document, marker: string): Json | undefined {
   for (const s of all(doc, (e) => e.name === 'script')) {
     const src = scriptText(s);
     const i = src.indexOf(marker);
     if (i < 0) continue;
-    const start = src.indexOf('{', i);
-    let depth = 0;
-    let inString = false;
-    for (let k = start; k >= 0 && k < src.length; k++) {
-      const c = src[k];
-      if (inString) {
-        if (c === '\\') k++;
-        else if (c === '"') inString = false;
-      } else if (c === '"') inString = true;
-      else if (c === '{') depth++;
-      else if (c === '}' && --depth === 0) {
-        try {
-          return JSON.parse(src.slice(start, k + 1));
-        } catch {
-          return undefined;
-        }
-      }
+    try {
+      return JSON.parse(balancedJson(src, src.indexOf('{', i)) ?? '');
+    } catch {
+      return undefined;
     }
   }
   return undefined;

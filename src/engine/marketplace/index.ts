@@ -18,12 +18,17 @@ export interface MarketplaceOptions {
   render?: RenderMode;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Also the page's markdown, from the same parse (monitors watching `markdown`). */
+  markdown?: boolean;
 }
 
 export interface MarketplaceResult {
   marketplace: string;
   product: Record<string, unknown>;
   sources: Record<string, string>;
+  /** The page's HTTP status (a monitor's `status_code`). */
+  statusCode: number;
+  markdown?: string;
 }
 
 /** A desktop Chrome's navigation headers, in the region's language. */
@@ -62,8 +67,8 @@ export async function marketplaceProduct(fetchers: Fetchers, options: Marketplac
   }
   try {
     const control: JobControl = { signal: options.signal, deadline };
-    const doc = await processDocument(fetchers.documents, page.text ?? '', { url: page.url, onlyMainContent: false, markdown: false, html: false, links: false }, marketplaceExtraction(options.marketplace, options.mode ?? 'rich'), control);
-    return { marketplace: options.marketplace, product: doc.extracted?.json ?? {}, sources: doc.extracted?.sources ?? {} };
+    const doc = await processDocument(fetchers.documents, page.text ?? '', { url: page.url, onlyMainContent: true, markdown: options.markdown ?? false, html: false, links: false }, marketplaceExtraction(options.marketplace, options.mode ?? 'rich'), control);
+    return { marketplace: options.marketplace, product: doc.extracted?.json ?? {}, sources: doc.extracted?.sources ?? {}, statusCode: page.status, ...(options.markdown ? { markdown: doc.markdown ?? '' } : {}) };
   } finally {
     releasePage(page);
   }

@@ -6,7 +6,8 @@
  * reading.
  */
 import type { Document } from '../document/dom.js';
-import { absoluteUrl, scriptText } from '../document/dom.js';
+import { absoluteUrl } from '../document/dom.js';
+import { nextData } from './walmart.js';
 import { extractFromDocument } from '../extract/index.js';
 import { compileSchema, type CompiledSchema } from '../extract/schema.js';
 import { currencyFromText } from '../extract/currency.js';
@@ -86,14 +87,7 @@ function ebayCards(doc: Document, url: string, decimal: '.' | ','): ListedProduc
 }
 
 function walmartStacks(doc: Document, url: string): ListedProduct[] {
-  const s = first(doc, (e) => e.name === 'script' && e.attribs.id === '__NEXT_DATA__');
-  if (!s) return [];
-  let data: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  try {
-    data = JSON.parse(scriptText(s));
-  } catch {
-    return [];
-  }
+  const data = nextData(doc);
   const stacks = (data?.props?.pageProps?.initialData?.searchResult?.itemStacks ?? []) as { items?: Record<string, any>[] }[]; // eslint-disable-line @typescript-eslint/no-explicit-any
   return stacks.flatMap((st) => st.items ?? []).filter((i) => i.usItemId && i.name).map((i) => {
     const price = typeof i.price === 'number' ? i.price : i.priceInfo?.currentPrice?.price ?? null;

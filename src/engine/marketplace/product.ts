@@ -8,6 +8,7 @@ import type { Document } from '../document/dom.js';
 import { extractFromDocument } from '../extract/index.js';
 import { compileSchema, type CompiledSchema } from '../extract/schema.js';
 import { normaliseCurrency } from '../extract/currency.js';
+import { coerceBoolean } from '../extract/coerce.js';
 import { productIdFromUrl, regionOf, type Region } from './registry.js';
 
 export type Availability = 'in_stock' | 'out_of_stock' | 'preorder' | 'limited' | 'unknown';
@@ -50,6 +51,12 @@ export interface ProductRecord {
 
 export const BASIC_FIELDS = ['id', 'url', 'title', 'price', 'currency', 'availability', 'in_stock'] as const;
 
+/** The record's single-valued fields (what a monitor on a marketplace page can watch). */
+export const PRODUCT_SCALAR_FIELDS = [
+  'id', 'title', 'price', 'currency', 'availability', 'in_stock', 'brand', 'list_price', 'discount_percent', 'rating',
+  'review_count', 'description', 'gtin', 'mpn', 'sku', 'model', 'condition', 'shipping',
+] as const;
+
 /** What a reader found: any subset of the record, with the source of each field. */
 export interface Found {
   values: Partial<ProductRecord> & { availability_text?: string };
@@ -87,15 +94,17 @@ const GENERIC_SCHEMA = {
 } as const;
 let generic: CompiledSchema | undefined;
 
-/** Availability words and schema.org states → the contract's enum. */
+/**
+ * Availability words and schema.org states → the contract's enum: the two states only this enum
+ * has (pre-order, few left) first, then the extractor's own in/out-of-stock reading.
+ */
 export function availabilityOf(text: string | undefined | null, inStock?: boolean | null): Availability {
   const t = (text ?? '').toLowerCase();
   if (t) {
-    if (/preorder|pre-order|presale|pre-sale|vorbestell|précommande|precommande|preordina|reserva|予約/.test(t)) return 'preorder';
+    if (/preorder|pre-order|presale|pre-sale|backorder|vorbestell|précommande|precommande|preordina|reserva|予約/.test(t)) return 'preorder';
     if (/limitedavailability|only \d+ left|nur noch \d+|plus que \d+|solo \d+|sólo quedan \d+|quedan \d+|rimang|il en reste|limited stock|low stock|few left/.test(t)) return 'limited';
-    if (/outofstock|soldout|discontinued|out of stock|sold out|currently unavailable|unavailable|not available|no longer available|derzeit nicht|nicht verfügbar|nicht auf lager|actuellement indisponible|indisponible|non disponibile|no disponible|agotado|esaurito|épuisé|ausverkauft|在庫切れ/.test(t)) return 'out_of_stock';
-    if (/backorder/.test(t)) return 'preorder';
-    if (/instock|in stock|instoreonly|onlineonly|auf lager|en stock|disponibile|disponible|available|verfügbar|lieferbar|add to cart|在庫あり/.test(t)) return 'in_stock';
+    const read = /instoreonly/.test(t) || coerceBoolean(t);
+    if (read !== undefined) return read ? 'in_stock' : 'out_of_stock';
   }
   if (inStock === true) return 'in_stock';
   if (inStock === false) return 'out_of_stock';
@@ -175,7 +184,7 @@ export function readProduct(doc: Document, ctx: { marketplace: string; url: stri
   }
   // A count read off a loose element match that is only the rating's own number ("4.3 out of 5") is not a count.
   const rating = out.rating as number | null;
-  if (typeof out.review_count === 'number' && sources.review_count?.startsWith('css:') && (out.review_count === 5 || (rating !== null && out.review_count === Math.floor(rating)))) {
+  if (typeof out.review_count === 'number' && sources.review_count?.startsWith('css:') && rating !== null && out.review_count === Math.floor(rating)) {
     out.review_count = null;
     delete sources.review_count;
   }

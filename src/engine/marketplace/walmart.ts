@@ -14,7 +14,8 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 const stripTags = (html: unknown) => (typeof html === 'string' ? html.replace(/<[^>]+>/g, ' ').replace(/&nbsp;/g, ' ').replace(/\s+/g, ' ').trim() : undefined);
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() && Number.isFinite(Number(v)) ? Number(v) : undefined);
 
-function nextData(doc: Document): Json | undefined {
+/** The page's Next.js state (`<script id="__NEXT_DATA__">`). */
+export function nextData(doc: Document): Json | undefined {
   const s = first(doc, (e) => e.name === 'script' && e.attribs.id === '__NEXT_DATA__');
   if (!s) return undefined;
   try {

@@ -8,6 +8,7 @@
  */
 import { blocked, fetchFailed, notFound, TrawlError, timeoutError } from '../../errors.js';
 import type { HttpClient, HttpResponse } from '../fetch/http.js';
+import { balancedJson } from '../extract/sources/app-state.js';
 import { adFromGraph, adFromWeb, type Ad } from './ad.js';
 
 export type { Ad } from './ad.js';
@@ -93,26 +94,13 @@ function looksLikeLoginWall(res: HttpResponse): boolean {
   return /id="login_form"|name="login"[^>]*type="submit"|\/checkpoint\/block\//.test(head) && !/ad_library_main|"pageID"/.test(head);
 }
 
-/** Balanced JSON object starting at `from` (a `{`), for state embedded in a page's scripts. */
+/** The JSON object starting at `from` (a `{`), for state embedded in a page's scripts. */
 function objectAt(s: string, from: number): Json | undefined {
-  let depth = 0;
-  let inString = false;
-  for (let i = from; i < s.length && i - from < 5_000_000; i++) {
-    const c = s[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{') depth++;
-    else if (c === '}' && --depth === 0) {
-      try {
-        return JSON.parse(s.slice(from, i + 1));
-      } catch {
-        return undefined;
-      }
-    }
+  try {
+    return JSON.parse(balancedJson(s, from) ?? '');
+  } catch {
+    return undefined;
   }
-  return undefined;
 }
 
 interface Connection {
