@@ -6,7 +6,8 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -27,10 +28,12 @@ function cpuMs(from) {
 }
 
 async function runTrawl(base) {
-  // The compiled engine, as `trawl serve` runs it (npm run bench:crawl builds first).
-  const { crawl } = await import('../dist/engine/crawl/index.js');
-  const { HttpClient } = await import('../dist/engine/fetch/http.js');
-  const { DocumentPool } = await import('../dist/engine/document/pool.js');
+  // The compiled engine, as `trawl serve` runs it (npm run bench:crawl builds first) — or
+  // another checkout's build (BENCH_TRAWL_DIST, the baseline of an A/B run: see crawl.ts).
+  const dist = process.env.BENCH_TRAWL_DIST ? `${pathToFileURL(resolve(process.env.BENCH_TRAWL_DIST)).href}/` : new URL('../dist/', import.meta.url).href;
+  const { crawl } = await import(`${dist}engine/crawl/index.js`);
+  const { HttpClient } = await import(`${dist}engine/fetch/http.js`);
+  const { DocumentPool } = await import(`${dist}engine/document/pool.js`);
   const http = new HttpClient({ allowPrivateNetwork: true });
   // As `trawl serve` runs it: a document worker per spare core (BENCH_WORKERS overrides; 0 = inline).
   // BENCH_WARM_UP=N: N passes of each worker's start-up warm-up instead of the default (0 =
@@ -39,7 +42,7 @@ async function runTrawl(base) {
   const noWarmUp = passes === 0;
   const documents = new DocumentPool({ size: process.env.BENCH_WORKERS ? Number(process.env.BENCH_WORKERS) : undefined, warmUpPasses: passes });
   const nursery = /--max-semi-space-size=(\d+)/.exec(process.env.NODE_OPTIONS ?? '')?.[1];
-  const name = `trawl (markdown on, ${documents.size} doc worker${documents.size === 1 ? '' : 's'}${nursery ? `, ${nursery} MB nursery` : ''}${noWarmUp && documents.size ? ', no warm-up' : ''}${warmNote})`;
+  const name = `trawl${process.env.BENCH_TRAWL_DIST ? ' BASELINE' : ''} (markdown on, ${documents.size} doc worker${documents.size === 1 ? '' : 's'}${nursery ? `, ${nursery} MB nursery` : ''}${noWarmUp && documents.size ? ', no warm-up' : ''}${warmNote})`;
   // The service's pool is started with the service, long before a crawl arrives: wait for
   // its workers to load (~100 ms) and warm up (~0.2 s of a spare core, reported as
   // warmUpMs) so the crawl is timed as it runs there. The main thread starts cold.

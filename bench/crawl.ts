@@ -5,6 +5,10 @@
  * crawl-runners.mjs); the site is served by a third process. Prints pages/s, peak RSS and the
  * ratios, cold (a fresh process per crawl) and in steady state (after a warm-up crawl of
  * another section of the site in the same process, for every crawler alike).
+ * BENCH_BASELINE=DIR (a checkout of another commit with its own `npm run build` done, e.g. a
+ * `git worktree`): that build's Trawl also runs, interleaved in the same rounds, and its
+ * speed is printed beside this one's — "no loss of speed" measured in one run, not across
+ * runs of a VM whose speed swings ±25 %.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -103,6 +107,7 @@ function child(role: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): 
  * whichever ran then), and reported as its median: a ratio compares two medians.
  */
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const BASELINE = process.env.BENCH_BASELINE ? { BENCH_TRAWL_DIST: join(process.env.BENCH_BASELINE, 'dist') } : undefined;
 
 type Config = { role: string; env?: NodeJS.ProcessEnv };
 
@@ -156,6 +161,7 @@ if (process.argv[2] === '--child') {
     const trawlCold: Config[] = only
       ? [{ role: 'trawl' }]
       : [{ role: 'trawl' }, { role: 'trawl', env: { BENCH_WARM_UP: '0' } }, { role: 'trawl', env: { BENCH_WORKERS: '0' } }, { role: 'trawl', env: small }];
+    if (BASELINE) trawlCold.splice(1, 0, { role: 'trawl', env: BASELINE });
     const cold = await interleaved(base, [...trawlCold, { role: 'crawlee' }, { role: 'crawlee-memory' }]);
     const [peer, lean] = cold.slice(-2);
     const ours = cold.slice(0, -2);
@@ -163,11 +169,13 @@ if (process.argv[2] === '--child') {
     // Steady state: the same crawls after each crawler has crawled the warm-up section in
     // the same process (see crawl-runners.mjs), as a service that has been running.
     const warm = { BENCH_WARM: '1', BENCH_WARM_PAGES: String(WARM_PAGES) };
-    const [pooledWarm, peerWarm, leanWarm] = await interleaved(base, [
+    const steady = await interleaved(base, [
       { role: 'trawl', env: warm },
+      ...(BASELINE ? [{ role: 'trawl', env: { ...warm, ...BASELINE } }] : []),
       { role: 'crawlee', env: warm },
       { role: 'crawlee-memory', env: warm },
     ]);
+    const [pooledWarm, peerWarm, leanWarm] = [steady[0], ...steady.slice(-2)];
     const rate = (r: Result) => r.pages / (r.ms / 1000);
     const cpu = (r: Result) => r.cpuMs / r.pages;
     const line = (r: Result) => `${r.name.padEnd(76)} ${String(r.pages).padStart(5)} pages  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${rate(r).toFixed(1).padStart(7)} pages/s  peak RSS ${r.maxRssMb.toFixed(0)} MB  CPU ${cpu(r).toFixed(2)} ms/page`;
@@ -182,6 +190,13 @@ if (process.argv[2] === '--child') {
     for (const r of [pooledWarm, peerWarm, leanWarm]) console.log(line(r));
     console.log(ratios(pooledWarm, peerWarm, 'defaults'));
     console.log(ratios(pooledWarm, leanWarm, 'in-memory'));
+    if (BASELINE) {
+      const vs = (r: Result, b: Result, label: string) =>
+        `${label.padEnd(11)} this build ${rate(r).toFixed(0)} pages/s, baseline ${rate(b).toFixed(0)}: speed ${(rate(r) / rate(b)).toFixed(2)}x, CPU per page ${(cpu(r) / cpu(b)).toFixed(2)}x, peak RSS ${(r.maxRssMb / b.maxRssMb).toFixed(2)}x`;
+      console.log(`\nagainst the baseline build (${process.env.BENCH_BASELINE}), same rounds:`);
+      console.log(vs(pooled, cold[1], 'cold'));
+      console.log(vs(pooledWarm, steady[1], 'steady'));
+    }
   } finally {
     site.proc.kill();
   }

@@ -6,7 +6,7 @@
  * back at the top of the content when the content does not start with it.
  */
 import type { AnyNode, Element, ParentNode } from './dom.js';
-import { collapse, isElement, removeNode, textOf } from './dom.js';
+import { collapsedLength, isElement, removeNode, textOf } from './dom.js';
 
 const words = (s: string) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
@@ -95,7 +95,7 @@ export function placeHeadline(content: ParentNode, headline: Element): void {
       }
       continue;
     }
-    if (beforeBody && n.name === 'p' && collapse(textOf(n)).length > 80) beforeBody = false;
+    if (beforeBody && n.name === 'p' && collapsedLength(textOf(n)) > 80) beforeBody = false;
     for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
   }
   for (const n of same) removeNode(n);

@@ -8,7 +8,7 @@
  *  4. prune link-heavy and empty leftovers inside it, and polish (polish.ts).
  */
 import type { AnyNode, Document, Element, ParentNode } from './dom.js';
-import { ScoredElement, PipelineText, elements as elementsOf, findFirst as findFirstIn, hasImage, isElement, isTextNode, removeNode, textOf } from './dom.js';
+import { ScoredElement, PipelineText, elements as elementsOf, findFirst as findFirstIn, collapsedLength, hasImage, isElement, isTextNode, removeNode, singleSpacedLength, textOf } from './dom.js';
 import { flattenGraph, parseLenient } from './json-ld.js';
 import { isTexScript, needsWork } from './markdown.js';
 import { findHeadline, placeHeadline } from './headline.js';
@@ -372,7 +372,7 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
       } else judgeOwnText(f, el.name, (el.parent as Element | null)?.name);
     }
     if (found && el.children?.length >= 3 && isTeaserList(el)) found.neutral.add(el);
-    if (stats.neutral?.has(f.node)) {
+    if (stats.neutral?.size && stats.neutral.has(f.node)) {
       f.s.score = 0;
       f.s.paras = 0;
     }
@@ -440,37 +440,6 @@ function countCommas(s: string): number {
 function countUpTo(s: string, c: string, max: number): number {
   let n = 0;
   for (let i = s.indexOf(c); i >= 0 && n < max; i = s.indexOf(c, i + 1)) n++;
-  return n;
-}
-
-/** Whitespace that collapsing would change: anything but single spaces. */
-const MESSY_SPACE = /[\t\n\v\f\r\u00a0]| {2}/;
-
-/** Length of `s`, known to hold only single spaces, without a space at either end. */
-function singleSpacedLength(s: string): number {
-  let n = s.length;
-  if (n > 0 && s.charCodeAt(0) === 32) n--;
-  if (n > 0 && s.charCodeAt(s.length - 1) === 32) n--;
-  return n;
-}
-
-/** Length of `s` with whitespace runs counted as one and the ends trimmed (no allocation). */
-function collapsedLength(s: string): number {
-  // Most text is words and single spaces: one native scan instead of a loop over every
-  // character (the loop was half of main-content scoring).
-  if (!MESSY_SPACE.test(s)) return singleSpacedLength(s);
-  let n = 0;
-  let pendingSpace = false;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 32 || (c >= 9 && c <= 13) || c === 160) {
-      pendingSpace = n > 0;
-    } else {
-      if (pendingSpace) n++;
-      pendingSpace = false;
-      n++;
-    }
-  }
   return n;
 }
 

@@ -4,7 +4,7 @@
  * lines after the last one, and cookie notices. (The headline stays: headline.ts.)
  */
 import type { AnyNode, Element, ParentNode } from './dom.js';
-import { collapse, hasImage, isElement, isTextNode, removeNode, textOf } from './dom.js';
+import { collapse, collapsedLength, hasImage, isElement, isTextNode, removeNode, textOf } from './dom.js';
 
 const LEAF_BLOCKS = new Set(['p', 'figcaption', 'blockquote', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'li', 'dd', 'pre', 'caption']);
 const HEADINGS = /^h[1-6]$/;
@@ -59,31 +59,49 @@ const MEDIA = new Set(['img', 'picture', 'video', 'audio', 'iframe', 'table', 'p
  * (a "Comments" heading over an empty thread, "Share this" over a removed share bar).
  */
 function dropEmptySections(root: ParentNode): void {
-  const seq: { level: number; el?: Element }[] = [];
+  // Headings met since the last content, in order; judged when content or the end comes.
+  let run: Element[] = [];
+  const settle = (contentFollows: boolean) => {
+    // Backwards through the run: a heading is empty when what follows it (content, the next
+    // heading that stays, or the end) is not deeper than it; an empty heading is transparent.
+    // (At the end of the content only the last heading counts as followed by nothing.)
+    let after = 7;
+    for (let i = run.length - 1; i >= 0; i--) {
+      const el = run[i];
+      const level = el.name.charCodeAt(1) - 48;
+      const empty = (!contentFollows && i === run.length - 1) || after <= level;
+      if (empty && el !== first) removeNode(el);
+      else after = level;
+    }
+    run = [];
+  };
+  // The content's very first item is never dropped (a lone title above a picture).
+  let first: Element | undefined;
+  let seenAny = false;
   const stack: AnyNode[] = [...root.children].reverse();
   while (stack.length) {
     const n = stack.pop()!;
     if (isTextNode(n)) {
-      if (n.data.trim()) seq.push({ level: 0 });
+      if (NON_SPACE.test(n.data)) {
+        if (run.length) settle(true);
+        seenAny = true;
+      }
       continue;
     }
     if (!isElement(n)) continue;
-    if (HEADINGS.test(n.name)) seq.push({ level: Number(n.name[1]), el: n });
-    else if (MEDIA.has(n.name)) seq.push({ level: 0 });
-    else for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+    if (HEADINGS.test(n.name)) {
+      if (!seenAny) first = n;
+      seenAny = true;
+      run.push(n);
+    } else if (MEDIA.has(n.name)) {
+      if (run.length) settle(true);
+      seenAny = true;
+    } else for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
   }
-  for (let i = seq.length - 1, after = 7; i >= 0; i--) {
-    const { level, el } = seq[i];
-    if (!el) {
-      after = 7;
-      continue;
-    }
-    // `after`: the level of the heading that follows directly (7: content follows, or none … ).
-    const empty = i === seq.length - 1 || after <= level;
-    if (empty && i > 0) removeNode(el);
-    else after = level;
-  }
+  if (run.length) settle(false);
 }
+
+const NON_SPACE = /\S/;
 
 const TRAILER = /\b(?:tel|phone|fone|fax)\s*[:.]|\(?\b\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b|\bcnpj\b|caixa postal|\bp\.?\s?o\.? box\b|©|\bcopyright\b|all rights reserved|\bsubscribe\b|newsletter|\bfollow (?:us|me|him|her|them)\b|\bsign up\b|share this|\bupdated at\b|^tags?\s*:|\bfiled under\b|may be reached at|\bcontact us\b|^(?:photo|image|source|credit)s?\s*:|todos os direitos|tous droits|alle rechte|derechos reservados|tutti i diritti/i;
 
@@ -91,10 +109,11 @@ const TRAILER = /\b(?:tel|phone|fone|fax)\s*[:.]|\(?\b\d{3}\)?[-. ]\d{3}[-. ]\d{
 function dropTrailingBoilerplate(blocks: Element[]): void {
   const live = blocks.filter((b) => isAttached(b));
   for (let i = live.length - 1, seen = 0; i >= 0 && seen < 8; i--, seen++) {
-    const t = collapse(textOf(live[i]));
-    if (t.length > 250) return;
-    if (TRAILER.test(t)) removeNode(live[i]);
-    else if (t.length > 60) return;
+    const raw = textOf(live[i]);
+    const len = collapsedLength(raw);
+    if (len > 250) return;
+    if (TRAILER.test(collapse(raw))) removeNode(live[i]);
+    else if (len > 60) return;
   }
 }
 
@@ -159,10 +178,10 @@ function dropLeadingMeta(blocks: Element[]): void {
   const found: Element[] = [];
   for (const b of blocks.slice(0, 10)) {
     if (!isAttached(b)) continue;
-    const t = collapse(textOf(b));
-    if (t.length >= 150) break;
+    const raw = textOf(b);
+    if (collapsedLength(raw) >= 150) break;
     if (HEADINGS.test(b.name)) continue;
-    if (META_LINE.test(t)) found.push(b);
+    if (META_LINE.test(collapse(raw))) found.push(b);
   }
   if (found.length <= 2) for (const b of found) removeNode(b);
 }
