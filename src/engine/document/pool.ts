@@ -135,11 +135,11 @@ export interface DocumentPoolOptions {
   /** Passes over a sample page each new worker makes to compile the pipeline (0 = none). @default 40 */
   warmUpPasses?: number;
   /**
-   * Heap limit of each worker in MB: a page whose tree outgrows it fails alone. @default 4096
-   * (V8's own default on a 64-bit machine with 16 GB or more). Not lower: V8 grows a heap
-   * capped under ~4 GB by a smaller factor, so it collects more often — a 1,024 MB cap cost
-   * bench:crawl 10–12 % of its pages/s (median of 7 alternating runs each: 609 vs 680 pages/s;
-   * 2,048 MB: 622).
+   * Heap limit of each worker in MB: a page whose tree outgrows it fails alone. @default
+   * V8's own (on a 64-bit machine with 16 GB or more, ~4 GB). Any explicit limit changes how
+   * V8 sizes and grows the worker's heap: a 1,024 MB cap made it collect more often and cost
+   * bench:crawl 10–12 % of its pages/s (medians of 7 alternating runs: 609 vs 680 pages/s;
+   * 2,048 MB: 622), and even 4,096 MB ran with ~15 MB more peak RSS than none.
    */
   workerHeapMb?: number;
   /** Start an express worker for small pages when the others are busy with large or slow ones. @default true */
@@ -148,8 +148,6 @@ export interface DocumentPoolOptions {
 
 /** Worker young generation: a page is short-lived garbage. Measured on bench:crawl (interleaved runs): 8 MB ran 12 % faster than 4 MB with 13 MB less peak RSS (fewer pages promoted mid-parse); 16 MB no faster, +10 MB. */
 const YOUNG_GENERATION_MB = 8;
-/** See DocumentPoolOptions.workerHeapMb. */
-const WORKER_HEAP_MB = 4096;
 /** Passes of a new worker's warm-up (warm-up.ts). Measured on bench:crawl: the pipeline's hot functions are optimised after ~30–40; 100 bought nothing more. */
 const WARM_UP_PASSES = 40;
 /** Crashes tolerated before the pool stops replacing workers and goes inline. */
@@ -196,13 +194,13 @@ export class DocumentPool implements DocumentProcessor {
   private readonly workerUrl: URL;
   private readonly jobTimeoutMs: number;
   private readonly warmUpPasses: number;
-  private readonly workerHeapMb: number;
+  private readonly workerHeapMb: number | undefined;
 
   constructor(options: DocumentPoolOptions = {}) {
     this.workerUrl = options.workerUrl ?? new URL('./worker.js', import.meta.url);
     this.jobTimeoutMs = options.jobTimeoutMs ?? 30_000;
     this.warmUpPasses = Math.max(0, options.warmUpPasses ?? WARM_UP_PASSES);
-    this.workerHeapMb = options.workerHeapMb ?? WORKER_HEAP_MB;
+    this.workerHeapMb = options.workerHeapMb;
     this.expressSize = options.express === false ? 0 : 1;
     // Running from TypeScript sources (tests) there is no compiled worker: stay inline.
     const size = existsSync(fileURLToPath(this.workerUrl)) ? Math.max(0, options.size ?? defaultDocumentWorkers()) : 0;
@@ -235,7 +233,7 @@ export class DocumentPool implements DocumentProcessor {
 
   private spawn(): Slot {
     const worker = new Worker(this.workerUrl, {
-      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB, maxOldGenerationSizeMb: this.workerHeapMb },
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB, ...(this.workerHeapMb ? { maxOldGenerationSizeMb: this.workerHeapMb } : {}) },
       workerData: { warmUpPasses: this.warmUpPasses },
     });
     let warmed!: (ms: number) => void;
