@@ -134,13 +134,7 @@ export interface DocumentPoolOptions {
   jobTimeoutMs?: number;
   /** Passes over a sample page each new worker makes to compile the pipeline (0 = none). @default 40 */
   warmUpPasses?: number;
-  /**
-   * Heap limit of each worker in MB: a page whose tree outgrows it fails alone. @default
-   * V8's own (on a 64-bit machine with 16 GB or more, ~4 GB). Any explicit limit changes how
-   * V8 sizes and grows the worker's heap: a 1,024 MB cap made it collect more often and cost
-   * bench:crawl 10–12 % of its pages/s (medians of 7 alternating runs: 609 vs 680 pages/s;
-   * 2,048 MB: 622), and even 4,096 MB ran with ~15 MB more peak RSS than none.
-   */
+  /** Heap limit of each worker in MB: a page whose tree outgrows it fails alone. @default 1024 */
   workerHeapMb?: number;
   /** Start an express worker for small pages when the others are busy with large or slow ones. @default true */
   express?: boolean;
@@ -194,13 +188,13 @@ export class DocumentPool implements DocumentProcessor {
   private readonly workerUrl: URL;
   private readonly jobTimeoutMs: number;
   private readonly warmUpPasses: number;
-  private readonly workerHeapMb: number | undefined;
+  private readonly workerHeapMb: number;
 
   constructor(options: DocumentPoolOptions = {}) {
     this.workerUrl = options.workerUrl ?? new URL('./worker.js', import.meta.url);
     this.jobTimeoutMs = options.jobTimeoutMs ?? 30_000;
     this.warmUpPasses = Math.max(0, options.warmUpPasses ?? WARM_UP_PASSES);
-    this.workerHeapMb = options.workerHeapMb;
+    this.workerHeapMb = options.workerHeapMb ?? 1024;
     this.expressSize = options.express === false ? 0 : 1;
     // Running from TypeScript sources (tests) there is no compiled worker: stay inline.
     const size = existsSync(fileURLToPath(this.workerUrl)) ? Math.max(0, options.size ?? defaultDocumentWorkers()) : 0;
@@ -233,7 +227,7 @@ export class DocumentPool implements DocumentProcessor {
 
   private spawn(): Slot {
     const worker = new Worker(this.workerUrl, {
-      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB, ...(this.workerHeapMb ? { maxOldGenerationSizeMb: this.workerHeapMb } : {}) },
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB, maxOldGenerationSizeMb: this.workerHeapMb },
       workerData: { warmUpPasses: this.warmUpPasses },
     });
     let warmed!: (ms: number) => void;
