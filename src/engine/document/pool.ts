@@ -383,19 +383,18 @@ export class DocumentPool implements DocumentProcessor {
     return this.express.jobs.length < PER_WORKER ? this.express : undefined;
   }
 
-  /** A job is done (answered, failed or cancelled): its abort listener goes. */
+  /** A job is done (answered, failed or cancelled): its signal no longer cancels it. */
   private settle(job: Job): void {
-    if (!job.signal) return;
-    const jobs = this.watched.get(job.signal);
-    jobs?.delete(job);
-    if (jobs && !jobs.size) {
-      this.watched.delete(job.signal);
-      job.signal.removeEventListener('abort', this.onAbort);
-    }
+    if (job.signal) this.watched.get(job.signal)?.delete(job);
   }
 
-  /** Jobs by their caller's signal: one listener per signal (a crawl's pages share one). */
-  private readonly watched = new Map<AbortSignal, Set<Job>>();
+  /**
+   * Jobs by their caller's signal, with one listener per signal for the signal's whole life
+   * (a crawl's pages share one), as the fetcher's cancellations do (fetch/http.ts): not added
+   * and removed again each time a crawl's pipelined pages all came back. The WeakMap lets a
+   * finished crawl's signal go.
+   */
+  private readonly watched = new WeakMap<AbortSignal, Set<Job>>();
   private readonly onAbort = (event: Event) => {
     const signal = event.target as AbortSignal;
     const jobs = this.watched.get(signal);
