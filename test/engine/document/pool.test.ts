@@ -148,6 +148,20 @@ describe.skipIf(!compiled)('one hostile page does not stall the others (needs np
     expect((await prefetched).metadata.title).toBe('Page 7');
   });
 
+  it('still drops the pages of a shared signal after its earlier pages all came back', async () => {
+    const p = slow();
+    const crawl = new AbortController();
+    const control = { signal: crawl.signal };
+    // A crawl's first page is answered: no page of that signal is left in the pool.
+    expect((await p.process(page(9), opts, undefined, control)).metadata.title).toBe('Page 9');
+    const running = p.process(spin(), opts, undefined, control);
+    const ahead = p.process(page(10), opts, undefined, control);
+    const dropped = Promise.all([expect(running).rejects.toThrow('crawl cancelled'), expect(ahead).rejects.toThrow('crawl cancelled')]);
+    crawl.abort(new Error('crawl cancelled'));
+    await dropped;
+    expect((await p.process(page(11), opts)).metadata.title).toBe('Page 11');
+  });
+
   it('answers a small page on the express worker while a large one runs', async () => {
     const p = slow({ jobTimeoutMs: 5_000, express: true });
     const large = p.process(spin(400_000), opts);
