@@ -12,13 +12,11 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FIXTURES, readHtml, requireFixtures } from './lib/fixtures.js';
+import { FIXTURES, requireFixtures } from './lib/fixtures.js';
 import { halfOf } from './lib/halves.js';
-import { ROOT, trawlCli, waitHealthy } from './lib/service.js';
+import { ROOT, serveSavedPages, trawlCli, waitHealthy } from './lib/service.js';
 import { isMarketplaceId, productIdFromUrl } from '../src/engine/marketplace/registry.js';
 import { normaliseCurrency } from '../src/engine/extract/currency.js';
 
@@ -62,29 +60,14 @@ function cases(): Case[] {
 }
 
 const all = cases();
-// Two captures of one URL (logged in / out) are served apart with a marker parameter.
-const taken = new Set<string>();
-for (const c of all) {
-  if (taken.has(c.url)) c.url += `${c.url.includes('?') ? '&' : '?'}fixture=${taken.size}`;
-  taken.add(c.url);
-}
 if (!all.length) {
   console.log(`no marketplace fixtures with ground truth under ${FIXTURES}/marketplace`);
   process.exit(0);
 }
-const key = (u: string) => `${new URL(u).host}${new URL(u).pathname}${new URL(u).search}`;
-const pages = new Map(all.map((c) => [key(c.url), c]));
-const site = createServer((req, res) => {
-  const c = pages.get(`${req.headers.host}${req.url}`);
-  if (!c) return void res.writeHead(404).end('not found');
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(readHtml(c.file));
-});
-await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-const port = (site.address() as AddressInfo).port;
-const hosts = [...new Set(all.map((c) => new URL(c.url).hostname))];
+const site = await serveSavedPages(all);
 const dataDir = mkdtempSync(join(tmpdir(), 'trawl-eval-mkt-'));
 const PORT = 3932;
-const env = { ...process.env, TRAWL_DATA_DIR: dataDir, PORT: String(PORT), HOST: '127.0.0.1', DATABASE_URL: '', REDIS_URL: '', LLM_BASE_URL: '', LOG_LEVEL: 'warn', TRAWL_RESOLVE: hosts.map((h) => `${h}=127.0.0.1:${port}`).join(',') };
+const env = { ...process.env, TRAWL_DATA_DIR: dataDir, PORT: String(PORT), HOST: '127.0.0.1', DATABASE_URL: '', REDIS_URL: '', LLM_BASE_URL: '', LOG_LEVEL: 'warn', TRAWL_RESOLVE: site.resolve };
 await trawlCli(['account', 'create', '--email', 'eval@local', '--credits', '100000'], env);
 const { key: apiKey } = JSON.parse(await trawlCli(['keys', 'create', '--email', 'eval@local', '--rate-limit', '100000'], env));
 const server = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), 'serve'], { env, stdio: 'ignore' });

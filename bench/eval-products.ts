@@ -10,17 +10,13 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { readHtml, requireFixtures } from './lib/fixtures.js';
-import { trawlCli } from './lib/service.js';
+import { join } from 'node:path';
+import { requireFixtures } from './lib/fixtures.js';
+import { ROOT, serveSavedPages, trawlCli, waitHealthy } from './lib/service.js';
 import { halfOf } from './lib/halves.js';
 import { normaliseCurrency } from '../src/engine/extract/currency.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const showErrors = process.argv.includes('--errors');
 const errorsOfAll = process.argv[process.argv.indexOf('--errors') + 1] === 'all';
 const SCHEMA = { price: 'number', currency: 'string', in_stock: 'boolean', sku: 'string', brand: 'string' };
@@ -58,22 +54,7 @@ function cases(): { zyte: Case[]; asserted: PriceAssertion[] } {
 }
 
 const { zyte: all, asserted } = cases();
-// Two captures of one URL (logged in / out) are served apart with a marker parameter.
-const taken = new Set(all.map((c) => c.url));
-for (const a of asserted) {
-  if (taken.has(a.url)) a.url += `${a.url.includes('?') ? '&' : '?'}fixture=${taken.size}`;
-  taken.add(a.url);
-}
-const pathKey = (u: string) => `${new URL(u).host}${new URL(u).pathname}${new URL(u).search}`;
-const pages = new Map<string, { file: string }>([...all.map((c) => [pathKey(c.url), c] as const), ...asserted.map((c) => [pathKey(c.url), c] as const)]);
-const site = createServer((req, res) => {
-  const c = pages.get(`${req.headers.host}${req.url}`);
-  if (!c) return void res.writeHead(404).end('not found');
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(readHtml(c.file));
-});
-await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-const port = (site.address() as AddressInfo).port;
-const hosts = [...new Set([...all, ...asserted].map((c) => new URL(c.url).hostname))];
+const site = await serveSavedPages([...all, ...asserted]);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'trawl-eval-'));
 const env = {
@@ -84,7 +65,7 @@ const env = {
   DATABASE_URL: '',
   LLM_BASE_URL: '',
   LOG_LEVEL: 'warn',
-  TRAWL_RESOLVE: hosts.map((h) => `${h}=127.0.0.1:${port}`).join(','),
+  TRAWL_RESOLVE: site.resolve,
 };
 const cli = (args: string[]) => trawlCli(args, env);
 await cli(['account', 'create', '--email', 'eval@local', '--credits', '100000']);
@@ -92,14 +73,7 @@ const { key } = JSON.parse(await cli(['keys', 'create', '--email', 'eval@local',
 const server = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), 'serve'], { env, stdio: 'ignore' });
 
 try {
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch('http://127.0.0.1:3931/healthz')).ok) break;
-    } catch {
-      if (i > 200) throw new Error('service did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  await waitHealthy('http://127.0.0.1:3931');
   const predictions = new Map<string, Record<string, unknown> | undefined>();
   const latencies: number[] = [];
   const sourcesOf = new Map<string, Record<string, string> | undefined>();

@@ -1,7 +1,10 @@
 /** The compiled `trawl` command, for benches that run the real service in its own process. */
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readHtml } from './fixtures.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -26,4 +29,28 @@ export async function waitHealthy(base: string): Promise<void> {
     if (i > 200) throw new Error(`${base} did not start`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * Serves saved pages at their own URLs (host + path + query) on 127.0.0.1, for a service
+ * told to resolve their hosts here: `resolve` is the TRAWL_RESOLVE value. Two captures of one
+ * URL (logged in / out) are told apart with a marker parameter — their `url` is changed.
+ */
+export async function serveSavedPages(pages: { url: string; file: string }[]): Promise<{ resolve: string; close(): void }> {
+  const taken = new Set<string>();
+  for (const p of pages) {
+    if (taken.has(p.url)) p.url += `${p.url.includes('?') ? '&' : '?'}fixture=${taken.size}`;
+    taken.add(p.url);
+  }
+  const key = (u: string) => `${new URL(u).host}${new URL(u).pathname}${new URL(u).search}`;
+  const byKey = new Map(pages.map((p) => [key(p.url), p]));
+  const site = createServer((req, res) => {
+    const p = byKey.get(`${req.headers.host}${req.url}`);
+    if (!p) return void res.writeHead(404).end('not found');
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(readHtml(p.file));
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+  const port = (site.address() as AddressInfo).port;
+  const hosts = [...new Set(pages.map((p) => new URL(p.url).hostname))];
+  return { resolve: hosts.map((h) => `${h}=127.0.0.1:${port}`).join(','), close: () => site.close() };
 }
