@@ -2,6 +2,9 @@
  * npm run bench:markdown — throughput of main content + markdown over every page in
  * ../shared/fixtures/content: Trawl's pipeline vs Mozilla Readability (jsdom) + Turndown,
  * each measured in its own child process (so peak RSS is its own), same pages, same run.
+ * A third row runs Trawl's pipeline as the service does: in one warmed-up document worker
+ * (src/engine/document/pool.ts), 16 pages in flight as from concurrent requests, results
+ * copied back to the main thread.
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +38,7 @@ async function runPipeline(name: string): Promise<Result> {
     };
   }
   const bytes = pages.reduce((n, p) => n + Buffer.byteLength(p.html), 0);
+  if (name === 'trawl-worker') return runPooled(pages, bytes);
   // One warm-up pass over a few pages, then the timed pass over all of them.
   for (const p of pages.slice(0, 5)) convert(p.html, p.url);
   let outChars = 0;
@@ -48,6 +52,28 @@ async function runPipeline(name: string): Promise<Result> {
   }
   const ms = performance.now() - t0;
   return { name, pages: pages.length, bytes, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, outChars };
+}
+
+async function runPooled(pages: ReturnType<typeof allContentPages>, bytes: number): Promise<Result> {
+  const { DocumentPool } = await import('../dist/engine/document/pool.js');
+  const pool = new DocumentPool({ size: 1 });
+  // As a service started before its requests: the worker has loaded and warmed up.
+  await pool.process('<p>ready</p>', { url: 'https://example.com/' });
+  await pool.ready();
+  let outChars = 0;
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < pages.length) {
+        const p = pages[next++];
+        outChars += ((await pool.process(p.html, { url: p.url }).catch(() => undefined))?.markdown ?? '').length;
+      }
+    }),
+  );
+  const ms = performance.now() - t0;
+  await pool.close();
+  return { name: 'trawl (document worker)', pages: pages.length, bytes, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, outChars };
 }
 
 function child(name: string): Promise<Result> {
@@ -65,11 +91,13 @@ if (process.argv[2] === '--child') {
   });
 } else {
   const line = (r: Result) =>
-    `${r.name.padEnd(22)} ${(r.pages / (r.ms / 1000)).toFixed(1).padStart(7)} pages/s  ${(r.bytes / 1e6 / (r.ms / 1000)).toFixed(2).padStart(6)} MB/s  ${(r.ms / r.pages).toFixed(1).padStart(6)} ms/page  peak RSS ${r.maxRssMb.toFixed(0)} MB`;
+    `${r.name.padEnd(24)} ${(r.pages / (r.ms / 1000)).toFixed(1).padStart(7)} pages/s  ${(r.bytes / 1e6 / (r.ms / 1000)).toFixed(2).padStart(6)} MB/s  ${(r.ms / r.pages).toFixed(1).padStart(6)} ms/page  peak RSS ${r.maxRssMb.toFixed(0)} MB`;
   const ours = await child('trawl');
+  const pooled = await child('trawl-worker');
   const peer = await child('readability+turndown');
   console.log(`pages: ${ours.pages} (${(ours.bytes / 1e6).toFixed(1)} MB) from shared/fixtures/content`);
   console.log(line(ours));
+  console.log(line(pooled));
   console.log(line(peer));
-  console.log(`speed ratio (trawl / readability+turndown): ${(peer.ms / ours.ms).toFixed(2)}x`);
+  console.log(`speed ratio (trawl / readability+turndown): ${(peer.ms / ours.ms).toFixed(2)}x; in a document worker: ${(peer.ms / pooled.ms).toFixed(2)}x`);
 }

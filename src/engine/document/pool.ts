@@ -172,6 +172,17 @@ const SMALL_BYTES = 256 * 1024;
  * worker started for that cost bench:scrape 40 % of its throughput (measured).
  */
 const SLOW_MS = 1_000;
+/**
+ * A large page running this long makes small pages behind it go to the express worker. Not
+ * at once: a real 300 KB–1 MB page takes 5–50 ms, and an express worker started (and warmed
+ * up) for each one cost a worker's throughput on the shared article pages ~25 % (first pass
+ * at 16 pages in flight, 8.2–10.5 vs 6.6–7.8 ms per page) and 28 MB. A hostile one runs for
+ * seconds: small pages wait at most this long behind it.
+ */
+const LARGE_SLOW_MS = 200;
+
+/** When the page a busy worker is running starts to hold up the small pages waiting behind it. */
+const blocksAt = (slot: Slot) => slot.startedAt + (slot.jobs[0].size > SMALL_BYTES ? LARGE_SLOW_MS : SLOW_MS);
 
 const defaultDocumentWorkers = () => Math.max(0, Math.min(4, availableParallelism() - 1));
 
@@ -204,6 +215,11 @@ export class DocumentPool implements DocumentProcessor {
   /** Number of live worker threads (0 = pages are processed inline). */
   get size(): number {
     return this.slots.length;
+  }
+
+  /** Whether the express worker is running (started for small pages held up behind a slow one). */
+  get expressRunning(): boolean {
+    return !!this.express && !this.express.stopping;
   }
 
   /** Jobs waiting for a worker (not yet posted to one). */
@@ -355,9 +371,9 @@ export class DocumentPool implements DocumentProcessor {
     // A small page waits behind pages that have only just started: look again once they
     // have run long enough for the express worker to be worth it.
     if (waitingSmall && !this.closed) {
-      const started = Math.min(...this.slots.map((s) => (s.jobs.length ? s.startedAt : Infinity)));
-      if (Number.isFinite(started)) {
-        this.recheck = setTimeout(() => this.dispatch(), Math.max(1, started + SLOW_MS - now));
+      const at = Math.min(...this.slots.map((s) => (s.jobs.length ? blocksAt(s) : Infinity)));
+      if (Number.isFinite(at)) {
+        this.recheck = setTimeout(() => this.dispatch(), Math.max(1, at - now));
         this.recheck.unref();
       }
     }
@@ -366,7 +382,8 @@ export class DocumentPool implements DocumentProcessor {
   /**
    * Where `job` may go now. An idle worker takes any page; a busy one takes a small page
    * behind a small one (pipelined, as a crawl's pages are). A small page that would wait
-   * behind a large or slow page (a hostile one) goes to the express worker, started on first need.
+   * behind a slow page (a hostile one: a large page running for LARGE_SLOW_MS, any page for
+   * SLOW_MS) goes to the express worker, started on first need.
    */
   private slotFor(job: Job, now: number): Slot | undefined {
     let best: Slot | undefined;
@@ -376,7 +393,7 @@ export class DocumentPool implements DocumentProcessor {
       if (!best || s.jobs.length < best.jobs.length) best = s;
     }
     if (best || job.size > SMALL_BYTES || this.expressSize === 0) return best;
-    const blocked = this.slots.some((s) => s.jobs.length && (s.jobs[0].size > SMALL_BYTES || now - s.startedAt >= SLOW_MS));
+    const blocked = this.slots.some((s) => s.jobs.length && now >= blocksAt(s));
     if (!blocked) return undefined;
     if (this.express?.stopping) return undefined;
     this.express ??= this.spawn();

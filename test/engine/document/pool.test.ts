@@ -169,10 +169,21 @@ describe.skipIf(!compiled)('one hostile page does not stall the others (needs np
     const started = Date.now();
     expect((await p.process(page(9), opts)).metadata.title).toBe('Page 9');
     expect(Date.now() - started).toBeLessThan(3_000);
+    expect(p.expressRunning).toBe(true);
     let settled = false;
     void large.then(() => (settled = true), () => (settled = true));
     await new Promise((r) => setTimeout(r, 10));
     expect(settled).toBe(false);
+  });
+
+  it('starts no express worker for a large page that is quickly done', async () => {
+    const p = slow({ express: true });
+    // A real large page (a 400 KB article) takes milliseconds: the small ones behind it wait.
+    const large = p.process(page(13) + `<!--${'q'.repeat(400_000)}-->`, opts);
+    const small = Array.from({ length: 4 }, (_, i) => p.process(page(20 + i), opts));
+    expect((await large).metadata.title).toBe('Page 13');
+    expect((await Promise.all(small)).map((r) => r.metadata.title)).toEqual(['Page 20', 'Page 21', 'Page 22', 'Page 23']);
+    expect(p.expressRunning).toBe(false);
   });
 
   it('runs the smallest waiting page first', async () => {
