@@ -108,3 +108,24 @@ describe('share bars and empty comment sections', () => {
     expect(md).not.toContain('Comments');
   });
 });
+
+describe('an article box named like chrome', () => {
+  // A "gallery" theme (listicle posts): the post's body sits in <section class="gallery--wrapper">,
+  // its items in sections of which the first is shown. Chrome by name — but it holds every
+  // sentence of the page, and without it nothing is left.
+  it('keeps the box that holds every sentence of the page rather than answer nothing', () => {
+    const md = render(`<div class="wrapper"><main role="main"><section class="gallery--wrapper">
+      <article class="post"><h1>Tides at the coast</h1><div class="byline">Posted on May 2, 2024 by A. Writer</div>
+      <div class="gallery--paragraph"><div class="gallery--paragraph-section">${paras('gallery-item', 2)}</div>
+      <div class="gallery--paragraph-section" style="display:none">${paras('hidden-item', 2)}</div></div>
+      <div class="gallery--nav"><a href="/2024/tides/2">Next</a></div></article></section></main></div>`);
+    expect(md).toContain('gallery-item paragraph number 2');
+    expect(md).not.toContain('Privacy');
+  });
+
+  it('still drops a comment thread that holds every sentence of a photo post', () => {
+    const md = render(`<main><article><h1>Tides at the coast</h1><img src="/a.jpg" alt="Tide"><img src="/b.jpg" alt="Shore"></article>
+      <section class="comments"><h3>Comments (2)</h3><ol><li>${sentence('reader-comment', 1)}</li><li>${sentence('reader-comment', 2)}</li></ol></section></main>`);
+    expect(md).not.toContain('reader-comment');
+  });
+});
