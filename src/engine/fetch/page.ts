@@ -6,7 +6,7 @@
 import { TrawlError, blocked, fetchFailed, timeoutError } from '../../errors.js';
 import type { BrowserPool } from './browser.js';
 import type { DocumentProcessor } from '../document/pool.js';
-import { detectBotWall, visibleText } from './bot-wall.js';
+import { detectBotWall, visibleTextLength } from './bot-wall.js';
 import { decodeBody } from './charset.js';
 import type { HttpClient } from './http.js';
 import type { LargePageGate, PageLease } from './large-pages.js';
@@ -91,12 +91,25 @@ function looksLikeHtml(body: Buffer): boolean {
 /** Little visible text but a script bundle: the content is drawn by JavaScript. */
 export function looksLikeAppShell(html: string): boolean {
   if (html.length > 2_000_000) return false;
-  const body = /<body[^>]*>([\s\S]*)<\/body>/i.exec(html)?.[1] ?? html;
-  const text = visibleText(body);
+  // The body's text (all of the page without a body element), counted only as far as the
+  // verdicts need: every page is asked this, and nearly every one has text enough at once.
+  const open = /<body[^>]*>/i.exec(html);
+  const end = open ? lastCloseBody(html) : -1;
+  const [from, to] = open && end >= open.index + open[0].length ? [open.index + open[0].length, end] : [0, html.length];
+  const text = visibleTextLength(html, 1000, from, to);
+  if (text >= 1000) return false;
   // Only scripts that run count: JSON-LD and JSON data blocks draw nothing.
   const scripts = (html.match(/<script\b(?![^>]*type=["']?(?:application\/(?:ld\+)?json|text\/template))[^>]*>/gi) ?? []).length;
-  if (text.length < 200 && scripts > 0) return true;
-  return /<noscript>[^<]*(?:enable javascript|requires javascript|need to enable javascript)/i.test(html) && text.length < 1000;
+  if (text < 200 && scripts > 0) return true;
+  return /<noscript>[^<]*(?:enable javascript|requires javascript|need to enable javascript)/i.test(html);
+}
+
+/** Where the last `</body>` (any case) starts, or -1. */
+function lastCloseBody(html: string): number {
+  const re = /<\/body>/gi;
+  let last = -1;
+  for (let m = re.exec(html); m; m = re.exec(html)) last = m.index;
+  return last;
 }
 
 export async function fetchPage(fetchers: Fetchers, url: string, options: FetchPageOptions = {}): Promise<Page> {
