@@ -4,7 +4,7 @@
  * loader: tsx's loader thread alone adds ~40 MB of RSS to whichever process it is in).
  *   node bench/crawl-runners.mjs trawl|crawlee|crawlee-memory BASE_URL   → posts a Result to the parent
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,6 +20,31 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const WARM = process.env.BENCH_WARM === '1';
 const WARM_PAGES = Number(process.env.BENCH_WARM_PAGES ?? 300);
 const warmNote = WARM ? ', after warm-up' : '';
+
+/**
+ * CPU time (user + system, ms) of each of this process's threads, by thread id — Linux only
+ * (an empty map elsewhere). Per-thread CPU is steadier than throughput on a shared VM, and
+ * says where a difference is: the main thread, the document workers, or V8's helper threads
+ * (parallel GC, the optimising compiler).
+ */
+function threadCpu() {
+  const out = new Map();
+  let tids = [];
+  try {
+    tids = readdirSync('/proc/self/task');
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const fields = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+      out.set(tid, (Number(fields[11]) + Number(fields[12])) * (1000 / 100));
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return out;
+}
 
 /** CPU time (user + system) this process spent since `from`, in ms. */
 function cpuMs(from) {
@@ -40,6 +65,7 @@ async function runTrawl(base) {
   // none; see src/engine/document/warm-up.ts).
   const passes = process.env.BENCH_WARM_UP ? Number(process.env.BENCH_WARM_UP) : undefined;
   const noWarmUp = passes === 0;
+  const before = threadCpu();
   const documents = new DocumentPool({ size: process.env.BENCH_WORKERS ? Number(process.env.BENCH_WORKERS) : undefined, warmUpPasses: passes });
   const nursery = /--max-semi-space-size=(\d+)/.exec(process.env.NODE_OPTIONS ?? '')?.[1];
   const name = `trawl${process.env.BENCH_TRAWL_DIST ? ' BASELINE' : ''} (markdown on, ${documents.size} doc worker${documents.size === 1 ? '' : 's'}${nursery ? `, ${nursery} MB nursery` : ''}${noWarmUp && documents.size ? ', no warm-up' : ''}${warmNote})`;
@@ -50,15 +76,25 @@ async function runTrawl(base) {
   const warmUpMs = await documents.ready();
   const site = (url, limit) => crawl({ http, documents }, { url, maxDepth: 10, limit, concurrency: CONCURRENCY, useSitemap: false, formats: ['markdown'], timeoutMs: 600_000 });
   if (WARM) await site(`${base}/w/0`, WARM_PAGES);
+  // Threads started with the pool are its workers (V8's helper threads are the process's).
+  const workerTids = new Set([...threadCpu().keys()].filter((t) => !before.has(t)));
+  const threads0 = threadCpu();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const r = await site(`${base}/`, PAGES);
   const ms = performance.now() - t0;
+  const threads = { main: 0, workers: 0, other: 0 };
+  for (const [tid, t] of threadCpu()) {
+    const d = t - (threads0.get(tid) ?? 0);
+    if (tid === String(process.pid)) threads.main += d;
+    else if (workerTids.has(tid)) threads.workers += d;
+    else threads.other += d;
+  }
   await http.close();
   await documents.close();
   const chars = r.pages.reduce((n, p) => n + (p.markdown?.length ?? 0), 0);
   if (chars < r.pages.length * 1000) throw new Error('trawl produced too little markdown');
-  return { name, pages: r.pages.length, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: cpuMs(cpu0), warmUpMs };
+  return { name, pages: r.pages.length, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: cpuMs(cpu0), warmUpMs, threads: threads0.size ? threads : undefined };
 }
 
 /**

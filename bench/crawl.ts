@@ -24,7 +24,7 @@ const SELF = fileURLToPath(import.meta.url);
 // The crawlers run from plain JavaScript under plain node, as in production (see that file).
 const RUNNERS = join(dirname(SELF), 'crawl-runners.mjs');
 
-type Result = { name: string; pages: number; ms: number; maxRssMb: number; cpuMs: number; warmUpMs?: number };
+type Result = { name: string; pages: number; ms: number; maxRssMb: number; cpuMs: number; warmUpMs?: number; threads?: { main: number; workers: number; other: number } };
 
 /** Deterministic pseudo-random numbers, so every run crawls the same site. */
 function rng(seed: number) {
@@ -196,6 +196,14 @@ if (process.argv[2] === '--child') {
       console.log(`\nagainst the baseline build (${process.env.BENCH_BASELINE}), same rounds:`);
       console.log(vs(pooled, cold[1], 'cold'));
       console.log(vs(pooledWarm, steady[1], 'steady'));
+      // By thread (the median-speed run's; Linux only): where a difference in CPU is.
+      const byThread = (r: Result, b: Result, label: string) => {
+        if (!r.threads || !b.threads) return;
+        const t = (x: Result, k: 'main' | 'workers' | 'other') => (x.threads![k] / x.pages).toFixed(3);
+        console.log(`${label.padEnd(11)} CPU ms per page by thread, this build vs baseline: main ${t(r, 'main')} vs ${t(b, 'main')}, document workers ${t(r, 'workers')} vs ${t(b, 'workers')}, V8 helpers (GC, compiler) ${t(r, 'other')} vs ${t(b, 'other')}`);
+      };
+      byThread(pooled, cold[1], 'cold');
+      byThread(pooledWarm, steady[1], 'steady');
     }
   } finally {
     site.proc.kill();
