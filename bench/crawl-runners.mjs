@@ -38,7 +38,8 @@ function threadCpu() {
   for (const tid of tids) {
     try {
       const fields = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
-      out.set(tid, (Number(fields[11]) + Number(fields[12])) * (1000 / 100));
+      // utime + stime, in clock ticks of 10 ms (USER_HZ is 100 on Linux).
+      out.set(tid, (Number(fields[11]) + Number(fields[12])) * 10);
     } catch {
       // The thread ended meanwhile.
     }

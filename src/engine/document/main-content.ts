@@ -238,14 +238,14 @@ function isChrome(el: Element): boolean {
   return NEGATIVE.test(names) && !POSITIVE.test(names);
 }
 
+/** Less text than this outside links is an empty page (a title and a date at most). */
+const EMPTY_TEXT = 100;
+
 /**
  * Remove page chrome (nav, footer, sidebars, share bars, cookie banners …) named by tag,
  * role or class — unless the named element holds most of the page's reading text, which
  * happens when themes put words like "sidebar" or "widget" on the article's own wrappers.
  */
-/** Less text than this outside links is an empty page (a title and a date at most). */
-const EMPTY_TEXT = 100;
-
 function stripChrome(root: ParentNode, stats: StatsTable): boolean {
   // The provisional article: chrome-named elements that wrap it are kept, all others go.
   const article = pickBest(root, stats);
@@ -267,9 +267,10 @@ function stripChrome(root: ParentNode, stats: StatsTable): boolean {
     for (const c of n.children) stack.push(c);
   }
   // When chrome-named boxes hold every sentence of the page and what is left is all but
-  // empty, the one holding most sentences is the page (a theme that names its article box "gallery"): an empty answer is never right
-  // for a page with reading text. Not a comment thread or a related-story box (a photo
-  // post's sentences may all be in its comments), nor a chrome tag (<aside>, <nav>).
+  // empty, the one holding most sentences is the page (a theme that names its article box
+  // "gallery"): an empty answer is never right for a page with reading text. Not a comment
+  // thread or a related-story box (a photo post's sentences may all be in its comments),
+  // nor a chrome tag (<aside>, <nav>).
   const all = stats.get(root);
   const sum = (k: 'text' | 'paras') => doomed.reduce((n, el) => n + (stats.get(el)?.[k] ?? 0), 0);
   if (all && all.paras > 0 && sum('paras') >= all.paras && all.text - sum('text') < EMPTY_TEXT) {

@@ -123,6 +123,16 @@ describe('an article box named like chrome', () => {
     expect(md).not.toContain('Privacy');
   });
 
+  it('keeps a short article rather than a chrome box of sentences beside it', () => {
+    // A video page: its own text is short lines (no paragraph of prose); a promo carousel of
+    // other stories beside it has all the sentences. The page is not empty without them.
+    const md = render(`<main><article><h1>Tides at the coast</h1><div class="player"><img src="/v.jpg" alt="Video"></div>
+      <p>Watch the spring tide reach the harbour wall.</p><p>Filmed at dawn by our coast desk.</p><p>Length: four minutes.</p></article>
+      <div class="carousel-promo">${paras('promo-story', 3)}</div></main>`);
+    expect(md).toContain('spring tide reach the harbour wall');
+    expect(md).not.toContain('promo-story');
+  });
+
   it('still drops a comment thread that holds every sentence of a photo post', () => {
     const md = render(`<main><article><h1>Tides at the coast</h1><img src="/a.jpg" alt="Tide"><img src="/b.jpg" alt="Shore"></article>
       <section class="comments"><h3>Comments (2)</h3><ol><li>${sentence('reader-comment', 1)}</li><li>${sentence('reader-comment', 2)}</li></ol></section></main>`);
