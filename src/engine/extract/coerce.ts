@@ -5,11 +5,32 @@
  */
 import type { ScalarType } from './schema.js';
 
-const TRUE_WORDS = /^(?:true|yes|y|1|on|in[ _-]?stock|instock|available|in[ _-]?store|limited(?:[ _-]?availability)?|pre-?order|preorder|onlineonly|online[ _-]only|disponible|en stock|auf lager|lieferbar|verfügbar|sofort lieferbar|disponibile|en existencia|em estoque|op voorraad|i lager|på lager|dostępny|在庫あり|有货|현재 재고|add to cart|add to basket|buy now)$/i;
+const TRUE_WORDS = /^(?:true|yes|y|1|on|in[ _-]?stock|instock|available|in[ _-]?store(?:[ _-]?only)?|limited(?:[ _-]?availability)?|pre-?order|preorder|pre-?sale|made[ _-]?to[ _-]?order|onlineonly|online[ _-]only|disponible|en stock|auf lager|lieferbar|verfügbar|sofort lieferbar|disponibile|en existencia|em estoque|op voorraad|i lager|på lager|dostępny|在庫あり|有货|현재 재고|add to cart|add to basket|buy now)$/i;
 const FALSE_WORDS = /^(?:false|no|n|0|off|out[ _-]?of[ _-]?stock|outofstock|sold[ _-]?out|soldout|unavailable|discontinued|not available|currently unavailable|agotado|épuisé|epuise|rupture de stock|nicht verfügbar|ausverkauft|nicht lieferbar|esaurito|non disponibile|esgotado|uitverkocht|slutsåld|niedostępny|在庫切れ|缺货|품절)$/i;
 
-/** Out-of-stock wording inside longer text ("Currently unavailable. We don't know when…"). */
-export const SOLD_OUT = /(?:^|[^\p{L}])(?:out of stock|sold out|unavailable|not available|no longer available|notify me when (?:available|in stock)|ausverkauft|nicht (?:auf lager|verfügbar|lieferbar|vorrätig)|derzeit nicht|épuisé|rupture de stock|indisponible|non disponible|agotado|sin stock|no disponible|esaurito|non disponibile|esgotado|indisponível|uitverkocht|niet (?:op voorraad|leverbaar)|niedostępny|wyprzedany|slutsåld|udsolgt|nem elérhető|нет в наличии|stokta yok|在庫切れ|品切れ|缺货|售罄|품절)(?:$|[^\p{L}])/iu;
+/**
+ * Out-of-stock wording inside longer text ("Currently unavailable. We don't know when…"),
+ * in the languages shops write in. Words of scripts without spaces between words (Chinese,
+ * Japanese, Korean, Thai) stand anywhere; the rest only as whole words.
+ */
+export const SOLD_OUT = new RegExp(
+  '(?:(?:^|[^\\p{L}])(?:' +
+    [
+      'out[ -]of[ -]stock', 'sold[ -]out', 'not in stock', 'unavailable', 'not (?:currently )?available', 'no longer available',
+      '(?:notify|email|e-mail|alert) me when (?:it\'s |it is )?(?:back in stock|available|in stock)',
+      'ausverkauft', 'vergriffen', 'nicht (?:mehr )?(?:auf lager|verfügbar|lieferbar|vorrätig|erhältlich)', '(?:derzeit|zurzeit|momentan|aktuell) nicht',
+      'épuisé', 'rupture de stock', 'en rupture', 'indisponible', 'non disponible', '(?:n\'est )?plus disponible',
+      'agotado', 'sin (?:stock|existencias)', 'fuera de stock', 'no disponible', 'esaurit[oa]', 'non (?:più )?disponibile',
+      'esgotado', 'indisponível', 'sem estoque', 'fora de estoque', 'uitverkocht', 'niet (?:op voorraad|leverbaar|beschikbaar)',
+      'niedostępny', 'wyprzedany', 'brak (?:towaru|w magazynie|na stanie)', 'slutsåld', 'slut i lager', '(?:ej|inte) i lager', 'tillfälligt slut',
+      'udsolgt', 'utsolgt', 'ikke på lager', 'loppuunmyyty', 'ei varastossa', 'vyprodáno', 'není skladem', 'nedostupné',
+      'elfogyott', 'nincs raktáron', 'nem elérhető', 'stoc epuizat', 'indisponibil', 'нет в наличии', 'распродано', 'товар закончился',
+      'немає в наявності', 'stokta yok', 'tükendi', 'εξαντλήθηκε', 'μη διαθέσιμο', 'hết hàng', 'stok habis', 'غير متوفر', 'نفذت الكمية', 'אזל מהמלאי',
+    ].join('|') +
+    ')(?:$|[^\\p{L}]))|' +
+    ['在庫切れ', '在庫なし', '品切れ', '売り切れ', '缺货', '缺貨', '无货', '無貨', '售罄', '已售完', '품절', '재고 ?없음', 'สินค้าหมด'].join('|'),
+  'iu',
+);
 
 export function coerceBoolean(v: unknown): boolean | undefined {
   if (typeof v === 'boolean') return v;

@@ -254,12 +254,17 @@ class Filler {
 const ADD_TO_CART = new RegExp(
   '^(?:' +
     [
-      'add to (?:your |my )?(?:shopping )?(?:cart|basket|bag|trolley)', 'add to order', 'buy now', 'buy it now', 'buy tickets?', 'order now', 'pre-?order now',
-      'in den (?:warenkorb|einkaufswagen)', '(?:jetzt )?kaufen', 'ajouter au panier', 'acheter', 'añadir al (?:carrito|cesta)', 'anadir a la cesta', 'agregar al carrito',
-      'comprar(?: ahora| entradas?)?', 'aggiungi al carrello', 'acquista(?: ora)?', 'adicionar ao carrinho', 'toevoegen aan (?:winkelwagen|winkelmand)', 'in winkelwagen',
-      '(?:dodaj )?do koszyka', 'kup(?: teraz)?', 'lägg i (?:varukorgen|kundvagnen)', 'köp', 'legg i (?:handlekurven|handlekurv)', 'kjøp', 'læg i (?:kurv|indkøbskurv)',
-      'kosárba', '(?:vložit )?do košíku', 'koupit', 'v košarico', 'naroči', 'dodaj u košaricu', 'în coș', 'adaugă în coș', 'в корзину', 'купить', 'sepete ekle',
-      'カートに入れる', '今すぐ購入', '加入购物车', '加入購物車', '放入購物車', '立即购买', '立即購買', '장바구니(?: 담기)?', '구매하기',
+      'add to (?:your |my )?(?:shopping )?(?:cart|basket|bag|trolley)', 'add to order', 'buy now', 'buy it now', 'buy tickets?', 'order now', 'pre-?order(?: now)?',
+      'in den (?:warenkorb|einkaufswagen|einkaufskorb|korb)', 'zum warenkorb hinzufügen', '(?:jetzt )?kaufen', 'jetzt bestellen', 'ajouter au (?:panier|caddie)', 'acheter',
+      'añadir al (?:carrito|carro|cesta)', 'anadir a la cesta', 'agregar al carrito', 'comprar(?: ahora| agora| entradas?)?', 'aggiungi al carrello', 'acquista(?: ora)?',
+      'adicionar (?:ao carrinho|à sacola|à cesta)', 'toevoegen aan (?:winkelwagen|winkelmand)', 'in (?:de )?(?:winkelwagen|winkelmand)',
+      '(?:dodaj )?do koszyka', 'kup(?: teraz)?', 'lägg i (?:varukorgen|kundvagnen)', 'lägg till i varukorgen', 'köp(?: nu)?', 'legg i (?:handlekurven|handlekurv|handlevognen?)', 'kjøp',
+      'læg i (?:kurv|indkøbskurv)', 'tilføj til kurv', 'lisää (?:ostoskoriin|koriin)', 'osta', 'kosárba', '(?:vložit |přidat )?do košíku', '(?:pridať )?do košíka', 'koupit',
+      'v košarico', 'naroči', 'dodaj u košaricu', '(?:adaugă )?în co[șş]', '(?:добавить )?в корзину', 'купить', '(?:додати )?(?:в кошик|до кошика)', 'купити', 'sepete ekle', 'hemen al',
+      'προσθήκη στο καλάθι', 'thêm vào giỏ(?: hàng)?', 'mua ngay', '(?:tambah(?:kan)? ke|masukkan(?: ke)?) keranjang', 'beli sekarang',
+      'أضف (?:إلى|الى|لل)(?: ?السلة| ?عربة التسوق)', 'הוס(?:ף|פה) ל(?:סל|עגלה)',
+      'カートに(?:入れる|追加)', '(?:買い物)?かごに入れる', 'カゴに入れる', '今すぐ購入', '(?:加入|添加到)购物(?:车|袋)', '(?:加入|放入)購物(?:車|袋)', '立即购买', '立即購買',
+      '장바구니(?: 담기)?', '구매하기', 'เพิ่ม(?:ลง|ใน|ไปยัง)(?:ตะกร้า|รถเข็น)', 'ซื้อเลย',
     ].join('|') +
     ')(?:$|[^\\p{L}])',
   'iu',
@@ -338,7 +343,7 @@ export function availabilityFromPage(doc: Document): { inStock: boolean; source:
       const m = STOCK_COUNT.exec(text);
       if (m) counted = { inStock: Number(m[1] ?? m[2]) > 0, source: `css:${el.name} "${text.slice(0, 40)}" (stock count)` };
     }
-    if (!control && STOCK_NAMES.test(names)) {
+    if (!control && STOCK_NAMES.test(names) && !hidden) {
       const b = coerceBoolean(text);
       if (b !== undefined) return { inStock: b, source: `css:${el.name}.${(el.attribs.class ?? '').split(/\s+/)[0]} "${text.slice(0, 40)}"` };
     }

@@ -6,6 +6,7 @@
  * and the best one whose value coerces to the declared type wins.
  */
 import type { Element } from '../document/dom.js';
+import { isHiddenInPage } from '../document/visibility.js';
 import { classWords, norm, type Candidate } from './candidate.js';
 import { coerce, coerceBoolean, parseNumber } from './coerce.js';
 import { currencyFromText, normaliseCurrency } from './currency.js';
@@ -79,7 +80,7 @@ const namesSide = (words: string[]) => words.some((w) => SIDE_EXACT.has(w) || SI
 const namesMoving = (words: string[]) => words.some((w) => MOVING_WORDS.some((s) => w.startsWith(s)));
 const SKU_VOCAB = vocabularyFor('sku');
 /** Class/id names of elements made for the out-of-stock case: templates the page shows when needed. */
-export const UNAVAILABLE_STATE = /unavail|outofstock|out-of-stock|out_of_stock|soldout|sold-out|sold_out|notify|backorder/i;
+export const UNAVAILABLE_STATE = /unavail|outofstock|out-of-stock|out_of_stock|soldout|sold-out|sold_out|notify|backorder|back[-_]?in[-_]?stock/i;
 const HIDDEN_ID = 0.6;
 const DOM_ID = 2.2;
 
@@ -362,6 +363,8 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       if (type === 'boolean' && b === undefined) return 0;
       if (structured) return 1;
       if (inSideBox(c.el, ctx)) return 0.3;
+      // A hidden box is a state the page may show later ("back in stock" pop-ups), not what it says now.
+      if (c.el && c.kind === 'dom' && isHiddenInPage(c.el)) return 0;
       // An element named for the out-of-stock case is a template the page shows when needed.
       if (UNAVAILABLE_STATE.test(ancestorsNames(c.el, 2))) return 0.1;
       return 1;

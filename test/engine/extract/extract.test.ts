@@ -283,6 +283,29 @@ describe('candidate sources', () => {
     expect(stock('<div class="related-products"><button>Add to cart</button></div>')).toBeNull();
   });
 
+  it('reads buy controls behind a verb and sold-out notices of scripts without spaces', () => {
+    const stock = (body: string) => run(`<h1>Kettle</h1>${body}`, { in_stock: 'boolean' }).json.in_stock;
+    // "Add to cart" with its verb (Russian, Czech, Ukrainian); "go to cart" is not a buy control.
+    expect(stock('<button>Добавить в корзину</button>')).toBe(true);
+    expect(stock('<button>Přidat do košíku</button>')).toBe(true);
+    expect(stock('<button>Додати в кошик</button>')).toBe(true);
+    expect(stock('<a href="/cart" class="btn">Перейти в корзину</a>')).toBeNull();
+    expect(stock('<button>Lisää ostoskoriin</button>')).toBe(true);
+    // Chinese, Japanese and Korean write words without spaces: the notice stands inside a sentence.
+    expect(stock('<p class="price">¥1,200</p><div class="stock">この商品は在庫なしです</div>')).toBe(false);
+    expect(stock('<p class="price">₩12,000</p><span class="stock-state">일시품절</span>')).toBe(false);
+    expect(stock('<p class="price">$12</p><p class="stock">Out-of-stock</p>')).toBe(false);
+  });
+
+  it('does not read availability from a hidden back-in-stock pop-up', () => {
+    // The pop-up is the out-of-stock case's template (display:none); the open buy box is what shoppers see.
+    const html = '<h1>Kettle</h1><p class="price">€ 29,99</p><button type="submit" class="btn">In den Warenkorb</button>' +
+      '<div class="dialog backInStockPopup" style="display:none">Dieser Artikel ist momentan vergriffen.</div>';
+    expect(run(html, { in_stock: 'boolean' }).json).toEqual({ in_stock: true });
+    const notice = '<h1>Kettle</h1><p class="price">€ 29,99</p><div class="stock-info">Dieser Artikel ist momentan vergriffen.</div>';
+    expect(run(notice, { in_stock: 'boolean' }).json).toEqual({ in_stock: false });
+  });
+
   it('counts an item in stock when any of its offers is', () => {
     const html = `<script type="application/ld+json">{"@type":"Product","name":"Tee","offers":[
       {"@type":"Offer","sku":"T-S","availability":"OutOfStock","price":10},{"@type":"Offer","sku":"T-M","availability":"InStock","price":10}]}</script>`;
