@@ -157,6 +157,19 @@ try {
     const halves = (['study', 'measure'] as const).map((h) => `${h} ${prf(tallies[h][field]).f1.toFixed(3)} (${tallies[h][field].support})`).join('  ');
     console.log(`${field.padEnd(12)} ${p.toFixed(3).padStart(9)} ${r.toFixed(3).padStart(7)} ${f1.toFixed(3).padStart(6)} ${String(t.support).padStart(8)}   F1 ${halves}`);
   }
+  // Which way in_stock errs (a count per half, no page named): in stock read as sold out, or the reverse.
+  const confusion = (h: 'study' | 'measure') => {
+    const n: Record<string, number> = {};
+    for (const c of all.filter((x) => halfOf(x.id) === h && x.truth.availability?.length)) {
+      const p = predictions.get(c.id)?.in_stock;
+      // …and from what kind of source (json-ld, microdata, css …), no more.
+      const src = /^[a-z-]+/.exec(sourcesOf.get(c.id)?.in_stock ?? '')?.[0] ?? '-';
+      const k = `${c.truth.availability![0]}→${p === true ? 'true' : p === false ? 'false' : 'none'} (${src})`;
+      n[k] = (n[k] ?? 0) + 1;
+    }
+    return Object.entries(n).sort().map(([k, v]) => `${k} ${v}`).join(', ');
+  };
+  console.log(`in_stock answers, study: ${confusion('study')}; measure: ${confusion('measure')}`);
   console.log(`pages per half: study ${all.filter((c) => halfOf(c.id) === 'study').length}, measure ${all.filter((c) => halfOf(c.id) === 'measure').length}`);
   latencies.sort((a, b) => a - b);
   console.log(`latency per /v1/extract call (6 at a time): median ${latencies[latencies.length >> 1].toFixed(0)} ms, max ${latencies[latencies.length - 1].toFixed(0)} ms`);

@@ -7,6 +7,7 @@
 import type { Document, Element, ParentNode } from '../document/dom.js';
 import type { PageExtraction } from '../document/pool.js';
 import { collapse, elements, findFirst, isElement, textOf } from '../document/dom.js';
+import { isHiddenInPage } from '../document/visibility.js';
 import type { Candidate } from './candidate.js';
 import { SOLD_OUT, coerceBoolean } from './coerce.js';
 import { currencyFromText } from './currency.js';
@@ -327,7 +328,9 @@ export function availabilityFromPage(doc: Document): { inStock: boolean; source:
     const text = raw.replace(/\s+/g, ' ').trim();
     // Form state ("false", "0") is not something the page says to a shopper.
     if (text.length > 80 || /^(?:true|false|[01]|yes|no)$/i.test(text)) continue;
-    const hidden = el.attribs.hidden !== undefined || /display:\s*none/i.test(el.attribs.style ?? '');
+    // Hidden by its own attributes or a wrapper's (class "hidden", display:none): a state the
+    // page shows when needed, such as the sold-out notice of another size.
+    const hidden = isHiddenInPage(el);
     if (text && (control || STOCK_NAMES.test(names)) && SOLD_OUT.test(text) && !hidden) {
       return { inStock: false, source: `css:${el.name}${el.attribs.id ? `#${el.attribs.id}` : ''} "${text.slice(0, 40)}"` };
     }

@@ -539,14 +539,19 @@ export function pickScalar(field: string, parents: string[], type: ScalarType, c
   // Availability over several offers of one item (sizes, sellers): in stock if any is.
   if (best && best.value === false && vocabularyFor(field).role === 'availability') {
     const g = groupOf(best.candidate);
-    const key = best.candidate.path.join('.');
+    const path = best.candidate.path;
+    const key = path.join('.');
+    const parent = path.slice(0, -1).join('.');
+    // The same place in another offer, or deeper in this one (an AggregateOffer's own offers).
+    const samePlace = (c: Candidate) =>
+      c.path.join('.') === key || (c.path.length > path.length && c.path[c.path.length - 1] === path[path.length - 1] && c.path.slice(0, path.length - 1).join('.') === parent);
     // Same item, or another entity of the same kind and name (colour/size variants as roots).
     const name = nameOf(g, candidates);
     const sibling = candidates.find(
       (c) =>
         c !== best!.candidate &&
         g !== undefined &&
-        c.path.join('.') === key &&
+        samePlace(c) &&
         (groupOf(c) === g || (name !== undefined && c.entity === best!.candidate.entity && nameOf(groupOf(c), candidates) === name)) &&
         coerceFor(c, field, type) === true,
     );

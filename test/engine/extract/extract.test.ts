@@ -304,12 +304,21 @@ describe('candidate sources', () => {
     expect(run(html, { in_stock: 'boolean' }).json).toEqual({ in_stock: true });
     const notice = '<h1>Kettle</h1><p class="price">€ 29,99</p><div class="stock-info">Dieser Artikel ist momentan vergriffen.</div>';
     expect(run(notice, { in_stock: 'boolean' }).json).toEqual({ in_stock: false });
+    // Hidden by a wrapper's class: the sold-out notice of another size, shown when it is picked.
+    const other = '<h1>Kettle</h1><p class="price">€ 29,99</p><div class="variant-msg hidden"><p class="stock-note">Sold out</p></div><a class="btn" href="/cart/add?id=1">Add to cart</a>';
+    expect(run(other, { in_stock: 'boolean' }).json).toEqual({ in_stock: true });
   });
 
   it('counts an item in stock when any of its offers is', () => {
     const html = `<script type="application/ld+json">{"@type":"Product","name":"Tee","offers":[
       {"@type":"Offer","sku":"T-S","availability":"OutOfStock","price":10},{"@type":"Offer","sku":"T-M","availability":"InStock","price":10}]}</script>`;
     expect(run(html, { in_stock: 'boolean' }).json).toEqual({ in_stock: true });
+    // An AggregateOffer's own word against one of the offers it sums up, listed inside it.
+    const aggregate = `<script type="application/ld+json">{"@type":"Product","name":"Tee","offers":{"@type":"AggregateOffer","lowPrice":10,"offerCount":2,
+      "availability":"https://schema.org/OutOfStock","offers":[{"@type":"Offer","price":10,"availability":"https://schema.org/InStock"}]}}</script>`;
+    expect(run(aggregate, { in_stock: 'boolean' }).json).toEqual({ in_stock: true });
+    const allOut = aggregate.replace('schema.org/InStock', 'schema.org/OutOfStock');
+    expect(run(allOut, { in_stock: 'boolean' }).json).toEqual({ in_stock: false });
   });
 
   it('believes an open buy box over markup that says out of stock, but not over a sold-out notice', () => {
