@@ -30,7 +30,7 @@ export interface Config {
   /** Credits a dashboard sign-up starts with. */
   signupCredits: number;
   chromiumPath?: string;
-  /** Worker threads for the document pipeline (0 = inline; unset = cores − 1, at most 4). */
+  /** Worker threads for the document pipeline (0 = inline; unset = two for every three cores, at most 4, none on one core). */
   documentWorkers?: number;
   /** Most time one page may spend in the document pipeline (parse, markdown, extraction). */
   documentBudgetMs: number;

@@ -186,6 +186,21 @@ describe.skipIf(!compiled)('one hostile page does not stall the others (needs np
     expect(p.expressRunning).toBe(false);
   });
 
+  it('runs one large page at a time on two workers, small pages beside it', async () => {
+    const p = new DocumentPool({ size: 2, workerUrl: slowUrl, jobTimeoutMs: 700, express: false });
+    pools.push(p);
+    const hostile = p.process(spin(300_000), opts);
+    hostile.catch(() => {});
+    let largeDone = false;
+    const large = p.process(page(14) + `<!--${'z'.repeat(300_000)}-->`, opts).then((r) => ((largeDone = true), r));
+    // The other worker is free, but only for small pages: the large one waits its turn.
+    expect((await p.process(page(15), opts)).metadata.title).toBe('Page 15');
+    expect(largeDone).toBe(false);
+    expect(p.queued).toBe(1);
+    await expect(hostile).rejects.toMatchObject({ code: 'timeout' });
+    expect((await large).metadata.title).toBe('Page 14');
+  });
+
   it('runs the smallest waiting page first', async () => {
     const p = slow({ jobTimeoutMs: 400 });
     const hostile = p.process(spin(), opts);
