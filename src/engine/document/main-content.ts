@@ -513,21 +513,50 @@ const CONTAINERS = new Set(['div', 'section', 'ul', 'ol', 'header', 'form', 'dl'
 
 function findMarkedBody(best: ParentNode, stats: StatsTable): ParentNode | undefined {
   const bestScore = stats.get(best)?.score ?? 0;
-  let found: ParentNode | undefined;
+  let found: Element | undefined;
   let foundScore = 0;
+  const marked: Element[] = [];
   const stack: AnyNode[] = [...best.children];
   while (stack.length) {
     const n = stack.pop()!;
     if (!isElement(n)) continue;
     const s = stats.get(n);
     if (!s || s.score <= 0) continue;
-    if ((n.attribs.itemprop === 'articleBody' || ARTICLE_BODY.test(idClass(n))) && s.score > foundScore) {
-      found = n;
-      foundScore = s.score;
+    if (n.attribs.itemprop === 'articleBody' || ARTICLE_BODY.test(idClass(n))) {
+      marked.push(n);
+      if (s.score > foundScore) {
+        found = n;
+        foundScore = s.score;
+      }
     }
     for (const c of n.children) stack.push(c);
   }
-  return found && foundScore >= 0.4 * bestScore ? found : undefined;
+  if (!found || foundScore < 0.4 * bestScore) return undefined;
+  // One body in parts, each marked alike (sections with itemprop=articleBody, in wrappers of
+  // their own with pictures or ads between them): the body is all of them, so the nearest
+  // element holding every part.
+  // Parts each inside an <article> of their own are posts of a listing, not one body.
+  const post = (el: Element) => {
+    for (let x: AnyNode | null = el.parent; x && x !== best; x = x.parent) if (isElement(x) && x.name === 'article') return x;
+    return undefined;
+  };
+  const own = post(found);
+  const parts = marked.filter((m) => m === found || (sameMarking(m, found!) && !contains(found!, m) && !contains(m, found!) && post(m) === own));
+  if (parts.length < 2) return found;
+  let common: ParentNode | null = found.parent;
+  while (common && common !== best && !parts.every((p) => contains(common!, p))) common = common.parent;
+  return common ?? best;
+}
+
+/** Marked as the article body the same way: both by itemprop=articleBody, or by the same class names. */
+function sameMarking(a: Element, b: Element): boolean {
+  if (b.attribs.itemprop === 'articleBody') return a.attribs.itemprop === 'articleBody';
+  return !!a.attribs.class && a.attribs.class === b.attribs.class;
+}
+
+function contains(outer: AnyNode, inner: AnyNode): boolean {
+  for (let x: AnyNode | null = inner; x; x = x.parent) if (x === outer) return true;
+  return false;
 }
 
 /**

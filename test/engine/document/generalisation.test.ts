@@ -41,6 +41,32 @@ describe('articles split across sibling containers', () => {
     expect(md).toContain('beta paragraph number 3');
     expect(md).not.toContain('Advertisement');
   });
+
+  it('keeps every part marked as the article body when each sits in wrappers of its own (a magazine CMS)', () => {
+    // Sections with itemprop=articleBody, the later ones each in its own wrapper divs, a share
+    // bar, an ad and a figure between them; the first part is the shortest.
+    const part = (i: number, topic: string, n: number) =>
+      `<section class="l-article__section s-cms-content" itemprop="articleBody" id="article-section-${i}">${paras(topic, n)}</section>`;
+    const md = render(`<main class="main-content"><article><header><h1>Tides at the coast</h1></header>
+      <section class="share"><ul><li><a href="https://social.example/share">Share</a></li></ul></section>
+      ${part(0, 'opening', 2)}
+      <div class="wrap"><div class="l-article__container">
+        <div class="ad-boxinjector"><span>Advertisement</span></div>${part(1, 'middle', 6)}</div></div>
+      <figure><img src="/tide.jpg" alt="The tide"></figure>
+      <div class="wrap"><div class="l-article__container">${part(2, 'closing', 4)}</div></div>
+    </article></main>`);
+    expect(md).toContain('opening paragraph number 2');
+    expect(md).toContain('middle paragraph number 6');
+    expect(md).toContain('closing paragraph number 4');
+  });
+
+  it('does not join posts of a listing, each an <article> with its own body', () => {
+    const post = (i: number, n: number) =>
+      `<article class="post"><h2><a href="/post-${i}">Post ${i}</a></h2><div class="entry-content">${paras(`post-${i}`, n)}</div></article>`;
+    const md = render(`<main><div class="posts">${post(1, 6)}${post(2, 2)}${post(3, 2)}</div></main>`, 'Post 1');
+    expect(md).toContain('post-1 paragraph number 6');
+    expect(md).not.toContain('post-2 paragraph number 1');
+  });
 });
 
 describe('a box of links to other stories inside the article body', () => {
