@@ -226,8 +226,14 @@ const NAMED_CHROME_HOSTS = new Set(['div', 'section', 'aside', 'ul', 'ol', 'nav'
  */
 function chromeNames(el: Element): string {
   const id = el.attribs.id ?? '';
-  return `${id.split(/[-_]/).length >= 4 ? '' : id} ${el.attribs.class ?? ''}`;
+  let cls = el.attribs.class ?? '';
+  // "js-" classes are hooks for scripts, named for what a script does with the element
+  // ("js-lightbox-gallery": its pictures open in a lightbox), not for what it is.
+  if (cls.includes('js')) cls = cls.replace(JS_HOOK, ' ');
+  return `${id.split(/[-_]/).length >= 4 ? '' : id} ${cls}`;
 }
+
+const JS_HOOK = /(?:^|\s)js[-_]\S*/gi;
 
 function isChrome(el: Element): boolean {
   if (isChromeTag(el)) return true;

@@ -135,6 +135,20 @@ describe('share bars and empty comment sections', () => {
   });
 });
 
+describe('script hooks in class names', () => {
+  it('reads "js-" classes as what a script does, not what the box is', () => {
+    // A charity's news page: the body sits in a media-object box whose pictures open in a
+    // lightbox ("js-lightbox-gallery"); a donation flyout beside it. A newsletter box whose
+    // own class names it stays chrome, hook or not.
+    const md = render(`<main><article class="c-article"><h1>Tides at the coast</h1><p><strong>${sentence('lead', 1)}</strong></p>
+      <div class="o-media o-media--left js-lightbox-gallery"><div class="c-flyout"><span>Help now!</span><p>Every gift helps.</p></div>
+      <div class="o-media__body">${paras('body', 5)}</div></div>
+      <div class="newsletter js-newsletter"><p>${sentence('newsletter', 1)}</p></div></article></main>`);
+    expect(md).toContain('body paragraph number 5');
+    expect(md).not.toContain('newsletter paragraph');
+  });
+});
+
 describe('an article box named like chrome', () => {
   // A "gallery" theme (listicle posts): the post's body sits in <section class="gallery--wrapper">,
   // its items in sections of which the first is shown. Chrome by name — but it holds every
