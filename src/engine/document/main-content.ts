@@ -582,6 +582,13 @@ function storyLine(box: Element, s: Stats, stats: StatsTable): boolean {
 }
 
 /**
+ * How negative a box's score must be, per character of its text, for pruning to take it for
+ * fragments: a quarter of its text in fragment lines (each −0.4 a character) or a tenth in
+ * bare links (−1). (Chosen on the study half from 0.05 / 0.1 / 0.2: 0.1 best there.)
+ */
+const FRAGMENT_SHARE = 0.1;
+
+/**
  * Remove link lists and scored-negative leftovers inside the article. `keep`: an element
  * whose boxes stay whatever their score (a product's heading and its buy box).
  */
@@ -607,7 +614,9 @@ function pruneInside(root: ParentNode, stats: StatsTable, keep?: Element): void 
       const linkList = textBlock
         ? s.link > 0 && s.text < 25 && s.paras === 0 && (!heading || s.link >= s.text)
         : density > 0.5 && total > 0 && s.paras === 0;
-      const fragmentBox = CONTAINERS.has(n.name) && s.score < 0 && s.paras === 0 && !hasMedia;
+      // Fragments must be a real share of the box: a list of "label: value" details with one
+      // linked item ("Category: <a>Beginners</a>") is data, not a fragment box.
+      const fragmentBox = CONTAINERS.has(n.name) && s.score < -FRAGMENT_SHARE * total && s.paras === 0 && !hasMedia;
       // A story line is kept whole: the boxes inside it have no paragraphs around them.
       if (fragmentBox && !linkList && storyLine(n, s, stats)) continue;
       if ((linkList || fragmentBox) && !spared.has(n)) {

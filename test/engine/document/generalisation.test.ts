@@ -135,6 +135,22 @@ describe('share bars and empty comment sections', () => {
   });
 });
 
+describe('data lists inside the article', () => {
+  it('keeps a list of "label: value" details with one linked item, and still drops a box of fragments', () => {
+    // An astrophoto community post: the picture's details as a list after the text; the
+    // category is a link. A box of short non-sentences (widget labels) still goes.
+    const details = ['Category: <a href="/cat/beginners">First attempts</a>', 'Kind of picture: digital photo', 'Optics: telephoto lens',
+      'Focal length in mm: 180', 'Aperture in mm: 72', 'Camera: Canon EOS 60Da', 'Filter: none', 'ISO: 640', 'Exposure: 60 x 3 minutes',
+      'Date: 31/08/2019', 'Time: from midnight until dawn', 'Place: a hill in Franconia', 'Time zone: CEST'];
+    const md = render(`<article><h1>Tides at the coast</h1><div class="entry-content">${paras('body', 3)}
+      <h3>Details</h3><ul>${details.map((d) => `<li>${d}</li>`).join('')}</ul>
+      <div class="tools"><span>Print</span> <span>Font size</span> <span>Listen</span> <span>Save for later</span></div></div></article>`);
+    expect(md).toContain('Place: a hill in Franconia');
+    expect(md).toContain('Focal length in mm: 180');
+    expect(md).not.toContain('Save for later');
+  });
+});
+
 describe('script hooks in class names', () => {
   it('reads "js-" classes as what a script does, not what the box is', () => {
     // A charity's news page: the body sits in a media-object box whose pictures open in a
