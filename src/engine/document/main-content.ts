@@ -540,8 +540,8 @@ function findMarkedBody(best: ParentNode, stats: StatsTable): ParentNode | undef
   if (!found || foundScore < 0.4 * bestScore) return undefined;
   // One body in parts, each marked alike (sections with itemprop=articleBody, in wrappers of
   // their own with pictures or ads between them): the body is all of them, so the nearest
-  // element holding every part.
-  // Parts each inside an <article> of their own are posts of a listing, not one body.
+  // element holding every part. Parts each inside an <article> of their own are posts of a
+  // listing, not one body.
   const post = (el: Element) => {
     for (let x: AnyNode | null = el.parent; x && x !== best; x = x.parent) if (isElement(x) && x.name === 'article') return x;
     return undefined;

@@ -80,7 +80,7 @@ const namesSide = (words: string[]) => words.some((w) => SIDE_EXACT.has(w) || SI
 const namesMoving = (words: string[]) => words.some((w) => MOVING_WORDS.some((s) => w.startsWith(s)));
 const SKU_VOCAB = vocabularyFor('sku');
 /** Class/id names of elements made for the out-of-stock case: templates the page shows when needed. */
-export const UNAVAILABLE_STATE = /unavail|outofstock|out-of-stock|out_of_stock|soldout|sold-out|sold_out|notify|backorder|back[-_]?in[-_]?stock/i;
+export const UNAVAILABLE_STATE = /unavail|outofstock|out-of-stock|out_of_stock|soldout|sold-out|sold_out|notify|backorder/i;
 const HIDDEN_ID = 0.6;
 const DOM_ID = 2.2;
 
