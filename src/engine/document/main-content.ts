@@ -321,6 +321,8 @@ function stripNonContent(doc: Document): void {
   for (const n of doomed) removeNode(n);
 }
 
+const HEADING_TAG = /^h[1-6]$/;
+
 const BLOCKS = new Set([
   'p', 'div', 'section', 'article', 'main', 'header', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li',
   'pre', 'blockquote', 'table', 'tr', 'td', 'th', 'dl', 'dt', 'dd', 'figure', 'figcaption', 'body', 'center', 'form',
@@ -347,8 +349,9 @@ function insideAny(el: Element, set: Set<AnyNode>): boolean {
  * markdown need not scan them again.
  */
 function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boolean }, found?: Found): Stats {
-  type Frame = { node: ParentNode; i: number; s: Stats; ownText: number; ownLink: number; ownRaw: string };
-  const mk = (node: ParentNode): Frame => ({ node, i: 0, s: { text: 0, link: 0, score: 0, paras: 0, owner: stats }, ownText: 0, ownLink: 0, ownRaw: '' });
+  // marks: headings and linked pictures in the subtree, what every teaser holds one of (teasers.ts).
+  type Frame = { node: ParentNode; i: number; s: Stats; ownText: number; ownLink: number; ownRaw: string; marks: number };
+  const mk = (node: ParentNode): Frame => ({ node, i: 0, s: { text: 0, link: 0, score: 0, paras: 0, owner: stats }, ownText: 0, ownLink: 0, ownRaw: '', marks: 0 });
   const frames: Frame[] = [mk(root)];
   // Inline text is credited to the innermost block frame; linkDepth tracks <a> nesting.
   const blockFrames: Frame[] = [frames[0]];
@@ -392,7 +395,9 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
         f.s.link += f.ownLink;
       } else judgeOwnText(f, el.name, (el.parent as Element | null)?.name);
     }
-    if (found && el.children?.length >= 3 && isTeaserList(el)) found.neutral.add(el);
+    if (el.name === 'img' ? linkDepth > 0 : HEADING_TAG.test(el.name)) f.marks++;
+    // Three teasers hold three marks and nine characters of linked text at least: nothing to look at otherwise.
+    if (found && f.marks >= 3 && f.s.link >= 9 && el.children?.length >= 3 && isTeaserList(el)) found.neutral.add(el);
     if (stats.neutral?.size && stats.neutral.has(f.node)) {
       f.s.score = 0;
       f.s.paras = 0;
@@ -404,6 +409,7 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
       parent.s.link += f.s.link;
       parent.s.score += f.s.score;
       parent.s.paras += f.s.paras;
+      parent.marks += f.marks;
       if (!isBlockFrame) {
         // Inline element: its own text already went to the enclosing block frame.
       }

@@ -20,32 +20,40 @@ interface ItemShape {
 
 /** Whether `item` is a teaser, and the page it points to. */
 function itemShape(item: Element): ItemShape {
-  let nodes = 0;
-  let text = 0;
-  let headlineHref: string | undefined;
-  let imageLink = false;
-  let titleLink: string | undefined;
-  const stack: { n: AnyNode; inLink?: Element; inHeading: boolean }[] = [{ n: item, inHeading: false }];
-  while (stack.length) {
-    const { n, inLink, inHeading } = stack.pop()!;
-    if (++nodes > MAX_ITEM_NODES) return { teaser: false };
-    if (isTextNode(n)) {
-      const len = n.data.trim().length;
-      text += len;
-      if (text > MAX_ITEM_TEXT) return { teaser: false };
-      if (len >= 10 && inLink && inHeading) headlineHref ??= inLink.attribs.href;
-      if (len >= 20 && inLink && !inHeading) titleLink ??= inLink.attribs.href;
-      continue;
-    }
-    if (!isElement(n)) continue;
-    if (n.name === 'img' && inLink) imageLink = true;
-    const link = n.name === 'a' && n.attribs.href && !n.attribs.href.startsWith('#') ? n : inLink;
-    const heading = inHeading || HEADING.test(n.name);
-    for (let i = n.children.length - 1; i >= 0; i--) stack.push({ n: n.children[i], inLink: link, inHeading: heading });
+  const walk: Walk = { nodes: 0, text: 0, headlineHref: undefined, imageLink: false, titleLink: undefined };
+  if (!visit(item, undefined, false, walk)) return NOT_TEASER;
+  if (walk.headlineHref) return { teaser: true, href: walk.headlineHref };
+  if (walk.imageLink && walk.titleLink) return { teaser: true, href: walk.titleLink };
+  return NOT_TEASER;
+}
+
+const NOT_TEASER: ItemShape = { teaser: false };
+
+interface Walk {
+  nodes: number;
+  text: number;
+  headlineHref: string | undefined;
+  imageLink: boolean;
+  titleLink: string | undefined;
+}
+
+/** Depth-first over an item in document order; false as soon as it is too big to be a teaser. */
+function visit(n: AnyNode, inLink: Element | undefined, inHeading: boolean, w: Walk): boolean {
+  if (++w.nodes > MAX_ITEM_NODES) return false;
+  if (isTextNode(n)) {
+    const len = n.data.trim().length;
+    w.text += len;
+    if (w.text > MAX_ITEM_TEXT) return false;
+    if (len >= 10 && inLink && inHeading) w.headlineHref ??= inLink.attribs.href;
+    if (len >= 20 && inLink && !inHeading) w.titleLink ??= inLink.attribs.href;
+    return true;
   }
-  if (headlineHref) return { teaser: true, href: headlineHref };
-  if (imageLink && titleLink) return { teaser: true, href: titleLink };
-  return { teaser: false };
+  if (!isElement(n)) return true;
+  if (n.name === 'img' && inLink) w.imageLink = true;
+  const link = n.name === 'a' && n.attribs.href && !n.attribs.href.startsWith('#') ? n : inLink;
+  const heading = inHeading || HEADING.test(n.name);
+  for (const c of n.children) if (!visit(c, link, heading, w)) return false;
+  return true;
 }
 
 /** Whether `el`'s element children are three or more teasers of one kind, to distinct pages. */
@@ -63,10 +71,15 @@ export function isTeaserList(el: Element): boolean {
   if (count < 3) return false;
   const hrefs = new Set<string>();
   let teasers = 0;
+  // At most a third of the items may be something else: stop at the first one too many.
+  let othersLeft = count - Math.ceil((count * 2) / 3);
   for (const item of el.children) {
     if (!isElement(item)) continue;
     const shape = itemShape(item);
-    if (!shape.teaser) continue;
+    if (!shape.teaser) {
+      if (--othersLeft < 0) return false;
+      continue;
+    }
     teasers++;
     hrefs.add(shape.href!);
   }
