@@ -516,7 +516,7 @@ const NEVER_THE_ARTICLE = /(?:^|[\s_-])(?:comments?|comment-?(?:list|box|area|se
 function neverTheArticle(el: Element): boolean {
   const a = el.attribs;
   // (Most elements have no names, or names that say nothing of comments: tested raw first.)
-  if ((!a.class && !a.id) || !NAMED_CHROME_HOSTS.has(el.name) || !NEVER_THE_ARTICLE.test(`${a.id ?? ''} ${a.class ?? ''}`)) return false;
+  if ((!a.class && !a.id) || !NAMED_CHROME_HOSTS.has(el.name) || !(NEVER_THE_ARTICLE.test(a.class ?? '') || NEVER_THE_ARTICLE.test(a.id ?? ''))) return false;
   const names = chromeNames(el);
   return NEVER_THE_ARTICLE.test(names) && !ARTICLE_BODY.test(names) && !findFirstIn(el, (e) => e.name === 'h1');
 }

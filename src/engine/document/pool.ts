@@ -145,8 +145,15 @@ export interface DocumentPoolOptions {
   express?: boolean;
 }
 
-/** Worker young generation: a page is short-lived garbage. Measured on bench:crawl (interleaved runs): 8 MB ran 12 % faster than 4 MB with 13 MB less peak RSS (fewer pages promoted mid-parse); 16 MB no faster, +10 MB. */
-const YOUNG_GENERATION_MB = 8;
+/**
+ * Worker young generation: a page is short-lived garbage, but its tree lives until the page
+ * is done. Below 16 MB (V8 splits it into semi-spaces) a page's live tree overflows the
+ * nursery mid-page and is promoted, and old-generation collections follow: on bench:crawl's
+ * pages one worker ran its pipeline at 1.2–1.5 ms per page with 8 or 12 MB against 0.51 with
+ * 16, 24, 32 or V8's own default (isolated worker, alternating runs); through the pool, two
+ * workers, 0.65–1.03 vs 0.37–0.67 ms per page. 32 MB was no faster and held 7–24 MB more.
+ */
+const YOUNG_GENERATION_MB = 16;
 /** Passes of a new worker's warm-up (warm-up.ts). Measured on bench:crawl: the pipeline's hot functions are optimised after ~30–40; 100 bought nothing more. */
 const WARM_UP_PASSES = 40;
 /** Crashes tolerated before the pool stops replacing workers and goes inline. */
