@@ -395,7 +395,7 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
         f.s.link += f.ownLink;
       } else judgeOwnText(f, el.name, (el.parent as Element | null)?.name);
     }
-    if (el.name === 'img' ? linkDepth > 0 : HEADING_TAG.test(el.name)) f.marks++;
+    if (found && (el.name === 'img' ? linkDepth > 0 : HEADING_TAG.test(el.name))) f.marks++;
     // Three teasers hold three marks and nine characters of linked text at least: nothing to look at otherwise.
     if (found && f.marks >= 3 && f.s.link >= 9 && el.children?.length >= 3 && isTeaserList(el)) found.neutral.add(el);
     if (stats.neutral?.size && stats.neutral.has(f.node)) {

@@ -104,6 +104,19 @@ describe('lists of teasers around the article', () => {
     expect(md).not.toContain('summary of that other story number 3');
   });
 
+  it('knows a list of only three teasers made of a linked picture beside a linked title (no heading)', () => {
+    // A shop-blog's "more from us" row: three cards, each a thumbnail link and a title link
+    // over a two-sentence summary, and a fourth item that is only a link (a third of the
+    // items may be something else); together they say more than the short post above them.
+    const card = (i: number) =>
+      `<div class="card"><a href="/post-${i}"><img src="/p${i}.jpg" alt=""></a><a href="/post-${i}">Title of another post number ${i}</a>` +
+      `<p>${sentence(`summary-${i}`, 1)} ${sentence(`summary-${i}`, 2)}</p></div>`;
+    const md = render(`<div class="page"><div class="post"><h1>Tides at the coast</h1>${paras('body', 3)}</div>
+      <div class="row">${[1, 2, 3].map(card).join('')}<div class="more"><a href="/blog">See all posts</a></div></div></div>`);
+    expect(md).toContain('body paragraph number 3');
+    expect(md).not.toContain('summary-2 paragraph number 1');
+  });
+
   it('keeps an index page whose teasers are all it has', () => {
     const teaser = (i: number) => `<li><h3><a href="/story-${i}">Headline of another story ${i}</a></h3><p>Summary of story ${i}.</p></li>`;
     const md = render(`<main><h1>Latest</h1><ul class="list">${Array.from({ length: 5 }, (_, i) => teaser(i + 1)).join('')}</ul></main>`, 'Latest');
