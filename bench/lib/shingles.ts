@@ -52,13 +52,23 @@ export function markdownToText(md: string): string {
     .replace(/\\([\\`*_{}[\]()#+\-.!|<>~])/g, '$1');
 }
 
+/** Characters Markdown lets a backslash make literal (CommonMark's ASCII punctuation we emit). */
+const ESCAPE = /\\([\\`*_{}[\]()#+\-.!|<>~])/g;
+/** An escaped character while syntax is stripped: a private-use code point (U+E000 + its code), restored at the end. */
+const HIDDEN = /[\uE000-\uE07F]/g;
+
 /**
  * Markdown → plain text as a reader sees it: images dropped, links to their text, emphasis,
- * heading, list and quote markers, code fences and table pipes removed, escapes undone,
- * whitespace collapsed to single spaces.
+ * heading, list and quote markers, code fences and table pipes removed, whitespace collapsed
+ * to single spaces. An escaped character (`\*`, `\[`) is text the reader sees, so it is
+ * set aside before the syntax is stripped and put back after; brackets that are no link
+ * ("[1]" of a footnote) are text too.
  */
 export function markdownToPlain(md: string): string {
-  return markdownToText(md)
+  return md
+    .replace(ESCAPE, (_, c: string) => String.fromCharCode(0xe000 + c.charCodeAt(0)))
+    .replace(/!\[[^\]]*\]\((?:[^()]|\([^)]*\))*\)/g, ' ')
+    .replace(/\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)/g, '$1')
     .replace(/^\s*(?:```|~~~).*$/gm, ' ')
     .replace(/^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*$/gm, ' ')
     .replace(/^[ \t]*(?:>[ \t]?)+/gm, '')
@@ -68,7 +78,7 @@ export function markdownToPlain(md: string): string {
     .replace(/\*\*|__|~~|`/g, '')
     .replace(/(^|[\s(\["'])[*_](?=\S)/g, '$1')
     .replace(/(\S)[*_](?=$|[\s)\]"'.,;:!?])/gm, '$1')
-    .replace(/\[([^\]]*)\]/g, '$1')
+    .replace(HIDDEN, (c) => String.fromCharCode(c.charCodeAt(0) - 0xe000))
     .replace(/\s+/g, ' ')
     .trim();
 }
