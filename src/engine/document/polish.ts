@@ -48,7 +48,9 @@ export function polishContent(root: ParentNode, cookies = true): void {
   dropLeadingMeta(blocks);
   dropTrailingBoilerplate(blocks);
   if (cookies) dropCookieNotices(blocks);
-  dropEmptySections(root);
+  const rules: Element[] = [];
+  dropEmptySections(root, rules);
+  dropAfterLastRule(root, rules);
 }
 
 const MEDIA = new Set(['img', 'picture', 'video', 'audio', 'iframe', 'table', 'pre', 'math']);
@@ -57,8 +59,9 @@ const MEDIA = new Set(['img', 'picture', 'video', 'audio', 'iframe', 'table', 'p
  * A heading that introduces nothing — the next thing after it is a heading of its level or
  * above, or the end of the content — is the title of a section whose body was a widget
  * (a "Comments" heading over an empty thread, "Share this" over a removed share bar).
+ * Collects the horizontal rules it passes into `rules`, in document order.
  */
-function dropEmptySections(root: ParentNode): void {
+function dropEmptySections(root: ParentNode, rules: Element[]): void {
   // Headings met since the last content, in order; judged when content or the end comes.
   let run: Element[] = [];
   const settle = (contentFollows: boolean) => {
@@ -96,7 +99,8 @@ function dropEmptySections(root: ParentNode): void {
     } else if (MEDIA.has(n.name)) {
       if (run.length) settle(true);
       seenAny = true;
-    } else for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+    } else if (n.name === 'hr') rules.push(n);
+    else for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
   }
   if (run.length) settle(false);
 }
@@ -116,6 +120,52 @@ function dropTrailingBoilerplate(blocks: Element[]): void {
     else if (len > 60) return;
   }
 }
+
+/** Text after the content's last horizontal rule shorter than this, with no sentence, is a label row past the article's end. */
+const AFTER_RULE_MAX = 150;
+
+/**
+ * A horizontal rule followed only by a few words ("Mehr Themen:", "No comments", a lone
+ * label) marks where the article ended and the page's furniture began: both go. Rules in a
+ * row at the end (a label between two of them) are one such end.
+ */
+function dropAfterLastRule(root: ParentNode, rules: Element[]): void {
+  let cut: AnyNode[] | undefined;
+  for (let r = rules.length - 1; r >= 0; r--) {
+    const after = followingInRoot(rules[r], root);
+    if (!isLabelRow(after)) break;
+    cut = [rules[r], ...after];
+  }
+  if (cut) for (const n of cut) removeNode(n);
+}
+
+/** What follows `el` in document order up to the end of `root`. */
+function followingInRoot(el: Element, root: ParentNode): AnyNode[] {
+  const after: AnyNode[] = [];
+  for (let n: AnyNode = el; n !== (root as AnyNode) && n.parent; n = n.parent) for (let s = n.next; s; s = s.next) after.push(s);
+  return after;
+}
+
+/** A few words without a sentence or a picture: a label row, not the article's text. */
+function isLabelRow(nodes: AnyNode[]): boolean {
+  let text = '';
+  for (const n of nodes) {
+    // Bounded: a long box after the rule is read no further than the limit (with room for indentation).
+    const t = isElement(n) ? shortTextOf(n, 4 * AFTER_RULE_MAX) : textOf(n);
+    if (t === undefined) return false;
+    text += ` ${t}`;
+    if (collapsedLength(text) >= AFTER_RULE_MAX || (isElement(n) && (MEDIA.has(n.name) || hasMedia(n)))) return false;
+  }
+  return !SENTENCE_END.test(collapse(text));
+}
+
+function hasMedia(el: Element): boolean {
+  for (const c of el.children) if (isElement(c) && (MEDIA.has(c.name) || hasMedia(c))) return true;
+  return false;
+}
+
+/** A sentence's end followed by the start of another. */
+const SENTENCE_END = /[.!?]["'”»)]?\s+\p{Lu}/u;
 
 export const COOKIE_NOTICE = /\b(?:uses?|utiliza|utilise|verwendet|utilizza) (?:of )?cookies\b|\bcookie (?:policy|settings|preferences)\b|\baccept(?:ing)? (?:all )?cookies\b/i;
 

@@ -208,3 +208,30 @@ describe('an article box named like chrome', () => {
     expect(md).not.toContain('reader-comment');
   });
 });
+
+describe('the end of the article marked by a rule', () => {
+  it('drops a label row after the content\'s last horizontal rule, and the rule', () => {
+    // A magazine article: its body, then a rule and a "More topics:" label whose links went
+    // with the chrome; a comment count boxed between two rules.
+    const md = render(`<article><h1>Tides at the coast</h1><div class="article-text">${paras('body', 4)}
+      <p><em>This article first appeared in the spring issue.</em></p>
+      <hr><div class="more-topics-label"><strong>More topics:</strong></div></div></article>`);
+    expect(md).toContain('body paragraph number 4');
+    expect(md).toContain('first appeared in the spring issue');
+    expect(md).not.toContain('More topics');
+    expect(md).not.toMatch(/---\s*$/);
+    const two = render(`<article><h1>Tides at the coast</h1>${paras('body', 4)}<hr><p>No comments yet (comments appear after review)</p><hr></article>`);
+    expect(two).toContain('body paragraph number 4');
+    expect(two).not.toContain('No comments yet');
+  });
+
+  it('keeps what follows a rule when it is text: sentences, a picture, or more than a label', () => {
+    const sentences = render(`<article><h1>Tides at the coast</h1>${paras('body', 4)}<hr><p>Correction. An earlier version misnamed the harbour.</p></article>`);
+    expect(sentences).toContain('An earlier version misnamed the harbour');
+    const picture = render(`<article><h1>Tides at the coast</h1>${paras('body', 4)}<hr><figure><img src="/chart.png" alt="Tide chart"></figure></article>`);
+    expect(picture).toContain('chart.png');
+    const part = render(`<article><h1>Tides at the coast</h1>${paras('first', 3)}<hr>${paras('second', 2)}</article>`);
+    expect(part).toContain('second paragraph number 2');
+    expect(part).toMatch(/first paragraph number 3[\s\S]*---[\s\S]*second paragraph number 1/);
+  });
+});
