@@ -244,6 +244,28 @@ function isChrome(el: Element): boolean {
   return NEGATIVE.test(names) && !POSITIVE.test(names);
 }
 
+/**
+ * A box inside the provisional article, ahead of most of its text, that reads as prose (a
+ * sentence, links under a tenth of its text): part of the article whatever its name says — a
+ * lead styled as a "teaser", a box "intro" — unless the name only ever means an add-on
+ * (STRONG_CHROME) or the tag is chrome. After the body, such boxes are trailers and go.
+ */
+function isProseBeforeBody(el: Element, article: ParentNode, stats: StatsTable): boolean {
+  if (isChromeTag(el) || STRONG_CHROME.test(idClass(el))) return false;
+  const s = stats.get(el);
+  if (!s || s.paras < 1 || s.link > 0.1 * (s.text + s.link)) return false;
+  let after = 0;
+  let inside = false;
+  for (let n: AnyNode = el; n.parent; n = n.parent) {
+    if (n === (article as AnyNode)) {
+      inside = true;
+      break;
+    }
+    for (let x = n.next; x; x = x.next) after += isTextNode(x) ? x.data.length : (stats.get(x)?.text ?? 0);
+  }
+  return inside && after >= 0.5 * (stats.get(article as AnyNode)?.text ?? 0);
+}
+
 /** Less text than this outside links is an empty page (a title and a date at most). */
 const EMPTY_TEXT = 100;
 
@@ -266,7 +288,7 @@ function stripChrome(root: ParentNode, stats: StatsTable): boolean {
     // …and so are those inside it that hold most of its text (themes name wrappers "widget").
     // Tags and roles (<aside>, <nav>, role=complementary) and names that only ever mean
     // an add-on (gallery, comments, related) are never such wrappers.
-    if (!wrappers.has(n) && ((isChrome(n) && (isChromeTag(n) || STRONG_CHROME.test(idClass(n)) || (stats.get(n)?.score ?? 0) < 0.5 * articleScore)) || neverTheArticle(n))) {
+    if (!wrappers.has(n) && ((isChrome(n) && (isChromeTag(n) || STRONG_CHROME.test(idClass(n)) || (stats.get(n)?.score ?? 0) < 0.5 * articleScore) && !isProseBeforeBody(n, article, stats)) || neverTheArticle(n))) {
       doomed.push(n);
       continue;
     }

@@ -235,3 +235,26 @@ describe('the end of the article marked by a rule', () => {
     expect(part).toMatch(/first paragraph number 3[\s\S]*---[\s\S]*second paragraph number 1/);
   });
 });
+
+describe('a lead named like chrome', () => {
+  // A news CMS writes the standfirst in <div class="teaser"> (the box its list pages show as
+  // the story's teaser) inside the article, above the body.
+  const lead = 'The harbour authority closed the sea wall path on Monday after the highest spring tide in forty years flooded the old town.';
+  it('keeps a prose box inside the article ahead of its body, whatever its name', () => {
+    const md = render(`<main><div class="news news-single"><div class="article"><h1>Tides at the coast</h1>
+      <div class="teaser"><p>${lead}</p></div>
+      <div class="news-text-wrap">${paras('body', 5)}</div></div></div></main>`);
+    expect(md).toContain('highest spring tide in forty years');
+    expect(md.indexOf('highest spring tide')).toBeLessThan(md.indexOf('body paragraph number 1'));
+  });
+
+  it('still drops such a box after the body, and an add-on box ahead of it', () => {
+    const md = render(`<main><div class="article"><h1>Tides at the coast</h1>
+      <div class="newsletter-box"><p>Our morning briefing brings you the day's news from the coast, every weekday before breakfast, free of charge.</p></div>
+      <div class="news-text-wrap">${paras('body', 5)}</div>
+      <div class="teaser"><p>The ferry company has cancelled all crossings until Thursday, it said in a statement on its website this morning.</p></div></div></main>`);
+    expect(md).toContain('body paragraph number 5');
+    expect(md).not.toContain('morning briefing');
+    expect(md).not.toContain('ferry company');
+  });
+});
