@@ -54,7 +54,7 @@ export function markdownToText(md: string): string {
 
 /** Characters Markdown lets a backslash make literal (CommonMark's ASCII punctuation we emit). */
 const ESCAPE = /\\([\\`*_{}[\]()#+\-.!|<>~])/g;
-/** An escaped character while syntax is stripped: a private-use code point (U+E000 + its code), restored at the end. */
+/** An escaped character while syntax is stripped: a private-use code point (U+E000 + its code), restored at the end (no page of the corpora has text in that range). */
 const HIDDEN = /[\uE000-\uE07F]/g;
 
 /**

@@ -247,23 +247,35 @@ function isChrome(el: Element): boolean {
 /**
  * A box inside the provisional article, ahead of most of its text, that reads as prose (a
  * sentence, links under a tenth of its text): part of the article whatever its name says — a
- * lead styled as a "teaser", a box "intro" — unless the name only ever means an add-on
- * (STRONG_CHROME) or the tag is chrome. After the body, such boxes are trailers and go.
+ * lead styled as a "teaser", a box "intro". (Chrome tags and add-on names are judged before
+ * this is asked; after the body, such boxes are trailers and go.) `after` holds, per
+ * element of the article, the text that follows it there (textAfter).
  */
-function isProseBeforeBody(el: Element, article: ParentNode, stats: StatsTable): boolean {
-  if (isChromeTag(el) || STRONG_CHROME.test(idClass(el))) return false;
+function isProseBeforeBody(el: Element, article: ParentNode, stats: StatsTable, after: () => Map<AnyNode, number>): boolean {
   const s = stats.get(el);
   if (!s || s.paras < 1 || s.link > 0.1 * (s.text + s.link)) return false;
-  let after = 0;
-  let inside = false;
-  for (let n: AnyNode = el; n.parent; n = n.parent) {
-    if (n === (article as AnyNode)) {
-      inside = true;
-      break;
+  const following = after().get(el);
+  return following !== undefined && following >= 0.5 * (stats.get(article as AnyNode)?.text ?? 0);
+}
+
+/** For each element inside `root`, the text (outside links) that follows it within `root`: one walk. */
+function textAfter(root: ParentNode, stats: StatsTable): Map<AnyNode, number> {
+  const out = new Map<AnyNode, number>();
+  const stack: [ParentNode, number][] = [[root, 0]];
+  while (stack.length) {
+    const [node, following] = stack.pop()!;
+    let acc = following;
+    for (let i = node.children.length - 1; i >= 0; i--) {
+      const c = node.children[i];
+      if (isTextNode(c)) acc += c.data.length;
+      else if (isElement(c)) {
+        out.set(c, acc);
+        stack.push([c, acc]);
+        acc += stats.get(c)?.text ?? 0;
+      }
     }
-    for (let x = n.next; x; x = x.next) after += isTextNode(x) ? x.data.length : (stats.get(x)?.text ?? 0);
   }
-  return inside && after >= 0.5 * (stats.get(article as AnyNode)?.text ?? 0);
+  return out;
 }
 
 /** Less text than this outside links is an empty page (a title and a date at most). */
@@ -280,6 +292,9 @@ function stripChrome(root: ParentNode, stats: StatsTable): boolean {
   const wrappers = new Set<AnyNode>();
   for (let n: AnyNode | null = article as AnyNode; n; n = n.parent) wrappers.add(n);
   const articleScore = Math.max(1, stats.get(article)?.score ?? 0);
+  // Computed on first need: few pages have a chrome-named box of prose inside the article.
+  let following: Map<AnyNode, number> | undefined;
+  const after = () => (following ??= textAfter(article, stats));
   const doomed: Element[] = [];
   const stack: AnyNode[] = [...root.children];
   while (stack.length) {
@@ -288,7 +303,7 @@ function stripChrome(root: ParentNode, stats: StatsTable): boolean {
     // …and so are those inside it that hold most of its text (themes name wrappers "widget").
     // Tags and roles (<aside>, <nav>, role=complementary) and names that only ever mean
     // an add-on (gallery, comments, related) are never such wrappers.
-    if (!wrappers.has(n) && ((isChrome(n) && (isChromeTag(n) || STRONG_CHROME.test(idClass(n)) || (stats.get(n)?.score ?? 0) < 0.5 * articleScore) && !isProseBeforeBody(n, article, stats)) || neverTheArticle(n))) {
+    if (!wrappers.has(n) && ((isChrome(n) && (isChromeTag(n) || STRONG_CHROME.test(idClass(n)) || ((stats.get(n)?.score ?? 0) < 0.5 * articleScore && !isProseBeforeBody(n, article, stats, after)))) || neverTheArticle(n))) {
       doomed.push(n);
       continue;
     }

@@ -48,9 +48,8 @@ export function polishContent(root: ParentNode, cookies = true): void {
   dropLeadingMeta(blocks);
   dropTrailingBoilerplate(blocks);
   if (cookies) dropCookieNotices(blocks);
-  const rules: Element[] = [];
-  dropEmptySections(root, rules);
-  dropAfterLastRule(root, rules);
+  dropEmptySections(root);
+  dropAfterLastRule(root);
 }
 
 const MEDIA = new Set(['img', 'picture', 'video', 'audio', 'iframe', 'table', 'pre', 'math']);
@@ -59,9 +58,8 @@ const MEDIA = new Set(['img', 'picture', 'video', 'audio', 'iframe', 'table', 'p
  * A heading that introduces nothing — the next thing after it is a heading of its level or
  * above, or the end of the content — is the title of a section whose body was a widget
  * (a "Comments" heading over an empty thread, "Share this" over a removed share bar).
- * Collects the horizontal rules it passes into `rules`, in document order.
  */
-function dropEmptySections(root: ParentNode, rules: Element[]): void {
+function dropEmptySections(root: ParentNode): void {
   // Headings met since the last content, in order; judged when content or the end comes.
   let run: Element[] = [];
   const settle = (contentFollows: boolean) => {
@@ -99,8 +97,7 @@ function dropEmptySections(root: ParentNode, rules: Element[]): void {
     } else if (MEDIA.has(n.name)) {
       if (run.length) settle(true);
       seenAny = true;
-    } else if (n.name === 'hr') rules.push(n);
-    else for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+    } else for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
   }
   if (run.length) settle(false);
 }
@@ -127,45 +124,41 @@ const AFTER_RULE_MAX = 150;
 /**
  * A horizontal rule followed only by a few words ("Mehr Themen:", "No comments", a lone
  * label) marks where the article ended and the page's furniture began: both go. Rules in a
- * row at the end (a label between two of them) are one such end.
+ * row at the end (a label between two of them) are one such end. Read backwards from the
+ * content's end, and only as far as a label row can reach.
  */
-function dropAfterLastRule(root: ParentNode, rules: Element[]): void {
-  let cut: AnyNode[] | undefined;
-  for (let r = rules.length - 1; r >= 0; r--) {
-    const after = followingInRoot(rules[r], root);
-    if (!isLabelRow(after)) break;
-    cut = [rules[r], ...after];
-  }
-  if (cut) for (const n of cut) removeNode(n);
-}
-
-/** What follows `el` in document order up to the end of `root`. */
-function followingInRoot(el: Element, root: ParentNode): AnyNode[] {
-  const after: AnyNode[] = [];
-  for (let n: AnyNode = el; n !== (root as AnyNode) && n.parent; n = n.parent) for (let s = n.next; s; s = s.next) after.push(s);
-  return after;
-}
-
-/** A few words without a sentence or a picture: a label row, not the article's text. */
-function isLabelRow(nodes: AnyNode[]): boolean {
+function dropAfterLastRule(root: ParentNode): void {
+  let cut: Element | undefined;
   let text = '';
-  for (const n of nodes) {
-    // Bounded: a long box after the rule is read no further than the limit (with room for indentation).
-    const t = isElement(n) ? shortTextOf(n, 4 * AFTER_RULE_MAX) : textOf(n);
-    if (t === undefined) return false;
-    text += ` ${t}`;
-    if (collapsedLength(text) >= AFTER_RULE_MAX || (isElement(n) && (MEDIA.has(n.name) || hasMedia(n)))) return false;
+  const stack: AnyNode[] = [...root.children];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (isTextNode(n)) {
+      // Blank nodes add nothing (and are not counted: a page of them stays linear).
+      if (!NON_SPACE.test(n.data)) continue;
+      text = `${n.data} ${text}`;
+      if (collapsedLength(text) >= AFTER_RULE_MAX) break;
+    } else if (isElement(n)) {
+      if (n.name === 'hr') {
+        if (SENTENCE_BREAK.test(collapse(text))) break;
+        cut = n;
+      } else if (MEDIA.has(n.name)) break;
+      else for (const c of n.children) stack.push(c);
+    }
   }
-  return !SENTENCE_END.test(collapse(text));
+  if (!cut) return;
+  // Everything after the rule, level by level up to the root: each run of siblings is cut off
+  // at once (one by one, a page ending in thousands of rules took seconds).
+  for (let n: AnyNode = cut; n !== (root as AnyNode) && n.parent; n = n.parent) {
+    const kids = n.parent.children;
+    for (const x of kids.splice(kids.indexOf(n as never) + 1)) x.parent = x.prev = x.next = null;
+    n.next = null;
+  }
+  removeNode(cut);
 }
 
-function hasMedia(el: Element): boolean {
-  for (const c of el.children) if (isElement(c) && (MEDIA.has(c.name) || hasMedia(c))) return true;
-  return false;
-}
-
-/** A sentence's end followed by the start of another. */
-const SENTENCE_END = /[.!?]["'”»)]?\s+\p{Lu}/u;
+/** A sentence's end followed by the start of another: text past a rule that is more than a label. */
+const SENTENCE_BREAK = /[.!?]["'”»)]?\s+\p{Lu}/u;
 
 export const COOKIE_NOTICE = /\b(?:uses?|utiliza|utilise|verwendet|utilizza) (?:of )?cookies\b|\bcookie (?:policy|settings|preferences)\b|\baccept(?:ing)? (?:all )?cookies\b/i;
 
