@@ -1,12 +1,16 @@
 /**
  * Chromium rendering through playwright-core and the system's Chromium (Debian `chromium`).
  * One browser is launched lazily and shared; each render gets its own context (no cookies
- * leak between requests). Every request the page makes passes the same SSRF check as the
- * HTTP client, so a page cannot make the browser fetch a private address for it.
+ * leak between requests). Chromium reaches the network only through the guarded proxy
+ * (browser-proxy.ts): the browser-wide proxy refuses everything, each render's context gets a
+ * session of its own, loopback is not exempt, and Chromium's own resolver answers no name —
+ * so whatever a page does (redirects, script navigations, sub-resources, WebSockets), its
+ * bytes pass the same address guard as the HTTP client, on the resolved address.
  */
 import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { TrawlError, fetchFailed, timeoutError } from '../../errors.js';
+import { GuardedProxy, authorityKey, type ProxySession } from './browser-proxy.js';
 import type { HttpClient } from './http.js';
 
 export interface RenderResult {
@@ -14,6 +18,8 @@ export interface RenderResult {
   status: number;
   contentType: string;
   html: string;
+  /** Requests of the page the guard refused (sub-resources, sockets, frames) and cut transfers. */
+  warnings?: string[];
 }
 
 export interface RenderOptions {
@@ -32,7 +38,16 @@ const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/
 const ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--mute-audio',
+  // Nothing around the proxy: no name resolved by Chromium (the proxy resolves), no UDP that
+  // WebRTC would send outside it, no prefetching.
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1', '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--dns-prefetch-disable', '--disable-features=NetworkPrediction,NetworkServiceInProcess',
 ];
+const NO_WEBRTC = `for (const k of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'RTCIceCandidate', 'RTCSessionDescription']) { try { delete globalThis[k]; } catch {} }`;
+/** Chromium exempts loopback from proxies unless told otherwise. */
+const BYPASS = '<-loopback>';
+
+const sizeOf = (n: number) => (n >= 2 ** 20 ? `${Math.round(n / 2 ** 20)} MiB` : `${Math.round(n / 1024)} KiB`);
 
 export function findChromium(configured?: string): string | undefined {
   if (configured) return existsSync(configured) ? configured : undefined;
@@ -41,24 +56,28 @@ export function findChromium(configured?: string): string | undefined {
 
 export interface ChromiumPoolOptions {
   executablePath?: string;
-  /** Used to check every URL the page requests. */
+  /** Resolves and checks every host the page reaches (and gives the upstream proxies). */
   http: HttpClient;
+  /** Bytes one render may download in all. @default 64 MiB */
+  maxBytes?: number;
   /** Renders at once; more wait. @default 4 */
   maxConcurrent?: number;
 }
 
 export class ChromiumPool implements BrowserPool {
   readonly #path?: string;
-  readonly #http: HttpClient;
+  readonly #proxy: GuardedProxy;
   readonly #max: number;
   #browser?: Promise<Browser>;
+  #denyAll?: ProxySession;
   #active = 0;
   #waiting: (() => void)[] = [];
   #closing?: Promise<void>;
 
   constructor(options: ChromiumPoolOptions) {
     this.#path = findChromium(options.executablePath);
-    this.#http = options.http;
+    const http = options.http;
+    this.#proxy = new GuardedProxy({ resolveTarget: (h, p) => http.resolveTarget(h, p), proxyUrls: http.proxyUrls, maxBytes: options.maxBytes });
     this.#max = options.maxConcurrent ?? 4;
   }
 
@@ -67,9 +86,12 @@ export class ChromiumPool implements BrowserPool {
   }
 
   #launch(): Promise<Browser> {
-    this.#browser ??= import('playwright-core').then(({ chromium }) =>
-      chromium.launch({ executablePath: this.#path, args: ARGS, headless: true }),
-    );
+    this.#browser ??= (async () => {
+      const { chromium } = await import('playwright-core');
+      // Browser-wide proxy: refuses everything; only a render's own session lets bytes through.
+      this.#denyAll ??= await this.#proxy.denyAll();
+      return chromium.launch({ executablePath: this.#path, args: ARGS, headless: true, proxy: { server: this.#denyAll.server, bypass: BYPASS } });
+    })();
     this.#browser.catch(() => (this.#browser = undefined));
     return this.#browser;
   }
@@ -91,46 +113,76 @@ export class ChromiumPool implements BrowserPool {
       release();
       throw fetchFailed(`Chromium could not be started: ${(e as Error).message.split('\n')[0]}`, e);
     });
-    const context = await browser.newContext({ javaScriptEnabled: true, ignoreHTTPSErrors: false });
-    let refused: TrawlError | undefined;
+    let session: ProxySession;
     try {
-      await context.route('**/*', async (route) => {
-        const reqUrl = route.request().url();
-        if (!/^https?:/.test(reqUrl)) return route.continue();
-        try {
-          await this.#http.checkTarget(reqUrl);
-          await route.continue();
-        } catch (e) {
-          if (route.request().isNavigationRequest() && e instanceof TrawlError) refused ??= e;
-          await route.abort('blockedbyclient');
-        }
+      session = await this.#proxy.open();
+    } catch (e) {
+      release();
+      throw fetchFailed('could not open the browser proxy', e);
+    }
+    const context = await browser
+      .newContext({ javaScriptEnabled: true, ignoreHTTPSErrors: false, serviceWorkers: 'block', proxy: { server: session.server, bypass: BYPASS } })
+      .catch(async (e) => {
+        await session.close();
+        release();
+        throw fetchFailed(`Chromium could not open a page: ${(e as Error).message.split('\n')[0]}`, e);
       });
+    // WebRTC sends STUN over UDP, which no HTTP proxy carries, and headless Chromium ignores the
+    // ip-handling policy above: pages get no peer connections (nothing to extract needs them).
+    await context.addInitScript(NO_WEBRTC).catch(() => undefined);
+    // Main-frame navigations (the first load, its redirect hops, script navigations): a refused
+    // one refuses the whole request, as a refused redirect hop does on the HTTP path.
+    const navigations: string[] = [];
+    const refusedNavigation = () => {
+      for (const u of navigations) {
+        const url = new URL(u);
+        const e = session.refused.get(authorityKey(url.hostname, Number(url.port) || (url.protocol === 'https:' || url.protocol === 'wss:' ? 443 : 80)));
+        if (e) return e;
+      }
+      return undefined;
+    };
+    try {
       const page = await context.newPage();
+      page.on('request', (r) => {
+        if (r.isNavigationRequest() && r.frame() === page.mainFrame() && /^https?:/.test(r.url())) navigations.push(r.url());
+      });
       const onAbort = () => void context.close().catch(() => undefined);
       options.signal?.addEventListener('abort', onAbort, { once: true });
       const response = await page.goto(url, { waitUntil: 'load', timeout: Math.max(1, deadline - Date.now()) }).catch((e) => {
+        const refused = refusedNavigation();
         if (refused) throw refused;
         if (/Timeout/i.test((e as Error).name) || /Timeout/.test((e as Error).message)) throw timeoutError(`${url} did not load within ${options.timeoutMs} ms`, e);
         throw fetchFailed(`could not load ${url} in Chromium: ${(e as Error).message.split('\n')[0]}`, e);
       });
-      if (refused) throw refused;
       const remaining = () => Math.max(1, deadline - Date.now());
       if (typeof options.waitFor === 'number') await page.waitForTimeout(Math.min(options.waitFor, remaining()));
       else if (options.waitFor) {
         await page.waitForSelector(options.waitFor, { timeout: remaining() }).catch((e) => {
-          throw timeoutError(`wait_for: "${options.waitFor}" did not appear within the time budget`, e);
+          throw refusedNavigation() ?? timeoutError(`wait_for: "${options.waitFor}" did not appear within the time budget`, e);
         });
       } else await page.waitForLoadState('networkidle', { timeout: Math.min(3000, remaining()) }).catch(() => undefined);
-      const html = await page.content();
+      const html = await page.content().catch((e) => {
+        throw refusedNavigation() ?? fetchFailed(`could not read ${url} in Chromium: ${(e as Error).message.split('\n')[0]}`, e);
+      });
+      const refused = refusedNavigation();
+      if (refused) throw refused;
       options.signal?.removeEventListener('abort', onAbort);
+      const warnings: string[] = [];
+      if (session.refused.size) {
+        const hosts = [...session.refused.keys()].slice(0, 5).join(', ');
+        warnings.push(`the page's requests to ${session.refused.size} private or forbidden address(es) were refused (${hosts}); their content is missing`);
+      }
+      if (session.overBudget) warnings.push(`the page downloaded more than ${sizeOf(this.#proxy.maxBytes)}; its remaining transfers were cut`);
       return {
         url: page.url(),
         status: response?.status() ?? 200,
         contentType: (await response?.headerValue('content-type').catch(() => null)) ?? 'text/html',
         html,
+        ...(warnings.length ? { warnings } : {}),
       };
     } finally {
       await context.close().catch(() => undefined);
+      await session.close();
       release();
     }
   }
@@ -139,6 +191,7 @@ export class ChromiumPool implements BrowserPool {
     this.#closing ??= (async () => {
       const b = await this.#browser?.catch(() => undefined);
       await b?.close().catch(() => undefined);
+      await this.#proxy.close();
     })();
     return this.#closing;
   }

@@ -75,6 +75,7 @@ export class HttpClient {
   readonly #overrides: Map<string, ResolveOverride>;
   readonly #agent: Agent;
   readonly #proxies: ProxyAgent[];
+  readonly #proxyUrls: string[];
   #proxyTurn = 0;
   #closing?: Promise<void>;
 
@@ -98,7 +99,8 @@ export class HttpClient {
         );
       },
     });
-    this.#proxies = (options.proxyUrls ?? []).map((uri) => new ProxyAgent({ uri }));
+    this.#proxyUrls = options.proxyUrls ?? [];
+    this.#proxies = this.#proxyUrls.map((uri) => new ProxyAgent({ uri }));
   }
 
   /** Where to connect for host:port — the override, or a checked DNS answer. */
@@ -130,7 +132,20 @@ export class HttpClient {
     return this.#proxies.length;
   }
 
-  /** Throws forbidden_target when `url`'s host resolves to a refused address (browser requests). */
+  /**
+   * Where to connect for host:port: the `TRAWL_RESOLVE` pin, or a DNS answer that passed the
+   * guard (forbidden_target otherwise). The browser's proxy connects through this.
+   */
+  resolveTarget(hostname: string, port: number): Promise<{ address: string; port: number }> {
+    return this.#target(hostname, port);
+  }
+
+  /** Proxies this client rotates through (the browser's proxy chains to the same ones). */
+  get proxyUrls(): string[] {
+    return [...this.#proxyUrls];
+  }
+
+  /** Throws forbidden_target when `url`'s host resolves to a refused address. */
   async checkTarget(url: string): Promise<void> {
     const u = checkUrl(url);
     await this.#target(u.hostname, Number(u.port) || (u.protocol === 'https:' ? 443 : 80));

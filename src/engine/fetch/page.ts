@@ -186,5 +186,5 @@ async function renderPage(fetchers: Fetchers, url: string, options: FetchPageOpt
   const wall = detectBotWall(r.status, r.html);
   if (wall) throw blocked(`${r.url} answered with a bot wall (${wall}); it was not scraped and no credit was charged`);
   if (r.status >= 400) throw fetchFailed(`${r.url} answered HTTP ${r.status}`);
-  return { sourceUrl: withoutCredentials(url), url: withoutCredentials(r.url), status: r.status, contentType: r.contentType || 'text/html', kind: 'html', text: r.html, rendered: true };
+  return { sourceUrl: withoutCredentials(url), url: withoutCredentials(r.url), status: r.status, contentType: r.contentType || 'text/html', kind: 'html', text: r.html, rendered: true, ...(r.warnings ? { warnings: r.warnings } : {}) };
 }
