@@ -27,6 +27,8 @@ export interface Config {
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
   rateLimitPerMinute: number;
+  /** Pages one account has fetched at once by its monitors (open runs), so its backlog cannot starve others. */
+  accountConcurrency: number;
   /** Credits a dashboard sign-up starts with. */
   signupCredits: number;
   chromiumPath?: string;
@@ -107,6 +109,7 @@ export function loadConfig(env: Env = loadEnv()): Config {
     webhookRetryBaseMs: int(env, 'TRAWL_WEBHOOK_RETRY_BASE_MS', 30_000, 1, 86_400_000),
     webhookMaxAttempts: int(env, 'TRAWL_WEBHOOK_MAX_ATTEMPTS', 8, 1, 50),
     rateLimitPerMinute: int(env, 'TRAWL_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
+    accountConcurrency: int(env, 'TRAWL_ACCOUNT_CONCURRENCY', 8, 1, 10_000),
     signupCredits: int(env, 'TRAWL_SIGNUP_CREDITS', 100, 0, 1_000_000_000),
     chromiumPath: str(env.CHROMIUM_PATH),
     documentWorkers: str(env.TRAWL_DOCUMENT_WORKERS) === undefined ? undefined : int(env, 'TRAWL_DOCUMENT_WORKERS', 0, 0, 64),

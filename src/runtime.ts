@@ -41,6 +41,7 @@ function startScheduler(config: Config, store: Store, engine: Engine, queue: Wor
     retryBaseMs: config.webhookRetryBaseMs,
     maxAttempts: config.webhookMaxAttempts,
     soleProcess: queue.kind === 'embedded',
+    accountCap: config.accountConcurrency,
     meta: metaConfig(config),
     log,
   });

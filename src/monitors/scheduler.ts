@@ -29,6 +29,8 @@ export interface SchedulerOptions {
   maxAttempts: number;
   /** The only process on this store (embedded): work left in hand at start is orphaned. */
   soleProcess: boolean;
+  /** Open runs one account may have at once (TRAWL_ACCOUNT_CONCURRENCY). @default unbounded */
+  accountCap?: number;
   /** The Ad Library's location (monitors on an advertiser). */
   meta?: MetaAdsConfig;
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -55,7 +57,12 @@ export class MonitorScheduler {
   get handlers() {
     return {
       run: async (runId: string) => {
-        await executeRun({ store: this.#o.store, engine: this.#o.engine, log: this.#o.log, meta: this.#o.meta, onDelivery: (id, n) => void this.#handDelivery(id, n).catch(() => this.wake()) }, runId);
+        try {
+          await executeRun({ store: this.#o.store, engine: this.#o.engine, log: this.#o.log, meta: this.#o.meta, onDelivery: (id, n) => void this.#handDelivery(id, n).catch(() => this.wake()) }, runId);
+        } finally {
+          // A slot of the run's account is free: its next due monitor can be claimed now.
+          if (this.#o.accountCap !== undefined) this.wake();
+        }
       },
       delivery: async (deliveryId: string, attempts: number) => {
         await attemptDelivery(this.#delivery, deliveryId, attempts);
@@ -104,13 +111,9 @@ export class MonitorScheduler {
   async tick(): Promise<void> {
     const { store, queue } = this.#o;
     const now = new Date();
-    for (;;) {
-      const runs = await monitorRepo.claimDueMonitors(store.db, now, BATCH, QUEUE_LEASE_MS);
-      await Promise.all(runs.map((id) => queue.addRun(id)));
-      if (runs.length < BATCH) break;
-    }
-    const due = await webhookRepo.dueDeliveries(store.db, now, BATCH);
-    await Promise.all(due.map((d) => this.#handDelivery(d.id, d.attempts)));
+    // The sweep goes first: at start-up it takes back all work of a previous process, and must
+    // not take back runs this pass is about to hand out (they would be run twice, or stranded
+    // as queued while they run — and count against their account's cap forever).
     if (Date.now() - this.#lastSweep >= SWEEP_EVERY_MS) {
       this.#lastSweep = Date.now();
       const all = this.#firstSweep && this.#o.soleProcess;
@@ -123,6 +126,13 @@ export class MonitorScheduler {
         await recoverInterrupted(this.#delivery, sending);
       }
     }
+    for (;;) {
+      const runs = await monitorRepo.claimDueMonitors(store.db, now, BATCH, QUEUE_LEASE_MS, this.#o.accountCap);
+      await Promise.all(runs.map((id) => queue.addRun(id)));
+      if (runs.length < BATCH) break;
+    }
+    const due = await webhookRepo.dueDeliveries(store.db, now, BATCH);
+    await Promise.all(due.map((d) => this.#handDelivery(d.id, d.attempts)));
   }
 
   async #handDelivery(id: string, attempts: number): Promise<void> {

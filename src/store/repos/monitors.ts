@@ -50,32 +50,66 @@ export function nextDue(previousDueMs: number, intervalSeconds: number, nowMs: n
  * claims nothing twice. On PostgreSQL rows another scheduler is claiming are skipped, not
  * waited for. Returns the new runs' ids.
  */
-export async function claimDueMonitors(db: Db, now: Date, limit: number, queueLeaseMs: number): Promise<string[]> {
+/**
+ * Turns due monitors into queued runs. `accountCap` bounds each account's open (queued or
+ * running) runs: an account at its cap keeps its monitors due — they are claimed on a later pass,
+ * when its runs finish — and is left out of the query, so its backlog never fills the batch
+ * ahead of other accounts' monitors.
+ */
+export async function claimDueMonitors(db: Db, now: Date, limit: number, queueLeaseMs: number, accountCap = Infinity): Promise<string[]> {
   const nowIso = now.toISOString();
   const lease = new Date(now.getTime() + queueLeaseMs).toISOString();
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   return db.transaction().execute(async (trx) => {
-    let q = trx
-      .selectFrom('monitors')
-      .select(['id', 'account_id', 'next_run_at', 'interval_seconds'])
-      .where('state', '=', 'active')
-      .where('next_run_at', '<=', nowIso)
-      .orderBy('next_run_at')
-      .limit(limit);
-    if (postgres) q = q.forUpdate().skipLocked();
-    const due = await q.execute();
+    const open = new Map<string, number>();
+    const full: string[] = [];
+    if (Number.isFinite(accountCap)) {
+      const rows = await trx
+        .selectFrom('monitor_runs')
+        .select(['account_id', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('status', 'in', ['queued', 'running'])
+        .groupBy('account_id')
+        .execute();
+      for (const r of rows) {
+        open.set(r.account_id, Number(r.n));
+        if (Number(r.n) >= accountCap) full.push(r.account_id);
+      }
+    }
     const runs: Insertable<MonitorRunsTable>[] = [];
-    for (const m of due) {
-      const next = new Date(nextDue(Date.parse(m.next_run_at), m.interval_seconds, now.getTime())).toISOString();
-      const r = await trx
-        .updateTable('monitors')
-        .set({ next_run_at: next })
-        .where('id', '=', m.id)
-        .where('next_run_at', '=', m.next_run_at)
+    for (;;) {
+      const asked = limit - runs.length;
+      let q = trx
+        .selectFrom('monitors')
+        .select(['id', 'account_id', 'next_run_at', 'interval_seconds'])
         .where('state', '=', 'active')
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) !== 1) continue;
-      runs.push({ id: newId('run'), monitor_id: m.id, account_id: m.account_id, trigger: 'schedule', status: 'queued', due_at: m.next_run_at, lease_until: lease, credits: 0 });
+        .where('next_run_at', '<=', nowIso)
+        .orderBy('next_run_at')
+        .limit(asked);
+      if (full.length) q = q.where('account_id', 'not in', full);
+      if (postgres) q = q.forUpdate().skipLocked();
+      const due = await q.execute();
+      let capped = false;
+      for (const m of due) {
+        const n = open.get(m.account_id) ?? 0;
+        if (n >= accountCap) {
+          if (!full.includes(m.account_id)) full.push(m.account_id);
+          capped = true;
+          continue;
+        }
+        const next = new Date(nextDue(Date.parse(m.next_run_at), m.interval_seconds, now.getTime())).toISOString();
+        const r = await trx
+          .updateTable('monitors')
+          .set({ next_run_at: next })
+          .where('id', '=', m.id)
+          .where('next_run_at', '=', m.next_run_at)
+          .where('state', '=', 'active')
+          .executeTakeFirst();
+        if (Number(r.numUpdatedRows) !== 1) continue;
+        open.set(m.account_id, n + 1);
+        runs.push({ id: newId('run'), monitor_id: m.id, account_id: m.account_id, trigger: 'schedule', status: 'queued', due_at: m.next_run_at, lease_until: lease, credits: 0 });
+      }
+      // Look again without the accounts that just reached their cap, while the batch has room.
+      if (!capped || due.length < asked || runs.length >= limit) break;
     }
     if (runs.length) await trx.insertInto('monitor_runs').values(runs).execute();
     return runs.map((r) => r.id as string);
