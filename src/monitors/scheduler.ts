@@ -10,6 +10,7 @@ import type { WorkQueue } from '../queue/index.js';
 import { monitors as monitorRepo, webhooks as webhookRepo, type Store } from '../store/index.js';
 import { attemptDelivery, recoverInterrupted, type DeliveryDeps } from './deliver.js';
 import { executeRun } from './runner.js';
+import type { Redactor } from '../redact.js';
 
 const POLL_MS = 250;
 /** At most one pass per this: with thousands of monitors something is always due in a few ms. */
@@ -32,6 +33,8 @@ export interface SchedulerOptions {
   /** The Ad Library's location (monitors on an advertiser). */
   meta?: MetaAdsConfig;
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** Removes configured secrets from the errors runs and deliveries store. */
+  redact?: Redactor;
 }
 
 export class MonitorScheduler {
@@ -48,14 +51,14 @@ export class MonitorScheduler {
 
   constructor(options: SchedulerOptions) {
     this.#o = options;
-    this.#delivery = { store: options.store, engine: options.engine, retryBaseMs: options.retryBaseMs, maxAttempts: options.maxAttempts };
+    this.#delivery = { store: options.store, engine: options.engine, retryBaseMs: options.retryBaseMs, maxAttempts: options.maxAttempts, redact: options.redact };
   }
 
   /** The handlers a queue consumer runs (the embedded service, `trawl worker`). */
   get handlers() {
     return {
       run: async (runId: string) => {
-        await executeRun({ store: this.#o.store, engine: this.#o.engine, log: this.#o.log, meta: this.#o.meta, onDelivery: (id, n) => void this.#handDelivery(id, n).catch(() => this.wake()) }, runId);
+        await executeRun({ store: this.#o.store, engine: this.#o.engine, log: this.#o.log, meta: this.#o.meta, redact: this.#o.redact, onDelivery: (id, n) => void this.#handDelivery(id, n).catch(() => this.wake()) }, runId);
       },
       delivery: async (deliveryId: string, attempts: number) => {
         await attemptDelivery(this.#delivery, deliveryId, attempts);

@@ -4,6 +4,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
+import { configSecrets, createRedactor, type Redactor } from '../redact.js';
 import { newId } from '../store/ids.js';
 import type { ServerContext } from './context.js';
 import { clientErrorHandler } from './client-errors.js';
@@ -21,9 +22,17 @@ import { dashboardRoutes } from '../web/routes.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
+/** Pino options whose every line is redacted as it is written (any field, any message). */
+function withRedaction(logger: boolean | object, redact: Redactor): boolean | object {
+  if (logger === false) return false;
+  const o = (logger === true ? {} : logger) as { hooks?: object };
+  return { ...o, hooks: { ...o.hooks, streamWrite: redact } };
+}
+
 export async function buildServer(ctx: ServerContext, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
+  const redact = ctx.redact ?? createRedactor(configSecrets(ctx.config));
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: withRedaction(options.logger ?? false, redact),
     bodyLimit: BODY_LIMIT,
     genReqId: () => newId('req', 16),
     requestIdHeader: false,
@@ -40,7 +49,7 @@ export async function buildServer(ctx: ServerContext, options: { logger?: boolea
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  registerErrorHandling(app);
+  registerErrorHandling(app, redact);
 
   await app.register(swagger, {
     openapi: {
