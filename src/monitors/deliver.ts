@@ -22,7 +22,7 @@ export interface DeliveryDeps {
   retryBaseMs: number;
   maxAttempts: number;
   /** Removes configured secrets from the stored attempt error (e.g. proxy credentials). */
-  redact?: Redactor;
+  redact: Redactor;
 }
 
 export const signature = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
@@ -56,7 +56,7 @@ async function send(deps: DeliveryDeps, url: string, body: string, secret: strin
   } catch (e) {
     const status = isTrawlError(e) && typeof e.fields.status === 'number' ? e.fields.status : null;
     const error = status ? `the receiver redirected (${status}); a redirect is not a success` : isTrawlError(e) ? `${e.code}: ${e.detail}` : (e as Error).message;
-    return { ok: false, status, error: deps.redact ? deps.redact(error) : error, durationMs: Date.now() - started };
+    return { ok: false, status, error: deps.redact(error), durationMs: Date.now() - started };
   }
 }
 

@@ -29,7 +29,7 @@ export interface RunnerDeps {
   /** Told about a delivery written by a run (the scheduler hands it on at once). */
   onDelivery?(deliveryId: string, attempts: number): void;
   /** Removes configured secrets from the stored error (a failed fetch may quote a URL with a token). */
-  redact?: Redactor;
+  redact: Redactor;
 }
 
 type Claimed = { run: MonitorRun; url: string; watch: string[]; schema: string | null; marketplace: string | null };
@@ -133,7 +133,7 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
   try {
     outcome = await observe(deps.engine, claimed, signal, deps.meta);
   } catch (e) {
-    error = isTrawlError(e) ? (deps.redact ?? String)(`${e.code}: ${e.detail}`) : 'internal_error: the run failed unexpectedly';
+    error = isTrawlError(e) ? deps.redact(`${e.code}: ${e.detail}`) : 'internal_error: the run failed unexpectedly';
     if (!isTrawlError(e)) deps.log?.warn({ err: e, run: runId }, 'monitor run failed unexpectedly');
   }
   const finishedIso = new Date().toISOString();

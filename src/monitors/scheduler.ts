@@ -34,7 +34,7 @@ export interface SchedulerOptions {
   meta?: MetaAdsConfig;
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Removes configured secrets from the errors runs and deliveries store. */
-  redact?: Redactor;
+  redact: Redactor;
 }
 
 export class MonitorScheduler {

@@ -29,8 +29,10 @@ function withRedaction(logger: boolean | object, redact: Redactor): boolean | ob
   return { ...o, hooks: { ...o.hooks, streamWrite: redact } };
 }
 
-export async function buildServer(ctx: ServerContext, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
-  const redact = ctx.redact ?? createRedactor(configSecrets(ctx.config));
+/** `redact` defaults to one built from `config` (startService passes the process's own). */
+export async function buildServer(given: Omit<ServerContext, 'redact'> & { redact?: Redactor }, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
+  const ctx: ServerContext = { ...given, redact: given.redact ?? createRedactor(configSecrets(given.config)) };
+  const { redact } = ctx;
   const app = Fastify({
     logger: withRedaction(options.logger ?? false, redact),
     bodyLimit: BODY_LIMIT,

@@ -13,8 +13,8 @@ export interface ServerContext {
   rateLimiter: RateLimiter;
   /** The in-process scheduler (embedded deployments); absent on stateless API processes. */
   scheduler?: MonitorScheduler;
-  /** Removes configured secrets from text leaving the process (built from config when absent). */
-  redact?: Redactor;
+  /** Removes configured secrets from text leaving the process (redact.ts). */
+  redact: Redactor;
 }
 
 export interface AuthInfo {

@@ -54,7 +54,7 @@ describe('delivery attempts', () => {
   it('refuses a private address at attempt time and sends nothing', async () => {
     await pendingDelivery('guard');
     const http = new HttpClient({ allowPrivateNetwork: false });
-    expect(await attemptDelivery({ store, engine: { http }, retryBaseMs: 1000, maxAttempts: 3 }, 'dlv_guard', 0)).toBe(true);
+    expect(await attemptDelivery({ store, engine: { http }, retryBaseMs: 1000, maxAttempts: 3, redact: (s: string) => s }, 'dlv_guard', 0)).toBe(true);
     await http.close();
     expect(hits).toBe(0);
     const [a] = await attemptsOf('guard');
@@ -63,13 +63,13 @@ describe('delivery attempts', () => {
     const d = await store.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', 'dlv_guard').executeTakeFirstOrThrow();
     expect(d).toMatchObject({ state: 'pending', attempts: 1 });
     // The same attempt is never made twice: a second claim of attempt 1 does nothing.
-    expect(await attemptDelivery({ store, engine: { http }, retryBaseMs: 1000, maxAttempts: 3 }, 'dlv_guard', 0)).toBe(false);
+    expect(await attemptDelivery({ store, engine: { http }, retryBaseMs: 1000, maxAttempts: 3, redact: (s: string) => s }, 'dlv_guard', 0)).toBe(false);
   });
 
   it('counts a redirect as a failed attempt without following it', async () => {
     await pendingDelivery('redirect');
     const http = new HttpClient({ allowPrivateNetwork: true });
-    await attemptDelivery({ store, engine: { http }, retryBaseMs: 1000, maxAttempts: 3 }, 'dlv_redirect', 0);
+    await attemptDelivery({ store, engine: { http }, retryBaseMs: 1000, maxAttempts: 3, redact: (s: string) => s }, 'dlv_redirect', 0);
     await http.close();
     expect(hits).toBe(1);
     const [a] = await attemptsOf('redirect');
