@@ -16,9 +16,10 @@ export const REDACTED = '[redacted]';
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 const hexDigit = (d: string) => (/[a-f]/i.test(d) ? `[${d.toLowerCase()}${d.toUpperCase()}]` : d);
 
-/** The pattern of one character: itself, its JSON escape, or its UTF-8 bytes percent-encoded once or more. */
+/** The pattern of one character: itself, its JSON escape, or its UTF-8 bytes percent-encoded once or more (a space also as a form's `+`). */
 function charPattern(c: string): string {
   const alts = new Set([escapeRe(c), escapeRe(JSON.stringify(c).slice(1, -1))]);
+  if (c === ' ') alts.add('\\+');
   const bytes = [...Buffer.from(c, 'utf8')].map((b) => `%(?:25)*${[...b.toString(16).toUpperCase().padStart(2, '0')].map(hexDigit).join('')}`);
   alts.add(bytes.join(''));
   return `(?:${[...alts].join('|')})`;

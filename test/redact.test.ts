@@ -48,6 +48,11 @@ describe('createRedactor', () => {
     expect(r(`u=${encodeURIComponent('pa"ss\\word')}`)).toBe('u=[redacted]');
   });
 
+  it('redacts non-ASCII secrets by their UTF-8 bytes, and a space as a form-encoded +', () => {
+    const r = createRedactor(['clé secrète 42']);
+    expect(r(`q=${encodeURIComponent('clé secrète 42')}&f=${new URLSearchParams({ k: 'clé secrète 42' })}`)).toBe('q=[redacted]&f=k=[redacted]');
+  });
+
   it('is the identity without secrets', () => {
     expect(createRedactor([])('nothing %7C to do')).toBe('nothing %7C to do');
   });
