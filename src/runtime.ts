@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { metaConfig, type Config } from './config.js';
 import { createEngine, type Engine } from './engine/index.js';
 import { MonitorScheduler } from './monitors/scheduler.js';
+import { configSecrets, createRedactor, type Redactor } from './redact.js';
 import { BullQueue, EmbeddedQueue, type WorkQueue } from './queue/index.js';
 import { buildServer } from './server/app.js';
 import type { ServerContext } from './server/context.js';
@@ -33,7 +34,7 @@ export interface WorkerOptions {
   deliveryConcurrency?: number;
 }
 
-function startScheduler(config: Config, store: Store, engine: Engine, queue: WorkQueue, log: Log): MonitorScheduler {
+function startScheduler(config: Config, store: Store, engine: Engine, queue: WorkQueue, log: Log, redact: Redactor): MonitorScheduler {
   const scheduler = new MonitorScheduler({
     store,
     engine,
@@ -44,6 +45,7 @@ function startScheduler(config: Config, store: Store, engine: Engine, queue: Wor
     accountCap: config.accountConcurrency,
     meta: metaConfig(config),
     log,
+    redact,
   });
   queue.consume(scheduler.handlers);
   scheduler.start();
@@ -52,6 +54,8 @@ function startScheduler(config: Config, store: Store, engine: Engine, queue: Wor
 
 export async function startService(config: Config, options: { logger?: boolean | object; listen?: boolean; scheduler?: boolean } = {}): Promise<Service> {
   let app: FastifyInstance | undefined;
+  // One redactor for this process: the server's bodies and log lines, and stored run errors.
+  const redact = createRedactor(configSecrets(config));
   const log: Log = { warn: (o, m) => app?.log.warn(o, m), error: (o, m) => app?.log.error(o, m) };
   const store = await openStore({
     databaseUrl: config.databaseUrl,
@@ -64,9 +68,9 @@ export async function startService(config: Config, options: { logger?: boolean |
   let scheduler: MonitorScheduler | undefined;
   if (options.scheduler ?? !isScaleOut(config)) {
     queue = new EmbeddedQueue({ onError: (err) => log.error({ err }, 'monitor work failed') });
-    scheduler = startScheduler(config, store, engine, queue, log);
+    scheduler = startScheduler(config, store, engine, queue, log, redact);
   }
-  const ctx: ServerContext = { config, store, engine, rateLimiter, scheduler };
+  const ctx: ServerContext = { config, store, engine, rateLimiter, scheduler, redact };
   app = await buildServer(ctx, { logger: options.logger });
   let url = '';
   if (options.listen !== false) {
@@ -117,7 +121,8 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
     deliveryConcurrency: options.deliveryConcurrency,
     onError: (err) => log.error({ err }, 'queue error'),
   });
-  const scheduler = startScheduler(config, store, engine, queue, log);
+  // The caller's logger redacts its own lines (cli: `trawl worker`); this one guards stored errors.
+  const scheduler = startScheduler(config, store, engine, queue, log, createRedactor(configSecrets(config)));
   let closing: Promise<void> | undefined;
   return {
     store,

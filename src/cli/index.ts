@@ -9,6 +9,7 @@ import { TrawlError, isTrawlError } from '../errors.js';
 import { compileSchema, crawl, createEngine, scrape, type Format } from '../engine/index.js';
 import { progressBar } from './progress.js';
 import { pino } from 'pino';
+import { configSecrets, createRedactor, type Redactor } from '../redact.js';
 import { startService, startWorker } from '../runtime.js';
 import { accounts, hashPassword, keys, openStore, type Store } from '../store/index.js';
 
@@ -63,7 +64,7 @@ program
   .description('consume monitor runs and webhook deliveries from Redis (needs DATABASE_URL and REDIS_URL); run as many as you like')
   .action(async () => {
     const config = loadConfig();
-    const log = pino({ level: config.logLevel });
+    const log = pino({ level: config.logLevel, hooks: { streamWrite: createRedactor(configSecrets(config)) } });
     const worker = await startWorker(config, log);
     log.info({ pid: process.pid }, 'worker started');
     if (json()) print({ status: 'working', pid: process.pid }, '');
@@ -234,6 +235,15 @@ program
     }
   });
 
+/** The redactor for printed errors; none when the configuration is what failed to load. */
+function errorRedactor(): Redactor {
+  try {
+    return createRedactor(configSecrets(loadConfig()));
+  } catch {
+    return (s) => s;
+  }
+}
+
 export async function main(argv = process.argv): Promise<void> {
   program.exitOverride();
   try {
@@ -242,8 +252,9 @@ export async function main(argv = process.argv): Promise<void> {
     const err = e as { code?: string; exitCode?: number; message?: string };
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return;
     const t = isTrawlError(e) ? e : err.code?.startsWith('commander.') ? new TrawlError('invalid_request', err.message?.replace(/^error: /, '') ?? 'bad arguments') : undefined;
-    if (json()) process.stdout.write(`${JSON.stringify(t ? { error: t.code, detail: t.detail } : { error: 'internal_error', detail: (e as Error).message })}\n`);
-    else if (!err.code?.startsWith('commander.')) process.stderr.write(`error: ${t ? t.detail : (e as Error).stack}\n`);
+    const redact = errorRedactor();
+    if (json()) process.stdout.write(`${redact(JSON.stringify(t ? { error: t.code, detail: t.detail } : { error: 'internal_error', detail: (e as Error).message }))}\n`);
+    else if (!err.code?.startsWith('commander.')) process.stderr.write(`error: ${redact(String(t ? t.detail : (e as Error).stack))}\n`);
     process.exitCode = 1;
   }
 }

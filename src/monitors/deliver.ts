@@ -7,6 +7,7 @@
 import { createHmac } from 'node:crypto';
 import type { Engine } from '../engine/index.js';
 import { isTrawlError } from '../errors.js';
+import type { Redactor } from '../redact.js';
 import type { Store, WebhookDelivery } from '../store/index.js';
 
 /** Any 2xx within this time is success (contract section 5). */
@@ -20,6 +21,8 @@ export interface DeliveryDeps {
   engine: Pick<Engine, 'http'>;
   retryBaseMs: number;
   maxAttempts: number;
+  /** Removes configured secrets from the stored attempt error (e.g. proxy credentials). */
+  redact: Redactor;
 }
 
 export const signature = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
@@ -53,7 +56,7 @@ async function send(deps: DeliveryDeps, url: string, body: string, secret: strin
   } catch (e) {
     const status = isTrawlError(e) && typeof e.fields.status === 'number' ? e.fields.status : null;
     const error = status ? `the receiver redirected (${status}); a redirect is not a success` : isTrawlError(e) ? `${e.code}: ${e.detail}` : (e as Error).message;
-    return { ok: false, status, error, durationMs: Date.now() - started };
+    return { ok: false, status, error: deps.redact(error), durationMs: Date.now() - started };
   }
 }
 

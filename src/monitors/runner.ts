@@ -8,6 +8,7 @@ import { compileSchema, scrape, type Engine } from '../engine/index.js';
 import { marketplaceProduct } from '../engine/marketplace/index.js';
 import { advertiserFromUrl, metaAds, type MetaAdsConfig } from '../engine/meta-ads/index.js';
 import { isTrawlError, TrawlError } from '../errors.js';
+import type { Redactor } from '../redact.js';
 import { newId, type MonitorRun, type Store } from '../store/index.js';
 import { normalise, watchesAdvertiser, type Value } from './fields.js';
 import { diffValues, shouldNotify, type Changes, type Condition } from './diff.js';
@@ -27,6 +28,8 @@ export interface RunnerDeps {
   meta?: MetaAdsConfig;
   /** Told about a delivery written by a run (the scheduler hands it on at once). */
   onDelivery?(deliveryId: string, attempts: number): void;
+  /** Removes configured secrets from the stored error (a failed fetch may quote a URL with a token). */
+  redact: Redactor;
 }
 
 type Claimed = { run: MonitorRun; url: string; watch: string[]; schema: string | null; marketplace: string | null };
@@ -130,7 +133,7 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
   try {
     outcome = await observe(deps.engine, claimed, signal, deps.meta);
   } catch (e) {
-    error = isTrawlError(e) ? `${e.code}: ${e.detail}` : 'internal_error: the run failed unexpectedly';
+    error = isTrawlError(e) ? deps.redact(`${e.code}: ${e.detail}`) : 'internal_error: the run failed unexpectedly';
     if (!isTrawlError(e)) deps.log?.warn({ err: e, run: runId }, 'monitor run failed unexpectedly');
   }
   const finishedIso = new Date().toISOString();

@@ -10,6 +10,7 @@ import type { WorkQueue } from '../queue/index.js';
 import { monitors as monitorRepo, webhooks as webhookRepo, type Store } from '../store/index.js';
 import { attemptDelivery, recoverInterrupted, type DeliveryDeps } from './deliver.js';
 import { executeRun } from './runner.js';
+import type { Redactor } from '../redact.js';
 
 const POLL_MS = 250;
 /** At most one pass per this: with thousands of monitors something is always due in a few ms. */
@@ -34,6 +35,8 @@ export interface SchedulerOptions {
   /** The Ad Library's location (monitors on an advertiser). */
   meta?: MetaAdsConfig;
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** Removes configured secrets from the errors runs and deliveries store. */
+  redact: Redactor;
 }
 
 export class MonitorScheduler {
@@ -50,7 +53,7 @@ export class MonitorScheduler {
 
   constructor(options: SchedulerOptions) {
     this.#o = options;
-    this.#delivery = { store: options.store, engine: options.engine, retryBaseMs: options.retryBaseMs, maxAttempts: options.maxAttempts };
+    this.#delivery = { store: options.store, engine: options.engine, retryBaseMs: options.retryBaseMs, maxAttempts: options.maxAttempts, redact: options.redact };
   }
 
   /** The handlers a queue consumer runs (the embedded service, `trawl worker`). */
@@ -58,7 +61,7 @@ export class MonitorScheduler {
     return {
       run: async (runId: string) => {
         try {
-          await executeRun({ store: this.#o.store, engine: this.#o.engine, log: this.#o.log, meta: this.#o.meta, onDelivery: (id, n) => void this.#handDelivery(id, n).catch(() => this.wake()) }, runId);
+          await executeRun({ store: this.#o.store, engine: this.#o.engine, log: this.#o.log, meta: this.#o.meta, redact: this.#o.redact, onDelivery: (id, n) => void this.#handDelivery(id, n).catch(() => this.wake()) }, runId);
         } finally {
           // A slot of the run's account is free: its next due monitor can be claimed now.
           if (this.#o.accountCap !== undefined) this.wake();

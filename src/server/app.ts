@@ -4,6 +4,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
+import { configSecrets, createRedactor, type Redactor } from '../redact.js';
 import { newId } from '../store/ids.js';
 import type { ServerContext } from './context.js';
 import { clientErrorHandler } from './client-errors.js';
@@ -21,9 +22,19 @@ import { dashboardRoutes } from '../web/routes.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
-export async function buildServer(ctx: ServerContext, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
+/** Pino options whose every line is redacted as it is written (any field, any message). */
+function withRedaction(logger: boolean | object, redact: Redactor): boolean | object {
+  if (logger === false) return false;
+  const o = (logger === true ? {} : logger) as { hooks?: object };
+  return { ...o, hooks: { ...o.hooks, streamWrite: redact } };
+}
+
+/** `redact` defaults to one built from `config` (startService passes the process's own). */
+export async function buildServer(given: Omit<ServerContext, 'redact'> & { redact?: Redactor }, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
+  const ctx: ServerContext = { ...given, redact: given.redact ?? createRedactor(configSecrets(given.config)) };
+  const { redact } = ctx;
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: withRedaction(options.logger ?? false, redact),
     bodyLimit: BODY_LIMIT,
     genReqId: () => newId('req', 16),
     requestIdHeader: false,
@@ -40,7 +51,7 @@ export async function buildServer(ctx: ServerContext, options: { logger?: boolea
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  registerErrorHandling(app);
+  registerErrorHandling(app, redact);
 
   await app.register(swagger, {
     openapi: {

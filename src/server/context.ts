@@ -2,6 +2,7 @@
 import type { Config } from '../config.js';
 import type { Engine } from '../engine/index.js';
 import type { MonitorScheduler } from '../monitors/scheduler.js';
+import type { Redactor } from '../redact.js';
 import type { Store } from '../store/index.js';
 import type { RateLimiter } from './token-bucket.js';
 
@@ -12,6 +13,8 @@ export interface ServerContext {
   rateLimiter: RateLimiter;
   /** The in-process scheduler (embedded deployments); absent on stateless API processes. */
   scheduler?: MonitorScheduler;
+  /** Removes configured secrets from text leaving the process (redact.ts). */
+  redact: Redactor;
 }
 
 export interface AuthInfo {

@@ -32,7 +32,7 @@ const short = (v: unknown) => {
 export function monitorPages(app: FastifyInstance, ctx: ServerContext, kit: Kit): void {
   const { authed, shell, csrfField, send, when } = kit;
   const mctx = { store: ctx.store, engine: ctx.engine, config: ctx.config, wake: () => ctx.scheduler?.wake() };
-  const deps = () => ({ store: ctx.store, engine: ctx.engine, meta: metaConfig(ctx.config), onDelivery: () => ctx.scheduler?.wake() });
+  const deps = () => ({ store: ctx.store, engine: ctx.engine, meta: metaConfig(ctx.config), redact: ctx.redact, onDelivery: () => ctx.scheduler?.wake() });
 
   const listPage = async (s: SessionInfo, f: Form = {}, notice?: { kind: 'ok' | 'error'; text: string }) => {
     const rows = await repo.listMonitors(ctx.store.db, s.account.id, 100);
@@ -128,7 +128,7 @@ ${charts.length ? html`<h2>History</h2>${charts}` : raw('')}
     const m = await findMonitor(ctx, s.account.id, id);
     const d = await webhooks.getDelivery(ctx.store.db, did);
     if (!d || d.monitor_id !== m.id) return send(reply, 404, await detailPage(s, m.id, { kind: 'error', text: 'No such delivery.' }));
-    await redeliver({ store: ctx.store, engine: ctx.engine, retryBaseMs: ctx.config.webhookRetryBaseMs, maxAttempts: ctx.config.webhookMaxAttempts }, d);
+    await redeliver({ store: ctx.store, engine: ctx.engine, retryBaseMs: ctx.config.webhookRetryBaseMs, maxAttempts: ctx.config.webhookMaxAttempts, redact: ctx.redact }, d);
     return send(reply, 200, await detailPage(s, m.id, { kind: 'ok', text: 'Sent again; see the attempts below.' }));
   }));
 }

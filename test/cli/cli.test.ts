@@ -89,6 +89,16 @@ describe('trawl CLI', () => {
     expect(one(bad.stdout).error).toBe('invalid_request');
   });
 
+  it('prints errors without configured secrets (issue 26), with --json and without', async () => {
+    const env = { LLM_API_KEY: 'sk-llm-secret-4242', HTTP_PROXY_URLS: '' };
+    const url = 'http://127.0.0.1:9/?k=sk-llm-secret-4242&e=sk%2Dllm%252Dsecret-4242';
+    const r = await trawl(['scrape', url], env);
+    expect(r.code).toBe(1);
+    expect(one(r.stdout)).toEqual({ error: 'fetch_failed', detail: 'could not fetch http://127.0.0.1:9/?k=[redacted]&e=[redacted]: connection refused' });
+    const human = await run(process.execPath, [BIN, 'scrape', url], { env: { ...process.env, TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', ...env } }).catch((e) => e as { stderr: string });
+    expect(human.stderr).toBe('error: could not fetch http://127.0.0.1:9/?k=[redacted]&e=[redacted]: connection refused\n');
+  });
+
   it('scrapes locally to markdown and to schema JSON', async () => {
     const r = one((await trawl(['scrape', `${site.url}/page`])).stdout);
     expect(r.status).toBe('ok');

@@ -27,6 +27,8 @@ export interface FakeMetaOptions {
   /** Leave the pagination query's doc_id out of the results page. */
   withoutDocId?: boolean;
   loginWalled?: string[];
+  /** Drop the connection on Graph API calls (the client's error then quotes the URL, token and all). */
+  graphResets?: boolean;
 }
 
 export interface FakeMeta {
@@ -78,6 +80,7 @@ ${o.withoutDocId ? '' : `<script type="application/json" data-sjs>{"require":[["
     const graph = /^\/v21\.0\/([^/]+)$/.exec(u.pathname);
     if (graph) {
       graphCalls.push(u);
+      if (o.graphResets) return void req.socket.destroy();
       if (graph[1] === 'ads_archive') {
         const size = o.graphPageSize ?? 5;
         const records = o.graphRecords ?? [];

@@ -7,6 +7,7 @@
  * goes through the engine's client (SSRF guard, proxies, limits) within one time budget.
  */
 import { blocked, fetchFailed, notFound, TrawlError, timeoutError } from '../../errors.js';
+import { createRedactor } from '../../redact.js';
 import type { HttpClient, HttpResponse } from '../fetch/http.js';
 import { balancedJson } from '../extract/sources/app-state.js';
 import { adFromGraph, adFromWeb, type Ad } from './ad.js';
@@ -237,12 +238,16 @@ async function viaWeb(http: HttpClient, o: Omit<Required<Omit<MetaAdsOptions, 's
 async function viaGraph(http: HttpClient, o: Omit<Required<Omit<MetaAdsOptions, 'signal' | 'timeoutMs'>>, 'pageId'> & { pageId?: string }, config: MetaAdsConfig, budget: Budget): Promise<MetaAdsResult> {
   const base = `${config.graphBaseUrl.replace(/\/$/, '')}/${GRAPH_VERSION}`;
   const token = config.accessToken!;
+  // The token rides in every URL (percent-encoded: `|` is `%7C`); an app token's secret part counts alone too.
+  const redact = createRedactor([token, token.slice(token.indexOf('|') + 1)]);
   const call = (path: string, params: Record<string, string>, what: string) =>
     withRateLimit<{ status: number; json: Json | undefined; code: number | undefined }>(budget, config.retryBaseMs ?? 2000, what, async () => {
       const url = `${base}/${path}?${new URLSearchParams({ ...params, access_token: token })}`;
       const res = await http.request(url, { timeoutMs: budget.left(), signal: budget.signal }).catch((e: unknown) => {
         // The URL carries the token: never let it reach an error detail.
-        throw e instanceof TrawlError ? new TrawlError(e.code, e.detail.split(token).join('REDACTED'), { fields: e.fields }) : e;
+        if (!(e instanceof TrawlError)) throw e;
+        const fields = Object.fromEntries(Object.entries(e.fields).map(([k, v]) => [k, typeof v === 'string' ? redact(v) : v]));
+        throw new TrawlError(e.code, redact(e.detail), { fields, retryable: e.retryable });
       });
       const j = parseJson(res.body);
       const code = errorCode(j);

@@ -5,6 +5,7 @@
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { TrawlError, isTrawlError } from '../../errors.js';
+import type { Redactor } from '../../redact.js';
 
 function fromFastify(err: FastifyError): TrawlError | undefined {
   switch (err.code) {
@@ -28,7 +29,11 @@ function fromFastify(err: FastifyError): TrawlError | undefined {
   return undefined;
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, redact: Redactor = (s) => s): void {
+  // Every text body leaves through here (errors, dashboard pages, results quoting a failed
+  // fetch, stored run errors): no configured secret goes out, in any encoding (redact.ts).
+  // Streams and buffers (raw downloads) pass as they are; ~5 ms per MiB otherwise.
+  app.addHook('onSend', async (_request, _reply, payload) => (typeof payload === 'string' ? redact(payload) : payload));
   app.setErrorHandler((error, request, reply) => {
     const err = error as FastifyError;
     const known = isTrawlError(err) ? err : isTrawlError(err.cause) ? err.cause : fromFastify(err);

@@ -45,7 +45,7 @@ function decodeCursor(raw: unknown, parts: number): string[] | undefined {
 
 export function monitorRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const mctx = { store: ctx.store, engine: ctx.engine, config: ctx.config, wake: () => ctx.scheduler?.wake() };
-  const delivery = { store: ctx.store, engine: ctx.engine, retryBaseMs: ctx.config.webhookRetryBaseMs, maxAttempts: ctx.config.webhookMaxAttempts };
+  const delivery = { store: ctx.store, engine: ctx.engine, retryBaseMs: ctx.config.webhookRetryBaseMs, maxAttempts: ctx.config.webhookMaxAttempts, redact: ctx.redact };
 
   app.post('/monitors', openapiRoute(CreateMonitorBody, 'Create a monitor: scrape on an interval, send change.detected when a watched field changes'), async (request, reply) => {
     const m = await createMonitor(mctx, request.auth!.accountId, request.body);
@@ -79,7 +79,7 @@ export function monitorRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
   app.post<IdParams>('/monitors/:id/run', { schema: { summary: 'Run a monitor now and answer with the run (costs the run its credit)', security: SECURITY } }, async (request) => {
     const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
-    const run = await runNow({ store: ctx.store, engine: ctx.engine, log: request.log, meta: metaConfig(ctx.config), onDelivery: () => ctx.scheduler?.wake() }, m);
+    const run = await runNow({ store: ctx.store, engine: ctx.engine, log: request.log, meta: metaConfig(ctx.config), redact: ctx.redact, onDelivery: () => ctx.scheduler?.wake() }, m);
     return { status: 'ok', run: presentRun(run) };
   });
 
