@@ -7,6 +7,8 @@ import swagger from '@fastify/swagger';
 import { newId } from '../store/ids.js';
 import type { ServerContext } from './context.js';
 import { clientErrorHandler } from './client-errors.js';
+import { MAX_JSON_DEPTH, jsonTooDeepAt } from './validation.js';
+import { invalidRequest } from '../errors.js';
 import { registerApiScope } from './plugins/api-scope.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { accountRoutes } from './routes/account.js';
@@ -37,6 +39,18 @@ export async function buildServer(ctx: ServerContext, options: { logger?: boolea
   app.setValidatorCompiler(() => () => true);
   // Only JSON bodies are accepted: anything else is 415 unsupported_media_type.
   app.removeContentTypeParser('text/plain');
+  // JSON bodies: Fastify's parser, after a nesting-depth check (a body 20,000 levels deep
+  // would otherwise overflow the stack in validation and answer 500).
+  const parseJson = app.getDefaultJsonParser('ignore', 'ignore');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const at = jsonTooDeepAt(body as string);
+    if (at !== undefined) {
+      done(invalidRequest(`body: nested more than ${MAX_JSON_DEPTH} levels deep (at character ${at}); send a flatter body`), undefined);
+      return;
+    }
+    parseJson(request, body as string, done);
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
