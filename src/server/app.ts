@@ -7,6 +7,7 @@ import swagger from '@fastify/swagger';
 import { newId } from '../store/ids.js';
 import type { ServerContext } from './context.js';
 import { clientErrorHandler } from './client-errors.js';
+import { capConnectionsPerAddress } from './connections.js';
 import { MAX_JSON_DEPTH, jsonTooDeepAt } from './validation.js';
 import { invalidRequest } from '../errors.js';
 import { registerApiScope } from './plugins/api-scope.js';
@@ -24,7 +25,13 @@ import { dashboardRoutes } from '../web/routes.js';
 export const BODY_LIMIT = 1024 * 1024;
 
 export async function buildServer(ctx: ServerContext, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
+  const timeout = ctx.config.requestTimeoutMs;
   const app = Fastify({
+    // A request (headers and body) that has not fully arrived in time is cut off with 408
+    // (client-errors.ts). Node checks these deadlines only every connectionsCheckingInterval
+    // (30 s by default), so check often enough for the deadline to hold.
+    requestTimeout: timeout,
+    http: { requestTimeout: timeout, headersTimeout: timeout, connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(timeout / 4))) },
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT,
     genReqId: () => newId('req', 16),
@@ -35,6 +42,7 @@ export async function buildServer(ctx: ServerContext, options: { logger?: boolea
     onProtoPoisoning: 'ignore',
     routerOptions: { ignoreTrailingSlash: true },
   });
+  capConnectionsPerAddress(app.server, ctx.config.maxConnectionsPerIp);
   // Zod validates bodies in the routes (worded errors); route JSON Schemas are documentation.
   app.setValidatorCompiler(() => () => true);
   // Only JSON bodies are accepted: anything else is 415 unsupported_media_type.
