@@ -26,7 +26,10 @@ export interface Config {
   minIntervalSeconds: number;
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
+  /** Default rate limit of a key, and default ceiling of an account's keys (operator-set per account). */
   rateLimitPerMinute: number;
+  /** Monitors one account may have at once. */
+  maxMonitorsPerAccount: number;
   /** Most time a client may take to send a request's headers and body (then 408). */
   requestTimeoutMs: number;
   /** Connections one client address may hold open at once (0 = no cap, e.g. behind a proxy). */
@@ -111,6 +114,7 @@ export function loadConfig(env: Env = loadEnv()): Config {
     webhookRetryBaseMs: int(env, 'TRAWL_WEBHOOK_RETRY_BASE_MS', 30_000, 1, 86_400_000),
     webhookMaxAttempts: int(env, 'TRAWL_WEBHOOK_MAX_ATTEMPTS', 8, 1, 50),
     rateLimitPerMinute: int(env, 'TRAWL_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
+    maxMonitorsPerAccount: int(env, 'TRAWL_MAX_MONITORS_PER_ACCOUNT', 1000, 1, 1_000_000),
     requestTimeoutMs: int(env, 'TRAWL_REQUEST_TIMEOUT_MS', 30_000, 100, 300_000),
     maxConnectionsPerIp: int(env, 'TRAWL_MAX_CONNECTIONS_PER_IP', 64, 0, 1_000_000),
     signupCredits: int(env, 'TRAWL_SIGNUP_CREDITS', 100, 0, 1_000_000_000),

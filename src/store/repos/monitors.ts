@@ -12,6 +12,11 @@ export async function insertMonitor(db: Db, row: Insertable<MonitorsTable>): Pro
   await db.insertInto('monitors').values(row).execute();
 }
 
+export async function countMonitors(db: Db, accountId: string): Promise<number> {
+  const r = await db.selectFrom('monitors').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
 export const getMonitor = (db: Db, accountId: string, id: string): Promise<Monitor | undefined> =>
   db.selectFrom('monitors').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
 
