@@ -48,8 +48,10 @@ describe.each(DIALECTS)('quotas (%s)', (dialect) => {
   });
 
   it('the ceiling defaults to TRAWL_RATE_LIMIT_PER_MINUTE and caps a key set higher, even one made before', async () => {
+    const fresh = await accounts.createAccount(svc.store.db, { email: `fresh-${dialect}@test.local` });
+    expect(fresh.rate_limit_ceiling).toBeNull();
+    expect((await accounts.findAccountById(svc.store.db, fresh.id))!.rate_limit_ceiling).toBeNull();
     const { key, accountId } = await svc.newKey(10, 10_000);
-    expect((await accounts.findAccountById(svc.store.db, accountId))!.rate_limit_ceiling).toBeNull();
     await accounts.setRateLimitCeiling(svc.store.db, accountId, 2);
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await call('GET', '/v1/account', key)).status);
