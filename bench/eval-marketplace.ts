@@ -69,6 +69,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'trawl-eval-mkt-'));
 const PORT = 3932;
 const env = { ...process.env, TRAWL_DATA_DIR: dataDir, PORT: String(PORT), HOST: '127.0.0.1', DATABASE_URL: '', REDIS_URL: '', LLM_BASE_URL: '', LOG_LEVEL: 'warn', TRAWL_RESOLVE: site.resolve };
 await trawlCli(['account', 'create', '--email', 'eval@local', '--credits', '100000'], env);
+await trawlCli(['account', 'limits', '--email', 'eval@local', '--rate-limit-ceiling', '100000'], env);
 const { key: apiKey } = JSON.parse(await trawlCli(['keys', 'create', '--email', 'eval@local', '--rate-limit', '100000'], env));
 const server = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), 'serve'], { env, stdio: 'ignore' });
 

@@ -30,6 +30,7 @@ async function run(source: 'web' | 'graph_api', port: number): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'trawl-eval-meta-'));
   const env = { ...process.env, TRAWL_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'warn', TRAWL_ALLOW_PRIVATE_NETWORK: '1', META_AD_LIBRARY_BASE_URL: meta.url, META_GRAPH_BASE_URL: meta.url, META_ACCESS_TOKEN: source === 'graph_api' ? 'EAAevaltoken' : '' };
   await trawlCli(['account', 'create', '--email', 'eval@local', '--credits', '1000'], env);
+  await trawlCli(['account', 'limits', '--email', 'eval@local', '--rate-limit-ceiling', '100000'], env);
   const { key } = JSON.parse(await trawlCli(['keys', 'create', '--email', 'eval@local', '--rate-limit', '100000'], env));
   const server = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), 'serve'], { env, stdio: 'ignore' });
   try {

@@ -69,6 +69,7 @@ const env = {
 };
 const cli = (args: string[]) => trawlCli(args, env);
 await cli(['account', 'create', '--email', 'eval@local', '--credits', '100000']);
+await cli(['account', 'limits', '--email', 'eval@local', '--rate-limit-ceiling', '100000']);
 const { key } = JSON.parse(await cli(['keys', 'create', '--email', 'eval@local', '--rate-limit', '100000']));
 const server = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), 'serve'], { env, stdio: 'ignore' });
 

@@ -55,8 +55,9 @@ const sitePort = (site.address() as AddressInfo).port;
 const target = `http://127.0.0.1:${sitePort}/article`;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'trawl-bench-'));
-const env = { ...process.env, TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', PORT: '3917', HOST: '127.0.0.1', DATABASE_URL: '', LOG_LEVEL: 'warn' };
+const env = { ...process.env, TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', PORT: '3917', HOST: '127.0.0.1', DATABASE_URL: '', LOG_LEVEL: 'warn', TRAWL_MAX_CONNECTIONS_PER_IP: '0' };
 await cli(['account', 'create', '--email', 'bench@local', '--credits', '10000000'], env);
+await cli(['account', 'limits', '--email', 'bench@local', '--rate-limit-ceiling', '10000000'], env);
 const { key } = JSON.parse(await cli(['keys', 'create', '--email', 'bench@local', '--rate-limit', '10000000'], env));
 const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), 'serve'], { env, stdio: 'ignore' });
 let peer: ChildProcess | undefined;

@@ -26,9 +26,16 @@ export interface Config {
   minIntervalSeconds: number;
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
+  /** Default rate limit of a key, and default ceiling of an account's keys (operator-set per account). */
   rateLimitPerMinute: number;
   /** Pages one account has fetched at once by its monitors (open runs), so its backlog cannot starve others. */
   accountConcurrency: number;
+  /** Monitors one account may have at once. */
+  maxMonitorsPerAccount: number;
+  /** Most time a client may take to send a request's headers and body (then 408). */
+  requestTimeoutMs: number;
+  /** Connections one client address may hold open at once (0 = no cap, e.g. behind a proxy). */
+  maxConnectionsPerIp: number;
   /** Credits a dashboard sign-up starts with. */
   signupCredits: number;
   chromiumPath?: string;
@@ -110,6 +117,9 @@ export function loadConfig(env: Env = loadEnv()): Config {
     webhookMaxAttempts: int(env, 'TRAWL_WEBHOOK_MAX_ATTEMPTS', 8, 1, 50),
     rateLimitPerMinute: int(env, 'TRAWL_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
     accountConcurrency: int(env, 'TRAWL_ACCOUNT_CONCURRENCY', 8, 1, 10_000),
+    maxMonitorsPerAccount: int(env, 'TRAWL_MAX_MONITORS_PER_ACCOUNT', 1000, 1, 1_000_000),
+    requestTimeoutMs: int(env, 'TRAWL_REQUEST_TIMEOUT_MS', 30_000, 100, 300_000),
+    maxConnectionsPerIp: int(env, 'TRAWL_MAX_CONNECTIONS_PER_IP', 64, 0, 1_000_000),
     signupCredits: int(env, 'TRAWL_SIGNUP_CREDITS', 100, 0, 1_000_000_000),
     chromiumPath: str(env.CHROMIUM_PATH),
     documentWorkers: str(env.TRAWL_DOCUMENT_WORKERS) === undefined ? undefined : int(env, 'TRAWL_DOCUMENT_WORKERS', 0, 0, 64),

@@ -10,6 +10,12 @@ describe('config', () => {
     expect(c).toMatchObject({ port: 3000, host: '127.0.0.1', allowPrivateNetwork: false, minIntervalSeconds: 60, webhookRetryBaseMs: 30000, webhookMaxAttempts: 8, rateLimitPerMinute: 60, metaAdLibraryBaseUrl: 'https://www.facebook.com', metaGraphBaseUrl: 'https://graph.facebook.com' });
     expect(c.dataDir.endsWith('/data')).toBe(true);
   });
+  it('bounds slow and crowded clients, and monitors per account', () => {
+    expect(loadConfig({})).toMatchObject({ requestTimeoutMs: 30_000, maxConnectionsPerIp: 64, maxMonitorsPerAccount: 1000 });
+    expect(loadConfig({ TRAWL_MAX_CONNECTIONS_PER_IP: '0', TRAWL_REQUEST_TIMEOUT_MS: '1000' })).toMatchObject({ maxConnectionsPerIp: 0, requestTimeoutMs: 1000 });
+    expect(() => loadConfig({ TRAWL_REQUEST_TIMEOUT_MS: '10' })).toThrow(/TRAWL_REQUEST_TIMEOUT_MS/);
+    expect(() => loadConfig({ TRAWL_MAX_MONITORS_PER_ACCOUNT: '0' })).toThrow(/TRAWL_MAX_MONITORS_PER_ACCOUNT/);
+  });
   it('parses TRAWL_RESOLVE like curl --connect-to', () => {
     expect(parseResolve('www.amazon.com=127.0.0.1:8080, shop.test=10.0.0.2,v6.test=[::1]:81')).toEqual([
       { host: 'www.amazon.com', address: '127.0.0.1', port: 8080 },

@@ -106,6 +106,26 @@ account
     });
   });
 
+account
+  .command('limits')
+  .description("set the highest rate limit (requests per minute) the account's keys may have; users cannot go above it")
+  .requiredOption('--email <email>', 'account email')
+  .requiredOption('--rate-limit-ceiling <perMinute|default>', 'the ceiling, or "default" for TRAWL_RATE_LIMIT_PER_MINUTE')
+  .action(async (o: { email: string; rateLimitCeiling: string }) => {
+    const ceiling = o.rateLimitCeiling === 'default' ? null : positiveInt('rate-limit-ceiling')(o.rateLimitCeiling);
+    if (ceiling === 0) throw new TrawlError('invalid_request', 'rate-limit-ceiling: must be at least 1 (or "default")');
+    await withStore(async (store, config) => {
+      const acc = await accountByEmail(store, o.email);
+      await accounts.setRateLimitCeiling(store.db, acc.id, ceiling);
+      const effective = ceiling ?? config.rateLimitPerMinute;
+      const above = await accounts.countKeysAbove(store.db, acc.id, effective);
+      print(
+        { account_id: acc.id, rate_limit_ceiling: effective, keys_above_ceiling: above },
+        `${acc.email}: keys may make at most ${effective} requests per minute` + (above ? ` (${above} key${above > 1 ? 's' : ''} set higher now run at ${effective})` : ''),
+      );
+    });
+  });
+
 program
   .command('keys')
   .description('manage API keys')
@@ -115,8 +135,12 @@ program
   .option('--rate-limit <perMinute>', 'requests per minute for this key', positiveInt('rate-limit'))
   .action(async (o: { email: string; name?: string; rateLimit?: number }) => {
     if (o.rateLimit !== undefined && o.rateLimit < 1) throw new TrawlError('invalid_request', 'rate-limit: must be at least 1');
-    await withStore(async (store) => {
+    await withStore(async (store, config) => {
       const acc = await accountByEmail(store, o.email);
+      const ceiling = accounts.rateLimitCeiling(acc, config.rateLimitPerMinute);
+      if (o.rateLimit !== undefined && o.rateLimit > ceiling) {
+        throw new TrawlError('invalid_request', `rate-limit: above this account's ceiling of ${ceiling} per minute; raise it first with: trawl account limits --email ${acc.email} --rate-limit-ceiling ${o.rateLimit}`);
+      }
       const { key, row } = await keys.createApiKey(store.db, { accountId: acc.id, name: o.name, rateLimitPerMinute: o.rateLimit });
       print({ key, key_id: row.id }, `${key}\n(key ${row.id}; shown once, store it now)`);
     });

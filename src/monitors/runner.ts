@@ -74,7 +74,7 @@ async function claim(deps: RunnerDeps, runId: string, now: Date): Promise<Claime
   });
   if (!run || run === 'skipped') return run;
   const m = await deps.store.db.selectFrom('monitors').select(['url', 'watch', 'schema', 'marketplace']).where('id', '=', run.monitor_id).executeTakeFirst();
-  if (!m) return undefined; // deleted meanwhile: the run went with it
+  if (!m) return undefined; // deleted meanwhile: the run went with it, its credit given back
   return { run, url: m.url, watch: JSON.parse(m.watch), schema: m.schema, marketplace: m.marketplace };
 }
 
@@ -152,7 +152,7 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
   try {
     await db.transaction().execute(async (trx) => {
       const m = await trx.selectFrom('monitors').select(['id', 'url', 'watch', 'webhook', 'conditions', 'last_values', 'consecutive_failures']).where('id', '=', run.monitor_id).executeTakeFirst();
-      if (!m) throw new Superseded(); // deleted meanwhile, with its runs
+      if (!m) throw new Superseded(); // deleted meanwhile, with its runs; the delete gave the credit back
       // Still ours? (An expired lease may have handed the run to another runner.)
       const finish = async (patch: Partial<MonitorRun>) => {
         const r = await trx.updateTable('monitor_runs').set(patch).where('id', '=', runId).where('status', '=', 'running').where('started_at', '=', run.started_at).executeTakeFirst();

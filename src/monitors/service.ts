@@ -9,7 +9,7 @@ import { compileSchema, type Engine } from '../engine/index.js';
 import { isMarketplaceId, marketplaceForUrl, MARKETPLACE_IDS, urlBelongsTo } from '../engine/marketplace/registry.js';
 import { invalidRequest, isTrawlError, notFound, TrawlError } from '../errors.js';
 import { httpUrl, oneOf, parseBody, text } from '../server/validation.js';
-import { monitors as repo, newId, webhooks, type DeliveryAttempt, type Monitor, type MonitorRun, type Store } from '../store/index.js';
+import { accounts, monitors as repo, newId, webhooks, type DeliveryAttempt, type Monitor, type MonitorRun, type Store } from '../store/index.js';
 import { parseConditions } from './diff.js';
 import { ADVERTISER_FIELDS, watchableFields } from './fields.js';
 import { advertiserFromUrl } from '../engine/meta-ads/index.js';
@@ -18,7 +18,7 @@ import { parseInterval } from './interval.js';
 export interface MonitorContext {
   store: Store;
   engine: Pick<Engine, 'http'>;
-  config: Pick<Config, 'minIntervalSeconds' | 'metaAdLibraryBaseUrl'>;
+  config: Pick<Config, 'minIntervalSeconds' | 'metaAdLibraryBaseUrl' | 'maxMonitorsPerAccount'>;
   /** Told when a monitor's due time moved, so the scheduler looks again. */
   wake?(): void;
 }
@@ -65,6 +65,19 @@ function checkWatch(watch: string[], schema: Record<string, unknown> | null, mar
 }
 
 /** Refuse targets the fetcher would refuse (private addresses …); a host that does not resolve now may later. */
+/**
+ * A new monitor needs credit to run on (its runs are what it costs) and room under the
+ * account's quota. Counted, not locked: racing creations may pass the quota by a few.
+ */
+async function checkAllowance(ctx: MonitorContext, accountId: string): Promise<void> {
+  const account = await accounts.findAccountById(ctx.store.db, accountId);
+  if (!account || Number(account.credits) <= 0) throw new TrawlError('insufficient_credits');
+  const max = ctx.config.maxMonitorsPerAccount;
+  if ((await repo.countMonitors(ctx.store.db, accountId)) >= max) {
+    throw invalidRequest(`monitors: this account already has ${max} monitors, the most it may have; delete one it no longer needs first`);
+  }
+}
+
 async function checkReachable(ctx: MonitorContext, field: string, url: string): Promise<void> {
   try {
     await ctx.engine.http.checkTarget(url);
@@ -89,6 +102,7 @@ export async function createMonitor(ctx: MonitorContext, accountId: string, raw:
   const advertiser = !marketplace && !schema && !!advertiserFromUrl(body.url, ctx.config.metaAdLibraryBaseUrl);
   checkWatch(body.watch, schema, marketplace, advertiser);
   const conditions = parseConditions(body.conditions, body.watch);
+  await checkAllowance(ctx, accountId);
   await checkReachable(ctx, 'url', body.url);
   await checkReachable(ctx, 'webhook', body.webhook);
   const now = new Date().toISOString();

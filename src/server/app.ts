@@ -8,6 +8,9 @@ import { configSecrets, createRedactor, type Redactor } from '../redact.js';
 import { newId } from '../store/ids.js';
 import type { ServerContext } from './context.js';
 import { clientErrorHandler } from './client-errors.js';
+import { capConnectionsPerAddress } from './connections.js';
+import { MAX_JSON_DEPTH, jsonTooDeepAt } from './validation.js';
+import { invalidRequest } from '../errors.js';
 import { registerApiScope } from './plugins/api-scope.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { accountRoutes } from './routes/account.js';
@@ -33,7 +36,13 @@ function withRedaction(logger: boolean | object, redact: Redactor): boolean | ob
 export async function buildServer(given: Omit<ServerContext, 'redact'> & { redact?: Redactor }, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
   const ctx: ServerContext = { ...given, redact: given.redact ?? createRedactor(configSecrets(given.config)) };
   const { redact } = ctx;
+  const timeout = ctx.config.requestTimeoutMs;
   const app = Fastify({
+    // A request (headers and body) that has not fully arrived in time is cut off with 408
+    // (client-errors.ts). Node checks these deadlines only every connectionsCheckingInterval
+    // (30 s by default), so check often enough for the deadline to hold.
+    requestTimeout: timeout,
+    http: { requestTimeout: timeout, headersTimeout: timeout, connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(timeout / 4))) },
     logger: withRedaction(options.logger ?? false, redact),
     bodyLimit: BODY_LIMIT,
     genReqId: () => newId('req', 16),
@@ -44,10 +53,23 @@ export async function buildServer(given: Omit<ServerContext, 'redact'> & { redac
     onProtoPoisoning: 'ignore',
     routerOptions: { ignoreTrailingSlash: true },
   });
+  capConnectionsPerAddress(app.server, ctx.config.maxConnectionsPerIp);
   // Zod validates bodies in the routes (worded errors); route JSON Schemas are documentation.
   app.setValidatorCompiler(() => () => true);
   // Only JSON bodies are accepted: anything else is 415 unsupported_media_type.
   app.removeContentTypeParser('text/plain');
+  // JSON bodies: Fastify's parser, after a nesting-depth check (a body 20,000 levels deep
+  // would otherwise overflow the stack in validation and answer 500).
+  const parseJson = app.getDefaultJsonParser('ignore', 'ignore');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const at = jsonTooDeepAt(body as string);
+    if (at !== undefined) {
+      done(invalidRequest(`body: nested more than ${MAX_JSON_DEPTH} levels deep (at character ${at}); send a flatter body`), undefined);
+      return;
+    }
+    parseJson(request, body as string, done);
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

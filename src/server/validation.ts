@@ -37,6 +37,33 @@ export const text = (min: number, max: number) => {
   return z.string(req(msg)).min(min, { error: msg }).max(max, { error: msg });
 };
 
+/**
+ * Deepest nesting of arrays and objects a JSON body may have. No request of the contract needs
+ * more than a dozen levels (a JSON Schema for extraction is the deepest); the bound keeps every
+ * recursive walk after parsing (validation, schema compiling) far from the stack's limit.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Where the text first opens a level deeper than `max` (a 1-based character offset), if it
+ * does: one linear pass over the raw body, before JSON.parse, skipping brackets inside strings.
+ */
+export function jsonTooDeepAt(text: string, max = MAX_JSON_DEPTH): number | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return i + 1;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return undefined;
+}
+
 function fieldPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${String(p)}` : String(p);

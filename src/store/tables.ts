@@ -8,6 +8,8 @@ export interface AccountsTable {
   credits: number;
   signing_secret: string;
   created_at: string;
+  /** Highest rate limit a key of this account may have (operator-set; null = the deployment default). */
+  rate_limit_ceiling: Generated<number | null>;
 }
 
 export interface ApiKeysTable {

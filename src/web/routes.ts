@@ -172,6 +172,8 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
   }));
 
   // --- API keys -----------------------------------------------------------------------------
+  // Users choose a key's rate limit up to the ceiling the operator set for their account.
+  const ceilingOf = (s: SessionInfo) => accounts.rateLimitCeiling(s.account, ctx.config.rateLimitPerMinute);
   const keysPage = async (s: SessionInfo, shown?: { key: string; name: string | null }, notice?: { kind: 'ok' | 'error'; text: string }) => {
     const rows = await keys.listKeys(ctx.store.db, s.account.id);
     const created = shown
@@ -186,7 +188,7 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
       : html`<p class="empty">No keys yet.</p>`;
     const body = html`${created}<h2>Create a key</h2><form class="stack" method="post" action="/keys">${csrfField(s)}
 <label for="name">Name (optional)<input id="name" name="name" maxlength="64" placeholder="production"></label>
-<label for="rate">Rate limit, requests per minute<input id="rate" name="rate_limit" type="number" min="1" max="100000" value="${ctx.config.rateLimitPerMinute}"></label>
+<label for="rate">Rate limit, requests per minute (at most ${ceilingOf(s)} for this account)<input id="rate" name="rate_limit" type="number" min="1" max="${ceilingOf(s)}" value="${Math.min(ctx.config.rateLimitPerMinute, ceilingOf(s))}"></label>
 <button type="submit">Create key</button></form><h2>Your keys</h2>${list}`;
     return shell(s, '/keys', 'API keys', body, notice);
   };
@@ -196,6 +198,9 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
     const name = String(f.name ?? '').trim().slice(0, 64) || undefined;
     const rate = f.rate_limit ? Number(f.rate_limit) : undefined;
     if (rate !== undefined && (!Number.isInteger(rate) || rate < 1 || rate > 100_000)) return send(reply, 400, await keysPage(s, undefined, { kind: 'error', text: 'Rate limit: enter a whole number from 1 to 100000.' }));
+    if (rate !== undefined && rate > ceilingOf(s)) {
+      return send(reply, 400, await keysPage(s, undefined, { kind: 'error', text: `Rate limit: this account's keys may make at most ${ceilingOf(s)} requests per minute; ask the operator to raise the ceiling.` }));
+    }
     const { key } = await keys.createApiKey(ctx.store.db, { accountId: s.account.id, name, rateLimitPerMinute: rate });
     return send(reply, 201, await keysPage(s, { key, name: name ?? null }));
   }));

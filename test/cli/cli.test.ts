@@ -69,9 +69,18 @@ describe('trawl CLI', () => {
   it('creates accounts, keys, credits and secrets', async () => {
     const acc = one((await trawl(['account', 'create', '--email', 'cli@test.local', '--credits', '7'])).stdout);
     expect(acc).toEqual({ account_id: expect.stringMatching(/^acc_/), email: 'cli@test.local', credits: 7 });
+    // A key above the account's ceiling (TRAWL_RATE_LIMIT_PER_MINUTE, 60, until the operator raises it) is refused.
+    const high = await trawl(['keys', 'create', '--email', 'cli@test.local', '--rate-limit', '120']);
+    expect(high.code).toBe(1);
+    expect(one(high.stdout)).toEqual({ error: 'invalid_request', detail: "rate-limit: above this account's ceiling of 60 per minute; raise it first with: trawl account limits --email cli@test.local --rate-limit-ceiling 120" });
+    expect(one((await trawl(['account', 'limits', '--email', 'cli@test.local', '--rate-limit-ceiling', '120'])).stdout)).toEqual({ account_id: acc.account_id, rate_limit_ceiling: 120, keys_above_ceiling: 0 });
     const key = one((await trawl(['keys', 'create', '--email', 'cli@test.local', '--name', 'ci', '--rate-limit', '120'])).stdout);
     expect(key.key).toMatch(/^trawl_[0-9A-Za-z]{40}$/);
     expect(key.key_id).toMatch(/^key_/);
+    // Lowering the ceiling later caps that key at once; the operator is told how many keys it caps.
+    expect(one((await trawl(['account', 'limits', '--email', 'cli@test.local', '--rate-limit-ceiling', '30'])).stdout)).toMatchObject({ rate_limit_ceiling: 30, keys_above_ceiling: 1 });
+    expect(one((await trawl(['account', 'limits', '--email', 'cli@test.local', '--rate-limit-ceiling', 'default'])).stdout)).toMatchObject({ rate_limit_ceiling: 60 });
+    expect((await trawl(['account', 'limits', '--email', 'cli@test.local', '--rate-limit-ceiling', '0'])).code).toBe(1);
     expect(one((await trawl(['credits', 'add', '--email', 'cli@test.local', '5'])).stdout)).toEqual({ credits: 12 });
     const shown = one((await trawl(['secret', 'show', '--email', 'cli@test.local'])).stdout);
     expect(shown.signing_secret).toMatch(/^whsec_/);

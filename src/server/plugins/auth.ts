@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { TrawlError } from '../../errors.js';
-import { digestsEqual, keys, sha256Hex } from '../../store/index.js';
+import { accounts, digestsEqual, keys, sha256Hex } from '../../store/index.js';
 import type { AuthInfo, ServerContext } from '../context.js';
 
 const KEY_FORMAT = /^trawl_[0-9A-Za-z]{32,128}$/;
@@ -18,7 +18,7 @@ export function makeAuthenticate(ctx: ServerContext) {
     const m = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!m || !KEY_FORMAT.test(m[1])) throw new TrawlError('unauthorized');
     const hash = sha256Hex(m[1]);
-    const row = await keys.findKeyByHash(ctx.store.db, hash);
+    const row = await keys.findKeyForAuth(ctx.store.db, hash);
     if (!row || !digestsEqual(row.key_hash, hash) || row.revoked_at) throw new TrawlError('unauthorized');
     const now = Date.now();
     if ((touched.get(row.id) ?? 0) < now - TOUCH_EVERY_MS) {
@@ -26,6 +26,8 @@ export function makeAuthenticate(ctx: ServerContext) {
       // Best effort: a missed "last used" stamp must never fail a request.
       ctx.store.db.updateTable('api_keys').set({ last_used_at: new Date(now).toISOString() }).where('id', '=', row.id).execute().catch(() => undefined);
     }
-    return { accountId: row.account_id, keyId: row.id, rateLimitPerMinute: row.rate_limit_per_minute ?? ctx.config.rateLimitPerMinute };
+    // A key never goes faster than its account's ceiling, even one made before the operator lowered it.
+    const ceiling = accounts.rateLimitCeiling(row, ctx.config.rateLimitPerMinute);
+    return { accountId: row.account_id, keyId: row.id, rateLimitPerMinute: Math.min(row.rate_limit_per_minute ?? ctx.config.rateLimitPerMinute, ceiling) };
   };
 }

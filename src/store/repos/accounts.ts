@@ -13,6 +13,7 @@ export async function createAccount(db: Db, input: { email: string; password?: s
     credits: input.credits ?? 0,
     signing_secret: newSigningSecret(),
     created_at: new Date().toISOString(),
+    rate_limit_ceiling: null,
   };
   await db.insertInto('accounts').values(row).execute();
   return row;
@@ -49,6 +50,26 @@ export async function addCredits(db: Db, accountId: string, amount: number): Pro
     .returning('credits')
     .executeTakeFirstOrThrow();
   return Number(r.credits);
+}
+
+/** The account's rate-limit ceiling, or the deployment default when the operator set none. */
+export const rateLimitCeiling = (account: { rate_limit_ceiling: number | null }, fallback: number): number => account.rate_limit_ceiling ?? fallback;
+
+/** Operator only (the CLI): the rate limit no key of the account may exceed; null = the default. */
+export async function setRateLimitCeiling(db: Db, accountId: string, ceiling: number | null): Promise<void> {
+  await db.updateTable('accounts').set({ rate_limit_ceiling: ceiling }).where('id', '=', accountId).execute();
+}
+
+/** Keys of the account whose own rate limit is above `ceiling` (shown to the operator who lowers it). */
+export async function countKeysAbove(db: Db, accountId: string, ceiling: number): Promise<number> {
+  const r = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .where('rate_limit_per_minute', '>', ceiling)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
 }
 
 export async function rotateSigningSecret(db: Db, accountId: string): Promise<string> {

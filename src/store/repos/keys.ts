@@ -26,6 +26,16 @@ export async function createApiKey(
 export const findKeyByHash = (db: Db, keyHash: string) =>
   db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
 
+/** The key with its account's rate-limit ceiling: what authentication needs, in one query. */
+export const findKeyForAuth = (db: Db, keyHash: string) =>
+  db
+    .selectFrom('api_keys')
+    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+    .selectAll('api_keys')
+    .select('accounts.rate_limit_ceiling')
+    .where('api_keys.key_hash', '=', keyHash)
+    .executeTakeFirst();
+
 export const listKeys = (db: Db, accountId: string) =>
   db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').execute();
 

@@ -12,6 +12,11 @@ export async function insertMonitor(db: Db, row: Insertable<MonitorsTable>): Pro
   await db.insertInto('monitors').values(row).execute();
 }
 
+export async function countMonitors(db: Db, accountId: string): Promise<number> {
+  const r = await db.selectFrom('monitors').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
 export const getMonitor = (db: Db, accountId: string, id: string): Promise<Monitor | undefined> =>
   db.selectFrom('monitors').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
 
@@ -32,9 +37,28 @@ export async function updateMonitor(db: Db, accountId: string, id: string, patch
   return Number(r.numUpdatedRows) === 1;
 }
 
+/**
+ * Deletes the monitor with its runs, and gives back the credit of any run charged but not
+ * finished (its runner then finds the monitor gone and writes nothing). One transaction: the
+ * UPDATE locks those runs, so a runner finishing at the same moment either ends its run first
+ * (the credit stays spent, the usage row says so) or finds it gone; never both or neither.
+ */
 export async function deleteMonitor(db: Db, accountId: string, id: string): Promise<boolean> {
-  const r = await db.deleteFrom('monitors').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
-  return Number(r.numDeletedRows) === 1;
+  return db.transaction().execute(async (trx) => {
+    const unfinished = await trx
+      .updateTable('monitor_runs')
+      .set({ status: 'failed', lease_until: null, error: 'the monitor was deleted during the run' })
+      .where('monitor_id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('status', 'in', ['queued', 'running'])
+      .returning('credits')
+      .execute();
+    const r = await trx.deleteFrom('monitors').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    if (Number(r.numDeletedRows) !== 1) return false;
+    const refund = unfinished.reduce((sum, run) => sum + Number(run.credits), 0);
+    if (refund > 0) await trx.updateTable('accounts').set((eb) => ({ credits: eb('credits', '+', refund) })).where('id', '=', accountId).execute();
+    return true;
+  });
 }
 
 /** The next due time after `now` on the monitor's own phase (missed runs are not caught up). */
