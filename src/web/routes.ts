@@ -21,12 +21,13 @@ import { clearSessionCookie, cookieOf, COOKIE, csrfOk, currentSession, setSessio
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
 const UPLOT = dirname(require.resolve('uplot/dist/uPlot.iife.min.js'));
-const ASSETS: Record<string, { file: string; type: string }> = {
+// A Map, not an object literal: `/assets/constructor` must not find Object.prototype's members.
+const ASSETS = new Map<string, { file: string; type: string }>(Object.entries({
   'app.css': { file: join(ROOT, 'web/static/app.css'), type: 'text/css; charset=utf-8' },
   'app.js': { file: join(ROOT, 'web/static/app.js'), type: 'text/javascript; charset=utf-8' },
   'uPlot.iife.min.js': { file: join(UPLOT, 'uPlot.iife.min.js'), type: 'text/javascript; charset=utf-8' },
   'uPlot.min.css': { file: join(UPLOT, 'uPlot.min.css'), type: 'text/css; charset=utf-8' },
-};
+}));
 const LOGIN_PER_MINUTE = 10;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{2,}$/;
 
@@ -49,6 +50,9 @@ export type { SessionInfo };
 export { send, when };
 
 export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  // The dashboard's forms are urlencoded and nothing else: JSON, text, multipart or binary bodies
+  // are 415 (this scope only; /v1 keeps its JSON parser).
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
     // A name given more than once (checkboxes) becomes a list.
     const out: Record<string, string | string[]> = {};
@@ -62,6 +66,12 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
     if (isTrawlError(error) && error.status < 500) {
       return send(reply, error.status, page({ title: error.status === 404 ? 'Not found' : 'Not possible', body: html`<p>${error.detail}</p><p><a href="/">Back to the overview</a></p>` }));
     }
+    // Fastify's own client errors (415 body type, 413 too large, 400 bad encoding) keep their status.
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status && status >= 400 && status < 500) {
+      const text = status === 415 ? 'Send this form as application/x-www-form-urlencoded, as the page does.' : status === 413 ? 'The form is too large.' : 'The request could not be read.';
+      return send(reply, status, page({ title: 'Not possible', body: html`<p>${text}</p><p><a href="/">Back to the overview</a></p>` }));
+    }
     request.log.error({ err: error, requestId: request.id }, 'dashboard error');
     return send(reply, 500, page({ title: 'Something went wrong', body: html`<p>The page could not be shown. Request id: <code>${request.id}</code>.</p><p><a href="/">Back to the overview</a></p>` }));
   });
@@ -69,7 +79,7 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
   const assetCache = new Map<string, { plain: Buffer; gzip: Buffer }>();
 
   app.get<{ Params: { name: string } }>('/assets/:name', { schema: { hide: true } }, async (request, reply) => {
-    const a = ASSETS[request.params.name];
+    const a = ASSETS.get(request.params.name);
     if (!a) return reply.code(404).header('content-type', 'text/plain').send('not found');
     // Compressed once, on first use; sent compressed to every browser that says it can read gzip.
     let cached = assetCache.get(a.file);
