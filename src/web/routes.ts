@@ -14,9 +14,10 @@ import { MemoryTokenBuckets } from '../server/token-bucket.js';
 import { isTrawlError } from '../errors.js';
 import { accounts, hashPassword, keys, sessions, usage, verifyPassword } from '../store/index.js';
 import { html, page, raw, type Raw } from './html.js';
+import { clientKey, LoginThrottle } from './login-throttle.js';
 import { monitorPages } from './monitors.js';
 import { playgroundPage } from './playground.js';
-import { clearSessionCookie, cookieOf, COOKIE, csrfOk, currentSession, setSessionCookie, type SessionInfo } from './session.js';
+import { clearSessionCookie, cookieOf, COOKIE, csrfOk, currentSession, fromThisSite, safeNext, setSessionCookie, type SessionInfo } from './session.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
@@ -76,6 +77,7 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
     return send(reply, 500, page({ title: 'Something went wrong', body: html`<p>The page could not be shown. Request id: <code>${request.id}</code>.</p><p><a href="/">Back to the overview</a></p>` }));
   });
   const loginLimiter = new MemoryTokenBuckets();
+  const loginThrottle = new LoginThrottle(LOGIN_PER_MINUTE, LOGIN_PER_MINUTE);
   const assetCache = new Map<string, { plain: Buffer; gzip: Buffer }>();
 
   app.get<{ Params: { name: string } }>('/assets/:name', { schema: { hide: true } }, async (request, reply) => {
@@ -116,32 +118,41 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
 <button type="submit">${kind === 'login' ? 'Log in' : 'Create account'}</button></form>
 <p class="muted">${kind === 'login' ? raw('No account yet? <a href="/signup">Create one</a>.') : raw('Already have an account? <a href="/login">Log in</a>.')}</p></div>`,
     });
-  const safeNext = (n: string | undefined) => (n && n.startsWith('/') && !n.startsWith('//') ? n : '/');
+  // Login CSRF: no session yet, so no token; another site's POST is refused by its Origin/Referer.
+  const crossSite = (request: FastifyRequest, reply: FastifyReply, kind: 'login' | 'signup') =>
+    fromThisSite(request) ? undefined : send(reply, 403, authForm(kind, 'This form was sent from another site. Open this page and try again.'));
 
   app.get<{ Querystring: { next?: string } }>('/login', { schema: { hide: true } }, async (request, reply) => send(reply, 200, authForm('login', undefined, '', safeNext(request.query.next))));
   app.get('/signup', { schema: { hide: true } }, async (_request, reply) => send(reply, 200, authForm('signup')));
 
-  const startSession = async (request: FastifyRequest, reply: FastifyReply, accountId: string, next: string) => {
+  const startSession = async (request: FastifyRequest, reply: FastifyReply, accountId: string, next: unknown) => {
     const s = await sessions.createSession(ctx.store.db, accountId);
     setSessionCookie(request, reply, s.token, sessions.SESSION_DAYS * 86_400);
     return reply.redirect(safeNext(next), 303);
   };
 
   app.post('/login', { schema: { hide: true } }, async (request, reply) => {
+    const refused = crossSite(request, reply, 'login');
+    if (refused) return refused;
     const f = form(request);
     const email = String(f.email ?? '').trim().toLowerCase();
-    // Per address and per client: guessing is slow, and one attacker cannot lock everyone out.
-    const verdicts = [loginLimiter.take(`ip:${request.ip}`, LOGIN_PER_MINUTE * 3), loginLimiter.take(`email:${email}`, LOGIN_PER_MINUTE)];
-    const limited = verdicts.find((v) => !v.allowed);
-    if (limited) return send(reply.header('retry-after', String(limited.retryAfter)), 429, authForm('login', `Too many attempts. Try again in ${limited.retryAfter} seconds.`, email));
+    // Failures slow the sending address only: a per-account limit would let anyone lock the owner out.
+    const client = clientKey(request.ip);
+    const wait = loginThrottle.retryAfter(client);
+    if (wait) return send(reply.header('retry-after', String(wait)), 429, authForm('login', `Too many failed attempts from your network. Try again in ${wait} seconds.`, email, safeNext(f.next)));
     const account = email ? await accounts.findAccountByEmail(ctx.store.db, email) : undefined;
     // The hash is checked even for an unknown address, so the answer takes as long either way.
     const ok = await verifyPassword(String(f.password ?? ''), account?.password_hash ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=');
-    if (!account || !ok) return send(reply, 401, authForm('login', 'Email or password is wrong.', email));
-    return startSession(request, reply, account.id, String(f.next ?? '/'));
+    if (!account || !ok) {
+      loginThrottle.fail(client);
+      return send(reply, 401, authForm('login', 'Email or password is wrong.', email, safeNext(f.next)));
+    }
+    return startSession(request, reply, account.id, f.next);
   });
 
   app.post('/signup', { schema: { hide: true } }, async (request, reply) => {
+    const refused = crossSite(request, reply, 'signup');
+    if (refused) return refused;
     const f = form(request);
     const email = String(f.email ?? '').trim().toLowerCase();
     const password = String(f.password ?? '');
