@@ -1,29 +1,37 @@
 /**
  * Failed logins cost the sending address, never the account: a per-address token bucket
- * (`burst` tokens, refilled at `perMinute`) that only failures drain. While it is empty the
- * address gets 429; the account's owner, logging in from elsewhere, is not affected. A success
- * does not refill it (else an attacker would log into their own account between guesses). Memory is
- * bounded: a full bucket is forgotten, and past `maxEntries` the least recently failed go first.
+ * (`burst` tokens, refilled at `perMinute`). Each attempt takes a token before the password is
+ * checked (so parallel guesses cannot all slip past the check) and a right password gives it
+ * back; while the bucket is empty the address gets 429. The account's owner, logging in from
+ * elsewhere, is not affected, and a success never refills more than its own token (else an
+ * attacker would log into their own account between guesses). Memory is bounded: a full bucket
+ * is forgotten, and past `maxEntries` the least recently used go first.
  */
 export class LoginThrottle {
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
 
   constructor(
     readonly burst = 10,
-    readonly perMinute = 10,
+    readonly perMinute = 2,
     readonly maxEntries = 50_000,
     readonly now: () => number = () => performance.now(),
   ) {}
 
-  /** Whole seconds until this address may try again; 0 when it may now. */
-  retryAfter(address: string): number {
+  /** Take a token: 0 when the attempt may go ahead, else whole seconds to wait (nothing taken). */
+  take(address: string): number {
     const tokens = this.#tokens(address);
-    return tokens >= 1 ? 0 : Math.max(1, Math.ceil(((1 - tokens) * 60) / this.perMinute));
+    if (tokens < 1) return Math.max(1, Math.ceil(((1 - tokens) * 60) / this.perMinute));
+    this.#set(address, tokens - 1);
+    return 0;
   }
 
-  fail(address: string): void {
-    const tokens = this.#tokens(address) - 1;
-    // Re-inserted so the Map's order is least recently failed first.
+  /** The attempt succeeded: its token comes back. */
+  refund(address: string): void {
+    if (this.#buckets.has(address)) this.#set(address, Math.min(this.burst, this.#tokens(address) + 1));
+  }
+
+  #set(address: string, tokens: number): void {
+    // Re-inserted so the Map's order is least recently used first.
     this.#buckets.delete(address);
     this.#buckets.set(address, { tokens, at: this.now() });
     if (this.#buckets.size > this.maxEntries) this.#prune();

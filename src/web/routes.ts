@@ -3,6 +3,7 @@
  * client framework; a small script adds copy buttons and the uPlot chart). Its routes use the
  * session cookie, never an API key, and call the same store functions as `/v1`.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { dirname, join, resolve } from 'node:path';
@@ -12,7 +13,7 @@ import { createRequire } from 'node:module';
 import type { ServerContext } from '../server/context.js';
 import { MemoryTokenBuckets } from '../server/token-bucket.js';
 import { isTrawlError } from '../errors.js';
-import { accounts, hashPassword, keys, sessions, usage, verifyPassword } from '../store/index.js';
+import { accounts, hashPassword, keys, needsRehash, sessions, usage, verifyPassword } from '../store/index.js';
 import { html, page, raw, type Raw } from './html.js';
 import { clientKey, LoginThrottle } from './login-throttle.js';
 import { monitorPages } from './monitors.js';
@@ -77,7 +78,10 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
     return send(reply, 500, page({ title: 'Something went wrong', body: html`<p>The page could not be shown. Request id: <code>${request.id}</code>.</p><p><a href="/">Back to the overview</a></p>` }));
   });
   const loginLimiter = new MemoryTokenBuckets();
-  const loginThrottle = new LoginThrottle(LOGIN_PER_MINUTE, LOGIN_PER_MINUTE);
+  // 10 tries, then one every 30 s per address (2,880 a day): slow for guessing, short for a typo-prone person.
+  const loginThrottle = new LoginThrottle(LOGIN_PER_MINUTE, 2);
+  let dummy: Promise<string> | undefined;
+  const dummyHash = () => (dummy ??= hashPassword(randomBytes(16).toString('base64')));
   const assetCache = new Map<string, { plain: Buffer; gzip: Buffer }>();
 
   app.get<{ Params: { name: string } }>('/assets/:name', { schema: { hide: true } }, async (request, reply) => {
@@ -138,15 +142,16 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
     const email = String(f.email ?? '').trim().toLowerCase();
     // Failures slow the sending address only: a per-account limit would let anyone lock the owner out.
     const client = clientKey(request.ip);
-    const wait = loginThrottle.retryAfter(client);
+    const wait = loginThrottle.take(client);
     if (wait) return send(reply.header('retry-after', String(wait)), 429, authForm('login', `Too many failed attempts from your network. Try again in ${wait} seconds.`, email, safeNext(f.next)));
     const account = email ? await accounts.findAccountByEmail(ctx.store.db, email) : undefined;
-    // The hash is checked even for an unknown address, so the answer takes as long either way.
-    const ok = await verifyPassword(String(f.password ?? ''), account?.password_hash ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=');
-    if (!account || !ok) {
-      loginThrottle.fail(client);
-      return send(reply, 401, authForm('login', 'Email or password is wrong.', email, safeNext(f.next)));
-    }
+    // The hash is checked even for an unknown address (a real one, at today's cost), so the answer takes as long either way.
+    const password = String(f.password ?? '');
+    const ok = await verifyPassword(password, account?.password_hash ?? (await dummyHash()));
+    if (!account || !ok) return send(reply, 401, authForm('login', 'Email or password is wrong.', email, safeNext(f.next)));
+    loginThrottle.refund(client);
+    // Hashes from before the cost was raised are upgraded now that the password is known.
+    if (needsRehash(account.password_hash)) await ctx.store.db.updateTable('accounts').set({ password_hash: await hashPassword(password) }).where('id', '=', account.id).execute();
     return startSession(request, reply, account.id, f.next);
   });
 

@@ -5,10 +5,12 @@
  * scrypt N=2^17 with old ones upgraded on login. Requests go through node:http so that raw
  * paths reach the server unchanged and a second client address (127.0.0.2) can be used.
  */
+import { randomBytes, scryptSync } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { clientKey, LoginThrottle } from '../../src/web/login-throttle.js';
+import { hashPassword, needsRehash, verifyPassword } from '../../src/store/index.js';
 
 interface Res {
   status: number;
@@ -76,7 +78,7 @@ describe('dashboard hardening', () => {
         expect({ path, status: r.status >= 300 && r.status < 500 }).toEqual({ path, status: true });
       }
     }
-  });
+  }, 60_000);
 
   it('refuses a login or sign-up form sent from another site (login CSRF)', async () => {
     await account('csrf@example.com', 'longenough1', '127.0.0.4');
@@ -94,7 +96,7 @@ describe('dashboard hardening', () => {
     for (const headers of [{ origin: `http://${host}` }, { referer: `http://${host}/login` }, {}]) {
       expect((await req('POST', '/login', { ...form(creds, headers), from: '127.0.0.4' })).status).toBe(303);
     }
-  });
+  }, 60_000);
 
   it('after login goes only to a path on this site (next=)', async () => {
     await account('next@example.com', 'longenough1', '127.0.0.5');
@@ -109,39 +111,57 @@ describe('dashboard hardening', () => {
       const r = await req('POST', '/login', { ...form({ email: 'next@example.com', password: 'longenough1', next }), from: '127.0.0.5' });
       expect(r.headers.location).toBe(next);
     }
-  });
+  }, 120_000);
+
+  it('re-hashes a password stored at the old scrypt cost when its owner logs in', async () => {
+    await account('legacy@example.com', 'longenough1', '127.0.0.8');
+    const salt = randomBytes(16);
+    const old = `scrypt$${salt.toString('base64')}$${scryptSync('old password 1', salt, 32).toString('base64')}`; // Node's defaults: N=2^14
+    const row = () => svc.store.db.selectFrom('accounts').select('password_hash').where('email', '=', 'legacy@example.com').executeTakeFirstOrThrow();
+    await svc.store.db.updateTable('accounts').set({ password_hash: old }).where('email', '=', 'legacy@example.com').execute();
+    const login = (password: string) => req('POST', '/login', { ...form({ email: 'legacy@example.com', password }), from: '127.0.0.8' });
+    expect((await login('wrong password')).status).toBe(401);
+    expect((await row()).password_hash).toBe(old); // nothing changes without the right password
+    expect((await login('old password 1')).status).toBe(303);
+    const upgraded = (await row()).password_hash!;
+    expect(upgraded).toMatch(/^scrypt\$ln=17,r=8,p=1\$[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{43}=$/);
+    expect((await login('old password 1')).status).toBe(303);
+    expect((await row()).password_hash).toBe(upgraded); // already at today's cost: left alone
+  }, 60_000);
 
   it("slows failed logins by the attacker's address, not the victim's account", async () => {
     await account('victim@example.com', 'longenough1', '127.0.0.6');
     const attempt = (password: string, from: string) => req('POST', '/login', { ...form({ email: 'victim@example.com', password }), from });
-    const statuses: number[] = [];
-    for (let i = 0; i < 11; i++) statuses.push((await attempt(`guess-${i}`, '127.0.0.7')).status);
-    expect(statuses).toEqual([...Array(10).fill(401), 429]);
+    // In parallel, so that no token comes back meanwhile, and to show parallel guesses are counted too.
+    const statuses = await Promise.all(Array.from({ length: 12 }, (_, i) => attempt(`guess-${i}`, '127.0.0.7').then((r) => r.status)));
+    expect(statuses.sort()).toEqual([...Array(10).fill(401), 429, 429]);
     const blocked = await attempt('longenough1', '127.0.0.7');
     expect(blocked.status).toBe(429); // the right password too: the address is slowed, whatever it sends
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     // The owner, from their own address, is unaffected: a typo is a 401, the password logs in.
     expect((await attempt('typo', '127.0.0.6')).status).toBe(401);
     expect((await attempt('longenough1', '127.0.0.6')).status).toBe(303);
-  });
+  }, 60_000);
 });
 
 describe('LoginThrottle', () => {
-  it('refills with time, counts only failures, and keeps at most maxEntries addresses', () => {
+  it('refills with time, gives back the token of a success, and keeps at most maxEntries addresses', () => {
     let t = 0;
     const th = new LoginThrottle(3, 6, 100, () => t);
-    for (let i = 0; i < 3; i++) th.fail('a');
-    expect(th.retryAfter('a')).toBe(10); // 6 a minute: one token in 10 s
-    expect(th.retryAfter('b')).toBe(0);
+    expect([th.take('a'), th.take('a'), th.take('a')]).toEqual([0, 0, 0]);
+    expect(th.take('a')).toBe(10); // 6 a minute: one token in 10 s
+    expect(th.take('b')).toBe(0);
+    th.refund('a');
+    expect(th.take('a')).toBe(0);
+    expect(th.take('a')).toBe(10);
     t += 10_000;
-    expect(th.retryAfter('a')).toBe(0);
-    for (let i = 0; i < 1000; i++) th.fail(`ip${i}`);
+    expect(th.take('a')).toBe(0);
+    for (let i = 0; i < 1000; i++) th.take(`ip${i}`);
     expect(th.size).toBeLessThanOrEqual(100);
-    expect(th.retryAfter('ip999')).toBe(0); // 2 of 3 tokens left
     t += 60_000;
-    th.fail('c');
-    for (let i = 0; i < 200; i++) th.fail(`later${i}`);
+    for (let i = 0; i < 200; i++) th.take(`later${i}`);
     expect(th.size).toBeLessThanOrEqual(100);
+    expect(th.take('later199')).toBe(0);
   });
 
   it('keys IPv6 clients by their /64 and IPv4-mapped ones as IPv4', () => {
@@ -150,5 +170,35 @@ describe('LoginThrottle', () => {
     expect(clientKey('2001:db8:0:1::5')).toBe('2001:db8:0:1::/64');
     expect(clientKey('2001:0db8:0000:0001:aaaa:bbbb:cccc:dddd')).toBe('2001:db8:0:1::/64');
     expect(clientKey('::1')).toBe('0:0:0:0::/64');
+  });
+});
+
+describe('password hashes', () => {
+  it('are scrypt N=2^17, r=8, p=1 with the cost in the string, made off the event loop', async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const started = performance.now();
+    const h = await hashPassword('correct horse');
+    const took = performance.now() - started;
+    clearInterval(timer);
+    expect(h).toMatch(/^scrypt\$ln=17,r=8,p=1\$/);
+    expect(ticks).toBeGreaterThanOrEqual(Math.floor(took / 5 / 4)); // the loop kept turning meanwhile
+    expect(await verifyPassword('correct horse', h)).toBe(true);
+    expect(await verifyPassword('correct horsf', h)).toBe(false);
+    expect(needsRehash(h)).toBe(false);
+  }, 30_000);
+
+  it('still read the old format (Node defaults, N=2^14) and mark it for re-hashing; refuse damaged or oversized ones', async () => {
+    const salt = randomBytes(16);
+    const old = `scrypt$${salt.toString('base64')}$${scryptSync('pw', salt, 32).toString('base64')}`;
+    expect(await verifyPassword('pw', old)).toBe(true);
+    expect(needsRehash(old)).toBe(true);
+    const explicit = `scrypt$ln=14,r=8,p=1$${salt.toString('base64')}$${scryptSync('pw', salt, 32).toString('base64')}`;
+    expect(await verifyPassword('pw', explicit)).toBe(true);
+    expect(needsRehash(explicit)).toBe(true);
+    for (const bad of [null, '', 'bcrypt$x$y', 'scrypt$ln=30,r=8,p=1$AAAA$AAAA', 'scrypt$ln=17,r=99,p=1$AAAA$AAAA', 'scrypt$junk$AAAA$AAAA', 'scrypt$a$b$c$d']) {
+      expect(await verifyPassword('pw', bad)).toBe(false);
+      expect(needsRehash(bad)).toBe(true);
+    }
   });
 });
