@@ -111,10 +111,10 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
   const csrfField = (s: SessionInfo) => html`<input type="hidden" name="csrf" value="${s.csrf}">`;
 
   // --- Sign up, log in, log out -------------------------------------------------------------
-  const authForm = (kind: 'login' | 'signup', error?: string, email = '', next = '/') =>
+  const authForm = (kind: 'login' | 'signup', error?: string, email = '', next = '/', info?: string) =>
     page({
       title: kind === 'login' ? 'Log in' : 'Create an account',
-      notice: error ? { kind: 'error', text: error } : undefined,
+      notice: error ? { kind: 'error', text: error } : info ? { kind: 'ok', text: info } : undefined,
       body: html`<div class="auth"><form class="stack" method="post" action="/${kind}">
 <input type="hidden" name="next" value="${next}">
 <label for="email">Email<input id="email" name="email" type="email" autocomplete="email" required value="${email}"></label>
@@ -126,7 +126,9 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
   const crossSite = (request: FastifyRequest, reply: FastifyReply, kind: 'login' | 'signup') =>
     fromThisSite(request) ? undefined : send(reply, 403, authForm(kind, 'This form was sent from another site. Open this page and try again.'));
 
-  app.get<{ Querystring: { next?: string } }>('/login', { schema: { hide: true } }, async (request, reply) => send(reply, 200, authForm('login', undefined, '', safeNext(request.query.next))));
+  const SIGNED_UP = 'If this address can be used, your account is ready: log in with it and your password.';
+  app.get<{ Querystring: { next?: string; signed_up?: string } }>('/login', { schema: { hide: true } }, async (request, reply) =>
+    send(reply, 200, authForm('login', undefined, '', safeNext(request.query.next), request.query.signed_up === '1' ? SIGNED_UP : undefined)));
   app.get('/signup', { schema: { hide: true } }, async (_request, reply) => send(reply, 200, authForm('signup')));
 
   const startSession = async (request: FastifyRequest, reply: FastifyReply, accountId: string, next: unknown) => {
@@ -165,9 +167,18 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
     if (!limited.allowed) return send(reply, 429, authForm('signup', `Too many attempts. Try again in ${limited.retryAfter} seconds.`, email));
     if (!EMAIL.test(email)) return send(reply, 400, authForm('signup', 'Enter an email address such as you@example.com.', email));
     if (password.length < 8 || password.length > 200) return send(reply, 400, authForm('signup', 'Choose a password of 8 to 200 characters.', email));
-    if (await accounts.findAccountByEmail(ctx.store.db, email)) return send(reply, 409, authForm('signup', 'An account with this email exists. Log in instead.', email));
-    const acc = await accounts.createAccount(ctx.store.db, { email, password, credits: ctx.config.signupCredits });
-    return startSession(request, reply, acc.id, '/');
+    // Whether the email is new or taken, the answer is the same (no session, the same redirect)
+    // and takes as long (a taken one still costs a hash): sign-up must not tell who has an account.
+    if (await accounts.findAccountByEmail(ctx.store.db, email)) await hashPassword(password);
+    else {
+      try {
+        await accounts.createAccount(ctx.store.db, { email, password, credits: ctx.config.signupCredits });
+      } catch (err) {
+        // Taken meanwhile by a parallel sign-up: the same answer; anything else is a real error.
+        if (!(await accounts.findAccountByEmail(ctx.store.db, email))) throw err;
+      }
+    }
+    return reply.redirect('/login?signed_up=1', 303);
   });
 
   app.post('/logout', { schema: { hide: true } }, async (request, reply) => {

@@ -113,6 +113,27 @@ describe('dashboard hardening', () => {
     }
   }, 120_000);
 
+  it('signs up without telling whether the email already has an account', async () => {
+    await account('taken@example.com', 'original-pass', '127.0.0.9');
+    const signup = (email: string, password: string) => req('POST', '/signup', { ...form({ email, password }), from: '127.0.0.9' });
+    const fresh = await signup('fresh@example.com', 'longenough1');
+    const taken = await signup('taken@example.com', 'attacker-pass');
+    for (const r of [fresh, taken]) {
+      expect(r.status).toBe(303);
+      expect(r.headers.location).toBe('/login?signed_up=1');
+      expect(r.headers['set-cookie']).toBeUndefined();
+    }
+    expect(fresh.text).toBe(taken.text);
+    const shown = await req('GET', fresh.headers.location as string);
+    expect(shown.text).toContain('If this address can be used, your account is ready');
+    expect(shown.text).not.toMatch(/fresh@|taken@/);
+    // The new account works; the taken one keeps its owner's password.
+    const login = (email: string, password: string) => req('POST', '/login', { ...form({ email, password }), from: '127.0.0.9' });
+    expect((await login('fresh@example.com', 'longenough1')).status).toBe(303);
+    expect((await login('taken@example.com', 'attacker-pass')).status).toBe(401);
+    expect((await login('taken@example.com', 'original-pass')).status).toBe(303);
+  }, 60_000);
+
   it('re-hashes a password stored at the old scrypt cost when its owner logs in', async () => {
     await account('legacy@example.com', 'longenough1', '127.0.0.8');
     const salt = randomBytes(16);
