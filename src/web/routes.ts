@@ -163,8 +163,8 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
     const f = form(request);
     const email = String(f.email ?? '').trim().toLowerCase();
     const password = String(f.password ?? '');
-    const limited = loginLimiter.take(`signup:${request.ip}`, LOGIN_PER_MINUTE);
-    if (!limited.allowed) return send(reply, 429, authForm('signup', `Too many attempts. Try again in ${limited.retryAfter} seconds.`, email));
+    const limited = loginLimiter.take(`signup:${clientKey(request.ip)}`, LOGIN_PER_MINUTE);
+    if (!limited.allowed) return send(reply.header('retry-after', String(limited.retryAfter)), 429, authForm('signup', `Too many attempts. Try again in ${limited.retryAfter} seconds.`, email));
     if (!EMAIL.test(email)) return send(reply, 400, authForm('signup', 'Enter an email address such as you@example.com.', email));
     if (password.length < 8 || password.length > 200) return send(reply, 400, authForm('signup', 'Choose a password of 8 to 200 characters.', email));
     // Whether the email is new or taken, the answer is the same (no session, the same redirect)
