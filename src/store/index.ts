@@ -6,4 +6,4 @@ export * as usage from './repos/usage.js';
 export * as monitors from './repos/monitors.js';
 export * as webhooks from './repos/webhooks.js';
 export * as sessions from './repos/sessions.js';
-export { sha256Hex, digestsEqual, verifyPassword, hashPassword, newId } from './ids.js';
+export { sha256Hex, digestsEqual, verifyPassword, hashPassword, needsRehash, newId } from './ids.js';

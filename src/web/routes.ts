@@ -3,6 +3,7 @@
  * client framework; a small script adds copy buttons and the uPlot chart). Its routes use the
  * session cookie, never an API key, and call the same store functions as `/v1`.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { dirname, join, resolve } from 'node:path';
@@ -12,21 +13,23 @@ import { createRequire } from 'node:module';
 import type { ServerContext } from '../server/context.js';
 import { MemoryTokenBuckets } from '../server/token-bucket.js';
 import { isTrawlError } from '../errors.js';
-import { accounts, hashPassword, keys, sessions, usage, verifyPassword } from '../store/index.js';
+import { accounts, hashPassword, keys, needsRehash, sessions, usage, verifyPassword } from '../store/index.js';
 import { html, page, raw, type Raw } from './html.js';
+import { clientKey, LoginThrottle } from './login-throttle.js';
 import { monitorPages } from './monitors.js';
 import { playgroundPage } from './playground.js';
-import { clearSessionCookie, cookieOf, COOKIE, csrfOk, currentSession, setSessionCookie, type SessionInfo } from './session.js';
+import { clearSessionCookie, cookieOf, COOKIE, csrfOk, currentSession, fromThisSite, safeNext, setSessionCookie, type SessionInfo } from './session.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
 const UPLOT = dirname(require.resolve('uplot/dist/uPlot.iife.min.js'));
-const ASSETS: Record<string, { file: string; type: string }> = {
+// A Map, not an object literal: `/assets/constructor` must not find Object.prototype's members.
+const ASSETS = new Map<string, { file: string; type: string }>(Object.entries({
   'app.css': { file: join(ROOT, 'web/static/app.css'), type: 'text/css; charset=utf-8' },
   'app.js': { file: join(ROOT, 'web/static/app.js'), type: 'text/javascript; charset=utf-8' },
   'uPlot.iife.min.js': { file: join(UPLOT, 'uPlot.iife.min.js'), type: 'text/javascript; charset=utf-8' },
   'uPlot.min.css': { file: join(UPLOT, 'uPlot.min.css'), type: 'text/css; charset=utf-8' },
-};
+}));
 const LOGIN_PER_MINUTE = 10;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{2,}$/;
 
@@ -49,6 +52,9 @@ export type { SessionInfo };
 export { send, when };
 
 export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  // The dashboard's forms are urlencoded and nothing else: JSON, text, multipart or binary bodies
+  // are 415 (this scope only; /v1 keeps its JSON parser).
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
     // A name given more than once (checkboxes) becomes a list.
     const out: Record<string, string | string[]> = {};
@@ -62,14 +68,24 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
     if (isTrawlError(error) && error.status < 500) {
       return send(reply, error.status, page({ title: error.status === 404 ? 'Not found' : 'Not possible', body: html`<p>${error.detail}</p><p><a href="/">Back to the overview</a></p>` }));
     }
+    // Fastify's own client errors (415 body type, 413 too large, 400 bad encoding) keep their status.
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status && status >= 400 && status < 500) {
+      const text = status === 415 ? 'Send this form as application/x-www-form-urlencoded, as the page does.' : status === 413 ? 'The form is too large.' : 'The request could not be read.';
+      return send(reply, status, page({ title: 'Not possible', body: html`<p>${text}</p><p><a href="/">Back to the overview</a></p>` }));
+    }
     request.log.error({ err: error, requestId: request.id }, 'dashboard error');
     return send(reply, 500, page({ title: 'Something went wrong', body: html`<p>The page could not be shown. Request id: <code>${request.id}</code>.</p><p><a href="/">Back to the overview</a></p>` }));
   });
   const loginLimiter = new MemoryTokenBuckets();
+  // 10 tries, then one every 30 s per address (2,880 a day): slow for guessing, short for a typo-prone person.
+  const loginThrottle = new LoginThrottle(LOGIN_PER_MINUTE, 2);
+  let dummy: Promise<string> | undefined;
+  const dummyHash = () => (dummy ??= hashPassword(randomBytes(16).toString('base64')));
   const assetCache = new Map<string, { plain: Buffer; gzip: Buffer }>();
 
   app.get<{ Params: { name: string } }>('/assets/:name', { schema: { hide: true } }, async (request, reply) => {
-    const a = ASSETS[request.params.name];
+    const a = ASSETS.get(request.params.name);
     if (!a) return reply.code(404).header('content-type', 'text/plain').send('not found');
     // Compressed once, on first use; sent compressed to every browser that says it can read gzip.
     let cached = assetCache.get(a.file);
@@ -95,10 +111,10 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
   const csrfField = (s: SessionInfo) => html`<input type="hidden" name="csrf" value="${s.csrf}">`;
 
   // --- Sign up, log in, log out -------------------------------------------------------------
-  const authForm = (kind: 'login' | 'signup', error?: string, email = '', next = '/') =>
+  const authForm = (kind: 'login' | 'signup', error?: string, email = '', next = '/', info?: string) =>
     page({
       title: kind === 'login' ? 'Log in' : 'Create an account',
-      notice: error ? { kind: 'error', text: error } : undefined,
+      notice: error ? { kind: 'error', text: error } : info ? { kind: 'ok', text: info } : undefined,
       body: html`<div class="auth"><form class="stack" method="post" action="/${kind}">
 <input type="hidden" name="next" value="${next}">
 <label for="email">Email<input id="email" name="email" type="email" autocomplete="email" required value="${email}"></label>
@@ -106,42 +122,63 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
 <button type="submit">${kind === 'login' ? 'Log in' : 'Create account'}</button></form>
 <p class="muted">${kind === 'login' ? raw('No account yet? <a href="/signup">Create one</a>.') : raw('Already have an account? <a href="/login">Log in</a>.')}</p></div>`,
     });
-  const safeNext = (n: string | undefined) => (n && n.startsWith('/') && !n.startsWith('//') ? n : '/');
+  // Login CSRF: no session yet, so no token; another site's POST is refused by its Origin/Referer.
+  const crossSite = (request: FastifyRequest, reply: FastifyReply, kind: 'login' | 'signup') =>
+    fromThisSite(request) ? undefined : send(reply, 403, authForm(kind, 'This form was sent from another site. Open this page and try again.'));
 
-  app.get<{ Querystring: { next?: string } }>('/login', { schema: { hide: true } }, async (request, reply) => send(reply, 200, authForm('login', undefined, '', safeNext(request.query.next))));
+  const SIGNED_UP = 'If this address can be used, your account is ready: log in with it and your password.';
+  app.get<{ Querystring: { next?: string; signed_up?: string } }>('/login', { schema: { hide: true } }, async (request, reply) =>
+    send(reply, 200, authForm('login', undefined, '', safeNext(request.query.next), request.query.signed_up === '1' ? SIGNED_UP : undefined)));
   app.get('/signup', { schema: { hide: true } }, async (_request, reply) => send(reply, 200, authForm('signup')));
 
-  const startSession = async (request: FastifyRequest, reply: FastifyReply, accountId: string, next: string) => {
+  const startSession = async (request: FastifyRequest, reply: FastifyReply, accountId: string, next: unknown) => {
     const s = await sessions.createSession(ctx.store.db, accountId);
     setSessionCookie(request, reply, s.token, sessions.SESSION_DAYS * 86_400);
     return reply.redirect(safeNext(next), 303);
   };
 
   app.post('/login', { schema: { hide: true } }, async (request, reply) => {
+    const refused = crossSite(request, reply, 'login');
+    if (refused) return refused;
     const f = form(request);
     const email = String(f.email ?? '').trim().toLowerCase();
-    // Per address and per client: guessing is slow, and one attacker cannot lock everyone out.
-    const verdicts = [loginLimiter.take(`ip:${request.ip}`, LOGIN_PER_MINUTE * 3), loginLimiter.take(`email:${email}`, LOGIN_PER_MINUTE)];
-    const limited = verdicts.find((v) => !v.allowed);
-    if (limited) return send(reply.header('retry-after', String(limited.retryAfter)), 429, authForm('login', `Too many attempts. Try again in ${limited.retryAfter} seconds.`, email));
+    // Failures slow the sending address only: a per-account limit would let anyone lock the owner out.
+    const client = clientKey(request.ip);
+    const wait = loginThrottle.take(client);
+    if (wait) return send(reply.header('retry-after', String(wait)), 429, authForm('login', `Too many failed attempts from your network. Try again in ${wait} seconds.`, email, safeNext(f.next)));
     const account = email ? await accounts.findAccountByEmail(ctx.store.db, email) : undefined;
-    // The hash is checked even for an unknown address, so the answer takes as long either way.
-    const ok = await verifyPassword(String(f.password ?? ''), account?.password_hash ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=');
-    if (!account || !ok) return send(reply, 401, authForm('login', 'Email or password is wrong.', email));
-    return startSession(request, reply, account.id, String(f.next ?? '/'));
+    // The hash is checked even for an unknown address (a real one, at today's cost), so the answer takes as long either way.
+    const password = String(f.password ?? '');
+    const ok = await verifyPassword(password, account?.password_hash ?? (await dummyHash()));
+    if (!account || !ok) return send(reply, 401, authForm('login', 'Email or password is wrong.', email, safeNext(f.next)));
+    loginThrottle.refund(client);
+    // Hashes from before the cost was raised are upgraded now that the password is known.
+    if (needsRehash(account.password_hash)) await ctx.store.db.updateTable('accounts').set({ password_hash: await hashPassword(password) }).where('id', '=', account.id).execute();
+    return startSession(request, reply, account.id, f.next);
   });
 
   app.post('/signup', { schema: { hide: true } }, async (request, reply) => {
+    const refused = crossSite(request, reply, 'signup');
+    if (refused) return refused;
     const f = form(request);
     const email = String(f.email ?? '').trim().toLowerCase();
     const password = String(f.password ?? '');
-    const limited = loginLimiter.take(`signup:${request.ip}`, LOGIN_PER_MINUTE);
-    if (!limited.allowed) return send(reply, 429, authForm('signup', `Too many attempts. Try again in ${limited.retryAfter} seconds.`, email));
+    const limited = loginLimiter.take(`signup:${clientKey(request.ip)}`, LOGIN_PER_MINUTE);
+    if (!limited.allowed) return send(reply.header('retry-after', String(limited.retryAfter)), 429, authForm('signup', `Too many attempts. Try again in ${limited.retryAfter} seconds.`, email));
     if (!EMAIL.test(email)) return send(reply, 400, authForm('signup', 'Enter an email address such as you@example.com.', email));
     if (password.length < 8 || password.length > 200) return send(reply, 400, authForm('signup', 'Choose a password of 8 to 200 characters.', email));
-    if (await accounts.findAccountByEmail(ctx.store.db, email)) return send(reply, 409, authForm('signup', 'An account with this email exists. Log in instead.', email));
-    const acc = await accounts.createAccount(ctx.store.db, { email, password, credits: ctx.config.signupCredits });
-    return startSession(request, reply, acc.id, '/');
+    // Whether the email is new or taken, the answer is the same (no session, the same redirect)
+    // and takes as long (a taken one still costs a hash): sign-up must not tell who has an account.
+    if (await accounts.findAccountByEmail(ctx.store.db, email)) await hashPassword(password);
+    else {
+      try {
+        await accounts.createAccount(ctx.store.db, { email, password, credits: ctx.config.signupCredits });
+      } catch (err) {
+        // Taken meanwhile by a parallel sign-up: the same answer; anything else is a real error.
+        if (!(await accounts.findAccountByEmail(ctx.store.db, email))) throw err;
+      }
+    }
+    return reply.redirect('/login?signed_up=1', 303);
   });
 
   app.post('/logout', { schema: { hide: true } }, async (request, reply) => {

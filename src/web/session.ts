@@ -20,7 +20,14 @@ export function cookieOf(request: FastifyRequest, name: string): string | undefi
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+    if (i > 0 && part.slice(0, i).trim() === name) {
+      // A broken escape (`%zz`) is no session, not a 500.
+      try {
+        return decodeURIComponent(part.slice(i + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
   }
   return undefined;
 }
@@ -44,16 +51,45 @@ export async function currentSession(store: Store, request: FastifyRequest): Pro
   return account ? { token, csrf: row.csrf, account } : undefined;
 }
 
+/**
+ * The request was not sent by another site: its Origin, or without one its Referer, names this
+ * host. With neither header (curl, scripts) it passes: browsers send Origin on every POST form.
+ * `Origin: null` (sandboxed frame, data: URL) is refused unless `allowNull` (a CSRF token covers).
+ */
+export function fromThisSite(request: FastifyRequest, allowNull = false): boolean {
+  const source = request.headers.origin ?? request.headers.referer;
+  if (source === undefined || source === '') return true;
+  if (source === 'null') return allowNull;
+  try {
+    return new URL(source).host === request.headers.host;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where to go after logging in: a path on this site, else the overview. Browsers read `\` as
+ * `/` and drop tabs and newlines, so `/\evil`, `/%5Cevil` and `/\t/evil` all mean `//evil`
+ * (another host): any backslash or control character, raw or once decoded, is refused.
+ */
+export function safeNext(next: unknown): string {
+  if (typeof next !== 'string' || next.length > 2048) return '/';
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(next);
+  } catch {
+    return '/';
+  }
+  if (!/^\/(?![/\\])/.test(next) || /[\\\x00-\x20\x7f]/.test(next)) return '/';
+  if (!/^\/(?![/\\])/.test(decoded) || /[\\\x00-\x1f\x7f]/.test(decoded)) return '/';
+  const base = 'http://trawl.invalid';
+  const u = new URL(next, base);
+  return u.origin === base ? u.pathname + u.search + u.hash : '/';
+}
+
 /** The form's CSRF token matches the session's, and the request does not come from another site. */
 export function csrfOk(request: FastifyRequest, expected: string): boolean {
-  const origin = request.headers.origin;
-  if (origin && origin !== 'null') {
-    try {
-      if (new URL(origin).host !== request.headers.host) return false;
-    } catch {
-      return false;
-    }
-  }
+  if (!fromThisSite(request, true)) return false;
   const got = String((request.body as Record<string, unknown> | undefined)?.csrf ?? '');
   const a = Buffer.from(got);
   const b = Buffer.from(expected);

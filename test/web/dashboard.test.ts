@@ -64,6 +64,12 @@ describe('dashboard', () => {
     await p.fill('#email', 'dana@example.com');
     await p.fill('#password', 'correct horse battery');
     await p.click('button[type=submit]');
+    // Sign-up answers the same for a new or a taken email, so the new account logs in next.
+    await p.waitForURL(`${svc.url}/login?signed_up=1`);
+    expect(await p.textContent('[role=status]')).toContain('your account is ready');
+    await p.fill('#email', 'dana@example.com');
+    await p.fill('#password', 'correct horse battery');
+    await p.click('button[type=submit]');
     await p.waitForURL(`${svc.url}/`);
     expect(await p.textContent('[data-testid=credits]')).toBe('25');
     await p.waitForSelector('#chart .uplot');
@@ -156,7 +162,10 @@ describe('dashboard', () => {
 
   // --- Security, without a browser ------------------------------------------------------------
   const signup = async (email: string) => {
-    const res = await fetch(`${svc.url}/signup`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `email=${encodeURIComponent(email)}&password=longenough1` });
+    const body = `email=${encodeURIComponent(email)}&password=longenough1`;
+    const headers = { 'content-type': 'application/x-www-form-urlencoded' };
+    await fetch(`${svc.url}/signup`, { method: 'POST', redirect: 'manual', headers, body });
+    const res = await fetch(`${svc.url}/login`, { method: 'POST', redirect: 'manual', headers, body });
     const cookie = res.headers.get('set-cookie')!;
     return { cookie, token: cookie.split(';')[0] };
   };
