@@ -14,6 +14,7 @@ export const ERROR_CATALOGUE = {
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'The request body must be JSON.' },
   invalid_schema: { status: 422, message: 'The schema is not valid.' },
+  action_failed: { status: 422, message: 'A browser action could not be done.' },
   rate_limited: { status: 429, message: 'Too many requests.' },
   internal_error: { status: 500, message: 'Internal error.' },
   fetch_failed: { status: 502, message: 'The target could not be fetched.' },
