@@ -84,7 +84,9 @@ export function safeNext(next: unknown): string {
   if (!/^\/(?![/\\])/.test(decoded) || /[\\\x00-\x1f\x7f]/.test(decoded)) return '/';
   const base = 'http://trawl.invalid';
   const u = new URL(next, base);
-  return u.origin === base ? u.pathname + u.search + u.hash : '/';
+  const path = u.pathname + u.search + u.hash;
+  // Dot segments can resolve to a network path (`/.//evil` → `//evil`): never hand one back.
+  return u.origin === base && !/^\/[/\\]/.test(path) ? path : '/';
 }
 
 /** The form's CSRF token matches the session's, and the request does not come from another site. */

@@ -214,7 +214,7 @@ class Session implements ProxySession {
     if ('setTimeout' in s) (s as Socket).setTimeout(this.proxy.idleTimeoutMs, () => s.destroy());
   }
 
-  /** Counts bytes received from the network; past the budget every transfer of the render is cut. */
+  /** Counts bytes moved either way (downloads and what the page uploads); past the budget every transfer of the render is cut. */
   #count(n: number): boolean {
     this.bytes += n;
     if (this.bytes <= this.proxy.maxBytes) return true;
@@ -225,20 +225,24 @@ class Session implements ProxySession {
     return false;
   }
 
-  /** Resolve and check; a refusal is recorded for the renderer and undefined returned. */
-  async #open(hostname: string, port: number): Promise<Socket | undefined> {
-    if (this.denyAll || this.#closed || this.overBudget) return undefined;
+  /** Resolve, check and connect: a socket, or why not (`forbidden`: the guard refused; recorded for the renderer). */
+  async #open(hostname: string, port: number): Promise<Socket | 'forbidden' | 'unreachable'> {
+    if (this.denyAll || this.#closed || this.overBudget) return 'forbidden';
     let target: { address: string; port: number };
     try {
       target = await this.proxy.resolve(hostname, port);
     } catch (e) {
       const key = authorityKey(hostname, port);
-      if (e instanceof TrawlError && e.code === 'forbidden_target' && !this.refused.has(key)) this.refused.set(key, e);
-      return undefined;
+      if (!(e instanceof TrawlError && e.code === 'forbidden_target')) return 'unreachable';
+      if (!this.refused.has(key)) this.refused.set(key, e);
+      return 'forbidden';
     }
     const socket = await this.proxy.connect(target.address, target.port).catch(() => undefined);
-    if (!socket) return undefined;
-    if (this.#closed) return void socket.destroy();
+    if (!socket) return 'unreachable';
+    if (this.#closed) {
+      socket.destroy();
+      return 'forbidden';
+    }
     this.#track(socket);
     return socket;
   }
@@ -255,7 +259,8 @@ class Session implements ProxySession {
       [hostname, port] = [a.hostname, a.port];
     }
     const upstream = await this.#open(hostname, port);
-    if (!upstream) return void client.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    if (upstream === 'forbidden') return void client.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    if (upstream === 'unreachable') return void client.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
     if (client.destroyed) return void upstream.destroy();
     if (absoluteUrl) {
       // Replay the upgrade request in origin form; then both directions are raw bytes.
@@ -268,7 +273,10 @@ class Session implements ProxySession {
     upstream.on('data', (chunk: Buffer) => {
       if (this.#count(chunk.length)) client.write(chunk);
     });
-    client.pipe(upstream);
+    client.on('data', (chunk: Buffer) => {
+      if (this.#count(chunk.length)) upstream.write(chunk);
+    });
+    client.on('end', () => upstream.end());
     upstream.on('end', () => client.end());
     upstream.on('close', () => client.destroy());
     client.on('close', () => upstream.destroy());
@@ -278,7 +286,9 @@ class Session implements ProxySession {
     const u = safeUrl(req.url ?? '', ['http:']);
     if (!u) return void res.writeHead(400, { 'content-type': 'text/plain' }).end('a proxy request needs an absolute http:// URL');
     const socket = await this.#open(u.hostname, Number(u.port) || 80);
-    if (!socket) return void res.writeHead(403, { 'content-type': 'text/plain', connection: 'close' }).end('refused by the address guard');
+    if (socket === 'forbidden') return void res.writeHead(403, { 'content-type': 'text/plain', connection: 'close' }).end('refused by the address guard');
+    // Not the guard's doing: a 502, so the render reports an unreachable target, not a refusal.
+    if (socket === 'unreachable') return void res.writeHead(502, { 'content-type': 'text/plain', connection: 'close' }).end('the target could not be reached');
     const headers: [string, string][] = [];
     for (let i = 0; i < req.rawHeaders.length; i += 2) {
       if (!HOP_BY_HOP.has(req.rawHeaders[i].toLowerCase())) headers.push([req.rawHeaders[i], req.rawHeaders[i + 1]]);
@@ -301,7 +311,11 @@ class Session implements ProxySession {
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain', connection: 'close' }).end('the target could not be reached');
       else res.destroy();
     });
-    req.pipe(out);
+    req.on('data', (chunk: Buffer) => {
+      if (this.#count(chunk.length)) out.write(chunk);
+      else out.destroy();
+    });
+    req.on('end', () => out.end());
   }
 }
 

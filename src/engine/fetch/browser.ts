@@ -49,6 +49,14 @@ const BYPASS = '<-loopback>';
 
 const sizeOf = (n: number) => (n >= 2 ** 20 ? `${Math.round(n / 2 ** 20)} MiB` : `${Math.round(n / 1024)} KiB`);
 
+/** Chromium gets no secret of the service's environment (a renderer exploit would read them): only what it needs to run. */
+const KEEP_ENV = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'LC_ALL', 'TZ', 'FONTCONFIG_PATH', 'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_RUNTIME_DIR'];
+function browserEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const k of KEEP_ENV) if (process.env[k] !== undefined) env[k] = process.env[k]!;
+  return env;
+}
+
 export function findChromium(configured?: string): string | undefined {
   if (configured) return existsSync(configured) ? configured : undefined;
   return CANDIDATES.find((p) => existsSync(p));
@@ -90,7 +98,7 @@ export class ChromiumPool implements BrowserPool {
       const { chromium } = await import('playwright-core');
       // Browser-wide proxy: refuses everything; only a render's own session lets bytes through.
       this.#denyAll ??= await this.#proxy.denyAll();
-      return chromium.launch({ executablePath: this.#path, args: ARGS, headless: true, proxy: { server: this.#denyAll.server, bypass: BYPASS } });
+      return chromium.launch({ executablePath: this.#path, args: ARGS, headless: true, env: browserEnv(), proxy: { server: this.#denyAll.server, bypass: BYPASS } });
     })();
     this.#browser.catch(() => (this.#browser = undefined));
     return this.#browser;

@@ -30,10 +30,11 @@ function fromFastify(err: FastifyError): TrawlError | undefined {
 }
 
 export function registerErrorHandling(app: FastifyInstance, redact: Redactor = (s) => s): void {
-  // Every text body leaves through here (errors, dashboard pages, results quoting a failed
-  // fetch, stored run errors): no configured secret goes out, in any encoding (redact.ts).
-  // Streams and buffers (raw downloads) pass as they are; ~5 ms per MiB otherwise.
-  app.addHook('onSend', async (_request, _reply, payload) => (typeof payload === 'string' ? redact(payload) : payload));
+  // Every error body leaves through here: no configured secret goes out, in any encoding
+  // (redact.ts). Successful answers carry third-party pages and are left as they are: redacting
+  // them would let a page list guesses and learn which one is a secret. Errors quoted inside
+  // them are redacted where they are made or stored (meta-ads, runner, deliveries).
+  app.addHook('onSend', async (_request, reply, payload) => (typeof payload === 'string' && reply.statusCode >= 400 ? redact(payload) : payload));
   app.setErrorHandler((error, request, reply) => {
     const err = error as FastifyError;
     const known = isTrawlError(err) ? err : isTrawlError(err.cause) ? err.cause : fromFastify(err);

@@ -137,6 +137,30 @@ describe.skipIf(!chromium)('the browser reaches nothing private', () => {
     }
   }, 60_000);
 
+  it('counts what the page uploads against the budget too, and reports an unresolvable name as unreachable, not refused', async () => {
+    let received = 0;
+    site.route('/sink', (req, res) => {
+      req.on('data', (c: Buffer) => (received += c.length));
+      req.on('end', () => void res.writeHead(204).end());
+      req.on('error', () => undefined);
+    });
+    site.route('/upload', `<html><head><title>Upload</title></head><body><p>A page that uploads.</p><script>
+      const blob = new Blob([new Uint8Array(4 * 1024 * 1024)]);
+      (async () => { for (let i = 0; i < 5; i++) await fetch('/sink', { method: 'POST', body: blob }).catch(() => {}); })();
+    </script></body></html>`);
+    const { http, browser } = pool(false, 1_000_000);
+    try {
+      const r = await browser.render('http://public.test/upload', { timeoutMs: 15_000, waitFor: 2000 });
+      expect(r.warnings?.join(' ')).toMatch(/more than 977 KiB/);
+      expect(received).toBeLessThan(1_100_000);
+      // Not the guard's doing: the proxy answers 502 (the scrape says the target could not be reached), never a refusal.
+      expect((await browser.render('http://nowhere.test/', { timeoutMs: 15_000 })).status).toBe(502);
+    } finally {
+      await browser.close();
+      await http.close();
+    }
+  }, 60_000);
+
   it('cuts a render that downloads more than its byte budget', async () => {
     site.route('/big.js', (_req, res) => void res.writeHead(200, { 'content-type': 'text/javascript' }).end(`/*${'x'.repeat(2_000_000)}*/`));
     site.route('/heavy', '<html><head><title>Heavy</title><script src="/big.js"></script></head><body><p>A page with a heavy script.</p></body></html>');
