@@ -49,6 +49,12 @@ export async function buildServer(given: Omit<ServerContext, 'redact'> & { redac
     requestIdHeader: false,
     return503OnClosing: true,
     clientErrorHandler,
+    // A path Fastify cannot decode (`/%`) answers in the contract's shape, like every other 400.
+    frameworkErrors: (error, _request, reply) => {
+      const r = reply as unknown as { code(n: number): { send(b: object): void } };
+      if (error.code === 'FST_ERR_BAD_URL') r.code(400).send({ error: 'invalid_request', detail: 'path: not a valid URL (broken percent-encoding); encode it again' });
+      else r.code(500).send({ error: 'internal_error' });
+    },
     // `__proto__` keys stay plain data; parseBody refuses them naming where (validation.ts).
     onProtoPoisoning: 'ignore',
     routerOptions: { ignoreTrailingSlash: true },

@@ -45,6 +45,14 @@ describe('deeply nested JSON bodies', () => {
     expect(res.status).toBe(400);
     expect((await res.json()).detail).toBe('url: must be an http or https URL');
   });
+
+  it('a path with broken percent-encoding is 400 in the contract shape, on the API and the dashboard', async () => {
+    for (const path of ['/%', '/v1/scrape%E0%A4%A', '/monitors/%']) {
+      const res = await fetch(`${svc.url}${path}`);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: 'invalid_request', detail: expect.stringContaining('percent-encoding') });
+    }
+  });
 });
 
 /** A raw connection to the service: what it has received, and when the server closed it. */
