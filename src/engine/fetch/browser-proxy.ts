@@ -225,6 +225,18 @@ class Session implements ProxySession {
     return false;
   }
 
+  /** Copies `from` to `to` with backpressure, counting every byte against the render's budget (past it, `to` is cut). */
+  #relay(from: NodeJS.ReadableStream, to: NodeJS.WritableStream & { destroy(): void }): void {
+    from.on('data', (chunk: Buffer) => {
+      if (!this.#count(chunk.length)) return void to.destroy();
+      if (!to.write(chunk)) {
+        from.pause();
+        to.once('drain', () => from.resume());
+      }
+    });
+    from.on('end', () => to.end());
+  }
+
   /** Resolve, check and connect: a socket, or why not (`forbidden`: the guard refused; recorded for the renderer). */
   async #open(hostname: string, port: number): Promise<Socket | 'forbidden' | 'unreachable'> {
     if (this.denyAll || this.#closed || this.overBudget) return 'forbidden';
@@ -270,14 +282,8 @@ class Session implements ProxySession {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     }
     if (head.length) upstream.write(head);
-    upstream.on('data', (chunk: Buffer) => {
-      if (this.#count(chunk.length)) client.write(chunk);
-    });
-    client.on('data', (chunk: Buffer) => {
-      if (this.#count(chunk.length)) upstream.write(chunk);
-    });
-    client.on('end', () => upstream.end());
-    upstream.on('end', () => client.end());
+    this.#relay(upstream, client);
+    this.#relay(client, upstream);
     upstream.on('close', () => client.destroy());
     client.on('close', () => upstream.destroy());
   }
@@ -301,21 +307,14 @@ class Session implements ProxySession {
         if (!HOP_BY_HOP.has(upstream.rawHeaders[i].toLowerCase())) back.push(upstream.rawHeaders[i], upstream.rawHeaders[i + 1]);
       }
       res.writeHead(upstream.statusCode ?? 502, back);
-      upstream.on('data', (chunk: Buffer) => {
-        if (this.#count(chunk.length)) res.write(chunk);
-      });
-      upstream.on('end', () => res.end());
+      this.#relay(upstream, res);
       upstream.on('error', () => res.destroy());
     });
     out.on('error', () => {
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain', connection: 'close' }).end('the target could not be reached');
       else res.destroy();
     });
-    req.on('data', (chunk: Buffer) => {
-      if (this.#count(chunk.length)) out.write(chunk);
-      else out.destroy();
-    });
-    req.on('end', () => out.end());
+    this.#relay(req, out);
   }
 }
 
