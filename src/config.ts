@@ -28,7 +28,7 @@ export interface Config {
   webhookMaxAttempts: number;
   /** Default rate limit of a key, and default ceiling of an account's keys (operator-set per account). */
   rateLimitPerMinute: number;
-  /** Pages one account has fetched at once by its monitors (open runs), so its backlog cannot starve others. */
+  /** Pages one account fetches at once (scrapes, crawls, extracts, monitor runs), and its open monitor runs, so its backlog cannot starve others. */
   accountConcurrency: number;
   /** Monitors one account may have at once. */
   maxMonitorsPerAccount: number;

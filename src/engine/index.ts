@@ -8,6 +8,7 @@ import { HttpClient } from './fetch/http.js';
 import { DocumentPool } from './document/pool.js';
 import { LargePageGate } from './fetch/large-pages.js';
 import type { Fetchers } from './fetch/page.js';
+import { OwnerSlots } from './fetch/owner-slots.js';
 import { createLlmClient, type LlmClient } from './extract/llm.js';
 import { createSearchProvider, type SearchProvider } from './search/index.js';
 
@@ -31,11 +32,18 @@ export interface Engine extends Fetchers {
   searchProvider?: SearchProvider;
   /** Why there is no search provider, for the error a caller gets. */
   searchProviderError?: string;
+  /** Pages in flight per owner (an account); forOwner() hands out one owner's share. */
+  ownerSlots: OwnerSlots;
   close(): Promise<void>;
 }
 
+/** The engine as one owner's work sees it: its page fetches take that owner's slots. */
+export function forOwner(engine: Engine, owner: string): Engine {
+  return { ...engine, slots: engine.ownerSlots.for(owner) };
+}
+
 export type EngineConfig = Pick<Config, 'allowPrivateNetwork' | 'resolve' | 'proxyUrls' | 'chromiumPath'> &
-  Partial<Pick<Config, 'documentWorkers' | 'documentBudgetMs' | 'largePages' | 'pageBytesBudget'>> &
+  Partial<Pick<Config, 'documentWorkers' | 'documentBudgetMs' | 'largePages' | 'pageBytesBudget' | 'accountConcurrency'>> &
   Partial<Pick<Config, 'llmBaseUrl' | 'llmApiKey' | 'llmModel' | 'searchProvider' | 'searxngUrl' | 'braveApiKey' | 'braveApiUrl' | 'duckduckgoUrl'>>;
 
 export function createEngine(config: EngineConfig, log?: { warn(obj: object, msg: string): void }): Engine {
@@ -65,6 +73,7 @@ export function createEngine(config: EngineConfig, log?: { warn(obj: object, msg
     llm,
     searchProvider,
     searchProviderError,
+    ownerSlots: new OwnerSlots(config.accountConcurrency ?? Infinity),
     close: () => (closing ??= Promise.all([browser.close(), http.close(), trustedHttp.close(), documents.close()]).then(() => undefined)),
   };
 }

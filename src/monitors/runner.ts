@@ -4,7 +4,7 @@
  * delivery when something changed, in one transaction (the outbox). A run that fails sends
  * nothing, keeps the baseline and gives its credit back.
  */
-import { compileSchema, scrape, type Engine } from '../engine/index.js';
+import { compileSchema, forOwner, scrape, type Engine } from '../engine/index.js';
 import { marketplaceProduct } from '../engine/marketplace/index.js';
 import { advertiserFromUrl, metaAds, type MetaAdsConfig } from '../engine/meta-ads/index.js';
 import { isTrawlError, TrawlError } from '../errors.js';
@@ -131,7 +131,7 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
   let outcome: { values: Record<string, Value>; statusCode: number } | undefined;
   let error: string | undefined;
   try {
-    outcome = await observe(deps.engine, claimed, signal, deps.meta);
+    outcome = await observe(forOwner(deps.engine, run.account_id), claimed, signal, deps.meta);
   } catch (e) {
     error = isTrawlError(e) ? deps.redact(`${e.code}: ${e.detail}`) : 'internal_error: the run failed unexpectedly';
     if (!isTrawlError(e)) deps.log?.warn({ err: e, run: runId }, 'monitor run failed unexpectedly');

@@ -5,7 +5,7 @@
  * command (with a placeholder, never a real key).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { scrape } from '../engine/index.js';
+import { forOwner, scrape } from '../engine/index.js';
 import { isTrawlError } from '../errors.js';
 import { ScrapeBody } from '../server/schemas.js';
 import { formatsAndSchema, parseBody } from '../server/validation.js';
@@ -56,7 +56,7 @@ export function playgroundPage(app: FastifyInstance, ctx: ServerContext, kit: Ki
       if (!(await accounts.reserveCredit(ctx.store.db, s.account.id))) return fail(402, 'No credits left.');
       try {
         // The cleaned HTML is always asked for: it is what the "rendered" view shows.
-        result = await scrape(ctx.engine, { url: parsed.url, formats: [...new Set([...(fmts ?? ['markdown']), 'html' as const])], schema, render: parsed.render, llm: ctx.engine.llm });
+        result = await scrape(forOwner(ctx.engine, s.account.id), { url: parsed.url, formats: [...new Set([...(fmts ?? ['markdown']), 'html' as const])], schema, render: parsed.render, llm: ctx.engine.llm });
       } catch (e) {
         await accounts.refundCredit(ctx.store.db, s.account.id);
         throw e;

@@ -84,7 +84,8 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
   const o = {
     maxDepth: options.maxDepth ?? 2,
     limit: options.limit ?? 10,
-    concurrency: Math.max(1, options.concurrency ?? 8),
+    // No more workers than the caller's fetch slots: the rest would only wait out their page budgets.
+    concurrency: Math.max(1, Math.min(options.concurrency ?? 8, fetchers.slots?.limit ?? Infinity)),
     delayMs: options.delayMs ?? 0,
     timeoutMs: options.timeoutMs ?? 60_000,
     pageTimeoutMs: options.pageTimeoutMs ?? 15_000,

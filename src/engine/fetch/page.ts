@@ -10,6 +10,7 @@ import { detectBotWall, visibleTextLength } from './bot-wall.js';
 import { decodeBody } from './charset.js';
 import type { HttpClient } from './http.js';
 import type { LargePageGate, PageLease } from './large-pages.js';
+import type { FetchSlots } from './owner-slots.js';
 
 export type RenderMode = 'auto' | 'http' | 'browser';
 export type PageKind = 'html' | 'text' | 'pdf';
@@ -70,6 +71,8 @@ export interface Fetchers {
   documents?: DocumentProcessor;
   /** Admission for large pages; without it every page is read at once. */
   largePages?: LargePageGate;
+  /** The caller's share of pages in flight (an account's, owner-slots.ts); unbounded without it. */
+  slots?: FetchSlots;
 }
 
 export function kindOf(contentType: string, body: Buffer): PageKind | undefined {
@@ -113,6 +116,32 @@ function lastCloseBody(html: string): number {
 }
 
 export async function fetchPage(fetchers: Fetchers, url: string, options: FetchPageOptions = {}): Promise<Page> {
+  if (!fetchers.slots) return fetchAdmitted(fetchers, url, options);
+  // The slot is held while the page is fetched (or rendered), not while it is processed;
+  // the wait for it comes out of the page's own time budget.
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const started = Date.now();
+  const give = await ownSlot(fetchers.slots, timeoutMs, options.signal);
+  try {
+    return await fetchAdmitted(fetchers, url, { ...options, timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)) });
+  } finally {
+    give();
+  }
+}
+
+async function ownSlot(slots: FetchSlots, timeoutMs: number, signal?: AbortSignal): Promise<() => void> {
+  const limit = AbortSignal.timeout(timeoutMs);
+  try {
+    return await slots.acquire(signal ? AbortSignal.any([signal, limit]) : limit);
+  } catch (e) {
+    if (limit.aborted && !signal?.aborted) {
+      throw timeoutError(`this account already has ${slots.limit} pages being fetched at once (TRAWL_ACCOUNT_CONCURRENCY); this page waited ${timeoutMs} ms for one of them to finish`);
+    }
+    throw e;
+  }
+}
+
+async function fetchAdmitted(fetchers: Fetchers, url: string, options: FetchPageOptions): Promise<Page> {
   const render = options.render ?? 'auto';
   if (render === 'browser') return renderPage(fetchers, url, options);
   // A page waits here, before its request is sent, while the pages held are over budget.

@@ -5,6 +5,7 @@
  * duration, request id).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { forOwner, type Engine } from '../../engine/index.js';
 import { TrawlError } from '../../errors.js';
 import { accounts, usage } from '../../store/index.js';
 import type { ServerContext } from '../context.js';
@@ -48,13 +49,14 @@ export function registerApiScope(app: FastifyInstance, ctx: ServerContext): void
 
 /**
  * Run billable work: reserve one credit first (402 when none), keep it on success, give it
- * back on any failure — including the client going away before the answer is sent.
+ * back on any failure — including the client going away before the answer is sent. The work
+ * gets the engine as the account sees it: its pages take the account's fetch slots.
  */
 export async function withCredit<T>(
   ctx: ServerContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  work: (signal: AbortSignal) => Promise<T>,
+  work: (signal: AbortSignal, engine: Engine) => Promise<T>,
 ): Promise<T> {
   const accountId = request.auth!.accountId;
   if (!(await accounts.reserveCredit(ctx.store.db, accountId))) throw new TrawlError('insufficient_credits');
@@ -64,7 +66,7 @@ export async function withCredit<T>(
   };
   request.raw.socket?.once('close', onClose);
   try {
-    const result = await work(controller.signal);
+    const result = await work(controller.signal, forOwner(ctx.engine, accountId));
     if (controller.signal.aborted) throw new TrawlError('fetch_failed', 'the client closed the connection');
     request.creditsCharged = 1;
     return result;

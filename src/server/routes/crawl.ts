@@ -10,8 +10,8 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post('/crawl', openapiRoute(CrawlBody, 'Crawl one site breadth-first to a depth and page limit'), async (request, reply) => {
     const body = parseBody(CrawlBody, request.body);
     const { formats, schema } = formatsAndSchema(body.formats, body.schema);
-    const result = await withCredit(ctx, request, reply, (signal) =>
-      crawl(ctx.engine, {
+    const result = await withCredit(ctx, request, reply, (signal, engine) =>
+      crawl(engine, {
         url: body.url,
         maxDepth: body.max_depth,
         limit: body.limit,

@@ -10,8 +10,8 @@ export function extractRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post('/extract', openapiRoute(ExtractBody, 'Schema-guided JSON from 1–20 URLs, merged'), async (request, reply) => {
     const body = parseBody(ExtractBody, request.body);
     const schema = compileSchema(body.schema);
-    const r = await withCredit(ctx, request, reply, (signal) =>
-      extract(ctx.engine, { urls: body.urls, schema, prompt: body.prompt, render: body.render, timeoutMs: body.timeout_ms, signal, llm: ctx.engine.llm }),
+    const r = await withCredit(ctx, request, reply, (signal, engine) =>
+      extract(engine, { urls: body.urls, schema, prompt: body.prompt, render: body.render, timeoutMs: body.timeout_ms, signal, llm: ctx.engine.llm }),
     );
     return { status: 'ok', data: r.data, results: r.results };
   });

@@ -13,8 +13,8 @@ export function marketplaceRoutes(app: FastifyInstance, ctx: ServerContext): voi
     if (!isMarketplaceId(body.marketplace)) throw invalidRequest(`marketplace: "${body.marketplace.slice(0, 40)}" is not a marketplace id; use one of ${MARKETPLACE_IDS.join(', ')}`);
     const url = new URL(body.url);
     if (!urlBelongsTo(url, body.marketplace)) throw invalidRequest(`url: ${url.hostname}${url.pathname.slice(0, 40)} is not a page of marketplace ${body.marketplace}`);
-    const r = await withCredit(ctx, request, reply, (signal) =>
-      marketplaceProduct(ctx.engine, { marketplace: body.marketplace, url: body.url, mode: body.mode, render: body.render, timeoutMs: body.timeout_ms, signal }),
+    const r = await withCredit(ctx, request, reply, (signal, engine) =>
+      marketplaceProduct(engine, { marketplace: body.marketplace, url: body.url, mode: body.mode, render: body.render, timeoutMs: body.timeout_ms, signal }),
     );
     // A search-results or category page answers its products (beyond the contract).
     if (Array.isArray(r.product.products)) return { status: 'ok', marketplace: r.marketplace, products: r.product.products, sources: r.sources };

@@ -14,8 +14,8 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
     if (body.wait_for !== undefined && body.render === 'http') {
       throw new TrawlError('invalid_request', 'wait_for: only applies when render is "browser" or "auto"');
     }
-    const result = await withCredit(ctx, request, reply, (signal) =>
-      scrape(ctx.engine, {
+    const result = await withCredit(ctx, request, reply, (signal, engine) =>
+      scrape(engine, {
         url: body.url,
         formats,
         schema,

@@ -12,8 +12,8 @@ export function searchRoutes(app: FastifyInstance, ctx: ServerContext): void {
     const body = parseBody(SearchBody, request.body);
     const provider = ctx.engine.searchProvider;
     if (!provider) throw new TrawlError('fetch_failed', `search is not configured on this server: ${ctx.engine.searchProviderError ?? 'no provider'}`);
-    const r = await withCredit(ctx, request, reply, (signal) =>
-      search(ctx.engine, provider, {
+    const r = await withCredit(ctx, request, reply, (signal, engine) =>
+      search(engine, provider, {
         query: body.query,
         limit: body.limit,
         scrape: body.scrape,
