@@ -10,6 +10,8 @@ import type { ServerContext } from './server/context.js';
 import { RedisTokenBuckets } from './server/redis-token-bucket.js';
 import { MemoryTokenBuckets, type RateLimiter } from './server/token-bucket.js';
 import { openStore, type Store } from './store/index.js';
+import { lockSqliteFile, type DataDirLock } from './store/lock.js';
+import { join } from 'node:path';
 
 export interface Service {
   app: FastifyInstance;
@@ -34,14 +36,14 @@ export interface WorkerOptions {
   deliveryConcurrency?: number;
 }
 
-function startScheduler(config: Config, store: Store, engine: Engine, queue: WorkQueue, log: Log, redact: Redactor): MonitorScheduler {
+function startScheduler(config: Config, store: Store, engine: Engine, queue: WorkQueue, log: Log, redact: Redactor, soleProcess: boolean): MonitorScheduler {
   const scheduler = new MonitorScheduler({
     store,
     engine,
     queue,
     retryBaseMs: config.webhookRetryBaseMs,
     maxAttempts: config.webhookMaxAttempts,
-    soleProcess: queue.kind === 'embedded',
+    soleProcess,
     accountCap: config.accountConcurrency,
     meta: metaConfig(config),
     log,
@@ -66,9 +68,20 @@ export async function startService(config: Config, options: { logger?: boolean |
   const rateLimiter: RateLimiter = config.redisUrl ? new RedisTokenBuckets(config.redisUrl) : new MemoryTokenBuckets();
   let queue: WorkQueue | undefined;
   let scheduler: MonitorScheduler | undefined;
+  let lock: DataDirLock | undefined;
   if (options.scheduler ?? !isScaleOut(config)) {
+    // On SQLite this process is the file's only scheduler (enforced by the lock), so work left in
+    // hand at start is orphaned; on PostgreSQL others may share the store: leases decide.
+    if (store.dialect === 'sqlite') {
+      try {
+        lock = lockSqliteFile(join(config.dataDir, 'trawl.db'));
+      } catch (e) {
+        await Promise.all([engine.close(), store.close(), rateLimiter.close?.()]);
+        throw e;
+      }
+    }
     queue = new EmbeddedQueue({ onError: (err) => log.error({ err }, 'monitor work failed') });
-    scheduler = startScheduler(config, store, engine, queue, log, redact);
+    scheduler = startScheduler(config, store, engine, queue, log, redact, lock !== undefined);
   }
   const ctx: ServerContext = { config, store, engine, rateLimiter, scheduler, redact };
   app = await buildServer(ctx, { logger: options.logger });
@@ -95,6 +108,7 @@ export async function startService(config: Config, options: { logger?: boolean |
         await rateLimiter.close?.();
         await engine.close();
         await store.close();
+        lock?.release();
       })()),
   };
 }
@@ -122,7 +136,7 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
     onError: (err) => log.error({ err }, 'queue error'),
   });
   // The caller's logger redacts its own lines (cli: `trawl worker`); this one guards stored errors.
-  const scheduler = startScheduler(config, store, engine, queue, log, createRedactor(configSecrets(config)));
+  const scheduler = startScheduler(config, store, engine, queue, log, createRedactor(configSecrets(config)), false);
   let closing: Promise<void> | undefined;
   return {
     store,

@@ -13,8 +13,10 @@ import type { Store, WebhookDelivery } from '../store/index.js';
 /** Any 2xx within this time is success (contract section 5). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** A delivery in `sending` longer than this lost its sender (process died mid-attempt). */
-export const DELIVERY_LEASE_MS = DELIVERY_TIMEOUT_MS * 3;
+export const DELIVERY_LEASE_MS = DELIVERY_TIMEOUT_MS * 2;
 export const USER_AGENT = 'Trawl-Webhooks/1';
+/** A delivery attempt handed to the queue is not handed again (by any relay) for this long. */
+export const HANDED_MS = 60_000;
 
 export interface DeliveryDeps {
   store: Store;
@@ -76,7 +78,7 @@ async function payload(deps: DeliveryDeps, d: WebhookDelivery): Promise<{ body: 
  */
 export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, attempts: number): Promise<boolean> {
   const db = deps.store.db;
-  const now = new Date();
+  const now = deps.store.now();
   const claimed = await db.transaction().execute(async (trx) => {
     const d = await trx
       .updateTable('webhook_deliveries')
@@ -98,7 +100,7 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
   if (claimed === undefined) return false;
   const p = await payload(deps, claimed.delivery);
   const sent: Sent = p ? await send(deps, claimed.delivery.url, p.body, p.secret) : { ok: false, status: null, error: 'the event is gone', durationMs: 0 };
-  const done = new Date();
+  const done = deps.store.now();
   const failed = attempts + 1;
   const exhausted = !sent.ok && failed >= deps.maxAttempts;
   await db.transaction().execute(async (trx) => {
@@ -114,6 +116,8 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
         attempts: failed,
         next_attempt_at: sent.ok || exhausted ? null : new Date(done.getTime() + retryDelayMs(failed, deps.retryBaseMs)).toISOString(),
         lease_until: null,
+        // The next attempt is a new hand-out for the relay.
+        handed_until: null,
         last_status: sent.status,
         last_error: sent.error,
         updated_at: done.toISOString(),
@@ -131,7 +135,7 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
  * failed (`interrupted`) and the next one is scheduled; receivers de-duplicate by event id.
  */
 export async function recoverInterrupted(deps: DeliveryDeps, stale: WebhookDelivery[]): Promise<void> {
-  const now = new Date();
+  const now = deps.store.now();
   for (const d of stale) {
     const failed = d.attempts + 1;
     const exhausted = failed >= deps.maxAttempts;
@@ -143,6 +147,8 @@ export async function recoverInterrupted(deps: DeliveryDeps, stale: WebhookDeliv
           attempts: failed,
           next_attempt_at: exhausted ? null : new Date(now.getTime() + retryDelayMs(failed, deps.retryBaseMs)).toISOString(),
           lease_until: null,
+        // The next attempt is a new hand-out for the relay.
+        handed_until: null,
           last_status: null,
           last_error: 'interrupted: the process sending it stopped; outcome unknown',
           updated_at: now.toISOString(),

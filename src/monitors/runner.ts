@@ -10,13 +10,18 @@ import { advertiserFromUrl, metaAds, type MetaAdsConfig } from '../engine/meta-a
 import { isTrawlError, TrawlError } from '../errors.js';
 import type { Redactor } from '../redact.js';
 import { newId, type MonitorRun, type Store } from '../store/index.js';
+import { HANDED_MS } from './deliver.js';
 import { normalise, watchesAdvertiser, type Value } from './fields.js';
 import { diffValues, shouldNotify, type Changes, type Condition } from './diff.js';
 
 /** Time one run may take (fetch, render, processing). */
 export const RUN_TIMEOUT_MS = 30_000;
-/** A running run whose lease passed is presumed orphaned (its process died) and is run again. */
-export const RUN_LEASE_MS = RUN_TIMEOUT_MS * 4;
+/**
+ * A running run whose lease passed is presumed orphaned (its process died) and is run again. The
+ * runner renews it every third of this while it works, so a dead runner's run comes back within
+ * this, however long runs may take.
+ */
+export const RUN_LEASE_MS = 30_000;
 /** Failed runs in a row after which a monitor's health is `failing`. */
 export const FAILING_AFTER = 3;
 
@@ -26,7 +31,10 @@ export interface RunnerDeps {
   log?: { warn(obj: object, msg: string): void };
   /** Where the Ad Library is, for monitors on an advertiser (and the Graph API token, if any). */
   meta?: MetaAdsConfig;
-  /** Told about a delivery written by a run (the scheduler hands it on at once). */
+  /**
+   * Hands a delivery written by a run to the queue at once. Without it (an API process in
+   * scale-out) the delivery waits for the relay's next pass.
+   */
   onDelivery?(deliveryId: string, attempts: number): void;
   /** Removes configured secrets from the stored error (a failed fetch may quote a URL with a token). */
   redact: Redactor;
@@ -34,15 +42,20 @@ export interface RunnerDeps {
 
 type Claimed = { run: MonitorRun; url: string; watch: string[]; schema: string | null; marketplace: string | null };
 
+/** Why a run was not run here: done or gone (nothing to do), or in another runner's hands until a time. */
+export type NotRun = { heldUntil?: string };
+
 /**
  * Takes the run for this process, with its credit: a queued run is taken and charged in one
- * transaction (skipped when the account has none); a run whose runner died keeps the credit it
- * already holds. Undefined when the run is not ours to run.
+ * transaction (skipped when the account has none, or when a scheduled run's monitor was paused
+ * meanwhile); a run whose runner died (lease past, on the database's clock) keeps the credit it
+ * already holds. A NotRun when the run is not ours to run.
  */
-async function claim(deps: RunnerDeps, runId: string, now: Date): Promise<Claimed | 'skipped' | undefined> {
+async function claim(deps: RunnerDeps, runId: string, now: Date): Promise<Claimed | 'skipped' | NotRun> {
   const nowIso = now.toISOString();
   const lease = new Date(now.getTime() + RUN_LEASE_MS).toISOString();
-  const run = await deps.store.db.transaction().execute(async (trx) => {
+  const db = deps.store.db;
+  const run = await db.transaction().execute(async (trx) => {
     const fresh = await trx
       .updateTable('monitor_runs')
       .set({ status: 'running', started_at: nowIso, lease_until: lease, credits: 1 })
@@ -52,6 +65,16 @@ async function claim(deps: RunnerDeps, runId: string, now: Date): Promise<Claime
       .returningAll()
       .executeTakeFirst();
     if (fresh) {
+      const skip = async (error: string) => {
+        await trx.updateTable('monitor_runs').set({ status: 'skipped', credits: 0, finished_at: nowIso, lease_until: null, error }).where('id', '=', runId).execute();
+        await trx.updateTable('monitors').set({ last_run_at: nowIso }).where('id', '=', fresh.monitor_id).execute();
+        return 'skipped' as const;
+      };
+      // A paused monitor runs only when asked to (run now); its queued scheduled runs stop here.
+      if (fresh.trigger === 'schedule') {
+        const m = await trx.selectFrom('monitors').select('state').where('id', '=', fresh.monitor_id).executeTakeFirst();
+        if (m?.state !== 'active') return skip('skipped: the monitor was paused');
+      }
       const r = await trx
         .updateTable('accounts')
         .set((eb) => ({ credits: eb('credits', '-', 1) }))
@@ -59,9 +82,7 @@ async function claim(deps: RunnerDeps, runId: string, now: Date): Promise<Claime
         .where('credits', '>=', 1)
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) === 1) return fresh;
-      await trx.updateTable('monitor_runs').set({ status: 'skipped', credits: 0, finished_at: nowIso, lease_until: null, error: 'skipped: the account has no credits left' }).where('id', '=', runId).execute();
-      await trx.updateTable('monitors').set({ last_run_at: nowIso }).where('id', '=', fresh.monitor_id).execute();
-      return 'skipped' as const;
+      return skip('skipped: the account has no credits left');
     }
     // Taken over from a runner that died (requeued by the sweep, or past its lease): already charged.
     return trx
@@ -72,9 +93,14 @@ async function claim(deps: RunnerDeps, runId: string, now: Date): Promise<Claime
       .returningAll()
       .executeTakeFirst();
   });
-  if (!run || run === 'skipped') return run;
-  const m = await deps.store.db.selectFrom('monitors').select(['url', 'watch', 'schema', 'marketplace']).where('id', '=', run.monitor_id).executeTakeFirst();
-  if (!m) return undefined; // deleted meanwhile: the run went with it, its credit given back
+  if (run === 'skipped') return run;
+  if (!run) {
+    // Running elsewhere: the caller may look again when that runner's lease ends.
+    const held = await db.selectFrom('monitor_runs').select(['status', 'lease_until']).where('id', '=', runId).executeTakeFirst();
+    return held?.status === 'running' && held.lease_until ? { heldUntil: held.lease_until } : {};
+  }
+  const m = await db.selectFrom('monitors').select(['url', 'watch', 'schema', 'marketplace']).where('id', '=', run.monitor_id).executeTakeFirst();
+  if (!m) return {}; // deleted meanwhile: the run went with it, its credit given back
   return { run, url: m.url, watch: JSON.parse(m.watch), schema: m.schema, marketplace: m.marketplace };
 }
 
@@ -118,25 +144,54 @@ async function observe(engine: Engine, c: Claimed, signal?: AbortSignal, meta?: 
 class Superseded extends Error {}
 
 /**
+ * Keeps the run's lease ahead while it works. When the renewal finds the run no longer ours (a
+ * runner took it over after this process stalled past the lease, or the monitor was deleted),
+ * the work is aborted. A renewal that fails for a database outage is tried again next time.
+ */
+function renewLease(deps: RunnerDeps, run: MonitorRun, lost: AbortController): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    const now = deps.store.now();
+    deps.store.db
+      .updateTable('monitor_runs')
+      .set({ lease_until: new Date(now.getTime() + RUN_LEASE_MS).toISOString() })
+      .where('id', '=', run.id)
+      .where('status', '=', 'running')
+      .where('started_at', '=', run.started_at)
+      .executeTakeFirst()
+      .then((r) => {
+        if (Number(r.numUpdatedRows) === 0) lost.abort(new Error('the run is no longer this runner\'s'));
+      })
+      .catch(() => undefined);
+  }, RUN_LEASE_MS / 3);
+  timer.unref();
+  return timer;
+}
+
+/**
  * Run `runId` if it is this process's to run (queued, or orphaned past its lease). Returns the
  * run as it ended, or undefined when there was nothing to do.
  */
-export async function executeRun(deps: RunnerDeps, runId: string, signal?: AbortSignal): Promise<MonitorRun | undefined> {
+export async function executeRun(deps: RunnerDeps, runId: string, signal?: AbortSignal): Promise<MonitorRun | NotRun> {
   const db = deps.store.db;
-  const claimed = await claim(deps, runId, new Date());
-  if (claimed === 'skipped') return db.selectFrom('monitor_runs').selectAll().where('id', '=', runId).executeTakeFirst();
-  if (!claimed) return undefined;
+  const claimed = await claim(deps, runId, deps.store.now());
+  if (claimed === 'skipped') return (await db.selectFrom('monitor_runs').selectAll().where('id', '=', runId).executeTakeFirst()) ?? {};
+  if (!('run' in claimed)) return claimed;
   const { run } = claimed;
   const started = Date.now();
   let outcome: { values: Record<string, Value>; statusCode: number } | undefined;
   let error: string | undefined;
+  const lost = new AbortController();
+  const renewal = renewLease(deps, run, lost);
   try {
-    outcome = await observe(forOwner(deps.engine, run.account_id), claimed, signal, deps.meta);
+    outcome = await observe(forOwner(deps.engine, run.account_id), claimed, signal ? AbortSignal.any([signal, lost.signal]) : lost.signal, deps.meta);
   } catch (e) {
     error = isTrawlError(e) ? deps.redact(`${e.code}: ${e.detail}`) : 'internal_error: the run failed unexpectedly';
-    if (!isTrawlError(e)) deps.log?.warn({ err: e, run: runId }, 'monitor run failed unexpectedly');
+    if (!isTrawlError(e) && !lost.signal.aborted) deps.log?.warn({ err: e, run: runId }, 'monitor run failed unexpectedly');
+  } finally {
+    clearInterval(renewal);
   }
-  const finishedIso = new Date().toISOString();
+  if (lost.signal.aborted) return {}; // another runner has it now: whatever this one saw is not written
+  const finishedIso = deps.store.now().toISOString();
   const usageRow = (status: number, credits: number) => ({
     account_id: run.account_id,
     key_id: null,
@@ -148,10 +203,16 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
     created_at: finishedIso,
   });
   let delivery: { id: string; attempts: number } | undefined;
+  // Handed to the queue by this process right after commit; the relay takes it only if that is lost.
+  const handedUntil = (iso: string) => (deps.onDelivery ? new Date(Date.parse(iso) + HANDED_MS).toISOString() : null);
   let ended: MonitorRun | undefined;
   try {
     await db.transaction().execute(async (trx) => {
-      const m = await trx.selectFrom('monitors').select(['id', 'url', 'watch', 'webhook', 'conditions', 'last_values', 'consecutive_failures']).where('id', '=', run.monitor_id).executeTakeFirst();
+      // The monitor row is locked until commit: whatever else finishes for this monitor (a run
+      // taken over, a manual run) diffs against the baseline this run leaves, never the same old one.
+      let q = trx.selectFrom('monitors').select(['id', 'url', 'watch', 'webhook', 'conditions', 'last_values', 'consecutive_failures', 'baseline_at']).where('id', '=', run.monitor_id);
+      if (deps.store.dialect === 'postgres') q = q.forUpdate();
+      const m = await q.executeTakeFirst();
       if (!m) throw new Superseded(); // deleted meanwhile, with its runs; the delete gave the credit back
       // Still ours? (An expired lease may have handed the run to another runner.)
       const finish = async (patch: Partial<MonitorRun>) => {
@@ -167,6 +228,12 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
         await trx.insertInto('usage').values(usageRow(502, 0)).execute();
         return;
       }
+      // An observation older than the baseline's never replaces it (nor is diffed against it).
+      if (m.baseline_at && run.started_at! < m.baseline_at) {
+        await finish({ status: 'succeeded', finished_at: finishedIso, lease_until: null, status_code: outcome.statusCode, values: JSON.stringify(outcome.values), error: 'superseded: a newer observation is the baseline' });
+        await trx.insertInto('usage').values(usageRow(200, run.credits)).execute();
+        return;
+      }
       const watch: string[] = JSON.parse(m.watch);
       const previous: Record<string, Value> | null = m.last_values ? JSON.parse(m.last_values) : null;
       const changes: Changes = diffValues(previous, outcome.values, watch);
@@ -179,34 +246,60 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
         delivery = { id: newId('dlv'), attempts: 0 };
         await trx
           .insertInto('webhook_deliveries')
-          .values({ id: delivery.id, event_id: eventId, monitor_id: m.id, account_id: run.account_id, url: m.webhook, state: 'pending', attempts: 0, next_attempt_at: finishedIso, created_at: finishedIso, updated_at: finishedIso })
+          .values({ id: delivery.id, event_id: eventId, monitor_id: m.id, account_id: run.account_id, url: m.webhook, state: 'pending', attempts: 0, next_attempt_at: finishedIso, handed_until: handedUntil(finishedIso), created_at: finishedIso, updated_at: finishedIso })
           .execute();
       }
       // The run's values are the new baseline (fields no longer watched drop out).
       await trx
         .updateTable('monitors')
-        .set({ last_values: JSON.stringify(outcome.values), last_success_at: finishedIso, last_run_at: finishedIso, consecutive_failures: 0, health: 'ok' })
+        .set({ last_values: JSON.stringify(outcome.values), baseline_at: run.started_at, last_success_at: finishedIso, last_run_at: finishedIso, consecutive_failures: 0, health: 'ok' })
         .where('id', '=', m.id)
         .execute();
       await trx.insertInto('usage').values(usageRow(200, run.credits)).execute();
     });
   } catch (e) {
-    if (e instanceof Superseded) return undefined;
+    if (e instanceof Superseded) return {};
     throw e;
   }
   if (delivery) deps.onDelivery?.(delivery.id, delivery.attempts);
-  return ended;
+  return ended ?? {};
 }
 
-/** "Run now": a manual run written first (so a crash cannot lose it), then run here. */
+/**
+ * "Run now": a manual run written first (so a crash cannot lose it), then run here. A monitor has
+ * one open run at a time: when one is already queued, it is taken and run here now; when one is
+ * running elsewhere, its outcome is the answer (it is as fresh as a new one would be).
+ */
 export async function runNow(deps: RunnerDeps, monitor: { id: string; account_id: string }): Promise<MonitorRun> {
-  const id = newId('run');
-  const now = new Date();
-  await deps.store.db
+  const db = deps.store.db;
+  const now = deps.store.now();
+  const inserted = await db
     .insertInto('monitor_runs')
-    .values({ id, monitor_id: monitor.id, account_id: monitor.account_id, trigger: 'manual', status: 'queued', due_at: now.toISOString(), lease_until: new Date(now.getTime() + RUN_LEASE_MS).toISOString(), credits: 0 })
-    .execute();
-  const run = (await executeRun(deps, id)) ?? (await deps.store.db.selectFrom('monitor_runs').selectAll().where('id', '=', id).executeTakeFirst());
-  if (!run) throw new TrawlError('not_found', `monitor ${monitor.id} was deleted while it ran`);
-  return run;
+    .values({ id: newId('run'), monitor_id: monitor.id, account_id: monitor.account_id, trigger: 'manual', status: 'queued', due_at: now.toISOString(), lease_until: new Date(now.getTime() + RUN_LEASE_MS).toISOString(), credits: 0 })
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  const open = inserted ?? (await db.selectFrom('monitor_runs').select('id').where('monitor_id', '=', monitor.id).where('status', 'in', ['queued', 'running']).executeTakeFirst());
+  const gone = () => new TrawlError('not_found', `monitor ${monitor.id} was deleted while it ran`);
+  if (!open) {
+    // The open run ended between the two statements: its outcome is the freshest there is.
+    const last = await db.selectFrom('monitor_runs').selectAll().where('monitor_id', '=', monitor.id).orderBy('due_at', 'desc').executeTakeFirst();
+    if (!last) throw gone();
+    return last;
+  }
+  const ran = await executeRun(deps, open.id);
+  if ('id' in ran) return ran;
+  // Running elsewhere: wait for it (bounded by its lease), then answer with how it ended.
+  const deadline = Date.now() + RUN_TIMEOUT_MS + RUN_LEASE_MS;
+  for (;;) {
+    const row = await db.selectFrom('monitor_runs').selectAll().where('id', '=', open.id).executeTakeFirst();
+    if (!row) throw gone();
+    if (row.status !== 'queued' && row.status !== 'running') return row;
+    if (Date.now() > deadline) return row;
+    if (row.status === 'queued') {
+      const again = await executeRun(deps, open.id);
+      if ('id' in again) return again;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }

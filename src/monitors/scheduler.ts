@@ -8,7 +8,7 @@ import type { Engine } from '../engine/index.js';
 import type { MetaAdsConfig } from '../engine/meta-ads/index.js';
 import type { WorkQueue } from '../queue/index.js';
 import { monitors as monitorRepo, webhooks as webhookRepo, type Store } from '../store/index.js';
-import { attemptDelivery, recoverInterrupted, type DeliveryDeps } from './deliver.js';
+import { HANDED_MS, attemptDelivery, recoverInterrupted, type DeliveryDeps } from './deliver.js';
 import { executeRun } from './runner.js';
 import type { Redactor } from '../redact.js';
 
@@ -17,10 +17,14 @@ const POLL_MS = 250;
 const MIN_PASS_MS = 100;
 const SWEEP_EVERY_MS = 5_000;
 const BATCH = 500;
-/** A queued run not started within this is handed out again (its queue lost it). */
-const QUEUE_LEASE_MS = 5 * 60_000;
-/** A delivery attempt handed to the queue is not handed again by this process for this long (the queue has it). */
-const HANDED_MS = 60_000;
+/**
+ * A queued run not started within this is handed out again (its queue lost it: Redis restarted
+ * empty, a job failed its retries while the database was away). Admission keeps the queue short,
+ * so a run legitimately waiting longer is rare, and a duplicate hand-out is harmless (the runner's
+ * claim in the store decides).
+ */
+const QUEUE_LEASE_MS = 60_000;
+
 
 export interface SchedulerOptions {
   store: Store;
@@ -47,8 +51,6 @@ export class MonitorScheduler {
   #wake?: () => void;
   #timer?: NodeJS.Timeout;
   #lastSweep = 0;
-  /** Delivery attempts this process handed out recently (id.attempts → when): each pass would otherwise re-add every pending one. */
-  readonly #handed = new Map<string, number>();
   #firstSweep = true;
 
   constructor(options: SchedulerOptions) {
@@ -61,7 +63,10 @@ export class MonitorScheduler {
     return {
       run: async (runId: string) => {
         try {
-          await executeRun({ store: this.#o.store, engine: this.#o.engine, log: this.#o.log, meta: this.#o.meta, redact: this.#o.redact, onDelivery: (id, n) => void this.#handDelivery(id, n).catch(() => this.wake()) }, runId);
+          const r = await executeRun({ store: this.#o.store, engine: this.#o.engine, log: this.#o.log, meta: this.#o.meta, redact: this.#o.redact, onDelivery: (id, n) => this.handDelivery(id, n) }, runId);
+          // Another runner holds it: look again when its lease ends (it may have died), rather than
+          // dropping the job and waiting for the sweep.
+          if ('heldUntil' in r && r.heldUntil) return { retryAt: Date.parse(r.heldUntil) + 1000 };
         } finally {
           // A slot of the run's account is free: its next due monitor can be claimed now.
           if (this.#o.accountCap !== undefined) this.wake();
@@ -71,6 +76,11 @@ export class MonitorScheduler {
         await attemptDelivery(this.#delivery, deliveryId, attempts);
       },
     };
+  }
+
+  /** Hand a delivery a run just wrote to this process's queue (the relay takes it only if this is lost). */
+  handDelivery(deliveryId: string, attempts: number): void {
+    void this.#o.queue.addDelivery(deliveryId, attempts).catch(() => this.wake());
   }
 
   get deliveryDeps(): DeliveryDeps {
@@ -91,6 +101,7 @@ export class MonitorScheduler {
   async #run(): Promise<void> {
     while (this.#running) {
       let sleepMs = POLL_MS;
+      const passStarted = Date.now();
       try {
         await this.tick();
         const next = await webhookRepo.nextDueAt(this.#o.store.db);
@@ -107,13 +118,17 @@ export class MonitorScheduler {
       });
       clearTimeout(this.#timer);
       this.#wake = undefined;
+      // Woken often (every finished run wakes it): passes still come at most every MIN_PASS_MS.
+      const early = MIN_PASS_MS - (Date.now() - passStarted);
+      if (early > 0 && this.#running) await new Promise((r) => setTimeout(r, early));
     }
   }
 
   /** One pass (exported for tests and the bench). */
   async tick(): Promise<void> {
     const { store, queue } = this.#o;
-    const now = new Date();
+    // Leases and due times are judged on the database's clock, whichever process looks.
+    const now = store.now();
     // The sweep goes first: at start-up it takes back all work of a previous process, and must
     // not take back runs this pass is about to hand out (they would be run twice, or stranded
     // as queued while they run — and count against their account's cap forever).
@@ -129,22 +144,18 @@ export class MonitorScheduler {
         await recoverInterrupted(this.#delivery, sending);
       }
     }
-    for (;;) {
-      const runs = await monitorRepo.claimDueMonitors(store.db, now, BATCH, QUEUE_LEASE_MS, this.#o.accountCap);
+    // Admission: no more runs than the workers can take soon. The rest stay due in the store (their
+    // lag shows there), instead of piling up in the queue where pausing or deleting cannot reach them.
+    let room = await queue.runCapacity();
+    while (room > 0) {
+      const asked = Math.min(BATCH, room);
+      const runs = await monitorRepo.claimDueMonitors(store.db, now, asked, QUEUE_LEASE_MS, this.#o.accountCap);
       await Promise.all(runs.map((id) => queue.addRun(id)));
-      if (runs.length < BATCH) break;
+      room -= runs.length;
+      if (runs.length < asked) break;
     }
-    const due = await webhookRepo.dueDeliveries(store.db, now, BATCH);
-    await Promise.all(due.map((d) => this.#handDelivery(d.id, d.attempts)));
-  }
-
-  async #handDelivery(id: string, attempts: number): Promise<void> {
-    const key = `${id}.${attempts}`;
-    const now = Date.now();
-    if ((this.#handed.get(key) ?? 0) > now - HANDED_MS) return;
-    if (this.#handed.size > 100_000) for (const [k, t] of this.#handed) if (t <= now - HANDED_MS) this.#handed.delete(k);
-    this.#handed.set(key, now);
-    await this.#o.queue.addDelivery(id, attempts);
+    const due = await webhookRepo.handDueDeliveries(store.db, now, BATCH, HANDED_MS);
+    await Promise.all(due.map((d) => queue.addDelivery(d.id, d.attempts)));
   }
 
   async stop(): Promise<void> {

@@ -46,8 +46,8 @@ export const UpdateMonitorBody = z.strictObject({
   conditions: z.unknown().optional(),
 });
 
-/** First run of a monitor (or after resuming): spread over up to a minute so monitors created together do not fire together. */
-const firstRunAt = (intervalSeconds: number, now = Date.now()) => new Date(now + Math.floor(Math.random() * Math.min(intervalSeconds, 60) * 1000)).toISOString();
+/** First run of a monitor (or after resuming): anywhere in its first interval, so monitors created together keep apart for good (their phases stay spread; run now gives an immediate baseline). */
+const firstRunAt = (intervalSeconds: number, now = Date.now()) => new Date(now + Math.floor(Math.random() * intervalSeconds * 1000)).toISOString();
 
 function checkWatch(watch: string[], schema: Record<string, unknown> | null, marketplace: string | null, advertiser = false): void {
   const allowed = watchableFields(schema, marketplace, advertiser);
@@ -124,6 +124,7 @@ export async function createMonitor(ctx: MonitorContext, accountId: string, raw:
     last_success_at: null,
     last_run_at: null,
     next_run_at: firstRunAt(intervalSeconds),
+    baseline_at: null,
     created_at: now,
     updated_at: now,
   };

@@ -1,10 +1,12 @@
 /**
  * The scale-out adapter: BullMQ queues on Redis, consumed by any number of `trawl worker`s.
  * Job ids are the run id and delivery id + attempt number, so a run or an attempt handed out by
- * several racing schedulers is one job; a job whose worker dies is picked up again by BullMQ's
- * stalled-job check, and the handler's claim in the store decides whether anything is left to do.
+ * several racing schedulers at once is one job; a job whose worker dies is picked up again by
+ * BullMQ's stalled-job check, and the handler's claim in the store decides whether anything is
+ * left to do. Finished jobs are removed at once: the store is the only memory, and a kept job
+ * would turn the recovery's re-add of the same id into a silent no-op (work stranded).
  */
-import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import { DelayedError, Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { WorkHandlers, WorkQueue } from './index.js';
 
 export interface BullQueueOptions {
@@ -33,8 +35,9 @@ function connection(url: string): ConnectionOptions {
   };
 }
 
-// A few finished jobs are kept for inspection; a late duplicate of a finished one finds its work done (the store's claim).
-const JOB_OPTIONS = { removeOnComplete: { count: 1000 }, removeOnFail: { age: 86_400 }, attempts: 5, backoff: { type: 'exponential', delay: 1000 } };
+// A handler that throws (the database away) is retried a few times; after that the store's
+// leases bring the work back (the sweep re-adds it, which works because nothing is kept).
+const JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true, attempts: 5, backoff: { type: 'exponential', delay: 1000 } };
 
 export class BullQueue implements WorkQueue {
   readonly kind = 'bullmq' as const;
@@ -59,10 +62,27 @@ export class BullQueue implements WorkQueue {
     await this.#deliveries.add('delivery', { deliveryId, attempts }, { ...JOB_OPTIONS, jobId: `${deliveryId}-${attempts}` });
   }
 
+  /** Room while the runs waiting in Redis are fewer than two rounds of this consumer's concurrency. */
+  async runCapacity(): Promise<number> {
+    const waiting = await this.#runs.getWaitingCount();
+    return Math.max(0, 2 * (this.#opts.runConcurrency ?? 32) - waiting);
+  }
+
   consume(handlers: WorkHandlers): void {
     const base = { connection: connection(this.#opts.redisUrl), prefix: this.#opts.prefix ?? 'trawl' };
     this.#workers.push(
-      new Worker(RUNS, async (job) => handlers.run(job.data.runId), { ...base, concurrency: this.#opts.runConcurrency ?? 32 }),
+      new Worker(
+        RUNS,
+        async (job, token) => {
+          const r = await handlers.run(job.data.runId);
+          // Held by another runner: look again when its lease ends, instead of completing.
+          if (r?.retryAt && token) {
+            await job.moveToDelayed(r.retryAt, token);
+            throw new DelayedError();
+          }
+        },
+        { ...base, concurrency: this.#opts.runConcurrency ?? 32 },
+      ),
       new Worker(DELIVERIES, async (job) => handlers.delivery(job.data.deliveryId, job.data.attempts), { ...base, concurrency: this.#opts.deliveryConcurrency ?? 64 }),
     );
     for (const w of this.#workers) w.on('error', (err) => this.#opts.onError?.(err));

@@ -45,6 +45,11 @@ class Lane {
     }
   }
 
+  /** Keys waiting or in hand. */
+  get size(): number {
+    return this.#known.size;
+  }
+
   close(): Promise<void> {
     this.#closed = true;
     this.#waiting.length = 0;
@@ -56,9 +61,11 @@ export class EmbeddedQueue implements WorkQueue {
   readonly kind = 'embedded' as const;
   readonly #runs: Lane;
   readonly #deliveries: Lane;
+  readonly #runConcurrency: number;
 
   constructor(options: { runConcurrency?: number; deliveryConcurrency?: number; onError?: (err: unknown) => void } = {}) {
-    this.#runs = new Lane(options.runConcurrency ?? 32, undefined, options.onError);
+    this.#runConcurrency = options.runConcurrency ?? 32;
+    this.#runs = new Lane(this.#runConcurrency, undefined, options.onError);
     this.#deliveries = new Lane(options.deliveryConcurrency ?? 64, undefined, options.onError);
   }
 
@@ -70,8 +77,14 @@ export class EmbeddedQueue implements WorkQueue {
     this.#deliveries.add(`${deliveryId}.${attempts}`);
   }
 
+  /** Room for one more lane-full waiting behind the runs in hand. */
+  async runCapacity(): Promise<number> {
+    return Math.max(0, 2 * this.#runConcurrency - this.#runs.size);
+  }
+
   consume(handlers: WorkHandlers): void {
-    this.#runs.start((id) => handlers.run(id));
+    // A run held by another runner needs nothing here: this process's sweep hands it out again once its lease ends.
+    this.#runs.start(async (id) => void (await handlers.run(id)));
     this.#deliveries.start((key) => {
       const dot = key.lastIndexOf('.');
       return handlers.delivery(key.slice(0, dot), Number(key.slice(dot + 1)));

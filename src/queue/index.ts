@@ -5,7 +5,8 @@
  * Handing the same id twice is harmless: the handlers claim their work in the store.
  */
 export interface WorkHandlers {
-  run(runId: string): Promise<void>;
+  /** A run; `retryAt` (ms) when another runner holds it: the queue looks again then. */
+  run(runId: string): Promise<{ retryAt?: number } | void>;
   delivery(deliveryId: string, attempts: number): Promise<void>;
 }
 
@@ -13,6 +14,8 @@ export interface WorkQueue {
   readonly kind: 'embedded' | 'bullmq';
   addRun(runId: string): Promise<void>;
   addDelivery(deliveryId: string, attempts: number): Promise<void>;
+  /** How many more runs the consumers can take soon (admission: the scheduler claims no more). */
+  runCapacity(): Promise<number>;
   /** Start doing work with these handlers (the embedded service, a worker). */
   consume(handlers: WorkHandlers): void;
   /** Stop taking work, let work in hand finish, release connections. */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
 import pg from 'pg';
+import { DbClock } from './clock.js';
 import { MIGRATIONS } from './migrations/index.js';
 import type { Database } from './tables.js';
 
@@ -15,6 +16,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Store {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** Now on the database's clock: leases and due times shared between processes are judged on it. */
+  now(): Date;
   close(): Promise<void>;
 }
 
@@ -82,6 +85,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await db.destroy();
     throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error)?.message ?? 'unknown error'}`);
   }
+  const clock = new DbClock();
+  if (dialect === 'postgres') await clock.follow(db);
   let closing: Promise<void> | undefined;
-  return { db, dialect, close: () => (closing ??= db.destroy()) };
+  return { db, dialect, now: () => clock.now(), close: () => (closing ??= (clock.stop(), db.destroy())) };
 }

@@ -1,5 +1,5 @@
 /** The store's one Database interface: a table per interface, row aliases beside it. */
-import type { Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 export interface AccountsTable {
   id: string;
@@ -61,6 +61,8 @@ export interface MonitorsTable {
   last_success_at: string | null;
   last_run_at: string | null;
   next_run_at: string;
+  /** When the observation behind last_values was made: an older one never replaces it. */
+  baseline_at: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: string;
   updated_at: string;
 }
@@ -110,6 +112,8 @@ export interface WebhookDeliveriesTable {
   lease_until: string | null;
   last_status: number | null;
   last_error: string | null;
+  /** The relay handed this attempt to the queue until then; past it, the attempt is handed out again. */
+  handed_until: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: string;
   updated_at: string;
 }

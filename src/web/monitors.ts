@@ -32,7 +32,7 @@ const short = (v: unknown) => {
 export function monitorPages(app: FastifyInstance, ctx: ServerContext, kit: Kit): void {
   const { authed, shell, csrfField, send, when } = kit;
   const mctx = { store: ctx.store, engine: ctx.engine, config: ctx.config, wake: () => ctx.scheduler?.wake() };
-  const deps = () => ({ store: ctx.store, engine: ctx.engine, meta: metaConfig(ctx.config), redact: ctx.redact, onDelivery: () => ctx.scheduler?.wake() });
+  const deps = () => ({ store: ctx.store, engine: ctx.engine, meta: metaConfig(ctx.config), redact: ctx.redact, onDelivery: ctx.scheduler?.handDelivery.bind(ctx.scheduler) });
 
   const listPage = async (s: SessionInfo, f: Form = {}, notice?: { kind: 'ok' | 'error'; text: string }) => {
     const rows = await repo.listMonitors(ctx.store.db, s.account.id, 100);

@@ -79,7 +79,7 @@ export function monitorRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
   app.post<IdParams>('/monitors/:id/run', { schema: { summary: 'Run a monitor now and answer with the run (costs the run its credit)', security: SECURITY } }, async (request) => {
     const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
-    const run = await runNow({ store: ctx.store, engine: ctx.engine, log: request.log, meta: metaConfig(ctx.config), redact: ctx.redact, onDelivery: () => ctx.scheduler?.wake() }, m);
+    const run = await runNow({ store: ctx.store, engine: ctx.engine, log: request.log, meta: metaConfig(ctx.config), redact: ctx.redact, onDelivery: ctx.scheduler?.handDelivery.bind(ctx.scheduler) }, m);
     return { status: 'ok', run: presentRun(run) };
   });
 

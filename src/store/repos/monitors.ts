@@ -3,7 +3,7 @@
  * schedulers and runners can race on one database and each due time yields one run, each run
  * one runner at a time (until its lease expires: its runner is then presumed dead).
  */
-import { PostgresAdapter, type Insertable, type Updateable } from 'kysely';
+import { PostgresAdapter, sql, type Insertable, type Updateable } from 'kysely';
 import type { Monitor, MonitorRun, MonitorRunsTable, MonitorsTable } from '../tables.js';
 import { newId } from '../ids.js';
 import type { Db } from './accounts.js';
@@ -69,18 +69,16 @@ export function nextDue(previousDueMs: number, intervalSeconds: number, nowMs: n
 }
 
 /**
- * Turn due monitors into queued runs: each monitor's next_run_at moves on by its interval in
- * the same transaction that writes the run, guarded by the old value, so a racing scheduler
- * claims nothing twice. On PostgreSQL rows another scheduler is claiming are skipped, not
- * waited for. Returns the new runs' ids.
- */
-/**
- * Turns due monitors into queued runs. `accountCap` bounds each account's open (queued or
- * running) runs: an account at its cap keeps its monitors due — they are claimed on a later pass,
- * when its runs finish — and is left out of the query, so its backlog never fills the batch
- * ahead of other accounts' monitors.
+ * Turns due monitors into queued runs, in a constant number of statements per batch: the due rows
+ * are selected (on PostgreSQL locked, rows another scheduler holds skipped), their next_run_at
+ * moved on in one UPDATE, and their runs inserted in one INSERT. A monitor whose previous run is
+ * still open (slow page, backlog, run now) skips this due time: one open run per monitor (a
+ * unique index guards it, a racing manual run included). `accountCap` bounds each account's open
+ * runs: an account at its cap keeps its monitors due — claimed on a later pass, when its runs
+ * finish — and is left out of the query, so its backlog never fills the batch ahead of others.
  */
 export async function claimDueMonitors(db: Db, now: Date, limit: number, queueLeaseMs: number, accountCap = Infinity): Promise<string[]> {
+  if (limit <= 0) return [];
   const nowIso = now.toISOString();
   const lease = new Date(now.getTime() + queueLeaseMs).toISOString();
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
@@ -99,44 +97,51 @@ export async function claimDueMonitors(db: Db, now: Date, limit: number, queueLe
         if (Number(r.n) >= accountCap) full.push(r.account_id);
       }
     }
+    const moved: { id: string; next: string }[] = [];
     const runs: Insertable<MonitorRunsTable>[] = [];
+    const seen = new Set<string>();
     for (;;) {
       const asked = limit - runs.length;
       let q = trx
         .selectFrom('monitors')
-        .select(['id', 'account_id', 'next_run_at', 'interval_seconds'])
-        .where('state', '=', 'active')
-        .where('next_run_at', '<=', nowIso)
-        .orderBy('next_run_at')
+        .select(['monitors.id', 'monitors.account_id', 'monitors.next_run_at', 'monitors.interval_seconds'])
+        .select((eb) => eb.exists(eb.selectFrom('monitor_runs').select('monitor_runs.id').whereRef('monitor_runs.monitor_id', '=', 'monitors.id').where('monitor_runs.status', 'in', ['queued', 'running'])).as('busy'))
+        .where('monitors.state', '=', 'active')
+        .where('monitors.next_run_at', '<=', nowIso)
+        .orderBy('monitors.next_run_at')
         .limit(asked);
-      if (full.length) q = q.where('account_id', 'not in', full);
+      if (full.length) q = q.where('monitors.account_id', 'not in', full);
+      if (seen.size) q = q.where('monitors.id', 'not in', [...seen]);
       if (postgres) q = q.forUpdate().skipLocked();
       const due = await q.execute();
       let capped = false;
       for (const m of due) {
+        seen.add(m.id);
         const n = open.get(m.account_id) ?? 0;
         if (n >= accountCap) {
           if (!full.includes(m.account_id)) full.push(m.account_id);
           capped = true;
           continue;
         }
-        const next = new Date(nextDue(Date.parse(m.next_run_at), m.interval_seconds, now.getTime())).toISOString();
-        const r = await trx
-          .updateTable('monitors')
-          .set({ next_run_at: next })
-          .where('id', '=', m.id)
-          .where('next_run_at', '=', m.next_run_at)
-          .where('state', '=', 'active')
-          .executeTakeFirst();
-        if (Number(r.numUpdatedRows) !== 1) continue;
+        moved.push({ id: m.id, next: new Date(nextDue(Date.parse(m.next_run_at), m.interval_seconds, now.getTime())).toISOString() });
+        if (m.busy) continue; // this due time is missed, as a late run's would be
         open.set(m.account_id, n + 1);
         runs.push({ id: newId('run'), monitor_id: m.id, account_id: m.account_id, trigger: 'schedule', status: 'queued', due_at: m.next_run_at, lease_until: lease, credits: 0 });
       }
       // Look again without the accounts that just reached their cap, while the batch has room.
       if (!capped || due.length < asked || runs.length >= limit) break;
     }
-    if (runs.length) await trx.insertInto('monitor_runs').values(runs).execute();
-    return runs.map((r) => r.id as string);
+    if (moved.length) {
+      await trx
+        .updateTable('monitors')
+        .set({ next_run_at: sql<string>`CASE ${sql.join(moved.map((m) => sql`WHEN id = ${m.id} THEN ${m.next}`), sql` `)} END` })
+        .where('id', 'in', moved.map((m) => m.id))
+        .execute();
+    }
+    if (!runs.length) return [];
+    // A manual run that slipped in meanwhile holds the monitor's one open run: this one is not written.
+    const written = await trx.insertInto('monitor_runs').values(runs).onConflict((oc) => oc.doNothing()).returning('id').execute();
+    return written.map((r) => r.id);
   });
 }
 

@@ -3,6 +3,7 @@
  * row per attempt. A delivery is claimed for an attempt with a conditional UPDATE on its state
  * and attempt count, so two workers never make the same attempt.
  */
+import { PostgresAdapter } from 'kysely';
 import type { DeliveryAttempt, WebhookDelivery } from '../tables.js';
 import type { Db } from './accounts.js';
 
@@ -26,16 +27,31 @@ export const attemptsOf = (db: Db, deliveryIds: string[]): Promise<DeliveryAttem
     ? db.selectFrom('delivery_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('attempt').orderBy('id').execute()
     : Promise.resolve([]);
 
-/** Pending deliveries whose next attempt is due: (id, attempts) pairs. */
-export const dueDeliveries = (db: Db, now: Date, limit: number) =>
-  db
+/**
+ * The relay's claim: pending deliveries whose next attempt is due and which no relay handed to the
+ * queue in the last `handMs` (id, attempts). Claimed rows are marked handed, so a batch the queue
+ * lost (or a worker never took) rotates out and others get their turn; past `handMs` they are
+ * handed again. Racing relays on PostgreSQL skip each other's rows.
+ */
+export async function handDueDeliveries(db: Db, now: Date, limit: number, handMs: number): Promise<{ id: string; attempts: number }[]> {
+  const nowIso = now.toISOString();
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  let pick = db
     .selectFrom('webhook_deliveries')
-    .select(['id', 'attempts'])
+    .select('id')
     .where('state', '=', 'pending')
-    .where('next_attempt_at', '<=', now.toISOString())
+    .where('next_attempt_at', '<=', nowIso)
+    .where((eb) => eb.or([eb('handed_until', 'is', null), eb('handed_until', '<', nowIso)]))
     .orderBy('next_attempt_at')
-    .limit(limit)
+    .limit(limit);
+  if (postgres) pick = pick.forUpdate().skipLocked();
+  return db
+    .updateTable('webhook_deliveries')
+    .set({ handed_until: new Date(now.getTime() + handMs).toISOString() })
+    .where('id', 'in', pick)
+    .returning(['id', 'attempts'])
     .execute();
+}
 
 /** Deliveries left in `sending` by a process that died (past their lease, or all of them). */
 export async function staleSending(db: Db, now: Date, all = false): Promise<WebhookDelivery[]> {
