@@ -1,0 +1,149 @@
+/**
+ * Claims under contention, on SQLite and PostgreSQL: one open run per monitor (a due time whose
+ * run is still open is skipped; run now joins the open run), overlapping "run now" calls yield one
+ * event for one change, a paused monitor's queued run is skipped, the relay's claimed deliveries
+ * rotate out, and deleting a monitor with 10,000 events is fast.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngine } from '../../src/engine/index.js';
+import { executeRun } from '../../src/monitors/runner.js';
+import { accounts, monitors, openStore, webhooks, type Store } from '../../src/store/index.js';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { createTestDatabase, DIALECTS, startTestService, type TestService } from '../helpers/service.js';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
+
+async function bareStore(dialect: (typeof DIALECTS)[number]): Promise<{ store: Store; drop(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const store = await openStore({ dataDir: '/tmp', sqliteFile: ':memory:' });
+    return { store, drop: () => store.close() };
+  }
+  const pg = await createTestDatabase();
+  const store = await openStore({ dataDir: '/tmp', databaseUrl: pg.url });
+  return { store, drop: async () => (await store.close(), await pg.drop()) };
+}
+
+const monitorRow = (id: string, accountId: string, nextRunAt: string, state: 'active' | 'paused' = 'active') => {
+  const iso = new Date().toISOString();
+  return { id, account_id: accountId, url: 'http://example.test/', interval: '1h', interval_seconds: 3600, watch: '["title"]', webhook: 'http://example.test/hook', marketplace: null, schema: null, conditions: null, state, health: 'ok' as const, consecutive_failures: 0, last_values: null, last_success_at: null, last_run_at: null, next_run_at: nextRunAt, created_at: iso, updated_at: iso };
+};
+
+describe.each(DIALECTS)('claims (%s)', (dialect) => {
+  let store: Store;
+  let drop: () => Promise<void>;
+  let accountId: string;
+  beforeAll(async () => {
+    ({ store, drop } = await bareStore(dialect));
+    accountId = (await accounts.createAccount(store.db, { email: `claims-${dialect}@test.local`, credits: 100 })).id;
+  });
+  afterAll(async () => drop?.());
+
+  it('a due time whose run is still open is skipped, not queued beside it; the unique index refuses a second open run', async () => {
+    const past = new Date(Date.now() - 1000).toISOString();
+    await monitors.insertMonitor(store.db, monitorRow('mon_open', accountId, past));
+    const first = await monitors.claimDueMonitors(store.db, store.now(), 10, 60_000);
+    expect(first).toHaveLength(1);
+    // Due again while the first run is still queued: the due time moves on, no second run.
+    await store.db.updateTable('monitors').set({ next_run_at: past }).where('id', '=', 'mon_open').execute();
+    expect(await monitors.claimDueMonitors(store.db, store.now(), 10, 60_000)).toEqual([]);
+    const m = await monitors.getMonitorById(store.db, 'mon_open');
+    expect(Date.parse(m!.next_run_at)).toBeGreaterThan(Date.now());
+    const open = await store.db.selectFrom('monitor_runs').select('id').where('monitor_id', '=', 'mon_open').where('status', 'in', ['queued', 'running']).execute();
+    expect(open.map((r) => r.id)).toEqual(first);
+    await expect(
+      store.db.insertInto('monitor_runs').values({ id: 'run_second', monitor_id: 'mon_open', account_id: accountId, trigger: 'manual', status: 'queued', due_at: new Date().toISOString(), lease_until: null, credits: 0 }).execute(),
+    ).rejects.toThrow();
+  });
+
+  it("a paused monitor's queued run is skipped when its turn comes: no fetch, no credit", async () => {
+    await monitors.insertMonitor(store.db, monitorRow('mon_paused', accountId, new Date(Date.now() - 1000).toISOString()));
+    const [runId] = await monitors.claimDueMonitors(store.db, store.now(), 10, 60_000);
+    expect(runId).toBeDefined();
+    await store.db.updateTable('monitors').set({ state: 'paused' }).where('id', '=', 'mon_paused').execute();
+    const before = Number((await accounts.findAccountById(store.db, accountId))!.credits);
+    const engine = createEngine({ allowPrivateNetwork: false, resolve: [], proxyUrls: [] });
+    try {
+      const run = await executeRun({ store, engine, redact: (s) => s }, runId);
+      expect(run).toMatchObject({ id: runId, status: 'skipped', credits: 0, error: expect.stringContaining('paused') });
+    } finally {
+      await engine.close();
+    }
+    expect(Number((await accounts.findAccountById(store.db, accountId))!.credits)).toBe(before);
+  });
+
+  it('the relay hands each due delivery once per hand-out window, so ones a queue lost rotate out instead of blocking the rest', async () => {
+    await monitors.insertMonitor(store.db, monitorRow('mon_relay', accountId, new Date(Date.now() + 3_600_000).toISOString()));
+    const iso = new Date(Date.now() - 1000).toISOString();
+    await store.db.insertInto('webhook_events').values({ id: 'evt_relay', monitor_id: 'mon_relay', account_id: accountId, run_id: 'run_x', body: '{}', created_at: iso }).execute();
+    for (const id of ['dlv_a', 'dlv_b', 'dlv_c']) {
+      await store.db.insertInto('webhook_deliveries').values({ id, event_id: 'evt_relay', monitor_id: 'mon_relay', account_id: accountId, url: 'http://example.test/hook', state: 'pending', attempts: 0, next_attempt_at: iso, created_at: iso, updated_at: iso }).execute();
+    }
+    const now = store.now();
+    const first = await webhooks.handDueDeliveries(store.db, now, 2, 60_000);
+    const second = await webhooks.handDueDeliveries(store.db, now, 2, 60_000);
+    expect(first).toHaveLength(2);
+    expect(second.map((d) => d.id)).toEqual(['dlv_a', 'dlv_b', 'dlv_c'].filter((id) => !first.some((d) => d.id === id)));
+    expect(await webhooks.handDueDeliveries(store.db, now, 2, 60_000)).toEqual([]);
+    // Nobody took them (the queue lost them): after the window they are handed again.
+    expect(await webhooks.handDueDeliveries(store.db, new Date(now.getTime() + 61_000), 5, 60_000)).toHaveLength(3);
+  });
+
+  it('deletes a monitor with 10,000 events (and their deliveries and attempts) in under a second', async () => {
+    await monitors.insertMonitor(store.db, monitorRow('mon_big', accountId, new Date(Date.now() + 3_600_000).toISOString()));
+    const iso = new Date().toISOString();
+    for (let b = 0; b < 10; b++) {
+      const ids = Array.from({ length: 1000 }, (_, i) => `${b}_${i}`);
+      await store.db.insertInto('webhook_events').values(ids.map((i) => ({ id: `evt_${i}`, monitor_id: 'mon_big', account_id: accountId, run_id: `run_${i}`, body: '{"x":1}', created_at: iso }))).execute();
+      await store.db.insertInto('webhook_deliveries').values(ids.map((i) => ({ id: `dlv_${i}`, event_id: `evt_${i}`, monitor_id: 'mon_big', account_id: accountId, url: 'http://example.test/hook', state: 'succeeded' as const, attempts: 1, next_attempt_at: null, created_at: iso, updated_at: iso }))).execute();
+      await store.db.insertInto('delivery_attempts').values(ids.map((i) => ({ delivery_id: `dlv_${i}`, attempt: 1, manual: 0, outcome: 'succeeded' as const, started_at: iso }))).execute();
+    }
+    const t0 = performance.now();
+    expect(await monitors.deleteMonitor(store.db, accountId, 'mon_big')).toBe(true);
+    const ms = performance.now() - t0;
+    expect(ms).toBeLessThan(1000);
+    expect(Number((await store.db.selectFrom('webhook_events').select((eb) => eb.fn.countAll().as('n')).where('monitor_id', '=', 'mon_big').executeTakeFirstOrThrow()).n)).toBe(0);
+    expect(Number((await store.db.selectFrom('delivery_attempts').select((eb) => eb.fn.countAll().as('n')).where('delivery_id', 'like', 'dlv_%\\_%').executeTakeFirstOrThrow()).n)).toBe(0);
+  }, 60_000);
+});
+
+describe.each(DIALECTS)('overlapping runs of one monitor (%s)', (dialect) => {
+  let svc: TestService;
+  let site: FixtureServer;
+  let price = 10;
+  beforeAll(async () => {
+    site = await startFixtureServer({
+      '/p': async (_q, res) => {
+        // Slow enough that the calls below overlap.
+        await new Promise((r) => setTimeout(r, 300));
+        res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>P</title></head><body><main><h1>P</h1><p class="price">$${price}</p></main></body></html>`);
+      },
+    });
+    svc = await startTestService(dialect);
+  }, 60_000);
+  afterAll(async () => {
+    await svc?.stop();
+    await site?.close();
+  });
+
+  it('six "run now" calls at once after one change: one event, one open run at a time, the baseline moves once', async () => {
+    const hook = await startWebhookReceiver();
+    try {
+      const { key } = await svc.newKey(50);
+      const call = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(`${svc.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+        return { status: res.status, body: (await res.json()) as any };
+      };
+      const id = (await call('POST', '/v1/monitors', { url: `${site.url}/p`, interval: '1d', watch: ['price'], webhook: hook.url, schema: { price: 'number' } })).body.monitor.monitor_id as string;
+      await call('PATCH', `/v1/monitors/${id}`, { state: 'paused' });
+      expect((await call('POST', `/v1/monitors/${id}/run`, {})).body.run.status).toBe('succeeded');
+      price = 9;
+      const answers = await Promise.all(Array.from({ length: 6 }, () => call('POST', `/v1/monitors/${id}/run`, {})));
+      expect(answers.every((a) => a.status === 200 && a.body.run.status === 'succeeded')).toBe(true);
+      const events = await svc.store.db.selectFrom('webhook_events').select('id').where('monitor_id', '=', id).execute();
+      expect(events).toHaveLength(1);
+      expect(new Set(answers.map((a) => a.body.run.event_id).filter(Boolean))).toEqual(new Set([events[0].id]));
+      expect(JSON.parse((await monitors.getMonitorById(svc.store.db, id))!.last_values!)).toEqual({ price: 9 });
+    } finally {
+      await hook.close();
+    }
+  }, 60_000);
+});
