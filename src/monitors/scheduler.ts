@@ -137,7 +137,7 @@ export class MonitorScheduler {
       const all = this.#firstSweep && this.#o.soleProcess;
       this.#firstSweep = false;
       const stale = await monitorRepo.takeStaleRuns(store.db, now, BATCH, QUEUE_LEASE_MS, all);
-      await Promise.all(stale.map((id) => queue.addRun(id)));
+      await this.#handOut(stale, (id) => queue.addRun(id), (ids) => monitorRepo.releaseQueuedRuns(store.db, ids));
       const sending = await webhookRepo.staleSending(store.db, now, all);
       if (sending.length) {
         this.#o.log?.warn({ deliveries: sending.length }, 'resuming webhook deliveries interrupted mid-attempt');
@@ -150,12 +150,24 @@ export class MonitorScheduler {
     while (room > 0) {
       const asked = Math.min(BATCH, room);
       const runs = await monitorRepo.claimDueMonitors(store.db, now, asked, QUEUE_LEASE_MS, this.#o.accountCap);
-      await Promise.all(runs.map((id) => queue.addRun(id)));
+      await this.#handOut(runs, (id) => queue.addRun(id), (ids) => monitorRepo.releaseQueuedRuns(store.db, ids));
       room -= runs.length;
       if (runs.length < asked) break;
     }
     const due = await webhookRepo.handDueDeliveries(store.db, now, BATCH, HANDED_MS);
-    await Promise.all(due.map((d) => queue.addDelivery(d.id, d.attempts)));
+    await this.#handOut(due, (d) => queue.addDelivery(d.id, d.attempts), (ds) => webhookRepo.releaseHanded(store.db, ds.map((d) => d.id)));
+  }
+
+  /**
+   * Add claimed work to the queue; what the queue refused (Redis away) is released in the store at
+   * once, so the next pass hands it out again instead of it waiting out its lease.
+   */
+  async #handOut<T>(items: T[], add: (item: T) => Promise<void>, release: (items: T[]) => Promise<unknown>): Promise<void> {
+    const results = await Promise.allSettled(items.map(add));
+    const refused = items.filter((_, i) => results[i].status === 'rejected');
+    if (!refused.length) return;
+    await release(refused).catch(() => undefined);
+    throw (results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason;
   }
 
   async stop(): Promise<void> {

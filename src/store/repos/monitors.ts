@@ -145,6 +145,12 @@ export async function claimDueMonitors(db: Db, now: Date, limit: number, queueLe
   });
 }
 
+/** Queued runs the queue refused: their lease ends now, so the next sweep hands them out again. */
+export async function releaseQueuedRuns(db: Db, ids: string[]): Promise<void> {
+  if (!ids.length) return;
+  await db.updateTable('monitor_runs').set({ lease_until: new Date(0).toISOString() }).where('id', 'in', ids).where('status', '=', 'queued').execute();
+}
+
 export const getRun = (db: Db, id: string): Promise<MonitorRun | undefined> => db.selectFrom('monitor_runs').selectAll().where('id', '=', id).executeTakeFirst();
 
 export const listRuns = (db: Db, monitorId: string, limit: number): Promise<MonitorRun[]> =>

@@ -53,6 +53,12 @@ export async function handDueDeliveries(db: Db, now: Date, limit: number, handMs
     .execute();
 }
 
+/** Deliveries the queue refused: no longer handed, so the next pass takes them again. */
+export async function releaseHanded(db: Db, ids: string[]): Promise<void> {
+  if (!ids.length) return;
+  await db.updateTable('webhook_deliveries').set({ handed_until: null }).where('id', 'in', ids).execute();
+}
+
 /** Deliveries left in `sending` by a process that died (past their lease, or all of them). */
 export async function staleSending(db: Db, now: Date, all = false): Promise<WebhookDelivery[]> {
   let q = db.selectFrom('webhook_deliveries').selectAll().where('state', '=', 'sending');
