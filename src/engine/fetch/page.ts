@@ -156,6 +156,33 @@ async function fetchSlotted(fetchers: Fetchers, url: string, options: FetchPageO
   }
 }
 
+/**
+ * What a fetch outside fetchPage (a crawl's sitemap files) holds while it runs: one of its owner's
+ * slots and admission under the page-bytes budget, with a lease that makes a body past the
+ * large-page size wait for a large-page slot. Waits come out of `timeoutMs`; call `release` when
+ * the body has been dealt with.
+ */
+export async function holdForFetch(fetchers: Pick<Fetchers, 'slots' | 'largePages'>, timeoutMs: number, signal?: AbortSignal): Promise<{ lease?: PageLease; timeoutMs: number; release(): void }> {
+  const started = Date.now();
+  const give = fetchers.slots ? await ownSlot(fetchers.slots, timeoutMs, signal) : undefined;
+  try {
+    const gate = fetchers.largePages;
+    const left = () => Math.max(1, timeoutMs - (Date.now() - started));
+    const lease = gate ? (gate.tryAdmit() ?? (await admitted(gate, { timeoutMs: left(), signal }))) : undefined;
+    return {
+      lease,
+      timeoutMs: left(),
+      release: () => {
+        lease?.release();
+        give?.();
+      },
+    };
+  } catch (e) {
+    give?.();
+    throw e;
+  }
+}
+
 async function ownSlot(slots: FetchSlots, timeoutMs: number, signal?: AbortSignal): Promise<() => void> {
   const limit = AbortSignal.timeout(timeoutMs);
   try {
