@@ -147,7 +147,7 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
   const sitemapSeeds =
     options.useSitemap !== false && o.maxDepth >= 1
       ? robotsFor(startOrigin).then((r) =>
-          readSitemaps(fetchers.http, [...new Set([...r.sitemaps, `${startOrigin}/sitemap.xml`])], { signal, maxUrls: Math.max(o.limit * 5, 100), timeoutMs: o.pageTimeoutMs }),
+          readSitemaps(fetchers.http, [...new Set([...r.sitemaps, `${startOrigin}/sitemap.xml`])], { signal, maxUrls: Math.max(o.limit * 5, 100), timeoutMs: o.pageTimeoutMs, fetchers }),
         )
       : Promise.resolve([] as string[]);
   let sitemapsMerged = options.useSitemap === false || o.maxDepth < 1;

@@ -5,6 +5,7 @@
 import { gunzipSync } from 'node:zlib';
 import { decodeXML } from 'entities';
 import type { HttpClient } from '../fetch/http.js';
+import { holdForFetch, type Fetchers } from '../fetch/page.js';
 
 export interface SitemapOptions {
   /** Most page URLs returned. @default 5000 */
@@ -15,6 +16,11 @@ export interface SitemapOptions {
   maxFiles?: number;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * The caller's slots and the large-page gate: each sitemap file (up to 50 MB) is fetched and
+   * parsed holding one of its owner's slots and admission, as a page is.
+   */
+  fetchers?: Pick<Fetchers, 'slots' | 'largePages'>;
 }
 
 export function parseSitemap(xml: string): { pages: string[]; sitemaps: string[] } {
@@ -38,22 +44,27 @@ export async function readSitemaps(http: HttpClient, roots: string[], options: S
     for (const { url, depth } of queue) {
       if (seen.has(url) || seen.size >= maxFiles) continue;
       seen.add(url);
-      let body: Buffer;
+      let hold: Awaited<ReturnType<typeof holdForFetch>> | undefined;
+      let found: ReturnType<typeof parseSitemap>;
       try {
-        const res = await http.request(url, { timeoutMs: options.timeoutMs ?? 10_000, maxBytes: 50 * 1024 * 1024, signal: options.signal, headers: { accept: 'application/xml,text/xml,*/*' } });
+        const timeoutMs = options.timeoutMs ?? 10_000;
+        hold = options.fetchers ? await holdForFetch(options.fetchers, timeoutMs, options.signal) : undefined;
+        const res = await http.request(url, { timeoutMs: hold?.timeoutMs ?? timeoutMs, maxBytes: 50 * 1024 * 1024, signal: options.signal, headers: { accept: 'application/xml,text/xml,*/*' }, lease: hold?.lease });
         if (res.status >= 400) continue;
-        body = res.body;
+        let body = res.body;
+        if (body[0] === 0x1f && body[1] === 0x8b) {
+          body = gunzipSync(body, { maxOutputLength: 50 * 1024 * 1024 });
+          // The unpacked bytes count too: past the large-page size they wait for a large-page slot.
+          const limit = AbortSignal.timeout(Math.max(1, timeoutMs));
+          await hold?.lease?.grow(body.length, options.signal ? AbortSignal.any([options.signal, limit]) : limit);
+        }
+        found = parseSitemap(body.toString('utf8'));
       } catch {
         continue; // A missing or broken sitemap only means fewer seeds.
+      } finally {
+        hold?.release();
       }
-      if (body[0] === 0x1f && body[1] === 0x8b) {
-        try {
-          body = gunzipSync(body, { maxOutputLength: 50 * 1024 * 1024 });
-        } catch {
-          continue;
-        }
-      }
-      const { pages, sitemaps } = parseSitemap(body.toString('utf8'));
+      const { pages, sitemaps } = found;
       for (const p of pages) {
         if (out.length >= maxUrls) break;
         out.push(p);

@@ -104,19 +104,52 @@ export class ChromiumPool implements BrowserPool {
     return this.#browser;
   }
 
-  async #slot(): Promise<() => void> {
-    if (this.#active >= this.#max) await new Promise<void>((r) => this.#waiting.push(r));
-    this.#active++;
+  /**
+   * A render slot (shared by every caller of the pool). The wait comes out of the render's own
+   * time budget and ends when its signal aborts: a caller whose budget runs out, or whose client
+   * has gone away, leaves the line instead of rendering late.
+   */
+  async #slot(timeoutMs: number, signal?: AbortSignal): Promise<() => void> {
+    signal?.throwIfAborted();
+    if (this.#active < this.#max) this.#active++;
+    else {
+      await new Promise<void>((resolve, reject) => {
+        const leave = (e: Error) => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          const i = this.#waiting.indexOf(turn);
+          if (i >= 0) this.#waiting.splice(i, 1);
+          reject(e);
+        };
+        const turn = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        const onAbort = () => leave(signal!.reason instanceof Error ? signal!.reason : new Error('cancelled'));
+        const timer = setTimeout(
+          () => leave(timeoutError(`all ${this.#max} Chromium render slots of this server stayed busy for the page's whole time budget (${timeoutMs} ms); the page was not rendered`)),
+          timeoutMs,
+        );
+        signal?.addEventListener('abort', onAbort, { once: true });
+        this.#waiting.push(turn);
+      });
+    }
+    let given = false;
     return () => {
-      this.#active--;
-      this.#waiting.shift()?.();
+      if (given) return;
+      given = true;
+      // The slot passes straight to the next in line (active stays counted across the handover).
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#active--;
     };
   }
 
   async render(url: string, options: RenderOptions): Promise<RenderResult> {
     if (!this.available) throw new TrawlError('fetch_failed', 'Chromium is not available on this server', { retryable: false });
-    const release = await this.#slot();
     const deadline = Date.now() + options.timeoutMs;
+    const release = await this.#slot(options.timeoutMs, options.signal);
     const browser = await this.#launch().catch((e) => {
       release();
       throw fetchFailed(`Chromium could not be started: ${(e as Error).message.split('\n')[0]}`, e);
@@ -156,6 +189,8 @@ export class ChromiumPool implements BrowserPool {
       });
       const onAbort = () => void context.close().catch(() => undefined);
       options.signal?.addEventListener('abort', onAbort, { once: true });
+      // Gone while Chromium started or the context opened: render nothing.
+      options.signal?.throwIfAborted();
       const response = await page.goto(url, { waitUntil: 'load', timeout: Math.max(1, deadline - Date.now()) }).catch((e) => {
         const refused = refusedNavigation();
         if (refused) throw refused;

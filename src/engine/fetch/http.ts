@@ -206,6 +206,11 @@ export class HttpClient {
         return { url: current.href, status: res.status, headers: res.headers, body: decoded, redirects };
       }
     } catch (e) {
+      // The site answered; the time went waiting for memory that other pages (of any account) held.
+      if (cancel.timedOut && options.lease?.waitingForSlot) {
+        const { gate } = options.lease;
+        throw timeoutError(`${url} answered with a body over ${Math.round(gate.largeBytes / 2 ** 20)} MiB, and all ${gate.slots} large-page slots of this server (TRAWL_LARGE_PAGES) stayed busy for the rest of the page's ${o.timeoutMs} ms; the page was not read`, e);
+      }
       throw this.#wrap(e, url, cancel.timedOut, o.timeoutMs);
     } finally {
       cancel.done();

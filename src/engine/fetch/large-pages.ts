@@ -107,6 +107,11 @@ export class PageLease {
   #waiting?: AbortController;
   constructor(readonly gate: LargePageGate) {}
 
+  /** Whether the page is waiting now for a large-page slot (its body is past the gate's size). */
+  get waitingForSlot(): boolean {
+    return !!this.#waiting && !this.#released;
+  }
+
   /** Called as the body grows: undefined to read on, or a promise to wait for before reading more. */
   grow(size: number, signal?: AbortSignal): Promise<void> | undefined {
     if (!this.#released && size > this.#counted) {

@@ -116,6 +116,33 @@ function lastCloseBody(html: string): number {
 }
 
 export async function fetchPage(fetchers: Fetchers, url: string, options: FetchPageOptions = {}): Promise<Page> {
+  const userinfo = credentialsOf(url);
+  if (!userinfo) return fetchSlotted(fetchers, url, options);
+  try {
+    return await fetchSlotted(fetchers, url, options);
+  } catch (e) {
+    // Errors name the URL (the HTTP client's, Chromium's own messages): never its user:password@.
+    if (!(e instanceof TrawlError) || !userinfo.some((u) => e.detail.includes(u))) throw e;
+    const detail = userinfo.reduce((d, u) => d.replaceAll(u, ''), e.detail);
+    throw new TrawlError(e.code, detail, { cause: e, fields: e.fields, retryable: e.retryable });
+  }
+}
+
+/** The `user:password@` spellings a message may carry for `url` (as given, and as parsed). */
+function credentialsOf(url: string): string[] | undefined {
+  if (!url.includes('@')) return undefined;
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return undefined;
+    const parsed = `${u.username}${u.password ? `:${u.password}` : ''}@`;
+    const given = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*@)/i.exec(url)?.[1];
+    return [...new Set([given, parsed].filter((x): x is string => !!x))].sort((a, b) => b.length - a.length);
+  } catch {
+    return undefined;
+  }
+}
+
+async function fetchSlotted(fetchers: Fetchers, url: string, options: FetchPageOptions): Promise<Page> {
   if (!fetchers.slots) return fetchAdmitted(fetchers, url, options);
   // The slot is held while the page is fetched (or rendered), not while it is processed;
   // the wait for it comes out of the page's own time budget.
@@ -126,6 +153,33 @@ export async function fetchPage(fetchers: Fetchers, url: string, options: FetchP
     return await fetchAdmitted(fetchers, url, { ...options, timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)) });
   } finally {
     give();
+  }
+}
+
+/**
+ * What a fetch outside fetchPage (a crawl's sitemap files) holds while it runs: one of its owner's
+ * slots and admission under the page-bytes budget, with a lease that makes a body past the
+ * large-page size wait for a large-page slot. Waits come out of `timeoutMs`; call `release` when
+ * the body has been dealt with.
+ */
+export async function holdForFetch(fetchers: Pick<Fetchers, 'slots' | 'largePages'>, timeoutMs: number, signal?: AbortSignal): Promise<{ lease?: PageLease; timeoutMs: number; release(): void }> {
+  const started = Date.now();
+  const give = fetchers.slots ? await ownSlot(fetchers.slots, timeoutMs, signal) : undefined;
+  try {
+    const gate = fetchers.largePages;
+    const left = () => Math.max(1, timeoutMs - (Date.now() - started));
+    const lease = gate ? (gate.tryAdmit() ?? (await admitted(gate, { timeoutMs: left(), signal }))) : undefined;
+    return {
+      lease,
+      timeoutMs: left(),
+      release: () => {
+        lease?.release();
+        give?.();
+      },
+    };
+  } catch (e) {
+    give?.();
+    throw e;
   }
 }
 
@@ -212,8 +266,10 @@ async function renderPage(fetchers: Fetchers, url: string, options: FetchPageOpt
     throw new TrawlError('fetch_failed', 'render "browser" needs Chromium, which is not installed on this server (set CHROMIUM_PATH)', { retryable: false });
   }
   const r = await fetchers.browser.render(url, { timeoutMs: options.timeoutMs ?? 30_000, waitFor: options.waitFor, signal: options.signal });
+  // Credentials in the URL stay out of every answer, as on the HTTP path.
+  const at = withoutCredentials(r.url);
   const wall = detectBotWall(r.status, r.html);
-  if (wall) throw blocked(`${r.url} answered with a bot wall (${wall}); it was not scraped and no credit was charged`);
-  if (r.status >= 400) throw fetchFailed(`${r.url} answered HTTP ${r.status}`);
-  return { sourceUrl: withoutCredentials(url), url: withoutCredentials(r.url), status: r.status, contentType: r.contentType || 'text/html', kind: 'html', text: r.html, rendered: true, ...(r.warnings ? { warnings: r.warnings } : {}) };
+  if (wall) throw blocked(`${at} answered with a bot wall (${wall}); it was not scraped and no credit was charged`);
+  if (r.status >= 400) throw fetchFailed(`${at} answered HTTP ${r.status}`);
+  return { sourceUrl: withoutCredentials(url), url: at, status: r.status, contentType: r.contentType || 'text/html', kind: 'html', text: r.html, rendered: true, ...(r.warnings ? { warnings: r.warnings } : {}) };
 }
