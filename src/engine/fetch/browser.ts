@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { TrawlError, fetchFailed, timeoutError } from '../../errors.js';
 import { GuardedProxy, authorityKey, type ProxySession } from './browser-proxy.js';
+import { FairSlots } from './fair-slots.js';
 import type { HttpClient } from './http.js';
 
 export interface RenderResult {
@@ -26,6 +27,8 @@ export interface RenderOptions {
   timeoutMs: number;
   waitFor?: string | number;
   signal?: AbortSignal;
+  /** Whose render (an account): render slots are shared fairly between owners. */
+  owner?: string;
 }
 
 export interface BrowserPool {
@@ -78,8 +81,8 @@ export class ChromiumPool implements BrowserPool {
   readonly #max: number;
   #browser?: Promise<Browser>;
   #denyAll?: ProxySession;
-  #active = 0;
-  #waiting: (() => void)[] = [];
+  /** Render slots, shared fairly between owners (accounts). */
+  readonly #slots: FairSlots;
   #closing?: Promise<void>;
 
   constructor(options: ChromiumPoolOptions) {
@@ -87,6 +90,7 @@ export class ChromiumPool implements BrowserPool {
     const http = options.http;
     this.#proxy = new GuardedProxy({ resolveTarget: (h, p) => http.resolveTarget(h, p), proxyUrls: http.proxyUrls, maxBytes: options.maxBytes });
     this.#max = options.maxConcurrent ?? 4;
+    this.#slots = new FairSlots(this.#max, undefined, 'Chromium render slots');
   }
 
   get available(): boolean {
@@ -104,52 +108,11 @@ export class ChromiumPool implements BrowserPool {
     return this.#browser;
   }
 
-  /**
-   * A render slot (shared by every caller of the pool). The wait comes out of the render's own
-   * time budget and ends when its signal aborts: a caller whose budget runs out, or whose client
-   * has gone away, leaves the line instead of rendering late.
-   */
-  async #slot(timeoutMs: number, signal?: AbortSignal): Promise<() => void> {
-    signal?.throwIfAborted();
-    if (this.#active < this.#max) this.#active++;
-    else {
-      await new Promise<void>((resolve, reject) => {
-        const leave = (e: Error) => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
-          const i = this.#waiting.indexOf(turn);
-          if (i >= 0) this.#waiting.splice(i, 1);
-          reject(e);
-        };
-        const turn = () => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        };
-        const onAbort = () => leave(signal!.reason instanceof Error ? signal!.reason : new Error('cancelled'));
-        const timer = setTimeout(
-          () => leave(timeoutError(`all ${this.#max} Chromium render slots of this server stayed busy for the page's whole time budget (${timeoutMs} ms); the page was not rendered`)),
-          timeoutMs,
-        );
-        signal?.addEventListener('abort', onAbort, { once: true });
-        this.#waiting.push(turn);
-      });
-    }
-    let given = false;
-    return () => {
-      if (given) return;
-      given = true;
-      // The slot passes straight to the next in line (active stays counted across the handover).
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#active--;
-    };
-  }
-
   async render(url: string, options: RenderOptions): Promise<RenderResult> {
     if (!this.available) throw new TrawlError('fetch_failed', 'Chromium is not available on this server', { retryable: false });
     const deadline = Date.now() + options.timeoutMs;
-    const release = await this.#slot(options.timeoutMs, options.signal);
+    // The wait comes out of the render's own budget and ends when its client goes away.
+    const release = await this.#slots.take(options.owner ?? '', options.timeoutMs, options.signal);
     const browser = await this.#launch().catch((e) => {
       release();
       throw fetchFailed(`Chromium could not be started: ${(e as Error).message.split('\n')[0]}`, e);

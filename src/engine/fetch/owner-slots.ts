@@ -10,6 +10,8 @@ export interface FetchSlots {
   acquire(signal?: AbortSignal): Promise<() => void>;
   /** Slots this owner may hold at once. */
   readonly limit: number;
+  /** Whose share this is (shared resources further down, like render slots, are split by it). */
+  readonly owner: string;
 }
 
 interface Line {
@@ -33,7 +35,7 @@ export class OwnerSlots {
   }
 
   for(owner: string): FetchSlots {
-    return { limit: this.limit, acquire: (signal) => this.#acquire(owner, signal) };
+    return { limit: this.limit, owner, acquire: (signal) => this.#acquire(owner, signal) };
   }
 
   async #acquire(owner: string, signal?: AbortSignal): Promise<() => void> {

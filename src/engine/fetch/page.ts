@@ -265,7 +265,7 @@ async function renderPage(fetchers: Fetchers, url: string, options: FetchPageOpt
   if (!fetchers.browser?.available) {
     throw new TrawlError('fetch_failed', 'render "browser" needs Chromium, which is not installed on this server (set CHROMIUM_PATH)', { retryable: false });
   }
-  const r = await fetchers.browser.render(url, { timeoutMs: options.timeoutMs ?? 30_000, waitFor: options.waitFor, signal: options.signal });
+  const r = await fetchers.browser.render(url, { timeoutMs: options.timeoutMs ?? 30_000, waitFor: options.waitFor, signal: options.signal, owner: fetchers.slots?.owner });
   // Credentials in the URL stay out of every answer, as on the HTTP path.
   const at = withoutCredentials(r.url);
   const wall = detectBotWall(r.status, r.html);
