@@ -81,7 +81,7 @@ describe('monitors under faults (PostgreSQL + Redis through proxies the test cut
       TRAWL_WEBHOOK_RETRY_BASE_MS: '500',
       TRAWL_WEBHOOK_MAX_ATTEMPTS: '50',
       TRAWL_DOCUMENT_WORKERS: '0',
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'silent',
     };
     const store: Store = await openStore({ dataDir, databaseUrl: pgDb.url });
     cleanup.push(() => store.close());
@@ -134,6 +134,18 @@ describe('monitors under faults (PostgreSQL + Redis through proxies the test cut
           deliveries: await store.db.selectFrom('webhook_deliveries').selectAll().where('state', 'in', ['pending', 'sending']).execute(),
           runs: await store.db.selectFrom('monitor_runs').selectAll().where('status', 'in', ['queued', 'running']).execute(),
           now: new Date().toISOString(),
+          redis: await (async () => {
+            const redis = new Redis(REDIS.href);
+            const out: Record<string, number> = {};
+            for (const q of ['monitor-runs', 'webhook-deliveries']) {
+              out[`${q}:wait`] = await redis.llen(`${prefix}:${q}:wait`);
+              out[`${q}:active`] = await redis.llen(`${prefix}:${q}:active`);
+              out[`${q}:delayed`] = await redis.zcard(`${prefix}:${q}:delayed`);
+              out[`${q}:prioritized`] = await redis.zcard(`${prefix}:${q}:prioritized`);
+            }
+            await redis.quit();
+            return out;
+          })(),
         };
         throw new Error(`${open.length} deliveries and ${running.length} runs still open 90 s after the faults: ${JSON.stringify(detail)}`);
       }
