@@ -9,7 +9,7 @@ import { marketplaceProduct } from '../engine/marketplace/index.js';
 import { advertiserFromUrl, metaAds, type MetaAdsConfig } from '../engine/meta-ads/index.js';
 import { isTrawlError, TrawlError } from '../errors.js';
 import type { Redactor } from '../redact.js';
-import { newId, type MonitorRun, type Store } from '../store/index.js';
+import { newId, runs as runsRepo, type MonitorRun, type Store } from '../store/index.js';
 import { HANDED_MS } from './deliver.js';
 import { normalise, watchesAdvertiser, type Value } from './fields.js';
 import { diffValues, shouldNotify, type Changes, type Condition } from './diff.js';
@@ -46,62 +46,17 @@ type Claimed = { run: MonitorRun; url: string; watch: string[]; schema: string |
 export type NotRun = { heldUntil?: string };
 
 /**
- * Takes the run for this process, with its credit: a queued run is taken and charged in one
- * transaction (skipped when the account has none, or when a scheduled run's monitor was paused
+ * Takes the run for this process, with its credit (store/repos/runs.ts): a queued run is taken and
+ * charged at once (skipped when the account has none, or when a scheduled run's monitor was paused
  * meanwhile); a run whose runner died (lease past, on the database's clock) keeps the credit it
  * already holds. A NotRun when the run is not ours to run.
  */
 async function claim(deps: RunnerDeps, runId: string, now: Date): Promise<Claimed | 'skipped' | NotRun> {
-  const nowIso = now.toISOString();
-  const lease = new Date(now.getTime() + RUN_LEASE_MS).toISOString();
-  const db = deps.store.db;
-  const run = await db.transaction().execute(async (trx) => {
-    const fresh = await trx
-      .updateTable('monitor_runs')
-      .set({ status: 'running', started_at: nowIso, lease_until: lease, credits: 1 })
-      .where('id', '=', runId)
-      .where('status', '=', 'queued')
-      .where('credits', '=', 0)
-      .returningAll()
-      .executeTakeFirst();
-    if (fresh) {
-      const skip = async (error: string) => {
-        await trx.updateTable('monitor_runs').set({ status: 'skipped', credits: 0, finished_at: nowIso, lease_until: null, error }).where('id', '=', runId).execute();
-        await trx.updateTable('monitors').set({ last_run_at: nowIso }).where('id', '=', fresh.monitor_id).execute();
-        return 'skipped' as const;
-      };
-      // A paused monitor runs only when asked to (run now); its queued scheduled runs stop here.
-      if (fresh.trigger === 'schedule') {
-        const m = await trx.selectFrom('monitors').select('state').where('id', '=', fresh.monitor_id).executeTakeFirst();
-        if (m?.state !== 'active') return skip('skipped: the monitor was paused');
-      }
-      const r = await trx
-        .updateTable('accounts')
-        .set((eb) => ({ credits: eb('credits', '-', 1) }))
-        .where('id', '=', fresh.account_id)
-        .where('credits', '>=', 1)
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) === 1) return fresh;
-      return skip('skipped: the account has no credits left');
-    }
-    // Taken over from a runner that died (requeued by the sweep, or past its lease): already charged.
-    return trx
-      .updateTable('monitor_runs')
-      .set({ status: 'running', started_at: nowIso, lease_until: lease })
-      .where('id', '=', runId)
-      .where((eb) => eb.or([eb.and([eb('status', '=', 'queued'), eb('credits', '=', 1)]), eb.and([eb('status', '=', 'running'), eb('lease_until', '<', nowIso)])]))
-      .returningAll()
-      .executeTakeFirst();
-  });
-  if (run === 'skipped') return run;
-  if (!run) {
-    // Running elsewhere: the caller may look again when that runner's lease ends.
-    const held = await db.selectFrom('monitor_runs').select(['status', 'lease_until']).where('id', '=', runId).executeTakeFirst();
-    return held?.status === 'running' && held.lease_until ? { heldUntil: held.lease_until } : {};
-  }
-  const m = await db.selectFrom('monitors').select(['url', 'watch', 'schema', 'marketplace']).where('id', '=', run.monitor_id).executeTakeFirst();
-  if (!m) return {}; // deleted meanwhile: the run went with it, its credit given back
-  return { run, url: m.url, watch: JSON.parse(m.watch), schema: m.schema, marketplace: m.marketplace };
+  const c = await runsRepo.claimRun(deps.store.db, runId, now, RUN_LEASE_MS);
+  if (c.kind === 'skipped') return 'skipped';
+  if (c.kind === 'held') return { heldUntil: c.until };
+  if (c.kind === 'none') return {};
+  return { run: c.run, url: c.monitor.url, watch: JSON.parse(c.monitor.watch), schema: c.monitor.schema, marketplace: c.monitor.marketplace };
 }
 
 /** The watched values of one page. */
