@@ -6,11 +6,12 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { forOwner, scrape } from '../engine/index.js';
-import { isTrawlError } from '../errors.js';
+import { charged } from '../billing.js';
+import { isTrawlError, TrawlError } from '../errors.js';
 import { ScrapeBody } from '../server/schemas.js';
 import { formatsAndSchema, parseBody } from '../server/validation.js';
 import type { ServerContext } from '../server/context.js';
-import { accounts, usage } from '../store/index.js';
+import { usage } from '../store/index.js';
 import { html, raw, type Raw } from './html.js';
 import type { SessionInfo } from './session.js';
 
@@ -53,16 +54,21 @@ export function playgroundPage(app: FastifyInstance, ctx: ServerContext, kit: Ki
     try {
       const parsed = parseBody(ScrapeBody, body);
       const { formats: fmts, schema } = formatsAndSchema(parsed.formats, parsed.schema);
-      if (!(await accounts.reserveCredit(ctx.store.db, s.account.id))) return fail(402, 'No credits left.');
+      // A closed tab stops the work (and its charge), as a closed API connection does.
+      const gone = new AbortController();
+      const onClose = () => gone.abort(new TrawlError('fetch_failed', 'the browser tab closed the connection'));
+      request.raw.socket?.once('close', onClose);
       try {
         // The cleaned HTML is always asked for: it is what the "rendered" view shows.
-        result = await scrape(forOwner(ctx.engine, s.account.id), { url: parsed.url, formats: [...new Set([...(fmts ?? ['markdown']), 'html' as const])], schema, render: parsed.render, llm: ctx.engine.llm });
-      } catch (e) {
-        await accounts.refundCredit(ctx.store.db, s.account.id);
-        throw e;
+        result = await charged(ctx.store.db, s.account.id, () =>
+          scrape(forOwner(ctx.engine, s.account.id), { url: parsed.url, formats: [...new Set([...(fmts ?? ['markdown']), 'html' as const])], schema, render: parsed.render, llm: ctx.engine.llm, signal: gone.signal }),
+        );
+      } finally {
+        request.raw.socket?.off('close', onClose);
       }
     } catch (e) {
       if (!isTrawlError(e)) throw e;
+      if (e.code === 'insufficient_credits') return fail(402, 'No credits left.');
       await usage.recordUsage(ctx.store.db, { account_id: s.account.id, key_id: null, endpoint: 'dashboard playground', status: e.status, credits: 0, duration_ms: Date.now() - started, request_id: String(request.id), created_at: new Date().toISOString() });
       return fail(e.status, `${e.code}: ${e.detail}`);
     }

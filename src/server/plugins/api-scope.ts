@@ -6,8 +6,9 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { forOwner, type Engine } from '../../engine/index.js';
+import { charged } from '../../billing.js';
 import { TrawlError } from '../../errors.js';
-import { accounts, usage } from '../../store/index.js';
+import { usage } from '../../store/index.js';
 import type { ServerContext } from '../context.js';
 import { makeAuthenticate } from './auth.js';
 
@@ -59,20 +60,19 @@ export async function withCredit<T>(
   work: (signal: AbortSignal, engine: Engine) => Promise<T>,
 ): Promise<T> {
   const accountId = request.auth!.accountId;
-  if (!(await accounts.reserveCredit(ctx.store.db, accountId))) throw new TrawlError('insufficient_credits');
   const controller = new AbortController();
   const onClose = () => {
     if (!reply.sent && !reply.raw.writableFinished) controller.abort(new TrawlError('fetch_failed', 'the client closed the connection'));
   };
   request.raw.socket?.once('close', onClose);
   try {
-    const result = await work(controller.signal, forOwner(ctx.engine, accountId));
-    if (controller.signal.aborted) throw new TrawlError('fetch_failed', 'the client closed the connection');
+    const result = await charged(ctx.store.db, accountId, async () => {
+      const r = await work(controller.signal, forOwner(ctx.engine, accountId));
+      if (controller.signal.aborted) throw new TrawlError('fetch_failed', 'the client closed the connection');
+      return r;
+    });
     request.creditsCharged = 1;
     return result;
-  } catch (e) {
-    await accounts.refundCredit(ctx.store.db, accountId);
-    throw e;
   } finally {
     request.raw.socket?.off('close', onClose);
   }

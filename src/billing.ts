@@ -1,0 +1,20 @@
+/**
+ * The one billing gate: one credit is reserved before the work starts (402 when there is none),
+ * kept when the work succeeds and given back on any failure. The API (/v1 through withCredit), the
+ * dashboard's playground and jobs go through `charged`; a monitor run reserves its credit in the
+ * run's claim (the same reserve, made atomic with the run's state: store/repos/runs.ts) and gives
+ * it back in the same transaction that records a failed run.
+ */
+import { TrawlError } from './errors.js';
+import { accounts } from './store/index.js';
+import type { Db } from './store/repos/accounts.js';
+
+export async function charged<T>(db: Db, accountId: string, work: () => Promise<T>): Promise<T> {
+  if (!(await accounts.reserveCredit(db, accountId))) throw new TrawlError('insufficient_credits');
+  try {
+    return await work();
+  } catch (e) {
+    await accounts.refundCredit(db, accountId);
+    throw e;
+  }
+}
