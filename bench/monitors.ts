@@ -101,6 +101,16 @@ async function runMode(mode: string): Promise<void> {
   }
   await http.close();
   const createSeconds = (Date.now() - created) / 1000;
+  // Creating 10,000 takes a while: their first runs are spread again over one interval from when
+  // the processes are up, as if they had been created then (the bench measures the steady state).
+  const intervalSeconds = Number.parseInt(INTERVAL) * (INTERVAL.endsWith('m') ? 60 : 1);
+  const startAt = Date.now() + 5000;
+  const ids = await store.db.selectFrom('monitors').select('id').execute();
+  await store.db.transaction().execute(async (trx) => {
+    for (const { id } of ids) {
+      await trx.updateTable('monitors').set({ next_run_at: new Date(startAt + Math.floor(Math.random() * intervalSeconds * 1000)).toISOString() }).where('id', '=', id).execute();
+    }
+  });
   const children = await Promise.all([launch(['serve'], env), ...(mode === 'scale-out' ? [launch(['worker'], env), launch(['worker'], env)] : [])]);
   const t0 = Date.now();
   delivered = 0;
@@ -109,30 +119,32 @@ async function runMode(mode: string): Promise<void> {
   for (const c of children) c.kill('SIGTERM');
   await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
   const deliveredInRun = delivered;
-  // Runs due in the window that started; lag = start − due. The last 10 s are left out (still settling).
+  // Runs started in the window (whatever their due time: a backlog shows as lag, not as absence);
+  // lag = start − due. The first 10 s (processes warming up) and the last 10 s are left out.
+  const from = new Date(t0 + 10_000).toISOString();
   const windowEnd = new Date(t0 + (SECONDS - 10) * 1000).toISOString();
   const runs = await store.db
     .selectFrom('monitor_runs')
     .select(['due_at', 'started_at', 'status'])
     .where('trigger', '=', 'schedule')
-    .where('due_at', '<=', windowEnd)
-    .where('due_at', '>=', new Date(t0).toISOString())
+    .where('started_at', '>=', from)
+    .where('started_at', '<=', windowEnd)
     .execute();
   const lagOf = (rs: typeof runs) => rs.filter((r) => r.started_at).map((r) => Date.parse(r.started_at!) - Date.parse(r.due_at)).sort((a, b) => a - b);
   const lags = lagOf(runs);
   // Steady state: runs due after the first interval (the first includes catching up on monitors due while the processes started).
   const intervalMs = Number.parseInt(INTERVAL) * (INTERVAL.endsWith('m') ? 60_000 : 1000);
   const steady = lagOf(runs.filter((r) => Date.parse(r.due_at) >= t0 + intervalMs));
-  const notStarted = runs.filter((r) => !r.started_at).length;
+  const notStarted = (await store.db.selectFrom('monitors').select((eb) => eb.fn.countAll<number>().as('n')).where('next_run_at', '<', windowEnd).executeTakeFirst())?.n ?? 0;
   const succeeded = runs.filter((r) => r.status === 'succeeded').length;
   const attempts = await store.db.selectFrom('delivery_attempts').select((eb) => eb.fn.countAll<number>().as('n')).where('outcome', '=', 'succeeded').executeTakeFirst();
   const events = await store.db.selectFrom('webhook_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
   await store.close();
-  const windowSeconds = SECONDS - 10;
+  const windowSeconds = SECONDS - 20;
   console.log(`\n${mode === 'embedded' ? 'embedded (SQLite, one process)' : 'scale-out (PostgreSQL + Redis, API + 2 workers)'}: ${MONITORS} monitors every ${INTERVAL}, ${SECONDS} s (created in ${createSeconds.toFixed(1)} s)`);
-  console.log(`  scheduling lag (due → start): p50 ${pct(lags, 50)} ms, p99 ${pct(lags, 99)} ms, max ${lags.at(-1)} ms over ${lags.length} runs; ${notStarted} due runs not started by the end  (target p99 < 1000 ms embedded)`);
+  console.log(`  scheduling lag (due → start): p50 ${pct(lags, 50)} ms, p99 ${pct(lags, 99)} ms, max ${lags.at(-1)} ms over ${lags.length} runs started in the window; ${notStarted} monitors overdue at its end  (target p99 < 200 ms embedded, < 2000 ms scale-out)`);
   if (steady.length) console.log(`  steady state (due after the first interval): p50 ${pct(steady, 50)} ms, p99 ${pct(steady, 99)} ms, max ${steady.at(-1)} ms over ${steady.length} runs`);
-  console.log(`  runs: ${(runs.length / windowSeconds).toFixed(1)} due/s, ${(succeeded / windowSeconds).toFixed(1)} succeeded/s (${succeeded}/${runs.length}); steady-state demand ${(MONITORS / Number.parseInt(INTERVAL) / (INTERVAL.endsWith('m') ? 60 : 1)).toFixed(1)}/s`);
+  console.log(`  runs: ${(runs.length / windowSeconds).toFixed(1)} started/s, ${(succeeded / windowSeconds).toFixed(1)} succeeded/s (${succeeded}/${runs.length}); steady-state demand ${(MONITORS / Number.parseInt(INTERVAL) / (INTERVAL.endsWith('m') ? 60 : 1)).toFixed(1)}/s`);
   console.log(`  webhooks: ${Number(events?.n ?? 0)} events, ${Number(attempts?.n ?? 0)} delivered (${(deliveredInRun / SECONDS).toFixed(1)} deliveries/s received over the run)`);
   console.log(`  peak RSS: ${peaks.map((p, i) => `${i === 0 ? 'serve' : `worker ${i}`} ${p} MB`).join(', ')}`);
   rmSync(dataDir, { recursive: true, force: true });

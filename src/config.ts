@@ -36,6 +36,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** Connections one client address may hold open at once (0 = no cap, e.g. behind a proxy). */
   maxConnectionsPerIp: number;
+  /** PostgreSQL connections per process (unset: 10 for `trawl serve`, 24 for `trawl worker`, whose handlers write more). */
+  dbPoolSize?: number;
   /** Credits a dashboard sign-up starts with. */
   signupCredits: number;
   chromiumPath?: string;
@@ -120,6 +122,7 @@ export function loadConfig(env: Env = loadEnv()): Config {
     maxMonitorsPerAccount: int(env, 'TRAWL_MAX_MONITORS_PER_ACCOUNT', 1000, 1, 1_000_000),
     requestTimeoutMs: int(env, 'TRAWL_REQUEST_TIMEOUT_MS', 30_000, 100, 300_000),
     maxConnectionsPerIp: int(env, 'TRAWL_MAX_CONNECTIONS_PER_IP', 64, 0, 1_000_000),
+    dbPoolSize: env.TRAWL_DB_POOL_SIZE ? int(env, 'TRAWL_DB_POOL_SIZE', 10, 1, 500) : undefined,
     signupCredits: int(env, 'TRAWL_SIGNUP_CREDITS', 100, 0, 1_000_000_000),
     chromiumPath: str(env.CHROMIUM_PATH),
     documentWorkers: str(env.TRAWL_DOCUMENT_WORKERS) === undefined ? undefined : int(env, 'TRAWL_DOCUMENT_WORKERS', 0, 0, 64),

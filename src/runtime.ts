@@ -62,6 +62,7 @@ export async function startService(config: Config, options: { logger?: boolean |
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
+    poolSize: config.dbPoolSize,
     onError: (err) => app?.log.warn({ err: err.message }, 'database connection dropped; it will be reopened'),
   });
   const engine = createEngine(config, log);
@@ -113,6 +114,9 @@ export async function startService(config: Config, options: { logger?: boolean |
   };
 }
 
+/** A worker's handlers (32 runs, 64 deliveries at once) write in short bursts: 24 connections keep them from queueing on the pool. */
+const WORKER_POOL = 24;
+
 export interface WorkerProcess {
   store: Store;
   engine: Engine;
@@ -126,7 +130,7 @@ export interface WorkerProcess {
  */
 export async function startWorker(config: Config, log: Log, options: WorkerOptions = {}): Promise<WorkerProcess> {
   if (!isScaleOut(config)) throw new Error('trawl worker needs DATABASE_URL (PostgreSQL) and REDIS_URL; without them `trawl serve` runs monitors in process');
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, onError: (err) => log.warn({ err: err.message }, 'database connection dropped; it will be reopened') });
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize ?? WORKER_POOL, onError: (err) => log.warn({ err: err.message }, 'database connection dropped; it will be reopened') });
   const engine = createEngine(config, log);
   const queue = new BullQueue({
     redisUrl: config.redisUrl!,

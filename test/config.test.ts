@@ -15,6 +15,9 @@ describe('config', () => {
     expect(loadConfig({ TRAWL_MAX_CONNECTIONS_PER_IP: '0', TRAWL_REQUEST_TIMEOUT_MS: '1000' })).toMatchObject({ maxConnectionsPerIp: 0, requestTimeoutMs: 1000 });
     expect(() => loadConfig({ TRAWL_REQUEST_TIMEOUT_MS: '10' })).toThrow(/TRAWL_REQUEST_TIMEOUT_MS/);
     expect(() => loadConfig({ TRAWL_MAX_MONITORS_PER_ACCOUNT: '0' })).toThrow(/TRAWL_MAX_MONITORS_PER_ACCOUNT/);
+    expect(loadConfig({}).dbPoolSize).toBeUndefined();
+    expect(loadConfig({ TRAWL_DB_POOL_SIZE: '40' }).dbPoolSize).toBe(40);
+    expect(() => loadConfig({ TRAWL_DB_POOL_SIZE: '0' })).toThrow(/TRAWL_DB_POOL_SIZE/);
   });
   it('parses TRAWL_RESOLVE like curl --connect-to', () => {
     expect(parseResolve('www.amazon.com=127.0.0.1:8080, shop.test=10.0.0.2,v6.test=[::1]:81')).toEqual([
