@@ -80,7 +80,7 @@ export class MonitorScheduler {
 
   /** Hand a delivery a run just wrote to this process's queue (the relay takes it only if this is lost). */
   handDelivery(deliveryId: string, attempts: number): void {
-    void this.#o.queue.addDelivery(deliveryId, attempts).catch(() => this.wake());
+    void this.#o.queue.addDeliveries([{ id: deliveryId, attempts }]).catch(() => this.wake());
   }
 
   get deliveryDeps(): DeliveryDeps {
@@ -137,7 +137,7 @@ export class MonitorScheduler {
       const all = this.#firstSweep && this.#o.soleProcess;
       this.#firstSweep = false;
       const stale = await monitorRepo.takeStaleRuns(store.db, now, BATCH, QUEUE_LEASE_MS, all);
-      await this.#handOut(stale, (id) => queue.addRun(id), (ids) => monitorRepo.releaseQueuedRuns(store.db, ids));
+      await this.#handOut(stale, (ids) => queue.addRuns(ids), (ids) => monitorRepo.releaseQueuedRuns(store.db, ids));
       const sending = await webhookRepo.staleSending(store.db, now, all);
       if (sending.length) {
         this.#o.log?.warn({ deliveries: sending.length }, 'resuming webhook deliveries interrupted mid-attempt');
@@ -150,25 +150,28 @@ export class MonitorScheduler {
     while (room > 0) {
       const asked = Math.min(BATCH, room);
       const runs = await monitorRepo.claimDueMonitors(store.db, now, asked, QUEUE_LEASE_MS, this.#o.accountCap);
-      await this.#handOut(runs, (id) => queue.addRun(id), (ids) => monitorRepo.releaseQueuedRuns(store.db, ids));
+      await this.#handOut(runs, (ids) => queue.addRuns(ids), (ids) => monitorRepo.releaseQueuedRuns(store.db, ids));
       room -= runs.length;
       if (runs.length < asked) break;
     }
     const due = await webhookRepo.handDueDeliveries(store.db, now, BATCH, HANDED_MS);
-    await this.#handOut(due, (d) => queue.addDelivery(d.id, d.attempts), (ds) => webhookRepo.releaseHanded(store.db, ds.map((d) => d.id)));
+    await this.#handOut(due, (ds) => queue.addDeliveries(ds), (ds) => webhookRepo.releaseHanded(store.db, ds.map((d) => d.id)));
   }
 
   /**
    * Add claimed work to the queue; what the queue refused (Redis away) is released in the store at
    * once, so the next pass hands it out again instead of it waiting out its lease.
    */
-  async #handOut<T>(items: T[], add: (item: T) => Promise<void>, release: (items: T[]) => Promise<unknown>): Promise<void> {
-    const results = await Promise.allSettled(items.map(add));
-    const refused = items.filter((_, i) => results[i].status === 'rejected');
-    if (!refused.length) return;
-    await release(refused).catch(() => undefined);
-    throw (results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason;
+  async #handOut<T>(items: T[], add: (items: T[]) => Promise<void>, release: (items: T[]) => Promise<unknown>): Promise<void> {
+    if (!items.length) return;
+    try {
+      await add(items);
+    } catch (e) {
+      await release(items).catch(() => undefined);
+      throw e;
+    }
   }
+
 
   async stop(): Promise<void> {
     this.#running = false;

@@ -54,12 +54,14 @@ export class BullQueue implements WorkQueue {
     for (const q of [this.#runs, this.#deliveries]) q.on('error', (err) => options.onError?.(err));
   }
 
-  async addRun(runId: string): Promise<void> {
-    await this.#runs.add('run', { runId }, { ...JOB_OPTIONS, jobId: runId });
+  async addRuns(runIds: string[]): Promise<void> {
+    if (runIds.length) await this.#runs.addBulk(runIds.map((runId) => ({ name: 'run', data: { runId }, opts: { ...JOB_OPTIONS, jobId: runId } })));
   }
 
-  async addDelivery(deliveryId: string, attempts: number): Promise<void> {
-    await this.#deliveries.add('delivery', { deliveryId, attempts }, { ...JOB_OPTIONS, jobId: `${deliveryId}-${attempts}` });
+  async addDeliveries(deliveries: { id: string; attempts: number }[]): Promise<void> {
+    if (deliveries.length) {
+      await this.#deliveries.addBulk(deliveries.map((d) => ({ name: 'delivery', data: { deliveryId: d.id, attempts: d.attempts }, opts: { ...JOB_OPTIONS, jobId: `${d.id}-${d.attempts}` } })));
+    }
   }
 
   /** Room while the runs waiting in Redis are fewer than two rounds of this consumer's concurrency. */

@@ -69,12 +69,12 @@ export class EmbeddedQueue implements WorkQueue {
     this.#deliveries = new Lane(options.deliveryConcurrency ?? 64, undefined, options.onError);
   }
 
-  async addRun(runId: string): Promise<void> {
-    this.#runs.add(runId);
+  async addRuns(runIds: string[]): Promise<void> {
+    for (const id of runIds) this.#runs.add(id);
   }
 
-  async addDelivery(deliveryId: string, attempts: number): Promise<void> {
-    this.#deliveries.add(`${deliveryId}.${attempts}`);
+  async addDeliveries(deliveries: { id: string; attempts: number }[]): Promise<void> {
+    for (const d of deliveries) this.#deliveries.add(`${d.id}.${d.attempts}`);
   }
 
   /** Room for one more lane-full waiting behind the runs in hand. */

@@ -12,8 +12,9 @@ export interface WorkHandlers {
 
 export interface WorkQueue {
   readonly kind: 'embedded' | 'bullmq';
-  addRun(runId: string): Promise<void>;
-  addDelivery(deliveryId: string, attempts: number): Promise<void>;
+  /** Hand runs out (one bulk write to Redis in scale-out). */
+  addRuns(runIds: string[]): Promise<void>;
+  addDeliveries(deliveries: { id: string; attempts: number }[]): Promise<void>;
   /** How many more runs the consumers can take soon (admission: the scheduler claims no more). */
   runCapacity(): Promise<number>;
   /** Start doing work with these handlers (the embedded service, a worker). */

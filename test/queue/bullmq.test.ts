@@ -40,17 +40,17 @@ describe('BullQueue', () => {
   });
 
   it('handles a run id again when it is re-added after its job finished', async () => {
-    await queue.addRun('run_again');
+    await queue.addRuns(['run_again']);
     await until('first', () => calls.filter((c) => c.id === 'run_again').length === 1);
     await new Promise((r) => setTimeout(r, 100));
-    await queue.addRun('run_again');
+    await queue.addRuns(['run_again']);
     await until('second', () => calls.filter((c) => c.id === 'run_again').length === 2);
   });
 
   it('delays a held run to the holder\'s lease end, then runs it', async () => {
     holdUntil = Date.now() + 800;
     const t0 = Date.now();
-    await queue.addRun('run_held');
+    await queue.addRuns(['run_held']);
     await until('looked again', () => calls.filter((c) => c.id === 'run_held').length === 2, 15_000);
     const [, second] = calls.filter((c) => c.id === 'run_held');
     expect(second.at - t0).toBeGreaterThanOrEqual(750);
