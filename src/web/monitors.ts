@@ -5,7 +5,7 @@
  * now and delete.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { metaConfig } from '../config.js';
+import { deliveryConfig, metaConfig } from '../config.js';
 import { isTrawlError } from '../errors.js';
 import { redeliver } from '../monitors/deliver.js';
 import { runNow } from '../monitors/runner.js';
@@ -128,7 +128,7 @@ ${charts.length ? html`<h2>History</h2>${charts}` : raw('')}
     const m = await findMonitor(ctx, s.account.id, id);
     const d = await webhooks.getDelivery(ctx.store.db, did);
     if (!d || d.monitor_id !== m.id) return send(reply, 404, await detailPage(s, m.id, { kind: 'error', text: 'No such delivery.' }));
-    await redeliver({ store: ctx.store, engine: ctx.engine, retryBaseMs: ctx.config.webhookRetryBaseMs, maxAttempts: ctx.config.webhookMaxAttempts, redact: ctx.redact }, d);
+    await redeliver({ store: ctx.store, engine: ctx.engine, ...deliveryConfig(ctx.config), redact: ctx.redact }, d);
     return send(reply, 200, await detailPage(s, m.id, { kind: 'ok', text: 'Sent again; see the attempts below.' }));
   }));
 }
