@@ -100,7 +100,16 @@ export async function claimAttempt(db: Db, deliveryId: string, attempts: number,
     const target = await deliveryTarget(trx, d.event_id);
     if (!target || target.webhook_state === 'disabled') {
       const reason = !target ? 'not sent: the event is gone' : `not sent: the monitor's webhook is disabled (${target.webhook_disabled_reason ?? 'by its owner'}); re-enable it, then replay`;
-      await trx.updateTable('webhook_deliveries').set({ state: 'failed', next_attempt_at: null, lease_until: null, last_error: reason, updated_at: nowIso }).where('id', '=', deliveryId).execute();
+      // Logged and counted as an attempt: the next hand-out of this delivery (a replay) is a new attempt number.
+      await trx
+        .insertInto('delivery_attempts')
+        .values({ delivery_id: deliveryId, attempt: attempts + 1, manual: 0, outcome: 'failed', started_at: nowIso, finished_at: nowIso, error: reason, duration_ms: 0, url: target?.url ?? null })
+        .execute();
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({ state: 'failed', attempts: attempts + 1, next_attempt_at: null, lease_until: null, last_status: null, last_error: reason, updated_at: nowIso })
+        .where('id', '=', deliveryId)
+        .execute();
       return { kind: 'not_sent' as const, reason };
     }
     const row = await trx
