@@ -261,7 +261,9 @@ ${previousUntil ? html`<p class="muted" data-testid="previous-secret">The previo
   app.post('/secret/rotate', { schema: { hide: true } }, authed(async (request, reply, s) => {
     if (form(request).confirm !== 'yes') return send(reply, 400, secretPage(s, undefined, { kind: 'error', text: 'Tick the box to confirm the rotation.' }));
     const secret = await accounts.rotateSigningSecret(ctx.store.db, s.account.id, ctx.config.webhookSecretOverlapHours * 3600_000);
-    return send(reply, 200, secretPage(s, secret, { kind: 'ok', text: 'Secret rotated. Update your receivers with the new secret below.' }));
+    // The page shows the account as it is now (the previous secret and until when it signs).
+    const account = (await accounts.findAccountById(ctx.store.db, s.account.id)) ?? s.account;
+    return send(reply, 200, secretPage({ ...s, account }, secret, { kind: 'ok', text: 'Secret rotated. Update your receivers with the new secret below.' }));
   }));
 
   monitorPages(app, ctx, { authed, shell, csrfField, send, when });
