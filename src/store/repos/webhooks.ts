@@ -152,25 +152,27 @@ export async function finishAttempt(
       .set({ outcome: sent.ok ? 'succeeded' : 'failed', finished_at: a.finishedAt, status_code: sent.status, error: sent.error, duration_ms: sent.durationMs })
       .where('id', '=', a.attemptId)
       .execute();
+    // The monitor first (its other pending deliveries fail if this attempt disables the webhook), then this delivery.
+    const disabled = await recordWebhookHealth(trx, sent.ok, health, a.finishedAt);
     await trx
       .updateTable('webhook_deliveries')
-      .set({ state: a.state, attempts: a.attempts + 1, next_attempt_at: a.nextAttemptAt, lease_until: null, last_status: sent.status, last_error: sent.error, updated_at: a.finishedAt })
+      .set({ state: disabled ? 'failed' : a.state, attempts: a.attempts + 1, next_attempt_at: disabled ? null : a.nextAttemptAt, lease_until: null, last_status: sent.status, last_error: sent.error, updated_at: a.finishedAt })
       .where('id', '=', a.deliveryId)
       .where('state', '=', 'sending')
       .where('attempts', '=', a.attempts)
       .execute();
-    await recordWebhookHealth(trx, sent.ok, health, a.finishedAt);
   });
 }
 
-async function recordWebhookHealth(trx: Db, ok: boolean, h: WebhookHealth, at: string): Promise<void> {
+/** Returns whether this attempt disabled the webhook. */
+async function recordWebhookHealth(trx: Db, ok: boolean, h: WebhookHealth, at: string): Promise<boolean> {
   if (ok) {
     await trx.updateTable('monitors').set({ webhook_failing_since: null }).where('id', '=', h.monitorId).where('webhook_failing_since', 'is not', null).execute();
-    return;
+    return false;
   }
   if (h.gone) {
     await disableWebhook(trx, h.monitorId, `the receiver answered 410 Gone at ${at}`, at);
-    return;
+    return true;
   }
   const m = await trx
     .updateTable('monitors')
@@ -180,7 +182,9 @@ async function recordWebhookHealth(trx: Db, ok: boolean, h: WebhookHealth, at: s
     .executeTakeFirst();
   if (m?.webhook_state === 'active' && m.webhook_failing_since && m.webhook_failing_since <= h.disableIfFailingSince) {
     await disableWebhook(trx, h.monitorId, `no 2xx answer since ${m.webhook_failing_since}`, at);
+    return true;
   }
+  return false;
 }
 
 /**
@@ -194,12 +198,21 @@ export async function disableWebhook(trx: Db, monitorId: string, reason: string,
     .where('id', '=', monitorId)
     .where('webhook_state', '=', 'active')
     .execute();
-  await trx
-    .updateTable('webhook_deliveries')
-    .set({ state: 'failed', next_attempt_at: null, last_error: `not sent: the monitor's webhook was disabled (${reason})`, updated_at: at })
-    .where('monitor_id', '=', monitorId)
-    .where('state', '=', 'pending')
-    .execute();
+  // Each is logged as a last, unsent attempt: attempt numbers stay unique, so a replay's hand-out
+  // (queue job id: delivery id + attempt) is never mistaken for one already handed out.
+  const error = `not sent: the monitor's webhook was disabled (${reason})`;
+  const pending = await trx.selectFrom('webhook_deliveries').select(['id', 'attempts']).where('monitor_id', '=', monitorId).where('state', '=', 'pending').execute();
+  for (const d of pending) {
+    const r = await trx
+      .updateTable('webhook_deliveries')
+      .set({ state: 'failed', attempts: d.attempts + 1, next_attempt_at: null, last_error: error, updated_at: at })
+      .where('id', '=', d.id)
+      .where('state', '=', 'pending')
+      .where('attempts', '=', d.attempts)
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) !== 1) continue;
+    await trx.insertInto('delivery_attempts').values({ delivery_id: d.id, attempt: d.attempts + 1, manual: 0, outcome: 'failed', started_at: at, finished_at: at, error, duration_ms: 0 }).execute();
+  }
 }
 
 /** A manual attempt (redeliver): logged first, outside the automatic schedule. */
