@@ -6,12 +6,11 @@
  * `from_sha256`/`to_sha256` instead of whole `from`/`to`, and the body stays under 256 KiB.
  */
 import { createHash } from 'node:crypto';
-import { webhooks, type Store } from '../store/index.js';
+import { newId, webhooks } from '../store/index.js';
 import type { Db } from '../store/repos/accounts.js';
 import type { Changes } from './diff.js';
 import type { Value } from './fields.js';
 import { unifiedDiff } from './textdiff.js';
-import { newId } from '../store/index.js';
 
 export const EVENT_TYPES = ['change.detected', 'monitor.failing', 'monitor.recovered'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -22,8 +21,6 @@ export const MAX_BODY_BYTES = 256 * 1024;
 /** Room for all diffs of one event together (the rest of the body has what is left), and for one. */
 const DIFF_BUDGET_BYTES = 192 * 1024;
 const DIFF_MAX_BYTES = 64 * 1024;
-
-type Trx = Store['db'] | Db;
 
 /** Whether the monitor (its `events` column) sends this type. */
 export const sends = (eventsJson: string | null | undefined, type: EventType): boolean => (eventsJson ? (JSON.parse(eventsJson) as string[]) : ['change.detected']).includes(type);
@@ -88,7 +85,7 @@ interface Context {
 }
 
 /** Writes a change.detected event (id chosen by the run, which records it) and its delivery. Returns the delivery id. */
-export async function writeChangeEvent(trx: Trx, ctx: Context & { eventId: string; changes: Changes }): Promise<string | undefined> {
+export async function writeChangeEvent(trx: Db, ctx: Context & { eventId: string; changes: Changes }): Promise<string | undefined> {
   const r = await webhooks.writeEvent(trx, ctx, (sequence, url) => ({ id: ctx.eventId, body: changeEventBody({ id: ctx.eventId, monitorId: ctx.monitorId, url, sequence, changes: ctx.changes, at: ctx.at }) }));
   return r?.deliveryId;
 }
@@ -97,7 +94,7 @@ export async function writeChangeEvent(trx: Trx, ctx: Context & { eventId: strin
  * monitor.failing (the run that makes FAILING_AFTER failures in a row) or monitor.recovered (the
  * first success after that), if the monitor opted in (`events`). Returns the delivery id.
  */
-export async function writeHealthEvent(trx: Trx, type: 'monitor.failing' | 'monitor.recovered', ctx: Context & { events: string | null; failures: number; error?: string }): Promise<string | undefined> {
+export async function writeHealthEvent(trx: Db, type: 'monitor.failing' | 'monitor.recovered', ctx: Context & { events: string | null; failures: number; error?: string }): Promise<string | undefined> {
   if (!sends(ctx.events, type)) return undefined;
   const id = newId('evt');
   const r = await webhooks.writeEvent(trx, ctx, (sequence, url) => ({ id, body: healthEventBody({ id, type, monitorId: ctx.monitorId, url, sequence, failures: ctx.failures, error: ctx.error, at: ctx.at }) }));

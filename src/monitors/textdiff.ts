@@ -9,6 +9,7 @@ const MAX_CELLS = 4_000_000;
 const MAX_LINE = 200;
 
 export function splitLines(s: string): string[] {
+  if (s === '') return [];
   const parts = s.split(/(?<=[.!?;:])\s+|\s+(?=#{1,6}\s|[-*+]\s|\d{1,3}[.)]\s|\|\s)/);
   const out: string[] = [];
   // Very long runs without a boundary: cut at spaces so one edit does not make one huge line.

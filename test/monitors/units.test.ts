@@ -1,5 +1,7 @@
 /** The small rules of monitors: interval grammar, backoff schedule, value normalisation, diff, marketplace hosts. */
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
+import { compactChanges } from '../../src/monitors/events.js';
+import { unifiedDiff } from '../../src/monitors/textdiff.js';
 import { describe, expect, it } from 'vitest';
 import { parseInterval } from '../../src/monitors/interval.js';
 import { retryDelayMs, signature } from '../../src/monitors/deliver.js';
@@ -40,6 +42,29 @@ describe('monitor rules', () => {
     expect(retryAfterMs(500, '7', now)).toBeUndefined();
     expect(retryAfterMs(429, 'soon', now)).toBeUndefined();
     expect(retryAfterMs(429, undefined, now)).toBeUndefined();
+  });
+
+  it('diffs long text in unified form at sentence boundaries, capped at a line', () => {
+    const from = 'One. Two. Three. Four. Five. Six. Seven. Eight. Nine. Ten.';
+    const to = 'One. Two. Three. Four. Five. 6! Seven. Eight. Nine. Ten. Eleven.';
+    expect(unifiedDiff(from, to, 10_000)).toEqual({
+      diff: ['--- from', '+++ to', '@@ -3,8 +3,9 @@', ' Three.', ' Four.', ' Five.', '-Six.', '+6!', ' Seven.', ' Eight.', ' Nine.', ' Ten.', '+Eleven.'].join('\n'),
+      truncated: false,
+    });
+    // From nothing (a null side): every line added, the old side empty.
+    expect(unifiedDiff('', 'A. B.', 10_000).diff).toBe('--- from\n+++ to\n@@ -0,0 +1,2 @@\n+A.\n+B.');
+    const capped = unifiedDiff(from, to, 30);
+    expect(capped).toEqual({ diff: '--- from\n+++ to', truncated: true });
+  });
+
+  it('sends a string over 16 KiB as a diff with both hashes, small values whole', () => {
+    const long = (w: string) => Array.from({ length: 2000 }, (_, i) => `Sentence ${i} is ${i === 7 ? w : 'plain'}.`).join(' ');
+    const out = compactChanges({ price: { from: 1, to: 2 }, markdown: { from: long('plain'), to: long('new') }, note: { from: null, to: long('x') } }) as Record<string, any>;
+    expect(out.price).toEqual({ from: 1, to: 2 });
+    expect(out.markdown.diff).toContain('-Sentence 7 is plain.\n+Sentence 7 is new.');
+    expect(out.markdown.from_sha256).toBe(createHash('sha256').update(long('plain')).digest('hex'));
+    expect(out.note.from_sha256).toBeNull();
+    expect(out.note).not.toHaveProperty('to');
   });
 
   it('signs as the contract says', () => {
