@@ -204,6 +204,32 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
     }
   });
 
+  it('lets the owner disable and re-enable the webhook with PATCH webhook_state (validated)', async () => {
+    const { key } = await svc.newKey(20);
+    const r = await startWebhookReceiver();
+    try {
+      price = 45;
+      const id = await monitor(key, { webhook: r.url });
+      const off = await call(svc, 'PATCH', `/v1/monitors/${id}`, key, { webhook_state: 'disabled' });
+      expect(off.body.monitor).toMatchObject({ webhook_state: 'disabled', webhook_disabled_reason: 'disabled by its owner' });
+      await run(key, id);
+      price = 46;
+      await run(key, id);
+      await until('not sent', async () => (await deliveries(key, id))[0]?.state === 'failed');
+      expect(r.received).toHaveLength(0);
+      const bad = await call(svc, 'PATCH', `/v1/monitors/${id}`, key, { webhook_state: 'off' });
+      expect(bad.status).toBe(400);
+      expect(bad.body.detail).toMatch(/^webhook_state: must be one of active, disabled/);
+      const on = await call(svc, 'PATCH', `/v1/monitors/${id}`, key, { webhook_state: 'active' });
+      expect(on.body.monitor.webhook_state).toBe('active');
+      expect(on.body.monitor).not.toHaveProperty('webhook_disabled_reason');
+      expect((await call(svc, 'POST', '/v1/webhooks/replay', key, { since: '2020-01-01T00:00:00+00:00' })).body.replayed).toBe(1);
+      expect(JSON.parse((await r.waitFor(1))[0].body)).toMatchObject({ monitor_id: id, sequence: 1 });
+    } finally {
+      await r.close();
+    }
+  });
+
   it('sends each attempt to the current webhook URL and logs where each went', async () => {
     const { key, accountId } = await svc.newKey(20);
     const a = await startWebhookReceiver('/a');
