@@ -24,8 +24,13 @@ export interface Config {
   queuePrefix: string;
   allowPrivateNetwork: boolean;
   minIntervalSeconds: number;
+  /** First retry delay of a webhook delivery; the whole schedule (5 s … 10 h) scales with it (step × base / 5000). */
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
+  /** How long a rotated-out signing secret keeps signing beside the new one. */
+  webhookSecretOverlapHours: number;
+  /** A monitor's webhook failing this long without a 2xx is disabled. */
+  webhookDisableAfterHours: number;
   /** Default rate limit of a key, and default ceiling of an account's keys (operator-set per account). */
   rateLimitPerMinute: number;
   /** Pages one account fetches at once (scrapes, crawls, extracts, monitor runs), and its open monitor runs, so its backlog cannot starve others. */
@@ -115,8 +120,10 @@ export function loadConfig(env: Env = loadEnv()): Config {
     queuePrefix: str(env.TRAWL_QUEUE_PREFIX) ?? 'trawl',
     allowPrivateNetwork: flag(env.TRAWL_ALLOW_PRIVATE_NETWORK),
     minIntervalSeconds: int(env, 'TRAWL_MIN_INTERVAL_SECONDS', 60, 1, 86_400),
-    webhookRetryBaseMs: int(env, 'TRAWL_WEBHOOK_RETRY_BASE_MS', 30_000, 1, 86_400_000),
+    webhookRetryBaseMs: int(env, 'TRAWL_WEBHOOK_RETRY_BASE_MS', 5_000, 1, 3_600_000),
     webhookMaxAttempts: int(env, 'TRAWL_WEBHOOK_MAX_ATTEMPTS', 8, 1, 50),
+    webhookSecretOverlapHours: int(env, 'TRAWL_WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 720),
+    webhookDisableAfterHours: int(env, 'TRAWL_WEBHOOK_DISABLE_AFTER_HOURS', 72, 1, 8_760),
     rateLimitPerMinute: int(env, 'TRAWL_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
     accountConcurrency: int(env, 'TRAWL_ACCOUNT_CONCURRENCY', 8, 1, 10_000),
     maxMonitorsPerAccount: int(env, 'TRAWL_MAX_MONITORS_PER_ACCOUNT', 1000, 1, 1_000_000),
@@ -148,6 +155,13 @@ export function loadConfig(env: Env = loadEnv()): Config {
     logLevel: str(env.LOG_LEVEL) ?? 'info',
   };
 }
+
+/** What webhook deliveries need of the configuration (the scheduler, redeliver). */
+export const deliveryConfig = (config: Config) => ({
+  retryBaseMs: config.webhookRetryBaseMs,
+  maxAttempts: config.webhookMaxAttempts,
+  disableAfterMs: config.webhookDisableAfterHours * 3600_000,
+});
 
 /** The slice the Ad Library client needs (meta-ads, and monitors on an advertiser). */
 export const metaConfig = (config: Config) => ({ libraryBaseUrl: config.metaAdLibraryBaseUrl, graphBaseUrl: config.metaGraphBaseUrl, accessToken: config.metaAccessToken, retryBaseMs: config.metaRetryBaseMs });

@@ -1,6 +1,6 @@
 /** Wires config → store → engine → server (and the monitor scheduler), and shuts them down in reverse order. */
 import type { FastifyInstance } from 'fastify';
-import { metaConfig, type Config } from './config.js';
+import { deliveryConfig, metaConfig, type Config } from './config.js';
 import { createEngine, type Engine } from './engine/index.js';
 import { MonitorScheduler } from './monitors/scheduler.js';
 import { configSecrets, createRedactor, type Redactor } from './redact.js';
@@ -41,8 +41,7 @@ function startScheduler(config: Config, store: Store, engine: Engine, queue: Wor
     store,
     engine,
     queue,
-    retryBaseMs: config.webhookRetryBaseMs,
-    maxAttempts: config.webhookMaxAttempts,
+    ...deliveryConfig(config),
     soleProcess,
     accountCap: config.accountConcurrency,
     meta: metaConfig(config),

@@ -7,7 +7,7 @@ import { loadConfig, loadEnv, parseResolve } from '../src/config.js';
 describe('config', () => {
   it('has the contract defaults', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ port: 3000, host: '127.0.0.1', allowPrivateNetwork: false, minIntervalSeconds: 60, webhookRetryBaseMs: 30000, webhookMaxAttempts: 8, rateLimitPerMinute: 60, metaAdLibraryBaseUrl: 'https://www.facebook.com', metaGraphBaseUrl: 'https://graph.facebook.com' });
+    expect(c).toMatchObject({ port: 3000, host: '127.0.0.1', allowPrivateNetwork: false, minIntervalSeconds: 60, webhookRetryBaseMs: 5000, webhookMaxAttempts: 8, webhookSecretOverlapHours: 24, webhookDisableAfterHours: 72, rateLimitPerMinute: 60, metaAdLibraryBaseUrl: 'https://www.facebook.com', metaGraphBaseUrl: 'https://graph.facebook.com' });
     expect(c.dataDir.endsWith('/data')).toBe(true);
   });
   it('bounds slow and crowded clients, and monitors per account', () => {
@@ -18,6 +18,12 @@ describe('config', () => {
     expect(loadConfig({}).dbPoolSize).toBeUndefined();
     expect(loadConfig({ TRAWL_DB_POOL_SIZE: '40' }).dbPoolSize).toBe(40);
     expect(() => loadConfig({ TRAWL_DB_POOL_SIZE: '0' })).toThrow(/TRAWL_DB_POOL_SIZE/);
+  });
+  it('bounds the webhook settings', () => {
+    expect(loadConfig({ TRAWL_WEBHOOK_SECRET_OVERLAP_HOURS: '0', TRAWL_WEBHOOK_DISABLE_AFTER_HOURS: '1' })).toMatchObject({ webhookSecretOverlapHours: 0, webhookDisableAfterHours: 1 });
+    expect(() => loadConfig({ TRAWL_WEBHOOK_SECRET_OVERLAP_HOURS: '721' })).toThrow(/TRAWL_WEBHOOK_SECRET_OVERLAP_HOURS: must be an integer from 0 to 720/);
+    expect(() => loadConfig({ TRAWL_WEBHOOK_DISABLE_AFTER_HOURS: '0' })).toThrow(/TRAWL_WEBHOOK_DISABLE_AFTER_HOURS/);
+    expect(() => loadConfig({ TRAWL_WEBHOOK_RETRY_BASE_MS: '0' })).toThrow(/TRAWL_WEBHOOK_RETRY_BASE_MS/);
   });
   it('parses TRAWL_RESOLVE like curl --connect-to', () => {
     expect(parseResolve('www.amazon.com=127.0.0.1:8080, shop.test=10.0.0.2,v6.test=[::1]:81')).toEqual([

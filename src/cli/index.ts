@@ -174,10 +174,12 @@ secret
   .command('rotate')
   .requiredOption('--email <email>', 'account email')
   .action(async (o: { email: string }) => {
-    await withStore(async (store) => {
+    await withStore(async (store, config) => {
       const acc = await accountByEmail(store, o.email);
-      const s = await accounts.rotateSigningSecret(store.db, acc.id);
-      print({ signing_secret: s }, s);
+      const overlapMs = config.webhookSecretOverlapHours * 3600_000;
+      const s = await accounts.rotateSigningSecret(store.db, acc.id, overlapMs);
+      const until = overlapMs > 0 ? new Date(Date.now() + overlapMs).toISOString() : null;
+      print({ signing_secret: s, previous_valid_until: until }, until ? `${s}\n(the previous secret still signs beside it until ${until})` : s);
     });
   });
 

@@ -1,20 +1,28 @@
 /**
- * Webhook deliveries: sign the stored body with the account's current secret, POST it through
- * the engine's guarded client (SSRF check on every attempt), and record the attempt. An attempt
- * row is written before the request and finished after it; a delivery fails over to its next
- * attempt with exponential backoff and jitter until it succeeds or runs out of attempts.
+ * Webhook deliveries: each attempt goes to the monitor's current webhook URL, signed at send time
+ * with both schemes (./signing.ts) through the engine's guarded client (SSRF check on every
+ * attempt), and is logged with where it went. The attempt row is written before the request and
+ * finished after it. A failure is retried on the schedule of ./retry.ts (or when a 429/503's
+ * Retry-After says); 410 Gone disables the monitor's webhook at once, and so does an endpoint
+ * that has failed without a 2xx for TRAWL_WEBHOOK_DISABLE_AFTER_HOURS (3 days).
  */
-import { createHmac } from 'node:crypto';
 import type { Engine } from '../engine/index.js';
 import { isTrawlError } from '../errors.js';
 import type { Redactor } from '../redact.js';
-import type { Store, WebhookDelivery } from '../store/index.js';
+import { webhooks as repo, type Store, type WebhookDelivery } from '../store/index.js';
+import type { AttemptResult, DeliveryTarget } from '../store/repos/webhooks.js';
+import { retryAfterMs, retryDelayMs } from './retry.js';
+import { webhookHeaders } from './signing.js';
+
+export { retryDelayMs } from './retry.js';
+export { signature, USER_AGENT } from './signing.js';
 
 /** Any 2xx within this time is success (contract section 5). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** A delivery in `sending` longer than this lost its sender (process died mid-attempt). */
 export const DELIVERY_LEASE_MS = DELIVERY_TIMEOUT_MS * 2;
-export const USER_AGENT = 'Trawl-Webhooks/1';
+/** Failing this long without a 2xx disables a monitor's webhook (contract: 3 days). */
+export const DISABLE_AFTER_MS = 72 * 3600_000;
 /** A delivery attempt handed to the queue is not handed again (by any relay) for this long. */
 export const HANDED_MS = 60_000;
 
@@ -25,36 +33,37 @@ export interface DeliveryDeps {
   maxAttempts: number;
   /** Removes configured secrets from the stored attempt error (e.g. proxy credentials). */
   redact: Redactor;
+  /** @default DISABLE_AFTER_MS */
+  disableAfterMs?: number;
+  /** The clock, in ms (tests move it on instead of waiting days). @default Date.now */
+  now?: () => number;
 }
 
-export const signature = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
-
-/** Delay before attempt `n + 1` after `n` failed attempts: base · 2^(n−1), plus up to 10 % jitter (never earlier). */
-export function retryDelayMs(failedAttempts: number, baseMs: number, random = Math.random): number {
-  const delay = baseMs * 2 ** Math.max(0, failedAttempts - 1);
-  return Math.round(delay * (1 + 0.1 * random()));
+interface Sent extends AttemptResult {
+  /** From a 429/503 answer's Retry-After. */
+  retryAfterMs?: number;
 }
 
-interface Sent {
-  ok: boolean;
-  status: number | null;
-  error: string | null;
-  durationMs: number;
-}
-
-async function send(deps: DeliveryDeps, url: string, body: string, secret: string): Promise<Sent> {
+async function send(deps: DeliveryDeps, eventId: string, t: DeliveryTarget): Promise<Sent> {
   const started = Date.now();
+  const nowMs = (deps.now ?? Date.now)();
   try {
-    const res = await deps.engine.http.request(url, {
+    const res = await deps.engine.http.request(t.url, {
       method: 'POST',
-      body,
-      headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, 'x-service-signature': signature(secret, body), accept: '*/*' },
+      body: t.body,
+      headers: webhookHeaders(eventId, t.body, { current: t.signing_secret, previous: t.previous_signing_secret, previousExpiresAt: t.previous_secret_expires_at }, nowMs),
       timeoutMs: DELIVERY_TIMEOUT_MS,
       maxBytes: 1024 * 1024,
       followRedirect: () => false,
     });
     const ok = res.status >= 200 && res.status < 300;
-    return { ok, status: res.status, error: ok ? null : `the receiver answered ${res.status}`, durationMs: Date.now() - started };
+    return {
+      ok,
+      status: res.status,
+      error: ok ? null : `the receiver answered ${res.status}`,
+      durationMs: Date.now() - started,
+      retryAfterMs: ok ? undefined : retryAfterMs(res.status, res.headers['retry-after'], Date.now()),
+    };
   } catch (e) {
     const status = isTrawlError(e) && typeof e.fields.status === 'number' ? e.fields.status : null;
     const error = status ? `the receiver redirected (${status}); a redirect is not a success` : isTrawlError(e) ? `${e.code}: ${e.detail}` : (e as Error).message;
@@ -62,71 +71,37 @@ async function send(deps: DeliveryDeps, url: string, body: string, secret: strin
   }
 }
 
-async function payload(deps: DeliveryDeps, d: WebhookDelivery): Promise<{ body: string; secret: string } | undefined> {
-  const row = await deps.store.db
-    .selectFrom('webhook_events')
-    .innerJoin('accounts', 'accounts.id', 'webhook_events.account_id')
-    .select(['webhook_events.body', 'accounts.signing_secret'])
-    .where('webhook_events.id', '=', d.event_id)
-    .executeTakeFirst();
-  return row ? { body: row.body, secret: row.signing_secret } : undefined;
-}
-
 /**
  * Make attempt `attempts + 1` of a pending, due delivery if it is still pending with that many
- * attempts behind it (the claim); otherwise do nothing. Returns whether an attempt was made.
+ * attempts behind it (the claim); otherwise do nothing. Returns whether the delivery was handled.
  */
 export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, attempts: number): Promise<boolean> {
-  const db = deps.store.db;
-  const now = deps.store.now();
-  const claimed = await db.transaction().execute(async (trx) => {
-    const d = await trx
-      .updateTable('webhook_deliveries')
-      .set({ state: 'sending', lease_until: new Date(now.getTime() + DELIVERY_LEASE_MS).toISOString(), updated_at: now.toISOString() })
-      .where('id', '=', deliveryId)
-      .where('state', '=', 'pending')
-      .where('attempts', '=', attempts)
-      .where('next_attempt_at', '<=', now.toISOString())
-      .returningAll()
-      .executeTakeFirst();
-    if (!d) return undefined;
-    const row = await trx
-      .insertInto('delivery_attempts')
-      .values({ delivery_id: deliveryId, attempt: attempts + 1, manual: 0, outcome: 'sending', started_at: now.toISOString() })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return { attemptId: row.id, delivery: d };
-  });
-  if (claimed === undefined) return false;
-  const p = await payload(deps, claimed.delivery);
-  const sent: Sent = p ? await send(deps, claimed.delivery.url, p.body, p.secret) : { ok: false, status: null, error: 'the event is gone', durationMs: 0 };
-  const done = deps.store.now();
-  const failed = attempts + 1;
-  const exhausted = !sent.ok && failed >= deps.maxAttempts;
-  await db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('delivery_attempts')
-      .set({ outcome: sent.ok ? 'succeeded' : 'failed', finished_at: done.toISOString(), status_code: sent.status, error: sent.error, duration_ms: sent.durationMs })
-      .where('id', '=', claimed.attemptId)
-      .execute();
-    await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        state: sent.ok ? 'succeeded' : exhausted ? 'failed' : 'pending',
-        attempts: failed,
-        next_attempt_at: sent.ok || exhausted ? null : new Date(done.getTime() + retryDelayMs(failed, deps.retryBaseMs)).toISOString(),
-        lease_until: null,
-        // The next attempt is a new hand-out for the relay.
-        handed_until: null,
-        last_status: sent.status,
-        last_error: sent.error,
-        updated_at: done.toISOString(),
-      })
-      .where('id', '=', deliveryId)
-      .where('state', '=', 'sending')
-      .where('attempts', '=', attempts)
-      .execute();
-  });
+  // Leases and due times on the database's clock (tests may inject one).
+  const clock = deps.now ?? (() => deps.store.now().getTime());
+  const startedAt = new Date(clock());
+  const claimed = await repo.claimAttempt(deps.store.db, deliveryId, attempts, startedAt, DELIVERY_LEASE_MS);
+  if (!claimed) return false;
+  if (claimed.kind === 'not_sent') return true;
+  const { delivery: d, target } = claimed;
+  const sent = await send(deps, d.event_id, target);
+  const doneMs = clock();
+  // Attempts of the current schedule (a replay starts a new one).
+  const failed = attempts + 1 - Number(d.schedule_offset ?? 0);
+  const gone = sent.status === 410;
+  const exhausted = !sent.ok && (gone || failed >= deps.maxAttempts);
+  await repo.finishAttempt(
+    deps.store.db,
+    {
+      deliveryId,
+      attempts,
+      attemptId: claimed.attemptId,
+      sent,
+      finishedAt: new Date(doneMs).toISOString(),
+      state: sent.ok ? 'succeeded' : exhausted ? 'failed' : 'pending',
+      nextAttemptAt: sent.ok || exhausted ? null : new Date(doneMs + (sent.retryAfterMs ?? retryDelayMs(failed, deps.retryBaseMs))).toISOString(),
+    },
+    { monitorId: d.monitor_id, attemptAt: startedAt.toISOString(), gone, disableIfFailingSince: new Date(doneMs - (deps.disableAfterMs ?? DISABLE_AFTER_MS)).toISOString() },
+  );
   return true;
 }
 
@@ -135,68 +110,25 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
  * failed (`interrupted`) and the next one is scheduled; receivers de-duplicate by event id.
  */
 export async function recoverInterrupted(deps: DeliveryDeps, stale: WebhookDelivery[]): Promise<void> {
-  const now = deps.store.now();
+  const now = (deps.now ?? (() => deps.store.now().getTime()))();
   for (const d of stale) {
-    const failed = d.attempts + 1;
+    const failed = d.attempts + 1 - Number(d.schedule_offset ?? 0);
     const exhausted = failed >= deps.maxAttempts;
-    await deps.store.db.transaction().execute(async (trx) => {
-      const r = await trx
-        .updateTable('webhook_deliveries')
-        .set({
-          state: exhausted ? 'failed' : 'pending',
-          attempts: failed,
-          next_attempt_at: exhausted ? null : new Date(now.getTime() + retryDelayMs(failed, deps.retryBaseMs)).toISOString(),
-          lease_until: null,
-        // The next attempt is a new hand-out for the relay.
-        handed_until: null,
-          last_status: null,
-          last_error: 'interrupted: the process sending it stopped; outcome unknown',
-          updated_at: now.toISOString(),
-        })
-        .where('id', '=', d.id)
-        .where('state', '=', 'sending')
-        .where('attempts', '=', d.attempts)
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) !== 1) return;
-      await trx
-        .updateTable('delivery_attempts')
-        .set({ outcome: 'interrupted', finished_at: now.toISOString(), error: 'the process sending it stopped; outcome unknown' })
-        .where('delivery_id', '=', d.id)
-        .where('outcome', '=', 'sending')
-        .where('manual', '=', 0)
-        .execute();
-    });
+    await repo.interruptAttempt(deps.store.db, d, { state: exhausted ? 'failed' : 'pending', nextAttemptAt: exhausted ? null : new Date(now + retryDelayMs(failed, deps.retryBaseMs)).toISOString() }, new Date(now).toISOString());
   }
 }
 
 /**
- * Send an event again now (same body and id), logged as a new, manual attempt. A success ends
- * pending retries; a failure leaves the automatic schedule as it was.
+ * Send an event again now (same body and id; fresh timestamp and signatures; the monitor's
+ * current webhook URL), logged as a new, manual attempt. A success ends pending retries; a
+ * failure leaves the automatic schedule as it was. Sent even while the webhook is disabled:
+ * the owner asked for it (a success does not re-enable; a PATCH does).
  */
 export async function redeliver(deps: DeliveryDeps, d: WebhookDelivery): Promise<void> {
   const db = deps.store.db;
-  const started = new Date();
-  const last = await db.selectFrom('delivery_attempts').select((eb) => eb.fn.max('attempt').as('n')).where('delivery_id', '=', d.id).executeTakeFirst();
-  const attempt = Number(last?.n ?? 0) + 1;
-  const row = await db
-    .insertInto('delivery_attempts')
-    .values({ delivery_id: d.id, attempt, manual: 1, outcome: 'sending', started_at: started.toISOString() })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const p = await payload(deps, d);
-  const sent: Sent = p ? await send(deps, d.url, p.body, p.secret) : { ok: false, status: null, error: 'the event is gone', durationMs: 0 };
-  const done = new Date().toISOString();
-  await db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('delivery_attempts')
-      .set({ outcome: sent.ok ? 'succeeded' : 'failed', finished_at: done, status_code: sent.status, error: sent.error, duration_ms: sent.durationMs })
-      .where('id', '=', row.id)
-      .execute();
-    const update = trx.updateTable('webhook_deliveries').where('id', '=', d.id);
-    if (sent.ok) {
-      await update.set({ state: 'succeeded', next_attempt_at: null, last_status: sent.status, last_error: null, updated_at: done }).where('state', 'in', ['pending', 'failed']).execute();
-    } else {
-      await update.set({ last_status: sent.status, last_error: sent.error, updated_at: done }).where('state', '<>', 'sending').execute();
-    }
-  });
+  const target = await repo.deliveryTarget(db, d.event_id);
+  const started = new Date((deps.now ?? Date.now)()).toISOString();
+  const attemptId = await repo.startManualAttempt(db, d.id, target?.url ?? d.url, started);
+  const sent: Sent = target ? await send(deps, d.event_id, target) : { ok: false, status: null, error: 'the event is gone', durationMs: 0 };
+  await repo.finishManualAttempt(db, { id: d.id, monitorId: d.monitor_id }, attemptId, sent, new Date((deps.now ?? Date.now)()).toISOString());
 }

@@ -21,6 +21,20 @@ export function diffValues(previous: Record<string, Value> | null, current: Reco
   return changes;
 }
 
+/**
+ * The baseline after a successful run: its values, and for watched fields it did not observe
+ * (a page answering ≥ 400 yields only `status_code`) the values from before. Fields no longer
+ * watched drop out.
+ */
+export function nextBaseline(previous: Record<string, Value> | null, current: Record<string, Value>, watch: string[]): Record<string, Value> {
+  const out: Record<string, Value> = {};
+  for (const f of watch) {
+    if (Object.hasOwn(current, f)) out[f] = current[f];
+    else if (previous && Object.hasOwn(previous, f)) out[f] = previous[f];
+  }
+  return out;
+}
+
 export const CONDITION_OPS = ['changed', 'increased', 'decreased', 'lt', 'lte', 'gt', 'gte', 'eq', 'ne'] as const;
 export type ConditionOp = (typeof CONDITION_OPS)[number];
 export interface Condition {

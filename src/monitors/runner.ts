@@ -12,7 +12,9 @@ import type { Redactor } from '../redact.js';
 import { newId, runs as runsRepo, type MonitorRun, type Store } from '../store/index.js';
 import { HANDED_MS } from './deliver.js';
 import { normalise, watchesAdvertiser, type Value } from './fields.js';
-import { diffValues, shouldNotify, type Changes, type Condition } from './diff.js';
+import { diffValues, nextBaseline, shouldNotify, type Changes, type Condition } from './diff.js';
+import { sends, writeChangeEvent, writeHealthEvent } from './events.js';
+import { targetStatusOf } from '../engine/fetch/page.js';
 
 /** Time one run may take (fetch, render, processing). */
 export const RUN_TIMEOUT_MS = 30_000;
@@ -59,8 +61,21 @@ async function claim(deps: RunnerDeps, runId: string, now: Date): Promise<Claime
   return { run: c.run, url: c.monitor.url, watch: JSON.parse(c.monitor.watch), schema: c.monitor.schema, marketplace: c.monitor.marketplace };
 }
 
-/** The watched values of one page. */
+/**
+ * The watched values of one page. A page answering ≥ 400 is an observation when `status_code`
+ * is watched: that value alone (the other fields keep their baseline and stay out of the diff).
+ */
 async function observe(engine: Engine, c: Claimed, signal?: AbortSignal, meta?: MetaAdsConfig): Promise<{ values: Record<string, Value>; statusCode: number }> {
+  try {
+    return await observePage(engine, c, signal, meta);
+  } catch (e) {
+    const status = targetStatusOf(e);
+    if (status === undefined || !c.watch.includes('status_code')) throw e;
+    return { values: { status_code: status }, statusCode: status };
+  }
+}
+
+async function observePage(engine: Engine, c: Claimed, signal?: AbortSignal, meta?: MetaAdsConfig): Promise<{ values: Record<string, Value>; statusCode: number }> {
   const values: Record<string, Value> = {};
   // An advertiser's ads: how many, and which (a launch or a stop changes the list).
   const advertiser = meta && !c.marketplace && !c.schema && watchesAdvertiser(c.watch) ? advertiserFromUrl(c.url, meta.libraryBaseUrl) : undefined;
@@ -137,10 +152,12 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
   let error: string | undefined;
   const lost = new AbortController();
   const renewal = renewLease(deps, run, lost);
+  let statusCode: number | undefined;
   try {
     outcome = await observe(forOwner(deps.engine, run.account_id), claimed, signal ? AbortSignal.any([signal, lost.signal]) : lost.signal, deps.meta);
   } catch (e) {
     error = isTrawlError(e) ? deps.redact(`${e.code}: ${e.detail}`) : 'internal_error: the run failed unexpectedly';
+    statusCode = targetStatusOf(e);
     if (!isTrawlError(e) && !lost.signal.aborted) deps.log?.warn({ err: e, run: runId }, 'monitor run failed unexpectedly');
   } finally {
     clearInterval(renewal);
@@ -157,15 +174,16 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
     request_id: run.id,
     created_at: finishedIso,
   });
-  let delivery: { id: string; attempts: number } | undefined;
-  // Handed to the queue by this process right after commit; the relay takes it only if that is lost.
-  const handedUntil = (iso: string) => (deps.onDelivery ? new Date(Date.parse(iso) + HANDED_MS).toISOString() : null);
+  const deliveries: (string | undefined)[] = [];
+  // Handed to the queue by this process right after commit; the relay takes them only if that is lost.
+  const handedUntil = deps.onDelivery ? new Date(Date.parse(finishedIso) + HANDED_MS).toISOString() : null;
+  const event = { monitorId: run.monitor_id, accountId: run.account_id, runId, at: finishedIso, handedUntil };
   let ended: MonitorRun | undefined;
   try {
     await db.transaction().execute(async (trx) => {
       // The monitor row is locked until commit: whatever else finishes for this monitor (a run
       // taken over, a manual run) diffs against the baseline this run leaves, never the same old one.
-      let q = trx.selectFrom('monitors').select(['id', 'url', 'watch', 'webhook', 'conditions', 'last_values', 'consecutive_failures', 'baseline_at']).where('id', '=', run.monitor_id);
+      let q = trx.selectFrom('monitors').select(['id', 'url', 'watch', 'webhook', 'conditions', 'last_values', 'consecutive_failures', 'events', 'baseline_at']).where('id', '=', run.monitor_id);
       if (deps.store.dialect === 'postgres') q = q.forUpdate();
       const m = await q.executeTakeFirst();
       if (!m) throw new Superseded(); // deleted meanwhile, with its runs; the delete gave the credit back
@@ -177,10 +195,11 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
       };
       if (!outcome) {
         const failures = m.consecutive_failures + 1;
-        await finish({ status: 'failed', finished_at: finishedIso, lease_until: null, credits: 0, error: error ?? 'failed' });
+        await finish({ status: 'failed', finished_at: finishedIso, lease_until: null, credits: 0, error: error ?? 'failed', status_code: statusCode ?? null });
         await trx.updateTable('accounts').set((eb) => ({ credits: eb('credits', '+', run.credits) })).where('id', '=', run.account_id).execute();
         await trx.updateTable('monitors').set({ last_run_at: finishedIso, consecutive_failures: failures, health: failures >= FAILING_AFTER ? 'failing' : 'ok' }).where('id', '=', m.id).execute();
         await trx.insertInto('usage').values(usageRow(502, 0)).execute();
+        if (failures === FAILING_AFTER) deliveries.push(await writeHealthEvent(trx, 'monitor.failing', { ...event, events: m.events, failures, error: error ?? 'failed' }));
         return;
       }
       // An observation older than the baseline's never replaces it (nor is diffed against it).
@@ -193,21 +212,14 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
       const previous: Record<string, Value> | null = m.last_values ? JSON.parse(m.last_values) : null;
       const changes: Changes = diffValues(previous, outcome.values, watch);
       const conditions: Condition[] | null = m.conditions ? JSON.parse(m.conditions) : null;
-      const eventId = shouldNotify(changes, outcome.values, conditions) ? newId('evt') : null;
+      const eventId = shouldNotify(changes, outcome.values, conditions) && sends(m.events, 'change.detected') ? newId('evt') : null;
       await finish({ status: 'succeeded', finished_at: finishedIso, lease_until: null, status_code: outcome.statusCode, values: JSON.stringify(outcome.values), changes: Object.keys(changes).length ? JSON.stringify(changes) : null, event_id: eventId });
-      if (eventId) {
-        const body = JSON.stringify({ id: eventId, event: 'change.detected', monitor_id: m.id, url: m.url, changes, at: finishedIso });
-        await trx.insertInto('webhook_events').values({ id: eventId, monitor_id: m.id, account_id: run.account_id, run_id: runId, body, created_at: finishedIso }).execute();
-        delivery = { id: newId('dlv'), attempts: 0 };
-        await trx
-          .insertInto('webhook_deliveries')
-          .values({ id: delivery.id, event_id: eventId, monitor_id: m.id, account_id: run.account_id, url: m.webhook, state: 'pending', attempts: 0, next_attempt_at: finishedIso, handed_until: handedUntil(finishedIso), created_at: finishedIso, updated_at: finishedIso })
-          .execute();
-      }
+      if (m.consecutive_failures >= FAILING_AFTER) deliveries.push(await writeHealthEvent(trx, 'monitor.recovered', { ...event, events: m.events, failures: m.consecutive_failures }));
+      if (eventId) deliveries.push(await writeChangeEvent(trx, { ...event, eventId, changes }));
       // The run's values are the new baseline (fields no longer watched drop out).
       await trx
         .updateTable('monitors')
-        .set({ last_values: JSON.stringify(outcome.values), baseline_at: run.started_at, last_success_at: finishedIso, last_run_at: finishedIso, consecutive_failures: 0, health: 'ok' })
+        .set({ last_values: JSON.stringify(nextBaseline(previous, outcome.values, watch)), last_success_at: finishedIso, last_run_at: finishedIso, baseline_at: run.started_at, consecutive_failures: 0, health: 'ok' })
         .where('id', '=', m.id)
         .execute();
       await trx.insertInto('usage').values(usageRow(200, run.credits)).execute();
@@ -216,7 +228,7 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
     if (e instanceof Superseded) return {};
     throw e;
   }
-  if (delivery) deps.onDelivery?.(delivery.id, delivery.attempts);
+  for (const id of deliveries) if (id) deps.onDelivery?.(id, 0);
   return ended ?? {};
 }
 

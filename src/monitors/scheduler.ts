@@ -32,6 +32,8 @@ export interface SchedulerOptions {
   queue: WorkQueue;
   retryBaseMs: number;
   maxAttempts: number;
+  /** A webhook failing this long without a 2xx is disabled (TRAWL_WEBHOOK_DISABLE_AFTER_HOURS). */
+  disableAfterMs?: number;
   /** The only process on this store (embedded): work left in hand at start is orphaned. */
   soleProcess: boolean;
   /** Open runs one account may have at once (TRAWL_ACCOUNT_CONCURRENCY). @default unbounded */
@@ -55,7 +57,7 @@ export class MonitorScheduler {
 
   constructor(options: SchedulerOptions) {
     this.#o = options;
-    this.#delivery = { store: options.store, engine: options.engine, retryBaseMs: options.retryBaseMs, maxAttempts: options.maxAttempts, redact: options.redact };
+    this.#delivery = { store: options.store, engine: options.engine, retryBaseMs: options.retryBaseMs, maxAttempts: options.maxAttempts, disableAfterMs: options.disableAfterMs, redact: options.redact };
   }
 
   /** The handlers a queue consumer runs (the embedded service, `trawl worker`). */

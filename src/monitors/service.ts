@@ -11,6 +11,7 @@ import { invalidRequest, isTrawlError, notFound, TrawlError } from '../errors.js
 import { httpUrl, oneOf, parseBody, text } from '../server/validation.js';
 import { accounts, monitors as repo, newId, webhooks, type DeliveryAttempt, type Monitor, type MonitorRun, type Store } from '../store/index.js';
 import { parseConditions } from './diff.js';
+import { EVENT_TYPES } from './events.js';
 import { ADVERTISER_FIELDS, watchableFields } from './fields.js';
 import { advertiserFromUrl } from '../engine/meta-ads/index.js';
 import { parseInterval } from './interval.js';
@@ -28,6 +29,14 @@ const watchList = z
   .min(1, { error: 'must be an array of 1 to 20 field names' })
   .max(20, { error: 'must be an array of 1 to 20 field names' });
 
+/** Event types a monitor may send (contract section 5); `change.detected` alone by default. */
+const DEFAULT_EVENTS = ['change.detected'];
+const eventList = z
+  .array(oneOf([...EVENT_TYPES]), { error: `must be an array of event types: ${EVENT_TYPES.join(', ')}` })
+  .min(1, { error: `must list at least one of ${EVENT_TYPES.join(', ')}` })
+  .max(EVENT_TYPES.length, { error: 'must not list an event type twice' })
+  .refine((a) => new Set(a).size === a.length, { error: 'must not list an event type twice' });
+
 export const CreateMonitorBody = z.strictObject({
   url: httpUrl(),
   interval: z.unknown().optional().describe('required: <integer><s|m|h|d>, e.g. "30m"'),
@@ -36,6 +45,7 @@ export const CreateMonitorBody = z.strictObject({
   marketplace: z.string({ error: 'must be a marketplace id such as "amazon_us"' }).optional(),
   schema: z.unknown().optional().describe('Schema object for pages that are not marketplace products'),
   conditions: z.unknown().optional().describe('[{"field","op","value"}]: changed|increased|decreased|lt|lte|gt|gte|eq|ne'),
+  events: eventList.optional().describe('Events sent to the webhook: change.detected (default), monitor.failing, monitor.recovered'),
 });
 
 export const UpdateMonitorBody = z.strictObject({
@@ -44,6 +54,9 @@ export const UpdateMonitorBody = z.strictObject({
   webhook: httpUrl().optional(),
   state: oneOf(['active', 'paused']).optional(),
   conditions: z.unknown().optional(),
+  events: eventList.optional(),
+  /** `active` re-enables a disabled webhook (so does any `webhook`); `disabled` stops sending. */
+  webhook_state: oneOf(['active', 'disabled']).optional(),
 });
 
 /** First run of a monitor (or after resuming): anywhere in its first interval, so monitors created together keep apart for good (their phases stay spread; run now gives an immediate baseline). */
@@ -127,6 +140,12 @@ export async function createMonitor(ctx: MonitorContext, accountId: string, raw:
     baseline_at: null,
     created_at: now,
     updated_at: now,
+    event_sequence: 0,
+    events: JSON.stringify(body.events ?? DEFAULT_EVENTS),
+    webhook_state: 'active',
+    webhook_disabled_at: null,
+    webhook_disabled_reason: null,
+    webhook_failing_since: null,
   };
   await repo.insertMonitor(ctx.store.db, row);
   ctx.wake?.();
@@ -144,7 +163,7 @@ export async function findMonitor(ctx: Pick<MonitorContext, 'store'>, accountId:
 export async function updateMonitor(ctx: MonitorContext, accountId: string, id: string, raw: unknown): Promise<Monitor> {
   const body = parseBody(UpdateMonitorBody, raw);
   const m = await findMonitor(ctx, accountId, id);
-  if (!Object.keys(body).length) throw invalidRequest('body: give at least one of interval, watch, webhook, state, conditions');
+  if (!Object.keys(body).length) throw invalidRequest('body: give at least one of interval, watch, webhook, state, conditions, events, webhook_state');
   const patch: Partial<Monitor> = { updated_at: new Date().toISOString() };
   let intervalSeconds = m.interval_seconds;
   if (body.interval !== undefined) {
@@ -166,6 +185,14 @@ export async function updateMonitor(ctx: MonitorContext, accountId: string, id: 
     await checkReachable(ctx, 'webhook', body.webhook);
     patch.webhook = body.webhook;
   }
+  if (body.events) patch.events = JSON.stringify(body.events);
+  // A new webhook URL (or the same one given again) or webhook_state "active" re-enables a
+  // disabled webhook with a clean slate; events failed meanwhile are sent again by a replay.
+  if (body.webhook_state === 'disabled') {
+    if (m.webhook_state !== 'disabled') Object.assign(patch, { webhook_state: 'disabled', webhook_disabled_at: patch.updated_at, webhook_disabled_reason: 'disabled by its owner' });
+  } else if (body.webhook || body.webhook_state === 'active') {
+    Object.assign(patch, { webhook_state: 'active', webhook_disabled_at: null, webhook_disabled_reason: null, webhook_failing_since: null });
+  }
   const state = body.state ?? m.state;
   patch.state = state;
   if (state === 'active' && (m.state === 'paused' || body.interval !== undefined)) {
@@ -174,6 +201,8 @@ export async function updateMonitor(ctx: MonitorContext, accountId: string, id: 
     patch.next_run_at = m.state === 'paused' || from <= Date.now() ? firstRunAt(intervalSeconds) : new Date(Math.min(from, Date.now() + intervalSeconds * 1000)).toISOString();
   }
   await repo.updateMonitor(ctx.store.db, accountId, id, patch);
+  // Owner-disabled: the pending deliveries fail now (kept for a replay), as for a 410.
+  if (patch.webhook_state === 'disabled') await webhooks.disableWebhook(ctx.store.db, id, 'disabled by its owner', patch.updated_at!);
   ctx.wake?.();
   return { ...m, ...patch };
 }
@@ -195,8 +224,11 @@ export function presentMonitor(m: Monitor) {
     ...(m.marketplace ? { marketplace: m.marketplace } : {}),
     ...(m.schema ? { schema: JSON.parse(m.schema) } : {}),
     ...(m.conditions ? { conditions: JSON.parse(m.conditions) } : {}),
+    events: JSON.parse(m.events) as string[],
     state: m.state,
     health: m.health,
+    webhook_state: m.webhook_state,
+    ...(m.webhook_state === 'disabled' ? { webhook_disabled_at: m.webhook_disabled_at, webhook_disabled_reason: m.webhook_disabled_reason } : {}),
     created_at: m.created_at,
     next_run_at: m.state === 'active' ? m.next_run_at : null,
     last_run_at: m.last_run_at,
@@ -250,6 +282,7 @@ export async function listDeliveries(ctx: Pick<MonitorContext, 'store'>, monitor
     attempt_log: (byDelivery.get(d.id) ?? []).map((a) => ({
       attempt: a.attempt,
       manual: !!a.manual,
+      url: a.url,
       outcome: a.outcome,
       started_at: a.started_at,
       finished_at: a.finished_at,

@@ -19,6 +19,7 @@ import { extractRoutes } from './routes/extract.js';
 import { crawlRoutes } from './routes/crawl.js';
 import { searchRoutes } from './routes/search.js';
 import { monitorRoutes } from './routes/monitors.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { marketplaceRoutes } from './routes/marketplace.js';
 import { metaAdsRoutes } from './routes/meta-ads.js';
 import { dashboardRoutes } from '../web/routes.js';
@@ -101,6 +102,7 @@ export async function buildServer(given: Omit<ServerContext, 'redact'> & { redac
       crawlRoutes(v1, ctx);
       searchRoutes(v1, ctx);
       monitorRoutes(v1, ctx);
+      webhookRoutes(v1, ctx);
       marketplaceRoutes(v1, ctx);
       metaAdsRoutes(v1, ctx);
     },

@@ -92,3 +92,17 @@ export const MetaAdsBody = z.strictObject({
   timeout_ms: intIn(1000, 120_000).optional(),
 });
 export type MetaAdsBody = z.output<typeof MetaAdsBody>;
+
+/** An ISO-8601 date and time with its offset, e.g. "2026-11-26T00:00:00Z". */
+const isoTime = z
+  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an ISO-8601 date and time such as "2026-11-26T00:00:00Z"') })
+  .max(40, { error: 'must be an ISO-8601 date and time such as "2026-11-26T00:00:00Z"' })
+  .refine((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)), {
+    error: 'must be an ISO-8601 date and time with its offset, such as "2026-11-26T00:00:00Z"',
+  });
+
+export const ReplayBody = z.strictObject({
+  since: isoTime,
+  monitor_id: text(1, 64).optional(),
+});
+export type ReplayBody = z.output<typeof ReplayBody>;

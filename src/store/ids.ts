@@ -19,7 +19,8 @@ export function randomBase62(length: number): string {
 
 export const newId = (prefix: string, length = 20) => `${prefix}_${randomBase62(length)}`;
 export const newApiKey = () => `trawl_${randomBase62(40)}`;
-export const newSigningSecret = () => `whsec_${randomBase62(40)}`;
+/** Standard Webhooks form: `whsec_` + base64 of 32 random bytes (the HMAC key is the decoded bytes). */
+export const newSigningSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 export const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** Constant-time equality of two hex digests of equal length. */

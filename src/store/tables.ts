@@ -10,6 +10,9 @@ export interface AccountsTable {
   created_at: string;
   /** Highest rate limit a key of this account may have (operator-set; null = the deployment default). */
   rate_limit_ceiling: Generated<number | null>;
+  /** The secret before the last rotation, still signing (beside the new one) until `previous_secret_expires_at`. */
+  previous_signing_secret: Generated<string | null>;
+  previous_secret_expires_at: Generated<string | null>;
 }
 
 export interface ApiKeysTable {
@@ -40,6 +43,8 @@ export interface UsageTable {
 
 export type MonitorState = 'active' | 'paused';
 export type MonitorHealth = 'ok' | 'failing';
+/** `disabled`: nothing is sent (a 410 Gone, 3 days of failures, or the owner); a PATCH of `webhook` or `webhook_state` re-enables. */
+export type WebhookState = 'active' | 'disabled';
 
 /** JSON columns (watch, schema, conditions, last_values) are text holding JSON. */
 export interface MonitorsTable {
@@ -65,6 +70,15 @@ export interface MonitorsTable {
   baseline_at: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: string;
   updated_at: string;
+  /** Events written for this monitor so far: the next one's `sequence` is this + 1. */
+  event_sequence: Generated<number>;
+  /** JSON array of the event types sent (change.detected, monitor.failing, monitor.recovered). */
+  events: Generated<string>;
+  webhook_state: Generated<WebhookState>;
+  webhook_disabled_at: Generated<string | null>;
+  webhook_disabled_reason: Generated<string | null>;
+  /** First failed attempt since the webhook last answered 2xx (null while it answers). */
+  webhook_failing_since: Generated<string | null>;
 }
 
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'skipped';
@@ -116,6 +130,8 @@ export interface WebhookDeliveriesTable {
   handed_until: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: string;
   updated_at: string;
+  /** `attempts` when the current schedule began (0; a replay starts a new schedule without renumbering attempts). */
+  schedule_offset: Generated<number>;
 }
 
 export interface DeliveryAttemptsTable {
@@ -130,6 +146,8 @@ export interface DeliveryAttemptsTable {
   status_code: number | null;
   error: string | null;
   duration_ms: number | null;
+  /** Where this attempt went: the monitor's webhook URL at the time of the attempt. */
+  url: Generated<string | null>;
 }
 
 export interface SessionsTable {

@@ -5,7 +5,7 @@
  * now and delete.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { metaConfig } from '../config.js';
+import { deliveryConfig, metaConfig } from '../config.js';
 import { isTrawlError } from '../errors.js';
 import { redeliver } from '../monitors/deliver.js';
 import { runNow } from '../monitors/runner.js';
@@ -37,8 +37,8 @@ export function monitorPages(app: FastifyInstance, ctx: ServerContext, kit: Kit)
   const listPage = async (s: SessionInfo, f: Form = {}, notice?: { kind: 'ok' | 'error'; text: string }) => {
     const rows = await repo.listMonitors(ctx.store.db, s.account.id, 100);
     const table = rows.length
-      ? html`<div class="table-wrap" tabindex="0"><table aria-label="Monitors"><thead><tr><th scope="col">URL</th><th scope="col">State</th><th scope="col">Health</th><th scope="col">Interval</th><th scope="col">Last run</th><th scope="col">Last values</th></tr></thead><tbody>${rows.map(
-          (m) => html`<tr><td><a href="/monitors/${m.id}">${short(m.url)}</a></td><td>${m.state}</td><td>${m.health}</td><td>${m.interval}</td><td>${when(m.last_run_at)}</td><td>${short(m.last_values ? JSON.parse(m.last_values) : null)}</td></tr>`,
+      ? html`<div class="table-wrap" tabindex="0"><table aria-label="Monitors"><thead><tr><th scope="col">URL</th><th scope="col">State</th><th scope="col">Health</th><th scope="col">Webhook</th><th scope="col">Interval</th><th scope="col">Last run</th><th scope="col">Last values</th></tr></thead><tbody>${rows.map(
+          (m) => html`<tr><td><a href="/monitors/${m.id}">${short(m.url)}</a></td><td>${m.state}</td><td>${m.health}</td><td>${m.webhook_state === 'disabled' ? html`<strong>disabled</strong>` : 'active'}</td><td>${m.interval}</td><td>${when(m.last_run_at)}</td><td>${short(m.last_values ? JSON.parse(m.last_values) : null)}</td></tr>`,
         )}</tbody></table></div>`
       : html`<p class="empty">No monitors yet. Create one below: Trawl fetches the page on its interval and calls your webhook when a watched field changes.</p>`;
     const body = html`${table}<h2>Create a monitor</h2><form class="stack" method="post" action="/monitors">${csrfField(s)}
@@ -95,7 +95,9 @@ export function monitorPages(app: FastifyInstance, ctx: ServerContext, kit: Kit)
     const body = html`<p><a href="/monitors">← All monitors</a></p>
 <div class="cards"><div class="card"><div class="muted">URL</div><div style="word-break:break-all">${d.url}</div></div>
 <div class="card"><div class="muted">State · health</div><div class="big" style="font-size:1.3rem" data-testid="state">${d.state} · ${d.health}</div></div>
-<div class="card"><div class="muted">Interval · next run</div><div>${d.interval} · ${when(d.next_run_at)}</div></div></div>
+<div class="card"><div class="muted">Interval · next run</div><div>${d.interval} · ${when(d.next_run_at)}</div></div>
+<div class="card"><div class="muted">Webhook</div><div style="word-break:break-all">${d.webhook}</div><div data-testid="webhook-state">${d.webhook_state === 'disabled' ? html`<strong>disabled</strong>` : 'active'}</div></div></div>
+${d.webhook_state === 'disabled' ? html`<div class="notice error" role="status" data-testid="webhook-disabled"><p>Webhook disabled ${when(d.webhook_disabled_at ?? null)}: ${d.webhook_disabled_reason ?? ''}. Nothing is sent until it is re-enabled; events found meanwhile are kept as failed deliveries, which a replay sends again (<code>POST /v1/webhooks/replay</code>).</p>${action('webhook-state', 'Re-enable webhook', 'secondary')}</div>` : raw('')}
 <p style="margin-top:1rem">${action('state', d.state === 'active' ? 'Pause' : 'Resume', 'secondary', html`<input type="hidden" name="state" value="${d.state === 'active' ? 'paused' : 'active'}">`)}${action('run', 'Run now')}${action('delete', 'Delete', 'danger', raw(''), 'Delete this monitor, its runs and any unsent webhooks?')}</p>
 <h2>Last values</h2>${d.last_values ? html`<div class="table-wrap" tabindex="0"><table aria-label="Last values"><tbody>${Object.entries(d.last_values as Record<string, unknown>).map(([k, v]) => html`<tr><th scope="row">${k}</th><td>${short(v)}</td></tr>`)}</tbody></table></div>` : html`<p class="empty">No successful run yet: the first one records the baseline.</p>`}
 ${charts.length ? html`<h2>History</h2>${charts}` : raw('')}
@@ -113,6 +115,11 @@ ${charts.length ? html`<h2>History</h2>${charts}` : raw('')}
     await updateMonitor(mctx, s.account.id, id, { state: (request.body as Form).state === 'paused' ? 'paused' : 'active' });
     return send(reply, 200, await detailPage(s, id, { kind: 'ok', text: 'Monitor updated.' }));
   }));
+  app.post('/monitors/:id/webhook-state', { schema: { hide: true } }, authed(async (request, reply, s) => {
+    const id = (request.params as P).id;
+    await updateMonitor(mctx, s.account.id, id, { webhook_state: 'active' });
+    return send(reply, 200, await detailPage(s, id, { kind: 'ok', text: 'Webhook re-enabled.' }));
+  }));
   app.post('/monitors/:id/run', { schema: { hide: true } }, authed(async (request, reply, s) => {
     const m = await findMonitor(ctx, s.account.id, (request.params as P).id);
     const run = await runNow(deps(), m);
@@ -128,7 +135,7 @@ ${charts.length ? html`<h2>History</h2>${charts}` : raw('')}
     const m = await findMonitor(ctx, s.account.id, id);
     const d = await webhooks.getDelivery(ctx.store.db, did);
     if (!d || d.monitor_id !== m.id) return send(reply, 404, await detailPage(s, m.id, { kind: 'error', text: 'No such delivery.' }));
-    await redeliver({ store: ctx.store, engine: ctx.engine, retryBaseMs: ctx.config.webhookRetryBaseMs, maxAttempts: ctx.config.webhookMaxAttempts, redact: ctx.redact }, d);
+    await redeliver({ store: ctx.store, engine: ctx.engine, ...deliveryConfig(ctx.config), redact: ctx.redact }, d);
     return send(reply, 200, await detailPage(s, m.id, { kind: 'ok', text: 'Sent again; see the attempts below.' }));
   }));
 }

@@ -247,17 +247,23 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
   }));
 
   // --- Webhook signing secret -----------------------------------------------------------------
-  const secretPage = (s: SessionInfo, shown?: string, notice?: { kind: 'ok' | 'error'; text: string }) =>
-    shell(s, '/secret', 'Webhook signing secret', html`<p>Every <code>change.detected</code> webhook carries <code>X-Service-Signature: sha256=&lt;HMAC-SHA256 of the body&gt;</code>, keyed with this secret. See the API reference for how to verify it.</p>
+  const secretPage = (s: SessionInfo, shown?: string, notice?: { kind: 'ok' | 'error'; text: string }) => {
+    const overlap = ctx.config.webhookSecretOverlapHours;
+    const previousUntil = s.account.previous_signing_secret && s.account.previous_secret_expires_at && Date.parse(s.account.previous_secret_expires_at) > Date.now() ? s.account.previous_secret_expires_at : null;
+    return shell(s, '/secret', 'Webhook signing secret', html`<p>Every webhook is signed twice with this secret: <code>X-Service-Signature: sha256=&lt;HMAC-SHA256 of the body&gt;</code> keyed with the secret string, and the Standard Webhooks headers <code>webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code> that the official <code>standardwebhooks</code> libraries verify with the secret as it is. See the API reference for how to verify them.</p>
 ${shown ? html`<p class="secret" id="secret">${shown}</p><button type="button" class="secondary" data-copy="secret">Copy secret</button>` : html`<form method="post" action="/secret/reveal">${csrfField(s)}<button type="submit">Reveal secret</button></form>`}
-<h2>Rotate</h2><p>Rotating makes a new secret at once: webhooks from then on — retries included — are signed with it, and receivers still checking the old one will reject them until updated.</p>
+${previousUntil ? html`<p class="muted" data-testid="previous-secret">The previous secret still signs beside this one until ${when(previousUntil)}.</p>` : raw('')}
+<h2>Rotate</h2><p>Rotating makes a new secret at once. ${overlap > 0 ? `For ${overlap} hours the old one keeps signing beside it (a second v1 entry in webhook-signature; X-Service-Signature carries the new one), so receivers can switch over without rejecting a delivery.` : 'The old one stops signing at once: receivers still checking it will reject webhooks until updated.'}</p>
 <form class="stack" method="post" action="/secret/rotate">${csrfField(s)}<label><span><input type="checkbox" name="confirm" value="yes" required> I understand receivers must switch to the new secret</span></label><button class="danger" type="submit">Rotate secret</button></form>`, notice);
+  };
   app.get('/secret', { schema: { hide: true } }, authed(async (_request, reply, s) => send(reply, 200, secretPage(s))));
   app.post('/secret/reveal', { schema: { hide: true } }, authed(async (_request, reply, s) => send(reply, 200, secretPage(s, s.account.signing_secret))));
   app.post('/secret/rotate', { schema: { hide: true } }, authed(async (request, reply, s) => {
     if (form(request).confirm !== 'yes') return send(reply, 400, secretPage(s, undefined, { kind: 'error', text: 'Tick the box to confirm the rotation.' }));
-    const secret = await accounts.rotateSigningSecret(ctx.store.db, s.account.id);
-    return send(reply, 200, secretPage(s, secret, { kind: 'ok', text: 'Secret rotated. Update your receivers with the new secret below.' }));
+    const secret = await accounts.rotateSigningSecret(ctx.store.db, s.account.id, ctx.config.webhookSecretOverlapHours * 3600_000);
+    // The page shows the account as it is now (the previous secret and until when it signs).
+    const account = (await accounts.findAccountById(ctx.store.db, s.account.id)) ?? s.account;
+    return send(reply, 200, secretPage({ ...s, account }, secret, { kind: 'ok', text: 'Secret rotated. Update your receivers with the new secret below.' }));
   }));
 
   monitorPages(app, ctx, { authed, shell, csrfField, send, when });

@@ -84,8 +84,11 @@ describe('trawl CLI', () => {
     expect(one((await trawl(['credits', 'add', '--email', 'cli@test.local', '5'])).stdout)).toEqual({ credits: 12 });
     const shown = one((await trawl(['secret', 'show', '--email', 'cli@test.local'])).stdout);
     expect(shown.signing_secret).toMatch(/^whsec_/);
+    expect(shown.signing_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/); // base64 of 32 bytes (Standard Webhooks)
     const rotated = one((await trawl(['secret', 'rotate', '--email', 'cli@test.local'])).stdout);
-    expect(rotated.signing_secret).toMatch(/^whsec_/);
+    expect(rotated.signing_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    // The previous secret keeps signing beside the new one for TRAWL_WEBHOOK_SECRET_OVERLAP_HOURS (24).
+    expect(Math.abs(Date.parse(rotated.previous_valid_until) - (Date.now() + 24 * 3600_000))).toBeLessThan(60_000);
     expect(rotated.signing_secret).not.toBe(shown.signing_secret);
   });
 

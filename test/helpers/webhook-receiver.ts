@@ -12,8 +12,8 @@ export interface Received {
 export interface WebhookReceiver {
   url: string;
   received: Received[];
-  /** Answer the next `n` requests with `status` (default 500). */
-  failNext(n: number, status?: number): void;
+  /** Answer the next `n` requests with `status` (default 500) and these headers (e.g. Retry-After). */
+  failNext(n: number, status?: number, headers?: Record<string, string>): void;
   /** Wait until `n` requests arrived (or throw after `timeoutMs`). */
   waitFor(n: number, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
@@ -23,13 +23,15 @@ export async function startWebhookReceiver(path = '/hook'): Promise<WebhookRecei
   const received: Received[] = [];
   let failing = 0;
   let failStatus = 500;
+  let failHeaders: Record<string, string> = {};
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      const status = failing > 0 ? (failing--, failStatus) : 204;
+      const fail = failing > 0;
+      const status = fail ? (failing--, failStatus) : 204;
       received.push({ body: Buffer.concat(chunks).toString('utf8'), headers: req.headers, at: Date.now(), answered: status });
-      res.writeHead(status).end();
+      res.writeHead(status, fail ? failHeaders : {}).end();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -37,9 +39,10 @@ export async function startWebhookReceiver(path = '/hook'): Promise<WebhookRecei
   return {
     url: `http://127.0.0.1:${port}${path}`,
     received,
-    failNext(n, status = 500) {
+    failNext(n, status = 500, headers = {}) {
       failing = n;
       failStatus = status;
+      failHeaders = headers;
     },
     async waitFor(n, timeoutMs = 10_000) {
       const until = Date.now() + timeoutMs;

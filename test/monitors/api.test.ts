@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { Webhook } from 'standardwebhooks';
 import { accounts } from '../../src/store/index.js';
 
 /** A product page in the JSON-LD + visible price shape most shops use. */
@@ -38,7 +39,7 @@ describe('monitors API', () => {
     });
     hook = await startWebhookReceiver();
     // Marketplace hosts are pinned to a closed local port: checks and any scheduled run stay on this machine.
-    svc = await startTestService('sqlite', { TRAWL_MIN_INTERVAL_SECONDS: '1', TRAWL_WEBHOOK_RETRY_BASE_MS: '100', TRAWL_WEBHOOK_MAX_ATTEMPTS: '4', TRAWL_RESOLVE: 'www.amazon.de=127.0.0.1:9,www.etsy.com=127.0.0.1:9' });
+    svc = await startTestService('sqlite', { TRAWL_MIN_INTERVAL_SECONDS: '1', TRAWL_WEBHOOK_RETRY_BASE_MS: '10', TRAWL_WEBHOOK_MAX_ATTEMPTS: '4', TRAWL_RESOLVE: 'www.amazon.de=127.0.0.1:9,www.etsy.com=127.0.0.1:9' });
   });
   afterAll(async () => {
     await svc?.stop();
@@ -200,8 +201,11 @@ describe('monitors API', () => {
     expect(changed.body.run.event_id).toMatch(/^evt_/);
     const [got] = (await hook.waitFor(before + 1)).slice(before);
     const event = JSON.parse(got.body);
-    expect(event).toEqual({ id: changed.body.run.event_id, event: 'change.detected', monitor_id: id, url: `${site.url}/product`, changes: { price: { from: 19.99, to: 17.99 } }, at: changed.body.run.finished_at });
+    expect(event).toEqual({ id: changed.body.run.event_id, event: 'change.detected', monitor_id: id, url: `${site.url}/product`, sequence: 1, changes: { price: { from: 19.99, to: 17.99 } }, at: changed.body.run.finished_at });
+    expect(Object.keys(event)).toEqual(['id', 'event', 'monitor_id', 'url', 'sequence', 'changes', 'at']);
     expect(got.headers['x-service-signature']).toBe(`sha256=${createHmac('sha256', secret).update(got.body).digest('hex')}`);
+    expect(new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).toEqual(event);
+    expect(got.headers['webhook-id']).toBe(event.id);
     expect(got.headers['content-type']).toBe('application/json');
     expect(got.headers['user-agent']).toBe('Trawl-Webhooks/1');
 
@@ -273,9 +277,9 @@ describe('monitors API', () => {
     expect(got.map((g) => g.answered)).toEqual([503, 503, 204]);
     expect(new Set(got.map((g) => JSON.parse(g.body).id))).toEqual(new Set([run.event_id]));
     expect(new Set(got.map((g) => g.body)).size).toBe(1); // the same bytes every time
-    // Backoff: 100 ms then 200 ms (+ up to 10 % jitter).
-    expect(got[1].at - got[0].at).toBeGreaterThanOrEqual(95);
-    expect(got[2].at - got[1].at).toBeGreaterThanOrEqual(195);
+    // The schedule scaled by the base (10 ms here): 5 s → 10 ms, then 5 m → 600 ms (+ up to 10 % jitter).
+    expect(got[1].at - got[0].at).toBeGreaterThanOrEqual(8);
+    expect(got[2].at - got[1].at).toBeGreaterThanOrEqual(590);
     let deliveries: any[] = [];
     for (let i = 0; i < 50; i++) {
       deliveries = (await call(svc, 'GET', `/v1/monitors/${id}/deliveries`, key)).body.deliveries;
@@ -307,7 +311,7 @@ describe('monitors API', () => {
     hook.failNext(10, 500);
     price = 12;
     await runNow(key, id);
-    await hook.waitFor(before + 4);
+    await hook.waitFor(before + 4, 15_000);
     let d: any;
     for (let i = 0; i < 50; i++) {
       d = (await call(svc, 'GET', `/v1/monitors/${id}/deliveries`, key)).body.deliveries[0];

@@ -42,7 +42,7 @@ describe('delivery attempts', () => {
     const now = new Date().toISOString();
     await store.db
       .insertInto('monitors')
-      .values({ id: `mon_${id}`, account_id: acc.id, url: 'http://example.com/', interval: '1h', interval_seconds: 3600, watch: '["title"]', webhook: hookUrl, marketplace: null, schema: null, conditions: null, state: 'paused', health: 'ok', consecutive_failures: 0, last_values: null, last_success_at: null, last_run_at: null, next_run_at: now, created_at: now, updated_at: now })
+      .values({ id: `mon_${id}`, account_id: acc.id, url: 'http://example.com/', interval: '1h', interval_seconds: 3600, watch: '["title"]', webhook: url, marketplace: null, schema: null, conditions: null, state: 'paused', health: 'ok', consecutive_failures: 0, last_values: null, last_success_at: null, last_run_at: null, next_run_at: now, created_at: now, updated_at: now })
       .execute();
     await store.db.insertInto('webhook_events').values({ id: `evt_${id}`, monitor_id: `mon_${id}`, account_id: acc.id, run_id: 'run_x', body: '{"id":"evt"}', created_at: now }).execute();
     await store.db

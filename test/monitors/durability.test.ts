@@ -83,7 +83,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         PORT: '0',
         TRAWL_DATA_DIR: dataDir,
         TRAWL_ALLOW_PRIVATE_NETWORK: '1',
-        TRAWL_WEBHOOK_RETRY_BASE_MS: '300',
+        TRAWL_WEBHOOK_RETRY_BASE_MS: '20', // the schedule scaled: 20 ms, 1.2 s, 7.2 s …
         TRAWL_WEBHOOK_MAX_ATTEMPTS: '10',
         TRAWL_DOCUMENT_WORKERS: '0',
         LOG_LEVEL: 'silent',

@@ -28,7 +28,7 @@ describe('two workers on PostgreSQL + Redis', () => {
       '/p': (_q, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>P</title></head><body><main><h1>P</h1><p class="price">$${++n}.00</p></main></body></html>`),
     });
     hook = await startWebhookReceiver();
-    const env = { REDIS_URL, TRAWL_MIN_INTERVAL_SECONDS: '1', TRAWL_WEBHOOK_RETRY_BASE_MS: '200', TRAWL_DOCUMENT_WORKERS: '0' };
+    const env = { REDIS_URL, TRAWL_MIN_INTERVAL_SECONDS: '1', TRAWL_WEBHOOK_RETRY_BASE_MS: '20', TRAWL_DOCUMENT_WORKERS: '0' };
     svc = await startTestService('postgres', env);
     const config = loadConfig({ ...env, DATABASE_URL: svc.config.databaseUrl!, TRAWL_ALLOW_PRIVATE_NETWORK: '1', TRAWL_DATA_DIR: svc.config.dataDir });
     for (let i = 0; i < 2; i++) workers.push(await startWorker(config, quiet, { queuePrefix: prefix, runConcurrency: 8, deliveryConcurrency: 8 }));

@@ -1,8 +1,11 @@
 /** The small rules of monitors: interval grammar, backoff schedule, value normalisation, diff, marketplace hosts. */
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
+import { compactChanges } from '../../src/monitors/events.js';
+import { unifiedDiff } from '../../src/monitors/textdiff.js';
 import { describe, expect, it } from 'vitest';
 import { parseInterval } from '../../src/monitors/interval.js';
 import { retryDelayMs, signature } from '../../src/monitors/deliver.js';
+import { retryAfterMs } from '../../src/monitors/retry.js';
 import { diffValues, shouldNotify } from '../../src/monitors/diff.js';
 import { normalise } from '../../src/monitors/fields.js';
 import { nextDue } from '../../src/store/repos/monitors.js';
@@ -19,9 +22,49 @@ describe('monitor rules', () => {
     for (const bad of ['1.5h', ' 1h', '1H', '1 h', '01m', 'h', '', '1w']) expect(() => parseInterval(bad, 60), bad).toThrow(/^interval: /);
   });
 
-  it('backs off 30 s, 1 m, 2 m, 4 m … with at most 10 % added', () => {
-    expect([1, 2, 3, 4, 8].map((n) => retryDelayMs(n, 30_000, () => 0))).toEqual([30_000, 60_000, 120_000, 240_000, 3_840_000]);
-    expect(retryDelayMs(1, 30_000, () => 0.999)).toBeLessThanOrEqual(33_000);
+  it('retries on a schedule of more than 24 h (5 s, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h), scaled by the base, with at most 10 % added', () => {
+    const steps = [1, 2, 3, 4, 5, 6, 7].map((n) => retryDelayMs(n, 5_000, () => 0));
+    expect(steps).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
+    expect(steps.reduce((a, b) => a + b, 0)).toBeGreaterThan(24 * 3600_000);
+    // Beyond the schedule the last step repeats; the base scales every step (tests run it fast).
+    expect(retryDelayMs(9, 5_000, () => 0)).toBe(36_000_000);
+    expect([1, 2, 3].map((n) => retryDelayMs(n, 10, () => 0))).toEqual([10, 600, 3_600]);
+    expect(retryDelayMs(1, 5_000, () => 0.999)).toBeLessThanOrEqual(5_500);
+    expect(retryDelayMs(1, 5_000, () => 0.999)).toBeGreaterThan(5_000);
+  });
+
+  it('reads Retry-After on 429 and 503 only, in seconds or as an HTTP date, bounded to 24 h', () => {
+    const now = Date.parse('2026-11-26T00:00:00Z');
+    expect(retryAfterMs(429, '7', now)).toBe(7_000);
+    expect(retryAfterMs(503, 'Thu, 26 Nov 2026 00:01:00 GMT', now)).toBe(60_000);
+    expect(retryAfterMs(503, 'Wed, 25 Nov 2026 00:01:00 GMT', now)).toBe(0);
+    expect(retryAfterMs(429, '999999', now)).toBe(24 * 3600_000);
+    expect(retryAfterMs(500, '7', now)).toBeUndefined();
+    expect(retryAfterMs(429, 'soon', now)).toBeUndefined();
+    expect(retryAfterMs(429, undefined, now)).toBeUndefined();
+  });
+
+  it('diffs long text in unified form at sentence boundaries, capped at a line', () => {
+    const from = 'One. Two. Three. Four. Five. Six. Seven. Eight. Nine. Ten.';
+    const to = 'One. Two. Three. Four. Five. 6! Seven. Eight. Nine. Ten. Eleven.';
+    expect(unifiedDiff(from, to, 10_000)).toEqual({
+      diff: ['--- from', '+++ to', '@@ -3,8 +3,9 @@', ' Three.', ' Four.', ' Five.', '-Six.', '+6!', ' Seven.', ' Eight.', ' Nine.', ' Ten.', '+Eleven.'].join('\n'),
+      truncated: false,
+    });
+    // From nothing (a null side): every line added, the old side empty.
+    expect(unifiedDiff('', 'A. B.', 10_000).diff).toBe('--- from\n+++ to\n@@ -0,0 +1,2 @@\n+A.\n+B.');
+    const capped = unifiedDiff(from, to, 30);
+    expect(capped).toEqual({ diff: '--- from\n+++ to', truncated: true });
+  });
+
+  it('sends a string over 16 KiB as a diff with both hashes, small values whole', () => {
+    const long = (w: string) => Array.from({ length: 2000 }, (_, i) => `Sentence ${i} is ${i === 7 ? w : 'plain'}.`).join(' ');
+    const out = compactChanges({ price: { from: 1, to: 2 }, markdown: { from: long('plain'), to: long('new') }, note: { from: null, to: long('x') } }) as Record<string, any>;
+    expect(out.price).toEqual({ from: 1, to: 2 });
+    expect(out.markdown.diff).toContain('-Sentence 7 is plain.\n+Sentence 7 is new.');
+    expect(out.markdown.from_sha256).toBe(createHash('sha256').update(long('plain')).digest('hex'));
+    expect(out.note.from_sha256).toBeNull();
+    expect(out.note).not.toHaveProperty('to');
   });
 
   it('signs as the contract says', () => {

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/engine/fetch/browser.js';
 import { articlePage, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { keys } from '../../src/store/index.js';
+import { keys, webhooks } from '../../src/store/index.js';
 
 const SHOTS = join(import.meta.dirname, '../../test-results/dashboard');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -100,6 +100,8 @@ describe('dashboard', () => {
     const after = (await p.textContent('#secret'))!.trim();
     expect(after).toMatch(/^whsec_/);
     expect(after).not.toBe(before);
+    // The rotated-out secret keeps signing for the overlap, and the page says until when.
+    expect(await p.textContent('[data-testid=previous-secret]')).toMatch(/previous secret still signs/);
     await shot(p, '05-secret-rotated');
 
     // Playground: a scrape with markdown and JSON, its cost and the curl command.
@@ -217,9 +219,28 @@ describe('dashboard', () => {
     expect(seen.status).toBe(404);
     expect(await seen.text()).not.toContain(`${site.url}/product`);
     const csrfB = await csrfOf(b.token);
-    for (const action of ['state', 'run', 'delete']) expect((await postForm(`/monitors/${id}/${action}`, b.token, { csrf: csrfB, state: 'paused' })).status).toBe(404);
+    for (const action of ['state', 'run', 'delete', 'webhook-state']) expect((await postForm(`/monitors/${id}/${action}`, b.token, { csrf: csrfB, state: 'paused' })).status).toBe(404);
     expect((await svc.store.db.selectFrom('monitors').select('state').where('id', '=', id).executeTakeFirstOrThrow()).state).toBe('active');
     expect(await (await fetch(`${svc.url}/monitors`, { headers: { cookie: b.token } })).text()).not.toContain(id);
+  });
+
+  it('shows a disabled webhook on the list and the monitor page, and re-enables it', async () => {
+    const a = await signup('kim@example.com');
+    const csrf = await csrfOf(a.token);
+    const made = await postForm('/monitors', a.token, { csrf, url: `${site.url}/product`, interval: '1d', watch: 'title', webhook: 'http://127.0.0.1:9/hook' });
+    const id = made.headers.get('location')!.split('/').pop()!;
+    const pageOf = async () => (await fetch(`${svc.url}/monitors/${id}`, { headers: { cookie: a.token } })).text();
+    expect(await pageOf()).not.toContain('data-testid="webhook-disabled"');
+    // As a 410 Gone answer would.
+    await webhooks.disableWebhook(svc.store.db, id, 'the receiver answered 410 Gone at 2026-11-26T00:00:00.000Z', new Date().toISOString());
+    const disabled = await pageOf();
+    expect(disabled).toContain('data-testid="webhook-disabled"');
+    expect(disabled).toContain('410 Gone');
+    expect(await (await fetch(`${svc.url}/monitors`, { headers: { cookie: a.token } })).text()).toContain('<strong>disabled</strong>');
+    const res = await postForm(`/monitors/${id}/webhook-state`, a.token, { csrf });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('Webhook re-enabled.');
+    expect((await svc.store.db.selectFrom('monitors').select(['webhook_state', 'webhook_disabled_reason']).where('id', '=', id).executeTakeFirstOrThrow())).toEqual({ webhook_state: 'active', webhook_disabled_reason: null });
   });
 
   it('limits login attempts per address', async () => {

@@ -13,6 +13,15 @@ import type { LargePageGate, PageLease } from './large-pages.js';
 import type { FetchSlots } from './owner-slots.js';
 
 export type RenderMode = 'auto' | 'http' | 'browser';
+
+/**
+ * The cause of the fetch_failed a target's ≥ 400 answer raises: its status, for callers that
+ * record it (a monitor watching `status_code`). Not in the error's body: the contract's fields stay.
+ */
+export class TargetStatus {
+  constructor(readonly status: number) {}
+}
+export const targetStatusOf = (e: unknown): number | undefined => (e instanceof TrawlError && e.code === 'fetch_failed' && e.cause instanceof TargetStatus ? e.cause.status : undefined);
 export type PageKind = 'html' | 'text' | 'pdf';
 
 export interface Page {
@@ -240,7 +249,7 @@ async function fetchOverHttp(fetchers: Fetchers, url: string, options: FetchPage
     const wall = detectBotWall(res.status, text);
     if (wall) throw blocked(`${res.url} answered with a bot wall (${wall}); it was not scraped and no credit was charged`);
   }
-  if (res.status >= 400) throw fetchFailed(`${res.url} answered HTTP ${res.status}`);
+  if (res.status >= 400) throw fetchFailed(`${res.url} answered HTTP ${res.status}`, new TargetStatus(res.status));
   if (!kind) throw fetchFailed(`${res.url} is ${contentType || 'of unknown type'}, not HTML, PDF or text`);
   const page: Page = { sourceUrl: withoutCredentials(url), url: res.url, status: res.status, contentType, kind, rendered: false, lease };
   if (kind === 'pdf') page.bytes = res.body;
@@ -270,6 +279,6 @@ async function renderPage(fetchers: Fetchers, url: string, options: FetchPageOpt
   const at = withoutCredentials(r.url);
   const wall = detectBotWall(r.status, r.html);
   if (wall) throw blocked(`${at} answered with a bot wall (${wall}); it was not scraped and no credit was charged`);
-  if (r.status >= 400) throw fetchFailed(`${at} answered HTTP ${r.status}`);
+  if (r.status >= 400) throw fetchFailed(`${at} answered HTTP ${r.status}`, new TargetStatus(r.status));
   return { sourceUrl: withoutCredentials(url), url: at, status: r.status, contentType: r.contentType || 'text/html', kind: 'html', text: r.html, rendered: true, ...(r.warnings ? { warnings: r.warnings } : {}) };
 }

@@ -19,7 +19,7 @@ import {
   updateMonitor,
 } from '../../monitors/service.js';
 import { monitors as repo, webhooks } from '../../store/index.js';
-import { metaConfig } from '../../config.js';
+import { deliveryConfig, metaConfig } from '../../config.js';
 import type { ServerContext } from '../context.js';
 import { openapiRoute } from '../openapi.js';
 
@@ -45,7 +45,7 @@ function decodeCursor(raw: unknown, parts: number): string[] | undefined {
 
 export function monitorRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const mctx = { store: ctx.store, engine: ctx.engine, config: ctx.config, wake: () => ctx.scheduler?.wake() };
-  const delivery = { store: ctx.store, engine: ctx.engine, retryBaseMs: ctx.config.webhookRetryBaseMs, maxAttempts: ctx.config.webhookMaxAttempts, redact: ctx.redact };
+  const delivery = { store: ctx.store, engine: ctx.engine, ...deliveryConfig(ctx.config), redact: ctx.redact };
 
   app.post('/monitors', openapiRoute(CreateMonitorBody, 'Create a monitor: scrape on an interval, send change.detected when a watched field changes'), async (request, reply) => {
     const m = await createMonitor(mctx, request.auth!.accountId, request.body);

@@ -14,6 +14,8 @@ export async function createAccount(db: Db, input: { email: string; password?: s
     signing_secret: newSigningSecret(),
     created_at: new Date().toISOString(),
     rate_limit_ceiling: null,
+    previous_signing_secret: null,
+    previous_secret_expires_at: null,
   };
   await db.insertInto('accounts').values(row).execute();
   return row;
@@ -72,8 +74,21 @@ export async function countKeysAbove(db: Db, accountId: string, ceiling: number)
   return Number(r.n);
 }
 
-export async function rotateSigningSecret(db: Db, accountId: string): Promise<string> {
+/**
+ * A new signing secret at once; the one it replaces keeps signing beside it for `overlapMs`
+ * (receivers switch over without rejecting a delivery). Rotating again inside the window drops
+ * the oldest: two secrets at most.
+ */
+export async function rotateSigningSecret(db: Db, accountId: string, overlapMs: number): Promise<string> {
   const secret = newSigningSecret();
-  await db.updateTable('accounts').set({ signing_secret: secret }).where('id', '=', accountId).execute();
+  await db
+    .updateTable('accounts')
+    .set((eb) => ({
+      previous_signing_secret: overlapMs > 0 ? eb.ref('signing_secret') : null,
+      previous_secret_expires_at: overlapMs > 0 ? new Date(Date.now() + overlapMs).toISOString() : null,
+      signing_secret: secret,
+    }))
+    .where('id', '=', accountId)
+    .execute();
   return secret;
 }

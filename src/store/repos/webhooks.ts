@@ -6,6 +6,7 @@
 import { PostgresAdapter } from 'kysely';
 import type { DeliveryAttempt, WebhookDelivery } from '../tables.js';
 import type { Db } from './accounts.js';
+import { newId } from '../ids.js';
 
 export const getDelivery = (db: Db, id: string): Promise<WebhookDelivery | undefined> =>
   db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
@@ -74,4 +75,278 @@ export async function nextDueAt(db: Db): Promise<string | undefined> {
   ]);
   const times = [m?.t, d?.t].filter((t): t is string => typeof t === 'string');
   return times.sort()[0];
+}
+
+/** What one attempt needs, read at attempt time: the stored body, the monitor's current webhook, the account's secrets. */
+export const deliveryTarget = (db: Db, eventId: string) =>
+  db
+    .selectFrom('webhook_events')
+    .innerJoin('monitors', 'monitors.id', 'webhook_events.monitor_id')
+    .innerJoin('accounts', 'accounts.id', 'webhook_events.account_id')
+    .select([
+      'webhook_events.body',
+      'monitors.webhook as url',
+      'monitors.webhook_state',
+      'monitors.webhook_disabled_reason',
+      'accounts.signing_secret',
+      'accounts.previous_signing_secret',
+      'accounts.previous_secret_expires_at',
+    ])
+    .where('webhook_events.id', '=', eventId)
+    .executeTakeFirst();
+export type DeliveryTarget = NonNullable<Awaited<ReturnType<typeof deliveryTarget>>>;
+
+export type Claim =
+  | { kind: 'attempt'; attemptId: number; delivery: WebhookDelivery; target: DeliveryTarget }
+  /** Failed without an attempt: the event is gone, or the monitor's webhook is disabled. */
+  | { kind: 'not_sent'; reason: string };
+
+/**
+ * Claims attempt `attempts + 1` of a pending, due delivery (conditional UPDATE on state and
+ * count: two workers never make the same attempt) and logs it with the URL it goes to — the
+ * monitor's webhook now, not when the event was written. Undefined when it is not ours.
+ */
+export async function claimAttempt(db: Db, deliveryId: string, attempts: number, now: Date, leaseMs: number): Promise<Claim | undefined> {
+  const nowIso = now.toISOString();
+  return db.transaction().execute(async (trx) => {
+    const d = await trx
+      .updateTable('webhook_deliveries')
+      .set({ state: 'sending', lease_until: new Date(now.getTime() + leaseMs).toISOString(), updated_at: nowIso })
+      .where('id', '=', deliveryId)
+      .where('state', '=', 'pending')
+      .where('attempts', '=', attempts)
+      .where('next_attempt_at', '<=', nowIso)
+      .returningAll()
+      .executeTakeFirst();
+    if (!d) return undefined;
+    const target = await deliveryTarget(trx, d.event_id);
+    if (!target || target.webhook_state === 'disabled') {
+      const reason = !target ? 'not sent: the event is gone' : `not sent: the monitor's webhook is disabled (${target.webhook_disabled_reason ?? 'by its owner'}); re-enable it, then replay`;
+      // Logged and counted as an attempt: the next hand-out of this delivery (a replay) is a new attempt number.
+      await trx
+        .insertInto('delivery_attempts')
+        .values({ delivery_id: deliveryId, attempt: attempts + 1, manual: 0, outcome: 'failed', started_at: nowIso, finished_at: nowIso, error: reason, duration_ms: 0, url: target?.url ?? null })
+        .execute();
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({ state: 'failed', attempts: attempts + 1, next_attempt_at: null, lease_until: null, last_status: null, last_error: reason, updated_at: nowIso })
+        .where('id', '=', deliveryId)
+        .execute();
+      return { kind: 'not_sent' as const, reason };
+    }
+    const row = await trx
+      .insertInto('delivery_attempts')
+      .values({ delivery_id: deliveryId, attempt: attempts + 1, manual: 0, outcome: 'sending', started_at: nowIso, url: target.url })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    if (d.url !== target.url) await trx.updateTable('webhook_deliveries').set({ url: target.url }).where('id', '=', deliveryId).execute();
+    return { kind: 'attempt' as const, attemptId: Number(row.id), delivery: { ...d, url: target.url }, target };
+  });
+}
+
+export interface AttemptResult {
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** How a finished attempt changes its monitor's webhook: a 2xx clears the failing streak, a failure extends it, 410 disables. */
+export interface WebhookHealth {
+  monitorId: string;
+  /** When the attempt started (a streak's first failure). */
+  attemptAt: string;
+  gone: boolean;
+  /** A streak that began at or before this disables the webhook. */
+  disableIfFailingSince: string;
+}
+
+/** Ends a claimed attempt: its log row, the delivery's next state, and the monitor's webhook health, in one transaction. */
+export async function finishAttempt(
+  db: Db,
+  a: { deliveryId: string; attempts: number; attemptId: number; sent: AttemptResult; finishedAt: string; state: 'pending' | 'succeeded' | 'failed'; nextAttemptAt: string | null },
+  health: WebhookHealth,
+): Promise<void> {
+  const { sent } = a;
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('delivery_attempts')
+      .set({ outcome: sent.ok ? 'succeeded' : 'failed', finished_at: a.finishedAt, status_code: sent.status, error: sent.error, duration_ms: sent.durationMs })
+      .where('id', '=', a.attemptId)
+      .execute();
+    // The monitor first (its other pending deliveries fail if this attempt disables the webhook), then this delivery.
+    const disabled = await recordWebhookHealth(trx, sent.ok, health, a.finishedAt);
+    await trx
+      .updateTable('webhook_deliveries')
+      // handed_until cleared: the next attempt is a new hand-out for the relay.
+      .set({ state: disabled ? 'failed' : a.state, attempts: a.attempts + 1, next_attempt_at: disabled ? null : a.nextAttemptAt, lease_until: null, handed_until: null, last_status: sent.status, last_error: sent.error, updated_at: a.finishedAt })
+      .where('id', '=', a.deliveryId)
+      .where('state', '=', 'sending')
+      .where('attempts', '=', a.attempts)
+      .execute();
+  });
+}
+
+/** Returns whether this attempt disabled the webhook. */
+async function recordWebhookHealth(trx: Db, ok: boolean, h: WebhookHealth, at: string): Promise<boolean> {
+  if (ok) {
+    await trx.updateTable('monitors').set({ webhook_failing_since: null }).where('id', '=', h.monitorId).where('webhook_failing_since', 'is not', null).execute();
+    return false;
+  }
+  if (h.gone) {
+    await disableWebhook(trx, h.monitorId, `the receiver answered 410 Gone at ${at}`, at);
+    return true;
+  }
+  const m = await trx
+    .updateTable('monitors')
+    .set((eb) => ({ webhook_failing_since: eb.fn.coalesce('webhook_failing_since', eb.val(h.attemptAt)) }))
+    .where('id', '=', h.monitorId)
+    .returning(['webhook_failing_since', 'webhook_state'])
+    .executeTakeFirst();
+  if (m?.webhook_state === 'active' && m.webhook_failing_since && m.webhook_failing_since <= h.disableIfFailingSince) {
+    await disableWebhook(trx, h.monitorId, `no 2xx answer since ${m.webhook_failing_since}`, at);
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Stops sending for a monitor: its webhook is disabled and its pending deliveries fail now (they
+ * stay stored; `POST /v1/webhooks/replay` sends them again once the webhook is re-enabled).
+ */
+export async function disableWebhook(trx: Db, monitorId: string, reason: string, at: string): Promise<void> {
+  await trx
+    .updateTable('monitors')
+    .set({ webhook_state: 'disabled', webhook_disabled_at: at, webhook_disabled_reason: reason })
+    .where('id', '=', monitorId)
+    .where('webhook_state', '=', 'active')
+    .execute();
+  // Each is logged as a last, unsent attempt: attempt numbers stay unique, so a replay's hand-out
+  // (queue job id: delivery id + attempt) is never mistaken for one already handed out.
+  const error = `not sent: the monitor's webhook was disabled (${reason})`;
+  const pending = await trx.selectFrom('webhook_deliveries').select(['id', 'attempts']).where('monitor_id', '=', monitorId).where('state', '=', 'pending').execute();
+  for (const d of pending) {
+    const r = await trx
+      .updateTable('webhook_deliveries')
+      .set({ state: 'failed', attempts: d.attempts + 1, next_attempt_at: null, last_error: error, updated_at: at })
+      .where('id', '=', d.id)
+      .where('state', '=', 'pending')
+      .where('attempts', '=', d.attempts)
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) !== 1) continue;
+    await trx.insertInto('delivery_attempts').values({ delivery_id: d.id, attempt: d.attempts + 1, manual: 0, outcome: 'failed', started_at: at, finished_at: at, error, duration_ms: 0 }).execute();
+  }
+}
+
+/** A manual attempt (redeliver): logged first, outside the automatic schedule. */
+export async function startManualAttempt(db: Db, deliveryId: string, url: string, at: string): Promise<number> {
+  const last = await db.selectFrom('delivery_attempts').select((eb) => eb.fn.max('attempt').as('n')).where('delivery_id', '=', deliveryId).executeTakeFirst();
+  const row = await db
+    .insertInto('delivery_attempts')
+    .values({ delivery_id: deliveryId, attempt: Number(last?.n ?? 0) + 1, manual: 1, outcome: 'sending', started_at: at, url })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+/** Ends a manual attempt: a success ends pending retries (and the failing streak); a failure leaves the schedule as it was. */
+export async function finishManualAttempt(db: Db, d: { id: string; monitorId: string }, attemptId: number, sent: AttemptResult, at: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('delivery_attempts')
+      .set({ outcome: sent.ok ? 'succeeded' : 'failed', finished_at: at, status_code: sent.status, error: sent.error, duration_ms: sent.durationMs })
+      .where('id', '=', attemptId)
+      .execute();
+    const update = trx.updateTable('webhook_deliveries').where('id', '=', d.id);
+    if (sent.ok) {
+      await update.set({ state: 'succeeded', next_attempt_at: null, last_status: sent.status, last_error: null, updated_at: at }).where('state', 'in', ['pending', 'failed']).execute();
+      await trx.updateTable('monitors').set({ webhook_failing_since: null }).where('id', '=', d.monitorId).where('webhook_failing_since', 'is not', null).execute();
+    } else {
+      await update.set({ last_status: sent.status, last_error: sent.error, updated_at: at }).where('state', '<>', 'sending').execute();
+    }
+  });
+}
+
+/**
+ * A delivery whose sender died mid-attempt: the attempt counts as failed (`interrupted`) and the
+ * next is scheduled (or the delivery fails when its schedule is spent). False when it was not stale any more.
+ */
+export async function interruptAttempt(db: Db, d: WebhookDelivery, next: { state: 'pending' | 'failed'; nextAttemptAt: string | null }, at: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const r = await trx
+      .updateTable('webhook_deliveries')
+      .set({
+        state: next.state,
+        attempts: d.attempts + 1,
+        next_attempt_at: next.nextAttemptAt,
+        lease_until: null,
+        handed_until: null,
+        last_status: null,
+        last_error: 'interrupted: the process sending it stopped; outcome unknown',
+        updated_at: at,
+      })
+      .where('id', '=', d.id)
+      .where('state', '=', 'sending')
+      .where('attempts', '=', d.attempts)
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) !== 1) return false;
+    await trx
+      .updateTable('delivery_attempts')
+      .set({ outcome: 'interrupted', finished_at: at, error: 'the process sending it stopped; outcome unknown' })
+      .where('delivery_id', '=', d.id)
+      .where('outcome', '=', 'sending')
+      .where('manual', '=', 0)
+      .execute();
+    return true;
+  });
+}
+
+/**
+ * Replay: an account's failed deliveries created at or after `since` (one monitor's, or all)
+ * become pending and due now, each with a fresh schedule; the scheduler sends them. Deliveries of
+ * a monitor whose webhook is disabled stay as they are. Returns how many were scheduled.
+ */
+export async function replayFailed(db: Db, accountId: string, since: string, now: Date, monitorId?: string): Promise<number> {
+  const nowIso = now.toISOString();
+  let q = db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({ state: 'pending', next_attempt_at: nowIso, schedule_offset: eb.ref('attempts'), handed_until: null, updated_at: nowIso }))
+    .where('account_id', '=', accountId)
+    .where('state', '=', 'failed')
+    .where('created_at', '>=', since)
+    .where('monitor_id', 'in', (eb) => {
+      let m = eb.selectFrom('monitors').select('id').where('account_id', '=', accountId).where('webhook_state', '=', 'active');
+      if (monitorId) m = m.where('id', '=', monitorId);
+      return m;
+    });
+  if (monitorId) q = q.where('monitor_id', '=', monitorId);
+  const r = await q.executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/**
+ * Writes one event of a monitor and its first delivery (the outbox), inside the caller's
+ * transaction: the monitor's event counter moves on in the same statement that reads the
+ * webhook (on PostgreSQL it also locks the monitor row), so `sequence` has no gaps or repeats.
+ */
+export async function writeEvent(
+  trx: Db,
+  e: { monitorId: string; accountId: string; runId: string; at: string; handedUntil?: string | null },
+  build: (sequence: number, url: string) => { id: string; body: string },
+): Promise<{ eventId: string; deliveryId: string } | undefined> {
+  const m = await trx
+    .updateTable('monitors')
+    .set((eb) => ({ event_sequence: eb('event_sequence', '+', 1) }))
+    .where('id', '=', e.monitorId)
+    .returning(['event_sequence', 'url', 'webhook'])
+    .executeTakeFirst();
+  if (!m) return undefined;
+  const { id, body } = build(Number(m.event_sequence), m.url);
+  await trx.insertInto('webhook_events').values({ id, monitor_id: e.monitorId, account_id: e.accountId, run_id: e.runId, body, created_at: e.at }).execute();
+  const deliveryId = newId('dlv');
+  await trx
+    .insertInto('webhook_deliveries')
+    .values({ id: deliveryId, event_id: id, monitor_id: e.monitorId, account_id: e.accountId, url: m.webhook, state: 'pending', attempts: 0, next_attempt_at: e.at, handed_until: e.handedUntil ?? null, created_at: e.at, updated_at: e.at })
+    .execute();
+  return { eventId: id, deliveryId };
 }

@@ -1,0 +1,35 @@
+/**
+ * When a failed delivery is tried again. The default schedule spans more than 24 h (contract
+ * section 5): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the attempts before (then 10 h
+ * again while attempts remain), each with up to 10 % jitter added (never earlier).
+ * TRAWL_WEBHOOK_RETRY_BASE_MS is the first step (default 5000 ms) and scales all of them
+ * (step × base / 5000), so tests can run the whole schedule in a few seconds.
+ */
+export const SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
+export const SCHEDULE_UNIT_MS = SCHEDULE_MS[0];
+/** A `Retry-After` asking for longer than this is held to it. */
+export const MAX_RETRY_AFTER_MS = 24 * 3600_000;
+
+/** Delay before the next attempt after `failed` failed attempts of the current schedule (≥ 1). */
+export function retryDelayMs(failed: number, baseMs: number, random = Math.random): number {
+  const step = SCHEDULE_MS[Math.min(Math.max(failed, 1), SCHEDULE_MS.length) - 1];
+  const delay = (step * baseMs) / SCHEDULE_UNIT_MS;
+  return Math.round(delay * (1 + 0.1 * random()));
+}
+
+/**
+ * `Retry-After` of a 429 or 503 answer in milliseconds from `nowMs` (delay-seconds or an
+ * HTTP-date), bounded to 0 … 24 h; undefined when absent or unreadable.
+ */
+export function retryAfterMs(status: number | null, header: string | undefined, nowMs: number): number | undefined {
+  if ((status !== 429 && status !== 503) || !header) return undefined;
+  const v = header.trim();
+  let ms: number;
+  if (/^\d{1,10}$/.test(v)) ms = Number(v) * 1000;
+  else {
+    const at = Date.parse(v);
+    if (Number.isNaN(at)) return undefined;
+    ms = at - nowMs;
+  }
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
+}

@@ -1,0 +1,24 @@
+/**
+ * POST /v1/webhooks/replay (contract section 5): every failed delivery of the account since a
+ * time (of one monitor, or all) is scheduled again, due now, with a fresh retry schedule; the
+ * scheduler sends them (bounded like any other work, never in this request). No credit.
+ */
+import type { FastifyInstance } from 'fastify';
+import { findMonitor } from '../../monitors/service.js';
+import { webhooks } from '../../store/index.js';
+import type { ServerContext } from '../context.js';
+import { openapiRoute } from '../openapi.js';
+import { ReplayBody } from '../schemas.js';
+import { parseBody } from '../validation.js';
+
+export function webhookRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  app.post('/webhooks/replay', openapiRoute(ReplayBody, 'Send again every failed webhook delivery since a time: {"since","monitor_id"?} → {"status":"ok","replayed":n}'), async (request) => {
+    const body = parseBody(ReplayBody, request.body);
+    const accountId = request.auth!.accountId;
+    // Another account's monitor (or no such monitor) is 404, as everywhere.
+    const monitor = body.monitor_id === undefined ? undefined : await findMonitor(ctx, accountId, body.monitor_id);
+    const replayed = await webhooks.replayFailed(ctx.store.db, accountId, new Date(body.since).toISOString(), new Date(), monitor?.id);
+    if (replayed) ctx.scheduler?.wake();
+    return { status: 'ok', replayed };
+  });
+}
