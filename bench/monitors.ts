@@ -6,7 +6,9 @@
  * Prints scheduling lag (due time → run start, p50/p99; target p99 < 1 s embedded), runs/s,
  * webhook deliveries/s and the processes' peak RSS. The site and the receiver run in this
  * process; monitors are created through the same service function the API uses.
- * BENCH_MONITORS (10000), BENCH_INTERVAL ("60s"), BENCH_SECONDS (150), BENCH_MODES (embedded,scale-out).
+ * BENCH_MONITORS (10000), BENCH_INTERVAL ("60s"), BENCH_SECONDS (150), BENCH_MODES (embedded,scale-out),
+ * BENCH_ACCOUNTS (50): the monitors are spread over this many accounts, each held to the default
+ * TRAWL_ACCOUNT_CONCURRENCY (8 open runs), as a multi-tenant deployment would be.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -26,6 +28,7 @@ const MONITORS = Number(process.env.BENCH_MONITORS ?? 10_000);
 const INTERVAL = process.env.BENCH_INTERVAL ?? '60s';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 150);
 const MODES = (process.env.BENCH_MODES ?? 'embedded,scale-out').split(',');
+const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 50);
 const PG_ADMIN = process.env.TRAWL_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.TRAWL_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -92,12 +95,13 @@ async function runMode(mode: string): Promise<void> {
     TRAWL_QUEUE_PREFIX: prefix,
   };
   const store = await openStore({ dataDir, databaseUrl });
-  const acc = await accounts.createAccount(store.db, { email: 'bench@local', credits: 100_000_000 });
+  const accs = [];
+  for (let a = 0; a < ACCOUNTS; a++) accs.push(await accounts.createAccount(store.db, { email: `bench${a}@local`, credits: 100_000_000 }));
   const http = new HttpClient({ allowPrivateNetwork: true });
   const created = Date.now();
   const ctx = { store, engine: { http }, config: { minIntervalSeconds: 1 } };
   for (let i = 0; i < MONITORS; i++) {
-    await createMonitor(ctx, acc.id, { url: `${SITE}?m=${i}`, interval: INTERVAL, watch: ['price', 'title'], webhook: HOOK, schema: { price: 'number' } });
+    await createMonitor(ctx, accs[i % accs.length].id, { url: `${SITE}?m=${i}`, interval: INTERVAL, watch: ['price', 'title'], webhook: HOOK, schema: { price: 'number' } });
   }
   await http.close();
   const createSeconds = (Date.now() - created) / 1000;
@@ -141,7 +145,7 @@ async function runMode(mode: string): Promise<void> {
   const events = await store.db.selectFrom('webhook_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
   await store.close();
   const windowSeconds = SECONDS - 20;
-  console.log(`\n${mode === 'embedded' ? 'embedded (SQLite, one process)' : 'scale-out (PostgreSQL + Redis, API + 2 workers)'}: ${MONITORS} monitors every ${INTERVAL}, ${SECONDS} s (created in ${createSeconds.toFixed(1)} s)`);
+  console.log(`\n${mode === 'embedded' ? 'embedded (SQLite, one process)' : 'scale-out (PostgreSQL + Redis, API + 2 workers)'}: ${MONITORS} monitors of ${ACCOUNTS} accounts every ${INTERVAL}, ${SECONDS} s (created in ${createSeconds.toFixed(1)} s)`);
   console.log(`  scheduling lag (due → start): p50 ${pct(lags, 50)} ms, p99 ${pct(lags, 99)} ms, max ${lags.at(-1)} ms over ${lags.length} runs started in the window; ${notStarted} monitors overdue at its end  (target p99 < 200 ms embedded, < 2000 ms scale-out)`);
   if (steady.length) console.log(`  steady state (due after the first interval): p50 ${pct(steady, 50)} ms, p99 ${pct(steady, 99)} ms, max ${steady.at(-1)} ms over ${steady.length} runs`);
   console.log(`  runs: ${(runs.length / windowSeconds).toFixed(1)} started/s, ${(succeeded / windowSeconds).toFixed(1)} succeeded/s (${succeeded}/${runs.length}); steady-state demand ${(MONITORS / Number.parseInt(INTERVAL) / (INTERVAL.endsWith('m') ? 60 : 1)).toFixed(1)}/s`);

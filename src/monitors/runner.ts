@@ -10,10 +10,11 @@ import { advertiserFromUrl, metaAds, type MetaAdsConfig } from '../engine/meta-a
 import { isTrawlError, TrawlError } from '../errors.js';
 import type { Redactor } from '../redact.js';
 import { newId, runs as runsRepo, type MonitorRun, type Store } from '../store/index.js';
+import type { RunTarget } from '../store/repos/runs.js';
 import { HANDED_MS } from './deliver.js';
 import { normalise, watchesAdvertiser, type Value } from './fields.js';
 import { diffValues, nextBaseline, shouldNotify, type Changes, type Condition } from './diff.js';
-import { sends, writeChangeEvent, writeHealthEvent } from './events.js';
+import { changeEventBody, sends, writeChangeEvent, writeHealthEvent } from './events.js';
 import { targetStatusOf } from '../engine/fetch/page.js';
 
 /** Time one run may take (fetch, render, processing). */
@@ -42,7 +43,7 @@ export interface RunnerDeps {
   redact: Redactor;
 }
 
-type Claimed = { run: MonitorRun; url: string; watch: string[]; schema: string | null; marketplace: string | null };
+type Claimed = { run: MonitorRun; url: string; watch: string[]; schema: string | null; marketplace: string | null; seen: RunTarget };
 
 /** Why a run was not run here: done or gone (nothing to do), or in another runner's hands until a time. */
 export type NotRun = { heldUntil?: string };
@@ -58,7 +59,7 @@ async function claim(deps: RunnerDeps, runId: string, now: Date): Promise<Claime
   if (c.kind === 'skipped') return 'skipped';
   if (c.kind === 'held') return { heldUntil: c.until };
   if (c.kind === 'none') return {};
-  return { run: c.run, url: c.monitor.url, watch: JSON.parse(c.monitor.watch), schema: c.monitor.schema, marketplace: c.monitor.marketplace };
+  return { run: c.run, url: c.monitor.url, watch: JSON.parse(c.monitor.watch), schema: c.monitor.schema, marketplace: c.monitor.marketplace, seen: c.monitor };
 }
 
 /**
@@ -112,6 +113,16 @@ async function observePage(engine: Engine, c: Claimed, signal?: AbortSignal, met
 }
 
 class Superseded extends Error {}
+
+/** What a succeeded observation means against a monitor's state: its changes, whether it sends, the next baseline. */
+function decide(m: { watch: string; last_values: string | null; conditions: string | null; events: string | null }, values: Record<string, Value>) {
+  const watch: string[] = JSON.parse(m.watch);
+  const previous: Record<string, Value> | null = m.last_values ? JSON.parse(m.last_values) : null;
+  const changes: Changes = diffValues(previous, values, watch);
+  const conditions: Condition[] | null = m.conditions ? JSON.parse(m.conditions) : null;
+  const eventId = shouldNotify(changes, values, conditions) && sends(m.events, 'change.detected') ? newId('evt') : null;
+  return { changes, eventId, changesJson: Object.keys(changes).length ? JSON.stringify(changes) : null, baselineJson: JSON.stringify(nextBaseline(previous, values, watch)) };
+}
 
 /**
  * Keeps the run's lease ahead while it works. When the renewal finds the run no longer ours (a
@@ -179,6 +190,29 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
   const handedUntil = deps.onDelivery ? new Date(Date.parse(finishedIso) + HANDED_MS).toISOString() : null;
   const event = { monitorId: run.monitor_id, accountId: run.account_id, runId, at: finishedIso, handedUntil };
   let ended: MonitorRun | undefined;
+  // PostgreSQL, the common case (a success, no health event, the monitor as the claim saw it):
+  // one statement. Anything else — or a monitor changed meanwhile — decides again in a transaction.
+  const seen = claimed.seen;
+  if (deps.store.dialect === 'postgres' && outcome && seen.consecutive_failures < FAILING_AFTER && !(seen.baseline_at && run.started_at! < seen.baseline_at)) {
+    const d = decide(seen, outcome.values);
+    const deliveryId = newId('dlv');
+    const result = await runsRepo.finishSucceededInOneStatement(db, {
+      run,
+      seen,
+      finishedAt: finishedIso,
+      statusCode: outcome.statusCode,
+      valuesJson: JSON.stringify(outcome.values),
+      changesJson: d.changesJson,
+      baselineJson: d.baselineJson,
+      event: d.eventId ? { id: d.eventId, deliveryId, handedUntil, body: changeEventBody({ id: d.eventId, monitorId: run.monitor_id, url: seen.url, sequence: seen.event_sequence + 1, changes: d.changes, at: finishedIso }) } : undefined,
+      usage: { status: 200, credits: run.credits, durationMs: Date.now() - started },
+    });
+    if (result === 'superseded') return {};
+    if (result === 'done') {
+      if (d.eventId) deps.onDelivery?.(deliveryId, 0);
+      return { ...run, status: 'succeeded', finished_at: finishedIso, lease_until: null, status_code: outcome.statusCode, values: JSON.stringify(outcome.values), changes: d.changesJson, event_id: d.eventId };
+    }
+  }
   try {
     await db.transaction().execute(async (trx) => {
       // The monitor row is locked until commit: whatever else finishes for this monitor (a run
@@ -208,18 +242,14 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
         await trx.insertInto('usage').values(usageRow(200, run.credits)).execute();
         return;
       }
-      const watch: string[] = JSON.parse(m.watch);
-      const previous: Record<string, Value> | null = m.last_values ? JSON.parse(m.last_values) : null;
-      const changes: Changes = diffValues(previous, outcome.values, watch);
-      const conditions: Condition[] | null = m.conditions ? JSON.parse(m.conditions) : null;
-      const eventId = shouldNotify(changes, outcome.values, conditions) && sends(m.events, 'change.detected') ? newId('evt') : null;
-      await finish({ status: 'succeeded', finished_at: finishedIso, lease_until: null, status_code: outcome.statusCode, values: JSON.stringify(outcome.values), changes: Object.keys(changes).length ? JSON.stringify(changes) : null, event_id: eventId });
+      const { changes, eventId, changesJson, baselineJson } = decide(m, outcome.values);
+      await finish({ status: 'succeeded', finished_at: finishedIso, lease_until: null, status_code: outcome.statusCode, values: JSON.stringify(outcome.values), changes: changesJson, event_id: eventId });
       if (m.consecutive_failures >= FAILING_AFTER) deliveries.push(await writeHealthEvent(trx, 'monitor.recovered', { ...event, events: m.events, failures: m.consecutive_failures }));
       if (eventId) deliveries.push(await writeChangeEvent(trx, { ...event, eventId, changes }));
       // The run's values are the new baseline (fields no longer watched drop out).
       await trx
         .updateTable('monitors')
-        .set({ last_values: JSON.stringify(nextBaseline(previous, outcome.values, watch)), last_success_at: finishedIso, last_run_at: finishedIso, baseline_at: run.started_at, consecutive_failures: 0, health: 'ok' })
+        .set({ last_values: baselineJson, last_success_at: finishedIso, last_run_at: finishedIso, baseline_at: run.started_at, consecutive_failures: 0, health: 'ok' })
         .where('id', '=', m.id)
         .execute();
       await trx.insertInto('usage').values(usageRow(200, run.credits)).execute();

@@ -21,10 +21,16 @@ import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 const BIN = join(import.meta.dirname, '../../bin/trawl.js');
 const REDIS = new URL(process.env.TRAWL_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
 
+/** What each child said last (stderr) and how it ended: the failure message shows them. */
+const journal: { args: string; err: string; exit?: number | string | null }[] = [];
+
 function launch(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; line: string }> {
   const child = spawn(process.execPath, [BIN, '--json', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
-  child.stderr!.on('data', (d) => (err = (err + d).slice(-4000)));
+  const entry: (typeof journal)[number] = { args: args.join(' '), err: '' };
+  journal.push(entry);
+  child.stderr!.on('data', (d) => (entry.err = err = (err + d).slice(-4000)));
+  child.once('exit', (code, signal) => (entry.exit = code ?? signal));
   return new Promise((resolve, reject) => {
     child.stdout!.once('data', (d) => resolve({ child, line: String(d).split('\n')[0] }));
     child.once('exit', (code) => reject(new Error(`trawl ${args[0]} exited (${code}): ${err}`)));
@@ -81,7 +87,7 @@ describe('monitors under faults (PostgreSQL + Redis through proxies the test cut
       TRAWL_WEBHOOK_RETRY_BASE_MS: '500',
       TRAWL_WEBHOOK_MAX_ATTEMPTS: '50',
       TRAWL_DOCUMENT_WORKERS: '0',
-      LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'silent',
+      LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'warn',
     };
     const store: Store = await openStore({ dataDir, databaseUrl: pgDb.url });
     cleanup.push(() => store.close());
@@ -134,6 +140,7 @@ describe('monitors under faults (PostgreSQL + Redis through proxies the test cut
           deliveries: await store.db.selectFrom('webhook_deliveries').selectAll().where('state', 'in', ['pending', 'sending']).execute(),
           runs: await store.db.selectFrom('monitor_runs').selectAll().where('status', 'in', ['queued', 'running']).execute(),
           now: new Date().toISOString(),
+          processes: journal.map((j) => ({ ...j, err: j.err.slice(-1500) })),
           redis: await (async () => {
             const redis = new Redis(REDIS.href);
             const out: Record<string, number> = {};

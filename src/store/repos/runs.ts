@@ -8,12 +8,22 @@ import { PostgresAdapter, sql } from 'kysely';
 import type { MonitorRun } from '../tables.js';
 import type { Db } from './accounts.js';
 
+/** The monitor as the run found it: what to fetch, and the baseline it diffs against. */
 export interface RunTarget {
   url: string;
   watch: string;
   schema: string | null;
   marketplace: string | null;
+  conditions: string | null;
+  events: string;
+  last_values: string | null;
+  baseline_at: string | null;
+  event_sequence: number;
+  consecutive_failures: number;
+  updated_at: string;
 }
+
+const TARGET_COLUMNS = ['url', 'watch', 'schema', 'marketplace', 'conditions', 'events', 'last_values', 'baseline_at', 'event_sequence', 'consecutive_failures', 'updated_at'] as const;
 
 export type RunClaim =
   | { kind: 'claimed'; run: MonitorRun; monitor: RunTarget }
@@ -31,7 +41,7 @@ export async function claimRun(db: Db, runId: string, now: Date, leaseMs: number
   return claimInTransaction(db, runId, nowIso, lease);
 }
 
-type Row = MonitorRun & { m_url: string; m_watch: string; m_schema: string | null; m_marketplace: string | null; fresh: number; charged: number };
+type Row = MonitorRun & { m: RunTarget; fresh: number; charged: number };
 
 async function claimInOneStatement(db: Db, runId: string, nowIso: string, lease: string): Promise<RunClaim | undefined> {
   const { rows } = await sql<Row>`
@@ -48,18 +58,18 @@ async function claimInOneStatement(db: Db, runId: string, nowIso: string, lease:
       WHERE r.id = ${runId} AND ((r.status = 'queued' AND r.credits = 1) OR (r.status = 'running' AND r.lease_until < ${nowIso}))
       RETURNING r.*
     ), got AS (SELECT * FROM fresh UNION ALL SELECT * FROM takeover)
-    SELECT got.*, m.url AS m_url, m.watch AS m_watch, m.schema AS m_schema, m.marketplace AS m_marketplace,
+    SELECT got.*, json_build_object(${sql.raw(TARGET_COLUMNS.map((c) => `'${c}', m.${c}`).join(', '))}) AS m,
       (SELECT count(*) FROM fresh)::int AS fresh, (SELECT count(*) FROM charged)::int AS charged
     FROM got JOIN monitors m ON m.id = got.monitor_id`.execute(db);
   const row = rows[0];
   if (!row) return undefined;
-  const { m_url, m_watch, m_schema, m_marketplace, fresh, charged, ...run } = row;
+  const { m, fresh, charged, ...run } = row;
   if (fresh && !charged) {
     // The last credit went between the statement's check and its charge: the run is skipped.
     await db.updateTable('monitor_runs').set({ status: 'skipped', credits: 0, finished_at: nowIso, lease_until: null, error: 'skipped: the account has no credits left' }).where('id', '=', runId).execute();
     return { kind: 'skipped' };
   }
-  return { kind: 'claimed', run: run as MonitorRun, monitor: { url: m_url, watch: m_watch, schema: m_schema, marketplace: m_marketplace } };
+  return { kind: 'claimed', run: run as MonitorRun, monitor: { ...m, event_sequence: Number(m.event_sequence), consecutive_failures: Number(m.consecutive_failures) } };
 }
 
 async function claimInTransaction(db: Db, runId: string, nowIso: string, lease: string): Promise<RunClaim> {
@@ -106,6 +116,68 @@ async function claimInTransaction(db: Db, runId: string, nowIso: string, lease: 
     const held = await db.selectFrom('monitor_runs').select(['status', 'lease_until']).where('id', '=', runId).executeTakeFirst();
     return held?.status === 'running' && held.lease_until ? { kind: 'held', until: held.lease_until } : { kind: 'none' };
   }
-  const m = await db.selectFrom('monitors').select(['url', 'watch', 'schema', 'marketplace']).where('id', '=', run.monitor_id).executeTakeFirst();
-  return m ? { kind: 'claimed', run, monitor: m } : { kind: 'none' }; // deleted meanwhile: its credit went back with it
+  const m = await db.selectFrom('monitors').select([...TARGET_COLUMNS]).where('id', '=', run.monitor_id).executeTakeFirst();
+  return m ? { kind: 'claimed', run, monitor: { ...m, event_sequence: Number(m.event_sequence) } } : { kind: 'none' }; // deleted meanwhile: its credit went back with it
+}
+
+/** A succeeded run's outcome, decided against the claim's snapshot of its monitor. */
+export interface SucceededRun {
+  run: MonitorRun;
+  /** The snapshot the outcome was decided on (finishing checks it is still the monitor's state). */
+  seen: RunTarget;
+  finishedAt: string;
+  statusCode: number;
+  valuesJson: string;
+  changesJson: string | null;
+  baselineJson: string;
+  /** The change.detected event to write (its body built with sequence seen.event_sequence + 1). */
+  event?: { id: string; body: string; deliveryId: string; handedUntil: string | null };
+  usage: { status: number; credits: number; durationMs: number };
+}
+
+/**
+ * PostgreSQL's one-statement finish of a succeeded run: lock the monitor if it is still as the
+ * claim saw it, end the run if it is still this runner's, move the baseline on, write the event
+ * and its delivery, and the usage row. 'stale' when the monitor changed meanwhile (the caller
+ * decides again in a transaction on fresh state); 'superseded' when the run is not ours any more.
+ */
+export async function finishSucceededInOneStatement(db: Db, f: SucceededRun): Promise<'done' | 'stale' | 'superseded'> {
+  const { run, seen } = f;
+  const e = f.event;
+  const { rows } = await sql<{ locked: number; finished: number }>`
+    WITH lk AS (
+      SELECT id, webhook FROM monitors
+      WHERE id = ${run.monitor_id} AND updated_at = ${seen.updated_at} AND baseline_at IS NOT DISTINCT FROM ${seen.baseline_at}
+        AND event_sequence = ${seen.event_sequence} AND consecutive_failures = ${seen.consecutive_failures}
+      FOR UPDATE
+    ), r AS (
+      UPDATE monitor_runs SET status = 'succeeded', finished_at = ${f.finishedAt}, lease_until = NULL, status_code = ${f.statusCode},
+        values = ${f.valuesJson}, changes = ${f.changesJson}, event_id = ${e?.id ?? null}
+      WHERE id = ${run.id} AND status = 'running' AND started_at = ${run.started_at} AND EXISTS (SELECT 1 FROM lk)
+      RETURNING id
+    ), m AS (
+      UPDATE monitors SET last_values = ${f.baselineJson}, last_success_at = ${f.finishedAt}, last_run_at = ${f.finishedAt},
+        baseline_at = ${run.started_at}, consecutive_failures = 0, health = 'ok', event_sequence = event_sequence + ${e ? 1 : 0}
+      WHERE id = ${run.monitor_id} AND EXISTS (SELECT 1 FROM r)
+      RETURNING id
+    ), e AS (
+      INSERT INTO webhook_events (id, monitor_id, account_id, run_id, body, created_at)
+      SELECT ${e?.id ?? ''}, ${run.monitor_id}, ${run.account_id}, ${run.id}, ${e?.body ?? ''}, ${f.finishedAt}
+      WHERE ${!!e}::boolean AND EXISTS (SELECT 1 FROM m)
+      RETURNING id
+    ), d AS (
+      INSERT INTO webhook_deliveries (id, event_id, monitor_id, account_id, url, state, attempts, next_attempt_at, handed_until, created_at, updated_at)
+      SELECT ${e?.deliveryId ?? ''}, e.id, ${run.monitor_id}, ${run.account_id}, (SELECT webhook FROM lk), 'pending', 0, ${f.finishedAt}, ${e?.handedUntil ?? null}, ${f.finishedAt}, ${f.finishedAt}
+      FROM e
+      RETURNING id
+    ), u AS (
+      INSERT INTO usage (account_id, key_id, endpoint, status, credits, duration_ms, request_id, created_at)
+      SELECT ${run.account_id}, NULL, 'monitor run', ${f.usage.status}::int, ${f.usage.credits}::int, ${f.usage.durationMs}::int, ${run.id}, ${f.finishedAt}
+      WHERE EXISTS (SELECT 1 FROM r)
+      RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM lk)::int AS locked, (SELECT count(*) FROM r)::int AS finished, (SELECT count(*) FROM d)::int AS delivered, (SELECT count(*) FROM u)::int AS used`.execute(db);
+  const row = rows[0];
+  if (!row.locked) return 'stale';
+  return row.finished ? 'done' : 'superseded';
 }
