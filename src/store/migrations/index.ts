@@ -7,10 +7,12 @@ import * as m001 from './2026-11-22T0100-accounts-keys-usage.js';
 import * as m002 from './2026-11-24T0100-monitors.js';
 import * as m003 from './2026-11-24T0200-sessions.js';
 import * as m004 from './2026-11-26T0100-account-limits.js';
+import * as m006 from './2026-11-26T0300-retention.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0100-accounts-keys-usage': m001,
   '2026-11-24T0100-monitors': m002,
   '2026-11-24T0200-sessions': m003,
   '2026-11-26T0100-account-limits': m004,
+  '2026-11-26T0300-retention': m006,
 };
