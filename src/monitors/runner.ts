@@ -9,7 +9,7 @@ import { marketplaceProduct } from '../engine/marketplace/index.js';
 import { advertiserFromUrl, metaAds, type MetaAdsConfig } from '../engine/meta-ads/index.js';
 import { isTrawlError, TrawlError } from '../errors.js';
 import type { Redactor } from '../redact.js';
-import { newId, type MonitorRun, type Store } from '../store/index.js';
+import { newId, snapshots, type MonitorRun, type Store } from '../store/index.js';
 import { normalise, watchesAdvertiser, type Value } from './fields.js';
 import { diffValues, shouldNotify, type Changes, type Condition } from './diff.js';
 
@@ -168,11 +168,13 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
         return;
       }
       const watch: string[] = JSON.parse(m.watch);
-      const previous: Record<string, Value> | null = m.last_values ? JSON.parse(m.last_values) : null;
+      const previous = (m.last_values ? await snapshots.expand(trx, JSON.parse(m.last_values), outcome.values) : null) as Record<string, Value> | null;
       const changes: Changes = diffValues(previous, outcome.values, watch);
       const conditions: Condition[] | null = m.conditions ? JSON.parse(m.conditions) : null;
       const eventId = shouldNotify(changes, outcome.values, conditions) ? newId('evt') : null;
-      await finish({ status: 'succeeded', finished_at: finishedIso, lease_until: null, status_code: outcome.statusCode, values: JSON.stringify(outcome.values), changes: Object.keys(changes).length ? JSON.stringify(changes) : null, event_id: eventId });
+      // Retention: large values (markdown …) stored once by hash; the run and the baseline keep references.
+      const storedValues = JSON.stringify(await snapshots.store(trx, runId, outcome.values));
+      await finish({ status: 'succeeded', finished_at: finishedIso, lease_until: null, status_code: outcome.statusCode, values: storedValues, changes: Object.keys(changes).length ? JSON.stringify(changes) : null, event_id: eventId });
       if (eventId) {
         const body = JSON.stringify({ id: eventId, event: 'change.detected', monitor_id: m.id, url: m.url, changes, at: finishedIso });
         await trx.insertInto('webhook_events').values({ id: eventId, monitor_id: m.id, account_id: run.account_id, run_id: runId, body, created_at: finishedIso }).execute();
@@ -185,7 +187,7 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
       // The run's values are the new baseline (fields no longer watched drop out).
       await trx
         .updateTable('monitors')
-        .set({ last_values: JSON.stringify(outcome.values), last_success_at: finishedIso, last_run_at: finishedIso, consecutive_failures: 0, health: 'ok' })
+        .set({ last_values: storedValues, last_success_at: finishedIso, last_run_at: finishedIso, consecutive_failures: 0, health: 'ok' })
         .where('id', '=', m.id)
         .execute();
       await trx.insertInto('usage').values(usageRow(200, run.credits)).execute();

@@ -7,3 +7,5 @@ export * as monitors from './repos/monitors.js';
 export * as webhooks from './repos/webhooks.js';
 export * as sessions from './repos/sessions.js';
 export { sha256Hex, digestsEqual, verifyPassword, hashPassword, needsRehash, newId } from './ids.js';
+export * as snapshots from './repos/snapshots.js';
+export * as retention from './repos/retention.js';
