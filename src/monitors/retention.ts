@@ -22,6 +22,8 @@ export const USAGE_HOURLY_DAYS = 400;
 /** A pass every this (plus jitter, so several workers do not start together). */
 export const PRUNE_EVERY_MS = 5 * 60_000;
 export const PRUNE_BATCH = 1000;
+/** Snapshots are swept every this many passes (an hour at the default pace). */
+export const SNAPSHOT_SWEEP_EVERY = 12;
 /** Most time one pass works before it leaves the rest to the next. */
 export const PRUNE_BUDGET_MS = 30_000;
 
@@ -30,6 +32,8 @@ export interface PruneOptions {
   now?: Date;
   batch?: number;
   budgetMs?: number;
+  /** Sweep unreferenced snapshots (reads every old snapshot's key: the Pruner does it every SNAPSHOT_SWEEP_EVERY passes). @default true */
+  sweepSnapshots?: boolean;
   /** Asked between batches: true ends the pass (the process is stopping). */
   stopped?: () => boolean;
 }
@@ -91,7 +95,7 @@ export async function prune(store: Store, options: PruneOptions): Promise<PruneS
   // Pages through candidates in hash order, so snapshots kept by a baseline are not read again and again.
   let baselines: Set<string> | undefined;
   let after = '';
-  for (;;) {
+  while (options.sweepSnapshots !== false) {
     if (out()) break;
     baselines ??= await repo.baselineSnapshots(db);
     const r = await repo.pruneSnapshots(db, now, after, batch, baselines);
@@ -119,6 +123,7 @@ export class Pruner {
   #timer?: NodeJS.Timeout;
   #pass?: Promise<unknown>;
   #stopped = false;
+  #passes = 0;
 
   constructor(options: PrunerOptions) {
     this.#o = options;
@@ -140,7 +145,7 @@ export class Pruner {
   /** One pass; errors are logged, not thrown (the next pass tries again). */
   async runOnce(): Promise<PruneStats | undefined> {
     try {
-      const stats = await prune(this.#o.store, { retentionDays: this.#o.retentionDays, stopped: () => this.#stopped });
+      const stats = await prune(this.#o.store, { retentionDays: this.#o.retentionDays, stopped: () => this.#stopped, sweepSnapshots: this.#passes++ % SNAPSHOT_SWEEP_EVERY === 0 });
       const pruned = stats.collapsed + stats.runs + stats.deliveries + stats.events + stats.usage + stats.snapshots;
       if (pruned) this.#o.log?.info?.({ ...stats }, 'retention: pruned');
       return stats;

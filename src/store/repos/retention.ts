@@ -23,6 +23,7 @@ export async function collapseUnchangedRuns(db: Db, before: Date, limit: number)
     let pick = trx
       .selectFrom('monitor_runs as r')
       .select('r.id')
+      // By the partial index monitor_runs_unchanged: changed runs (kept a month) are not scanned every pass.
       .where('r.status', '=', 'succeeded')
       .where('r.changes', 'is', null)
       .where('r.finished_at', '<', before.toISOString())
@@ -69,8 +70,8 @@ export async function deleteOldRuns(db: Db, before: Date, limit: number): Promis
   let pick = db
     .selectFrom('monitor_runs as r')
     .select('r.id')
+    // finished_at alone (by monitor_runs_finished): only finished runs have one; the DELETE checks the status.
     .where('r.finished_at', '<', before.toISOString())
-    .where('r.status', 'in', ['succeeded', 'failed', 'skipped'])
     .where((eb) => eb.exists(eb.selectFrom('monitor_runs as n').select('n.id').whereRef('n.monitor_id', '=', 'r.monitor_id').whereRef('n.due_at', '>', 'r.due_at')))
     .where((eb) =>
       eb.or([
