@@ -134,6 +134,15 @@ async function bytesUsed(store: Store, dialect: string, file?: string): Promise<
   return Number(r.rows[0].n);
 }
 
+/** Bytes per table, indexes included (SQLite's dbstat; PostgreSQL's pg_total_relation_size), largest first. */
+async function bytesByTable(store: Store, dialect: string): Promise<[string, number][]> {
+  const r =
+    dialect === 'sqlite'
+      ? await sql<{ t: string; n: number }>`select coalesce(m.tbl_name, d.name) as t, sum(d.pgsize) as n from dbstat d left join sqlite_master m on m.name = d.name group by t`.execute(store.db)
+      : await sql<{ t: string; n: number }>`select c.relname as t, pg_total_relation_size(c.oid)::bigint as n from pg_class c join pg_namespace s on s.oid = c.relnamespace where s.nspname = 'public' and c.relkind = 'r'`.execute(store.db);
+  return r.rows.map((x) => [x.t, Number(x.n)] as [string, number]).sort((a, b) => b[1] - a[1]);
+}
+
 async function freshStore(dialect: string): Promise<{ store: Store; file?: string; drop(): Promise<void> }> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'trawl-bench-retention-'));
@@ -224,6 +233,8 @@ async function runDialect(dialect: string): Promise<void> {
     const counts = await retention.tableCounts(store.db);
     console.log(`  after (snapshots + pruner):          ${fmt(perMonth)} per monitor per month  (${DAYS} simulated days in ${((Date.now() - t) / 1000).toFixed(1)} s${dialect === 'sqlite' ? `; file ${fmt(statSync(file!).size)}` : ''})`);
     console.log(`  pruner, hourly passes: ${passes} passes, ${pruned} rows, mean ${(pruneMs / passes).toFixed(1)} ms, slowest ${slowest} ms, ${Math.round((pruned * 1000) / Math.max(pruneMs, 1))} rows/s`);
+    const top = (await bytesByTable(store, dialect)).slice(0, 6).map(([t, n]) => `${t} ${((n / MONITORS) / MB).toFixed(2)}`);
+    console.log(`  where it goes (MB per monitor, with indexes): ${top.join(', ')}`);
     console.log(`  rows kept: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')}`);
     await drop();
   }

@@ -1,8 +1,10 @@
 /**
  * The pruner's statements (issue 27, point 6). Each call handles at most `limit` rows in one short
- * transaction, so no statement holds locks for long; the caller loops. Rows are taken with
- * DELETE … RETURNING (and FOR UPDATE SKIP LOCKED on PostgreSQL), so what is summed is exactly
- * what was deleted: several pruners on one database share the work and never count a row twice.
+ * transaction, so no statement holds locks for long; the caller loops. Rows are picked first
+ * (FOR UPDATE SKIP LOCKED on PostgreSQL), then deleted by id with DELETE … RETURNING, so what is
+ * summed is exactly what was deleted: several pruners on one database share the work and never
+ * count a row twice. (Picking and deleting in two statements also keeps PostgreSQL from running
+ * the pick once per candidate row in a semi-join when its statistics are stale.)
  */
 import { PostgresAdapter, sql } from 'kysely';
 import type { Db } from './accounts.js';
@@ -31,9 +33,11 @@ export async function collapseUnchangedRuns(db: Db, before: Date, limit: number)
       .where((eb) => eb.exists(eb.selectFrom('monitor_runs as n').select('n.id').whereRef('n.monitor_id', '=', 'r.monitor_id').whereRef('n.due_at', '>', 'r.due_at')))
       .limit(limit);
     if (pg) pick = pick.forUpdate().skipLocked();
+    const ids = (await pick.execute()).map((r) => r.id);
+    if (!ids.length) return 0;
     const gone = await trx
       .deleteFrom('monitor_runs')
-      .where('id', 'in', pick)
+      .where('id', 'in', ids)
       .where('status', '=', 'succeeded')
       .where('changes', 'is', null)
       .returning(['monitor_id', 'account_id', 'due_at', 'credits'])
@@ -67,22 +71,27 @@ export async function collapseUnchangedRuns(db: Db, before: Date, limit: number)
  * them (ON DELETE CASCADE).
  */
 export async function deleteOldRuns(db: Db, before: Date, limit: number): Promise<number> {
-  let pick = db
-    .selectFrom('monitor_runs as r')
-    .select('r.id')
-    // finished_at alone (by monitor_runs_finished): only finished runs have one; the DELETE checks the status.
-    .where('r.finished_at', '<', before.toISOString())
-    .where((eb) => eb.exists(eb.selectFrom('monitor_runs as n').select('n.id').whereRef('n.monitor_id', '=', 'r.monitor_id').whereRef('n.due_at', '>', 'r.due_at')))
-    .where((eb) =>
-      eb.or([
-        eb('r.status', '!=', 'succeeded'),
-        eb.exists(eb.selectFrom('monitor_runs as l').select('l.id').whereRef('l.monitor_id', '=', 'r.monitor_id').where('l.status', '=', 'succeeded').whereRef('l.finished_at', '>', 'r.finished_at')),
-      ]),
-    )
-    .limit(limit);
-  if (isPostgres(db)) pick = pick.forUpdate().skipLocked();
-  const r = await db.deleteFrom('monitor_runs').where('id', 'in', pick).where('status', 'in', ['succeeded', 'failed', 'skipped']).executeTakeFirst();
-  return Number(r.numDeletedRows);
+  const pg = isPostgres(db);
+  return db.transaction().execute(async (trx) => {
+    let pick = trx
+      .selectFrom('monitor_runs as r')
+      .select('r.id')
+      // finished_at alone (by monitor_runs_finished): only finished runs have one; the DELETE checks the status.
+      .where('r.finished_at', '<', before.toISOString())
+      .where((eb) => eb.exists(eb.selectFrom('monitor_runs as n').select('n.id').whereRef('n.monitor_id', '=', 'r.monitor_id').whereRef('n.due_at', '>', 'r.due_at')))
+      .where((eb) =>
+        eb.or([
+          eb('r.status', '!=', 'succeeded'),
+          eb.exists(eb.selectFrom('monitor_runs as l').select('l.id').whereRef('l.monitor_id', '=', 'r.monitor_id').where('l.status', '=', 'succeeded').whereRef('l.finished_at', '>', 'r.finished_at')),
+        ]),
+      )
+      .limit(limit);
+    if (pg) pick = pick.forUpdate().skipLocked();
+    const ids = (await pick.execute()).map((r) => r.id);
+    if (!ids.length) return 0;
+    const r = await trx.deleteFrom('monitor_runs').where('id', 'in', ids).where('status', 'in', ['succeeded', 'failed', 'skipped']).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  });
 }
 
 /** Unchanged-run counts of days before `beforeDay` (YYYY-MM-DD), of up to `limit` monitors. */
@@ -112,15 +121,25 @@ export async function deleteOldDeliveries(db: Db, before: Date, limit: number): 
 
 /** Events created before `before` that no delivery refers to any more (so none still to send). */
 export async function deleteOldEvents(db: Db, before: Date, limit: number): Promise<number> {
-  let pick = db
-    .selectFrom('webhook_events as e')
-    .select('e.id')
-    .where('e.created_at', '<', before.toISOString())
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'e.id'))))
-    .limit(limit);
-  if (isPostgres(db)) pick = pick.forUpdate().skipLocked();
-  const r = await db.deleteFrom('webhook_events').where('id', 'in', pick).executeTakeFirst();
-  return Number(r.numDeletedRows);
+  const pg = isPostgres(db);
+  return db.transaction().execute(async (trx) => {
+    let pick = trx
+      .selectFrom('webhook_events as e')
+      .select('e.id')
+      .where('e.created_at', '<', before.toISOString())
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'e.id'))))
+      .limit(limit);
+    if (pg) pick = pick.forUpdate().skipLocked();
+    const ids = (await pick.execute()).map((r) => r.id);
+    if (!ids.length) return 0;
+    // Checked again: a delivery written for the event meanwhile (a replay) keeps it (deleting it would cascade).
+    const r = await trx
+      .deleteFrom('webhook_events')
+      .where('id', 'in', ids)
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'webhook_events.id'))))
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  });
 }
 
 /**
@@ -132,7 +151,9 @@ export async function aggregateUsage(db: Db, before: Date, limit: number): Promi
   return db.transaction().execute(async (trx) => {
     let pick = trx.selectFrom('usage').select('id').where('created_at', '<', before.toISOString()).limit(limit);
     if (pg) pick = pick.forUpdate().skipLocked();
-    const gone = await trx.deleteFrom('usage').where('id', 'in', pick).returning(['account_id', 'key_id', 'endpoint', 'status', 'credits', 'duration_ms', 'created_at']).execute();
+    const ids = (await pick.execute()).map((r) => r.id);
+    if (!ids.length) return 0;
+    const gone = await trx.deleteFrom('usage').where('id', 'in', ids).returning(['account_id', 'key_id', 'endpoint', 'status', 'credits', 'duration_ms', 'created_at']).execute();
     if (!gone.length) return 0;
     type Row = { account_id: string; key_id: string; endpoint: string; status: number; hour: string; requests: number; credits: number; errors: number; duration_ms: number };
     const sums = new Map<string, Row>();
@@ -171,8 +192,9 @@ export async function deleteOldUsageHour(db: Db, before: Date): Promise<number> 
 
 /** Dashboard sessions past their expiry. */
 export async function deleteExpiredSessions(db: Db, now: Date, limit: number): Promise<number> {
-  const pick = db.selectFrom('sessions').select('id').where('expires_at', '<=', now.toISOString()).limit(limit);
-  const r = await db.deleteFrom('sessions').where('id', 'in', pick).executeTakeFirst();
+  const ids = (await db.selectFrom('sessions').select('id').where('expires_at', '<=', now.toISOString()).limit(limit).execute()).map((r) => r.id);
+  if (!ids.length) return 0;
+  const r = await db.deleteFrom('sessions').where('id', 'in', ids).where('expires_at', '<=', now.toISOString()).executeTakeFirst();
   return Number(r.numDeletedRows);
 }
 
