@@ -74,7 +74,7 @@ async function simulateHour(sim: Sim, hour: number, withSnapshots: boolean): Pro
     const runs: Parameters<ReturnType<typeof trx.insertInto<'monitor_runs'>>['values']>[0][] = [];
     const usageRows: { account_id: string; key_id: null; endpoint: string; status: number; credits: number; duration_ms: number; request_id: string; created_at: string }[] = [];
     const events: { id: string; monitor_id: string; account_id: string; run_id: string; body: string; created_at: string }[] = [];
-    const firstOfVersion: { runId: string; values: Record<string, unknown>; at: Date }[] = [];
+    const firstOfVersion: { runId: string; values: Record<string, unknown>; changes: Record<string, { from: unknown; to: unknown }> | null; at: Date }[] = [];
     const refs: { run_id: string; hash: string }[] = [];
     const lastValues = new Map<string, string>();
     for (let m = 0; m < monitorIds.length; m++) {
@@ -90,17 +90,21 @@ async function simulateHour(sim: Sim, hour: number, withSnapshots: boolean): Pro
         const changed = pv !== undefined && pv !== v;
         const changes = changed ? { markdown: { from: page(pv), to: page(v) }, price: { from: 10 + (pv % 5), to: full.price } } : null;
         const eventId = changed ? newId('evt') : null;
-        let values: string;
+        let values = JSON.stringify(full);
+        let rowValues: string | null = values;
+        let storedChanges = changes && JSON.stringify(changes);
         if (withSnapshots) {
           const hash = sha256Hex(JSON.stringify(full.markdown));
-          values = JSON.stringify({ markdown: { $snapshot: hash }, price: full.price });
-          if (!seenThisHour.has(v)) firstOfVersion.push({ runId: id, values: full, at: new Date(at) });
-          else refs.push({ run_id: id, hash });
+          values = rowValues = JSON.stringify({ markdown: { $snapshot: hash }, price: full.price });
+          if (!seenThisHour.has(v)) {
+            // The first run of a version in this hour goes through the runner's own call (a change always does).
+            firstOfVersion.push({ runId: id, values: full, changes, at: new Date(at) });
+            rowValues = null;
+            storedChanges = null;
+          } else refs.push({ run_id: id, hash });
           seenThisHour.add(v);
-        } else {
-          values = JSON.stringify(full);
         }
-        runs.push({ id, monitor_id: monitorIds[m], account_id: accountId, trigger: 'schedule', status: 'succeeded', due_at: new Date(due).toISOString(), started_at: new Date(due).toISOString(), finished_at: at, lease_until: null, credits: 1, status_code: 200, values, changes: changes && JSON.stringify(changes), event_id: eventId, error: null });
+        runs.push({ id, monitor_id: monitorIds[m], account_id: accountId, trigger: 'schedule', status: 'succeeded', due_at: new Date(due).toISOString(), started_at: new Date(due).toISOString(), finished_at: at, lease_until: null, credits: 1, status_code: 200, values: rowValues, changes: storedChanges, event_id: eventId, error: null });
         usageRows.push({ account_id: accountId, key_id: null, endpoint: 'monitor run', status: 200, credits: 1, duration_ms: 1500, request_id: id, created_at: at });
         if (eventId) events.push({ id: eventId, monitor_id: monitorIds[m], account_id: accountId, run_id: id, body: JSON.stringify({ id: eventId, event: 'change.detected', monitor_id: monitorIds[m], url: 'https://shop.example/widget', changes, at }), created_at: at });
         lastValues.set(monitorIds[m], values);
@@ -109,7 +113,10 @@ async function simulateHour(sim: Sim, hour: number, withSnapshots: boolean): Pro
     }
     await chunks(runs, 400, (part) => trx.insertInto('monitor_runs').values(part).execute());
     // As the runner's snapshots.store: the snapshot once, a reference from every run.
-    for (const f of firstOfVersion) await snapshots.store(trx, f.runId, f.values, f.at);
+    for (const f of firstOfVersion) {
+      const stored = await snapshots.storeRun(trx, f.runId, f.values, f.changes, f.at);
+      await trx.updateTable('monitor_runs').set({ values: stored.values, changes: stored.changes }).where('id', '=', f.runId).execute();
+    }
     await chunks(refs, 1000, (part) => trx.insertInto('snapshot_refs').values(part).onConflict((oc) => oc.doNothing()).execute());
     await chunks(usageRows, 1000, (part) => trx.insertInto('usage').values(part).execute());
     for (const e of events) {

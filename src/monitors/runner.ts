@@ -173,8 +173,8 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
       const conditions: Condition[] | null = m.conditions ? JSON.parse(m.conditions) : null;
       const eventId = shouldNotify(changes, outcome.values, conditions) ? newId('evt') : null;
       // Retention: large values (markdown …) stored once by hash; the run and the baseline keep references.
-      const storedValues = JSON.stringify(await snapshots.store(trx, runId, outcome.values));
-      await finish({ status: 'succeeded', finished_at: finishedIso, lease_until: null, status_code: outcome.statusCode, values: storedValues, changes: Object.keys(changes).length ? JSON.stringify(changes) : null, event_id: eventId });
+      const stored = await snapshots.storeRun(trx, runId, outcome.values, changes);
+      await finish({ status: 'succeeded', finished_at: finishedIso, lease_until: null, status_code: outcome.statusCode, values: stored.values, changes: stored.changes, event_id: eventId });
       if (eventId) {
         const body = JSON.stringify({ id: eventId, event: 'change.detected', monitor_id: m.id, url: m.url, changes, at: finishedIso });
         await trx.insertInto('webhook_events').values({ id: eventId, monitor_id: m.id, account_id: run.account_id, run_id: runId, body, created_at: finishedIso }).execute();
@@ -187,7 +187,7 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
       // The run's values are the new baseline (fields no longer watched drop out).
       await trx
         .updateTable('monitors')
-        .set({ last_values: storedValues, last_success_at: finishedIso, last_run_at: finishedIso, consecutive_failures: 0, health: 'ok' })
+        .set({ last_values: stored.values, last_success_at: finishedIso, last_run_at: finishedIso, consecutive_failures: 0, health: 'ok' })
         .where('id', '=', m.id)
         .execute();
       await trx.insertInto('usage').values(usageRow(200, run.credits)).execute();

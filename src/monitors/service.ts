@@ -221,7 +221,7 @@ export function presentRun(r: MonitorRun) {
 
 /** A run as the runner returned it, its values expanded (large values are stored as snapshot references). */
 export async function expandRun(ctx: Pick<MonitorContext, 'store'>, run: MonitorRun): Promise<MonitorRun> {
-  return (await snapshots.expandRows(ctx.store.db, [run], 'values'))[0];
+  return (await snapshots.expandRows(ctx.store.db, [run], 'values', 'changes'))[0];
 }
 
 /** Unchanged runs older than a day that the pruner counted instead of keeping: the total and per day. */

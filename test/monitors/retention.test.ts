@@ -265,6 +265,11 @@ describe.each(DIALECTS)('retention through the API on %s', (dialect) => {
     expect(changed.changes.markdown.from).toBe(markdown1);
     expect(changed.changes.markdown.to).toContain('Notes v2');
     expect(changed.event_id).toMatch(/^evt_/);
+    // Stored as two references (the old and the new page), both counted as the run's.
+    const row = await db.selectFrom('monitor_runs').select(['values', 'changes']).where('id', '=', changed.run_id).executeTakeFirstOrThrow();
+    expect(row.changes!.length).toBeLessThan(300);
+    expect(JSON.parse(row.changes!).markdown.from).toEqual({ $snapshot: refs[0].hash });
+    expect((await db.selectFrom('snapshot_refs').select('hash').where('run_id', '=', changed.run_id).execute()).map((r) => r.hash)).toContain(refs[0].hash);
 
     const history = (await call('GET', `/v1/monitors/${id}/history?field=markdown`, key)).body;
     expect(history.points.map((p: { value: string }) => p.value.includes('Notes v1'))).toEqual([true, true, true, true, true, false]);
@@ -273,15 +278,18 @@ describe.each(DIALECTS)('retention through the API on %s', (dialect) => {
     expect(detail.last_runs[0].values.markdown).toBe(changed.values.markdown);
 
     // Two days later (the runs moved back in time): the first run (the baseline) and the four unchanged
-    // are collapsed into a count; version 1 is no longer referenced and goes once its grace period is over.
+    // are collapsed into a count; version 1 stays while the changed run's `changes` refers to it.
     for (const r of runs) await db.updateTable('monitor_runs').set({ due_at: new Date(Date.parse(r.due_at) - 2 * DAY).toISOString(), finished_at: new Date(Date.parse(r.finished_at) - 2 * DAY).toISOString() }).where('id', '=', r.run_id).execute();
     await db.updateTable('snapshots').set({ stored_at: new Date(Date.now() - 2 * DAY).toISOString() }).where('hash', '=', refs[0].hash).execute();
     const stats = await prune(svc.store, { retentionDays: svc.config.runRetentionDays, now: new Date() });
     expect(stats.collapsed).toBeGreaterThanOrEqual(5);
-    expect(await db.selectFrom('snapshots').select('hash').where('hash', '=', refs[0].hash).execute()).toEqual([]);
+    expect(await db.selectFrom('snapshot_refs').select('run_id').where('hash', '=', refs[0].hash).execute()).toEqual([{ run_id: changed.run_id }]);
+    expect((await db.selectFrom('snapshots').select('hash').where('hash', '=', refs[0].hash).execute()).length).toBe(1);
     const listed = (await call('GET', `/v1/monitors/${id}/runs`, key)).body;
     expect(listed.runs.map((r: { run_id: string }) => r.run_id)).toEqual([changed.run_id]);
     expect(listed.runs[0].values.markdown).toContain('Notes v2');
+    // The change still reads in full although v1 was only kept by this run's reference to it.
+    expect(listed.runs[0].changes.markdown.from).toBe(markdown1);
     expect(listed.unchanged_runs_collapsed.total).toBe(5);
     expect((await call('GET', `/v1/monitors/${id}`, key)).body.monitor.unchanged_runs_collapsed).toBe(5);
     const after = (await call('GET', `/v1/monitors/${id}/history?field=markdown`, key)).body;

@@ -143,9 +143,9 @@ export async function claimDueMonitors(db: Db, now: Date, limit: number, queueLe
 
 export const getRun = (db: Db, id: string): Promise<MonitorRun | undefined> => db.selectFrom('monitor_runs').selectAll().where('id', '=', id).executeTakeFirst();
 
-/** Newest first, values expanded (snapshot references replaced by the values). */
+/** Newest first, values and changes expanded (snapshot references replaced by the values). */
 export const listRuns = async (db: Db, monitorId: string, limit: number): Promise<MonitorRun[]> =>
-  expandRows(db, await db.selectFrom('monitor_runs').selectAll().where('monitor_id', '=', monitorId).orderBy('due_at', 'desc').orderBy('id', 'desc').limit(limit).execute(), 'values');
+  expandRows(db, await db.selectFrom('monitor_runs').selectAll().where('monitor_id', '=', monitorId).orderBy('due_at', 'desc').orderBy('id', 'desc').limit(limit).execute(), 'values', 'changes');
 
 /** Unchanged successful runs the pruner collapsed into counts, per UTC day, newest first. */
 export const unchangedRunCounts = (db: Db, monitorId: string): Promise<{ day: string; unchanged_runs: number }[]> =>

@@ -32,25 +32,11 @@ const bodyOf = (v: unknown): string | undefined => {
   return Buffer.byteLength(body) > SNAPSHOT_MIN_BYTES ? body : undefined;
 };
 
-/**
- * Stores the large values of a run (in the run's transaction) and returns the values to write:
- * large ones replaced by references. Small values are returned as they are; nothing is written
- * when there is no large value.
- */
-export async function store(db: Db, runId: string, values: Values, now = new Date()): Promise<Values> {
-  const out: Values = {};
-  const rows = new Map<string, string>();
-  for (const [k, v] of Object.entries(values)) {
-    const body = bodyOf(v);
-    if (!body) {
-      out[k] = v;
-      continue;
-    }
-    const hash = sha256Hex(body);
-    rows.set(hash, body);
-    out[k] = { $snapshot: hash };
-  }
-  if (!rows.size) return values;
+type Changes = Record<string, { from: unknown; to: unknown }>;
+
+/** Writes the snapshots and the run's references to them (nothing when there are none). */
+async function write(db: Db, runId: string, rows: Map<string, string>, now: Date): Promise<void> {
+  if (!rows.size) return;
   const nowIso = now.toISOString();
   const refreshBefore = new Date(now.getTime() - REFRESH_MS).toISOString();
   // Sorted: two runs storing the same snapshots lock them in one order (no deadlock on PostgreSQL).
@@ -65,7 +51,46 @@ export async function store(db: Db, runId: string, values: Values, now = new Dat
     .values(hashes.map((hash) => ({ run_id: runId, hash })))
     .onConflict((oc) => oc.doNothing())
     .execute();
+}
+
+/** The value to write: a reference when it is large (its body then goes into `rows`). */
+function refFor(v: unknown, rows: Map<string, string>): unknown {
+  const body = bodyOf(v);
+  if (!body) return v;
+  const hash = sha256Hex(body);
+  rows.set(hash, body);
+  return { $snapshot: hash };
+}
+
+/**
+ * Stores the large values of a run (in the run's transaction, after its row exists) and returns
+ * the values to write: large ones replaced by references, small ones as they are. Nothing is
+ * written when there is no large value.
+ */
+export async function store(db: Db, runId: string, values: Values, now = new Date()): Promise<Values> {
+  const rows = new Map<string, string>();
+  const out: Values = {};
+  for (const [k, v] of Object.entries(values)) out[k] = refFor(v, rows);
+  if (!rows.size) return values;
+  await write(db, runId, rows, now);
   return out;
+}
+
+/**
+ * A finished run's values and changes as the JSON to write (the runner's one call): large
+ * values, and the large `from` / `to` of its changes, stored once as snapshots.
+ */
+export async function storeRun(db: Db, runId: string, values: Values, changes: Changes | null, now = new Date()): Promise<{ values: string; changes: string | null }> {
+  const rows = new Map<string, string>();
+  const v: Values = {};
+  for (const [k, x] of Object.entries(values)) v[k] = refFor(x, rows);
+  let c: Changes | null = null;
+  if (changes && Object.keys(changes).length) {
+    c = {};
+    for (const [k, x] of Object.entries(changes)) c[k] = { from: refFor(x.from, rows), to: refFor(x.to, rows) };
+  }
+  await write(db, runId, rows, now);
+  return { values: JSON.stringify(v), changes: c && JSON.stringify(c) };
 }
 
 async function bodies(db: Db, hashes: Iterable<string>): Promise<Map<string, unknown>> {
@@ -100,26 +125,42 @@ export async function expand(db: Db, values: Values, known?: Values): Promise<Va
   return out;
 }
 
-/** JSON texts of values (runs' `values`, monitors' `last_values`) expanded; one read for all distinct snapshots. */
-export async function expandAll(db: Db, texts: (string | null)[]): Promise<(string | null)[]> {
-  const parsed = texts.map((t) => (t !== null && t.includes('"$snapshot"') ? (JSON.parse(t) as Values) : undefined));
-  const hashes = parsed.flatMap((p) => (p ? Object.values(p).map(refOf).filter((h): h is string => !!h) : []));
-  if (!hashes.length) return texts;
-  const found = await bodies(db, hashes);
-  return texts.map((t, i) => {
-    const p = parsed[i];
-    if (!p) return t;
-    const out: Values = {};
-    for (const [k, v] of Object.entries(p)) {
-      const h = refOf(v);
-      out[k] = h ? (found.has(h) ? found.get(h) : null) : v;
-    }
-    return JSON.stringify(out);
-  });
+/** References in parsed JSON: at the top level (values) and one level down (changes' from / to). */
+function refsIn(o: Values, depth = 2, out: string[] = []): string[] {
+  for (const v of Object.values(o)) {
+    const h = refOf(v);
+    if (h) out.push(h);
+    else if (depth > 1 && v && typeof v === 'object' && !Array.isArray(v)) refsIn(v as Values, depth - 1, out);
+  }
+  return out;
 }
 
-/** Rows with their `values` / `last_values` column expanded (a copy; other fields untouched). */
-export async function expandRows<T, K extends keyof T>(db: Db, rows: T[], column: K): Promise<T[]> {
-  const texts = await expandAll(db, rows.map((r) => r[column] as unknown as string | null));
-  return rows.map((r, i) => (texts[i] === (r[column] as unknown) ? r : { ...r, [column]: texts[i] }));
+function replaceRefs(o: Values, found: Map<string, unknown>, depth = 2): Values {
+  const out: Values = {};
+  for (const [k, v] of Object.entries(o)) {
+    const h = refOf(v);
+    out[k] = h ? (found.has(h) ? found.get(h) : null) : depth > 1 && v && typeof v === 'object' && !Array.isArray(v) ? replaceRefs(v as Values, found, depth - 1) : v;
+  }
+  return out;
+}
+
+/** JSON texts (runs' `values` and `changes`, monitors' `last_values`) expanded; one read for all distinct snapshots. */
+export async function expandAll(db: Db, texts: (string | null)[]): Promise<(string | null)[]> {
+  const parsed = texts.map((t) => (t !== null && t.includes('"$snapshot"') ? (JSON.parse(t) as Values) : undefined));
+  const hashes = parsed.flatMap((p) => (p ? refsIn(p) : []));
+  if (!hashes.length) return texts;
+  const found = await bodies(db, hashes);
+  return texts.map((t, i) => (parsed[i] ? JSON.stringify(replaceRefs(parsed[i]!, found)) : t));
+}
+
+/** Rows with the given JSON columns expanded (copies; other fields untouched). */
+export async function expandRows<T, K extends keyof T>(db: Db, rows: T[], ...columns: K[]): Promise<T[]> {
+  const texts = await expandAll(db, rows.flatMap((r) => columns.map((c) => r[c] as unknown as string | null)));
+  return rows.map((r, i) => {
+    const changed = columns.filter((c, j) => texts[i * columns.length + j] !== (r[c] as unknown));
+    if (!changed.length) return r;
+    const copy = { ...r };
+    columns.forEach((c, j) => ((copy as Record<K, unknown>)[c] = texts[i * columns.length + j]));
+    return copy;
+  });
 }
