@@ -226,6 +226,7 @@ async function runDialect(dialect: string): Promise<void> {
     let pruneMs = 0;
     let pruned = 0;
     let slowest = 0;
+    const sizes: string[] = [];
     for (let h = 0; h < DAYS * 24; h++) {
       await simulateHour(sim, h, true);
       const s = await prune(store, { retentionDays: RETENTION_DAYS, now: new Date(T0 + (h + 1) * 3_600_000) });
@@ -234,11 +235,14 @@ async function runDialect(dialect: string): Promise<void> {
       pruned += rowsOf(s);
       slowest = Math.max(slowest, s.ms);
       if (dialect === 'postgres' && h % 24 === 23) await sql`VACUUM`.execute(store.db);
+      // Bounded, not growing: the size every 10 simulated days.
+      if (h % 240 === 239) sizes.push(`day ${(h + 1) / 24}: ${fmt((await bytesUsed(store, dialect, file)) - empty)}`);
     }
     const used = await bytesUsed(store, dialect, file);
     const perMonth = (used - empty) / MONITORS;
     const counts = await retention.tableCounts(store.db);
     console.log(`  after (snapshots + pruner):          ${fmt(perMonth)} per monitor per month  (${DAYS} simulated days in ${((Date.now() - t) / 1000).toFixed(1)} s${dialect === 'sqlite' ? `; file ${fmt(statSync(file!).size)}` : ''})`);
+    console.log(`  store size (all ${MONITORS} monitors) by simulated day: ${sizes.join(', ')}`);
     console.log(`  pruner, hourly passes: ${passes} passes, ${pruned} rows, mean ${(pruneMs / passes).toFixed(1)} ms, slowest ${slowest} ms, ${Math.round((pruned * 1000) / Math.max(pruneMs, 1))} rows/s`);
     const top = (await bytesByTable(store, dialect)).slice(0, 6).map(([t, n]) => `${t} ${((n / MONITORS) / MB).toFixed(2)}`);
     console.log(`  where it goes (MB per monitor, with indexes): ${top.join(', ')}`);
