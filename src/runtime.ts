@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { deliveryConfig, metaConfig, type Config } from './config.js';
 import { createEngine, type Engine } from './engine/index.js';
 import { MonitorScheduler } from './monitors/scheduler.js';
+import { Pruner } from './monitors/retention.js';
 import { configSecrets, createRedactor, type Redactor } from './redact.js';
 import { BullQueue, EmbeddedQueue, type WorkQueue } from './queue/index.js';
 import { buildServer } from './server/app.js';
@@ -53,6 +54,13 @@ function startScheduler(config: Config, store: Store, engine: Engine, queue: Wor
   return scheduler;
 }
 
+/** Retention runs where the scheduler runs: one pruner a process, harmless when several share a database. */
+function startPruner(config: Config, store: Store, log: Log): Pruner {
+  const pruner = new Pruner({ store, retentionDays: config.runRetentionDays, log });
+  pruner.start();
+  return pruner;
+}
+
 export async function startService(config: Config, options: { logger?: boolean | object; listen?: boolean; scheduler?: boolean } = {}): Promise<Service> {
   let app: FastifyInstance | undefined;
   // One redactor for this process: the server's bodies and log lines, and stored run errors.
@@ -69,6 +77,7 @@ export async function startService(config: Config, options: { logger?: boolean |
   let queue: WorkQueue | undefined;
   let scheduler: MonitorScheduler | undefined;
   let lock: DataDirLock | undefined;
+  let pruner: Pruner | undefined;
   if (options.scheduler ?? !isScaleOut(config)) {
     // On SQLite this process is the file's only scheduler (enforced by the lock), so work left in
     // hand at start is orphaned; on PostgreSQL others may share the store: leases decide.
@@ -82,6 +91,7 @@ export async function startService(config: Config, options: { logger?: boolean |
     }
     queue = new EmbeddedQueue({ onError: (err) => log.error({ err }, 'monitor work failed') });
     scheduler = startScheduler(config, store, engine, queue, log, redact, lock !== undefined);
+    pruner = startPruner(config, store, log);
   }
   const ctx: ServerContext = { config, store, engine, rateLimiter, scheduler, redact };
   app = await buildServer(ctx, { logger: options.logger });
@@ -104,6 +114,7 @@ export async function startService(config: Config, options: { logger?: boolean |
       (closing ??= (async () => {
         await app.close();
         await scheduler?.stop();
+        await pruner?.stop();
         await queue?.close();
         await rateLimiter.close?.();
         await engine.close();
@@ -140,6 +151,7 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
   });
   // The caller's logger redacts its own lines (cli: `trawl worker`); this one guards stored errors.
   const scheduler = startScheduler(config, store, engine, queue, log, createRedactor(configSecrets(config)), false);
+  const pruner = startPruner(config, store, log);
   let closing: Promise<void> | undefined;
   return {
     store,
@@ -148,6 +160,7 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
     close: () =>
       (closing ??= (async () => {
         await scheduler.stop();
+        await pruner.stop();
         await queue.close();
         await engine.close();
         await store.close();

@@ -25,6 +25,12 @@ describe('config', () => {
     expect(() => loadConfig({ TRAWL_WEBHOOK_DISABLE_AFTER_HOURS: '0' })).toThrow(/TRAWL_WEBHOOK_DISABLE_AFTER_HOURS/);
     expect(() => loadConfig({ TRAWL_WEBHOOK_RETRY_BASE_MS: '0' })).toThrow(/TRAWL_WEBHOOK_RETRY_BASE_MS/);
   });
+  it('keeps runs, events and deliveries 30 days unless told otherwise, within bounds', () => {
+    expect(loadConfig({}).runRetentionDays).toBe(30);
+    expect(loadConfig({ TRAWL_RUN_RETENTION_DAYS: '7' }).runRetentionDays).toBe(7);
+    expect(() => loadConfig({ TRAWL_RUN_RETENTION_DAYS: '0' })).toThrow(/TRAWL_RUN_RETENTION_DAYS: must be an integer from 1 to 3650/);
+    expect(() => loadConfig({ TRAWL_RUN_RETENTION_DAYS: '1.5' })).toThrow(/TRAWL_RUN_RETENTION_DAYS/);
+  });
   it('parses TRAWL_RESOLVE like curl --connect-to', () => {
     expect(parseResolve('www.amazon.com=127.0.0.1:8080, shop.test=10.0.0.2,v6.test=[::1]:81')).toEqual([
       { host: 'www.amazon.com', address: '127.0.0.1', port: 8080 },

@@ -9,7 +9,7 @@ import { marketplaceProduct } from '../engine/marketplace/index.js';
 import { advertiserFromUrl, metaAds, type MetaAdsConfig } from '../engine/meta-ads/index.js';
 import { isTrawlError, TrawlError } from '../errors.js';
 import type { Redactor } from '../redact.js';
-import { newId, runs as runsRepo, type MonitorRun, type Store } from '../store/index.js';
+import { newId, runs as runsRepo, snapshots, type MonitorRun, type Store } from '../store/index.js';
 import type { RunTarget } from '../store/repos/runs.js';
 import { HANDED_MS } from './deliver.js';
 import { normalise, watchesAdvertiser, type Value } from './fields.js';
@@ -114,15 +114,23 @@ async function observePage(engine: Engine, c: Claimed, signal?: AbortSignal, met
 
 class Superseded extends Error {}
 
-/** What a succeeded observation means against a monitor's state: its changes, whether it sends, the next baseline. */
-function decide(m: { watch: string; last_values: string | null; conditions: string | null; events: string | null }, values: Record<string, Value>) {
+/**
+ * What a succeeded observation means against a monitor's state: its changes (against the baseline's
+ * values, `previous`, with snapshot references expanded) and whether it sends an event.
+ */
+function decide(m: { watch: string; conditions: string | null; events: string | null }, previous: Record<string, Value> | null, values: Record<string, Value>) {
   const watch: string[] = JSON.parse(m.watch);
-  const previous: Record<string, Value> | null = m.last_values ? JSON.parse(m.last_values) : null;
   const changes: Changes = diffValues(previous, values, watch);
   const conditions: Condition[] | null = m.conditions ? JSON.parse(m.conditions) : null;
   const eventId = shouldNotify(changes, values, conditions) && sends(m.events, 'change.detected') ? newId('evt') : null;
-  return { changes, eventId, changesJson: Object.keys(changes).length ? JSON.stringify(changes) : null, baselineJson: JSON.stringify(nextBaseline(previous, values, watch)) };
+  return { watch, changes, eventId };
 }
+
+/**
+ * The next baseline as stored: the run's values as written (large ones as snapshot references),
+ * and for fields this run did not observe (a page answering >= 400), the previous baseline's.
+ */
+const baselineOf = (storedValues: string, lastValues: string | null, watch: string[]) => JSON.stringify(nextBaseline(lastValues ? JSON.parse(lastValues) : null, JSON.parse(storedValues), watch));
 
 /**
  * Keeps the run's lease ahead while it works. When the renewal finds the run no longer ours (a
@@ -193,24 +201,28 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
   // PostgreSQL, the common case (a success, no health event, the monitor as the claim saw it):
   // one statement. Anything else — or a monitor changed meanwhile — decides again in a transaction.
   const seen = claimed.seen;
-  if (deps.store.dialect === 'postgres' && outcome && seen.consecutive_failures < FAILING_AFTER && !(seen.baseline_at && run.started_at! < seen.baseline_at)) {
-    const d = decide(seen, outcome.values);
+  const valuesJson = outcome ? JSON.stringify(outcome.values) : '';
+  // (Only without snapshots: large values are written in the transaction below, with their references.)
+  const small = valuesJson.length <= snapshots.SNAPSHOT_MIN_BYTES && !seen.last_values?.includes('"$snapshot"');
+  if (deps.store.dialect === 'postgres' && outcome && small && seen.consecutive_failures < FAILING_AFTER && !(seen.baseline_at && run.started_at! < seen.baseline_at)) {
+    const d = decide(seen, seen.last_values ? JSON.parse(seen.last_values) : null, outcome.values);
+    const changesJson = Object.keys(d.changes).length ? JSON.stringify(d.changes) : null;
     const deliveryId = newId('dlv');
     const result = await runsRepo.finishSucceededInOneStatement(db, {
       run,
       seen,
       finishedAt: finishedIso,
       statusCode: outcome.statusCode,
-      valuesJson: JSON.stringify(outcome.values),
-      changesJson: d.changesJson,
-      baselineJson: d.baselineJson,
+      valuesJson,
+      changesJson,
+      baselineJson: baselineOf(valuesJson, seen.last_values, d.watch),
       event: d.eventId ? { id: d.eventId, deliveryId, handedUntil, body: changeEventBody({ id: d.eventId, monitorId: run.monitor_id, url: seen.url, sequence: seen.event_sequence + 1, changes: d.changes, at: finishedIso }) } : undefined,
       usage: { status: 200, credits: run.credits, durationMs: Date.now() - started },
     });
     if (result === 'superseded') return {};
     if (result === 'done') {
       if (d.eventId) deps.onDelivery?.(deliveryId, 0);
-      return { ...run, status: 'succeeded', finished_at: finishedIso, lease_until: null, status_code: outcome.statusCode, values: JSON.stringify(outcome.values), changes: d.changesJson, event_id: d.eventId };
+      return { ...run, status: 'succeeded', finished_at: finishedIso, lease_until: null, status_code: outcome.statusCode, values: valuesJson, changes: changesJson, event_id: d.eventId };
     }
   }
   try {
@@ -242,8 +254,12 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
         await trx.insertInto('usage').values(usageRow(200, run.credits)).execute();
         return;
       }
-      const { changes, eventId, changesJson, baselineJson } = decide(m, outcome.values);
-      await finish({ status: 'succeeded', finished_at: finishedIso, lease_until: null, status_code: outcome.statusCode, values: JSON.stringify(outcome.values), changes: changesJson, event_id: eventId });
+      const previous = (m.last_values ? await snapshots.expand(trx, JSON.parse(m.last_values), outcome.values) : null) as Record<string, Value> | null;
+      const { watch, changes, eventId } = decide(m, previous, outcome.values);
+      // Retention: large values (markdown …) stored once by hash; the run and the baseline keep references.
+      const stored = await snapshots.storeRun(trx, runId, outcome.values, Object.keys(changes).length ? changes : null);
+      const baselineJson = baselineOf(stored.values, m.last_values, watch);
+      await finish({ status: 'succeeded', finished_at: finishedIso, lease_until: null, status_code: outcome.statusCode, values: stored.values, changes: stored.changes, event_id: eventId });
       if (m.consecutive_failures >= FAILING_AFTER) deliveries.push(await writeHealthEvent(trx, 'monitor.recovered', { ...event, events: m.events, failures: m.consecutive_failures }));
       if (eventId) deliveries.push(await writeChangeEvent(trx, { ...event, eventId, changes }));
       // The run's values are the new baseline (fields no longer watched drop out).

@@ -9,7 +9,7 @@ import { compileSchema, type Engine } from '../engine/index.js';
 import { isMarketplaceId, marketplaceForUrl, MARKETPLACE_IDS, urlBelongsTo } from '../engine/marketplace/registry.js';
 import { invalidRequest, isTrawlError, notFound, TrawlError } from '../errors.js';
 import { httpUrl, oneOf, parseBody, text } from '../server/validation.js';
-import { accounts, monitors as repo, newId, webhooks, type DeliveryAttempt, type Monitor, type MonitorRun, type Store } from '../store/index.js';
+import { accounts, monitors as repo, newId, snapshots, webhooks, type DeliveryAttempt, type Monitor, type MonitorRun, type Store } from '../store/index.js';
 import { parseConditions } from './diff.js';
 import { EVENT_TYPES } from './events.js';
 import { ADVERTISER_FIELDS, watchableFields } from './fields.js';
@@ -252,14 +252,26 @@ export function presentRun(r: MonitorRun) {
   };
 }
 
+/** A run as the runner returned it, its values expanded (large values are stored as snapshot references). */
+export async function expandRun(ctx: Pick<MonitorContext, 'store'>, run: MonitorRun): Promise<MonitorRun> {
+  return (await snapshots.expandRows(ctx.store.db, [run], 'values', 'changes'))[0];
+}
+
+/** Unchanged runs older than a day that the pruner counted instead of keeping: the total and per day. */
+export async function collapsedRuns(ctx: Pick<MonitorContext, 'store'>, monitorId: string) {
+  const days = await repo.unchangedRunCounts(ctx.store.db, monitorId);
+  return { total: days.reduce((n, d) => n + Number(d.unchanged_runs), 0), days: days.map((d) => ({ day: d.day, runs: Number(d.unchanged_runs) })) };
+}
+
 export async function monitorDetail(ctx: Pick<MonitorContext, 'store'>, m: Monitor) {
-  const runs = await repo.listRuns(ctx.store.db, m.id, 10);
+  const [runs, [lastValues], collapsed] = await Promise.all([repo.listRuns(ctx.store.db, m.id, 10), snapshots.expandAll(ctx.store.db, [m.last_values]), collapsedRuns(ctx, m.id)]);
   return {
     ...presentMonitor(m),
     consecutive_failures: m.consecutive_failures,
     last_success_at: m.last_success_at,
-    last_values: json(m.last_values),
+    last_values: json(lastValues),
     last_runs: runs.map(presentRun),
+    unchanged_runs_collapsed: collapsed.total,
   };
 }
 

@@ -4,7 +4,7 @@
  * atomically; the bucket expires once it would be full again.
  */
 import { Redis } from 'ioredis';
-import type { RateLimiter, Verdict } from './token-bucket.js';
+import { MemoryTokenBuckets, type RateLimiter, type Verdict } from './token-bucket.js';
 
 const TAKE = `
 local key = KEYS[1]
@@ -26,21 +26,27 @@ return {allowed, tostring(tokens)}
 export class RedisTokenBuckets implements RateLimiter {
   readonly #redis: Redis;
   readonly #prefix: string;
+  /** While Redis is unreachable each process limits on its own: degraded, never a 500 for every request. */
+  readonly #fallback = new MemoryTokenBuckets();
   #closing?: Promise<void>;
 
   constructor(url: string, options: { prefix?: string } = {}) {
     this.#redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+    // Redis away is a failed command (the limiter answers for it), not an unhandled event.
+    this.#redis.on('error', () => undefined);
     this.#prefix = options.prefix ?? 'trawl:rl:';
     this.#redis.defineCommand('trawlTake', { numberOfKeys: 1, lua: TAKE });
   }
 
   async take(key: string, perMinute: number): Promise<Verdict> {
     // Redis TIME would be more exact across hosts; Date.now() is what the memory bucket uses too.
-    const [allowed, tokensRaw] = (await (this.#redis as unknown as { trawlTake: (...a: unknown[]) => Promise<[number, string]> }).trawlTake(
-      this.#prefix + key,
-      perMinute,
-      Date.now(),
-    )) as [number, string];
+    let answer: [number, string];
+    try {
+      answer = (await (this.#redis as unknown as { trawlTake: (...a: unknown[]) => Promise<[number, string]> }).trawlTake(this.#prefix + key, perMinute, Date.now())) as [number, string];
+    } catch {
+      return this.#fallback.take(key, perMinute);
+    }
+    const [allowed, tokensRaw] = answer;
     const tokens = Number(tokensRaw);
     const rate = perMinute / 60_000;
     const reset = Math.ceil((perMinute - tokens) / rate / 1000);

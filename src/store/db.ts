@@ -67,6 +67,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // An idle connection that the server closes (restart, failover, admin) must not take the
     // process down: the pool drops it and opens a new one on the next query.
     pool.on('error', (err) => options.onError?.(err));
+    // A connection that dies while checked out but between statements (inside a transaction) emits
+    // 'error' on its client, where pg-pool listens only while it is idle: unheard, that ends the
+    // process. The statement in progress (or the next) fails with it and the caller handles that.
+    pool.on('connect', (client) => client.on('error', (err) => options.onError?.(err)));
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   } else {
     dialect = 'sqlite';

@@ -8,3 +8,5 @@ export * as runs from './repos/runs.js';
 export * as webhooks from './repos/webhooks.js';
 export * as sessions from './repos/sessions.js';
 export { sha256Hex, digestsEqual, verifyPassword, hashPassword, needsRehash, newId } from './ids.js';
+export * as snapshots from './repos/snapshots.js';
+export * as retention from './repos/retention.js';

@@ -159,6 +159,44 @@ export interface SessionsTable {
   expires_at: string;
 }
 
+/** Unchanged successful runs of one monitor on one UTC day, collapsed by the pruner. */
+export interface MonitorRunCountsTable {
+  monitor_id: string;
+  account_id: string;
+  /** YYYY-MM-DD (UTC) of the runs' due time. */
+  day: string;
+  unchanged_runs: number;
+  credits: number;
+}
+
+/** Usage rows older than a day, summed per account, key ('' = none), endpoint, status and UTC hour. */
+export interface UsageHourlyTable {
+  account_id: string;
+  key_id: string;
+  endpoint: string;
+  status: number;
+  /** YYYY-MM-DDTHH:00:00.000Z */
+  hour: string;
+  requests: number;
+  credits: number;
+  errors: number;
+  duration_ms: number;
+}
+
+/** A large watched value stored once: body is its JSON, hash the SHA-256 hex of that JSON. */
+export interface SnapshotsTable {
+  hash: string;
+  body: string;
+  bytes: number;
+  created_at: string;
+  stored_at: string;
+}
+
+export interface SnapshotRefsTable {
+  run_id: string;
+  hash: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -169,6 +207,10 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
   sessions: SessionsTable;
+  monitor_run_counts: MonitorRunCountsTable;
+  usage_hourly: UsageHourlyTable;
+  snapshots: SnapshotsTable;
+  snapshot_refs: SnapshotRefsTable;
 }
 
 export type Account = Selectable<AccountsTable>;

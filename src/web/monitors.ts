@@ -11,7 +11,7 @@ import { redeliver } from '../monitors/deliver.js';
 import { runNow } from '../monitors/runner.js';
 import { createMonitor, deleteMonitor, findMonitor, listDeliveries, monitorDetail, updateMonitor } from '../monitors/service.js';
 import type { ServerContext } from '../server/context.js';
-import { monitors as repo, webhooks } from '../store/index.js';
+import { monitors as repo, snapshots, webhooks } from '../store/index.js';
 import { html, raw, type Raw } from './html.js';
 import type { SessionInfo } from './session.js';
 
@@ -35,7 +35,7 @@ export function monitorPages(app: FastifyInstance, ctx: ServerContext, kit: Kit)
   const deps = () => ({ store: ctx.store, engine: ctx.engine, meta: metaConfig(ctx.config), redact: ctx.redact, onDelivery: ctx.scheduler?.handDelivery.bind(ctx.scheduler) });
 
   const listPage = async (s: SessionInfo, f: Form = {}, notice?: { kind: 'ok' | 'error'; text: string }) => {
-    const rows = await repo.listMonitors(ctx.store.db, s.account.id, 100);
+    const rows = await snapshots.expandRows(ctx.store.db, await repo.listMonitors(ctx.store.db, s.account.id, 100), 'last_values');
     const table = rows.length
       ? html`<div class="table-wrap" tabindex="0"><table aria-label="Monitors"><thead><tr><th scope="col">URL</th><th scope="col">State</th><th scope="col">Health</th><th scope="col">Webhook</th><th scope="col">Interval</th><th scope="col">Last run</th><th scope="col">Last values</th></tr></thead><tbody>${rows.map(
           (m) => html`<tr><td><a href="/monitors/${m.id}">${short(m.url)}</a></td><td>${m.state}</td><td>${m.health}</td><td>${m.webhook_state === 'disabled' ? html`<strong>disabled</strong>` : 'active'}</td><td>${m.interval}</td><td>${when(m.last_run_at)}</td><td>${short(m.last_values ? JSON.parse(m.last_values) : null)}</td></tr>`,
@@ -102,6 +102,7 @@ ${d.webhook_state === 'disabled' ? html`<div class="notice error" role="status" 
 <h2>Last values</h2>${d.last_values ? html`<div class="table-wrap" tabindex="0"><table aria-label="Last values"><tbody>${Object.entries(d.last_values as Record<string, unknown>).map(([k, v]) => html`<tr><th scope="row">${k}</th><td>${short(v)}</td></tr>`)}</tbody></table></div>` : html`<p class="empty">No successful run yet: the first one records the baseline.</p>`}
 ${charts.length ? html`<h2>History</h2>${charts}` : raw('')}
 <h2>Runs</h2>${d.last_runs.length ? html`<div class="table-wrap" tabindex="0"><table aria-label="Runs"><thead><tr><th scope="col">Due</th><th scope="col">Trigger</th><th scope="col">Status</th><th scope="col">Changes</th><th scope="col">Error</th></tr></thead><tbody>${d.last_runs.map((r) => html`<tr><td>${when(r.due_at)}</td><td>${r.trigger}</td><td>${r.status}</td><td>${short(r.changes)}</td><td>${r.error ?? ''}</td></tr>`)}</tbody></table></div>` : html`<p class="empty">No runs yet.</p>`}
+${d.unchanged_runs_collapsed ? html`<p class="muted" data-testid="collapsed">Plus ${d.unchanged_runs_collapsed} older unchanged runs, counted rather than kept (runs that changed something or failed are kept ${ctx.config.runRetentionDays} days).</p>` : raw('')}
 <h2>Webhook deliveries</h2>${deliveries.length ? html`<div class="table-wrap" tabindex="0"><table aria-label="Deliveries"><thead><tr><th scope="col">Event</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">Last status</th><th scope="col">Next retry</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>${deliveries.map(
       (dl) => html`<tr><td><code>${dl.event_id}</code></td><td>${dl.state}</td><td>${dl.attempt_log.map((a) => `${a.attempt}${a.manual ? ' (manual)' : ''}: ${a.status_code ?? a.outcome}`).join(', ') || '—'}</td><td>${dl.last_status ?? '—'}</td><td>${when(dl.next_attempt_at)}</td><td>${action(`deliveries/${dl.delivery_id}/redeliver`, 'Redeliver', 'secondary')}</td></tr>`,
     )}</tbody></table></div>` : html`<p class="empty">No changes detected yet, so no webhooks sent.</p>`}`;

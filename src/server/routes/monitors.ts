@@ -7,8 +7,10 @@ import { invalidRequest, notFound } from '../../errors.js';
 import { redeliver } from '../../monitors/deliver.js';
 import { runNow } from '../../monitors/runner.js';
 import {
+  collapsedRuns,
   CreateMonitorBody,
   createMonitor,
+  expandRun,
   deleteMonitor,
   findMonitor,
   listDeliveries,
@@ -80,13 +82,13 @@ export function monitorRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post<IdParams>('/monitors/:id/run', { schema: { summary: 'Run a monitor now and answer with the run (costs the run its credit)', security: SECURITY } }, async (request) => {
     const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
     const run = await runNow({ store: ctx.store, engine: ctx.engine, log: request.log, meta: metaConfig(ctx.config), redact: ctx.redact, onDelivery: ctx.scheduler?.handDelivery.bind(ctx.scheduler) }, m);
-    return { status: 'ok', run: presentRun(run) };
+    return { status: 'ok', run: presentRun(await expandRun(ctx, run)) };
   });
 
-  app.get<IdParams>('/monitors/:id/runs', { schema: { summary: 'Runs of a monitor, newest first', security: SECURITY } }, async (request) => {
+  app.get<IdParams>('/monitors/:id/runs', { schema: { summary: 'Runs of a monitor, newest first; unchanged runs older than a day are counted per day in unchanged_runs_collapsed', security: SECURITY } }, async (request) => {
     const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
-    const runs = await repo.listRuns(ctx.store.db, m.id, limitOf(request, 50, 500));
-    return { status: 'ok', runs: runs.map(presentRun) };
+    const [runs, collapsed] = await Promise.all([repo.listRuns(ctx.store.db, m.id, limitOf(request, 50, 500)), collapsedRuns(ctx, m.id)]);
+    return { status: 'ok', runs: runs.map(presentRun), unchanged_runs_collapsed: collapsed };
   });
 
   app.get<IdParams>('/monitors/:id/history', { schema: { summary: 'Values of one watched field over successful runs: ?field=price&limit=&before=', security: SECURITY } }, async (request) => {

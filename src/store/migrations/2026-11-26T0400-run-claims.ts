@@ -18,13 +18,13 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('monitor_runs_account_open').on('monitor_runs').columns(['account_id', 'status']).execute();
   await db.schema.alterTable('monitors').addColumn('baseline_at', 'text').execute();
   await db.schema.alterTable('webhook_deliveries').addColumn('handed_until', 'text').execute();
-  await db.schema.createIndex('webhook_deliveries_event').on('webhook_deliveries').column('event_id').execute();
+  // (webhook_deliveries.event_id is indexed by the retention migration before this one.)
   await db.schema.createIndex('webhook_events_monitor').on('webhook_events').columns(['monitor_id', 'created_at']).execute();
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const i of ['webhook_events_monitor', 'webhook_deliveries_event', 'monitor_runs_account_open', 'monitor_runs_open']) await db.schema.dropIndex(i).execute();
+  for (const i of ['webhook_events_monitor', 'monitor_runs_account_open', 'monitor_runs_open']) await db.schema.dropIndex(i).execute();
   await db.schema.alterTable('webhook_deliveries').dropColumn('handed_until').execute();
   await db.schema.alterTable('monitors').dropColumn('baseline_at').execute();
 }

@@ -8,6 +8,7 @@ import * as m002 from './2026-11-24T0100-monitors.js';
 import * as m003 from './2026-11-24T0200-sessions.js';
 import * as m004 from './2026-11-26T0100-account-limits.js';
 import * as m005 from './2026-11-26T0200-webhooks.js';
+import * as m006 from './2026-11-26T0300-retention.js';
 import * as m007 from './2026-11-26T0400-run-claims.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -16,5 +17,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-24T0200-sessions': m003,
   '2026-11-26T0100-account-limits': m004,
   '2026-11-26T0200-webhooks': m005,
+  '2026-11-26T0300-retention': m006,
   '2026-11-26T0400-run-claims': m007,
 };

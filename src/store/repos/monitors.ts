@@ -7,6 +7,7 @@ import { PostgresAdapter, sql, type Insertable, type Updateable } from 'kysely';
 import type { Monitor, MonitorRun, MonitorRunsTable, MonitorsTable } from '../tables.js';
 import { newId } from '../ids.js';
 import type { Db } from './accounts.js';
+import { expandAll, expandRows } from './snapshots.js';
 
 export async function insertMonitor(db: Db, row: Insertable<MonitorsTable>): Promise<void> {
   await db.insertInto('monitors').values(row).execute();
@@ -153,8 +154,13 @@ export async function releaseQueuedRuns(db: Db, ids: string[]): Promise<void> {
 
 export const getRun = (db: Db, id: string): Promise<MonitorRun | undefined> => db.selectFrom('monitor_runs').selectAll().where('id', '=', id).executeTakeFirst();
 
-export const listRuns = (db: Db, monitorId: string, limit: number): Promise<MonitorRun[]> =>
-  db.selectFrom('monitor_runs').selectAll().where('monitor_id', '=', monitorId).orderBy('due_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+/** Newest first, values and changes expanded (snapshot references replaced by the values). */
+export const listRuns = async (db: Db, monitorId: string, limit: number): Promise<MonitorRun[]> =>
+  expandRows(db, await db.selectFrom('monitor_runs').selectAll().where('monitor_id', '=', monitorId).orderBy('due_at', 'desc').orderBy('id', 'desc').limit(limit).execute(), 'values', 'changes');
+
+/** Unchanged successful runs the pruner collapsed into counts, per UTC day, newest first. */
+export const unchangedRunCounts = (db: Db, monitorId: string): Promise<{ day: string; unchanged_runs: number }[]> =>
+  db.selectFrom('monitor_run_counts').select(['day', 'unchanged_runs']).where('monitor_id', '=', monitorId).orderBy('day', 'desc').execute();
 
 /**
  * Runs whose runner is presumed gone: queued or running past their lease (all of them when
@@ -177,7 +183,11 @@ export async function takeStaleRuns(db: Db, now: Date, limit: number, leaseMs: n
   return rows.map((r) => r.id);
 }
 
-/** Successful runs' values of one field, newest first, before a cursor. */
+/**
+ * Successful runs' values of one field, newest first, before a cursor (values expanded). Unchanged
+ * runs older than a day are collapsed by the pruner: the points left are where values changed, so
+ * the series still steps as it did.
+ */
 export async function fieldHistory(db: Db, monitorId: string, limit: number, before?: string): Promise<{ at: string; values: string }[]> {
   let q = db
     .selectFrom('monitor_runs')
@@ -186,5 +196,6 @@ export async function fieldHistory(db: Db, monitorId: string, limit: number, bef
     .where('status', '=', 'succeeded');
   if (before) q = q.where('finished_at', '<', before);
   const rows = await q.orderBy('finished_at', 'desc').limit(limit).execute();
-  return rows.map((r) => ({ at: r.finished_at!, values: r.values ?? '{}' }));
+  const values = await expandAll(db, rows.map((r) => r.values));
+  return rows.map((r, i) => ({ at: r.finished_at!, values: values[i] ?? '{}' }));
 }
