@@ -3,7 +3,7 @@
  * row per attempt. A delivery is claimed for an attempt with a conditional UPDATE on its state
  * and attempt count, so two workers never make the same attempt.
  */
-import { PostgresAdapter } from 'kysely';
+import { PostgresAdapter, sql } from 'kysely';
 import type { DeliveryAttempt, WebhookDelivery } from '../tables.js';
 import type { Db } from './accounts.js';
 import { newId } from '../ids.js';
@@ -108,6 +108,11 @@ export type Claim =
  */
 export async function claimAttempt(db: Db, deliveryId: string, attempts: number, now: Date, leaseMs: number): Promise<Claim | undefined> {
   const nowIso = now.toISOString();
+  // PostgreSQL, the hot path of scale-out: claimed, logged and read in one statement.
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    const fast = await claimAttemptInOneStatement(db, deliveryId, attempts, nowIso, new Date(now.getTime() + leaseMs).toISOString());
+    if (fast !== 'other') return fast;
+  }
   return db.transaction().execute(async (trx) => {
     const d = await trx
       .updateTable('webhook_deliveries')
@@ -144,6 +149,35 @@ export async function claimAttempt(db: Db, deliveryId: string, attempts: number,
   });
 }
 
+type Target = DeliveryTarget & { webhook_state: string };
+
+/**
+ * One statement: the delivery moves to `sending` (and to the monitor's current URL), the attempt
+ * row is written, and what the attempt needs is read. 'other' when the claim succeeded but there
+ * is nothing to send (event gone, webhook disabled) — or nothing was claimed: the general path
+ * then decides (it finds the delivery already claimed by this call and takes the first case).
+ */
+async function claimAttemptInOneStatement(db: Db, deliveryId: string, attempts: number, nowIso: string, lease: string): Promise<Claim | undefined | 'other'> {
+  const { rows } = await sql<{ delivery: WebhookDelivery; target: Target | null; attempt_id: number | null }>`
+    WITH t AS (
+      SELECT e.body, m.webhook AS url, m.webhook_state, m.webhook_disabled_reason, a.signing_secret, a.previous_signing_secret, a.previous_secret_expires_at
+      FROM webhook_deliveries w JOIN webhook_events e ON e.id = w.event_id JOIN monitors m ON m.id = e.monitor_id JOIN accounts a ON a.id = e.account_id
+      WHERE w.id = ${deliveryId} AND m.webhook_state <> 'disabled'
+    ), d AS (
+      UPDATE webhook_deliveries SET state = 'sending', lease_until = ${lease}, updated_at = ${nowIso}, url = (SELECT url FROM t)
+      WHERE id = ${deliveryId} AND state = 'pending' AND attempts = ${attempts} AND next_attempt_at <= ${nowIso} AND EXISTS (SELECT 1 FROM t)
+      RETURNING *
+    ), att AS (
+      INSERT INTO delivery_attempts (delivery_id, attempt, manual, outcome, started_at, url)
+      SELECT d.id, d.attempts + 1, 0, 'sending', ${nowIso}, d.url FROM d
+      RETURNING id
+    )
+    SELECT row_to_json(d.*) AS delivery, (SELECT row_to_json(t.*) FROM t) AS target, (SELECT id FROM att) AS attempt_id FROM d`.execute(db);
+  const row = rows[0];
+  if (!row) return 'other';
+  return { kind: 'attempt', attemptId: Number(row.attempt_id), delivery: row.delivery, target: row.target! };
+}
+
 export interface AttemptResult {
   ok: boolean;
   status: number | null;
@@ -168,6 +202,20 @@ export async function finishAttempt(
   health: WebhookHealth,
 ): Promise<void> {
   const { sent } = a;
+  if (sent.ok && db.getExecutor().adapter instanceof PostgresAdapter) {
+    // A success on PostgreSQL (the common case): the log row, the monitor's streak and the delivery in one statement.
+    await sql`
+      WITH a AS (
+        UPDATE delivery_attempts SET outcome = 'succeeded', finished_at = ${a.finishedAt}, status_code = ${sent.status}, error = ${sent.error}, duration_ms = ${sent.durationMs}
+        WHERE id = ${a.attemptId} RETURNING 1
+      ), m AS (
+        UPDATE monitors SET webhook_failing_since = NULL WHERE id = ${health.monitorId} AND webhook_failing_since IS NOT NULL RETURNING 1
+      )
+      UPDATE webhook_deliveries SET state = 'succeeded', attempts = ${a.attempts + 1}, next_attempt_at = NULL, lease_until = NULL, handed_until = NULL,
+        last_status = ${sent.status}, last_error = ${sent.error}, updated_at = ${a.finishedAt}
+      WHERE id = ${a.deliveryId} AND state = 'sending' AND attempts = ${a.attempts}`.execute(db);
+    return;
+  }
   await db.transaction().execute(async (trx) => {
     await trx
       .updateTable('delivery_attempts')
