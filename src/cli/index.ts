@@ -11,7 +11,7 @@ import { progressBar } from './progress.js';
 import { pino } from 'pino';
 import { configSecrets, createRedactor, type Redactor } from '../redact.js';
 import { startService, startWorker } from '../runtime.js';
-import { accounts, hashPassword, keys, openStore, type Store } from '../store/index.js';
+import { accounts, hashPassword, keys, openStore, sessions, type Store } from '../store/index.js';
 
 const program = new Command();
 program.name('trawl').description('Trawl: web data extraction API').option('--json', 'print one JSON object on stdout', false);
@@ -100,8 +100,8 @@ account
     if (o.password.length < 8 || o.password.length > 200) throw new TrawlError('invalid_request', 'password: must be 8 to 200 characters');
     await withStore(async (store) => {
       const row = await accountByEmail(store, o.email);
-      await store.db.updateTable('accounts').set({ password_hash: await hashPassword(o.password) }).where('id', '=', row.id).execute();
-      await store.db.deleteFrom('sessions').where('account_id', '=', row.id).execute();
+      await accounts.setPasswordHash(store.db, row.id, await hashPassword(o.password));
+      await sessions.endAllSessions(store.db, row.id);
       print({ account_id: row.id, email: row.email }, `password set for ${row.email}; its dashboard sessions were ended`);
     });
   });

@@ -9,7 +9,7 @@ import { marketplaceProduct } from '../engine/marketplace/index.js';
 import { advertiserFromUrl, metaAds, type MetaAdsConfig } from '../engine/meta-ads/index.js';
 import { isTrawlError, TrawlError } from '../errors.js';
 import type { Redactor } from '../redact.js';
-import { newId, runs as runsRepo, snapshots, type MonitorRun, type Store } from '../store/index.js';
+import { newId, runs as runsRepo, snapshots, usage as usageRepo, type MonitorRun, type Store } from '../store/index.js';
 import type { RunTarget } from '../store/repos/runs.js';
 import { HANDED_MS } from './deliver.js';
 import { normalise, watchesAdvertiser, type Value } from './fields.js';
@@ -139,16 +139,10 @@ const baselineOf = (storedValues: string, lastValues: string | null, watch: stri
  */
 function renewLease(deps: RunnerDeps, run: MonitorRun, lost: AbortController): NodeJS.Timeout {
   const timer = setInterval(() => {
-    const now = deps.store.now();
-    deps.store.db
-      .updateTable('monitor_runs')
-      .set({ lease_until: new Date(now.getTime() + RUN_LEASE_MS).toISOString() })
-      .where('id', '=', run.id)
-      .where('status', '=', 'running')
-      .where('started_at', '=', run.started_at)
-      .executeTakeFirst()
-      .then((r) => {
-        if (Number(r.numUpdatedRows) === 0) lost.abort(new Error('the run is no longer this runner\'s'));
+    runsRepo
+      .renewLease(deps.store.db, run, new Date(deps.store.now().getTime() + RUN_LEASE_MS).toISOString())
+      .then((ours) => {
+        if (!ours) lost.abort(new Error('the run is no longer this runner\'s'));
       })
       .catch(() => undefined);
   }, RUN_LEASE_MS / 3);
@@ -163,7 +157,7 @@ function renewLease(deps: RunnerDeps, run: MonitorRun, lost: AbortController): N
 export async function executeRun(deps: RunnerDeps, runId: string, signal?: AbortSignal): Promise<MonitorRun | NotRun> {
   const db = deps.store.db;
   const claimed = await claim(deps, runId, deps.store.now());
-  if (claimed === 'skipped') return (await db.selectFrom('monitor_runs').selectAll().where('id', '=', runId).executeTakeFirst()) ?? {};
+  if (claimed === 'skipped') return (await runsRepo.getRun(db, runId)) ?? {};
   if (!('run' in claimed)) return claimed;
   const { run } = claimed;
   const started = Date.now();
@@ -229,29 +223,25 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
     await db.transaction().execute(async (trx) => {
       // The monitor row is locked until commit: whatever else finishes for this monitor (a run
       // taken over, a manual run) diffs against the baseline this run leaves, never the same old one.
-      let q = trx.selectFrom('monitors').select(['id', 'url', 'watch', 'webhook', 'conditions', 'last_values', 'consecutive_failures', 'events', 'baseline_at']).where('id', '=', run.monitor_id);
-      if (deps.store.dialect === 'postgres') q = q.forUpdate();
-      const m = await q.executeTakeFirst();
+      const m = await runsRepo.monitorForFinish(trx, run.monitor_id);
       if (!m) throw new Superseded(); // deleted meanwhile, with its runs; the delete gave the credit back
       // Still ours? (An expired lease may have handed the run to another runner.)
       const finish = async (patch: Partial<MonitorRun>) => {
-        const r = await trx.updateTable('monitor_runs').set(patch).where('id', '=', runId).where('status', '=', 'running').where('started_at', '=', run.started_at).executeTakeFirst();
-        if (Number(r.numUpdatedRows) !== 1) throw new Superseded();
+        if (!(await runsRepo.endRun(trx, run, patch))) throw new Superseded();
         ended = { ...run, ...patch };
       };
       if (!outcome) {
         const failures = m.consecutive_failures + 1;
         await finish({ status: 'failed', finished_at: finishedIso, lease_until: null, credits: 0, error: error ?? 'failed', status_code: statusCode ?? null });
-        await trx.updateTable('accounts').set((eb) => ({ credits: eb('credits', '+', run.credits) })).where('id', '=', run.account_id).execute();
-        await trx.updateTable('monitors').set({ last_run_at: finishedIso, consecutive_failures: failures, health: failures >= FAILING_AFTER ? 'failing' : 'ok' }).where('id', '=', m.id).execute();
-        await trx.insertInto('usage').values(usageRow(502, 0)).execute();
+        await runsRepo.recordFailure(trx, run, failures, failures >= FAILING_AFTER ? 'failing' : 'ok', finishedIso);
+        await usageRepo.recordUsage(trx, usageRow(502, 0));
         if (failures === FAILING_AFTER) deliveries.push(await writeHealthEvent(trx, 'monitor.failing', { ...event, events: m.events, failures, error: error ?? 'failed' }));
         return;
       }
       // An observation older than the baseline's never replaces it (nor is diffed against it).
       if (m.baseline_at && run.started_at! < m.baseline_at) {
         await finish({ status: 'succeeded', finished_at: finishedIso, lease_until: null, status_code: outcome.statusCode, values: JSON.stringify(outcome.values), error: 'superseded: a newer observation is the baseline' });
-        await trx.insertInto('usage').values(usageRow(200, run.credits)).execute();
+        await usageRepo.recordUsage(trx, usageRow(200, run.credits));
         return;
       }
       const previous = (m.last_values ? await snapshots.expand(trx, JSON.parse(m.last_values), outcome.values) : null) as Record<string, Value> | null;
@@ -263,12 +253,8 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
       if (m.consecutive_failures >= FAILING_AFTER) deliveries.push(await writeHealthEvent(trx, 'monitor.recovered', { ...event, events: m.events, failures: m.consecutive_failures }));
       if (eventId) deliveries.push(await writeChangeEvent(trx, { ...event, eventId, changes }));
       // The run's values are the new baseline (fields no longer watched drop out).
-      await trx
-        .updateTable('monitors')
-        .set({ last_values: baselineJson, last_success_at: finishedIso, last_run_at: finishedIso, baseline_at: run.started_at, consecutive_failures: 0, health: 'ok' })
-        .where('id', '=', m.id)
-        .execute();
-      await trx.insertInto('usage').values(usageRow(200, run.credits)).execute();
+      await runsRepo.moveBaseline(trx, run, baselineJson, finishedIso);
+      await usageRepo.recordUsage(trx, usageRow(200, run.credits));
     });
   } catch (e) {
     if (e instanceof Superseded) return {};
@@ -286,26 +272,21 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
 export async function runNow(deps: RunnerDeps, monitor: { id: string; account_id: string }): Promise<MonitorRun> {
   const db = deps.store.db;
   const now = deps.store.now();
-  const inserted = await db
-    .insertInto('monitor_runs')
-    .values({ id: newId('run'), monitor_id: monitor.id, account_id: monitor.account_id, trigger: 'manual', status: 'queued', due_at: now.toISOString(), lease_until: new Date(now.getTime() + RUN_LEASE_MS).toISOString(), credits: 0 })
-    .onConflict((oc) => oc.doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  const open = inserted ?? (await db.selectFrom('monitor_runs').select('id').where('monitor_id', '=', monitor.id).where('status', 'in', ['queued', 'running']).executeTakeFirst());
+  const openId = await runsRepo.openManualRun(db, monitor, now, RUN_LEASE_MS, newId('run'));
   const gone = () => new TrawlError('not_found', `monitor ${monitor.id} was deleted while it ran`);
-  if (!open) {
+  if (!openId) {
     // The open run ended between the two statements: its outcome is the freshest there is.
-    const last = await db.selectFrom('monitor_runs').selectAll().where('monitor_id', '=', monitor.id).orderBy('due_at', 'desc').executeTakeFirst();
+    const last = await runsRepo.latestRun(db, monitor.id);
     if (!last) throw gone();
     return last;
   }
+  const open = { id: openId };
   const ran = await executeRun(deps, open.id);
   if ('id' in ran) return ran;
   // Running elsewhere: wait for it (bounded by its lease), then answer with how it ended.
   const deadline = Date.now() + RUN_TIMEOUT_MS + RUN_LEASE_MS;
   for (;;) {
-    const row = await db.selectFrom('monitor_runs').selectAll().where('id', '=', open.id).executeTakeFirst();
+    const row = await runsRepo.getRun(db, open.id);
     if (!row) throw gone();
     if (row.status !== 'queued' && row.status !== 'running') return row;
     if (Date.now() > deadline) return row;

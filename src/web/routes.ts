@@ -153,7 +153,7 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
     if (!account || !ok) return send(reply, 401, authForm('login', 'Email or password is wrong.', email, safeNext(f.next)));
     loginThrottle.refund(client);
     // Hashes from before the cost was raised are upgraded now that the password is known.
-    if (needsRehash(account.password_hash)) await ctx.store.db.updateTable('accounts').set({ password_hash: await hashPassword(password) }).where('id', '=', account.id).execute();
+    if (needsRehash(account.password_hash)) await accounts.setPasswordHash(ctx.store.db, account.id, await hashPassword(password));
     return startSession(request, reply, account.id, f.next);
   });
 
@@ -282,7 +282,7 @@ ${previousUntil ? html`<p class="muted" data-testid="previous-secret">The previo
     if (!(await verifyPassword(String(f.current ?? ''), s.account.password_hash))) return send(reply, 400, accountPage(s, { kind: 'error', text: 'The current password is wrong.' }));
     const next = String(f.password ?? '');
     if (next.length < 8 || next.length > 200) return send(reply, 400, accountPage(s, { kind: 'error', text: 'Choose a password of 8 to 200 characters.' }));
-    await ctx.store.db.updateTable('accounts').set({ password_hash: await hashPassword(next) }).where('id', '=', s.account.id).execute();
+    await accounts.setPasswordHash(ctx.store.db, s.account.id, await hashPassword(next));
     await sessions.endOtherSessions(ctx.store.db, s.account.id, s.token);
     return send(reply, 200, accountPage(s, { kind: 'ok', text: 'Password changed. Other sessions were logged out.' }));
   }));

@@ -24,7 +24,7 @@ export function makeAuthenticate(ctx: ServerContext) {
     if ((touched.get(row.id) ?? 0) < now - TOUCH_EVERY_MS) {
       touched.set(row.id, now);
       // Best effort: a missed "last used" stamp must never fail a request.
-      ctx.store.db.updateTable('api_keys').set({ last_used_at: new Date(now).toISOString() }).where('id', '=', row.id).execute().catch(() => undefined);
+      keys.touchKey(ctx.store.db, row.id, new Date(now).toISOString()).catch(() => undefined);
     }
     // A key never goes faster than its account's ceiling, even one made before the operator lowered it.
     const ceiling = accounts.rateLimitCeiling(row, ctx.config.rateLimitPerMinute);

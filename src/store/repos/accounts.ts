@@ -92,3 +92,8 @@ export async function rotateSigningSecret(db: Db, accountId: string, overlapMs: 
     .execute();
   return secret;
 }
+
+/** A new password hash (set by the owner, the operator, or a re-hash at today's cost on login). */
+export async function setPasswordHash(db: Db, accountId: string, hash: string): Promise<void> {
+  await db.updateTable('accounts').set({ password_hash: hash }).where('id', '=', accountId).execute();
+}

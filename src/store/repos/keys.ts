@@ -49,3 +49,8 @@ export async function revokeKey(db: Db, accountId: string, keyId: string): Promi
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
+
+/** Stamps a key's last use. */
+export async function touchKey(db: Db, keyId: string, at: string): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', keyId).execute();
+}

@@ -181,3 +181,61 @@ export async function finishSucceededInOneStatement(db: Db, f: SucceededRun): Pr
   if (!row.locked) return 'stale';
   return row.finished ? 'done' : 'superseded';
 }
+
+// ---- The general (transactional) path of a run, and the run's other statements. ----
+
+export const getRun = (db: Db, id: string): Promise<MonitorRun | undefined> => db.selectFrom('monitor_runs').selectAll().where('id', '=', id).executeTakeFirst();
+
+/** The monitor a finishing run diffs against, locked until commit on PostgreSQL. */
+export function monitorForFinish(trx: Db, monitorId: string) {
+  let q = trx.selectFrom('monitors').select(['id', 'url', 'watch', 'webhook', 'conditions', 'last_values', 'consecutive_failures', 'events', 'baseline_at']).where('id', '=', monitorId);
+  if (trx.getExecutor().adapter instanceof PostgresAdapter) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+/** Ends the run if it is still this runner's (running, started when it started): false when not. */
+export async function endRun(trx: Db, run: MonitorRun, patch: Partial<MonitorRun>): Promise<boolean> {
+  const r = await trx.updateTable('monitor_runs').set(patch).where('id', '=', run.id).where('status', '=', 'running').where('started_at', '=', run.started_at).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** A failed run: its credit back, the monitor's failure streak and health. */
+export async function recordFailure(trx: Db, run: MonitorRun, failures: number, health: 'ok' | 'failing', at: string): Promise<void> {
+  await trx.updateTable('accounts').set((eb) => ({ credits: eb('credits', '+', run.credits) })).where('id', '=', run.account_id).execute();
+  await trx.updateTable('monitors').set({ last_run_at: at, consecutive_failures: failures, health }).where('id', '=', run.monitor_id).execute();
+}
+
+/** A succeeded run's values become the monitor's baseline. */
+export async function moveBaseline(trx: Db, run: MonitorRun, baselineJson: string, at: string): Promise<void> {
+  await trx
+    .updateTable('monitors')
+    .set({ last_values: baselineJson, last_success_at: at, last_run_at: at, baseline_at: run.started_at, consecutive_failures: 0, health: 'ok' })
+    .where('id', '=', run.monitor_id)
+    .execute();
+}
+
+/** Moves a running run's lease on: false when the run is no longer this runner's. */
+export async function renewLease(db: Db, run: MonitorRun, until: string): Promise<boolean> {
+  const r = await db.updateTable('monitor_runs').set({ lease_until: until }).where('id', '=', run.id).where('status', '=', 'running').where('started_at', '=', run.started_at).executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/**
+ * A manual run, unless the monitor already has an open one (the unique index decides): the new
+ * run's id, or the open run's; undefined when the open run ended between the two statements.
+ */
+export async function openManualRun(db: Db, monitor: { id: string; account_id: string }, now: Date, leaseMs: number, newRunId: string): Promise<string | undefined> {
+  const inserted = await db
+    .insertInto('monitor_runs')
+    .values({ id: newRunId, monitor_id: monitor.id, account_id: monitor.account_id, trigger: 'manual', status: 'queued', due_at: now.toISOString(), lease_until: new Date(now.getTime() + leaseMs).toISOString(), credits: 0 })
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (inserted) return inserted.id;
+  const open = await db.selectFrom('monitor_runs').select('id').where('monitor_id', '=', monitor.id).where('status', 'in', ['queued', 'running']).executeTakeFirst();
+  return open?.id;
+}
+
+/** A monitor's newest run. */
+export const latestRun = (db: Db, monitorId: string): Promise<MonitorRun | undefined> =>
+  db.selectFrom('monitor_runs').selectAll().where('monitor_id', '=', monitorId).orderBy('due_at', 'desc').executeTakeFirst();

@@ -27,3 +27,8 @@ export async function endSession(db: Db, token: string): Promise<void> {
 export async function endOtherSessions(db: Db, accountId: string, keepToken: string): Promise<void> {
   await db.deleteFrom('sessions').where('account_id', '=', accountId).where('id', '<>', sha256Hex(keepToken)).execute();
 }
+
+/** Ends every session of an account (its password was reset). */
+export async function endAllSessions(db: Db, accountId: string): Promise<void> {
+  await db.deleteFrom('sessions').where('account_id', '=', accountId).execute();
+}
