@@ -17,7 +17,7 @@ export { compileSchema, type CompiledSchema, type SchemaObject } from './extract
 export { HttpClient } from './fetch/http.js';
 export type { Fetchers } from './fetch/page.js';
 export { extract, type ExtractOptions, type ExtractResponse } from './extract-urls.js';
-export { crawl, type CrawlOptions, type CrawlResult } from './crawl/index.js';
+export { crawl, mapSite, type CrawlOptions, type CrawlResult, type MapResult } from './crawl/index.js';
 export { search, type SearchOptions, type SearchResult } from './search/index.js';
 
 /** A body past this is a large page (admission: fetch/large-pages.ts). */

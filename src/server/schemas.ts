@@ -55,6 +55,16 @@ export const CrawlBody = z.strictObject({
 });
 export type CrawlBody = z.output<typeof CrawlBody>;
 
+export const MapBody = z.strictObject({
+  url: httpUrl(),
+  limit: intIn(1, 30_000).optional(),
+  search: text(1, 400).optional(),
+  use_sitemap: bool().optional(),
+  allow_subdomains: bool().optional(),
+  timeout_ms: intIn(1000, 120_000).optional(),
+});
+export type MapBody = z.output<typeof MapBody>;
+
 export const SearchBody = z.strictObject({
   query: text(1, 400),
   limit: intIn(1, 20).optional(),

@@ -45,3 +45,15 @@ export function canonicalParts(raw: string): CanonicalParts | undefined {
   const path = u.pathname;
   return { href: `${u.protocol}//${host}${port}${path}${search}`, hostname: host, pathname: path };
 }
+
+/** A host without its `www.`: the same site either way. */
+export const bareHost = (h: string) => h.toLowerCase().replace(/^www\./, '');
+
+/** Whether a URL's host is the start's site (or, when asked, one of its subdomains). */
+export function siteMatcher(startHost: string, allowSubdomains = false): (u: { hostname: string }) => boolean {
+  const site = bareHost(startHost);
+  return (u) => {
+    const h = bareHost(u.hostname);
+    return h === site || (allowSubdomains && h.endsWith(`.${site}`));
+  };
+}

@@ -10,9 +10,9 @@ import { processDocument, type DocumentProcessor, type JobControl, type PageExtr
 import type { CompiledSchema } from '../extract/schema.js';
 import { fetchPage, releasePage, type Fetchers, type Page, type RenderMode } from '../fetch/page.js';
 import type { Format } from '../scrape.js';
-import { canonicalParts, canonicalUrl } from './canonical.js';
+import { bareHost, canonicalParts, canonicalUrl } from './canonical.js';
 import { pathFilter } from './glob.js';
-import { ALLOW_ALL, DISALLOW_ALL, parseRobots, type RobotsRules } from './robots.js';
+import { ALLOW_ALL, loadRobots, type RobotsRules } from './robots.js';
 import { readSitemaps } from './sitemap.js';
 
 export interface CrawlOptions {
@@ -305,7 +305,6 @@ function comparePaths(a: number[], b: number[]): number {
   return a.length - b.length;
 }
 
-const bareHost = (h: string) => h.toLowerCase().replace(/^www\./, '');
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -314,15 +313,3 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-async function loadRobots(fetchers: Fetchers, origin: string, agent: string, signal: AbortSignal): Promise<RobotsRules> {
-  try {
-    const res = await fetchers.http.request(`${origin}/robots.txt`, { timeoutMs: 10_000, maxBytes: 512 * 1024, signal, headers: { accept: 'text/plain,*/*' } });
-    if (res.status >= 500) return DISALLOW_ALL;
-    if (res.status >= 400) return ALLOW_ALL;
-    return parseRobots(res.body.toString('utf8'), agent);
-  } catch (e) {
-    // A refused address stays refused; a site without a reachable robots.txt is crawlable.
-    if (isTrawlError(e) && e.code === 'forbidden_target') throw e;
-    return ALLOW_ALL;
-  }
-}

@@ -4,6 +4,9 @@
  * end. Also reads Crawl-delay and Sitemap lines. A missing file (4xx) allows everything; an
  * unreachable one (5xx, network) disallows, as the RFC says, until it can be read.
  */
+import { isTrawlError } from '../../errors.js';
+import type { Fetchers } from '../fetch/page.js';
+
 export interface RobotsRules {
   allow(pathAndQuery: string): boolean;
   crawlDelaySeconds?: number;
@@ -93,3 +96,17 @@ export function parseRobots(text: string, userAgent: string): RobotsRules {
 
 export const ALLOW_ALL: RobotsRules = { allow: () => true, sitemaps: [] };
 export const DISALLOW_ALL: RobotsRules = { allow: () => false, sitemaps: [] };
+
+/** An origin's robots.txt through the guarded client (a refused address stays refused). */
+export async function loadRobots(fetchers: Fetchers, origin: string, agent: string, signal: AbortSignal): Promise<RobotsRules> {
+  try {
+    const res = await fetchers.http.request(`${origin}/robots.txt`, { timeoutMs: 10_000, maxBytes: 512 * 1024, signal, headers: { accept: 'text/plain,*/*' } });
+    if (res.status >= 500) return DISALLOW_ALL;
+    if (res.status >= 400) return ALLOW_ALL;
+    return parseRobots(res.body.toString('utf8'), agent);
+  } catch (e) {
+    // A refused address stays refused; a site without a reachable robots.txt is crawlable.
+    if (isTrawlError(e) && e.code === 'forbidden_target') throw e;
+    return ALLOW_ALL;
+  }
+}

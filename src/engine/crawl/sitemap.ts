@@ -14,6 +14,8 @@ export interface SitemapOptions {
   maxDepth?: number;
   /** Sitemap files fetched in all. @default 50 */
   maxFiles?: number;
+  /** Files of one index level fetched at once. @default 4 */
+  concurrency?: number;
   timeoutMs?: number;
   signal?: AbortSignal;
   /**
@@ -38,40 +40,49 @@ export async function readSitemaps(http: HttpClient, roots: string[], options: S
   const maxFiles = options.maxFiles ?? 50;
   const seen = new Set<string>();
   const out: string[] = [];
-  let queue = roots.map((u) => ({ url: u, depth: 0 }));
-  while (queue.length && out.length < maxUrls && seen.size < maxFiles) {
-    const next: typeof queue = [];
-    for (const { url, depth } of queue) {
-      if (seen.has(url) || seen.size >= maxFiles) continue;
-      seen.add(url);
-      let hold: Awaited<ReturnType<typeof holdForFetch>> | undefined;
-      let found: ReturnType<typeof parseSitemap>;
-      try {
-        const timeoutMs = options.timeoutMs ?? 10_000;
-        hold = options.fetchers ? await holdForFetch(options.fetchers, timeoutMs, options.signal) : undefined;
-        const res = await http.request(url, { timeoutMs: hold?.timeoutMs ?? timeoutMs, maxBytes: 50 * 1024 * 1024, signal: options.signal, headers: { accept: 'application/xml,text/xml,*/*' }, lease: hold?.lease });
-        if (res.status >= 400) continue;
-        let body = res.body;
-        if (body[0] === 0x1f && body[1] === 0x8b) {
-          body = gunzipSync(body, { maxOutputLength: 50 * 1024 * 1024 });
-          // The unpacked bytes count too: past the large-page size they wait for a large-page slot.
-          const limit = AbortSignal.timeout(Math.max(1, timeoutMs));
-          await hold?.lease?.grow(body.length, options.signal ? AbortSignal.any([options.signal, limit]) : limit);
-        }
-        found = parseSitemap(body.toString('utf8'));
-      } catch {
-        continue; // A missing or broken sitemap only means fewer seeds.
-      } finally {
-        hold?.release();
+  const readOne = async (url: string): Promise<ReturnType<typeof parseSitemap> | undefined> => {
+    let hold: Awaited<ReturnType<typeof holdForFetch>> | undefined;
+    try {
+      const timeoutMs = options.timeoutMs ?? 10_000;
+      hold = options.fetchers ? await holdForFetch(options.fetchers, timeoutMs, options.signal) : undefined;
+      const res = await http.request(url, { timeoutMs: hold?.timeoutMs ?? timeoutMs, maxBytes: 50 * 1024 * 1024, signal: options.signal, headers: { accept: 'application/xml,text/xml,*/*' }, lease: hold?.lease });
+      if (res.status >= 400) return undefined;
+      let body = res.body;
+      if (body[0] === 0x1f && body[1] === 0x8b) {
+        body = gunzipSync(body, { maxOutputLength: 50 * 1024 * 1024 });
+        // The unpacked bytes count too: past the large-page size they wait for a large-page slot.
+        const limit = AbortSignal.timeout(Math.max(1, timeoutMs));
+        await hold?.lease?.grow(body.length, options.signal ? AbortSignal.any([options.signal, limit]) : limit);
       }
-      const { pages, sitemaps } = found;
-      for (const p of pages) {
+      return parseSitemap(body.toString('utf8'));
+    } catch {
+      return undefined; // A missing or broken sitemap only means fewer URLs.
+    } finally {
+      hold?.release();
+    }
+  };
+  let level = roots;
+  for (let depth = 0; level.length && out.length < maxUrls && seen.size < maxFiles; depth++) {
+    const files = [...new Set(level)].filter((u) => !seen.has(u)).slice(0, maxFiles - seen.size);
+    for (const f of files) seen.add(f);
+    // The files of one level are read a few at a time (an index of a hundred children is common),
+    // and their URLs kept in the index's order.
+    const found: (ReturnType<typeof parseSitemap> | undefined)[] = new Array(files.length);
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < files.length && !options.signal?.aborted; i = next++) found[i] = await readOne(files[i]);
+    };
+    await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 4, files.length) }, worker));
+    const children: string[] = [];
+    for (const f of found) {
+      if (!f) continue;
+      for (const p of f.pages) {
         if (out.length >= maxUrls) break;
         out.push(p);
       }
-      if (depth + 1 <= (options.maxDepth ?? 3)) for (const s of sitemaps) next.push({ url: s, depth: depth + 1 });
+      if (depth + 1 <= (options.maxDepth ?? 3)) children.push(...f.sitemaps);
     }
-    queue = next;
+    level = children;
   }
   return out;
 }
