@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { deliveryConfig, metaConfig, type Config } from './config.js';
 import { createEngine, type Engine } from './engine/index.js';
 import { MonitorScheduler } from './monitors/scheduler.js';
+import { JobRunner } from './jobs/runner.js';
 import { Pruner } from './monitors/retention.js';
 import { configSecrets, createRedactor, type Redactor } from './redact.js';
 import { BullQueue, EmbeddedQueue, type WorkQueue } from './queue/index.js';
@@ -35,6 +36,13 @@ export interface WorkerOptions {
   queuePrefix?: string;
   runConcurrency?: number;
   deliveryConcurrency?: number;
+}
+
+/** The job runner of this process: it claims job items from the store like any other process. */
+function startJobs(store: Store, engine: Engine, log: Log, redact: Redactor): JobRunner {
+  const runner = new JobRunner({ store, engine, log, redact });
+  runner.start();
+  return runner;
 }
 
 function startScheduler(config: Config, store: Store, engine: Engine, queue: WorkQueue, log: Log, redact: Redactor, soleProcess: boolean): MonitorScheduler {
@@ -78,6 +86,7 @@ export async function startService(config: Config, options: { logger?: boolean |
   let scheduler: MonitorScheduler | undefined;
   let lock: DataDirLock | undefined;
   let pruner: Pruner | undefined;
+  let jobs: JobRunner | undefined;
   if (options.scheduler ?? !isScaleOut(config)) {
     // On SQLite this process is the file's only scheduler (enforced by the lock), so work left in
     // hand at start is orphaned; on PostgreSQL others may share the store: leases decide.
@@ -92,8 +101,9 @@ export async function startService(config: Config, options: { logger?: boolean |
     queue = new EmbeddedQueue({ onError: (err) => log.error({ err }, 'monitor work failed') });
     scheduler = startScheduler(config, store, engine, queue, log, redact, lock !== undefined);
     pruner = startPruner(config, store, log);
+    jobs = startJobs(store, engine, log, redact);
   }
-  const ctx: ServerContext = { config, store, engine, rateLimiter, scheduler, redact };
+  const ctx: ServerContext = { config, store, engine, rateLimiter, scheduler, jobs, redact };
   app = await buildServer(ctx, { logger: options.logger });
   let url = '';
   if (options.listen !== false) {
@@ -114,6 +124,7 @@ export async function startService(config: Config, options: { logger?: boolean |
       (closing ??= (async () => {
         await app.close();
         await scheduler?.stop();
+        await jobs?.stop();
         await pruner?.stop();
         await queue?.close();
         await rateLimiter.close?.();
@@ -152,6 +163,7 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
   // The caller's logger redacts its own lines (cli: `trawl worker`); this one guards stored errors.
   const scheduler = startScheduler(config, store, engine, queue, log, createRedactor(configSecrets(config)), false);
   const pruner = startPruner(config, store, log);
+  const jobs = startJobs(store, engine, log, createRedactor(configSecrets(config)));
   let closing: Promise<void> | undefined;
   return {
     store,
@@ -160,6 +172,7 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
     close: () =>
       (closing ??= (async () => {
         await scheduler.stop();
+        await jobs.stop();
         await pruner.stop();
         await queue.close();
         await engine.close();

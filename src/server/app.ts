@@ -18,6 +18,7 @@ import { scrapeRoutes } from './routes/scrape.js';
 import { extractRoutes } from './routes/extract.js';
 import { crawlRoutes } from './routes/crawl.js';
 import { mapRoutes } from './routes/map.js';
+import { jobRoutes } from './routes/jobs.js';
 import { searchRoutes } from './routes/search.js';
 import { monitorRoutes } from './routes/monitors.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -102,6 +103,7 @@ export async function buildServer(given: Omit<ServerContext, 'redact'> & { redac
       extractRoutes(v1, ctx);
       crawlRoutes(v1, ctx);
       mapRoutes(v1, ctx);
+      jobRoutes(v1, ctx);
       searchRoutes(v1, ctx);
       monitorRoutes(v1, ctx);
       webhookRoutes(v1, ctx);

@@ -1,6 +1,7 @@
 /** What the server shares with its routes and plugins, and the request decorations' types. */
 import type { Config } from '../config.js';
 import type { Engine } from '../engine/index.js';
+import type { JobRunner } from '../jobs/runner.js';
 import type { MonitorScheduler } from '../monitors/scheduler.js';
 import type { Redactor } from '../redact.js';
 import type { Store } from '../store/index.js';
@@ -13,6 +14,8 @@ export interface ServerContext {
   rateLimiter: RateLimiter;
   /** The in-process scheduler (embedded deployments); absent on stateless API processes. */
   scheduler?: MonitorScheduler;
+  /** This process's job runner (embedded deployments), woken when a job is created. */
+  jobs?: JobRunner;
   /** Removes configured secrets from text leaving the process (redact.ts). */
   redact: Redactor;
 }

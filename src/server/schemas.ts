@@ -55,6 +55,16 @@ export const CrawlBody = z.strictObject({
 });
 export type CrawlBody = z.output<typeof CrawlBody>;
 
+export const BatchScrapeBody = z.strictObject({
+  urls: z.array(httpUrl(), { error: 'must be an array of http or https URLs' }).min(1, { error: 'must list at least one URL' }).max(10_000, { error: 'must list at most 10000 URLs' }),
+  formats: ScrapeBody.shape.formats,
+  schema: schemaObject.optional(),
+  only_main_content: bool().optional(),
+  render: oneOf(['auto', 'http', 'browser']).optional(),
+  timeout_ms: intIn(1000, 120_000).optional(),
+});
+export type BatchScrapeBody = z.output<typeof BatchScrapeBody>;
+
 export const MapBody = z.strictObject({
   url: httpUrl(),
   limit: intIn(1, 30_000).optional(),

@@ -197,6 +197,46 @@ export interface SnapshotRefsTable {
   hash: string;
 }
 
+export type JobState = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+export interface JobsTable {
+  id: string;
+  account_id: string;
+  kind: 'crawl' | 'batch';
+  state: JobState;
+  /** The request's options (JSON): what each page is fetched and processed with. */
+  options: string;
+  /** Items admitted (URLs to do). */
+  total: Generated<number>;
+  done: Generated<number>;
+  failed: Generated<number>;
+  /** Pages written so far: the next page's number (completion order, the cursor). */
+  written: Generated<number>;
+  error: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface JobItemsTable {
+  job_id: string;
+  seq: number;
+  url: string;
+  depth: Generated<number>;
+  state: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+  lease_until: string | null;
+  attempts: Generated<number>;
+}
+
+export interface JobPagesTable {
+  job_id: string;
+  n: number;
+  seq: number;
+  /** The page as answered (JSON), `error` set for a failed one. */
+  page: string;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -211,6 +251,9 @@ export interface Database {
   usage_hourly: UsageHourlyTable;
   snapshots: SnapshotsTable;
   snapshot_refs: SnapshotRefsTable;
+  jobs: JobsTable;
+  job_items: JobItemsTable;
+  job_pages: JobPagesTable;
 }
 
 export type Account = Selectable<AccountsTable>;
@@ -218,5 +261,6 @@ export type ApiKey = Selectable<ApiKeysTable>;
 export type NewUsage = Insertable<UsageTable>;
 export type Monitor = Selectable<MonitorsTable>;
 export type MonitorRun = Selectable<MonitorRunsTable>;
+export type Job = Selectable<JobsTable>;
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
 export type DeliveryAttempt = Selectable<DeliveryAttemptsTable>;

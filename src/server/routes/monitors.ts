@@ -24,26 +24,10 @@ import { monitors as repo, webhooks } from '../../store/index.js';
 import { deliveryConfig, metaConfig } from '../../config.js';
 import type { ServerContext } from '../context.js';
 import { openapiRoute } from '../openapi.js';
+import { decodeCursor, encodeCursor, limitOf } from '../paging.js';
 
 type IdParams = { Params: { id: string } };
 const SECURITY = [{ bearer: [] }];
-
-/** `limit` from the query string: an integer in bounds, or the default. */
-function limitOf(request: FastifyRequest, fallback: number, max: number): number {
-  const raw = (request.query as Record<string, unknown>)?.limit;
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || n < 1 || n > max) throw invalidRequest(`limit: must be an integer from 1 to ${max}`);
-  return n;
-}
-
-const encodeCursor = (parts: string[]) => Buffer.from(parts.join('|')).toString('base64url');
-function decodeCursor(raw: unknown, parts: number): string[] | undefined {
-  if (raw === undefined) return undefined;
-  const decoded = typeof raw === 'string' ? Buffer.from(raw, 'base64url').toString().split('|') : [];
-  if (decoded.length !== parts || decoded.some((p) => !p)) throw invalidRequest('cursor: is not a cursor this API returned; use next_cursor from the previous page');
-  return decoded;
-}
 
 export function monitorRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const mctx = { store: ctx.store, engine: ctx.engine, config: ctx.config, wake: () => ctx.scheduler?.wake() };

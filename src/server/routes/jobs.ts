@@ -1,0 +1,80 @@
+import type { FastifyInstance } from 'fastify';
+import { charged } from '../../billing.js';
+import { compileSchema } from '../../engine/index.js';
+import { TrawlError } from '../../errors.js';
+import { jobs as repo, newId, type Job } from '../../store/index.js';
+import type { ServerContext } from '../context.js';
+import { openapiRoute } from '../openapi.js';
+import { decodeCursor, encodeCursor, limitOf } from '../paging.js';
+import { BatchScrapeBody } from '../schemas.js';
+import { formatsAndSchema, parseBody } from '../validation.js';
+
+type IdParams = { Params: { id: string } };
+const SECURITY = [{ bearer: [] }];
+const JOB_ID = /^job_[0-9A-Za-z]{20}$/;
+
+const ENDED = new Set(['completed', 'failed', 'cancelled']);
+
+export function presentJob(j: Job) {
+  return {
+    job_id: j.id,
+    kind: j.kind,
+    state: j.state,
+    progress: { done: Number(j.done), failed: Number(j.failed), queued: j.state === 'cancelled' ? 0 : Math.max(0, Number(j.total) - Number(j.done) - Number(j.failed)) },
+    created_at: j.created_at,
+    finished_at: j.finished_at,
+  };
+}
+
+export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  const find = async (accountId: string, id: string) => {
+    const j = JOB_ID.test(id) ? await repo.getJob(ctx.store.db, accountId, id) : undefined;
+    if (!j) throw new TrawlError('not_found', `job ${id.slice(0, 40)} does not exist`);
+    return j;
+  };
+
+  app.post('/batch/scrape', openapiRoute(BatchScrapeBody, 'Scrape up to 10,000 URLs as a job (202); read its pages from GET /v1/jobs/{id}'), async (request, reply) => {
+    const body = parseBody(BatchScrapeBody, request.body);
+    const { formats, schema } = formatsAndSchema(body.formats, body.schema);
+    if (schema) compileSchema(body.schema!);
+    const id = newId('job');
+    const at = ctx.store.now().toISOString();
+    const accountId = request.auth!.accountId;
+    // A job costs one credit when it is accepted (contract section 7).
+    await charged(ctx.store.db, accountId, () =>
+      repo.createJob(ctx.store.db, { id, accountId, kind: 'batch', options: { formats, schema: body.schema, only_main_content: body.only_main_content, render: body.render, timeout_ms: body.timeout_ms }, urls: body.urls, at }),
+    );
+    request.creditsCharged = 1;
+    ctx.jobs?.wake();
+    reply.code(202);
+    return { status: 'ok', job: presentJob((await repo.getJob(ctx.store.db, accountId, id))!) };
+  });
+
+  app.get<IdParams>('/jobs/:id', { schema: { summary: "A job's progress and its pages in completion order (?cursor=&limit= ≤ 100)", security: SECURITY } }, async (request) => {
+    const j = await find(request.auth!.accountId, request.params.id);
+    const limit = limitOf(request, 100, 100);
+    const cursor = decodeCursor((request.query as Record<string, unknown>).cursor, 1);
+    const after = cursor ? Number(cursor[0]) : 0;
+    if (!Number.isInteger(after) || after < 0) throw new TrawlError('invalid_request', 'cursor: is not a cursor this API returned; use next_cursor from the previous page');
+    const rows = await repo.pagesAfter(ctx.store.db, j.id, after, limit);
+    const last = rows.at(-1)?.n ?? after;
+    // More may come while the job runs (poll with next_cursor); once it ended, null after the last page.
+    const more = rows.length === limit || !ENDED.has(j.state) || Number(last) < Number(j.written);
+    return { status: 'ok', job: presentJob(j), pages: rows.map((r) => JSON.parse(r.page)), next_cursor: more ? encodeCursor([String(last)]) : null };
+  });
+
+  app.get('/jobs', { schema: { summary: "The account's jobs, newest first (limit ≤ 100, cursor)", security: SECURITY } }, async (request) => {
+    const limit = limitOf(request, 50, 100);
+    const cursor = decodeCursor((request.query as Record<string, unknown>).cursor, 2);
+    const rows = await repo.listJobs(ctx.store.db, request.auth!.accountId, limit + 1, cursor && { createdAt: cursor[0], id: cursor[1] });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return { status: 'ok', jobs: page.map(presentJob), next_cursor: rows.length > limit && last ? encodeCursor([last.created_at, last.id]) : null };
+  });
+
+  app.delete<IdParams>('/jobs/:id', { schema: { summary: 'Cancel a job: no new fetches; pages done are kept', security: SECURITY } }, async (request) => {
+    const j = await find(request.auth!.accountId, request.params.id);
+    await repo.cancelJob(ctx.store.db, j.account_id, j.id, ctx.store.now().toISOString());
+    return { status: 'ok', job: presentJob((await repo.getJob(ctx.store.db, j.account_id, j.id))!) };
+  });
+}

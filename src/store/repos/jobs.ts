@@ -1,0 +1,131 @@
+/**
+ * Jobs: a job row, its items (the frontier, one per URL, claimed with leases so a dead worker's
+ * items come back) and its result pages in completion order. Counts live on the job row and move
+ * in the same transaction as the item and its page, so progress is exact and every item ends in
+ * one page.
+ */
+import { PostgresAdapter } from 'kysely';
+import type { Job, JobState } from '../tables.js';
+import type { Db } from './accounts.js';
+
+const postgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
+const ITEM_BATCH = 1000;
+
+export async function createJob(db: Db, job: { id: string; accountId: string; kind: 'crawl' | 'batch'; options: unknown; urls: string[]; at: string }): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.insertInto('jobs').values({ id: job.id, account_id: job.accountId, kind: job.kind, state: 'queued', options: JSON.stringify(job.options), total: job.urls.length, error: null, created_at: job.at, started_at: null, finished_at: null }).execute();
+    for (let i = 0; i < job.urls.length; i += ITEM_BATCH) {
+      await trx
+        .insertInto('job_items')
+        .values(job.urls.slice(i, i + ITEM_BATCH).map((url, k) => ({ job_id: job.id, seq: i + k, url, state: 'queued' as const, lease_until: null })))
+        .execute();
+    }
+  });
+}
+
+export const getJob = (db: Db, accountId: string, id: string): Promise<Job | undefined> =>
+  db.selectFrom('jobs').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+
+/** Newest first; `before` is the created_at|id of the previous page's last job. */
+export function listJobs(db: Db, accountId: string, limit: number, before?: { createdAt: string; id: string }): Promise<Job[]> {
+  let q = db.selectFrom('jobs').selectAll().where('account_id', '=', accountId);
+  if (before) q = q.where((eb) => eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]));
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** Pages after cursor `n` (exclusive), in completion order. */
+export const pagesAfter = (db: Db, jobId: string, after: number, limit: number) =>
+  db.selectFrom('job_pages').select(['n', 'page']).where('job_id', '=', jobId).where('n', '>', after).orderBy('n').limit(limit).execute();
+
+/** Cancels a job still queued or running: its queued items are dropped (pages done are kept). False when it had ended. */
+export async function cancelJob(db: Db, accountId: string, id: string, at: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const r = await trx.updateTable('jobs').set({ state: 'cancelled', finished_at: at }).where('id', '=', id).where('account_id', '=', accountId).where('state', 'in', ['queued', 'running']).executeTakeFirst();
+    if (Number(r.numUpdatedRows) !== 1) return false;
+    await trx.updateTable('job_items').set({ state: 'cancelled', lease_until: null }).where('job_id', '=', id).where('state', '=', 'queued').execute();
+    return true;
+  });
+}
+
+export interface ClaimedItem {
+  job_id: string;
+  seq: number;
+  url: string;
+  depth: number;
+  account_id: string;
+  kind: 'crawl' | 'batch';
+  options: string;
+  /** The claim's lease: finishing checks the item is still this claim's. */
+  lease: string;
+}
+
+/**
+ * Items to work on now, oldest job first, each job's items in order: queued items of queued or
+ * running jobs, or running items whose lease passed (their worker died). At most `perAccount`
+ * items per account in one claim, so one account's 10,000-URL batch does not fill the batch
+ * ahead of another's. On PostgreSQL racing claimers skip each other's rows.
+ */
+export async function claimItems(db: Db, now: Date, limit: number, leaseMs: number, perAccount: number): Promise<ClaimedItem[]> {
+  if (limit <= 0) return [];
+  const nowIso = now.toISOString();
+  const lease = new Date(now.getTime() + leaseMs).toISOString();
+  return db.transaction().execute(async (trx) => {
+    let q = trx
+      .selectFrom('job_items')
+      .innerJoin('jobs', 'jobs.id', 'job_items.job_id')
+      .select(['job_items.job_id', 'job_items.seq', 'job_items.url', 'job_items.depth', 'jobs.account_id', 'jobs.kind', 'jobs.options'])
+      .where('jobs.state', 'in', ['queued', 'running'])
+      .where((eb) => eb.or([eb('job_items.state', '=', 'queued'), eb.and([eb('job_items.state', '=', 'running'), eb('job_items.lease_until', '<', nowIso)])]))
+      .orderBy('jobs.created_at')
+      .orderBy('job_items.seq')
+      .limit(limit * 4);
+    if (postgres(trx)) q = q.forUpdate('job_items').skipLocked();
+    const rows = await q.execute();
+    const perAcc = new Map<string, number>();
+    const picked = rows.filter((r) => {
+      const n = perAcc.get(r.account_id) ?? 0;
+      if (n >= perAccount) return false;
+      perAcc.set(r.account_id, n + 1);
+      return true;
+    }).slice(0, limit);
+    for (const r of picked) {
+      await trx.updateTable('job_items').set((eb) => ({ state: 'running', lease_until: lease, attempts: eb('attempts', '+', 1) })).where('job_id', '=', r.job_id).where('seq', '=', r.seq).execute();
+    }
+    const jobs = [...new Set(picked.map((r) => r.job_id))];
+    if (jobs.length) await trx.updateTable('jobs').set({ state: 'running', started_at: nowIso }).where('id', 'in', jobs).where('state', '=', 'queued').execute();
+    return picked.map((r) => ({ ...r, lease }) as ClaimedItem);
+  });
+}
+
+/**
+ * Ends an item with its page (ok or with `error`): the page is numbered in completion order, the
+ * job's counts move, and the job completes with its last item — one transaction. Nothing is
+ * written when the item is no longer this worker's (its lease passed and another took it) or the
+ * job was cancelled meanwhile (the page is dropped: cancel stops results, pages done stay).
+ */
+export async function finishItem(db: Db, item: { job_id: string; seq: number }, leaseUntil: string, page: unknown, failed: boolean, at: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const r = await trx
+      .updateTable('job_items')
+      .set({ state: failed ? 'failed' : 'done', lease_until: null })
+      .where('job_id', '=', item.job_id)
+      .where('seq', '=', item.seq)
+      .where('state', '=', 'running')
+      .where('lease_until', '=', leaseUntil)
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) !== 1) return false;
+    const job = await trx
+      .updateTable('jobs')
+      .set((eb) => ({ written: eb('written', '+', 1), done: failed ? eb.ref('done') : eb('done', '+', 1), failed: failed ? eb('failed', '+', 1) : eb.ref('failed') }))
+      .where('id', '=', item.job_id)
+      .where('state', '=', 'running')
+      .returning(['written', 'done', 'failed', 'total'])
+      .executeTakeFirst();
+    if (!job) return false;
+    await trx.insertInto('job_pages').values({ job_id: item.job_id, n: Number(job.written), seq: item.seq, page: JSON.stringify(page), created_at: at }).execute();
+    if (Number(job.done) + Number(job.failed) >= Number(job.total)) {
+      await trx.updateTable('jobs').set({ state: 'completed' as JobState, finished_at: at }).where('id', '=', item.job_id).where('state', '=', 'running').execute();
+    }
+    return true;
+  });
+}

@@ -1,0 +1,102 @@
+/**
+ * Batch scrape as a job, on both stores: accepted with 202 (1 credit), run by the process's job
+ * runner from the store, read back page by page in completion order with a cursor, each URL once;
+ * cancel stops new fetches; another account's job is 404.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { articlePage, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { DIALECTS, startTestService, type TestService } from '../helpers/service.js';
+
+describe.each(DIALECTS)('jobs: batch scrape (%s)', (dialect) => {
+  let svc: TestService;
+  let site: FixtureServer;
+  beforeAll(async () => {
+    site = await startFixtureServer();
+    for (let i = 0; i < 30; i++) site.route(`/p/${i}`, articlePage(`Page ${i}`, `<p>The body of page number ${i}, with words enough to be the main content of it.</p>`));
+    site.route('/slow', async (_q, res) => {
+      await new Promise((r) => setTimeout(r, 300));
+      res.writeHead(200, { 'content-type': 'text/html' }).end(articlePage('Slow', '<p>A page that takes its time, with words enough to be content.</p>'));
+    });
+    svc = await startTestService(dialect);
+  }, 60_000);
+  afterAll(async () => {
+    await svc?.stop();
+    await site?.close();
+  });
+
+  const call = async (method: string, path: string, key: string, body?: unknown) => {
+    const res = await fetch(`${svc.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const until = async <T>(fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const v = await fn();
+      if (v) return v;
+      if (Date.now() > end) throw new Error('timed out');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  it('runs a batch to completion; pages come back by cursor, each URL once, failures with their error', async () => {
+    const { key, accountId } = await svc.newKey(5);
+    const urls = [...Array.from({ length: 22 }, (_, i) => `${site.url}/p/${i}`), `${site.url}/missing-1`, `${site.url}/missing-2`, `${site.url}/slow`];
+    const created = await call('POST', '/v1/batch/scrape', key, { urls, formats: ['markdown'] });
+    expect(created.status).toBe(202);
+    expect(created.body.job).toMatchObject({ kind: 'batch', state: 'queued', progress: { done: 0, failed: 0, queued: 25 }, finished_at: null });
+    expect(created.body.job.job_id).toMatch(/^job_[0-9A-Za-z]{20}$/);
+    expect(await svc.credits(accountId)).toBe(4);
+    const id = created.body.job.job_id;
+    const done = await until(async () => {
+      const r = await call('GET', `/v1/jobs/${id}?limit=1`, key);
+      return r.body.job.state === 'completed' ? r.body.job : undefined;
+    });
+    expect(done.progress).toEqual({ done: 23, failed: 2, queued: 0 });
+    const pages: any[] = [];
+    let cursor: string | null = null;
+    let calls = 0;
+    do {
+      const r = await call('GET', `/v1/jobs/${id}?limit=10${cursor ? `&cursor=${cursor}` : ''}`, key);
+      expect(r.status).toBe(200);
+      pages.push(...r.body.pages);
+      cursor = r.body.next_cursor;
+      calls++;
+    } while (cursor && calls < 10);
+    expect(calls).toBe(3);
+    expect(pages.map((p) => p.url).sort()).toEqual([...urls].sort());
+    expect(pages.find((p) => p.url.endsWith('/p/7')).markdown).toContain('page number 7');
+    expect(pages.filter((p) => p.error).map((p) => [p.url.split('/').pop(), p.error])).toEqual(expect.arrayContaining([['missing-1', 'fetch_failed'], ['missing-2', 'fetch_failed']]));
+    expect((await call('GET', '/v1/jobs', key)).body.jobs.map((j: any) => j.job_id)).toEqual([id]);
+  });
+
+  it('cancel stops new fetches within a second and keeps the pages done', async () => {
+    const { key } = await svc.newKey(5);
+    const before = site.hits('/slow');
+    const urls = Array.from({ length: 60 }, (_, i) => `${site.url}/slow?i=${i}`);
+    const id = (await call('POST', '/v1/batch/scrape', key, { urls })).body.job.job_id;
+    await until(async () => ((await call('GET', `/v1/jobs/${id}`, key)).body.job.progress.done >= 2 ? true : undefined));
+    const cancelled = await call('DELETE', `/v1/jobs/${id}`, key);
+    expect(cancelled.body.job.state).toBe('cancelled');
+    await new Promise((r) => setTimeout(r, 1000));
+    const hitsAfter = site.hits('/slow');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(site.hits('/slow')).toBe(hitsAfter);
+    expect(hitsAfter - before).toBeLessThan(60);
+    const r = await call('GET', `/v1/jobs/${id}`, key);
+    expect(r.body.pages.length).toBeGreaterThanOrEqual(2);
+    expect(r.body.job.state).toBe('cancelled');
+  });
+
+  it("another account's job is 404; bad bodies are 400 and cost nothing", async () => {
+    const a = await svc.newKey(5);
+    const b = await svc.newKey(5);
+    const id = (await call('POST', '/v1/batch/scrape', a.key, { urls: [`${site.url}/p/1`] })).body.job.job_id;
+    expect((await call('GET', `/v1/jobs/${id}`, b.key)).status).toBe(404);
+    expect((await call('DELETE', `/v1/jobs/${id}`, b.key)).status).toBe(404);
+    expect((await call('GET', '/v1/jobs/job_nope', a.key)).status).toBe(404);
+    expect((await call('POST', '/v1/batch/scrape', b.key, { urls: [] })).body).toEqual({ error: 'invalid_request', detail: 'urls: must list at least one URL' });
+    expect((await call('POST', '/v1/batch/scrape', b.key, { urls: ['ftp://x'] })).status).toBe(400);
+    expect((await call('GET', `/v1/jobs/${id}?cursor=%%%`, a.key)).status).toBe(400);
+    expect(await svc.credits(b.accountId)).toBe(5);
+  });
+});
