@@ -10,6 +10,7 @@ import { isTrawlError } from '../errors.js';
 import type { Redactor } from '../redact.js';
 import { jobs as repo, type Store } from '../store/index.js';
 import type { ClaimedItem } from '../store/repos/jobs.js';
+import { crawlItem, RobotsCache, type CrawlJobOptions, type ItemOutcome } from './crawl-item.js';
 
 /** An item in hand longer than this is presumed lost (its worker died) and is claimed again. */
 export const ITEM_LEASE_MS = 120_000;
@@ -42,6 +43,7 @@ export class JobRunner {
   #wake?: () => void;
   #inHand = 0;
   readonly #work = new Set<Promise<void>>();
+  readonly #robots = new RobotsCache();
 
   constructor(options: JobRunnerOptions) {
     this.#o = options;
@@ -101,6 +103,7 @@ export class JobRunner {
   }
 
   async #process(item: ClaimedItem): Promise<void> {
+    if (item.kind === 'crawl') return this.#crawl(item);
     const o = JSON.parse(item.options) as BatchOptions;
     let page: Record<string, unknown>;
     let failed = false;
@@ -122,5 +125,16 @@ export class JobRunner {
       page = { url: item.url, error: isTrawlError(e) ? e.code : 'internal_error', ...(isTrawlError(e) && e.detail ? { detail: this.#o.redact(e.detail) } : {}) };
     }
     await repo.finishItem(this.#o.store.db, item, item.lease, page, failed, this.#o.store.now().toISOString());
+  }
+
+  async #crawl(item: ClaimedItem): Promise<void> {
+    const o = JSON.parse(item.options) as CrawlJobOptions;
+    let outcome: ItemOutcome;
+    try {
+      outcome = await crawlItem(forOwner(this.#o.engine, item.account_id), item, o, o.schema ? compileSchema(o.schema) : undefined, this.#robots);
+    } catch (e) {
+      outcome = { page: { url: item.url, depth: item.depth, error: isTrawlError(e) ? e.code : 'internal_error', ...(isTrawlError(e) && e.detail ? { detail: this.#o.redact(e.detail) } : {}) }, failed: true, discovered: [] };
+    }
+    await repo.finishItem(this.#o.store.db, item, item.lease, outcome.page, outcome.failed, this.#o.store.now().toISOString(), outcome.discovered);
   }
 }

@@ -42,7 +42,9 @@ const glob = text(1, 500);
 export const CrawlBody = z.strictObject({
   url: httpUrl(),
   max_depth: intIn(0, 10).optional(),
-  limit: intIn(1, 1000).optional(),
+  /** ≤ 1,000 synchronous; ≤ 100,000 with `async` (checked in the route, which knows both). */
+  limit: intIn(1, 100_000).optional(),
+  async: bool().optional(),
   include_paths: z.array(glob, { error: 'must be an array of path globs' }).max(50, { error: 'must have at most 50 patterns' }).optional(),
   exclude_paths: z.array(glob, { error: 'must be an array of path globs' }).max(50, { error: 'must have at most 50 patterns' }).optional(),
   allow_subdomains: bool().optional(),

@@ -212,6 +212,10 @@ export interface JobsTable {
   failed: Generated<number>;
   /** Pages written so far: the next page's number (completion order, the cursor). */
   written: Generated<number>;
+  /** Items a job may admit in all (a crawl's page limit; a batch's URL count). */
+  max_items: number;
+  /** The next item's seq (candidates take numbers even when they turn out to be seen already). */
+  seq_next: Generated<number>;
   error: string | null;
   created_at: string;
   started_at: string | null;

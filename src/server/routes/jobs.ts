@@ -42,7 +42,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     const accountId = request.auth!.accountId;
     // A job costs one credit when it is accepted (contract section 7).
     await charged(ctx.store.db, accountId, () =>
-      repo.createJob(ctx.store.db, { id, accountId, kind: 'batch', options: { formats, schema: body.schema, only_main_content: body.only_main_content, render: body.render, timeout_ms: body.timeout_ms }, urls: body.urls, at }),
+      repo.createJob(ctx.store.db, { id, accountId, kind: 'batch', options: { formats, schema: body.schema, only_main_content: body.only_main_content, render: body.render, timeout_ms: body.timeout_ms }, urls: body.urls, maxItems: body.urls.length, at }),
     );
     request.creditsCharged = 1;
     ctx.jobs?.wake();

@@ -18,6 +18,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('done', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('failed', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('written', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('max_items', 'integer', (c) => c.notNull())
+    .addColumn('seq_next', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('error', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('started_at', 'text')

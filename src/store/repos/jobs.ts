@@ -11,9 +11,12 @@ import type { Db } from './accounts.js';
 const postgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
 const ITEM_BATCH = 1000;
 
-export async function createJob(db: Db, job: { id: string; accountId: string; kind: 'crawl' | 'batch'; options: unknown; urls: string[]; at: string }): Promise<void> {
+export async function createJob(db: Db, job: { id: string; accountId: string; kind: 'crawl' | 'batch'; options: unknown; urls: string[]; maxItems: number; at: string }): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await trx.insertInto('jobs').values({ id: job.id, account_id: job.accountId, kind: job.kind, state: 'queued', options: JSON.stringify(job.options), total: job.urls.length, error: null, created_at: job.at, started_at: null, finished_at: null }).execute();
+    await trx
+      .insertInto('jobs')
+      .values({ id: job.id, account_id: job.accountId, kind: job.kind, state: 'queued', options: JSON.stringify(job.options), total: job.urls.length, max_items: job.maxItems, seq_next: job.urls.length, error: null, created_at: job.at, started_at: null, finished_at: null })
+      .execute();
     for (let i = 0; i < job.urls.length; i += ITEM_BATCH) {
       await trx
         .insertInto('job_items')
@@ -97,14 +100,39 @@ export async function claimItems(db: Db, now: Date, limit: number, leaseMs: numb
   });
 }
 
+/** Links a crawled page found, to admit as items of the next depth. */
+export interface Discovered {
+  urls: string[];
+  depth: number;
+}
+
+/** Most candidates one page may add (its links after filtering; the rest are not looked at). */
+const MAX_CANDIDATES = 2000;
+
 /**
  * Ends an item with its page (ok or with `error`): the page is numbered in completion order, the
- * job's counts move, and the job completes with its last item — one transaction. Nothing is
- * written when the item is no longer this worker's (its lease passed and another took it) or the
- * job was cancelled meanwhile (the page is dropped: cancel stops results, pages done stay).
+ * job's counts move, URLs it discovered are admitted (new ones only: the (job, url) index is the
+ * seen set; never past the job's max_items), and the job completes with its last item — one
+ * transaction, the job row locked first, so racing workers serialise per job. Nothing is written
+ * when the item is no longer this claim's (its lease passed and another took it) or the job was
+ * cancelled meanwhile (cancel keeps the pages done, not the ones in flight).
  */
-export async function finishItem(db: Db, item: { job_id: string; seq: number }, leaseUntil: string, page: unknown, failed: boolean, at: string): Promise<boolean> {
+export async function finishItem(db: Db, item: { job_id: string; seq: number }, leaseUntil: string, page: unknown, failed: boolean, at: string, discovered: Discovered[] = []): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
+    const candidates = discovered.flatMap((d) => d.urls.map((url) => ({ url, depth: d.depth }))).slice(0, MAX_CANDIDATES);
+    const job = await trx
+      .updateTable('jobs')
+      .set((eb) => ({
+        written: eb('written', '+', 1),
+        done: failed ? eb.ref('done') : eb('done', '+', 1),
+        failed: failed ? eb('failed', '+', 1) : eb.ref('failed'),
+        seq_next: eb('seq_next', '+', candidates.length),
+      }))
+      .where('id', '=', item.job_id)
+      .where('state', '=', 'running')
+      .returning(['written', 'done', 'failed', 'total', 'max_items', 'seq_next'])
+      .executeTakeFirst();
+    if (!job) return false;
     const r = await trx
       .updateTable('job_items')
       .set({ state: failed ? 'failed' : 'done', lease_until: null })
@@ -113,19 +141,39 @@ export async function finishItem(db: Db, item: { job_id: string; seq: number }, 
       .where('state', '=', 'running')
       .where('lease_until', '=', leaseUntil)
       .executeTakeFirst();
-    if (Number(r.numUpdatedRows) !== 1) return false;
-    const job = await trx
-      .updateTable('jobs')
-      .set((eb) => ({ written: eb('written', '+', 1), done: failed ? eb.ref('done') : eb('done', '+', 1), failed: failed ? eb('failed', '+', 1) : eb.ref('failed') }))
-      .where('id', '=', item.job_id)
-      .where('state', '=', 'running')
-      .returning(['written', 'done', 'failed', 'total'])
-      .executeTakeFirst();
-    if (!job) return false;
+    if (Number(r.numUpdatedRows) !== 1) throw new NotOurs();
     await trx.insertInto('job_pages').values({ job_id: item.job_id, n: Number(job.written), seq: item.seq, page: JSON.stringify(page), created_at: at }).execute();
-    if (Number(job.done) + Number(job.failed) >= Number(job.total)) {
+    let total = Number(job.total);
+    const room = Number(job.max_items) - total;
+    if (candidates.length && room > 0) {
+      const first = Number(job.seq_next) - candidates.length;
+      const added: number[] = [];
+      for (let i = 0; i < candidates.length; i += ITEM_BATCH) {
+        const rows = await trx
+          .insertInto('job_items')
+          .values(candidates.slice(i, i + ITEM_BATCH).map((c, k) => ({ job_id: item.job_id, seq: first + i + k, url: c.url, depth: c.depth, state: 'queued' as const, lease_until: null })))
+          .onConflict((oc) => oc.doNothing())
+          .returning('seq')
+          .execute();
+        added.push(...rows.map((x) => Number(x.seq)));
+      }
+      // Past the job's limit: the newest candidates go again (they were never handed out).
+      const over = added.sort((a, b) => a - b).slice(room);
+      for (let i = 0; i < over.length; i += ITEM_BATCH) await trx.deleteFrom('job_items').where('job_id', '=', item.job_id).where('seq', 'in', over.slice(i, i + ITEM_BATCH)).execute();
+      const admitted = added.length - over.length;
+      if (admitted) {
+        total += admitted;
+        await trx.updateTable('jobs').set({ total }).where('id', '=', item.job_id).execute();
+      }
+    }
+    if (Number(job.done) + Number(job.failed) >= total) {
       await trx.updateTable('jobs').set({ state: 'completed' as JobState, finished_at: at }).where('id', '=', item.job_id).where('state', '=', 'running').execute();
     }
     return true;
+  }).catch((e) => {
+    if (e instanceof NotOurs) return false;
+    throw e;
   });
 }
+
+class NotOurs extends Error {}

@@ -1,0 +1,101 @@
+/**
+ * One page of an async crawl: robots.txt, fetch (redirects kept on the site), the document
+ * pipeline with the page's links, and the links (and, for the start page, the sitemaps) to admit
+ * at the next depth. The frontier, the seen set and the counts are the store's (repos/jobs.ts):
+ * this holds nothing of the crawl between pages.
+ */
+import { documentFromPage, type Engine, type Format } from '../engine/index.js';
+import { bareHost, canonicalParts, siteMatcher } from '../engine/crawl/canonical.js';
+import { NOT_PAGES } from '../engine/crawl/crawler.js';
+import { pathFilter } from '../engine/crawl/glob.js';
+import { loadRobots, type RobotsRules } from '../engine/crawl/robots.js';
+import { readSitemaps } from '../engine/crawl/sitemap.js';
+import type { CompiledSchema } from '../engine/extract/schema.js';
+import { fetchPage } from '../engine/fetch/page.js';
+import type { Discovered } from '../store/repos/jobs.js';
+
+/** What an async crawl job stores as its options (the request's, validated). */
+export interface CrawlJobOptions {
+  url: string;
+  max_depth?: number;
+  limit: number;
+  include_paths?: string[];
+  exclude_paths?: string[];
+  allow_subdomains?: boolean;
+  respect_robots?: boolean;
+  use_sitemap?: boolean;
+  formats?: Format[];
+  schema?: Record<string, unknown>;
+  only_main_content?: boolean;
+}
+
+export interface ItemOutcome {
+  page: Record<string, unknown>;
+  failed: boolean;
+  discovered: Discovered[];
+}
+
+const PAGE_TIMEOUT_MS = 15_000;
+
+/** robots.txt per origin, shared by the items of every crawl in this process (bounded). */
+export class RobotsCache {
+  readonly #rules = new Map<string, Promise<RobotsRules>>();
+  get(engine: Engine, origin: string): Promise<RobotsRules> {
+    let p = this.#rules.get(origin);
+    if (!p) {
+      if (this.#rules.size >= 1000) this.#rules.clear();
+      p = loadRobots(engine, origin, 'trawl', AbortSignal.timeout(PAGE_TIMEOUT_MS));
+      p.catch(() => this.#rules.delete(origin));
+      this.#rules.set(origin, p);
+    }
+    return p;
+  }
+}
+
+export async function crawlItem(engine: Engine, item: { url: string; depth: number }, o: CrawlJobOptions, schema: CompiledSchema | undefined, robots: RobotsCache): Promise<ItemOutcome> {
+  const maxDepth = o.max_depth ?? 2;
+  const formats = new Set<Format>(o.formats?.length ? o.formats : schema ? ['markdown', 'json'] : ['markdown']);
+  const sameSite = siteMatcher(new URL(o.url).hostname, o.allow_subdomains);
+  const allowedPath = pathFilter(o.include_paths, o.exclude_paths);
+  const fail = (error: string, detail: string): ItemOutcome => ({ page: { url: item.url, depth: item.depth, error, detail }, failed: true, discovered: [] });
+  const u = new URL(item.url);
+  if (o.respect_robots !== false && !(await robots.get(engine, u.origin)).allow(u.pathname + u.search)) return fail('robots_disallowed', 'robots.txt disallows this URL');
+  const page = await fetchPage(engine, item.url, {
+    render: 'http',
+    timeoutMs: PAGE_TIMEOUT_MS,
+    // The start page may move to another host (example.com → www.example.com); later pages may only move within the site.
+    followRedirect: item.depth === 0 ? undefined : (next) => sameSite(next),
+  });
+  const final = new URL(page.url);
+  const site = item.depth === 0 ? siteMatcher(final.hostname, o.allow_subdomains) : sameSite;
+  if (!site(final) && !(item.depth === 0 && bareHost(final.hostname) === bareHost(u.hostname))) {
+    page.lease?.release();
+    return fail('off_site_redirect', `redirected off the site to ${page.url}`);
+  }
+  if (page.kind !== 'html') {
+    page.lease?.release();
+    return fail('not_html', `${page.url} is ${page.contentType || 'not HTML'}; a crawl keeps HTML pages only`);
+  }
+  const wantLinks = item.depth < maxDepth;
+  const doc = await documentFromPage(page, new Set([...formats, ...(wantLinks ? (['links'] as const) : [])]), { onlyMainContent: o.only_main_content ?? true, schema, documents: engine.documents });
+  const result: Record<string, unknown> = { url: page.url, depth: item.depth, status_code: doc.metadata.status_code, title: doc.metadata.title };
+  if (formats.has('markdown')) result.markdown = doc.markdown ?? '';
+  if (formats.has('html')) result.html = doc.html ?? '';
+  if (formats.has('json')) result.json = doc.json ?? schema?.empty();
+  if (formats.has('links')) result.links = doc.links ?? [];
+  const discovered: Discovered[] = [];
+  if (wantLinks) {
+    const keep = (raw: string) => {
+      const c = canonicalParts(raw);
+      return c && site(c) && !NOT_PAGES.test(c.pathname) && allowedPath(c.pathname) ? c.href : undefined;
+    };
+    discovered.push({ urls: [...new Set((doc.links ?? []).map(keep).filter((x): x is string => !!x))], depth: item.depth + 1 });
+    // The start page's sitemaps join at depth 1, after its links.
+    if (item.depth === 0 && o.use_sitemap !== false) {
+      const rules = o.respect_robots === false ? undefined : await robots.get(engine, final.origin).catch(() => undefined);
+      const urls = await readSitemaps(engine.http, [...new Set([...(rules?.sitemaps ?? []), `${final.origin}/sitemap.xml`])], { maxUrls: Math.min(o.limit * 2, 50_000), timeoutMs: PAGE_TIMEOUT_MS, fetchers: engine }).catch(() => []);
+      discovered.push({ urls: [...new Set(urls.map(keep).filter((x): x is string => !!x))], depth: 1 });
+    }
+  }
+  return { page: result, failed: false, discovered };
+}
