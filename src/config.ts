@@ -39,6 +39,8 @@ export interface Config {
   maxMonitorsPerAccount: number;
   /** Days runs that changed or failed, webhook events, deliveries and attempts are kept (unchanged runs are counted after a day). */
   runRetentionDays: number;
+  /** Ended jobs' pages are kept this long, then deleted. */
+  jobRetentionHours: number;
   /** Most time a client may take to send a request's headers and body (then 408). */
   requestTimeoutMs: number;
   /** Connections one client address may hold open at once (0 = no cap, e.g. behind a proxy). */
@@ -130,6 +132,7 @@ export function loadConfig(env: Env = loadEnv()): Config {
     accountConcurrency: int(env, 'TRAWL_ACCOUNT_CONCURRENCY', 8, 1, 10_000),
     maxMonitorsPerAccount: int(env, 'TRAWL_MAX_MONITORS_PER_ACCOUNT', 1000, 1, 1_000_000),
     runRetentionDays: int(env, 'TRAWL_RUN_RETENTION_DAYS', 30, 1, 3650),
+    jobRetentionHours: int(env, 'TRAWL_JOB_RETENTION_HOURS', 72, 1, 87_600),
     requestTimeoutMs: int(env, 'TRAWL_REQUEST_TIMEOUT_MS', 30_000, 100, 300_000),
     maxConnectionsPerIp: int(env, 'TRAWL_MAX_CONNECTIONS_PER_IP', 64, 0, 1_000_000),
     dbPoolSize: env.TRAWL_DB_POOL_SIZE ? int(env, 'TRAWL_DB_POOL_SIZE', 10, 1, 500) : undefined,

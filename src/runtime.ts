@@ -64,7 +64,7 @@ function startScheduler(config: Config, store: Store, engine: Engine, queue: Wor
 
 /** Retention runs where the scheduler runs: one pruner a process, harmless when several share a database. */
 function startPruner(config: Config, store: Store, log: Log): Pruner {
-  const pruner = new Pruner({ store, retentionDays: config.runRetentionDays, log });
+  const pruner = new Pruner({ store, retentionDays: config.runRetentionDays, jobRetentionHours: config.jobRetentionHours, log });
   pruner.start();
   return pruner;
 }

@@ -10,7 +10,7 @@
  * `budgetMs`, so the pruner never holds long locks nor starves the scheduler. Several pruners on
  * one database are harmless (rows are taken with SKIP LOCKED and summed from what was deleted).
  */
-import { retention as repo, type Store } from '../store/index.js';
+import { jobs as jobsRepo, retention as repo, type Store } from '../store/index.js';
 
 const DAY_MS = 86_400_000;
 /** Unchanged runs are collapsed into counts after this. */
@@ -29,6 +29,8 @@ export const PRUNE_BUDGET_MS = 30_000;
 
 export interface PruneOptions {
   retentionDays: number;
+  /** Ended jobs (their pages and items) are kept this long. @default 72 */
+  jobRetentionHours?: number;
   now?: Date;
   batch?: number;
   budgetMs?: number;
@@ -49,6 +51,8 @@ export interface PruneStats {
   usageHourly: number;
   sessions: number;
   snapshots: number;
+  /** Rows of ended jobs (pages, items, jobs). */
+  jobRows: number;
   /** Rows handled per second over the pass. */
   rowsPerSecond: number;
   ms: number;
@@ -66,7 +70,7 @@ export async function prune(store: Store, options: PruneOptions): Promise<PruneS
   const started = Date.now();
   const deadline = started + (options.budgetMs ?? PRUNE_BUDGET_MS);
   const retentionCut = new Date(now.getTime() - options.retentionDays * DAY_MS);
-  const s: PruneStats = { collapsed: 0, runs: 0, runCounts: 0, deliveries: 0, attempts: 0, events: 0, usage: 0, usageHourly: 0, sessions: 0, snapshots: 0, rowsPerSecond: 0, ms: 0, partial: false };
+  const s: PruneStats = { collapsed: 0, runs: 0, runCounts: 0, deliveries: 0, attempts: 0, events: 0, usage: 0, usageHourly: 0, sessions: 0, snapshots: 0, jobRows: 0, rowsPerSecond: 0, ms: 0, partial: false };
   const out = () => (options.stopped?.() || Date.now() >= deadline ? (s.partial = true) : false);
   /** Repeats `step` while it fills its batch and time is left; adds what it did to `key`. */
   const drain = async (key: keyof PruneStats, step: () => Promise<number>, full = (n: number) => n >= batch) => {
@@ -91,6 +95,8 @@ export async function prune(store: Store, options: PruneOptions): Promise<PruneS
   await drain('usage', () => repo.aggregateUsage(db, new Date(now.getTime() - USAGE_RAW_MS), batch));
   await drain('usageHourly', () => repo.deleteOldUsageHour(db, new Date(now.getTime() - USAGE_HOURLY_DAYS * DAY_MS)), (n) => n > 0);
   await drain('sessions', () => repo.deleteExpiredSessions(db, now, batch));
+  const jobCut = new Date(now.getTime() - (options.jobRetentionHours ?? 72) * 3600_000).toISOString();
+  await drain('jobRows', () => jobsRepo.pruneEndedJob(db, jobCut, batch), (n) => n > 0);
   // Last: the runs deleted above released their snapshots.
   // Pages through candidates in hash order, so snapshots kept by a baseline are not read again and again.
   let baselines: Set<string> | undefined;
@@ -105,7 +111,7 @@ export async function prune(store: Store, options: PruneOptions): Promise<PruneS
     await yieldToOthers();
   }
   s.ms = Date.now() - started;
-  const rows = s.collapsed + s.runs + s.runCounts + s.deliveries + s.attempts + s.events + s.usage + s.usageHourly + s.sessions + s.snapshots;
+  const rows = s.collapsed + s.runs + s.runCounts + s.deliveries + s.attempts + s.events + s.usage + s.usageHourly + s.sessions + s.snapshots + s.jobRows;
   s.rowsPerSecond = s.ms > 0 ? Math.round((rows * 1000) / s.ms) : rows;
   return s;
 }
@@ -113,6 +119,7 @@ export async function prune(store: Store, options: PruneOptions): Promise<PruneS
 export interface PrunerOptions {
   store: Store;
   retentionDays: number;
+  jobRetentionHours?: number;
   everyMs?: number;
   log?: { info?(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
@@ -145,7 +152,7 @@ export class Pruner {
   /** One pass; errors are logged, not thrown (the next pass tries again). */
   async runOnce(): Promise<PruneStats | undefined> {
     try {
-      const stats = await prune(this.#o.store, { retentionDays: this.#o.retentionDays, stopped: () => this.#stopped, sweepSnapshots: this.#passes++ % SNAPSHOT_SWEEP_EVERY === 0 });
+      const stats = await prune(this.#o.store, { retentionDays: this.#o.retentionDays, jobRetentionHours: this.#o.jobRetentionHours, stopped: () => this.#stopped, sweepSnapshots: this.#passes++ % SNAPSHOT_SWEEP_EVERY === 0 });
       const pruned = stats.collapsed + stats.runs + stats.deliveries + stats.events + stats.usage + stats.snapshots;
       if (pruned) this.#o.log?.info?.({ ...stats }, 'retention: pruned');
       return stats;

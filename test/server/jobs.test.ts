@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { articlePage, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { DIALECTS, startTestService, type TestService } from '../helpers/service.js';
+import { prune } from '../../src/monitors/retention.js';
 
 describe.each(DIALECTS)('jobs: batch scrape (%s)', (dialect) => {
   let svc: TestService;
@@ -98,5 +99,20 @@ describe.each(DIALECTS)('jobs: batch scrape (%s)', (dialect) => {
     expect((await call('POST', '/v1/batch/scrape', b.key, { urls: ['ftp://x'] })).status).toBe(400);
     expect((await call('GET', `/v1/jobs/${id}?cursor=%%%`, a.key)).status).toBe(400);
     expect(await svc.credits(b.accountId)).toBe(5);
+  });
+
+  it('keeps ended jobs TRAWL_JOB_RETENTION_HOURS, then the pruner deletes them page by page', async () => {
+    const { key } = await svc.newKey(5);
+    const id = (await call('POST', '/v1/batch/scrape', key, { urls: Array.from({ length: 5 }, (_, i) => `${site.url}/p/${i}`) })).body.job.job_id;
+    const job = await until(async () => {
+      const r = await call('GET', `/v1/jobs/${id}`, key);
+      return r.body.job.state === 'completed' ? r.body.job : undefined;
+    });
+    const at = Date.parse(job.finished_at);
+    await prune(svc.store, { retentionDays: 30, jobRetentionHours: 72, now: new Date(at + 71 * 3600_000), batch: 2 });
+    expect((await call('GET', `/v1/jobs/${id}`, key)).status).toBe(200);
+    const s = await prune(svc.store, { retentionDays: 30, jobRetentionHours: 72, now: new Date(at + 73 * 3600_000), batch: 2 });
+    expect(s.jobRows).toBeGreaterThanOrEqual(11); // 5 pages + 5 items + the job, in batches of 2
+    expect((await call('GET', `/v1/jobs/${id}`, key)).status).toBe(404);
   });
 });

@@ -177,3 +177,25 @@ export async function finishItem(db: Db, item: { job_id: string; seq: number }, 
 }
 
 class NotOurs extends Error {}
+
+/**
+ * Retention: removes up to `batch` rows (pages, then items, then the job itself) of one job that
+ * ended before `cut`. Returns the rows removed (0: nothing left to prune). Batched so a
+ * 100,000-page job never makes one long statement.
+ */
+export async function pruneEndedJob(db: Db, cut: string, batch: number): Promise<number> {
+  const job = await db.selectFrom('jobs').select('id').where('state', 'in', ['completed', 'failed', 'cancelled']).where('finished_at', '<', cut).orderBy('finished_at').limit(1).executeTakeFirst();
+  if (!job) return 0;
+  const pages = await db.selectFrom('job_pages').select('n').where('job_id', '=', job.id).orderBy('n').limit(batch).execute();
+  if (pages.length) {
+    const r = await db.deleteFrom('job_pages').where('job_id', '=', job.id).where('n', 'in', pages.map((p) => p.n)).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+  const items = await db.selectFrom('job_items').select('seq').where('job_id', '=', job.id).orderBy('seq').limit(batch).execute();
+  if (items.length) {
+    const r = await db.deleteFrom('job_items').where('job_id', '=', job.id).where('seq', 'in', items.map((i) => i.seq)).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+  const r = await db.deleteFrom('jobs').where('id', '=', job.id).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
