@@ -12,8 +12,11 @@ import { jobs as repo, type Store } from '../store/index.js';
 import type { ClaimedItem } from '../store/repos/jobs.js';
 import { crawlItem, RobotsCache, type CrawlJobOptions, type ItemOutcome } from './crawl-item.js';
 
-/** An item in hand longer than this is presumed lost (its worker died) and is claimed again. */
-export const ITEM_LEASE_MS = 120_000;
+/**
+ * An item whose lease passed is presumed lost (its worker died) and is claimed again; the runner
+ * renews the leases of the items it holds every third of this.
+ */
+export const ITEM_LEASE_MS = 30_000;
 const POLL_MS = 250;
 
 export interface JobRunnerOptions {
@@ -43,6 +46,8 @@ export class JobRunner {
   #wake?: () => void;
   #inHand = 0;
   readonly #work = new Set<Promise<void>>();
+  readonly #held = new Set<ClaimedItem>();
+  #renewal?: NodeJS.Timeout;
   readonly #robots = new RobotsCache();
 
   constructor(options: JobRunnerOptions) {
@@ -53,6 +58,11 @@ export class JobRunner {
     if (this.#running) return;
     this.#running = true;
     this.#loop = this.#run();
+    this.#renewal = setInterval(() => {
+      if (!this.#held.size) return;
+      void repo.renewItems(this.#o.store.db, [...this.#held], new Date(this.#o.store.now().getTime() + ITEM_LEASE_MS).toISOString()).catch(() => undefined);
+    }, ITEM_LEASE_MS / 3);
+    this.#renewal.unref();
   }
 
   /** Look now (a job was created). */
@@ -62,6 +72,7 @@ export class JobRunner {
 
   async stop(): Promise<void> {
     this.#running = false;
+    clearInterval(this.#renewal);
     this.wake();
     await this.#loop;
     await Promise.allSettled([...this.#work]);
@@ -92,10 +103,12 @@ export class JobRunner {
 
   #start(item: ClaimedItem): void {
     this.#inHand++;
+    this.#held.add(item);
     const p = this.#process(item)
       .catch((err) => this.#o.log?.error({ err, job: item.job_id }, 'job item failed unexpectedly'))
       .finally(() => {
         this.#inHand--;
+        this.#held.delete(item);
         this.#work.delete(p);
         this.wake();
       });
@@ -124,7 +137,7 @@ export class JobRunner {
       failed = true;
       page = { url: item.url, error: isTrawlError(e) ? e.code : 'internal_error', ...(isTrawlError(e) && e.detail ? { detail: this.#o.redact(e.detail) } : {}) };
     }
-    await repo.finishItem(this.#o.store.db, item, item.lease, page, failed, this.#o.store.now().toISOString());
+    await repo.finishItem(this.#o.store.db, item, page, failed, this.#o.store.now().toISOString());
   }
 
   async #crawl(item: ClaimedItem): Promise<void> {
@@ -135,6 +148,6 @@ export class JobRunner {
     } catch (e) {
       outcome = { page: { url: item.url, depth: item.depth, error: isTrawlError(e) ? e.code : 'internal_error', ...(isTrawlError(e) && e.detail ? { detail: this.#o.redact(e.detail) } : {}) }, failed: true, discovered: [] };
     }
-    await repo.finishItem(this.#o.store.db, item, item.lease, outcome.page, outcome.failed, this.#o.store.now().toISOString(), outcome.discovered);
+    await repo.finishItem(this.#o.store.db, item, outcome.page, outcome.failed, this.#o.store.now().toISOString(), outcome.discovered);
   }
 }

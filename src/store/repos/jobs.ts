@@ -58,8 +58,8 @@ export interface ClaimedItem {
   account_id: string;
   kind: 'crawl' | 'batch';
   options: string;
-  /** The claim's lease: finishing checks the item is still this claim's. */
-  lease: string;
+  /** The claim's number (the item's attempts): finishing checks the item is still this claim's. */
+  attempts: number;
 }
 
 /**
@@ -76,7 +76,7 @@ export async function claimItems(db: Db, now: Date, limit: number, leaseMs: numb
     let q = trx
       .selectFrom('job_items')
       .innerJoin('jobs', 'jobs.id', 'job_items.job_id')
-      .select(['job_items.job_id', 'job_items.seq', 'job_items.url', 'job_items.depth', 'jobs.account_id', 'jobs.kind', 'jobs.options'])
+      .select(['job_items.job_id', 'job_items.seq', 'job_items.url', 'job_items.depth', 'job_items.attempts', 'jobs.account_id', 'jobs.kind', 'jobs.options'])
       .where('jobs.state', 'in', ['queued', 'running'])
       .where((eb) => eb.or([eb('job_items.state', '=', 'queued'), eb.and([eb('job_items.state', '=', 'running'), eb('job_items.lease_until', '<', nowIso)])]))
       .orderBy('jobs.created_at')
@@ -96,7 +96,7 @@ export async function claimItems(db: Db, now: Date, limit: number, leaseMs: numb
     }
     const jobs = [...new Set(picked.map((r) => r.job_id))];
     if (jobs.length) await trx.updateTable('jobs').set({ state: 'running', started_at: nowIso }).where('id', 'in', jobs).where('state', '=', 'queued').execute();
-    return picked.map((r) => ({ ...r, lease }) as ClaimedItem);
+    return picked.map((r) => ({ ...r, attempts: Number(r.attempts) + 1 }) as ClaimedItem);
   });
 }
 
@@ -117,7 +117,7 @@ const MAX_CANDIDATES = 2000;
  * when the item is no longer this claim's (its lease passed and another took it) or the job was
  * cancelled meanwhile (cancel keeps the pages done, not the ones in flight).
  */
-export async function finishItem(db: Db, item: { job_id: string; seq: number }, leaseUntil: string, page: unknown, failed: boolean, at: string, discovered: Discovered[] = []): Promise<boolean> {
+export async function finishItem(db: Db, item: { job_id: string; seq: number; attempts: number }, page: unknown, failed: boolean, at: string, discovered: Discovered[] = []): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const candidates = discovered.flatMap((d) => d.urls.map((url) => ({ url, depth: d.depth }))).slice(0, MAX_CANDIDATES);
     const job = await trx
@@ -139,7 +139,7 @@ export async function finishItem(db: Db, item: { job_id: string; seq: number }, 
       .where('job_id', '=', item.job_id)
       .where('seq', '=', item.seq)
       .where('state', '=', 'running')
-      .where('lease_until', '=', leaseUntil)
+      .where('attempts', '=', item.attempts)
       .executeTakeFirst();
     if (Number(r.numUpdatedRows) !== 1) throw new NotOurs();
     await trx.insertInto('job_pages').values({ job_id: item.job_id, n: Number(job.written), seq: item.seq, page: JSON.stringify(page), created_at: at }).execute();
@@ -198,4 +198,17 @@ export async function pruneEndedJob(db: Db, cut: string, batch: number): Promise
   }
   const r = await db.deleteFrom('jobs').where('id', '=', job.id).executeTakeFirst();
   return Number(r.numDeletedRows);
+}
+
+/** Moves the leases of the items this process holds on (it is alive): a dead process's items come back within one lease. */
+export async function renewItems(db: Db, items: { job_id: string; seq: number; attempts: number }[], until: string): Promise<void> {
+  for (let i = 0; i < items.length; i += 200) {
+    const part = items.slice(i, i + 200);
+    await db
+      .updateTable('job_items')
+      .set({ lease_until: until })
+      .where('state', '=', 'running')
+      .where((eb) => eb.or(part.map((it) => eb.and([eb('job_id', '=', it.job_id), eb('seq', '=', it.seq), eb('attempts', '=', it.attempts)]))))
+      .execute();
+  }
 }
