@@ -4,7 +4,13 @@
  *  - map of a site whose robots.txt points at a sitemap index of 10 gzip children, 50,000 URLs
  *    in all: seconds for POST /v1/map (limit 30,000; target < 3 s), next to a naive peer measured
  *    in the same run (sequential fetch + gunzip + regex of the same files, no service around it).
- * (Async crawl and batch scrape figures join this bench with those endpoints.)
+ *  - async crawl of a generated site (BENCH_CRAWL_PAGES, default 2,000; the issue's figure is
+ *    20,000) by `trawl serve` + two `trawl worker`s on PostgreSQL and Redis, next to Crawlee's
+ *    CheerioCrawler (bench/crawl-runners.mjs, its defaults, same concurrency 16) on the same site
+ *    in the same run: pages/s and the ratio; peak RSS of every process at 1,000 pages and at the
+ *    end (VmHWM), Crawlee's at the end;
+ *  - batch scrape of 1,000 URLs of that site: pages/s.
+ * BENCH_MODES (map,crawl) picks parts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,7 +19,31 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { Redis } from 'ioredis';
 import { ROOT, trawlCli, waitHealthy } from './lib/service.js';
+
+const MODES = (process.env.BENCH_MODES ?? 'map,crawl').split(',');
+const CRAWL_PAGES = Number(process.env.BENCH_CRAWL_PAGES ?? 2000);
+const PG_ADMIN = process.env.TRAWL_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.TRAWL_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const rss = (pid: number, field: 'VmHWM' | 'VmRSS') => {
+  try {
+    return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+};
+/** Page i of the crawl site: ~8 KB of text, links to the next pages (all reachable) and to random ones. */
+function crawlPage(i: number): string {
+  let x = i * 2654435761 >>> 0;
+  const rnd = () => ((x = (x * 1664525 + 1013904223) >>> 0) % CRAWL_PAGES);
+  const links = [...[1, 2, 3].map((k) => (i + k) % CRAWL_PAGES), ...Array.from({ length: 12 }, rnd)].map((t) => `<a href="/p/${t}">Page ${t}</a>`).join(' ');
+  const para = `<p>Page ${i} of the benchmark site describes how a crawler reads pages, follows their links and writes their content as markdown for a language model to read.</p>`;
+  return `<!doctype html><html><head><title>Page ${i}</title></head><body><nav>${links}</nav><main><h1>Page ${i}</h1>${para.repeat(40)}</main></body></html>`;
+}
 
 const URLS = Number(process.env.BENCH_MAP_URLS ?? 50_000);
 const CHILDREN = 10;
@@ -33,7 +63,9 @@ site.on('request', (req, res) => {
   if (path === '/sitemaps/index.xml') return void res.writeHead(200, { 'content-type': 'application/xml' }).end(index);
   const m = /^\/sitemaps\/part-(\d+)\.xml\.gz$/.exec(path);
   if (m) return void res.writeHead(200, { 'content-type': 'application/gzip' }).end(children[Number(m[1])]);
-  if (path === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body><a href="/products/item-1">First</a><a href="/about">About</a></body></html>');
+  if (path === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body><a href="/products/item-1">First</a><a href="/about">About</a><a href="/p/0">Pages</a></body></html>');
+  const p = /^\/p\/(\d+)(?:\?.*)?$/.exec(path);
+  if (p && Number(p[1]) < CRAWL_PAGES) return void res.writeHead(200, { 'content-type': 'text/html' }).end(crawlPage(Number(p[1])));
   res.writeHead(404).end();
 });
 
@@ -56,6 +88,15 @@ const { key } = JSON.parse(await trawlCli(['keys', 'create', '--email', 'bench@l
 const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), 'serve'], { env, stdio: 'ignore' });
 try {
   await waitHealthy(`http://127.0.0.1:${PORT}`);
+  if (MODES.includes('map')) await benchMap();
+} finally {
+  server.kill('SIGTERM');
+}
+if (MODES.includes('crawl')) await benchCrawl();
+site.close();
+setTimeout(() => rmSync(dataDir, { recursive: true, force: true }), 500);
+
+async function benchMap() {
   const map = async () => {
     const t0 = performance.now();
     const res = await fetch(`http://127.0.0.1:${PORT}/v1/map`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ url: `${base}/`, limit: 30_000 }) });
@@ -76,8 +117,83 @@ try {
   console.log(`  trawl POST /v1/map (limit 30000): ${ours.toFixed(2)} s — ${runs[0].links} links, total ${runs[0].total}, HTTP ${runs[0].status}  (target < 3 s)`);
   console.log(`  naive sequential fetch + gunzip + regex: ${theirs.toFixed(2)} s — ${peers[0].urls} URLs`);
   console.log(`  ratio (trawl / naive time): ${(ours / theirs).toFixed(2)}x`);
-} finally {
-  server.kill('SIGTERM');
-  site.close();
-  setTimeout(() => rmSync(dataDir, { recursive: true, force: true }), 500);
+}
+
+function launch(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; line: string }> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), '--json', ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.stdout!.once('data', (d) => resolve({ child, line: String(d).split('\n')[0] }));
+    child.once('exit', (code) => reject(new Error(`trawl ${args[0]} exited (${code})`)));
+  });
+}
+
+async function benchCrawl() {
+  const dbName = `trawl_bench_jobs_${process.pid}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  await admin.end();
+  const dbUrl = new URL(PG_ADMIN);
+  dbUrl.pathname = `/${dbName}`;
+  const prefix = `trawl-bench-jobs-${process.pid}`;
+  const dir = mkdtempSync(join(tmpdir(), 'trawl-bench-jobs-so-'));
+  const soEnv = { ...process.env, TRAWL_DATA_DIR: dir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: dbUrl.href, REDIS_URL, TRAWL_QUEUE_PREFIX: prefix, LOG_LEVEL: 'error', TRAWL_ACCOUNT_CONCURRENCY: '16' };
+  await trawlCli(['account', 'create', '--email', 'bench@local', '--credits', '1000'], soEnv);
+  await trawlCli(['account', 'limits', '--email', 'bench@local', '--rate-limit-ceiling', '100000'], soEnv);
+  const { key: soKey } = JSON.parse(await trawlCli(['keys', 'create', '--email', 'bench@local', '--rate-limit', '100000'], soEnv));
+  const procs = [await launch(['serve'], soEnv), await launch(['worker'], soEnv), await launch(['worker'], soEnv)];
+  const api = JSON.parse(procs[0].line).url as string;
+  const call = async (method: string, path: string, body?: unknown) =>
+    (await (await fetch(`${api}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${soKey}` }, body: body ? JSON.stringify(body) : undefined })).json()) as any;
+  const waitJob = async (id: string, at1000?: (pids: number[]) => void) => {
+    let sampled = false;
+    for (;;) {
+      const j = (await call('GET', `/v1/jobs/${id}?limit=1`)).job;
+      if (!sampled && at1000 && j.progress.done + j.progress.failed >= 1000) {
+        sampled = true;
+        at1000(procs.map((p) => p.child.pid!));
+      }
+      if (j.state !== 'queued' && j.state !== 'running') return j;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+  try {
+    let at1000: number[] = [];
+    const t0 = performance.now();
+    const id = (await call('POST', '/v1/crawl', { url: `${base}/p/0`, async: true, max_depth: 10, limit: CRAWL_PAGES, use_sitemap: false })).job.job_id;
+    const job = await waitJob(id, (pids) => (at1000 = pids.map((pid) => Math.round(rss(pid, 'VmRSS')))));
+    const crawlS = (performance.now() - t0) / 1000;
+    const peaks = procs.map((p) => Math.round(rss(p.child.pid!, 'VmHWM')));
+    const urls = Array.from({ length: 1000 }, (_, i) => `${base}/p/${i % CRAWL_PAGES}?b=${i}`);
+    const t1 = performance.now();
+    const bid = (await call('POST', '/v1/batch/scrape', { urls })).job.job_id;
+    const batch = await waitJob(bid);
+    const batchS = (performance.now() - t1) / 1000;
+    const crawlee = await new Promise<{ pages: number; ms: number; maxRssMb: number }>((resolve, reject) => {
+      const child = fork(join(ROOT, 'bench/crawl-runners.mjs'), ['crawlee', `${base}`], { env: { ...process.env, BENCH_PAGES: String(CRAWL_PAGES), BENCH_CONCURRENCY: '16' }, execArgv: [] });
+      child.once('message', (m) => resolve(m as { pages: number; ms: number; maxRssMb: number }));
+      child.once('exit', (code) => code && reject(new Error(`crawlee runner exited ${code}`)));
+    });
+    const ours = (job.progress.done + job.progress.failed) / crawlS;
+    const theirs = crawlee.pages / (crawlee.ms / 1000);
+    console.log(`async crawl of a ${CRAWL_PAGES}-page local site (~8 KB pages, 15 links each), concurrency 16:`);
+    console.log(`  trawl (serve + 2 workers, PostgreSQL + Redis, markdown stored per page): ${job.progress.done} done, ${job.progress.failed} failed in ${crawlS.toFixed(1)} s = ${ours.toFixed(0)} pages/s, state ${job.state}`);
+    console.log(`    RSS at 1,000 pages: ${at1000.join(' / ')} MB; peak at the end: ${peaks.join(' / ')} MB (serve / worker / worker)`);
+    console.log(`  crawlee CheerioCrawler (defaults, no markdown): ${crawlee.pages} pages in ${(crawlee.ms / 1000).toFixed(1)} s = ${theirs.toFixed(0)} pages/s, peak RSS ${Math.round(crawlee.maxRssMb)} MB`);
+    console.log(`  ratio (trawl / crawlee pages/s): ${(ours / theirs).toFixed(2)}x  (target >= 10x)`);
+    console.log(`batch scrape of 1,000 URLs: ${batch.progress.done} done, ${batch.progress.failed} failed in ${batchS.toFixed(1)} s = ${(1000 / batchS).toFixed(0)} pages/s`);
+  } finally {
+    for (const p of procs) p.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 1000));
+    const a = new pg.Client({ connectionString: PG_ADMIN });
+    await a.connect();
+    await a.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await a.end();
+    const redis = new Redis(REDIS_URL);
+    const found = await redis.keys(`${prefix}:*`);
+    if (found.length) await redis.del(...found);
+    await redis.quit();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -91,8 +91,15 @@ export async function claimItems(db: Db, now: Date, limit: number, leaseMs: numb
       perAcc.set(r.account_id, n + 1);
       return true;
     }).slice(0, limit);
-    for (const r of picked) {
-      await trx.updateTable('job_items').set((eb) => ({ state: 'running', lease_until: lease, attempts: eb('attempts', '+', 1) })).where('job_id', '=', r.job_id).where('seq', '=', r.seq).execute();
+    // One statement for the batch (per job: its seqs).
+    const byJob = new Map<string, number[]>();
+    for (const r of picked) byJob.set(r.job_id, [...(byJob.get(r.job_id) ?? []), r.seq]);
+    if (byJob.size) {
+      await trx
+        .updateTable('job_items')
+        .set((eb) => ({ state: 'running', lease_until: lease, attempts: eb('attempts', '+', 1) }))
+        .where((eb) => eb.or([...byJob].map(([job, seqs]) => eb.and([eb('job_id', '=', job), eb('seq', 'in', seqs)]))))
+        .execute();
     }
     const jobs = [...new Set(picked.map((r) => r.job_id))];
     if (jobs.length) await trx.updateTable('jobs').set({ state: 'running', started_at: nowIso }).where('id', 'in', jobs).where('state', '=', 'queued').execute();
@@ -118,21 +125,16 @@ const MAX_CANDIDATES = 2000;
  * cancelled meanwhile (cancel keeps the pages done, not the ones in flight).
  */
 export async function finishItem(db: Db, item: { job_id: string; seq: number; attempts: number }, page: unknown, failed: boolean, at: string, discovered: Discovered[] = []): Promise<boolean> {
+  const candidates = discovered.flatMap((d) => d.urls.map((url) => ({ url, depth: d.depth }))).slice(0, MAX_CANDIDATES);
+  // Seq numbers for the candidates, taken in a statement of their own (so the job row is not
+  // held locked through the rest); numbers of candidates that turn out to be seen are skipped.
+  let first = 0;
+  if (candidates.length) {
+    const seq = await db.updateTable('jobs').set((eb) => ({ seq_next: eb('seq_next', '+', candidates.length) })).where('id', '=', item.job_id).returning('seq_next').executeTakeFirst();
+    if (!seq) return false;
+    first = Number(seq.seq_next) - candidates.length;
+  }
   return db.transaction().execute(async (trx) => {
-    const candidates = discovered.flatMap((d) => d.urls.map((url) => ({ url, depth: d.depth }))).slice(0, MAX_CANDIDATES);
-    const job = await trx
-      .updateTable('jobs')
-      .set((eb) => ({
-        written: eb('written', '+', 1),
-        done: failed ? eb.ref('done') : eb('done', '+', 1),
-        failed: failed ? eb('failed', '+', 1) : eb.ref('failed'),
-        seq_next: eb('seq_next', '+', candidates.length),
-      }))
-      .where('id', '=', item.job_id)
-      .where('state', '=', 'running')
-      .returning(['written', 'done', 'failed', 'total', 'max_items', 'seq_next'])
-      .executeTakeFirst();
-    if (!job) return false;
     const r = await trx
       .updateTable('job_items')
       .set({ state: failed ? 'failed' : 'done', lease_until: null })
@@ -142,12 +144,8 @@ export async function finishItem(db: Db, item: { job_id: string; seq: number; at
       .where('attempts', '=', item.attempts)
       .executeTakeFirst();
     if (Number(r.numUpdatedRows) !== 1) throw new NotOurs();
-    await trx.insertInto('job_pages').values({ job_id: item.job_id, n: Number(job.written), seq: item.seq, page: JSON.stringify(page), created_at: at }).execute();
-    let total = Number(job.total);
-    const room = Number(job.max_items) - total;
-    if (candidates.length && room > 0) {
-      const first = Number(job.seq_next) - candidates.length;
-      const added: number[] = [];
+    let added: number[] = [];
+    if (candidates.length) {
       for (let i = 0; i < candidates.length; i += ITEM_BATCH) {
         const rows = await trx
           .insertInto('job_items')
@@ -157,17 +155,33 @@ export async function finishItem(db: Db, item: { job_id: string; seq: number; at
           .execute();
         added.push(...rows.map((x) => Number(x.seq)));
       }
-      // Past the job's limit: the newest candidates go again (they were never handed out).
-      const over = added.sort((a, b) => a - b).slice(room);
-      for (let i = 0; i < over.length; i += ITEM_BATCH) await trx.deleteFrom('job_items').where('job_id', '=', item.job_id).where('seq', 'in', over.slice(i, i + ITEM_BATCH)).execute();
-      const admitted = added.length - over.length;
-      if (admitted) {
-        total += admitted;
-        await trx.updateTable('jobs').set({ total }).where('id', '=', item.job_id).execute();
-      }
     }
-    if (Number(job.done) + Number(job.failed) >= total) {
-      await trx.updateTable('jobs').set({ state: 'completed' as JobState, finished_at: at }).where('id', '=', item.job_id).where('state', '=', 'running').execute();
+    // Last, and held until commit: the job's counts, its page number and its limit.
+    const job = await trx
+      .updateTable('jobs')
+      .set((eb) => ({ written: eb('written', '+', 1), done: failed ? eb.ref('done') : eb('done', '+', 1), failed: failed ? eb('failed', '+', 1) : eb.ref('failed') }))
+      .where('id', '=', item.job_id)
+      .where('state', '=', 'running')
+      .returning(['written', 'done', 'failed', 'total', 'max_items'])
+      .executeTakeFirst();
+    if (!job) throw new NotOurs();
+    await trx.insertInto('job_pages').values({ job_id: item.job_id, n: Number(job.written), seq: item.seq, page: JSON.stringify(page), created_at: at }).execute();
+    let total = Number(job.total);
+    if (added.length) {
+      // Past the job's limit: the newest candidates go again (they were never handed out).
+      const room = Math.max(0, Number(job.max_items) - total);
+      added = added.sort((a, b) => a - b);
+      const over = added.slice(room);
+      for (let i = 0; i < over.length; i += ITEM_BATCH) await trx.deleteFrom('job_items').where('job_id', '=', item.job_id).where('seq', 'in', over.slice(i, i + ITEM_BATCH)).execute();
+      total += added.length - over.length;
+    }
+    const ended = Number(job.done) + Number(job.failed) >= total;
+    if (total !== Number(job.total) || ended) {
+      await trx
+        .updateTable('jobs')
+        .set(ended ? { total, state: 'completed' as JobState, finished_at: at } : { total })
+        .where('id', '=', item.job_id)
+        .execute();
     }
     return true;
   }).catch((e) => {
