@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { loadConfig, type Config } from '../config.js';
-import { TrawlError, isTrawlError } from '../errors.js';
+import { ERROR_CATALOGUE, TrawlError, isTrawlError, type ErrorCode } from '../errors.js';
 import { compileSchema, crawl, createEngine, scrape, type Format } from '../engine/index.js';
 import { progressBar } from './progress.js';
 import { pino } from 'pino';
@@ -232,8 +232,17 @@ program
   .option('--no-sitemap', 'do not seed from sitemaps')
   .addOption(new Option('--format <format>', 'page content').choices(['markdown', 'html', 'links']).default('markdown'))
   .option('--timeout-ms <ms>', 'time budget for the whole crawl', positiveInt('timeout-ms'), 120_000)
-  .action(async (url: string, o: { maxDepth: number; limit: number; include?: string[]; exclude?: string[]; subdomains?: boolean; ignoreRobots?: boolean; sitemap: boolean; format: Format; timeoutMs: number }) => {
-    if (o.limit < 1 || o.limit > 1000) throw new TrawlError('invalid_request', 'limit: must be an integer from 1 to 1000');
+  .option('--async', 'run it as a job on a Trawl server (TRAWL_API_URL, TRAWL_API_KEY): up to 100,000 pages; prints the job id, then its progress')
+  .option('--no-wait', 'with --async: print the job id and return')
+  .action(async (url: string, o: { maxDepth: number; limit: number; include?: string[]; exclude?: string[]; subdomains?: boolean; ignoreRobots?: boolean; sitemap: boolean; format: Format; timeoutMs: number; async?: boolean; wait: boolean }) => {
+    if (o.async) {
+      const job = (await api('POST', '/v1/crawl', { url, async: true, max_depth: o.maxDepth, limit: o.limit, include_paths: o.include, exclude_paths: o.exclude, allow_subdomains: o.subdomains, respect_robots: !o.ignoreRobots, use_sitemap: o.sitemap, formats: [o.format] })).job;
+      if (!o.wait) return print({ status: 'ok', job }, job.job_id);
+      if (!json()) process.stderr.write(`job ${job.job_id}\n`);
+      const ended = await followProgress(job.job_id, o.limit);
+      return print({ status: 'ok', job: ended }, `${ended.job_id} ${ended.state}: ${ended.progress.done} pages done, ${ended.progress.failed} failed — read them with: trawl jobs get ${ended.job_id}`);
+    }
+    if (o.limit < 1 || o.limit > 1000) throw new TrawlError('invalid_request', 'limit: must be an integer from 1 to 1000 (up to 100000 with --async)');
     if (o.maxDepth > 10) throw new TrawlError('invalid_request', 'max-depth: must be an integer from 0 to 10');
     const engine = createEngine(loadConfig());
     const bar = progressBar();
@@ -260,6 +269,55 @@ program
       await engine.close();
     }
   });
+
+const jobsCmd = program.command('jobs').description("a Trawl server's jobs (TRAWL_API_URL, TRAWL_API_KEY)");
+jobsCmd
+  .command('get')
+  .description("a job's pages as JSON lines, in completion order; --follow keeps reading until the job ends")
+  .argument('<id>')
+  .option('--follow', 'wait for pages still to come')
+  .action(async (id: string, o: { follow?: boolean }) => {
+    let cursor: string | null | undefined;
+    for (;;) {
+      const r = await api('GET', `/v1/jobs/${encodeURIComponent(id)}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      for (const page of r.pages) process.stdout.write(`${JSON.stringify(page)}\n`);
+      if (!r.next_cursor) return; // the job ended and every page was read
+      if (!r.pages.length) {
+        // Nothing new yet: the job still runs.
+        if (!o.follow) return;
+        await new Promise((res) => setTimeout(res, 500));
+      }
+      cursor = r.next_cursor;
+    }
+  });
+
+/** A call to the Trawl server named by TRAWL_API_URL with TRAWL_API_KEY; its error answer becomes the CLI's error. */
+async function api(method: string, path: string, body?: unknown): Promise<any> {
+  const base = process.env.TRAWL_API_URL;
+  const key = process.env.TRAWL_API_KEY;
+  if (!base || !key) throw new TrawlError('invalid_request', 'set TRAWL_API_URL (e.g. http://127.0.0.1:3000) and TRAWL_API_KEY to talk to a Trawl server');
+  const res = await fetch(new URL(path, base), { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined }).catch((e: Error) => {
+    throw new TrawlError('fetch_failed', `could not reach ${base}: ${e.message}`);
+  });
+  const answer = (await res.json().catch(() => ({}))) as any;
+  if (!res.ok) throw new TrawlError(typeof answer.error === 'string' && answer.error in ERROR_CATALOGUE ? (answer.error as ErrorCode) : 'fetch_failed', answer.detail ?? `${base} answered HTTP ${res.status}`);
+  return answer;
+}
+
+/** Polls a job with a progress bar (on a terminal) until it ends; returns it. */
+async function followProgress(id: string, limit: number): Promise<any> {
+  const bar = progressBar();
+  try {
+    for (;;) {
+      const { job } = await api('GET', `/v1/jobs/${id}?limit=1`);
+      bar.update(job.progress.done + job.progress.failed, job.progress.queued, limit);
+      if (!['queued', 'running'].includes(job.state)) return job;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  } finally {
+    bar.done();
+  }
+}
 
 /** The redactor for printed errors; none when the configuration is what failed to load. */
 function errorRedactor(): Redactor {
