@@ -18,6 +18,7 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Raw {
 const NAV = [
   ['/', 'Overview'],
   ['/monitors', 'Monitors'],
+  ['/jobs', 'Jobs'],
   ['/playground', 'Playground'],
   ['/keys', 'API keys'],
   ['/secret', 'Webhook secret'],

@@ -16,6 +16,7 @@ import { isTrawlError } from '../errors.js';
 import { accounts, hashPassword, keys, needsRehash, sessions, usage, verifyPassword } from '../store/index.js';
 import { html, page, raw, type Raw } from './html.js';
 import { clientKey, LoginThrottle } from './login-throttle.js';
+import { jobPages } from './jobs.js';
 import { monitorPages } from './monitors.js';
 import { playgroundPage } from './playground.js';
 import { clearSessionCookie, cookieOf, COOKIE, csrfOk, currentSession, fromThisSite, safeNext, setSessionCookie, type SessionInfo } from './session.js';
@@ -267,6 +268,7 @@ ${previousUntil ? html`<p class="muted" data-testid="previous-secret">The previo
   }));
 
   monitorPages(app, ctx, { authed, shell, csrfField, send, when });
+  jobPages(app, ctx, { authed, shell, send, when });
   playgroundPage(app, ctx, { authed, shell, csrfField, send });
 
   // --- Account: password --------------------------------------------------------------------
