@@ -13,6 +13,7 @@ import { readSitemaps } from '../engine/crawl/sitemap.js';
 import type { CompiledSchema } from '../engine/extract/schema.js';
 import { fetchPage } from '../engine/fetch/page.js';
 import type { Discovered } from '../store/repos/jobs.js';
+import type { HostGate } from './host-gate.js';
 
 /** What an async crawl job stores as its options (the request's, validated). */
 export interface CrawlJobOptions {
@@ -52,20 +53,28 @@ export class RobotsCache {
   }
 }
 
-export async function crawlItem(engine: Engine, item: { url: string; depth: number }, o: CrawlJobOptions, schema: CompiledSchema | undefined, robots: RobotsCache): Promise<ItemOutcome> {
+export async function crawlItem(engine: Engine, item: { url: string; depth: number }, o: CrawlJobOptions, schema: CompiledSchema | undefined, robots: RobotsCache, hosts: HostGate): Promise<ItemOutcome> {
   const maxDepth = o.max_depth ?? 2;
   const formats = new Set<Format>(o.formats?.length ? o.formats : schema ? ['markdown', 'json'] : ['markdown']);
   const sameSite = siteMatcher(new URL(o.url).hostname, o.allow_subdomains);
   const allowedPath = pathFilter(o.include_paths, o.exclude_paths);
   const fail = (error: string, detail: string): ItemOutcome => ({ page: { url: item.url, depth: item.depth, error, detail }, failed: true, discovered: [] });
   const u = new URL(item.url);
-  if (o.respect_robots !== false && !(await robots.get(engine, u.origin)).allow(u.pathname + u.search)) return fail('robots_disallowed', 'robots.txt disallows this URL');
-  const page = await fetchPage(engine, item.url, {
-    render: 'http',
-    timeoutMs: PAGE_TIMEOUT_MS,
-    // The start page may move to another host (example.com → www.example.com); later pages may only move within the site.
-    followRedirect: item.depth === 0 ? undefined : (next) => sameSite(next),
-  });
+  const rules = o.respect_robots === false ? undefined : await robots.get(engine, u.origin);
+  if (rules && !rules.allow(u.pathname + u.search)) return fail('robots_disallowed', 'robots.txt disallows this URL');
+  // Polite per host: a cap on pages at once, and robots' Crawl-delay between requests.
+  const leave = await hosts.enter(u.host, (rules?.crawlDelaySeconds ?? 0) * 1000);
+  let page: Awaited<ReturnType<typeof fetchPage>>;
+  try {
+    page = await fetchPage(engine, item.url, {
+      render: 'http',
+      timeoutMs: PAGE_TIMEOUT_MS,
+      // The start page may move to another host (example.com → www.example.com); later pages may only move within the site.
+      followRedirect: item.depth === 0 ? undefined : (next) => sameSite(next),
+    });
+  } finally {
+    leave();
+  }
   const final = new URL(page.url);
   const site = item.depth === 0 ? siteMatcher(final.hostname, o.allow_subdomains) : sameSite;
   if (!site(final) && !(item.depth === 0 && bareHost(final.hostname) === bareHost(u.hostname))) {
@@ -85,6 +94,7 @@ export async function crawlItem(engine: Engine, item: { url: string; depth: numb
   if (formats.has('links')) result.links = doc.links ?? [];
   const discovered: Discovered[] = [];
   if (wantLinks) {
+    // (The start page's robots rules were read above; its final origin may differ after a redirect.)
     const keep = (raw: string) => {
       const c = canonicalParts(raw);
       return c && site(c) && !NOT_PAGES.test(c.pathname) && allowedPath(c.pathname) ? c.href : undefined;
@@ -92,8 +102,8 @@ export async function crawlItem(engine: Engine, item: { url: string; depth: numb
     discovered.push({ urls: [...new Set((doc.links ?? []).map(keep).filter((x): x is string => !!x))], depth: item.depth + 1 });
     // The start page's sitemaps join at depth 1, after its links.
     if (item.depth === 0 && o.use_sitemap !== false) {
-      const rules = o.respect_robots === false ? undefined : await robots.get(engine, final.origin).catch(() => undefined);
-      const urls = await readSitemaps(engine.http, [...new Set([...(rules?.sitemaps ?? []), `${final.origin}/sitemap.xml`])], { maxUrls: Math.min(o.limit * 2, 50_000), timeoutMs: PAGE_TIMEOUT_MS, fetchers: engine }).catch(() => []);
+      const finalRules = o.respect_robots === false ? undefined : await robots.get(engine, final.origin).catch(() => undefined);
+      const urls = await readSitemaps(engine.http, [...new Set([...(finalRules?.sitemaps ?? []), `${final.origin}/sitemap.xml`])], { maxUrls: Math.min(o.limit * 2, 50_000), timeoutMs: PAGE_TIMEOUT_MS, fetchers: engine }).catch(() => []);
       discovered.push({ urls: [...new Set(urls.map(keep).filter((x): x is string => !!x))], depth: 1 });
     }
   }

@@ -11,6 +11,7 @@ import type { Redactor } from '../redact.js';
 import { jobs as repo, type Store } from '../store/index.js';
 import type { ClaimedItem } from '../store/repos/jobs.js';
 import { crawlItem, RobotsCache, type CrawlJobOptions, type ItemOutcome } from './crawl-item.js';
+import { HostGate } from './host-gate.js';
 
 /**
  * An item whose lease passed is presumed lost (its worker died) and is claimed again; the runner
@@ -49,6 +50,7 @@ export class JobRunner {
   readonly #held = new Set<ClaimedItem>();
   #renewal?: NodeJS.Timeout;
   readonly #robots = new RobotsCache();
+  readonly #hosts = new HostGate();
 
   constructor(options: JobRunnerOptions) {
     this.#o = options;
@@ -144,7 +146,7 @@ export class JobRunner {
     const o = JSON.parse(item.options) as CrawlJobOptions;
     let outcome: ItemOutcome;
     try {
-      outcome = await crawlItem(forOwner(this.#o.engine, item.account_id), item, o, o.schema ? compileSchema(o.schema) : undefined, this.#robots);
+      outcome = await crawlItem(forOwner(this.#o.engine, item.account_id), item, o, o.schema ? compileSchema(o.schema) : undefined, this.#robots, this.#hosts);
     } catch (e) {
       outcome = { page: { url: item.url, depth: item.depth, error: isTrawlError(e) ? e.code : 'internal_error', ...(isTrawlError(e) && e.detail ? { detail: this.#o.redact(e.detail) } : {}) }, failed: true, discovered: [] };
     }

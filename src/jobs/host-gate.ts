@@ -1,0 +1,39 @@
+/**
+ * Politeness per host within a process: at most `perHost` pages of one host fetched at once, and
+ * successive requests to a host spaced by its robots.txt Crawl-delay (capped at 10 s). Hosts with
+ * nothing in flight or waiting hold no memory here.
+ */
+interface Host {
+  active: number;
+  /** Earliest time the next request to this host may start. */
+  next: number;
+  waiters: (() => void)[];
+}
+
+export class HostGate {
+  readonly #hosts = new Map<string, Host>();
+  constructor(readonly perHost = 8) {}
+
+  /** Waits for this host's turn; call the result when the page is fetched. */
+  async enter(host: string, delayMs: number, signal?: AbortSignal): Promise<() => void> {
+    let h = this.#hosts.get(host);
+    if (!h) this.#hosts.set(host, (h = { active: 0, next: 0, waiters: [] }));
+    while (h.active >= this.perHost) await new Promise<void>((r) => h!.waiters.push(r));
+    h.active++;
+    const wait = h.next - Date.now();
+    h.next = Math.max(Date.now(), h.next) + Math.min(10_000, Math.max(0, delayMs));
+    if (wait > 0) await new Promise<void>((r) => {
+      const t = setTimeout(r, wait);
+      signal?.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
+    });
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      h!.active--;
+      const next = h!.waiters.shift();
+      if (next) next();
+      else if (h!.active === 0 && h!.next <= Date.now()) this.#hosts.delete(host);
+    };
+  }
+}
