@@ -37,6 +37,8 @@ export interface DeliveryDeps {
   disableAfterMs?: number;
   /** The clock, in ms (tests move it on instead of waiting days). @default Date.now */
   now?: () => number;
+  /** Deliveries one account may have in flight at once (TRAWL_ACCOUNT_CONCURRENCY). @default unbounded */
+  accountCap?: number;
 }
 
 interface Sent extends AttemptResult {
@@ -79,8 +81,8 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
   // Leases and due times on the database's clock (tests may inject one).
   const clock = deps.now ?? (() => deps.store.now().getTime());
   const startedAt = new Date(clock());
-  const claimed = await repo.claimAttempt(deps.store.db, deliveryId, attempts, startedAt, DELIVERY_LEASE_MS);
-  if (!claimed) return false;
+  const claimed = await repo.claimAttempt(deps.store.db, deliveryId, attempts, startedAt, DELIVERY_LEASE_MS, deps.accountCap);
+  if (!claimed || claimed.kind === 'busy') return false;
   if (claimed.kind === 'not_sent') return true;
   const { delivery: d, target } = claimed;
   const sent = await send(deps, d.event_id, target);

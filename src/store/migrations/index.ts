@@ -10,6 +10,7 @@ import * as m004 from './2026-11-26T0100-account-limits.js';
 import * as m005 from './2026-11-26T0200-webhooks.js';
 import * as m006 from './2026-11-26T0300-retention.js';
 import * as m007 from './2026-11-26T0400-run-claims.js';
+import * as m008 from './2026-11-26T0500-delivery-fairness.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0100-accounts-keys-usage': m001,
@@ -19,4 +20,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-26T0200-webhooks': m005,
   '2026-11-26T0300-retention': m006,
   '2026-11-26T0400-run-claims': m007,
+  '2026-11-26T0500-delivery-fairness': m008,
 };
