@@ -41,6 +41,10 @@ describe('monitor rules', () => {
     expect(retryAfterMs(429, '999999', now)).toBe(24 * 3600_000);
     expect(retryAfterMs(500, '7', now)).toBeUndefined();
     expect(retryAfterMs(429, 'soon', now)).toBeUndefined();
+    // Garbage is not a date (Date.parse reads "-5" and "1.5" as days of 2001): the schedule applies.
+    for (const v of ['-5', '1.5', '2', ' 12 x', '0x10', 'Infinity', '1e9']) expect(retryAfterMs(429, v, now), v).toBe(/^\d+$/.test(v) ? Number(v) * 1000 : undefined);
+    expect(retryAfterMs(429, '99999999999', now)).toBe(24 * 3600_000);
+    expect(retryAfterMs(503, 'Sunday, 06-Nov-94 08:49:37 GMT', now)).toBe(0);
     expect(retryAfterMs(429, undefined, now)).toBeUndefined();
   });
 
