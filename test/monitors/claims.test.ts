@@ -122,6 +122,19 @@ describe.each(DIALECTS)('claims (%s)', (dialect) => {
     await store.db.deleteFrom('webhook_deliveries').where('monitor_id', 'in', ['mon_noisy', 'mon_quiet']).execute();
   });
 
+  it('a delivery handed over as it is written is claimed even if this process\'s clock estimate is a little behind the writer\'s', async () => {
+    await monitors.insertMonitor(store.db, monitorRow('mon_skew', accountId, new Date(Date.now() + 3_600_000).toISOString()));
+    const now = store.now();
+    // Written by a process whose estimate of the database clock is 300 ms ahead of this one's.
+    const written = new Date(now.getTime() + 300).toISOString();
+    await store.db.insertInto('webhook_events').values({ id: 'evt_skew', monitor_id: 'mon_skew', account_id: accountId, run_id: 'run_skew', body: '{}', created_at: written }).execute();
+    await store.db.insertInto('webhook_deliveries').values({ id: 'dlv_skew', event_id: 'evt_skew', monitor_id: 'mon_skew', account_id: accountId, url: 'http://example.test/hook', state: 'pending', attempts: 0, next_attempt_at: written, handed_until: new Date(now.getTime() + 60_000).toISOString(), created_at: written, updated_at: written }).execute();
+    expect(await webhooks.claimAttempt(store.db, 'dlv_skew', 0, now, 20_000)).toMatchObject({ kind: 'attempt' });
+    // A retry due in a minute is not taken early.
+    await store.db.updateTable('webhook_deliveries').set({ state: 'pending', attempts: 1, next_attempt_at: new Date(now.getTime() + 60_000).toISOString() }).where('id', '=', 'dlv_skew').execute();
+    expect(await webhooks.claimAttempt(store.db, 'dlv_skew', 1, now, 20_000)).toBeUndefined();
+  });
+
   it('deletes a monitor with 10,000 events (and their deliveries and attempts) in under a second', async () => {
     await monitors.insertMonitor(store.db, monitorRow('mon_big', accountId, new Date(Date.now() + 3_600_000).toISOString()));
     const iso = new Date().toISOString();

@@ -110,3 +110,18 @@ describe('monitor rules', () => {
     expect(urlBelongsTo(new URL('https://www.etsy.com/de/listing/1'), 'etsy_us')).toBe(false);
   });
 });
+
+describe('database clock', () => {
+  it('does not take a measure whose round trip was slow (a stalled process would judge fresh work not yet due)', async () => {
+    const { DbClock } = await import('../../src/store/clock.js');
+    const clock = new DbClock();
+    const t = Date.now();
+    clock.recordForTest(t + 5_000 + 1, t, t + 2); // 2 ms round trip: offset 5 s
+    expect(clock.offsetMs).toBe(5_000);
+    // Asked, then the event loop stalled 40 s before the answer was read: half of it would be the error.
+    clock.recordForTest(t + 5_000 + 1, t, t + 40_000);
+    expect(clock.offsetMs).toBe(5_000);
+    clock.recordForTest(t + 6_000 + 2, t, t + 4);
+    expect(clock.offsetMs).toBe(6_000);
+  });
+});

@@ -147,6 +147,9 @@ export const deliveryTarget = (db: Db, eventId: string) =>
     .executeTakeFirst();
 export type DeliveryTarget = NonNullable<Awaited<ReturnType<typeof deliveryTarget>>>;
 
+/** How early (by this process's clock) an attempt may be claimed: the error of a clock estimate, not a schedule step. */
+export const CLAIM_SLACK_MS = 1000;
+
 export type Claim =
   | { kind: 'attempt'; attemptId: number; delivery: WebhookDelivery; target: DeliveryTarget }
   /** Failed without an attempt: the event is gone, or the monitor's webhook is disabled. */
@@ -161,10 +164,14 @@ export type Claim =
  */
 export async function claimAttempt(db: Db, deliveryId: string, attempts: number, now: Date, leaseMs: number, accountCap = Infinity): Promise<Claim | undefined> {
   const nowIso = now.toISOString();
+  // Due by this process's estimate of the database clock, give or take its error: a delivery
+  // handed over the moment another process wrote it is not refused (and left for the relay's
+  // next hand-out a minute later) because the two estimates differ by a few milliseconds.
+  const dueBy = new Date(now.getTime() + CLAIM_SLACK_MS).toISOString();
   const cap = Number.isFinite(accountCap) ? accountCap : null;
   // PostgreSQL, the hot path of scale-out: claimed, logged and read in one statement.
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    const fast = await claimAttemptInOneStatement(db, deliveryId, attempts, nowIso, new Date(now.getTime() + leaseMs).toISOString(), cap);
+    const fast = await claimAttemptInOneStatement(db, deliveryId, attempts, nowIso, dueBy, new Date(now.getTime() + leaseMs).toISOString(), cap);
     if (fast !== 'other') return fast;
   }
   const claim = await db.transaction().execute(async (trx) => {
@@ -174,7 +181,7 @@ export async function claimAttempt(db: Db, deliveryId: string, attempts: number,
       .where('id', '=', deliveryId)
       .where('state', '=', 'pending')
       .where('attempts', '=', attempts)
-      .where('next_attempt_at', '<=', nowIso);
+      .where('next_attempt_at', '<=', dueBy);
     if (cap !== null) {
       q = q.where((eb) =>
         eb(
@@ -217,7 +224,7 @@ export async function claimAttempt(db: Db, deliveryId: string, attempts: number,
     .where('id', '=', deliveryId)
     .where('state', '=', 'pending')
     .where('attempts', '=', attempts)
-    .where('next_attempt_at', '<=', nowIso)
+    .where('next_attempt_at', '<=', dueBy)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) ? { kind: 'busy' } : undefined;
 }
@@ -230,7 +237,7 @@ type Target = DeliveryTarget & { webhook_state: string };
  * is nothing to send (event gone, webhook disabled) — or nothing was claimed: the general path
  * then decides (it finds the delivery already claimed by this call and takes the first case).
  */
-async function claimAttemptInOneStatement(db: Db, deliveryId: string, attempts: number, nowIso: string, lease: string, cap: number | null): Promise<Claim | undefined | 'other'> {
+async function claimAttemptInOneStatement(db: Db, deliveryId: string, attempts: number, nowIso: string, dueBy: string, lease: string, cap: number | null): Promise<Claim | undefined | 'other'> {
   const { rows } = await sql<{ delivery: WebhookDelivery; target: Target | null; attempt_id: number | null }>`
     WITH t AS (
       SELECT e.body, m.webhook AS url, m.webhook_state, m.webhook_disabled_reason, a.signing_secret, a.previous_signing_secret, a.previous_secret_expires_at
@@ -238,7 +245,7 @@ async function claimAttemptInOneStatement(db: Db, deliveryId: string, attempts: 
       WHERE w.id = ${deliveryId} AND m.webhook_state <> 'disabled'
     ), d AS (
       UPDATE webhook_deliveries SET state = 'sending', lease_until = ${lease}, updated_at = ${nowIso}, url = (SELECT url FROM t)
-      WHERE id = ${deliveryId} AND state = 'pending' AND attempts = ${attempts} AND next_attempt_at <= ${nowIso} AND EXISTS (SELECT 1 FROM t)
+      WHERE id = ${deliveryId} AND state = 'pending' AND attempts = ${attempts} AND next_attempt_at <= ${dueBy} AND EXISTS (SELECT 1 FROM t)
         AND (${cap}::int IS NULL OR (SELECT count(*) FROM webhook_deliveries s WHERE s.account_id = webhook_deliveries.account_id AND s.state = 'sending') < ${cap}::int)
       RETURNING *
     ), att AS (
