@@ -104,35 +104,36 @@ export async function startService(config: Config, options: { logger?: boolean |
     jobs = startJobs(store, engine, log, redact);
   }
   const ctx: ServerContext = { config, store, engine, rateLimiter, scheduler, jobs, redact };
-  app = await buildServer(ctx, { logger: options.logger });
-  let url = '';
-  if (options.listen !== false) {
-    await app.listen({ port: config.port, host: config.host });
-    const addr = app.server.address();
-    url = typeof addr === 'object' && addr ? `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}` : '';
-  } else {
-    await app.ready();
-  }
   let closing: Promise<void> | undefined;
-  return {
-    app,
-    store,
-    engine,
-    scheduler,
-    url,
-    close: () =>
-      (closing ??= (async () => {
-        await app.close();
-        await scheduler?.stop();
-        await jobs?.stop();
-        await pruner?.stop();
-        await queue?.close();
-        await rateLimiter.close?.();
-        await engine.close();
-        await store.close();
-        lock?.release();
-      })()),
-  };
+  const close = () =>
+    (closing ??= (async () => {
+      await app?.close();
+      await scheduler?.stop();
+      await jobs?.stop();
+      await pruner?.stop();
+      await queue?.close();
+      await rateLimiter.close?.();
+      await engine.close();
+      await store.close();
+      lock?.release();
+    })());
+  let url = '';
+  try {
+    app = await buildServer(ctx, { logger: options.logger });
+    if (options.listen !== false) {
+      await app.listen({ port: config.port, host: config.host });
+      const addr = app.server.address();
+      url = typeof addr === 'object' && addr ? `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}` : '';
+    } else {
+      await app.ready();
+    }
+  } catch (e) {
+    // (Port in use …): nothing of this process may keep running headless — no scheduler
+    // running monitors without an API, no SQLite lock held by a process that failed to start.
+    await close().catch(() => undefined);
+    throw e;
+  }
+  return { app, store, engine, scheduler, url, close };
 }
 
 /** A worker's handlers (32 runs, 64 deliveries at once) write in short bursts: 24 connections keep them from queueing on the pool. */

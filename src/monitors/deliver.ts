@@ -2,8 +2,8 @@
  * Webhook deliveries: each attempt goes to the monitor's current webhook URL, signed at send time
  * with both schemes (./signing.ts) through the engine's guarded client (SSRF check on every
  * attempt), and is logged with where it went. The attempt row is written before the request and
- * finished after it. A failure is retried on the schedule of ./retry.ts (or when a 429/503's
- * Retry-After says); 410 Gone disables the monitor's webhook at once, and so does an endpoint
+ * finished after it. A failure is retried on the schedule of ./retry.ts (or later, when a 429/503's
+ * Retry-After says so); 410 Gone disables the monitor's webhook at once, and so does an endpoint
  * that has failed without a 2xx for TRAWL_WEBHOOK_DISABLE_AFTER_HOURS (3 days).
  */
 import type { Engine } from '../engine/index.js';
@@ -37,6 +37,8 @@ export interface DeliveryDeps {
   disableAfterMs?: number;
   /** The clock, in ms (tests move it on instead of waiting days). @default Date.now */
   now?: () => number;
+  /** Deliveries one account may have in flight at once (TRAWL_ACCOUNT_CONCURRENCY). @default unbounded */
+  accountCap?: number;
 }
 
 interface Sent extends AttemptResult {
@@ -79,8 +81,8 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
   // Leases and due times on the database's clock (tests may inject one).
   const clock = deps.now ?? (() => deps.store.now().getTime());
   const startedAt = new Date(clock());
-  const claimed = await repo.claimAttempt(deps.store.db, deliveryId, attempts, startedAt, DELIVERY_LEASE_MS);
-  if (!claimed) return false;
+  const claimed = await repo.claimAttempt(deps.store.db, deliveryId, attempts, startedAt, DELIVERY_LEASE_MS, deps.accountCap);
+  if (!claimed || claimed.kind === 'busy') return false;
   if (claimed.kind === 'not_sent') return true;
   const { delivery: d, target } = claimed;
   const sent = await send(deps, d.event_id, target);
@@ -98,7 +100,9 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
       sent,
       finishedAt: new Date(doneMs).toISOString(),
       state: sent.ok ? 'succeeded' : exhausted ? 'failed' : 'pending',
-      nextAttemptAt: sent.ok || exhausted ? null : new Date(doneMs + (sent.retryAfterMs ?? retryDelayMs(failed, deps.retryBaseMs))).toISOString(),
+      // A Retry-After later than the schedule moves the attempt on; an earlier one (0 …) does not
+      // bring it forward, or a receiver answering "Retry-After: 0" would spend the whole schedule in a second.
+      nextAttemptAt: sent.ok || exhausted ? null : new Date(doneMs + Math.max(sent.retryAfterMs ?? 0, retryDelayMs(failed, deps.retryBaseMs))).toISOString(),
     },
     { monitorId: d.monitor_id, attemptAt: startedAt.toISOString(), gone, disableIfFailingSince: new Date(doneMs - (deps.disableAfterMs ?? DISABLE_AFTER_MS)).toISOString() },
   );

@@ -17,17 +17,21 @@ export function retryDelayMs(failed: number, baseMs: number, random = Math.rando
   return Math.round(delay * (1 + 0.1 * random()));
 }
 
+/** The three forms of an HTTP-date (RFC 9110 section 5.6.7) all begin with the day's name. */
+const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? /i;
+
 /**
  * `Retry-After` of a 429 or 503 answer in milliseconds from `nowMs` (delay-seconds or an
- * HTTP-date), bounded to 0 … 24 h; undefined when absent or unreadable.
+ * HTTP-date), bounded to 0 … 24 h; undefined when absent or unreadable ("-5", "1.5", "soon" …
+ * are not read as dates: the schedule applies).
  */
 export function retryAfterMs(status: number | null, header: string | undefined, nowMs: number): number | undefined {
   if ((status !== 429 && status !== 503) || !header) return undefined;
   const v = header.trim();
   let ms: number;
-  if (/^\d{1,10}$/.test(v)) ms = Number(v) * 1000;
+  if (/^\d+$/.test(v)) ms = Number(v.slice(0, 12)) * 1000;
   else {
-    const at = Date.parse(v);
+    const at = HTTP_DATE.test(v) ? Date.parse(v) : NaN;
     if (Number.isNaN(at)) return undefined;
     ms = at - nowMs;
   }

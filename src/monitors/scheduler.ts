@@ -36,7 +36,7 @@ export interface SchedulerOptions {
   disableAfterMs?: number;
   /** The only process on this store (embedded): work left in hand at start is orphaned. */
   soleProcess: boolean;
-  /** Open runs one account may have at once (TRAWL_ACCOUNT_CONCURRENCY). @default unbounded */
+  /** Open runs (and deliveries in flight) one account may have at once (TRAWL_ACCOUNT_CONCURRENCY). @default unbounded */
   accountCap?: number;
   /** The Ad Library's location (monitors on an advertiser). */
   meta?: MetaAdsConfig;
@@ -57,7 +57,7 @@ export class MonitorScheduler {
 
   constructor(options: SchedulerOptions) {
     this.#o = options;
-    this.#delivery = { store: options.store, engine: options.engine, retryBaseMs: options.retryBaseMs, maxAttempts: options.maxAttempts, disableAfterMs: options.disableAfterMs, redact: options.redact };
+    this.#delivery = { store: options.store, engine: options.engine, retryBaseMs: options.retryBaseMs, maxAttempts: options.maxAttempts, disableAfterMs: options.disableAfterMs, redact: options.redact, accountCap: options.accountCap };
   }
 
   /** The handlers a queue consumer runs (the embedded service, `trawl worker`). */
@@ -156,7 +156,7 @@ export class MonitorScheduler {
       room -= runs.length;
       if (runs.length < asked) break;
     }
-    const due = await webhookRepo.handDueDeliveries(store.db, now, BATCH, HANDED_MS);
+    const due = await webhookRepo.handDueDeliveries(store.db, now, BATCH, HANDED_MS, this.#o.accountCap);
     await this.#handOut(due, (ds) => queue.addDeliveries(ds), (ds) => webhookRepo.releaseHanded(store.db, ds.map((d) => d.id)));
   }
 

@@ -129,6 +129,14 @@ describe('monitors API', () => {
       const meta = await call(guarded, 'POST', '/v1/monitors', key, { ...base(), url: 'http://169.254.169.254/latest', webhook: 'http://example.invalid/hook' });
       expect(meta.status).toBe(403);
       expect(meta.body.detail).toMatch(/^url: /);
+      // A monitor made with an allowed webhook cannot be moved to a private one afterwards.
+      const ok = await call(guarded, 'POST', '/v1/monitors', key, { ...base(), url: 'http://example.invalid/x', webhook: 'http://example.invalid/hook' });
+      expect(ok.status).toBe(201);
+      for (const webhook of ['http://10.0.0.1/x', 'http://[::1]:9/x', 'http://169.254.169.254/latest', 'http://0x7f000001/x', 'http://127.1/x', 'http://[::ffff:127.0.0.1]/x']) {
+        const p = await call(guarded, 'PATCH', `/v1/monitors/${ok.body.monitor.monitor_id}`, key, { webhook });
+        expect(p.status, webhook).toBe(403);
+        expect(p.body.detail, webhook).toMatch(/^webhook: /);
+      }
     } finally {
       await guarded.stop();
     }

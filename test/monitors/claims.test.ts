@@ -87,6 +87,54 @@ describe.each(DIALECTS)('claims (%s)', (dialect) => {
     expect(await webhooks.handDueDeliveries(store.db, new Date(now.getTime() + 61_000), 5, 60_000)).toHaveLength(3);
   });
 
+  it('one account\'s backlog does not hold up another\'s deliveries: at most the account cap in flight per account', async () => {
+    const noisy = (await accounts.createAccount(store.db, { email: `claims-noisy-${dialect}@test.local`, credits: 10 })).id;
+    const other = (await accounts.createAccount(store.db, { email: `claims-other-${dialect}@test.local`, credits: 10 })).id;
+    await monitors.insertMonitor(store.db, monitorRow('mon_noisy', noisy, new Date(Date.now() + 3_600_000).toISOString()));
+    await monitors.insertMonitor(store.db, monitorRow('mon_quiet', other, new Date(Date.now() + 3_600_000).toISOString()));
+    const old = new Date(Date.now() - 60_000).toISOString();
+    const recent = new Date(Date.now() - 1000).toISOString();
+    const row = (id: string, monitorId: string, account: string, at: string) => ({ id, event_id: `evt_${monitorId}`, monitor_id: monitorId, account_id: account, url: 'http://example.test/hook', state: 'pending' as const, attempts: 0, next_attempt_at: at, created_at: at, updated_at: at });
+    await store.db.insertInto('webhook_events').values([
+      { id: 'evt_mon_noisy', monitor_id: 'mon_noisy', account_id: noisy, run_id: 'run_n', body: '{}', created_at: old },
+      { id: 'evt_mon_quiet', monitor_id: 'mon_quiet', account_id: other, run_id: 'run_q', body: '{}', created_at: recent },
+    ]).execute();
+    // The noisy account: 30 due deliveries, all older than the quiet account's one.
+    await store.db.insertInto('webhook_deliveries').values(Array.from({ length: 30 }, (_, i) => row(`dlv_noisy_${String(i).padStart(2, '0')}`, 'mon_noisy', noisy, old))).execute();
+    await store.db.insertInto('webhook_deliveries').values(row('dlv_quiet', 'mon_quiet', other, recent)).execute();
+    const now = store.now();
+    const first = await webhooks.handDueDeliveries(store.db, now, 10, 60_000, 4);
+    expect(first.filter((d) => d.id.startsWith('dlv_noisy'))).toHaveLength(4);
+    expect(first.map((d) => d.id)).toContain('dlv_quiet');
+    // The noisy account has its 4 in flight: the next pass hands none of its others.
+    expect(await webhooks.handDueDeliveries(store.db, now, 10, 60_000, 4)).toEqual([]);
+    // A delivery handed straight from a run (not through the relay) is refused while the account
+    // has its cap being sent, and given back to the relay at once.
+    await store.db.updateTable('webhook_deliveries').set({ state: 'sending', lease_until: new Date(now.getTime() + 20_000).toISOString() }).where('id', 'in', first.filter((d) => d.id.startsWith('dlv_noisy')).map((d) => d.id)).execute();
+    const direct = 'dlv_noisy_29';
+    await store.db.updateTable('webhook_deliveries').set({ handed_until: new Date(now.getTime() + 60_000).toISOString() }).where('id', '=', direct).execute();
+    expect(await webhooks.claimAttempt(store.db, direct, 0, now, 20_000, 4)).toEqual({ kind: 'busy' });
+    const back = await webhooks.getDelivery(store.db, direct);
+    expect(back).toMatchObject({ state: 'pending', attempts: 0, handed_until: null });
+    // One finishes: there is room for one more of the noisy account again.
+    await store.db.updateTable('webhook_deliveries').set({ state: 'succeeded', lease_until: null, handed_until: null }).where('id', '=', first.find((d) => d.id.startsWith('dlv_noisy'))!.id).execute();
+    expect(await webhooks.handDueDeliveries(store.db, now, 10, 60_000, 4)).toHaveLength(1);
+    await store.db.deleteFrom('webhook_deliveries').where('monitor_id', 'in', ['mon_noisy', 'mon_quiet']).execute();
+  });
+
+  it('a delivery handed over as it is written is claimed even if this process\'s clock estimate is a little behind the writer\'s', async () => {
+    await monitors.insertMonitor(store.db, monitorRow('mon_skew', accountId, new Date(Date.now() + 3_600_000).toISOString()));
+    const now = store.now();
+    // Written by a process whose estimate of the database clock is 300 ms ahead of this one's.
+    const written = new Date(now.getTime() + 300).toISOString();
+    await store.db.insertInto('webhook_events').values({ id: 'evt_skew', monitor_id: 'mon_skew', account_id: accountId, run_id: 'run_skew', body: '{}', created_at: written }).execute();
+    await store.db.insertInto('webhook_deliveries').values({ id: 'dlv_skew', event_id: 'evt_skew', monitor_id: 'mon_skew', account_id: accountId, url: 'http://example.test/hook', state: 'pending', attempts: 0, next_attempt_at: written, handed_until: new Date(now.getTime() + 60_000).toISOString(), created_at: written, updated_at: written }).execute();
+    expect(await webhooks.claimAttempt(store.db, 'dlv_skew', 0, now, 20_000)).toMatchObject({ kind: 'attempt' });
+    // A retry due in a minute is not taken early.
+    await store.db.updateTable('webhook_deliveries').set({ state: 'pending', attempts: 1, next_attempt_at: new Date(now.getTime() + 60_000).toISOString() }).where('id', '=', 'dlv_skew').execute();
+    expect(await webhooks.claimAttempt(store.db, 'dlv_skew', 1, now, 20_000)).toBeUndefined();
+  });
+
   it('deletes a monitor with 10,000 events (and their deliveries and attempts) in under a second', async () => {
     await monitors.insertMonitor(store.db, monitorRow('mon_big', accountId, new Date(Date.now() + 3_600_000).toISOString()));
     const iso = new Date().toISOString();

@@ -41,6 +41,10 @@ describe('monitor rules', () => {
     expect(retryAfterMs(429, '999999', now)).toBe(24 * 3600_000);
     expect(retryAfterMs(500, '7', now)).toBeUndefined();
     expect(retryAfterMs(429, 'soon', now)).toBeUndefined();
+    // Garbage is not a date (Date.parse reads "-5" and "1.5" as days of 2001): the schedule applies.
+    for (const v of ['-5', '1.5', '2', ' 12 x', '0x10', 'Infinity', '1e9']) expect(retryAfterMs(429, v, now), v).toBe(/^\d+$/.test(v) ? Number(v) * 1000 : undefined);
+    expect(retryAfterMs(429, '99999999999', now)).toBe(24 * 3600_000);
+    expect(retryAfterMs(503, 'Sunday, 06-Nov-94 08:49:37 GMT', now)).toBe(0);
     expect(retryAfterMs(429, undefined, now)).toBeUndefined();
   });
 
@@ -104,5 +108,20 @@ describe('monitor rules', () => {
     expect(marketplaceForUrl(new URL('https://www.bestbuy.ca/en-ca/product/1'))).toBe('bestbuy_ca');
     expect(marketplaceForUrl(new URL('https://amazon.com.evil.example/dp/B0'))).toBeUndefined();
     expect(urlBelongsTo(new URL('https://www.etsy.com/de/listing/1'), 'etsy_us')).toBe(false);
+  });
+});
+
+describe('database clock', () => {
+  it('does not take a measure whose round trip was slow (a stalled process would judge fresh work not yet due)', async () => {
+    const { DbClock } = await import('../../src/store/clock.js');
+    const clock = new DbClock();
+    const t = Date.now();
+    clock.recordForTest(t + 5_000 + 1, t, t + 2); // 2 ms round trip: offset 5 s
+    expect(clock.offsetMs).toBe(5_000);
+    // Asked, then the event loop stalled 40 s before the answer was read: half of it would be the error.
+    clock.recordForTest(t + 5_000 + 1, t, t + 40_000);
+    expect(clock.offsetMs).toBe(5_000);
+    clock.recordForTest(t + 6_000 + 2, t, t + 4);
+    expect(clock.offsetMs).toBe(6_000);
   });
 });

@@ -161,6 +161,25 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
     }
   });
 
+  it('a Retry-After of 0 or garbage ("-5" reads as a 2001 date) never brings an attempt before the schedule', async () => {
+    const { key } = await svc.newKey(20);
+    const r = await startWebhookReceiver();
+    try {
+      price = 35;
+      const id = await monitor(key, { webhook: r.url });
+      await run(key, id);
+      r.failNext(2, 429, { 'retry-after': '0' });
+      price = 36;
+      await run(key, id);
+      const three = await r.waitFor(3, 10_000);
+      expect(three.map((g) => g.answered)).toEqual([429, 429, 204]);
+      // The schedule here: 10 ms after the first failure, 600 ms after the second.
+      expect(three[2].at - three[1].at).toBeGreaterThanOrEqual(590);
+    } finally {
+      await r.close();
+    }
+  });
+
   it('disables the webhook at once on 410 (API and list show it), keeps later events, and a PATCH plus a replay sends them', async () => {
     const { key, accountId } = await svc.newKey(20);
     const r = await startWebhookReceiver();

@@ -4,6 +4,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -33,6 +35,23 @@ describe('SQLite single-process lock', () => {
     expect(existsSync(join(dataDir, 'trawl.db.lock'))).toBe(false);
     const again = await startService(config, { logger: false });
     await again.close();
+  });
+
+  it('a service that cannot listen (port in use) stops everything it started and releases the lock', async () => {
+    const blocker = createServer().listen(0, '127.0.0.1');
+    await once(blocker, 'listening');
+    const port = (blocker.address() as AddressInfo).port;
+    const dataDir = dir();
+    try {
+      const config = loadConfig({ PORT: String(port), HOST: '127.0.0.1', TRAWL_DATA_DIR: dataDir });
+      await expect(startService(config, { logger: false })).rejects.toThrow(/EADDRINUSE/);
+      // Nothing left running headless: the lock is released, so a service on another port starts at once.
+      expect(existsSync(join(dataDir, 'trawl.db.lock'))).toBe(false);
+      const again = await startService({ ...config, port: 0 }, { logger: false });
+      await again.close();
+    } finally {
+      blocker.close();
+    }
   });
 
   it('takes over a lock whose process is gone', () => {

@@ -11,6 +11,7 @@ import * as m005 from './2026-11-26T0200-webhooks.js';
 import * as m006 from './2026-11-26T0300-retention.js';
 import * as m007 from './2026-11-26T0400-run-claims.js';
 import * as m008 from './2026-11-26T0500-jobs.js';
+import * as m009 from './2026-11-26T0600-delivery-fairness.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0100-accounts-keys-usage': m001,
@@ -21,4 +22,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-26T0300-retention': m006,
   '2026-11-26T0400-run-claims': m007,
   '2026-11-26T0500-jobs': m008,
+  '2026-11-26T0600-delivery-fairness': m009,
 };

@@ -33,26 +33,77 @@ export const attemptsOf = (db: Db, deliveryIds: string[]): Promise<DeliveryAttem
  * queue in the last `handMs` (id, attempts). Claimed rows are marked handed, so a batch the queue
  * lost (or a worker never took) rotates out and others get their turn; past `handMs` they are
  * handed again. Racing relays on PostgreSQL skip each other's rows.
+ *
+ * Fair between accounts: an account has at most `accountCap` deliveries in flight (being sent, or
+ * handed and not yet taken), so one account's backlog to a slow or hanging receiver cannot fill
+ * the delivery lanes while another account's deliveries wait behind it.
  */
-export async function handDueDeliveries(db: Db, now: Date, limit: number, handMs: number): Promise<{ id: string; attempts: number }[]> {
+export async function handDueDeliveries(db: Db, now: Date, limit: number, handMs: number, accountCap = Infinity): Promise<{ id: string; attempts: number }[]> {
   const nowIso = now.toISOString();
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
-  let pick = db
+  if (!Number.isFinite(accountCap)) {
+    let pick = dueUnhanded(db, nowIso).select('id').limit(limit);
+    if (postgres) pick = pick.forUpdate().skipLocked();
+    return db
+      .updateTable('webhook_deliveries')
+      .set({ handed_until: new Date(now.getTime() + handMs).toISOString() })
+      .where('id', 'in', pick)
+      .returning(['id', 'attempts'])
+      .execute();
+  }
+  return db.transaction().execute(async (trx) => {
+    const open = new Map((await inFlight(trx, nowIso)).map((r) => [r.account_id, Number(r.n)]));
+    const full = new Set([...open].filter(([, n]) => n >= accountCap).map(([a]) => a));
+    const picked: string[] = [];
+    const seen = new Set<string>();
+    for (let round = 0; round < 4 && picked.length < limit; round++) {
+      const asked = limit - picked.length;
+      let q = dueUnhanded(trx, nowIso).select(['id', 'account_id']).limit(asked);
+      if (full.size) q = q.where('account_id', 'not in', [...full]);
+      if (seen.size) q = q.where('id', 'not in', [...seen]);
+      if (postgres) q = q.forUpdate().skipLocked();
+      const due = await q.execute();
+      let capped = false;
+      for (const d of due) {
+        seen.add(d.id);
+        const n = open.get(d.account_id) ?? 0;
+        if (n >= accountCap) {
+          full.add(d.account_id);
+          capped = true;
+          continue;
+        }
+        open.set(d.account_id, n + 1);
+        picked.push(d.id);
+      }
+      // Look again without the accounts that just reached their cap, while the batch has room.
+      if (!capped || due.length < asked) break;
+    }
+    if (!picked.length) return [];
+    return trx
+      .updateTable('webhook_deliveries')
+      .set({ handed_until: new Date(now.getTime() + handMs).toISOString() })
+      .where('id', 'in', picked)
+      .returning(['id', 'attempts'])
+      .execute();
+  });
+}
+
+const dueUnhanded = (db: Db, nowIso: string) =>
+  db
     .selectFrom('webhook_deliveries')
-    .select('id')
     .where('state', '=', 'pending')
     .where('next_attempt_at', '<=', nowIso)
     .where((eb) => eb.or([eb('handed_until', 'is', null), eb('handed_until', '<', nowIso)]))
-    .orderBy('next_attempt_at')
-    .limit(limit);
-  if (postgres) pick = pick.forUpdate().skipLocked();
-  return db
-    .updateTable('webhook_deliveries')
-    .set({ handed_until: new Date(now.getTime() + handMs).toISOString() })
-    .where('id', 'in', pick)
-    .returning(['id', 'attempts'])
+    .orderBy('next_attempt_at');
+
+/** Deliveries in flight per account: being sent, or handed to the queue and not yet taken. */
+const inFlight = (db: Db, nowIso: string) =>
+  db
+    .selectFrom('webhook_deliveries')
+    .select(['account_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where((eb) => eb.or([eb('state', '=', 'sending'), eb.and([eb('state', '=', 'pending'), eb('handed_until', '>=', nowIso)])]))
+    .groupBy('account_id')
     .execute();
-}
 
 /** Deliveries the queue refused: no longer handed, so the next pass takes them again. */
 export async function releaseHanded(db: Db, ids: string[]): Promise<void> {
@@ -96,33 +147,51 @@ export const deliveryTarget = (db: Db, eventId: string) =>
     .executeTakeFirst();
 export type DeliveryTarget = NonNullable<Awaited<ReturnType<typeof deliveryTarget>>>;
 
+/** How early (by this process's clock) an attempt may be claimed: the error of a clock estimate, not a schedule step. */
+export const CLAIM_SLACK_MS = 1000;
+
 export type Claim =
   | { kind: 'attempt'; attemptId: number; delivery: WebhookDelivery; target: DeliveryTarget }
   /** Failed without an attempt: the event is gone, or the monitor's webhook is disabled. */
-  | { kind: 'not_sent'; reason: string };
+  | { kind: 'not_sent'; reason: string }
+  /** Not now: its account already has `accountCap` deliveries being sent; released to the relay, which hands it out when there is room. */
+  | { kind: 'busy' };
 
 /**
  * Claims attempt `attempts + 1` of a pending, due delivery (conditional UPDATE on state and
  * count: two workers never make the same attempt) and logs it with the URL it goes to — the
  * monitor's webhook now, not when the event was written. Undefined when it is not ours.
  */
-export async function claimAttempt(db: Db, deliveryId: string, attempts: number, now: Date, leaseMs: number): Promise<Claim | undefined> {
+export async function claimAttempt(db: Db, deliveryId: string, attempts: number, now: Date, leaseMs: number, accountCap = Infinity): Promise<Claim | undefined> {
   const nowIso = now.toISOString();
+  // Due by this process's estimate of the database clock, give or take its error: a delivery
+  // handed over the moment another process wrote it is not refused (and left for the relay's
+  // next hand-out a minute later) because the two estimates differ by a few milliseconds.
+  const dueBy = new Date(now.getTime() + CLAIM_SLACK_MS).toISOString();
+  const cap = Number.isFinite(accountCap) ? accountCap : null;
   // PostgreSQL, the hot path of scale-out: claimed, logged and read in one statement.
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    const fast = await claimAttemptInOneStatement(db, deliveryId, attempts, nowIso, new Date(now.getTime() + leaseMs).toISOString());
+    const fast = await claimAttemptInOneStatement(db, deliveryId, attempts, nowIso, dueBy, new Date(now.getTime() + leaseMs).toISOString(), cap);
     if (fast !== 'other') return fast;
   }
-  return db.transaction().execute(async (trx) => {
-    const d = await trx
+  const claim = await db.transaction().execute(async (trx) => {
+    let q = trx
       .updateTable('webhook_deliveries')
       .set({ state: 'sending', lease_until: new Date(now.getTime() + leaseMs).toISOString(), updated_at: nowIso })
       .where('id', '=', deliveryId)
       .where('state', '=', 'pending')
       .where('attempts', '=', attempts)
-      .where('next_attempt_at', '<=', nowIso)
-      .returningAll()
-      .executeTakeFirst();
+      .where('next_attempt_at', '<=', dueBy);
+    if (cap !== null) {
+      q = q.where((eb) =>
+        eb(
+          eb.selectFrom('webhook_deliveries as s').select((e) => e.fn.countAll<number>().as('n')).whereRef('s.account_id', '=', 'webhook_deliveries.account_id').where('s.state', '=', 'sending'),
+          '<',
+          cap,
+        ),
+      );
+    }
+    const d = await q.returningAll().executeTakeFirst();
     if (!d) return undefined;
     const target = await deliveryTarget(trx, d.event_id);
     if (!target || target.webhook_state === 'disabled') {
@@ -147,6 +216,17 @@ export async function claimAttempt(db: Db, deliveryId: string, attempts: number,
     if (d.url !== target.url) await trx.updateTable('webhook_deliveries').set({ url: target.url }).where('id', '=', deliveryId).execute();
     return { kind: 'attempt' as const, attemptId: Number(row.id), delivery: { ...d, url: target.url }, target };
   });
+  if (claim || cap === null) return claim;
+  // Not claimed: if only for the account's cap, hand it back to the relay now (not after its hand-out window).
+  const r = await db
+    .updateTable('webhook_deliveries')
+    .set({ handed_until: null })
+    .where('id', '=', deliveryId)
+    .where('state', '=', 'pending')
+    .where('attempts', '=', attempts)
+    .where('next_attempt_at', '<=', dueBy)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) ? { kind: 'busy' } : undefined;
 }
 
 type Target = DeliveryTarget & { webhook_state: string };
@@ -157,7 +237,7 @@ type Target = DeliveryTarget & { webhook_state: string };
  * is nothing to send (event gone, webhook disabled) — or nothing was claimed: the general path
  * then decides (it finds the delivery already claimed by this call and takes the first case).
  */
-async function claimAttemptInOneStatement(db: Db, deliveryId: string, attempts: number, nowIso: string, lease: string): Promise<Claim | undefined | 'other'> {
+async function claimAttemptInOneStatement(db: Db, deliveryId: string, attempts: number, nowIso: string, dueBy: string, lease: string, cap: number | null): Promise<Claim | undefined | 'other'> {
   const { rows } = await sql<{ delivery: WebhookDelivery; target: Target | null; attempt_id: number | null }>`
     WITH t AS (
       SELECT e.body, m.webhook AS url, m.webhook_state, m.webhook_disabled_reason, a.signing_secret, a.previous_signing_secret, a.previous_secret_expires_at
@@ -165,7 +245,8 @@ async function claimAttemptInOneStatement(db: Db, deliveryId: string, attempts: 
       WHERE w.id = ${deliveryId} AND m.webhook_state <> 'disabled'
     ), d AS (
       UPDATE webhook_deliveries SET state = 'sending', lease_until = ${lease}, updated_at = ${nowIso}, url = (SELECT url FROM t)
-      WHERE id = ${deliveryId} AND state = 'pending' AND attempts = ${attempts} AND next_attempt_at <= ${nowIso} AND EXISTS (SELECT 1 FROM t)
+      WHERE id = ${deliveryId} AND state = 'pending' AND attempts = ${attempts} AND next_attempt_at <= ${dueBy} AND EXISTS (SELECT 1 FROM t)
+        AND (${cap}::int IS NULL OR (SELECT count(*) FROM webhook_deliveries s WHERE s.account_id = webhook_deliveries.account_id AND s.state = 'sending') < ${cap}::int)
       RETURNING *
     ), att AS (
       INSERT INTO delivery_attempts (delivery_id, attempt, manual, outcome, started_at, url)
