@@ -275,8 +275,8 @@ export async function monitorDetail(ctx: Pick<MonitorContext, 'store'>, m: Monit
   };
 }
 
-export async function listDeliveries(ctx: Pick<MonitorContext, 'store'>, monitorId: string, limit: number) {
-  const rows = await webhooks.listDeliveries(ctx.store.db, monitorId, limit);
+export async function listDeliveries(ctx: Pick<MonitorContext, 'store'>, monitorId: string, limit: number, deliveryId?: string) {
+  const rows = await webhooks.listDeliveries(ctx.store.db, monitorId, limit, deliveryId);
   const attempts = await webhooks.attemptsOf(ctx.store.db, rows.map((r) => r.id));
   const byDelivery = new Map<string, DeliveryAttempt[]>();
   for (const a of attempts) byDelivery.set(a.delivery_id, [...(byDelivery.get(a.delivery_id) ?? []), a]);

@@ -116,10 +116,17 @@ export const MetaAdsBody = z.strictObject({
 export type MetaAdsBody = z.output<typeof MetaAdsBody>;
 
 /** An ISO-8601 date and time with its offset, e.g. "2026-11-26T00:00:00Z". */
+/** The calendar date exists (Date.parse reads 2026-02-30 as 2 March). */
+const realDate = (s: string) => {
+  const [y, m, d] = s.slice(0, 10).split('-').map(Number);
+  const t = new Date(Date.UTC(y, m - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
+};
+
 const isoTime = z
   .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an ISO-8601 date and time such as "2026-11-26T00:00:00Z"') })
   .max(40, { error: 'must be an ISO-8601 date and time such as "2026-11-26T00:00:00Z"' })
-  .refine((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)), {
+  .refine((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)) && realDate(s), {
     error: 'must be an ISO-8601 date and time with its offset, such as "2026-11-26T00:00:00Z"',
   });
 

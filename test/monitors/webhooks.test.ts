@@ -306,6 +306,7 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
       const bad: [unknown, RegExp][] = [
         [{}, /^since: is required/],
         [{ since: 'yesterday' }, /^since: must be an ISO-8601/],
+        [{ since: '2026-02-30T00:00:00Z' }, /^since: must be an ISO-8601/],
         [{ since: '2026-11-26' }, /^since: must be an ISO-8601/],
         [{ since, monitor_id: 5 }, /^monitor_id: /],
         [{ since, extra: 1 }, /^extra: unknown field/],

@@ -102,7 +102,7 @@ export function monitorRoutes(app: FastifyInstance, ctx: ServerContext): void {
       const d = await webhooks.getDelivery(ctx.store.db, request.params.delivery_id);
       if (!d || d.monitor_id !== m.id) throw notFound(`no delivery ${request.params.delivery_id.slice(0, 40)} for monitor ${m.id}`);
       await redeliver(delivery, d);
-      const [shown] = (await listDeliveries(ctx, m.id, 500)).filter((x) => x.delivery_id === d.id);
+      const [shown] = await listDeliveries(ctx, m.id, 1, d.id);
       return { status: 'ok', delivery: shown };
     },
   );

@@ -11,17 +11,17 @@ import { newId } from '../ids.js';
 export const getDelivery = (db: Db, id: string): Promise<WebhookDelivery | undefined> =>
   db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
 
-export const listDeliveries = (db: Db, monitorId: string, limit: number) =>
-  db
+/** A monitor's deliveries newest first (or the one `deliveryId`), with their event bodies. */
+export function listDeliveries(db: Db, monitorId: string, limit: number, deliveryId?: string) {
+  let q = db
     .selectFrom('webhook_deliveries')
     .innerJoin('webhook_events', 'webhook_events.id', 'webhook_deliveries.event_id')
     .selectAll('webhook_deliveries')
     .select('webhook_events.body')
-    .where('webhook_deliveries.monitor_id', '=', monitorId)
-    .orderBy('webhook_deliveries.created_at', 'desc')
-    .orderBy('webhook_deliveries.id', 'desc')
-    .limit(limit)
-    .execute();
+    .where('webhook_deliveries.monitor_id', '=', monitorId);
+  if (deliveryId) q = q.where('webhook_deliveries.id', '=', deliveryId);
+  return q.orderBy('webhook_deliveries.created_at', 'desc').orderBy('webhook_deliveries.id', 'desc').limit(limit).execute();
+}
 
 export const attemptsOf = (db: Db, deliveryIds: string[]): Promise<DeliveryAttempt[]> =>
   deliveryIds.length
