@@ -3,7 +3,7 @@
  * workers share the frontier through the store; one is SIGKILLed mid-crawl. Its items come back
  * when their leases pass (30 s) and the crawl completes with every page exactly once, none missing.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,20 +13,12 @@ import { accounts, keys } from '../../src/store/index.js';
 import { openStore } from '../../src/store/index.js';
 import { articlePage, startFixtureServer } from '../helpers/fixture-server.js';
 import { createTestDatabase } from '../helpers/service.js';
+import { launchTrawl } from '../helpers/trawl-process.js';
 
-const BIN = join(import.meta.dirname, '../../bin/trawl.js');
 const REDIS_URL = process.env.TRAWL_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PAGES = 240;
 
-function launch(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, [BIN, '--json', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  child.stderr!.on('data', (d) => (err = (err + d).slice(-3000)));
-  return new Promise((resolve, reject) => {
-    child.stdout!.once('data', (d) => resolve({ child, line: String(d).split('\n')[0] }));
-    child.once('exit', (code) => reject(new Error(`trawl ${args[0]} exited (${code}): ${err}`)));
-  });
-}
+const launch = (args: string[], env: Record<string, string>) => launchTrawl(args, env);
 
 describe('async crawl across two workers, one killed', () => {
   const cleanup: (() => unknown)[] = [];

@@ -6,7 +6,7 @@
  * 10 s. Once the faults are gone: every event delivered, no change sent under two ids (each
  * monitor's events chain from → to without a repeat), nothing left queued, running or pending.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,25 +17,13 @@ import { startFixtureServer } from '../helpers/fixture-server.js';
 import { createTestDatabase } from '../helpers/service.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
+import { launchTrawl, type Launched } from '../helpers/trawl-process.js';
 
-const BIN = join(import.meta.dirname, '../../bin/trawl.js');
 const REDIS = new URL(process.env.TRAWL_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
 
 /** What each child said last (stderr) and how it ended: the failure message shows them. */
-const journal: { args: string; err: string; exit?: number | string | null }[] = [];
-
-function launch(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, [BIN, '--json', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  const entry: (typeof journal)[number] = { args: args.join(' '), err: '' };
-  journal.push(entry);
-  child.stderr!.on('data', (d) => (entry.err = err = (err + d).slice(-4000)));
-  child.once('exit', (code, signal) => (entry.exit = code ?? signal));
-  return new Promise((resolve, reject) => {
-    child.stdout!.once('data', (d) => resolve({ child, line: String(d).split('\n')[0] }));
-    child.once('exit', (code) => reject(new Error(`trawl ${args[0]} exited (${code}): ${err}`)));
-  });
-}
+const journal: Launched[] = [];
+const launch = (args: string[], env: Record<string, string>) => launchTrawl(args, env, journal);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
