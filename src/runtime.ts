@@ -39,8 +39,9 @@ export interface WorkerOptions {
 }
 
 /** The job runner of this process: it claims job items from the store like any other process. */
-function startJobs(store: Store, engine: Engine, log: Log, redact: Redactor): JobRunner {
-  const runner = new JobRunner({ store, engine, log, redact });
+function startJobs(config: Config, store: Store, engine: Engine, log: Log, redact: Redactor): JobRunner {
+  const { retryBaseMs, maxAttempts } = deliveryConfig(config);
+  const runner = new JobRunner({ store, engine, log, redact, webhooks: { retryBaseMs, maxAttempts } });
   runner.start();
   return runner;
 }
@@ -101,7 +102,7 @@ export async function startService(config: Config, options: { logger?: boolean |
     queue = new EmbeddedQueue({ onError: (err) => log.error({ err }, 'monitor work failed') });
     scheduler = startScheduler(config, store, engine, queue, log, redact, lock !== undefined);
     pruner = startPruner(config, store, log);
-    jobs = startJobs(store, engine, log, redact);
+    jobs = startJobs(config, store, engine, log, redact);
   }
   const ctx: ServerContext = { config, store, engine, rateLimiter, scheduler, jobs, redact };
   let closing: Promise<void> | undefined;
@@ -164,7 +165,7 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
   // The caller's logger redacts its own lines (cli: `trawl worker`); this one guards stored errors.
   const scheduler = startScheduler(config, store, engine, queue, log, createRedactor(configSecrets(config)), false);
   const pruner = startPruner(config, store, log);
-  const jobs = startJobs(store, engine, log, createRedactor(configSecrets(config)));
+  const jobs = startJobs(config, store, engine, log, createRedactor(configSecrets(config)));
   let closing: Promise<void> | undefined;
   return {
     store,

@@ -9,9 +9,11 @@ import { compileSchema, forOwner, scrape, type Engine } from '../engine/index.js
 import { isTrawlError } from '../errors.js';
 import type { Redactor } from '../redact.js';
 import { jobs as repo, type Store } from '../store/index.js';
-import type { ClaimedItem } from '../store/repos/jobs.js';
+import type { ClaimedItem, Discovered } from '../store/repos/jobs.js';
 import { crawlItem, RobotsCache, type CrawlJobOptions, type ItemOutcome } from './crawl-item.js';
+import { jobEvents } from './events.js';
 import { HostGate } from './host-gate.js';
+import { sendDueJobEvents } from './webhooks.js';
 
 /**
  * An item whose lease passed is presumed lost (its worker died) and is claimed again; the runner
@@ -19,6 +21,11 @@ import { HostGate } from './host-gate.js';
  */
 export const ITEM_LEASE_MS = 30_000;
 const POLL_MS = 250;
+/**
+ * A page whose worker died this many times (each claim's lease passed) is not tried again: it
+ * ends as a failed page, so one page that kills its worker cannot stall its job for ever.
+ */
+export const MAX_ITEM_ATTEMPTS = 3;
 
 export interface JobRunnerOptions {
   store: Store;
@@ -28,6 +35,8 @@ export interface JobRunnerOptions {
   /** Items of one account in hand at once here (its fetch slots bound its pages anyway). @default 8 */
   perAccount?: number;
   redact: Redactor;
+  /** Job webhooks' retry schedule (TRAWL_WEBHOOK_RETRY_BASE_MS, TRAWL_WEBHOOK_MAX_ATTEMPTS). */
+  webhooks?: { retryBaseMs: number; maxAttempts: number };
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
@@ -49,6 +58,7 @@ export class JobRunner {
   readonly #work = new Set<Promise<void>>();
   readonly #held = new Set<ClaimedItem>();
   #renewal?: NodeJS.Timeout;
+  #sending?: Promise<void>;
   readonly #robots = new RobotsCache();
   readonly #hosts = new HostGate();
 
@@ -60,6 +70,7 @@ export class JobRunner {
     if (this.#running) return;
     this.#running = true;
     this.#loop = this.#run();
+    this.#sending = this.#send();
     this.#renewal = setInterval(() => {
       if (!this.#held.size) return;
       void repo.renewItems(this.#o.store.db, [...this.#held], new Date(this.#o.store.now().getTime() + ITEM_LEASE_MS).toISOString()).catch(() => undefined);
@@ -77,7 +88,23 @@ export class JobRunner {
     clearInterval(this.#renewal);
     this.wake();
     await this.#loop;
+    await this.#sending;
     await Promise.allSettled([...this.#work]);
+  }
+
+  /** The webhook loop: due job events are sent; a full pass looks again at once, else it polls. */
+  async #send(): Promise<void> {
+    const o = this.#o;
+    const w = o.webhooks ?? { retryBaseMs: 5000, maxAttempts: 8 };
+    while (this.#running) {
+      let n = 0;
+      try {
+        n = await sendDueJobEvents({ store: o.store, engine: o.engine, redact: o.redact, ...w });
+      } catch (err) {
+        o.log?.error({ err }, 'job webhook pass failed; retrying');
+      }
+      if (n < 16 && this.#running) await new Promise((r) => setTimeout(r, POLL_MS).unref());
+    }
   }
 
   async #run(): Promise<void> {
@@ -117,7 +144,17 @@ export class JobRunner {
     this.#work.add(p);
   }
 
+  #finish(item: ClaimedItem, page: unknown, failed: boolean, discovered?: Discovered[]): Promise<boolean> {
+    const at = this.#o.store.now().toISOString();
+    return repo.finishItem(this.#o.store.db, item, page, failed, at, discovered, jobEvents(at));
+  }
+
   async #process(item: ClaimedItem): Promise<void> {
+    if (item.attempts > MAX_ITEM_ATTEMPTS) {
+      const detail = `given up after ${MAX_ITEM_ATTEMPTS} attempts: each worker that took this page stopped before finishing it`;
+      await this.#finish(item, { url: item.url, ...(item.kind === 'crawl' ? { depth: item.depth } : {}), error: 'internal_error', detail }, true);
+      return;
+    }
     if (item.kind === 'crawl') return this.#crawl(item);
     const o = JSON.parse(item.options) as BatchOptions;
     let page: Record<string, unknown>;
@@ -139,7 +176,7 @@ export class JobRunner {
       failed = true;
       page = { url: item.url, error: isTrawlError(e) ? e.code : 'internal_error', ...(isTrawlError(e) && e.detail ? { detail: this.#o.redact(e.detail) } : {}) };
     }
-    await repo.finishItem(this.#o.store.db, item, page, failed, this.#o.store.now().toISOString());
+    await this.#finish(item, page, failed);
   }
 
   async #crawl(item: ClaimedItem): Promise<void> {
@@ -150,6 +187,6 @@ export class JobRunner {
     } catch (e) {
       outcome = { page: { url: item.url, depth: item.depth, error: isTrawlError(e) ? e.code : 'internal_error', ...(isTrawlError(e) && e.detail ? { detail: this.#o.redact(e.detail) } : {}) }, failed: true, discovered: [] };
     }
-    await repo.finishItem(this.#o.store.db, item, outcome.page, outcome.failed, this.#o.store.now().toISOString(), outcome.discovered);
+    await this.#finish(item, outcome.page, outcome.failed, outcome.discovered);
   }
 }

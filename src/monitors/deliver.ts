@@ -41,12 +41,16 @@ export interface DeliveryDeps {
   accountCap?: number;
 }
 
-interface Sent extends AttemptResult {
+export interface Sent extends AttemptResult {
   /** From a 429/503 answer's Retry-After. */
   retryAfterMs?: number;
 }
 
-async function send(deps: DeliveryDeps, eventId: string, t: DeliveryTarget): Promise<Sent> {
+/** Where one attempt goes and what it is signed with (a monitor's delivery or a job's event). */
+export type SendTarget = Pick<DeliveryTarget, 'url' | 'body' | 'signing_secret' | 'previous_signing_secret' | 'previous_secret_expires_at'>;
+
+/** One signed POST through the guarded client; never throws (a failure is an outcome). */
+export async function send(deps: Pick<DeliveryDeps, 'engine' | 'redact' | 'now'>, eventId: string, t: SendTarget): Promise<Sent> {
   const started = Date.now();
   const nowMs = (deps.now ?? Date.now)();
   try {

@@ -39,6 +39,18 @@ export type ExtractBody = z.output<typeof ExtractBody>;
 
 const glob = text(1, 500);
 
+/** A job's webhook (contract section 7): job.completed always; job.page when asked for. */
+const JOB_EVENTS = ['job.completed', 'job.page'] as const;
+const jobWebhook = {
+  webhook: httpUrl().optional().describe('Where job.completed (and, when asked, job.page) events are sent, signed as in section 5'),
+  webhook_events: z
+    .array(oneOf([...JOB_EVENTS]), { error: `must be an array of event types: ${JOB_EVENTS.join(', ')}` })
+    .max(JOB_EVENTS.length, { error: 'must not list an event type twice' })
+    .refine((a) => new Set(a).size === a.length, { error: 'must not list an event type twice' })
+    .optional()
+    .describe('Opt-in events besides job.completed: ["job.page"]'),
+};
+
 export const CrawlBody = z.strictObject({
   url: httpUrl(),
   max_depth: intIn(0, 10).optional(),
@@ -54,6 +66,7 @@ export const CrawlBody = z.strictObject({
   schema: schemaObject.optional(),
   only_main_content: bool().optional(),
   timeout_ms: intIn(1000, 300_000).optional(),
+  ...jobWebhook,
 });
 export type CrawlBody = z.output<typeof CrawlBody>;
 
@@ -64,6 +77,7 @@ export const BatchScrapeBody = z.strictObject({
   only_main_content: bool().optional(),
   render: oneOf(['auto', 'http', 'browser']).optional(),
   timeout_ms: intIn(1000, 120_000).optional(),
+  ...jobWebhook,
 });
 export type BatchScrapeBody = z.output<typeof BatchScrapeBody>;
 

@@ -220,6 +220,9 @@ export interface JobsTable {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** Where the job's events go (null: none), and the opt-in ones (JSON array, e.g. ["job.page"]). */
+  webhook: string | null;
+  webhook_events: string | null;
 }
 
 export interface JobItemsTable {
@@ -241,6 +244,24 @@ export interface JobPagesTable {
   created_at: string;
 }
 
+/** A job's event (job.page, job.completed) and its delivery: the jobs' outbox. */
+export interface JobEventsTable {
+  id: string;
+  job_id: string;
+  account_id: string;
+  event: 'job.page' | 'job.completed';
+  body: string;
+  state: 'pending' | 'sending' | 'succeeded' | 'failed';
+  /** Attempts made (claimed); an attempt whose sender died counts. */
+  attempts: Generated<number>;
+  next_attempt_at: string | null;
+  lease_until: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -258,6 +279,7 @@ export interface Database {
   jobs: JobsTable;
   job_items: JobItemsTable;
   job_pages: JobPagesTable;
+  job_events: JobEventsTable;
 }
 
 export type Account = Selectable<AccountsTable>;
@@ -266,5 +288,6 @@ export type NewUsage = Insertable<UsageTable>;
 export type Monitor = Selectable<MonitorsTable>;
 export type MonitorRun = Selectable<MonitorRunsTable>;
 export type Job = Selectable<JobsTable>;
+export type JobEvent = Selectable<JobEventsTable>;
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
 export type DeliveryAttempt = Selectable<DeliveryAttemptsTable>;

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { charged } from '../../billing.js';
 import { compileSchema } from '../../engine/index.js';
-import { TrawlError } from '../../errors.js';
+import { isTrawlError, TrawlError } from '../../errors.js';
+import { jobEvents, progressOf } from '../../jobs/events.js';
 import { jobs as repo, newId, type Job } from '../../store/index.js';
 import type { ServerContext } from '../context.js';
 import { openapiRoute } from '../openapi.js';
@@ -20,10 +21,27 @@ export function presentJob(j: Job) {
     job_id: j.id,
     kind: j.kind,
     state: j.state,
-    progress: { done: Number(j.done), failed: Number(j.failed), queued: j.state === 'cancelled' ? 0 : Math.max(0, Number(j.total) - Number(j.done) - Number(j.failed)) },
+    progress: progressOf(j),
     created_at: j.created_at,
     finished_at: j.finished_at,
   };
+}
+
+/**
+ * A job's webhook as asked for: the URL must be one the service may reach (checked now, as for a
+ * monitor's, and again on every attempt), and opt-in events need a URL to go to.
+ */
+export async function jobWebhook(ctx: ServerContext, body: { webhook?: string; webhook_events?: string[] }): Promise<{ webhook?: string; webhookEvents?: string[] }> {
+  if (!body.webhook) {
+    if (body.webhook_events?.length) throw new TrawlError('invalid_request', 'webhook_events: give a webhook URL for the events to go to');
+    return {};
+  }
+  try {
+    await ctx.engine.http.checkTarget(body.webhook);
+  } catch (e) {
+    if (isTrawlError(e) && e.code === 'forbidden_target') throw new TrawlError('forbidden_target', `webhook: ${e.detail}`, { retryable: false });
+  }
+  return { webhook: body.webhook, webhookEvents: body.webhook_events };
 }
 
 export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
@@ -40,9 +58,10 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     const id = newId('job');
     const at = ctx.store.now().toISOString();
     const accountId = request.auth!.accountId;
+    const hook = await jobWebhook(ctx, body);
     // A job costs one credit when it is accepted (contract section 7).
     await charged(ctx.store.db, accountId, () =>
-      repo.createJob(ctx.store.db, { id, accountId, kind: 'batch', options: { formats, schema: body.schema, only_main_content: body.only_main_content, render: body.render, timeout_ms: body.timeout_ms }, urls: body.urls, maxItems: body.urls.length, at }),
+      repo.createJob(ctx.store.db, { id, accountId, kind: 'batch', options: { formats, schema: body.schema, only_main_content: body.only_main_content, render: body.render, timeout_ms: body.timeout_ms }, urls: body.urls, maxItems: body.urls.length, at, ...hook }),
     );
     request.creditsCharged = 1;
     ctx.jobs?.wake();
@@ -74,7 +93,8 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
   app.delete<IdParams>('/jobs/:id', { schema: { summary: 'Cancel a job: no new fetches; pages done are kept', security: SECURITY } }, async (request) => {
     const j = await find(request.auth!.accountId, request.params.id);
-    await repo.cancelJob(ctx.store.db, j.account_id, j.id, ctx.store.now().toISOString());
+    const at = ctx.store.now().toISOString();
+    await repo.cancelJob(ctx.store.db, j.account_id, j.id, at, jobEvents(at));
     return { status: 'ok', job: presentJob((await repo.getJob(ctx.store.db, j.account_id, j.id))!) };
   });
 }

@@ -7,15 +7,26 @@
 import { PostgresAdapter } from 'kysely';
 import type { Job, JobState } from '../tables.js';
 import type { Db } from './accounts.js';
+import { insertEvents, type NewJobEvent } from './job-events.js';
 
 const postgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
 const ITEM_BATCH = 1000;
 
-export async function createJob(db: Db, job: { id: string; accountId: string; kind: 'crawl' | 'batch'; options: unknown; urls: string[]; maxItems: number; at: string }): Promise<void> {
+/**
+ * The events a change to a job makes (job.page for a page written, job.completed once it ended),
+ * built by the caller (../../jobs/events.ts) from the job as the change left it; the store
+ * writes them in the change's transaction.
+ */
+export type JobEventBuilder = (job: Job, page: { n: number; page: unknown } | null) => NewJobEvent[];
+
+export async function createJob(
+  db: Db,
+  job: { id: string; accountId: string; kind: 'crawl' | 'batch'; options: unknown; urls: string[]; maxItems: number; at: string; webhook?: string; webhookEvents?: string[] },
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx
       .insertInto('jobs')
-      .values({ id: job.id, account_id: job.accountId, kind: job.kind, state: 'queued', options: JSON.stringify(job.options), total: job.urls.length, max_items: job.maxItems, seq_next: job.urls.length, error: null, created_at: job.at, started_at: null, finished_at: null })
+      .values({ id: job.id, account_id: job.accountId, kind: job.kind, state: 'queued', options: JSON.stringify(job.options), total: job.urls.length, max_items: job.maxItems, seq_next: job.urls.length, error: null, created_at: job.at, started_at: null, finished_at: null, webhook: job.webhook ?? null, webhook_events: job.webhookEvents ? JSON.stringify(job.webhookEvents) : null })
       .execute();
     for (let i = 0; i < job.urls.length; i += ITEM_BATCH) {
       await trx
@@ -41,11 +52,12 @@ export const pagesAfter = (db: Db, jobId: string, after: number, limit: number) 
   db.selectFrom('job_pages').select(['n', 'page']).where('job_id', '=', jobId).where('n', '>', after).orderBy('n').limit(limit).execute();
 
 /** Cancels a job still queued or running: its queued items are dropped (pages done are kept). False when it had ended. */
-export async function cancelJob(db: Db, accountId: string, id: string, at: string): Promise<boolean> {
+export async function cancelJob(db: Db, accountId: string, id: string, at: string, events?: JobEventBuilder): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const r = await trx.updateTable('jobs').set({ state: 'cancelled', finished_at: at }).where('id', '=', id).where('account_id', '=', accountId).where('state', 'in', ['queued', 'running']).executeTakeFirst();
-    if (Number(r.numUpdatedRows) !== 1) return false;
+    const job = await trx.updateTable('jobs').set({ state: 'cancelled', finished_at: at }).where('id', '=', id).where('account_id', '=', accountId).where('state', 'in', ['queued', 'running']).returningAll().executeTakeFirst();
+    if (!job) return false;
     await trx.updateTable('job_items').set({ state: 'cancelled', lease_until: null }).where('job_id', '=', id).where('state', '=', 'queued').execute();
+    if (events) await insertEvents(trx, job, events(job, null), at);
     return true;
   });
 }
@@ -124,7 +136,15 @@ const MAX_CANDIDATES = 2000;
  * when the item is no longer this claim's (its lease passed and another took it) or the job was
  * cancelled meanwhile (cancel keeps the pages done, not the ones in flight).
  */
-export async function finishItem(db: Db, item: { job_id: string; seq: number; attempts: number }, page: unknown, failed: boolean, at: string, discovered: Discovered[] = []): Promise<boolean> {
+export async function finishItem(
+  db: Db,
+  item: { job_id: string; seq: number; attempts: number },
+  page: unknown,
+  failed: boolean,
+  at: string,
+  discovered: Discovered[] = [],
+  events?: JobEventBuilder,
+): Promise<boolean> {
   const candidates = discovered.flatMap((d) => d.urls.map((url) => ({ url, depth: d.depth }))).slice(0, MAX_CANDIDATES);
   // Seq numbers for the candidates, taken in a statement of their own (so the job row is not
   // held locked through the rest); numbers of candidates that turn out to be seen are skipped.
@@ -162,7 +182,7 @@ export async function finishItem(db: Db, item: { job_id: string; seq: number; at
       .set((eb) => ({ written: eb('written', '+', 1), done: failed ? eb.ref('done') : eb('done', '+', 1), failed: failed ? eb('failed', '+', 1) : eb.ref('failed') }))
       .where('id', '=', item.job_id)
       .where('state', '=', 'running')
-      .returning(['written', 'done', 'failed', 'total', 'max_items'])
+      .returningAll()
       .executeTakeFirst();
     if (!job) throw new NotOurs();
     await trx.insertInto('job_pages').values({ job_id: item.job_id, n: Number(job.written), seq: item.seq, page: JSON.stringify(page), created_at: at }).execute();
@@ -183,6 +203,10 @@ export async function finishItem(db: Db, item: { job_id: string; seq: number; at
         .where('id', '=', item.job_id)
         .execute();
     }
+    if (events && job.webhook) {
+      const now: Job = { ...job, total, ...(ended ? { state: 'completed' as JobState, finished_at: at } : {}) };
+      await insertEvents(trx, job, events(now, { n: Number(job.written), page }), at);
+    }
     return true;
   }).catch((e) => {
     if (e instanceof NotOurs) return false;
@@ -193,13 +217,18 @@ export async function finishItem(db: Db, item: { job_id: string; seq: number; at
 class NotOurs extends Error {}
 
 /**
- * Retention: removes up to `batch` rows (pages, then items, then the job itself) of one job that
+ * Retention: removes up to `batch` rows (events, pages, then items, then the job itself) of one job that
  * ended before `cut`. Returns the rows removed (0: nothing left to prune). Batched so a
  * 100,000-page job never makes one long statement.
  */
 export async function pruneEndedJob(db: Db, cut: string, batch: number): Promise<number> {
   const job = await db.selectFrom('jobs').select('id').where('state', 'in', ['completed', 'failed', 'cancelled']).where('finished_at', '<', cut).orderBy('finished_at').limit(1).executeTakeFirst();
   if (!job) return 0;
+  const events = await db.selectFrom('job_events').select('id').where('job_id', '=', job.id).limit(batch).execute();
+  if (events.length) {
+    const r = await db.deleteFrom('job_events').where('id', 'in', events.map((e) => e.id)).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
   const pages = await db.selectFrom('job_pages').select('n').where('job_id', '=', job.id).orderBy('n').limit(batch).execute();
   if (pages.length) {
     const r = await db.deleteFrom('job_pages').where('job_id', '=', job.id).where('n', 'in', pages.map((p) => p.n)).executeTakeFirst();

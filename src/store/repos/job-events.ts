@@ -1,0 +1,100 @@
+/**
+ * The jobs' outbox: `job.page` and `job.completed` events, written in the transaction that made
+ * them (./jobs.ts), then claimed for an attempt with a conditional UPDATE (two processes never
+ * make the same attempt; on PostgreSQL racing claimers skip each other's rows), sent, and
+ * finished. An attempt whose sender died passes its lease and is claimed again as the next one.
+ */
+import { PostgresAdapter } from 'kysely';
+import type { JobEvent } from '../tables.js';
+import type { Db } from './accounts.js';
+
+export interface NewJobEvent {
+  id: string;
+  event: JobEvent['event'];
+  body: string;
+}
+
+/** Writes events of a job (in the caller's transaction), due now. */
+export async function insertEvents(trx: Db, job: { id: string; account_id: string }, events: NewJobEvent[], at: string): Promise<void> {
+  if (!events.length) return;
+  await trx
+    .insertInto('job_events')
+    .values(events.map((e) => ({ id: e.id, job_id: job.id, account_id: job.account_id, event: e.event, body: e.body, state: 'pending' as const, next_attempt_at: at, lease_until: null, last_status: null, last_error: null, created_at: at, updated_at: at })))
+    .execute();
+}
+
+export interface ClaimedEvent {
+  id: string;
+  job_id: string;
+  account_id: string;
+  body: string;
+  /** Attempts including this one. */
+  attempts: number;
+  url: string | null;
+  signing_secret: string;
+  previous_signing_secret: string | null;
+  previous_secret_expires_at: string | null;
+}
+
+/**
+ * Claims up to `limit` due events (pending and due, or sending past their lease), at most
+ * `perAccount` of one account, so one account's slow receiver does not hold every lane. A job's
+ * job.page events may arrive in any order (their `sequence` orders them); its job.completed
+ * arrives after all of them.
+ */
+export async function claimDue(db: Db, now: Date, limit: number, perAccount: number, leaseMs: number): Promise<ClaimedEvent[]> {
+  const nowIso = now.toISOString();
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  return db.transaction().execute(async (trx) => {
+    let q = trx
+      .selectFrom('job_events')
+      .select(['id', 'account_id', 'attempts'])
+      .where((eb) => eb.or([eb.and([eb('state', '=', 'pending'), eb('next_attempt_at', '<=', nowIso)]), eb.and([eb('state', '=', 'sending'), eb('lease_until', '<', nowIso)])]))
+      // job.completed goes last: after every job.page of its job was delivered or given up.
+      .where((eb) =>
+        eb.or([
+          eb('event', '<>', 'job.completed'),
+          eb.not(eb.exists(eb.selectFrom('job_events as p').select('p.id').whereRef('p.job_id', '=', 'job_events.job_id').where('p.event', '=', 'job.page').where('p.state', 'in', ['pending', 'sending']))),
+        ]),
+      )
+      .orderBy('next_attempt_at')
+      .limit(limit * 4);
+    if (postgres) q = q.forUpdate().skipLocked();
+    const perAcc = new Map<string, number>();
+    const picked = (await q.execute())
+      .filter((r) => {
+        const n = perAcc.get(r.account_id) ?? 0;
+        perAcc.set(r.account_id, n + 1);
+        return n < perAccount;
+      })
+      .slice(0, limit);
+    if (!picked.length) return [];
+    await trx
+      .updateTable('job_events')
+      .set((eb) => ({ state: 'sending', lease_until: new Date(now.getTime() + leaseMs).toISOString(), attempts: eb('attempts', '+', 1), updated_at: nowIso }))
+      .where('id', 'in', picked.map((p) => p.id))
+      .execute();
+    const rows = await trx
+      .selectFrom('job_events')
+      .innerJoin('jobs', 'jobs.id', 'job_events.job_id')
+      .innerJoin('accounts', 'accounts.id', 'job_events.account_id')
+      .select(['job_events.id', 'job_events.job_id', 'job_events.account_id', 'job_events.body', 'job_events.attempts', 'jobs.webhook as url', 'accounts.signing_secret', 'accounts.previous_signing_secret', 'accounts.previous_secret_expires_at'])
+      .where('job_events.id', 'in', picked.map((p) => p.id))
+      .execute();
+    return rows.map((r) => ({ ...r, attempts: Number(r.attempts) }));
+  });
+}
+
+/** Ends a claimed attempt (only if it is still this claim's): sent, to try again at `nextAttemptAt`, or given up. */
+export async function finishAttempt(db: Db, e: { id: string; attempts: number }, outcome: { state: 'succeeded' | 'pending' | 'failed'; status: number | null; error: string | null; nextAttemptAt: string | null }, at: string): Promise<void> {
+  await db
+    .updateTable('job_events')
+    .set({ state: outcome.state, next_attempt_at: outcome.nextAttemptAt, lease_until: null, last_status: outcome.status, last_error: outcome.error, updated_at: at })
+    .where('id', '=', e.id)
+    .where('state', '=', 'sending')
+    .where('attempts', '=', e.attempts)
+    .execute();
+}
+
+/** A job's events (oldest first), for its owner and tests. */
+export const eventsOf = (db: Db, jobId: string): Promise<JobEvent[]> => db.selectFrom('job_events').selectAll().where('job_id', '=', jobId).orderBy('created_at').orderBy('id').execute();
