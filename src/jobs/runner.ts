@@ -9,7 +9,7 @@ import { compileSchema, forOwner, scrape, type Engine } from '../engine/index.js
 import { isTrawlError } from '../errors.js';
 import type { Redactor } from '../redact.js';
 import { jobs as repo, type Store } from '../store/index.js';
-import type { ClaimedItem, Discovered } from '../store/repos/jobs.js';
+import type { ClaimedItem, Discovered, FinishedItem } from '../store/repos/jobs.js';
 import { crawlItem, RobotsCache, type CrawlJobOptions, type ItemOutcome } from './crawl-item.js';
 import { jobEvents } from './events.js';
 import { HostGate } from './host-gate.js';
@@ -59,6 +59,8 @@ export class JobRunner {
   readonly #held = new Set<ClaimedItem>();
   #renewal?: NodeJS.Timeout;
   #sending?: Promise<void>;
+  readonly #ending: { entry: FinishedItem; resolve(v: boolean): void; reject(e: unknown): void }[] = [];
+  #writing = false;
   readonly #robots = new RobotsCache();
   readonly #hosts = new HostGate();
 
@@ -144,9 +146,31 @@ export class JobRunner {
     this.#work.add(p);
   }
 
+  /**
+   * Group commit: an item that ends while a batch is being written waits for the next one, which
+   * takes everything that ended meanwhile — one transaction for many pages under load, one for
+   * one when idle, and no timer.
+   */
   #finish(item: ClaimedItem, page: unknown, failed: boolean, discovered?: Discovered[]): Promise<boolean> {
-    const at = this.#o.store.now().toISOString();
-    return repo.finishItem(this.#o.store.db, item, page, failed, at, discovered, jobEvents(at));
+    return new Promise<boolean>((resolve, reject) => {
+      this.#ending.push({ entry: { item, page, failed, discovered }, resolve, reject });
+      if (!this.#writing) void this.#writeEnded();
+    });
+  }
+
+  async #writeEnded(): Promise<void> {
+    this.#writing = true;
+    while (this.#ending.length) {
+      const batch = this.#ending.splice(0, 64);
+      const at = this.#o.store.now().toISOString();
+      try {
+        const written = await repo.finishItems(this.#o.store.db, batch.map((b) => b.entry), at, jobEvents(at));
+        batch.forEach((b, i) => b.resolve(written[i]));
+      } catch (e) {
+        for (const b of batch) b.reject(e);
+      }
+    }
+    this.#writing = false;
   }
 
   async #process(item: ClaimedItem): Promise<void> {

@@ -128,93 +128,117 @@ export interface Discovered {
 /** Most candidates one page may add (its links after filtering; the rest are not looked at). */
 const MAX_CANDIDATES = 2000;
 
-/**
- * Ends an item with its page (ok or with `error`): the page is numbered in completion order, the
- * job's counts move, URLs it discovered are admitted (new ones only: the (job, url) index is the
- * seen set; never past the job's max_items), and the job completes with its last item — one
- * transaction, the job row locked first, so racing workers serialise per job. Nothing is written
- * when the item is no longer this claim's (its lease passed and another took it) or the job was
- * cancelled meanwhile (cancel keeps the pages done, not the ones in flight).
- */
-export async function finishItem(
-  db: Db,
-  item: { job_id: string; seq: number; attempts: number },
-  page: unknown,
-  failed: boolean,
-  at: string,
-  discovered: Discovered[] = [],
-  events?: JobEventBuilder,
-): Promise<boolean> {
-  const candidates = discovered.flatMap((d) => d.urls.map((url) => ({ url, depth: d.depth }))).slice(0, MAX_CANDIDATES);
-  // Seq numbers for the candidates, taken in a statement of their own (so the job row is not
-  // held locked through the rest); numbers of candidates that turn out to be seen are skipped.
-  let first = 0;
-  if (candidates.length) {
-    const seq = await db.updateTable('jobs').set((eb) => ({ seq_next: eb('seq_next', '+', candidates.length) })).where('id', '=', item.job_id).returning('seq_next').executeTakeFirst();
-    if (!seq) return false;
-    first = Number(seq.seq_next) - candidates.length;
-  }
-  return db.transaction().execute(async (trx) => {
-    const r = await trx
-      .updateTable('job_items')
-      .set({ state: failed ? 'failed' : 'done', lease_until: null })
-      .where('job_id', '=', item.job_id)
-      .where('seq', '=', item.seq)
-      .where('state', '=', 'running')
-      .where('attempts', '=', item.attempts)
-      .executeTakeFirst();
-    if (Number(r.numUpdatedRows) !== 1) throw new NotOurs();
-    let added: number[] = [];
-    if (candidates.length) {
-      for (let i = 0; i < candidates.length; i += ITEM_BATCH) {
-        const rows = await trx
-          .insertInto('job_items')
-          .values(candidates.slice(i, i + ITEM_BATCH).map((c, k) => ({ job_id: item.job_id, seq: first + i + k, url: c.url, depth: c.depth, state: 'queued' as const, lease_until: null })))
-          .onConflict((oc) => oc.doNothing())
-          .returning('seq')
-          .execute();
-        added.push(...rows.map((x) => Number(x.seq)));
-      }
-    }
-    // Last, and held until commit: the job's counts, its page number and its limit.
-    const job = await trx
-      .updateTable('jobs')
-      .set((eb) => ({ written: eb('written', '+', 1), done: failed ? eb.ref('done') : eb('done', '+', 1), failed: failed ? eb('failed', '+', 1) : eb.ref('failed') }))
-      .where('id', '=', item.job_id)
-      .where('state', '=', 'running')
-      .returningAll()
-      .executeTakeFirst();
-    if (!job) throw new NotOurs();
-    await trx.insertInto('job_pages').values({ job_id: item.job_id, n: Number(job.written), seq: item.seq, page: JSON.stringify(page), created_at: at }).execute();
-    let total = Number(job.total);
-    if (added.length) {
-      // Past the job's limit: the newest candidates go again (they were never handed out).
-      const room = Math.max(0, Number(job.max_items) - total);
-      added = added.sort((a, b) => a - b);
-      const over = added.slice(room);
-      for (let i = 0; i < over.length; i += ITEM_BATCH) await trx.deleteFrom('job_items').where('job_id', '=', item.job_id).where('seq', 'in', over.slice(i, i + ITEM_BATCH)).execute();
-      total += added.length - over.length;
-    }
-    const ended = Number(job.done) + Number(job.failed) >= total;
-    if (total !== Number(job.total) || ended) {
-      await trx
-        .updateTable('jobs')
-        .set(ended ? { total, state: 'completed' as JobState, finished_at: at } : { total })
-        .where('id', '=', item.job_id)
-        .execute();
-    }
-    if (events && job.webhook) {
-      const now: Job = { ...job, total, ...(ended ? { state: 'completed' as JobState, finished_at: at } : {}) };
-      await insertEvents(trx, job, events(now, { n: Number(job.written), page }), at);
-    }
-    return true;
-  }).catch((e) => {
-    if (e instanceof NotOurs) return false;
-    throw e;
-  });
+/** One item's end, as a runner hands it to finishItems. */
+export interface FinishedItem {
+  item: { job_id: string; seq: number; attempts: number };
+  /** The page (ok, or with `error`). */
+  page: unknown;
+  failed: boolean;
+  discovered?: Discovered[];
 }
 
-class NotOurs extends Error {}
+/**
+ * Ends items with their pages, in one transaction however many (a runner hands over what finished
+ * while its previous batch was being written: group commit). Per job, its row locked first (jobs
+ * in id order, so racing runners cannot deadlock): the items still this claim's are marked done
+ * or failed (one whose lease passed and another took, or whose job was cancelled meanwhile,
+ * writes nothing — cancel keeps the pages done, not the ones in flight), their pages numbered in
+ * completion order, the links they discovered admitted (new ones only: the (job, url) index is
+ * the seen set; never past the job's max_items), the counts moved, and the job completed with
+ * its last item. Returns, per entry, whether it was written.
+ */
+export async function finishItems(db: Db, entries: FinishedItem[], at: string, events?: JobEventBuilder): Promise<boolean[]> {
+  const byJob = new Map<string, number[]>();
+  entries.forEach((e, i) => byJob.set(e.item.job_id, [...(byJob.get(e.item.job_id) ?? []), i]));
+  const jobIds = [...byJob.keys()].sort();
+  const candidates = entries.map((e) => (e.discovered ?? []).flatMap((d) => d.urls.map((url) => ({ url, depth: d.depth }))).slice(0, MAX_CANDIDATES));
+  // Seq numbers for the candidates, each job's in a statement of its own outside the
+  // transaction (so the job row is not held through it); numbers of seen URLs are skipped.
+  const firstSeq = new Map<number, number>();
+  for (const job of jobIds) {
+    const want = byJob.get(job)!.reduce((n, i) => n + candidates[i].length, 0);
+    if (!want) continue;
+    const r = await db.updateTable('jobs').set((eb) => ({ seq_next: eb('seq_next', '+', want) })).where('id', '=', job).returning('seq_next').executeTakeFirst();
+    if (!r) continue;
+    let next = Number(r.seq_next) - want;
+    for (const i of byJob.get(job)!) {
+      firstSeq.set(i, next);
+      next += candidates[i].length;
+    }
+  }
+  const written = entries.map(() => false);
+  await db.transaction().execute(async (trx) => {
+    for (const jobId of jobIds) {
+      let q = trx.selectFrom('jobs').selectAll().where('id', '=', jobId);
+      if (postgres(trx)) q = q.forUpdate();
+      const job = await q.executeTakeFirst();
+      if (!job || job.state !== 'running') continue;
+      const mine = await ours(trx, jobId, byJob.get(jobId)!.map((i) => ({ i, ...entries[i] })));
+      if (!mine.length) continue;
+      let added: number[] = [];
+      const rows = mine.flatMap((i) => (firstSeq.has(i) ? candidates[i].map((c, k) => ({ job_id: jobId, seq: firstSeq.get(i)! + k, url: c.url, depth: c.depth, state: 'queued' as const, lease_until: null })) : []));
+      for (let k = 0; k < rows.length; k += ITEM_BATCH) {
+        const ins = await trx.insertInto('job_items').values(rows.slice(k, k + ITEM_BATCH)).onConflict((oc) => oc.doNothing()).returning('seq').execute();
+        added.push(...ins.map((x) => Number(x.seq)));
+      }
+      const failed = mine.filter((i) => entries[i].failed).length;
+      let total = Number(job.total);
+      if (added.length) {
+        // Past the job's limit: the newest candidates go again (they were never handed out).
+        const room = Math.max(0, Number(job.max_items) - total);
+        added = added.sort((a, b) => a - b);
+        const over = added.slice(room);
+        for (let k = 0; k < over.length; k += ITEM_BATCH) await trx.deleteFrom('job_items').where('job_id', '=', jobId).where('seq', 'in', over.slice(k, k + ITEM_BATCH)).execute();
+        total += added.length - over.length;
+      }
+      const done = Number(job.done) + mine.length - failed;
+      const nFailed = Number(job.failed) + failed;
+      const ended = done + nFailed >= total;
+      const n0 = Number(job.written);
+      const now: Job = { ...job, total, done, failed: nFailed, written: n0 + mine.length, ...(ended ? { state: 'completed' as JobState, finished_at: at } : {}) };
+      await trx
+        .updateTable('jobs')
+        .set({ total, done, failed: nFailed, written: now.written, ...(ended ? { state: 'completed' as JobState, finished_at: at } : {}) })
+        .where('id', '=', jobId)
+        .execute();
+      const pages = mine.map((i, k) => ({ job_id: jobId, n: n0 + k + 1, seq: entries[i].item.seq, page: JSON.stringify(entries[i].page), created_at: at }));
+      for (let k = 0; k < pages.length; k += 200) await trx.insertInto('job_pages').values(pages.slice(k, k + 200)).execute();
+      if (events && job.webhook) {
+        const evs = mine.flatMap((i, k) => events({ ...now, state: 'running', finished_at: null }, { n: n0 + k + 1, page: entries[i].page }));
+        if (ended) evs.push(...events(now, null));
+        await insertEvents(trx, job, evs, at);
+      }
+      for (const i of mine) written[i] = true;
+    }
+  });
+  return written;
+}
+
+/** Marks the entries' items done or failed where they are still this claim's; returns those entries' indexes. */
+async function ours(trx: Db, jobId: string, list: (FinishedItem & { i: number })[]): Promise<number[]> {
+  const out: number[] = [];
+  for (const failed of [false, true]) {
+    const part = list.filter((e) => e.failed === failed);
+    if (!part.length) continue;
+    const rows = await trx
+      .updateTable('job_items')
+      .set({ state: failed ? 'failed' : 'done', lease_until: null })
+      .where('job_id', '=', jobId)
+      .where('state', '=', 'running')
+      .where((eb) => eb.or(part.map((e) => eb.and([eb('seq', '=', e.item.seq), eb('attempts', '=', e.item.attempts)]))))
+      .returning('seq')
+      .execute();
+    const got = new Set(rows.map((r) => Number(r.seq)));
+    out.push(...part.filter((e) => got.has(e.item.seq)).map((e) => e.i));
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/** One item's end (see finishItems). */
+export async function finishItem(db: Db, item: FinishedItem['item'], page: unknown, failed: boolean, at: string, discovered: Discovered[] = [], events?: JobEventBuilder): Promise<boolean> {
+  return (await finishItems(db, [{ item, page, failed, discovered }], at, events))[0];
+}
+
 
 /**
  * Retention: removes up to `batch` rows (events, pages, then items, then the job itself) of one job that
