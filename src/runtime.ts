@@ -4,6 +4,7 @@ import { deliveryConfig, metaConfig, type Config } from './config.js';
 import { createEngine, type Engine } from './engine/index.js';
 import { MonitorScheduler } from './monitors/scheduler.js';
 import { JobRunner } from './jobs/runner.js';
+import { PageQueue } from './queue/pages.js';
 import { Pruner } from './monitors/retention.js';
 import { configSecrets, createRedactor, type Redactor } from './redact.js';
 import { BullQueue, EmbeddedQueue, type WorkQueue } from './queue/index.js';
@@ -39,9 +40,9 @@ export interface WorkerOptions {
 }
 
 /** The job runner of this process: it claims job items from the store like any other process. */
-function startJobs(config: Config, store: Store, engine: Engine, log: Log, redact: Redactor): JobRunner {
+function startJobs(config: Config, store: Store, engine: Engine, log: Log, redact: Redactor, pages?: PageQueue): JobRunner {
   const { retryBaseMs, maxAttempts } = deliveryConfig(config);
-  const runner = new JobRunner({ store, engine, log, redact, webhooks: { retryBaseMs, maxAttempts } });
+  const runner = new JobRunner({ store, engine, log, redact, pages, webhooks: { retryBaseMs, maxAttempts } });
   runner.start();
   return runner;
 }
@@ -165,7 +166,9 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
   // The caller's logger redacts its own lines (cli: `trawl worker`); this one guards stored errors.
   const scheduler = startScheduler(config, store, engine, queue, log, createRedactor(configSecrets(config)), false);
   const pruner = startPruner(config, store, log);
-  const jobs = startJobs(config, store, engine, log, createRedactor(configSecrets(config)));
+  // Pages of jobs as BullMQ jobs any worker takes (the runner closes this queue when it stops).
+  const pages = new PageQueue({ redisUrl: config.redisUrl!, prefix: options.queuePrefix ?? config.queuePrefix, onError: (err) => log.error({ err }, 'page queue error') });
+  const jobs = startJobs(config, store, engine, log, createRedactor(configSecrets(config)), pages);
   let closing: Promise<void> | undefined;
   return {
     store,

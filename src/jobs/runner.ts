@@ -14,6 +14,7 @@ import { crawlItem, RobotsCache, type CrawlJobOptions, type ItemOutcome } from '
 import { jobEvents } from './events.js';
 import { HostGate } from './host-gate.js';
 import { sendDueJobEvents } from './webhooks.js';
+import type { PageQueue } from '../queue/pages.js';
 
 /**
  * An item whose lease passed is presumed lost (its worker died) and is claimed again; the runner
@@ -21,6 +22,7 @@ import { sendDueJobEvents } from './webhooks.js';
  */
 export const ITEM_LEASE_MS = 30_000;
 const POLL_MS = 250;
+const LIVE_MS = 500;
 /**
  * A page whose worker died this many times (each claim's lease passed) is not tried again: it
  * ends as a failed page, so one page that kills its worker cannot stall its job for ever.
@@ -35,6 +37,12 @@ export interface JobRunnerOptions {
   /** Items of one account in hand at once here (its fetch slots bound its pages anyway). @default 8 */
   perAccount?: number;
   redact: Redactor;
+  /**
+   * Scale-out: pages go through BullMQ — this process claims pages from the store and hands them
+   * to the queue, and takes pages from it (any worker's), `concurrency` at once. Without it
+   * (embedded) the process works on the pages it claims.
+   */
+  pages?: PageQueue;
   /** Job webhooks' retry schedule (TRAWL_WEBHOOK_RETRY_BASE_MS, TRAWL_WEBHOOK_MAX_ATTEMPTS). */
   webhooks?: { retryBaseMs: number; maxAttempts: number };
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -63,6 +71,8 @@ export class JobRunner {
   #writing = false;
   readonly #robots = new RobotsCache();
   readonly #hosts = new HostGate();
+  /** Whether a job still runs, as last read (at most LIVE_MS ago): a cancelled job's pages are not fetched. */
+  readonly #live = new Map<string, { running: boolean; at: number }>();
 
   constructor(options: JobRunnerOptions) {
     this.#o = options;
@@ -72,6 +82,7 @@ export class JobRunner {
     if (this.#running) return;
     this.#running = true;
     this.#loop = this.#run();
+    this.#o.pages?.consume((item) => this.#handle(item), this.#o.concurrency ?? 16);
     this.#sending = this.#send();
     this.#renewal = setInterval(() => {
       if (!this.#held.size) return;
@@ -90,6 +101,8 @@ export class JobRunner {
     clearInterval(this.#renewal);
     this.wake();
     await this.#loop;
+    // Scale-out: no new page is taken; the pages in hand end (BullMQ's close waits for them).
+    await this.#o.pages?.close();
     await this.#sending;
     await Promise.allSettled([...this.#work]);
   }
@@ -109,21 +122,29 @@ export class JobRunner {
     }
   }
 
+  /**
+   * Claims pages from the store: embedded, as many as this process has room for; in scale-out, as
+   * many as keep two rounds of this process's concurrency waiting in the queue (few enough that a
+   * page never waits there past its lease, and that a job made later is not queued behind a
+   * large one's whole frontier).
+   */
   async #run(): Promise<void> {
     const concurrency = this.#o.concurrency ?? 16;
+    const pages = this.#o.pages;
     while (this.#running) {
       let claimed = 0;
       try {
-        const room = concurrency - this.#inHand;
+        const room = pages ? 2 * concurrency - (await pages.waiting()) : concurrency - this.#inHand;
         const items = room > 0 ? await repo.claimItems(this.#o.store.db, this.#o.store.now(), room, ITEM_LEASE_MS, this.#o.perAccount ?? 8) : [];
         claimed = items.length;
-        for (const item of items) this.#start(item);
+        if (pages) await pages.add(items);
+        else for (const item of items) this.#start(item);
       } catch (err) {
         this.#o.log?.error({ err }, 'job item claim failed; retrying');
       }
       if (!this.#running) break;
       // Busy: look again as soon as an item ends; idle: poll.
-      if (claimed && this.#inHand < concurrency) continue;
+      if (claimed && (pages || this.#inHand < concurrency)) continue;
       await new Promise<void>((resolve) => {
         this.#wake = resolve;
         setTimeout(resolve, POLL_MS).unref();
@@ -133,17 +154,33 @@ export class JobRunner {
   }
 
   #start(item: ClaimedItem): void {
+    const p = this.#handle(item).finally(() => this.#work.delete(p));
+    this.#work.add(p);
+  }
+
+  /** One page, its lease renewed while this process works on it. */
+  async #handle(item: ClaimedItem): Promise<void> {
     this.#inHand++;
     this.#held.add(item);
-    const p = this.#process(item)
-      .catch((err) => this.#o.log?.error({ err, job: item.job_id }, 'job item failed unexpectedly'))
-      .finally(() => {
-        this.#inHand--;
-        this.#held.delete(item);
-        this.#work.delete(p);
-        this.wake();
-      });
-    this.#work.add(p);
+    try {
+      if (await this.#stillRunning(item.job_id)) await this.#process(item);
+    } catch (err) {
+      this.#o.log?.error({ err, job: item.job_id }, 'job item failed unexpectedly');
+    } finally {
+      this.#inHand--;
+      this.#held.delete(item);
+      this.wake();
+    }
+  }
+
+  /** Cancel stops new fetches within LIVE_MS: each job's state is read again after that long. */
+  async #stillRunning(jobId: string): Promise<boolean> {
+    const seen = this.#live.get(jobId);
+    if (seen && Date.now() - seen.at < LIVE_MS) return seen.running;
+    const running = (await repo.jobState(this.#o.store.db, jobId)) === 'running';
+    if (this.#live.size > 1000) this.#live.clear();
+    this.#live.set(jobId, { running, at: Date.now() });
+    return running;
   }
 
   /**

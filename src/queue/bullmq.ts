@@ -21,7 +21,7 @@ export interface BullQueueOptions {
 const RUNS = 'monitor-runs';
 const DELIVERIES = 'webhook-deliveries';
 
-function connection(url: string): ConnectionOptions {
+export function connection(url: string): ConnectionOptions {
   const u = new URL(url);
   return {
     host: u.hostname,

@@ -1,5 +1,5 @@
 /**
- * An async crawl in scale-out (API + two `trawl worker` processes on PostgreSQL and Redis): the
+ * An async crawl in scale-out (API + two `trawl worker` processes on PostgreSQL and Redis, pages as BullMQ jobs): the
  * workers share the frontier through the store; one is SIGKILLed mid-crawl. Its items come back
  * when their leases pass (30 s) and the crawl completes with every page exactly once, none missing.
  */
@@ -90,5 +90,10 @@ describe('async crawl across two workers, one killed', () => {
     expect(urls).toHaveLength(PAGES + 1);
     expect(new Set(urls).size).toBe(PAGES + 1);
     expect(job.progress).toEqual({ done: PAGES + 1, failed: 0, queued: 0 });
+    // Every page went through BullMQ: its event stream has a completed job for each one.
+    const redis = new Redis(REDIS_URL);
+    const events = await redis.xrange(`${prefix}:job-pages:events`, '-', '+');
+    await redis.quit();
+    expect(events.filter(([, f]) => f[0] === 'event' && f[1] === 'completed').length).toBeGreaterThanOrEqual(PAGES + 1);
   }, 150_000);
 });

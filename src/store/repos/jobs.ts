@@ -47,6 +47,9 @@ export function listJobs(db: Db, accountId: string, limit: number, before?: { cr
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
+/** A job's state (undefined: gone), for runners deciding whether to fetch its page. */
+export const jobState = async (db: Db, id: string): Promise<JobState | undefined> => (await db.selectFrom('jobs').select('state').where('id', '=', id).executeTakeFirst())?.state;
+
 /** Pages after cursor `n` (exclusive), in completion order. */
 export const pagesAfter = (db: Db, jobId: string, after: number, limit: number) =>
   db.selectFrom('job_pages').select(['n', 'page']).where('job_id', '=', jobId).where('n', '>', after).orderBy('n').limit(limit).execute();
@@ -56,7 +59,8 @@ export async function cancelJob(db: Db, accountId: string, id: string, at: strin
   return db.transaction().execute(async (trx) => {
     const job = await trx.updateTable('jobs').set({ state: 'cancelled', finished_at: at }).where('id', '=', id).where('account_id', '=', accountId).where('state', 'in', ['queued', 'running']).returningAll().executeTakeFirst();
     if (!job) return false;
-    await trx.updateTable('job_items').set({ state: 'cancelled', lease_until: null }).where('job_id', '=', id).where('state', '=', 'queued').execute();
+    // Items in flight too: their pages are not written (the job no longer runs).
+    await trx.updateTable('job_items').set({ state: 'cancelled', lease_until: null }).where('job_id', '=', id).where('state', 'in', ['queued', 'running']).execute();
     if (events) await insertEvents(trx, job, events(job, null), at);
     return true;
   });
