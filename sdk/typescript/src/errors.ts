@@ -1,0 +1,92 @@
+/**
+ * The SDK's errors. Every failure the API reports is one `TrawlError` carrying the HTTP status,
+ * the contract's `error` code and its `detail` (plus `retryAfter` for 429): callers switch on
+ * `code`, not on the class. Two subclasses cover what never reached an answer (the connection,
+ * the client's own timeout); webhook checks have their own class.
+ */
+
+/** The contract's error codes (shared/spec/API.md section 2), and the SDK's own for no answer. */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'insufficient_credits'
+  | 'forbidden_target'
+  | 'not_found'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'invalid_schema'
+  | 'action_failed'
+  | 'rate_limited'
+  | 'internal_error'
+  | 'fetch_failed'
+  | 'blocked'
+  | 'timeout'
+  /** An answer that is not the API's JSON (a proxy's error page). */
+  | 'unexpected_response'
+  /** No answer: connection refused or reset, DNS failure. */
+  | 'connection_error'
+  /** No answer within the SDK's `timeoutMs`. */
+  | 'client_timeout';
+
+export interface TrawlErrorInit {
+  status: number;
+  code: ErrorCode;
+  detail?: string;
+  retryAfter?: number;
+  requestId?: string;
+  body?: unknown;
+  cause?: unknown;
+}
+
+export class TrawlError extends Error {
+  /** HTTP status; 0 when no answer came. */
+  readonly status: number;
+  readonly code: ErrorCode;
+  /** The server's sentence naming the field or the cause, when it sent one. */
+  readonly detail?: string;
+  /** Seconds to wait before trying again (429: `retry_after` of the body, else `Retry-After`). */
+  readonly retryAfter?: number;
+  /** `X-Request-Id` of the answer: quote it when reporting a problem. */
+  readonly requestId?: string;
+  /** The parsed error body as sent. */
+  readonly body?: unknown;
+
+  constructor(init: TrawlErrorInit) {
+    super(init.detail ? `${init.code}: ${init.detail}` : `${init.code} (HTTP ${init.status})`, { cause: init.cause });
+    this.name = 'TrawlError';
+    this.status = init.status;
+    this.code = init.code;
+    this.detail = init.detail;
+    this.retryAfter = init.retryAfter;
+    this.requestId = init.requestId;
+    this.body = init.body;
+  }
+}
+
+/** The request got no answer (refused, reset, DNS). Whether the server did the work is unknown. */
+export class TrawlConnectionError extends TrawlError {
+  constructor(detail: string, cause?: unknown) {
+    super({ status: 0, code: 'connection_error', detail, cause });
+    this.name = 'TrawlConnectionError';
+  }
+}
+
+/** No answer within the SDK's `timeoutMs` (the server's own budget overrun is a 504 `timeout`). */
+export class TrawlTimeoutError extends TrawlError {
+  constructor(timeoutMs: number, option = 'timeoutMs') {
+    super({ status: 0, code: 'client_timeout', detail: `no answer within ${timeoutMs} ms (the ${option} option)` });
+    this.name = 'TrawlTimeoutError';
+  }
+}
+
+export type WebhookFailure = 'missing_headers' | 'invalid_secret' | 'invalid_timestamp' | 'stale_timestamp' | 'invalid_signature' | 'invalid_body';
+
+/** A delivery that is not proven to come from Trawl: answer it with 400 and do not act on it. */
+export class WebhookVerificationError extends Error {
+  readonly reason: WebhookFailure;
+  constructor(reason: WebhookFailure, message: string) {
+    super(message);
+    this.name = 'WebhookVerificationError';
+    this.reason = reason;
+  }
+}
