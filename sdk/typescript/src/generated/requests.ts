@@ -14,6 +14,10 @@ export interface BatchScrapeBody {
   render?: 'auto' | 'http' | 'browser';
   /** An integer. From 1000 to 120000. */
   timeout_ms?: number;
+  /** Where job.completed (and, when asked, job.page) events are sent, signed as in section 5. At most 8192 characters. */
+  webhook?: string;
+  /** Opt-in events besides job.completed: ["job.page"]. At most 2 items. */
+  webhook_events?: Array<'job.completed' | 'job.page'>;
 }
 
 /** POST /v1/crawl: Crawl one site breadth-first to a depth and page limit */
@@ -39,6 +43,10 @@ export interface CrawlBody {
   only_main_content?: boolean;
   /** An integer. From 1000 to 300000. */
   timeout_ms?: number;
+  /** Where job.completed (and, when asked, job.page) events are sent, signed as in section 5. At most 8192 characters. */
+  webhook?: string;
+  /** Opt-in events besides job.completed: ["job.page"]. At most 2 items. */
+  webhook_events?: Array<'job.completed' | 'job.page'>;
 }
 
 /** POST /v1/monitors: Create a monitor: scrape on an interval, send change.detected when a watched field changes */
