@@ -132,7 +132,7 @@ class RateLimitRetryTest(StubTestCase):
         self.assertEqual(len(self.stub.requests), 2)
         gap = self.stub.requests[1].at - self.stub.requests[0].at
         self.assertGreaterEqual(gap, 1.0)
-        self.assertLess(gap, 1.5)
+        self.assertLess(gap, 2.0)
         self.assertLess(time.monotonic() - t0, 3)
 
     def test_honours_the_retry_after_header_in_seconds_or_as_a_date(self) -> None:
@@ -180,9 +180,9 @@ class GatewayRetryTest(StubTestCase):
         self.assertEqual(len(at), 3)
         # backoff_base 0.2: the first wait is 0.1–0.2 s, the second 0.2–0.4 s (jitter: 50–100 %).
         self.assertGreaterEqual(at[1] - at[0], 0.1)
-        self.assertLess(at[1] - at[0], 0.35)
+        self.assertLess(at[1] - at[0], 0.5)
         self.assertGreaterEqual(at[2] - at[1], 0.2)
-        self.assertLess(at[2] - at[1], 0.55)
+        self.assertLess(at[2] - at[1], 0.8)
 
     def test_delete_patch_and_replay_are_retried_too(self) -> None:
         for call in (lambda: self.client.cancel_job('job_x'), lambda: self.client.update_monitor('mon_x', state='paused'), lambda: self.client.replay_webhooks('2026-01-01T00:00:00Z')):
