@@ -42,7 +42,7 @@ export interface WorkerOptions {
 /** The job runner of this process: it claims job items from the store like any other process. */
 function startJobs(config: Config, store: Store, engine: Engine, log: Log, redact: Redactor, pages?: PageQueue): JobRunner {
   const { retryBaseMs, maxAttempts } = deliveryConfig(config);
-  const runner = new JobRunner({ store, engine, log, redact, pages, webhooks: { retryBaseMs, maxAttempts } });
+  const runner = new JobRunner({ store, engine, log, redact, pages, accountCap: config.accountConcurrency, webhooks: { retryBaseMs, maxAttempts } });
   runner.start();
   return runner;
 }

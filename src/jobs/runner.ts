@@ -34,8 +34,10 @@ export interface JobRunnerOptions {
   engine: Engine;
   /** Items worked on at once by this process. @default 16 */
   concurrency?: number;
-  /** Items of one account in hand at once here (its fetch slots bound its pages anyway). @default 8 */
+  /** Items of one account in one claim (its fetch slots bound its pages anyway). @default 8 */
   perAccount?: number;
+  /** An account's pages in hand at once across every process, its monitor runs included (TRAWL_ACCOUNT_CONCURRENCY). @default unbounded */
+  accountCap?: number;
   redact: Redactor;
   /**
    * Scale-out: pages go through BullMQ — this process claims pages from the store and hands them
@@ -135,7 +137,7 @@ export class JobRunner {
       let claimed = 0;
       try {
         const room = pages ? 2 * concurrency - (await pages.waiting()) : concurrency - this.#inHand;
-        const items = room > 0 ? await repo.claimItems(this.#o.store.db, this.#o.store.now(), room, ITEM_LEASE_MS, this.#o.perAccount ?? 8) : [];
+        const items = room > 0 ? await repo.claimItems(this.#o.store.db, this.#o.store.now(), room, ITEM_LEASE_MS, this.#o.perAccount ?? 8, this.#o.accountCap) : [];
         claimed = items.length;
         if (pages) await pages.add(items);
         else for (const item of items) this.#start(item);

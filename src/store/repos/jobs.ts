@@ -4,7 +4,7 @@
  * in the same transaction as the item and its page, so progress is exact and every item ends in
  * one page.
  */
-import { PostgresAdapter } from 'kysely';
+import { PostgresAdapter, sql } from 'kysely';
 import type { Job, JobState } from '../tables.js';
 import type { Db } from './accounts.js';
 import { insertEvents, type NewJobEvent } from './job-events.js';
@@ -82,13 +82,18 @@ export interface ClaimedItem {
  * Items to work on now, oldest job first, each job's items in order: queued items of queued or
  * running jobs, or running items whose lease passed (their worker died). At most `perAccount`
  * items per account in one claim, so one account's 10,000-URL batch does not fill the batch
- * ahead of another's. On PostgreSQL racing claimers skip each other's rows.
+ * ahead of another's, and never past the account's cap (`accountCap`) counted across every
+ * process. On PostgreSQL racing claimers skip each other's rows.
  */
-export async function claimItems(db: Db, now: Date, limit: number, leaseMs: number, perAccount: number): Promise<ClaimedItem[]> {
+export async function claimItems(db: Db, now: Date, limit: number, leaseMs: number, perAccount: number, accountCap = Infinity): Promise<ClaimedItem[]> {
   if (limit <= 0) return [];
   const nowIso = now.toISOString();
   const lease = new Date(now.getTime() + leaseMs).toISOString();
   return db.transaction().execute(async (trx) => {
+    // Claims one at a time across processes, so the account cap is exact (claims are short).
+    if (postgres(trx) && Number.isFinite(accountCap)) await sql`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute(trx);
+    const room = Number.isFinite(accountCap) ? await accountRoom(trx, nowIso, accountCap) : new Map<string, number>();
+    const full = [...room].filter(([, n]) => n <= 0).map(([a]) => a);
     let q = trx
       .selectFrom('job_items')
       .innerJoin('jobs', 'jobs.id', 'job_items.job_id')
@@ -98,12 +103,13 @@ export async function claimItems(db: Db, now: Date, limit: number, leaseMs: numb
       .orderBy('jobs.created_at')
       .orderBy('job_items.seq')
       .limit(limit * 4);
+    if (full.length) q = q.where('jobs.account_id', 'not in', full);
     if (postgres(trx)) q = q.forUpdate('job_items').skipLocked();
     const rows = await q.execute();
     const perAcc = new Map<string, number>();
     const picked = rows.filter((r) => {
       const n = perAcc.get(r.account_id) ?? 0;
-      if (n >= perAccount) return false;
+      if (n >= Math.min(perAccount, room.get(r.account_id) ?? Infinity)) return false;
       perAcc.set(r.account_id, n + 1);
       return true;
     }).slice(0, limit);
@@ -121,6 +127,29 @@ export async function claimItems(db: Db, now: Date, limit: number, leaseMs: numb
     if (jobs.length) await trx.updateTable('jobs').set({ state: 'running', started_at: nowIso }).where('id', 'in', jobs).where('state', '=', 'queued').execute();
     return picked.map((r) => ({ ...r, attempts: Number(r.attempts) + 1 }) as ClaimedItem);
   });
+}
+
+/** Any constant: the advisory lock job claims take on PostgreSQL when an account cap applies. */
+const CLAIM_LOCK = 7_102_028;
+
+/**
+ * How many more pages each account with work in flight may have: `cap` less its pages in hand
+ * anywhere (claimed items whose lease holds) and its open monitor runs (contract section 7: at
+ * most TRAWL_ACCOUNT_CONCURRENCY pages at once across an account's jobs and monitors).
+ */
+async function accountRoom(trx: Db, nowIso: string, cap: number): Promise<Map<string, number>> {
+  const items = await trx
+    .selectFrom('job_items')
+    .innerJoin('jobs', 'jobs.id', 'job_items.job_id')
+    .select(['jobs.account_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('job_items.state', '=', 'running')
+    .where('job_items.lease_until', '>=', nowIso)
+    .groupBy('jobs.account_id')
+    .execute();
+  const runs = await trx.selectFrom('monitor_runs').select(['account_id', (eb) => eb.fn.countAll<number>().as('n')]).where('status', 'in', ['queued', 'running']).groupBy('account_id').execute();
+  const room = new Map<string, number>();
+  for (const r of [...items, ...runs]) room.set(r.account_id, (room.get(r.account_id) ?? cap) - Number(r.n));
+  return room;
 }
 
 /** Links a crawled page found, to admit as items of the next depth. */
