@@ -203,7 +203,7 @@ interface Crawled {
 }
 
 function present(c: Crawled, tokens: number) {
-  const headers = c.pages.map((p) => header(p, 0).length + 1);
+  const headers = c.pages.map((p) => header(p).length + 1);
   const room = tokensToChars(tokens) - headers.reduce((a, b) => a + b, 0);
   const shares = shareBudget(c.pages.map((p) => p.markdown?.length ?? 0), room);
   let cutAny = false;
@@ -222,10 +222,9 @@ function present(c: Crawled, tokens: number) {
     lines.push(`Crawled ${c.total} page${c.total === 1 ? '' : 's'} from ${c.url}${c.truncated ? ' (the page limit or time budget stopped it; more pages were found)' : ''}.`);
   }
   if (c.pages.length) lines.push(`${c.pages.length} page${c.pages.length === 1 ? '' : 's'} below.`);
-  c.pages.forEach((_, i) => {
-    const p = pages[i];
-    lines.push('', header(c.pages[i], i + 1));
-    if (p.markdown) lines.push(p.markdown);
+  c.pages.forEach((p, i) => {
+    lines.push('', header(p));
+    if (pages[i].markdown) lines.push(pages[i].markdown!);
   });
   if (c.errors?.length) lines.push('', 'Not crawled:', ...c.errors.slice(0, 20).map((e) => `- ${e.url}: ${e.error}`), ...(c.errors.length > 20 ? [`- … ${c.errors.length - 20} more`] : []));
   if (cutAny) lines.push('', `[Excerpts were cut to fit ${tokens} tokens; call scrape with a page's URL to read it whole.]`);
@@ -237,9 +236,10 @@ function present(c: Crawled, tokens: number) {
   );
 }
 
-function header(p: CrawlPage, n: number): string {
+/** A rule, not a heading, starts each page: the page's own markdown brings its headings. */
+function header(p: CrawlPage): string {
   const facts = [p.depth !== undefined ? `depth ${p.depth}` : '', p.status_code ? `HTTP ${p.status_code}` : ''].filter(Boolean).join(', ');
-  const head = `## ${n}. ${p.title || p.url}`;
+  const head = `--- ${p.title || p.url}`;
   const where = `URL: ${p.url}${facts ? ` (${facts})` : ''}`;
   return p.error ? `${head}\n${where}\nFailed: ${p.error}${p.detail ? ` — ${p.detail}` : ''}` : `${head}\n${where}`;
 }
