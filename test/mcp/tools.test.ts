@@ -198,6 +198,32 @@ describe('trawl mcp (stdio) against a Trawl server', () => {
     expect(seen.size).toBe(BIG_PAGES + 1);
   });
 
+  it('a job not done within wait_seconds is handed to crawl_status; a call the client cancels cancels its job', async () => {
+    const args = { url: `${site.url}/big/`, limit: BIG_PAGES + 1, max_depth: 1, use_sitemap: false, max_tokens: 500 };
+    const early = await call('crawl', { ...args, wait_seconds: 0 });
+    const job = early.structuredContent.job;
+    expect(['queued', 'running']).toContain(job.state);
+    expect(textOf(early)).toContain(`The job is still running; call crawl_status with job_id "${job.job_id}"`);
+    const later = await call('crawl_status', { job_id: job.job_id, wait_seconds: 60, max_tokens: 500 });
+    expect(later.structuredContent.job).toMatchObject({ job_id: job.job_id, state: 'completed', progress: { done: BIG_PAGES + 1 } });
+
+    const abort = new AbortController();
+    const cancelled = session.client
+      .callTool({ name: 'crawl', arguments: args }, undefined, { signal: abort.signal, onprogress: () => abort.abort(), resetTimeoutOnProgress: true })
+      .then(
+        () => 'answered',
+        () => 'aborted',
+      );
+    expect(await cancelled).toBe('aborted');
+    const jobs = async () => (await (await fetch(`${svc.url}/v1/jobs?limit=1`, { headers: { authorization: `Bearer ${apiKey}` } })).json()).jobs[0];
+    const deadline = Date.now() + 10_000;
+    while ((await jobs()).state !== 'cancelled' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const last = await jobs();
+    expect(last.job_id).not.toBe(job.job_id);
+    expect(last.state).toBe('cancelled');
+    expect(last.progress.done).toBeLessThan(BIG_PAGES + 1);
+  });
+
   it('marketplace answers the product record', async () => {
     const r = await call('marketplace', { marketplace: 'amazon_de', url: 'http://www.amazon.de/dp/B0TESTDE01', mode: 'basic' });
     expect(r.isError).toBeFalsy();
