@@ -301,7 +301,10 @@ program
     if (o.port > 65535) throw new TrawlError('invalid_request', `port: must be from 0 to 65535 (got ${o.port})`);
     // Loaded here: the MCP SDK is not needed by the other commands.
     const { runMcp } = await import('../mcp/index.js');
-    const running = await runMcp({ http: o.http, port: o.port, host: o.host });
+    const running = await runMcp({ http: o.http, port: o.port, host: o.host }).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') throw new TrawlError('invalid_request', `--host/--port: cannot listen on ${o.host}:${o.port} (${e.code}); choose another`);
+      throw e;
+    });
     // stdio: stdout belongs to the MCP messages, nothing else is printed there.
     if (o.http) print({ status: 'listening', url: running.url! }, `Trawl MCP server on ${running.url}`);
     const stop = async () => {

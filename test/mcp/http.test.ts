@@ -141,7 +141,10 @@ describe('trawl mcp --http', () => {
     await client.close();
   });
 
-  it('refuses a port out of range with the contract error', async () => {
+  it('refuses a port out of range or in use with the contract error', async () => {
     await expect(launchTrawl(['mcp', '--http', '--port', '70000'], {}, journal)).resolves.toMatchObject({ line: expect.stringContaining('"error":"invalid_request"') });
+    const taken = new URL(await startHttp()).port;
+    const busy = await launchTrawl(['mcp', '--http', '--port', taken], { TRAWL_API_URL: svc.url, TRAWL_API_KEY: serverKey.key }, journal);
+    expect(JSON.parse(busy.line)).toEqual({ error: 'invalid_request', detail: `--host/--port: cannot listen on 127.0.0.1:${taken} (EADDRINUSE); choose another` });
   });
 });

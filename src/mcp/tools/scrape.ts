@@ -110,7 +110,7 @@ function present(page: ScrapeAnswer, askedUrl: string, tokens: number, offset: n
   // The markdown usually opens with the page's heading: no title line then, it would say it twice.
   const lines = [...(title && !(field === 'markdown' && offset === 0 && cut.text.startsWith('# ')) ? [`Title: ${title}`] : []), `URL: ${page.url}`];
   if (offset > 0) lines.push(`(continued from character ${offset} of ${cut.totalChars})`);
-  if (field) lines.push('', cut.text || '(the page has no readable text)');
+  if (field) lines.push('', cut.text || (offset > 0 && offset >= cut.totalChars ? `(offset ${offset} is past the end: the text has ${cut.totalChars} characters)` : '(the page has no readable text)'));
   if (cut.truncated) {
     lines.push(
       '',
