@@ -291,6 +291,30 @@ jobsCmd
     }
   });
 
+program
+  .command('mcp')
+  .description('serve Trawl to AI agents as an MCP server, on stdio (default) or Streamable HTTP at /mcp (--http); it calls TRAWL_API_URL with TRAWL_API_KEY, or runs the service in process when TRAWL_API_URL is not set')
+  .option('--http', 'serve Streamable HTTP instead of stdio')
+  .option('--port <n>', 'HTTP port (0: any free port)', positiveInt('port'), 3100)
+  .option('--host <address>', 'HTTP address to listen on', '127.0.0.1')
+  .action(async (o: { http?: boolean; port: number; host: string }) => {
+    if (o.port > 65535) throw new TrawlError('invalid_request', `port: must be from 0 to 65535 (got ${o.port})`);
+    // Loaded here: the MCP SDK is not needed by the other commands.
+    const { runMcp } = await import('../mcp/index.js');
+    const running = await runMcp({ http: o.http, port: o.port, host: o.host }).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') throw new TrawlError('invalid_request', `--host/--port: cannot listen on ${o.host}:${o.port} (${e.code}); choose another`);
+      throw e;
+    });
+    // stdio: stdout belongs to the MCP messages, nothing else is printed there.
+    if (o.http) print({ status: 'listening', url: running.url! }, `Trawl MCP server on ${running.url}`);
+    const stop = async () => {
+      await running.close();
+      process.exit(0);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+
 /** A call to the Trawl server named by TRAWL_API_URL with TRAWL_API_KEY; its error answer becomes the CLI's error. */
 async function api(method: string, path: string, body?: unknown): Promise<any> {
   const base = process.env.TRAWL_API_URL;
