@@ -138,7 +138,7 @@ async function benchCrawl() {
   dbUrl.pathname = `/${dbName}`;
   const prefix = `trawl-bench-jobs-${process.pid}`;
   const dir = mkdtempSync(join(tmpdir(), 'trawl-bench-jobs-so-'));
-  const soEnv = { ...process.env, TRAWL_DATA_DIR: dir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: dbUrl.href, REDIS_URL, TRAWL_QUEUE_PREFIX: prefix, LOG_LEVEL: 'error', TRAWL_ACCOUNT_CONCURRENCY: '16' };
+  const soEnv = { ...process.env, TRAWL_DATA_DIR: dir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: dbUrl.href, REDIS_URL, TRAWL_QUEUE_PREFIX: prefix, LOG_LEVEL: 'error', TRAWL_ACCOUNT_CONCURRENCY: process.env.BENCH_ACCOUNT_CONCURRENCY ?? '64' };
   await trawlCli(['account', 'create', '--email', 'bench@local', '--credits', '1000'], soEnv);
   await trawlCli(['account', 'limits', '--email', 'bench@local', '--rate-limit-ceiling', '100000'], soEnv);
   const { key: soKey } = JSON.parse(await trawlCli(['keys', 'create', '--email', 'bench@local', '--rate-limit', '100000'], soEnv));

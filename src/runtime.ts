@@ -4,6 +4,8 @@ import { deliveryConfig, metaConfig, type Config } from './config.js';
 import { createEngine, type Engine } from './engine/index.js';
 import { MonitorScheduler } from './monitors/scheduler.js';
 import { JobRunner } from './jobs/runner.js';
+import { Redis } from 'ioredis';
+import { SharedHostGate } from './jobs/shared-host-gate.js';
 import { PageQueue } from './queue/pages.js';
 import { Pruner } from './monitors/retention.js';
 import { configSecrets, createRedactor, type Redactor } from './redact.js';
@@ -40,9 +42,9 @@ export interface WorkerOptions {
 }
 
 /** The job runner of this process: it claims job items from the store like any other process. */
-function startJobs(config: Config, store: Store, engine: Engine, log: Log, redact: Redactor, pages?: PageQueue): JobRunner {
+function startJobs(config: Config, store: Store, engine: Engine, log: Log, redact: Redactor, scaleOut?: { pages: PageQueue; hosts: SharedHostGate }): JobRunner {
   const { retryBaseMs, maxAttempts } = deliveryConfig(config);
-  const runner = new JobRunner({ store, engine, log, redact, pages, accountCap: config.accountConcurrency, webhooks: { retryBaseMs, maxAttempts } });
+  const runner = new JobRunner({ store, engine, log, redact, ...scaleOut, accountCap: config.accountConcurrency, webhooks: { retryBaseMs, maxAttempts } });
   runner.start();
   return runner;
 }
@@ -167,8 +169,12 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
   const scheduler = startScheduler(config, store, engine, queue, log, createRedactor(configSecrets(config)), false);
   const pruner = startPruner(config, store, log);
   // Pages of jobs as BullMQ jobs any worker takes (the runner closes this queue when it stops).
-  const pages = new PageQueue({ redisUrl: config.redisUrl!, prefix: options.queuePrefix ?? config.queuePrefix, onError: (err) => log.error({ err }, 'page queue error') });
-  const jobs = startJobs(config, store, engine, log, createRedactor(configSecrets(config)), pages);
+  const prefix = options.queuePrefix ?? config.queuePrefix;
+  const pages = new PageQueue({ redisUrl: config.redisUrl!, prefix, onError: (err) => log.error({ err }, 'page queue error') });
+  // Fails fast while Redis is away: the gate then falls back to this process's own.
+  const gateRedis = new Redis(config.redisUrl!, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  gateRedis.on('error', () => undefined);
+  const jobs = startJobs(config, store, engine, log, createRedactor(configSecrets(config)), { pages, hosts: new SharedHostGate(gateRedis, prefix ?? 'trawl') });
   let closing: Promise<void> | undefined;
   return {
     store,
@@ -178,6 +184,7 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
       (closing ??= (async () => {
         await scheduler.stop();
         await jobs.stop();
+        gateRedis.disconnect();
         await pruner.stop();
         await queue.close();
         await engine.close();

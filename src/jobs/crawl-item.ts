@@ -13,7 +13,7 @@ import { readSitemaps } from '../engine/crawl/sitemap.js';
 import type { CompiledSchema } from '../engine/extract/schema.js';
 import { fetchPage } from '../engine/fetch/page.js';
 import type { Discovered } from '../store/repos/jobs.js';
-import type { HostGate } from './host-gate.js';
+import type { Gate } from './host-gate.js';
 
 /** What an async crawl job stores as its options (the request's, validated). */
 export interface CrawlJobOptions {
@@ -53,7 +53,7 @@ export class RobotsCache {
   }
 }
 
-export async function crawlItem(engine: Engine, item: { url: string; depth: number }, o: CrawlJobOptions, schema: CompiledSchema | undefined, robots: RobotsCache, hosts: HostGate): Promise<ItemOutcome> {
+export async function crawlItem(engine: Engine, item: { url: string; depth: number }, o: CrawlJobOptions, schema: CompiledSchema | undefined, robots: RobotsCache, hosts: Gate): Promise<ItemOutcome> {
   const maxDepth = o.max_depth ?? 2;
   const formats = new Set<Format>(o.formats?.length ? o.formats : schema ? ['markdown', 'json'] : ['markdown']);
   const sameSite = siteMatcher(new URL(o.url).hostname, o.allow_subdomains);

@@ -5,6 +5,11 @@
  * successive requests to a host spaced by its robots.txt Crawl-delay (capped at 10 s). Hosts with
  * nothing in flight or waiting hold no memory here.
  */
+/** A host's turn: this process's (HostGate) or every worker's (SharedHostGate). */
+export interface Gate {
+  enter(host: string, delayMs: number, signal?: AbortSignal): Promise<() => void>;
+}
+
 interface Host {
   active: number;
   /** Earliest time the next request to this host may start. */
@@ -12,7 +17,7 @@ interface Host {
   waiters: (() => void)[];
 }
 
-export class HostGate {
+export class HostGate implements Gate {
   readonly #hosts = new Map<string, Host>();
   constructor(readonly perHost = 16) {}
 

@@ -12,7 +12,7 @@ import { jobs as repo, type Store } from '../store/index.js';
 import type { ClaimedItem, Discovered, FinishedItem } from '../store/repos/jobs.js';
 import { crawlItem, RobotsCache, type CrawlJobOptions, type ItemOutcome } from './crawl-item.js';
 import { jobEvents } from './events.js';
-import { HostGate } from './host-gate.js';
+import { HostGate, type Gate } from './host-gate.js';
 import { sendDueJobEvents } from './webhooks.js';
 import type { PageQueue } from '../queue/pages.js';
 
@@ -45,6 +45,8 @@ export interface JobRunnerOptions {
    * (embedded) the process works on the pages it claims.
    */
   pages?: PageQueue;
+  /** Per-host politeness: this process's own by default; every worker's together in scale-out (SharedHostGate). */
+  hosts?: Gate;
   /** Job webhooks' retry schedule (TRAWL_WEBHOOK_RETRY_BASE_MS, TRAWL_WEBHOOK_MAX_ATTEMPTS). */
   webhooks?: { retryBaseMs: number; maxAttempts: number };
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -72,12 +74,13 @@ export class JobRunner {
   readonly #ending: { entry: FinishedItem; resolve(v: boolean): void; reject(e: unknown): void }[] = [];
   #writing = false;
   readonly #robots = new RobotsCache();
-  readonly #hosts = new HostGate();
+  readonly #hosts: Gate;
   /** Whether a job still runs, as last read (at most LIVE_MS ago): a cancelled job's pages are not fetched. */
   readonly #live = new Map<string, { running: boolean; at: number }>();
 
   constructor(options: JobRunnerOptions) {
     this.#o = options;
+    this.#hosts = options.hosts ?? new HostGate();
   }
 
   start(): void {
