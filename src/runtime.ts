@@ -7,6 +7,7 @@ import { JobRunner } from './jobs/runner.js';
 import { Pruner } from './monitors/retention.js';
 import { configSecrets, createRedactor, type Redactor } from './redact.js';
 import { BullQueue, EmbeddedQueue, type WorkQueue } from './queue/index.js';
+import { WorkerHeartbeat } from './queue/heartbeat.js';
 import { buildServer } from './server/app.js';
 import type { ServerContext } from './server/context.js';
 import { RedisTokenBuckets } from './server/redis-token-bucket.js';
@@ -103,7 +104,7 @@ export async function startService(config: Config, options: { logger?: boolean |
     pruner = startPruner(config, store, log);
     jobs = startJobs(store, engine, log, redact);
   }
-  const ctx: ServerContext = { config, store, engine, rateLimiter, scheduler, jobs, redact };
+  const ctx: ServerContext = { config, store, engine, rateLimiter, scheduler, jobs, queue, redact };
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
@@ -165,6 +166,9 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
   const scheduler = startScheduler(config, store, engine, queue, log, createRedactor(configSecrets(config)), false);
   const pruner = startPruner(config, store, log);
   const jobs = startJobs(store, engine, log, createRedactor(configSecrets(config)));
+  // Seen by the API processes' /readyz: someone is there to do the work.
+  const heartbeat = new WorkerHeartbeat(config.redisUrl!, options.queuePrefix ?? config.queuePrefix);
+  await heartbeat.start();
   let closing: Promise<void> | undefined;
   return {
     store,
@@ -172,6 +176,7 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
     scheduler,
     close: () =>
       (closing ??= (async () => {
+        await heartbeat.stop();
         await scheduler.stop();
         await jobs.stop();
         await pruner.stop();

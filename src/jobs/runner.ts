@@ -7,6 +7,7 @@
  */
 import { compileSchema, forOwner, scrape, type Engine } from '../engine/index.js';
 import { isTrawlError } from '../errors.js';
+import { jobPages } from '../metrics.js';
 import type { Redactor } from '../redact.js';
 import { jobs as repo, type Store } from '../store/index.js';
 import type { ClaimedItem } from '../store/repos/jobs.js';
@@ -139,7 +140,12 @@ export class JobRunner {
       failed = true;
       page = { url: item.url, error: isTrawlError(e) ? e.code : 'internal_error', ...(isTrawlError(e) && e.detail ? { detail: this.#o.redact(e.detail) } : {}) };
     }
-    await repo.finishItem(this.#o.store.db, item, page, failed, this.#o.store.now().toISOString());
+    this.#count(item, failed, await repo.finishItem(this.#o.store.db, item, page, failed, this.#o.store.now().toISOString()));
+  }
+
+  /** A page counts once it is written (a claim that lost its item to another runner wrote nothing). */
+  #count(item: ClaimedItem, failed: boolean, written: boolean): void {
+    if (written) jobPages.inc({ kind: item.kind, outcome: failed ? 'failed' : 'done' });
   }
 
   async #crawl(item: ClaimedItem): Promise<void> {
@@ -150,6 +156,6 @@ export class JobRunner {
     } catch (e) {
       outcome = { page: { url: item.url, depth: item.depth, error: isTrawlError(e) ? e.code : 'internal_error', ...(isTrawlError(e) && e.detail ? { detail: this.#o.redact(e.detail) } : {}) }, failed: true, discovered: [] };
     }
-    await repo.finishItem(this.#o.store.db, item, outcome.page, outcome.failed, this.#o.store.now().toISOString(), outcome.discovered);
+    this.#count(item, outcome.failed, await repo.finishItem(this.#o.store.db, item, outcome.page, outcome.failed, this.#o.store.now().toISOString(), outcome.discovered));
   }
 }
