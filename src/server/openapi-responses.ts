@@ -364,7 +364,7 @@ export const docs = {
     operationId: 'scrape',
     tags: ['Scrape'],
     description: 'Costs 1 credit when it succeeds. `formats` defaults to `["markdown"]` (plus `json` when `schema` is given); `render: "auto"` uses Chromium only for pages drawn by JavaScript.',
-    bodyExamples: [{ url: 'https://example.com/widgets' }, { url: 'https://shop.example.com/lamp', formats: ['markdown', 'json'], schema: { name: 'string', price: 'number', in_stock: 'boolean' } }],
+    bodyExamples: { markdown: { summary: 'A page as markdown', value: { url: 'https://example.com/widgets' } }, schema: { summary: 'Markdown and fields by a schema', value: { url: 'https://shop.example.com/lamp', formats: ['markdown', 'json'], schema: { name: 'string', price: 'number', in_stock: 'boolean' } } } },
     response: {
       ...answer(200, 'The page in the formats asked for', ScrapeAnswer, { status: 'ok', url: 'https://example.com/widgets', markdown: '# Deep Sea Widgets\n\nWidgets for the deep sea.', metadata: META }),
       ...errors(...BODY, ...ALWAYS, ...FETCHING, 'invalid_schema'),
@@ -374,7 +374,7 @@ export const docs = {
     operationId: 'extract',
     tags: ['Extract'],
     description: '1 credit per call whatever the number of URLs; when every URL fails → 502 `fetch_failed` naming the first failure, no credit.',
-    bodyExamples: [{ urls: ['https://shop.example.com/lamp', 'https://other.example.net/lamp'], schema: { name: 'string', price: 'number', currency: 'string' } }],
+    bodyExamples: { product: { summary: 'One product from two shops', value: { urls: ['https://shop.example.com/lamp', 'https://other.example.net/lamp'], schema: { name: 'string', price: 'number', currency: 'string' } } } },
     response: {
       ...answer(200, 'Merged data and each URL\'s own result', ExtractAnswer, {
         status: 'ok',
@@ -391,7 +391,7 @@ export const docs = {
     operationId: 'crawl',
     tags: ['Crawl'],
     description: 'Synchronous (limit ≤ 1,000) answers 200 with the pages; with `"async": true` (limit ≤ 100,000) answers 202 with a job to read from GET /v1/jobs/{id}. 1 credit either way.',
-    bodyExamples: [{ url: 'https://example.com/', max_depth: 2, limit: 50 }, { url: 'https://docs.example.com/', async: true, limit: 20000, include_paths: ['/guide/**'] }],
+    bodyExamples: { sync: { summary: 'Up to 50 pages, answered at once', value: { url: 'https://example.com/', max_depth: 2, limit: 50 } }, async: { summary: 'A large crawl as a job (202)', value: { url: 'https://docs.example.com/', async: true, limit: 20000, include_paths: ['/guide/**'] } } },
     response: {
       ...answer(200, 'The crawl, pages in breadth-first order', CrawlAnswer, {
         status: 'ok',
@@ -408,7 +408,7 @@ export const docs = {
     operationId: 'map',
     tags: ['Crawl'],
     description: 'A site\'s URLs from its sitemaps and a fast link harvest, without content. 1 credit.',
-    bodyExamples: [{ url: 'https://example.com/', search: 'pricing', limit: 100 }],
+    bodyExamples: { search: { summary: 'URLs about pricing first', value: { url: 'https://example.com/', search: 'pricing', limit: 100 } } },
     response: {
       ...answer(200, 'The links found', MapAnswer, { status: 'ok', links: [{ url: 'https://example.com/pricing', title: 'Pricing' }, { url: 'https://example.com/' }], total: 2 }),
       ...errors(...BODY, ...ALWAYS, 'insufficient_credits', 'forbidden_target', 'fetch_failed', 'timeout'),
@@ -418,7 +418,7 @@ export const docs = {
     operationId: 'batchScrape',
     tags: ['Jobs'],
     description: 'A job of up to 10,000 URLs, each scraped like POST /v1/scrape. 1 credit when accepted.',
-    bodyExamples: [{ urls: ['https://example.com/a', 'https://example.com/b'], formats: ['markdown', 'links'] }],
+    bodyExamples: { batch: { summary: 'Two pages as markdown and links', value: { urls: ['https://example.com/a', 'https://example.com/b'], formats: ['markdown', 'links'] } } },
     response: {
       ...answer(202, 'The job, queued', JobAnswer, { status: 'ok', job: { ...JOB, kind: 'batch', state: 'queued', progress: { done: 0, failed: 0, queued: 2 } } }),
       ...errors(...BODY, ...ALWAYS, 'insufficient_credits', 'invalid_schema'),
@@ -461,7 +461,7 @@ export const docs = {
     operationId: 'search',
     tags: ['Search'],
     description: 'Results re-ranked for the query (provider rank fused with BM25 over the fetched pages), each with quotable highlights. 1 credit; provider down → 502, no credit.',
-    bodyExamples: [{ query: 'deep sea widget pressure rating', limit: 5 }],
+    bodyExamples: { search: { summary: 'Five results with their content', value: { query: 'deep sea widget pressure rating', limit: 5 } } },
     response: {
       ...answer(200, 'The results, best first', SearchAnswer, {
         status: 'ok',
@@ -475,7 +475,7 @@ export const docs = {
     operationId: 'marketplace',
     tags: ['Marketplaces'],
     description: 'A product record (or, for a search or category page, `products`) from Amazon, Walmart, eBay, Etsy, Target or Best Buy. 1 credit; a bot wall → 502 `blocked`, no credit.',
-    bodyExamples: [{ marketplace: 'amazon_de', url: 'https://www.amazon.de/dp/B0C1234567', mode: 'rich' }],
+    bodyExamples: { amazon: { summary: 'An Amazon.de product, every field', value: { marketplace: 'amazon_de', url: 'https://www.amazon.de/dp/B0C1234567', mode: 'rich' } } },
     response: {
       ...answer(200, 'The product', MarketplaceAnswer, {
         status: 'ok',
@@ -490,7 +490,7 @@ export const docs = {
     operationId: 'metaAds',
     tags: ['Ad library'],
     description: 'An advertiser\'s ads from the Facebook/Instagram Ad Library (the Graph API when META_ACCESS_TOKEN is set). 1 credit; unknown advertiser → 404, no credit.',
-    bodyExamples: [{ advertiser: 'nike', country: 'US', active_status: 'active', limit: 50 }],
+    bodyExamples: { active: { summary: 'Active ads shown in the US', value: { advertiser: 'nike', country: 'US', active_status: 'active', limit: 50 } } },
     response: {
       ...answer(200, 'The ads', MetaAdsAnswer, {
         status: 'ok',
@@ -508,7 +508,7 @@ export const docs = {
     operationId: 'createMonitor',
     tags: ['Monitors'],
     description: 'Costs no credit; each run does. The account needs a credit to create one.',
-    bodyExamples: [{ url: 'https://shop.example.com/lamp', interval: '6h', watch: ['price', 'in_stock'], webhook: 'https://hooks.example.com/trawl', schema: { price: 'number', in_stock: 'boolean' } }],
+    bodyExamples: { price: { summary: 'Watch a price and stock every 6 hours', value: { url: 'https://shop.example.com/lamp', interval: '6h', watch: ['price', 'in_stock'], webhook: 'https://hooks.example.com/trawl', schema: { price: 'number', in_stock: 'boolean' } } } },
     response: { ...answer(201, 'The monitor', z.object({ status: ok, monitor: Monitor }), { status: 'ok', monitor: MONITOR }), ...errors(...BODY, ...ALWAYS, 'insufficient_credits', 'forbidden_target', 'invalid_schema') },
   }),
   listMonitors: doc({
@@ -530,7 +530,7 @@ export const docs = {
     operationId: 'updateMonitor',
     tags: ['Monitors'],
     params: idParam('mon', 'monitor'),
-    bodyExamples: [{ state: 'paused' }, { interval: '1h', conditions: [{ field: 'price', op: 'lt', value: 40 }] }],
+    bodyExamples: { pause: { summary: 'Pause it', value: { state: 'paused' } }, conditions: { summary: 'Hourly, and only tell when the price drops under 40', value: { interval: '1h', conditions: [{ field: 'price', op: 'lt', value: 40 }] } } },
     response: { ...answer(200, 'The monitor as changed', z.object({ status: ok, monitor: Monitor }), { status: 'ok', monitor: { ...MONITOR, state: 'paused', next_run_at: null } }), ...errors(...BODY, 'not_found', 'forbidden_target', ...ALWAYS) },
   }),
   deleteMonitor: doc({
@@ -592,7 +592,7 @@ export const docs = {
   replayWebhooks: doc({
     operationId: 'replayWebhooks',
     tags: ['Webhooks'],
-    bodyExamples: [{ since: '2026-11-25T00:00:00Z' }, { since: '2026-11-25T00:00:00Z', monitor_id: 'mon_4Jq8sPzK2mVb7TcXw9Ld' }],
+    bodyExamples: { all: { summary: 'Every failed delivery since a time', value: { since: '2026-11-25T00:00:00Z' } }, monitor: { summary: 'One monitor\'s', value: { since: '2026-11-25T00:00:00Z', monitor_id: 'mon_4Jq8sPzK2mVb7TcXw9Ld' } } },
     response: { ...answer(200, 'How many failed deliveries were scheduled again (the scheduler sends them)', z.object({ status: ok, replayed: z.number().int() }), { status: 'ok', replayed: 3 }), ...errors(...BODY, 'not_found', ...ALWAYS) },
   }),
 };

@@ -17,8 +17,8 @@ export interface OperationDoc {
   response: Record<string, unknown>;
   params?: Record<string, unknown>;
   querystring?: Record<string, unknown>;
-  /** Request bodies to show (the first is the default in the interactive reference). */
-  bodyExamples?: unknown[];
+  /** Request bodies to show, by name (the first is the default in the interactive reference). */
+  bodyExamples?: Record<string, { summary: string; value: unknown }>;
   /** Public operations (health) need no key. */
   public?: boolean;
 }
@@ -51,7 +51,8 @@ function withDoc(summary: string, doc: OperationDoc, body?: Record<string, unkno
 /** A route that takes a JSON body: the body's schema (with examples) and the operation's answers. */
 export function openapiRoute(body: z.ZodType, summary: string, doc: OperationDoc): RouteShorthandOptions {
   const json = jsonSchema(body, 'input');
-  if (doc.bodyExamples?.length) json.examples = doc.bodyExamples;
+  // Named examples go to the media type (the plugin moves `x-examples` there as they are).
+  if (doc.bodyExamples) json['x-examples'] = doc.bodyExamples;
   return withDoc(summary, doc, json);
 }
 
