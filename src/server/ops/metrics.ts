@@ -104,6 +104,7 @@ export function metricsRoutes(app: FastifyInstance, ctx: ServerContext, redis: O
     g.documentQueue.set(docs instanceof DocumentPool ? docs.queued : 0);
     await Promise.all([refreshStore(), refreshQueues(), refreshWorkers()]);
     reply.header('content-type', merged.contentType).header('cache-control', 'no-store');
-    return merged.metrics();
+    // prom-client writes NaN as "Nan" (Go's ParseFloat takes it; stricter readers want "NaN").
+    return (await merged.metrics()).replace(/ Nan$/gm, ' NaN');
   });
 }
