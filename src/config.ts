@@ -78,6 +78,8 @@ export interface Config {
   logLevel: string;
   /** When set, GET /metrics needs `Authorization: Bearer <this>`; unset, /metrics is open to whoever reaches the port. */
   metricsToken?: string;
+  /** Where a `trawl worker` serves its own /metrics and /healthz (unset: it serves none). */
+  workerMetricsPort?: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -162,6 +164,7 @@ export function loadConfig(env: Env = loadEnv()): Config {
     resolve: parseResolve(env.TRAWL_RESOLVE),
     logLevel: str(env.LOG_LEVEL) ?? 'info',
     metricsToken: str(env.TRAWL_METRICS_TOKEN),
+    workerMetricsPort: str(env.TRAWL_WORKER_METRICS_PORT) === undefined ? undefined : int(env, 'TRAWL_WORKER_METRICS_PORT', 0, 0, 65535),
   };
 }
 

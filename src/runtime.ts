@@ -8,6 +8,7 @@ import { Pruner } from './monitors/retention.js';
 import { configSecrets, createRedactor, type Redactor } from './redact.js';
 import { BullQueue, EmbeddedQueue, type WorkQueue } from './queue/index.js';
 import { WorkerHeartbeat } from './queue/heartbeat.js';
+import { serveWorkerMetrics } from './server/ops/worker-metrics.js';
 import { buildServer } from './server/app.js';
 import type { ServerContext } from './server/context.js';
 import { RedisTokenBuckets } from './server/redis-token-bucket.js';
@@ -144,6 +145,8 @@ export interface WorkerProcess {
   store: Store;
   engine: Engine;
   scheduler: MonitorScheduler;
+  /** Where its /metrics is served (TRAWL_WORKER_METRICS_PORT), if anywhere. */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -162,6 +165,14 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
     deliveryConcurrency: options.deliveryConcurrency,
     onError: (err) => log.error({ err }, 'queue error'),
   });
+  let metrics: Awaited<ReturnType<typeof serveWorkerMetrics>> | undefined;
+  try {
+    if (config.workerMetricsPort !== undefined) metrics = await serveWorkerMetrics({ host: config.host, port: config.workerMetricsPort, token: config.metricsToken, queue });
+  } catch (e) {
+    // (Port in use …): nothing of this worker keeps running.
+    await Promise.all([queue.close(), engine.close(), store.close()]);
+    throw e;
+  }
   // The caller's logger redacts its own lines (cli: `trawl worker`); this one guards stored errors.
   const scheduler = startScheduler(config, store, engine, queue, log, createRedactor(configSecrets(config)), false);
   const pruner = startPruner(config, store, log);
@@ -174,8 +185,10 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
     store,
     engine,
     scheduler,
+    metricsUrl: metrics?.url,
     close: () =>
       (closing ??= (async () => {
+        await metrics?.close();
         await heartbeat.stop();
         await scheduler.stop();
         await jobs.stop();

@@ -2,12 +2,14 @@
  * /healthz and /readyz (issue 29) against real PostgreSQL and Redis: ready on SQLite; 503 naming
  * the store while PostgreSQL is cut off (behind a TCP proxy), 200 again once it is back; the same
  * for Redis; in scale-out, 503 until a `trawl worker` heartbeat is seen, 200 while one runs, 503 once
- * it stops, with /metrics counting live workers and BullMQ's queue depth. No failure shows an
- * address, a port or a connection string.
+ * it stops, with /metrics counting live workers and BullMQ's queue depth, and the worker's own
+ * /metrics counting the job pages it fetched. No failure shows an address, a port or a connection
+ * string.
  */
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startWorker } from '../../src/runtime.js';
+import { articlePage, startFixtureServer } from '../helpers/fixture-server.js';
 import { createTestDatabase, startTestService, type TestService } from '../helpers/service.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { parsePrometheus, valueOf } from './prometheus-text.js';
@@ -114,7 +116,7 @@ describe('/healthz and /readyz', () => {
     expect(none.body.checks).toMatchObject({ store: { status: 'ok' }, redis: { status: 'ok' }, workers: { status: 'fail', live: 0 } });
     expect(none.body.checks.workers.error).toContain('trawl worker');
 
-    const worker = await startWorker(svc.config, quiet, { queuePrefix: prefix, runConcurrency: 2, deliveryConcurrency: 2 });
+    const worker = await startWorker({ ...svc.config, workerMetricsPort: 0 }, quiet, { queuePrefix: prefix, runConcurrency: 2, deliveryConcurrency: 2 });
     let stopped = false;
     cleanups.push(() => (stopped ? Promise.resolve() : worker.close()));
     const up = await ready(svc);
@@ -124,6 +126,24 @@ describe('/healthz and /readyz', () => {
     expect(valueOf(m, 'trawl_workers_live')).toBe(1);
     // The API process holds no queue: the depth comes from BullMQ's counts in Redis.
     for (const queue of ['monitor-runs', 'webhook-deliveries']) for (const state of ['waiting', 'active', 'delayed']) expect(m.get('trawl_queue_jobs')!.samples.some((s) => s.labels.queue === queue && s.labels.state === state), `${queue} ${state}`).toBe(true);
+
+    // In scale-out the worker does the jobs' pages: its own /metrics counts them.
+    const site = await startFixtureServer({ '/a': articlePage('A page', '<p>The text of a page that a batch job fetches, a sentence or two.</p>') });
+    cleanups.push(() => site.close());
+    const { key } = await svc.newKey(5);
+    const job = (await (await svc.post('/v1/batch/scrape', { urls: [`${site.url}/a`, `${site.url}/missing`] }, key)).json()) as { job: { job_id: string } };
+    for (let i = 0; i < 100; i++) {
+      const j = (await (await fetch(`${svc.url}/v1/jobs/${job.job.job_id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { job: { state: string } };
+      if (j.job.state === 'completed') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(worker.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const wm = parsePrometheus(await (await fetch(`${worker.metricsUrl}/metrics`)).text());
+    expect(valueOf(wm, 'trawl_job_pages_total', { kind: 'batch', outcome: 'done' })).toBe(1);
+    expect(valueOf(wm, 'trawl_job_pages_total', { kind: 'batch', outcome: 'failed' })).toBe(1);
+    expect(valueOf(wm, 'trawl_page_fetches_total', { outcome: 'ok' })).toBe(1);
+    expect(wm.get('trawl_queue_jobs')!.samples.length).toBeGreaterThanOrEqual(6);
+    expect(await (await fetch(`${worker.metricsUrl}/healthz`)).json()).toEqual({ status: 'ok' });
 
     await worker.close();
     stopped = true;

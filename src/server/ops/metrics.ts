@@ -7,7 +7,7 @@
  * may start several services in one process), merged with the process registry for the answer.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Gauge, Registry } from 'prom-client';
 import { DocumentPool } from '../../engine/document/pool.js';
 import { TrawlError } from '../../errors.js';
@@ -48,8 +48,8 @@ function serviceGauges(registry: Registry) {
 }
 
 /** Constant-time check of `Authorization: Bearer <token>` (digests, so lengths never differ). */
-function bearerMatches(request: FastifyRequest, token: string): boolean {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(String(request.headers.authorization ?? ''));
+export function bearerMatches(authorization: string | undefined, token: string): boolean {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(String(authorization ?? ''));
   if (!m) return false;
   const digest = (s: string) => createHash('sha256').update(s).digest();
   return timingSafeEqual(digest(m[1]), digest(token));
@@ -98,7 +98,7 @@ export function metricsRoutes(app: FastifyInstance, ctx: ServerContext, redis: O
   };
 
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    if (ctx.config.metricsToken && !bearerMatches(request, ctx.config.metricsToken)) throw new TrawlError('unauthorized');
+    if (ctx.config.metricsToken && !bearerMatches(request.headers.authorization, ctx.config.metricsToken)) throw new TrawlError('unauthorized');
     const docs = ctx.engine.documents;
     g.documentWorkers.set(docs instanceof DocumentPool ? docs.size : 0);
     g.documentQueue.set(docs instanceof DocumentPool ? docs.queued : 0);
