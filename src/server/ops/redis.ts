@@ -23,8 +23,9 @@ export class OpsRedis {
     const timer = setTimeout(() => ac.abort(), ms);
     try {
       await once(this.client, 'ready', { signal: ac.signal });
-    } catch {
-      throw Object.assign(new Error('not connected'), { code: 'ETIMEDOUT' });
+    } catch (e) {
+      // Out of time, or the reconnection attempt failed (its error has the code: ECONNREFUSED …).
+      throw ac.signal.aborted ? Object.assign(new Error('not connected'), { code: 'ETIMEDOUT' }) : e;
     } finally {
       clearTimeout(timer);
     }
