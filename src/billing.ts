@@ -6,15 +6,23 @@
  * it back in the same transaction that records a failed run.
  */
 import { TrawlError } from './errors.js';
+import { creditRefusals, creditsCharged, creditsRefunded } from './metrics.js';
 import { accounts } from './store/index.js';
 import type { Db } from './store/repos/accounts.js';
 
 export async function charged<T>(db: Db, accountId: string, work: () => Promise<T>): Promise<T> {
-  if (!(await accounts.reserveCredit(db, accountId))) throw new TrawlError('insufficient_credits');
+  if (!(await accounts.reserveCredit(db, accountId))) {
+    creditRefusals.inc();
+    throw new TrawlError('insufficient_credits');
+  }
+  let result: T;
   try {
-    return await work();
+    result = await work();
   } catch (e) {
     await accounts.refundCredit(db, accountId);
+    creditsRefunded.inc({ by: 'request' });
     throw e;
   }
+  creditsCharged.inc({ by: 'request' });
+  return result;
 }

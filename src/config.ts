@@ -76,6 +76,10 @@ export interface Config {
   proxyUrls: string[];
   resolve: ResolveOverride[];
   logLevel: string;
+  /** When set, GET /metrics needs `Authorization: Bearer <this>`; unset, /metrics is open to whoever reaches the port. */
+  metricsToken?: string;
+  /** Where a `trawl worker` serves its own /metrics and /healthz (unset: it serves none). */
+  workerMetricsPort?: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -159,6 +163,8 @@ export function loadConfig(env: Env = loadEnv()): Config {
     proxyUrls: (env.HTTP_PROXY_URLS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     resolve: parseResolve(env.TRAWL_RESOLVE),
     logLevel: str(env.LOG_LEVEL) ?? 'info',
+    metricsToken: str(env.TRAWL_METRICS_TOKEN),
+    workerMetricsPort: str(env.TRAWL_WORKER_METRICS_PORT) === undefined ? undefined : int(env, 'TRAWL_WORKER_METRICS_PORT', 0, 0, 65535),
   };
 }
 

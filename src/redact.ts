@@ -64,6 +64,7 @@ export function configSecrets(config: Config): string[] {
     ...(token?.includes('|') ? [token.slice(token.indexOf('|') + 1)] : []),
     config.llmApiKey,
     config.braveApiKey,
+    config.metricsToken,
     // `user:password` whole (a user name alone is no secret, and redacting it could cut page text).
     ...config.proxyUrls.flatMap((p) => urlCredentials(p, true)),
     ...[config.searxngUrl, config.databaseUrl, config.redisUrl, config.llmBaseUrl, config.braveApiUrl, config.duckduckgoUrl].flatMap((u) => urlCredentials(u)),

@@ -10,6 +10,8 @@ import { PageQueue } from './queue/pages.js';
 import { Pruner } from './monitors/retention.js';
 import { configSecrets, createRedactor, type Redactor } from './redact.js';
 import { BullQueue, EmbeddedQueue, type WorkQueue } from './queue/index.js';
+import { WorkerHeartbeat } from './queue/heartbeat.js';
+import { serveWorkerMetrics } from './server/ops/worker-metrics.js';
 import { buildServer } from './server/app.js';
 import type { ServerContext } from './server/context.js';
 import { RedisTokenBuckets } from './server/redis-token-bucket.js';
@@ -107,7 +109,7 @@ export async function startService(config: Config, options: { logger?: boolean |
     pruner = startPruner(config, store, log);
     jobs = startJobs(config, store, engine, log, redact);
   }
-  const ctx: ServerContext = { config, store, engine, rateLimiter, scheduler, jobs, redact };
+  const ctx: ServerContext = { config, store, engine, rateLimiter, scheduler, jobs, queue, redact };
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
@@ -147,6 +149,8 @@ export interface WorkerProcess {
   store: Store;
   engine: Engine;
   scheduler: MonitorScheduler;
+  /** Where its /metrics is served (TRAWL_WORKER_METRICS_PORT), if anywhere. */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -165,6 +169,14 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
     deliveryConcurrency: options.deliveryConcurrency,
     onError: (err) => log.error({ err }, 'queue error'),
   });
+  let metrics: Awaited<ReturnType<typeof serveWorkerMetrics>> | undefined;
+  try {
+    if (config.workerMetricsPort !== undefined) metrics = await serveWorkerMetrics({ host: config.host, port: config.workerMetricsPort, token: config.metricsToken, queue });
+  } catch (e) {
+    // (Port in use …): nothing of this worker keeps running.
+    await Promise.all([queue.close(), engine.close(), store.close()]);
+    throw e;
+  }
   // The caller's logger redacts its own lines (cli: `trawl worker`); this one guards stored errors.
   const scheduler = startScheduler(config, store, engine, queue, log, createRedactor(configSecrets(config)), false);
   const pruner = startPruner(config, store, log);
@@ -175,13 +187,19 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
   const gateRedis = new Redis(config.redisUrl!, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   gateRedis.on('error', () => undefined);
   const jobs = startJobs(config, store, engine, log, createRedactor(configSecrets(config)), { pages, hosts: new SharedHostGate(gateRedis, prefix ?? 'trawl') });
+  // Seen by the API processes' /readyz: someone is there to do the work.
+  const heartbeat = new WorkerHeartbeat(config.redisUrl!, prefix);
+  await heartbeat.start();
   let closing: Promise<void> | undefined;
   return {
     store,
     engine,
     scheduler,
+    metricsUrl: metrics?.url,
     close: () =>
       (closing ??= (async () => {
+        await metrics?.close();
+        await heartbeat.stop();
         await scheduler.stop();
         await jobs.stop();
         gateRedis.disconnect();

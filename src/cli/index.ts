@@ -11,6 +11,8 @@ import { progressBar } from './progress.js';
 import { pino } from 'pino';
 import { configSecrets, createRedactor, type Redactor } from '../redact.js';
 import { startService, startWorker } from '../runtime.js';
+import { startupBanner } from '../server/ops/banner.js';
+import { loggerOptions } from '../server/ops/logging.js';
 import { accounts, hashPassword, keys, openStore, sessions, type Store } from '../store/index.js';
 
 const program = new Command();
@@ -49,8 +51,10 @@ program
   .description('start the API (SQLite under ./data and the in-process scheduler unless DATABASE_URL / REDIS_URL are set)')
   .action(async () => {
     const config = loadConfig();
-    const service = await startService(config, { logger: { level: config.logLevel } });
+    // Readable logs on a terminal; JSON lines when stdout is a file or a pipe (and with --json, whose stdout is for machines).
+    const service = await startService(config, { logger: loggerOptions({ level: config.logLevel, pretty: !json() && !!process.stdout.isTTY }) });
     if (json()) print({ status: 'listening', url: service.url }, '');
+    if (process.stderr.isTTY) process.stderr.write(startupBanner({ url: service.url, config }));
     const stop = async () => {
       await service.close();
       process.exit(0);
@@ -64,7 +68,9 @@ program
   .description('consume monitor runs and webhook deliveries from Redis (needs DATABASE_URL and REDIS_URL); run as many as you like')
   .action(async () => {
     const config = loadConfig();
-    const log = pino({ level: config.logLevel, hooks: { streamWrite: createRedactor(configSecrets(config)) } });
+    const { level, stream } = loggerOptions({ level: config.logLevel, pretty: !json() && !!process.stdout.isTTY });
+    const options = { level, hooks: { streamWrite: createRedactor(configSecrets(config)) } };
+    const log = stream ? pino(options, stream) : pino(options);
     const worker = await startWorker(config, log);
     log.info({ pid: process.pid }, 'worker started');
     if (json()) print({ status: 'working', pid: process.pid }, '');

@@ -7,6 +7,7 @@
  */
 import { compileSchema, forOwner, scrape, type Engine } from '../engine/index.js';
 import { isTrawlError } from '../errors.js';
+import { jobPages } from '../metrics.js';
 import type { Redactor } from '../redact.js';
 import { jobs as repo, type Store } from '../store/index.js';
 import type { ClaimedItem, Discovered, FinishedItem } from '../store/repos/jobs.js';
@@ -193,11 +194,13 @@ export class JobRunner {
    * takes everything that ended meanwhile — one transaction for many pages under load, one for
    * one when idle, and no timer.
    */
-  #finish(item: ClaimedItem, page: unknown, failed: boolean, discovered?: Discovered[]): Promise<boolean> {
-    return new Promise<boolean>((resolve, reject) => {
+  async #finish(item: ClaimedItem, page: unknown, failed: boolean, discovered?: Discovered[]): Promise<boolean> {
+    const written = await new Promise<boolean>((resolve, reject) => {
       this.#ending.push({ entry: { item, page, failed, discovered }, resolve, reject });
       if (!this.#writing) void this.#writeEnded();
     });
+    this.#count(item, failed, written);
+    return written;
   }
 
   async #writeEnded(): Promise<void> {
@@ -243,6 +246,11 @@ export class JobRunner {
       page = { url: item.url, error: isTrawlError(e) ? e.code : 'internal_error', ...(isTrawlError(e) && e.detail ? { detail: this.#o.redact(e.detail) } : {}) };
     }
     await this.#finish(item, page, failed);
+  }
+
+  /** A page counts once it is written (a claim that lost its item to another runner wrote nothing). */
+  #count(item: ClaimedItem, failed: boolean, written: boolean): void {
+    if (written) jobPages.inc({ kind: item.kind, outcome: failed ? 'failed' : 'done' });
   }
 
   async #crawl(item: ClaimedItem): Promise<void> {

@@ -8,6 +8,7 @@
  */
 import type { Engine } from '../engine/index.js';
 import { isTrawlError } from '../errors.js';
+import { webhookAttempts, webhookDeliveriesEnded } from '../metrics.js';
 import type { Redactor } from '../redact.js';
 import { webhooks as repo, type Store, type WebhookDelivery } from '../store/index.js';
 import type { AttemptResult, DeliveryTarget } from '../store/repos/webhooks.js';
@@ -87,7 +88,10 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
   const startedAt = new Date(clock());
   const claimed = await repo.claimAttempt(deps.store.db, deliveryId, attempts, startedAt, DELIVERY_LEASE_MS, deps.accountCap);
   if (!claimed || claimed.kind === 'busy') return false;
-  if (claimed.kind === 'not_sent') return true;
+  if (claimed.kind === 'not_sent') {
+    webhookDeliveriesEnded.inc({ state: 'failed' });
+    return true;
+  }
   const { delivery: d, target } = claimed;
   const sent = await send(deps, d.event_id, target);
   const doneMs = clock();
@@ -110,6 +114,8 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
     },
     { monitorId: d.monitor_id, attemptAt: startedAt.toISOString(), gone, disableIfFailingSince: new Date(doneMs - (deps.disableAfterMs ?? DISABLE_AFTER_MS)).toISOString() },
   );
+  countAttempt(sent, 'schedule');
+  if (sent.ok || exhausted) webhookDeliveriesEnded.inc({ state: sent.ok ? 'succeeded' : 'failed' });
   return true;
 }
 
@@ -122,7 +128,10 @@ export async function recoverInterrupted(deps: DeliveryDeps, stale: WebhookDeliv
   for (const d of stale) {
     const failed = d.attempts + 1 - Number(d.schedule_offset ?? 0);
     const exhausted = failed >= deps.maxAttempts;
-    await repo.interruptAttempt(deps.store.db, d, { state: exhausted ? 'failed' : 'pending', nextAttemptAt: exhausted ? null : new Date(now + retryDelayMs(failed, deps.retryBaseMs)).toISOString() }, new Date(now).toISOString());
+    const taken = await repo.interruptAttempt(deps.store.db, d, { state: exhausted ? 'failed' : 'pending', nextAttemptAt: exhausted ? null : new Date(now + retryDelayMs(failed, deps.retryBaseMs)).toISOString() }, new Date(now).toISOString());
+    if (!taken) continue;
+    webhookAttempts.inc({ outcome: 'interrupted', trigger: 'schedule' });
+    if (exhausted) webhookDeliveriesEnded.inc({ state: 'failed' });
   }
 }
 
@@ -139,4 +148,10 @@ export async function redeliver(deps: DeliveryDeps, d: WebhookDelivery): Promise
   const attemptId = await repo.startManualAttempt(db, d.id, target?.url ?? d.url, started);
   const sent: Sent = target ? await send(deps, d.event_id, target) : { ok: false, status: null, error: 'the event is gone', durationMs: 0 };
   await repo.finishManualAttempt(db, { id: d.id, monitorId: d.monitor_id }, attemptId, sent, new Date((deps.now ?? Date.now)()).toISOString());
+  countAttempt(sent, 'manual');
+}
+
+/** An attempt's outcome: the receiver took it (2xx), answered something else, or could not be reached. */
+function countAttempt(sent: AttemptResult, trigger: 'schedule' | 'manual'): void {
+  webhookAttempts.inc({ outcome: sent.ok ? 'delivered' : sent.status !== null ? 'rejected' : 'unreachable', trigger });
 }

@@ -16,6 +16,7 @@ import { normalise, watchesAdvertiser, type Value } from './fields.js';
 import { diffValues, nextBaseline, shouldNotify, type Changes, type Condition } from './diff.js';
 import { changeEventBody, sends, writeChangeEvent, writeHealthEvent } from './events.js';
 import { targetStatusOf } from '../engine/fetch/page.js';
+import { creditsCharged, creditsRefunded, monitorRunLag, monitorRuns } from '../metrics.js';
 
 /** Time one run may take (fetch, render, processing). */
 export const RUN_TIMEOUT_MS = 30_000;
@@ -155,11 +156,22 @@ function renewLease(deps: RunnerDeps, run: MonitorRun, lost: AbortController): N
  * run as it ended, or undefined when there was nothing to do.
  */
 export async function executeRun(deps: RunnerDeps, runId: string, signal?: AbortSignal): Promise<MonitorRun | NotRun> {
+  const ended = await runOnce(deps, runId, signal);
+  // Counted where it ended here: a run this process did not end (held elsewhere, superseded) is not.
+  if ('status' in ended && ['succeeded', 'failed', 'skipped'].includes(ended.status)) {
+    monitorRuns.inc({ status: ended.status });
+    if (ended.status === 'succeeded' && ended.credits > 0) creditsCharged.inc({ by: 'monitor_run' }, ended.credits);
+  }
+  return ended;
+}
+
+async function runOnce(deps: RunnerDeps, runId: string, signal?: AbortSignal): Promise<MonitorRun | NotRun> {
   const db = deps.store.db;
   const claimed = await claim(deps, runId, deps.store.now());
   if (claimed === 'skipped') return (await runsRepo.getRun(db, runId)) ?? {};
   if (!('run' in claimed)) return claimed;
   const { run } = claimed;
+  if (run.started_at) monitorRunLag.observe(Math.max(0, Date.parse(run.started_at) - Date.parse(run.due_at)) / 1000);
   const started = Date.now();
   let outcome: { values: Record<string, Value>; statusCode: number } | undefined;
   let error: string | undefined;
@@ -260,6 +272,8 @@ export async function executeRun(deps: RunnerDeps, runId: string, signal?: Abort
     if (e instanceof Superseded) return {};
     throw e;
   }
+  // The failed run's claim had reserved its credit; the transaction just gave it back.
+  if (ended?.status === 'failed' && run.credits > 0) creditsRefunded.inc({ by: 'monitor_run' }, run.credits);
   for (const id of deliveries) if (id) deps.onDelivery?.(id, 0);
   return ended ?? {};
 }

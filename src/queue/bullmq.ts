@@ -7,7 +7,8 @@
  * would turn the recovery's re-add of the same id into a silent no-op (work stranded).
  */
 import { DelayedError, Queue, Worker, type ConnectionOptions } from 'bullmq';
-import type { WorkHandlers, WorkQueue } from './index.js';
+import type { Redis } from 'ioredis';
+import type { QueueDepth, WorkHandlers, WorkQueue } from './index.js';
 
 export interface BullQueueOptions {
   redisUrl: string;
@@ -70,6 +71,10 @@ export class BullQueue implements WorkQueue {
     return Math.max(0, 2 * (this.#opts.runConcurrency ?? 32) - waiting);
   }
 
+  depth(): Promise<QueueDepth[]> {
+    return countJobs([this.#runs, this.#deliveries]);
+  }
+
   consume(handlers: WorkHandlers): void {
     const base = { connection: connection(this.#opts.redisUrl), prefix: this.#opts.prefix ?? 'trawl' };
     this.#workers.push(
@@ -94,4 +99,20 @@ export class BullQueue implements WorkQueue {
     await Promise.all(this.#workers.map((w) => w.close()));
     await Promise.all([this.#runs.close(), this.#deliveries.close()]);
   }
+}
+
+const COUNTED = ['wait', 'active', 'delayed', 'prioritized'] as const;
+
+async function countJobs(queues: Queue[]): Promise<QueueDepth[]> {
+  const counts = await Promise.all(queues.map((q) => q.getJobCounts(...COUNTED)));
+  return queues.flatMap((q, i) => COUNTED.map((state) => ({ queue: q.name, state: state === 'wait' ? 'waiting' : state, count: counts[i][state] ?? 0 })));
+}
+
+/**
+ * The queues' depth as any process sees it in Redis (an API process of a scale-out deployment,
+ * which holds no queue of its own), on a connection the caller owns and closes.
+ */
+export function bullQueueDepth(connection: Redis, prefix: string): { read(): Promise<QueueDepth[]>; close(): Promise<void> } {
+  const queues = [RUNS, DELIVERIES].map((name) => new Queue(name, { connection, prefix }));
+  return { read: () => countJobs(queues), close: async () => void (await Promise.all(queues.map((q) => q.close()))) };
 }

@@ -3,7 +3,7 @@
  * already waiting or in hand are not added twice. Nothing here needs to survive a restart: the
  * store still says what is queued or due, and the scheduler hands it out again.
  */
-import type { WorkHandlers, WorkQueue } from './index.js';
+import type { QueueDepth, WorkHandlers, WorkQueue } from './index.js';
 
 class Lane {
   readonly #waiting: string[] = [];
@@ -50,6 +50,14 @@ class Lane {
     return this.#known.size;
   }
 
+  /** Keys waiting, and keys being handled. */
+  depth(queue: string): QueueDepth[] {
+    return [
+      { queue, state: 'waiting', count: this.#waiting.length },
+      { queue, state: 'active', count: this.#running },
+    ];
+  }
+
   close(): Promise<void> {
     this.#closed = true;
     this.#waiting.length = 0;
@@ -80,6 +88,10 @@ export class EmbeddedQueue implements WorkQueue {
   /** Room for one more lane-full waiting behind the runs in hand. */
   async runCapacity(): Promise<number> {
     return Math.max(0, 2 * this.#runConcurrency - this.#runs.size);
+  }
+
+  async depth(): Promise<QueueDepth[]> {
+    return [...this.#runs.depth('monitor-runs'), ...this.#deliveries.depth('webhook-deliveries')];
   }
 
   consume(handlers: WorkHandlers): void {

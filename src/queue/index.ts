@@ -10,6 +10,13 @@ export interface WorkHandlers {
   delivery(deliveryId: string, attempts: number): Promise<void>;
 }
 
+/** Work waiting or in hand in a queue, for /metrics: `queue` is monitor-runs or webhook-deliveries. */
+export interface QueueDepth {
+  queue: string;
+  state: string;
+  count: number;
+}
+
 export interface WorkQueue {
   readonly kind: 'embedded' | 'bullmq';
   /** Hand runs out (one bulk write to Redis in scale-out). */
@@ -19,9 +26,11 @@ export interface WorkQueue {
   runCapacity(): Promise<number>;
   /** Start doing work with these handlers (the embedded service, a worker). */
   consume(handlers: WorkHandlers): void;
+  /** What waits in the queue and what its consumers hold (BullMQ: as Redis counts it, for every process). */
+  depth(): Promise<QueueDepth[]>;
   /** Stop taking work, let work in hand finish, release connections. */
   close(): Promise<void>;
 }
 
 export { EmbeddedQueue } from './embedded.js';
-export { BullQueue, type BullQueueOptions } from './bullmq.js';
+export { BullQueue, bullQueueDepth, type BullQueueOptions } from './bullmq.js';

@@ -1,6 +1,7 @@
 /**
  * Builds the Fastify application: request ids, one error handler, the public routes
- * (health, OpenAPI) and the authenticated /v1 scope with its routes.
+ * (health, readiness, metrics, the OpenAPI document and its reference at /docs) and the
+ * authenticated /v1 scope with its routes.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
@@ -25,6 +26,10 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { marketplaceRoutes } from './routes/marketplace.js';
 import { metaAdsRoutes } from './routes/meta-ads.js';
 import { dashboardRoutes } from '../web/routes.js';
+import { registerDocs } from './ops/docs.js';
+import { healthRoutes } from './ops/health.js';
+import { countRequests, metricsRoutes } from './ops/metrics.js';
+import { OpsRedis } from './ops/redis.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -65,6 +70,9 @@ export async function buildServer(given: Omit<ServerContext, 'redact'> & { redac
   capConnectionsPerAddress(app.server, ctx.config.maxConnectionsPerIp);
   // Zod validates bodies in the routes (worded errors); route JSON Schemas are documentation.
   app.setValidatorCompiler(() => () => true);
+  // Response schemas too: answers are JSON.stringify'd as the routes build them, never filtered
+  // or coerced by a schema (Fastify's default would drop fields a schema does not list).
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   // Only JSON bodies are accepted: anything else is 415 unsupported_media_type.
   app.removeContentTypeParser('text/plain');
   // JSON bodies: Fastify's parser, after a nesting-depth check (a body 20,000 levels deep
@@ -83,16 +91,39 @@ export async function buildServer(given: Omit<ServerContext, 'redact'> & { redac
     reply.header('x-request-id', request.id);
   });
   registerErrorHandling(app, redact);
+  countRequests(app);
 
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Trawl API', version: '1', description: 'Web data extraction: scrape, crawl, search, extract, marketplaces, ad library, monitors.' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      info: {
+        title: 'Trawl API',
+        version: '1',
+        description: 'Web data extraction: scrape, crawl, search, extract, marketplaces, ad library, monitors. Every /v1 request needs `Authorization: Bearer trawl_…`; failures answer `{"error": code, "detail"}` (see each operation\'s error responses).',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: trawl keys create --email … (or the dashboard\'s API keys page)' } } },
+      tags: [
+        { name: 'Scrape', description: 'One page to markdown, HTML, links and schema JSON' },
+        { name: 'Extract', description: 'Schema-guided JSON from several pages, merged' },
+        { name: 'Crawl', description: 'A site breadth-first, or its URLs (map)' },
+        { name: 'Jobs', description: 'Async crawls and batch scrapes, read page by page' },
+        { name: 'Search', description: 'Web search with quotable passages' },
+        { name: 'Marketplaces', description: 'Product records from six marketplaces' },
+        { name: 'Ad library', description: 'Facebook/Instagram ads of an advertiser' },
+        { name: 'Monitors', description: 'Pages watched on an interval, with change webhooks' },
+        { name: 'Webhooks', description: 'Deliveries, redelivery and replay' },
+        { name: 'Account', description: 'The calling account' },
+        { name: 'Operations', description: 'Liveness and readiness (public)' },
+      ],
     },
   });
+  await registerDocs(app);
 
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  // The operator endpoints share one fail-fast Redis connection (when there is a Redis).
+  const opsRedis = ctx.config.redisUrl ? new OpsRedis(ctx.config.redisUrl) : undefined;
+  if (opsRedis) app.addHook('onClose', () => opsRedis.close());
+  healthRoutes(app, ctx, opsRedis);
+  metricsRoutes(app, ctx, opsRedis);
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Engine } from '../engine/index.js';
 import type { JobRunner } from '../jobs/runner.js';
 import type { MonitorScheduler } from '../monitors/scheduler.js';
+import type { WorkQueue } from '../queue/index.js';
 import type { Redactor } from '../redact.js';
 import type { Store } from '../store/index.js';
 import type { RateLimiter } from './token-bucket.js';
@@ -16,6 +17,8 @@ export interface ServerContext {
   scheduler?: MonitorScheduler;
   /** This process's job runner (embedded deployments), woken when a job is created. */
   jobs?: JobRunner;
+  /** The queue the in-process scheduler hands work to (embedded deployments), for /metrics. */
+  queue?: WorkQueue;
   /** Removes configured secrets from text leaving the process (redact.ts). */
   redact: Redactor;
 }

@@ -11,6 +11,7 @@ import { decodeBody } from './charset.js';
 import type { HttpClient } from './http.js';
 import type { LargePageGate, PageLease } from './large-pages.js';
 import type { FetchSlots } from './owner-slots.js';
+import { fetchOutcome, pageFetches } from '../../metrics.js';
 
 export type RenderMode = 'auto' | 'http' | 'browser';
 
@@ -125,6 +126,17 @@ function lastCloseBody(html: string): number {
 }
 
 export async function fetchPage(fetchers: Fetchers, url: string, options: FetchPageOptions = {}): Promise<Page> {
+  try {
+    const page = await fetchGuarded(fetchers, url, options);
+    pageFetches.inc({ outcome: 'ok' });
+    return page;
+  } catch (e) {
+    pageFetches.inc({ outcome: fetchOutcome(e, options.signal) });
+    throw e;
+  }
+}
+
+async function fetchGuarded(fetchers: Fetchers, url: string, options: FetchPageOptions): Promise<Page> {
   const userinfo = credentialsOf(url);
   if (!userinfo) return fetchSlotted(fetchers, url, options);
   try {

@@ -9,11 +9,12 @@ import { jobWebhook, presentJob } from './jobs.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { openapiRoute } from '../openapi.js';
+import { docs } from '../openapi-responses.js';
 import { CrawlBody } from '../schemas.js';
 import { formatsAndSchema, parseBody } from '../validation.js';
 
 export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/crawl', openapiRoute(CrawlBody, 'Crawl one site breadth-first to a depth and page limit'), async (request, reply) => {
+  app.post('/crawl', openapiRoute(CrawlBody, 'Crawl one site breadth-first to a depth and page limit', docs.crawl), async (request, reply) => {
     const body = parseBody(CrawlBody, request.body);
     const { formats, schema } = formatsAndSchema(body.formats, body.schema);
     if (body.async) {

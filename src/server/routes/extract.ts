@@ -3,11 +3,12 @@ import { compileSchema, extract } from '../../engine/index.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { openapiRoute } from '../openapi.js';
+import { docs } from '../openapi-responses.js';
 import { ExtractBody } from '../schemas.js';
 import { parseBody } from '../validation.js';
 
 export function extractRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/extract', openapiRoute(ExtractBody, 'Schema-guided JSON from 1–20 URLs, merged'), async (request, reply) => {
+  app.post('/extract', openapiRoute(ExtractBody, 'Schema-guided JSON from 1–20 URLs, merged', docs.extract), async (request, reply) => {
     const body = parseBody(ExtractBody, request.body);
     const schema = compileSchema(body.schema);
     const r = await withCredit(ctx, request, reply, (signal, engine) =>

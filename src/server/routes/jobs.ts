@@ -5,13 +5,13 @@ import { isTrawlError, TrawlError } from '../../errors.js';
 import { jobEvents, progressOf } from '../../jobs/events.js';
 import { jobs as repo, newId, type Job } from '../../store/index.js';
 import type { ServerContext } from '../context.js';
-import { openapiRoute } from '../openapi.js';
+import { docRoute, openapiRoute } from '../openapi.js';
+import { docs } from '../openapi-responses.js';
 import { decodeCursor, encodeCursor, limitOf } from '../paging.js';
 import { BatchScrapeBody } from '../schemas.js';
 import { formatsAndSchema, parseBody } from '../validation.js';
 
 type IdParams = { Params: { id: string } };
-const SECURITY = [{ bearer: [] }];
 const JOB_ID = /^job_[0-9A-Za-z]{20}$/;
 
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
@@ -51,7 +51,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     return j;
   };
 
-  app.post('/batch/scrape', openapiRoute(BatchScrapeBody, 'Scrape up to 10,000 URLs as a job (202); read its pages from GET /v1/jobs/{id}'), async (request, reply) => {
+  app.post('/batch/scrape', openapiRoute(BatchScrapeBody, 'Scrape up to 10,000 URLs as a job (202); read its pages from GET /v1/jobs/{id}', docs.batchScrape), async (request, reply) => {
     const body = parseBody(BatchScrapeBody, request.body);
     const { formats, schema } = formatsAndSchema(body.formats, body.schema);
     if (schema) compileSchema(body.schema!);
@@ -69,7 +69,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     return { status: 'ok', job: presentJob((await repo.getJob(ctx.store.db, accountId, id))!) };
   });
 
-  app.get<IdParams>('/jobs/:id', { schema: { summary: "A job's progress and its pages in completion order (?cursor=&limit= ≤ 100)", security: SECURITY } }, async (request) => {
+  app.get<IdParams>('/jobs/:id', docRoute("A job's progress and its pages in completion order (?cursor=&limit= ≤ 100)", docs.getJob), async (request) => {
     const j = await find(request.auth!.accountId, request.params.id);
     const limit = limitOf(request, 100, 100);
     const cursor = decodeCursor((request.query as Record<string, unknown>).cursor, 1);
@@ -82,7 +82,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     return { status: 'ok', job: presentJob(j), pages: rows.map((r) => JSON.parse(r.page)), next_cursor: more ? encodeCursor([String(last)]) : null };
   });
 
-  app.get('/jobs', { schema: { summary: "The account's jobs, newest first (limit ≤ 100, cursor)", security: SECURITY } }, async (request) => {
+  app.get('/jobs', docRoute("The account's jobs, newest first (limit ≤ 100, cursor)", docs.listJobs), async (request) => {
     const limit = limitOf(request, 50, 100);
     const cursor = decodeCursor((request.query as Record<string, unknown>).cursor, 2);
     const rows = await repo.listJobs(ctx.store.db, request.auth!.accountId, limit + 1, cursor && { createdAt: cursor[0], id: cursor[1] });
@@ -91,7 +91,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     return { status: 'ok', jobs: page.map(presentJob), next_cursor: rows.length > limit && last ? encodeCursor([last.created_at, last.id]) : null };
   });
 
-  app.delete<IdParams>('/jobs/:id', { schema: { summary: 'Cancel a job: no new fetches; pages done are kept', security: SECURITY } }, async (request) => {
+  app.delete<IdParams>('/jobs/:id', docRoute('Cancel a job: no new fetches; pages done are kept', docs.cancelJob), async (request) => {
     const j = await find(request.auth!.accountId, request.params.id);
     const at = ctx.store.now().toISOString();
     await repo.cancelJob(ctx.store.db, j.account_id, j.id, at, jobEvents(at));

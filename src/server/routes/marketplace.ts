@@ -4,11 +4,12 @@ import { isMarketplaceId, marketplaceProduct, MARKETPLACE_IDS, urlBelongsTo } fr
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { openapiRoute } from '../openapi.js';
+import { docs } from '../openapi-responses.js';
 import { MarketplaceBody } from '../schemas.js';
 import { parseBody } from '../validation.js';
 
 export function marketplaceRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/marketplace', openapiRoute(MarketplaceBody, 'Product record from an Amazon, Walmart, eBay, Etsy, Target or Best Buy page'), async (request, reply) => {
+  app.post('/marketplace', openapiRoute(MarketplaceBody, 'Product record from an Amazon, Walmart, eBay, Etsy, Target or Best Buy page', docs.marketplace), async (request, reply) => {
     const body = parseBody(MarketplaceBody, request.body);
     if (!isMarketplaceId(body.marketplace)) throw invalidRequest(`marketplace: "${body.marketplace.slice(0, 40)}" is not a marketplace id; use one of ${MARKETPLACE_IDS.join(', ')}`);
     const url = new URL(body.url);

@@ -4,11 +4,12 @@ import { metaConfig } from '../../config.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { openapiRoute } from '../openapi.js';
+import { docs } from '../openapi-responses.js';
 import { MetaAdsBody } from '../schemas.js';
 import { parseBody } from '../validation.js';
 
 export function metaAdsRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/meta-ads', openapiRoute(MetaAdsBody, "An advertiser's ads from the Facebook/Instagram Ad Library"), async (request, reply) => {
+  app.post('/meta-ads', openapiRoute(MetaAdsBody, "An advertiser's ads from the Facebook/Instagram Ad Library", docs.metaAds), async (request, reply) => {
     const body = parseBody(MetaAdsBody, request.body);
     const r = await withCredit(ctx, request, reply, (signal) =>
       metaAds(

@@ -6,9 +6,10 @@ import { withCredit } from '../plugins/api-scope.js';
 import { ScrapeBody } from '../schemas.js';
 import { formatsAndSchema, parseBody } from '../validation.js';
 import { openapiRoute } from '../openapi.js';
+import { docs } from '../openapi-responses.js';
 
 export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/scrape', openapiRoute(ScrapeBody, 'Scrape one URL to markdown, html, links and schema JSON'), async (request, reply) => {
+  app.post('/scrape', openapiRoute(ScrapeBody, 'Scrape one URL to markdown, html, links and schema JSON', docs.scrape), async (request, reply) => {
     const body = parseBody(ScrapeBody, request.body);
     const { formats, schema } = formatsAndSchema(body.formats, body.schema);
     if (body.wait_for !== undefined && body.render === 'http') {

@@ -4,11 +4,12 @@ import { TrawlError } from '../../errors.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { openapiRoute } from '../openapi.js';
+import { docs } from '../openapi-responses.js';
 import { SearchBody } from '../schemas.js';
 import { parseBody } from '../validation.js';
 
 export function searchRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/search', openapiRoute(SearchBody, 'Live web search, re-ranked, with citations and quotable passages'), async (request, reply) => {
+  app.post('/search', openapiRoute(SearchBody, 'Live web search, re-ranked, with citations and quotable passages', docs.search), async (request, reply) => {
     const body = parseBody(SearchBody, request.body);
     const provider = ctx.engine.searchProvider;
     if (!provider) throw new TrawlError('fetch_failed', `search is not configured on this server: ${ctx.engine.searchProviderError ?? 'no provider'}`);

@@ -8,11 +8,12 @@ import { findMonitor } from '../../monitors/service.js';
 import { webhooks } from '../../store/index.js';
 import type { ServerContext } from '../context.js';
 import { openapiRoute } from '../openapi.js';
+import { docs } from '../openapi-responses.js';
 import { ReplayBody } from '../schemas.js';
 import { parseBody } from '../validation.js';
 
 export function webhookRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/webhooks/replay', openapiRoute(ReplayBody, 'Send again every failed webhook delivery since a time: {"since","monitor_id"?} → {"status":"ok","replayed":n}'), async (request) => {
+  app.post('/webhooks/replay', openapiRoute(ReplayBody, 'Send again every failed webhook delivery since a time: {"since","monitor_id"?} → {"status":"ok","replayed":n}', docs.replayWebhooks), async (request) => {
     const body = parseBody(ReplayBody, request.body);
     const accountId = request.auth!.accountId;
     // Another account's monitor (or no such monitor) is 404, as everywhere.
