@@ -88,7 +88,7 @@ function ebayCards(doc: Document, url: string, decimal: '.' | ','): ListedProduc
 
 function walmartStacks(doc: Document, url: string): ListedProduct[] {
   const data = nextData(doc);
-  const stacks = (data?.props?.pageProps?.initialData?.searchResult?.itemStacks ?? []) as { items?: Record<string, any>[] }[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const stacks = (data?.props?.pageProps?.initialData?.searchResult?.itemStacks ?? []) as { items?: Record<string, any>[] }[]; // eslint-disable-line @typescript-eslint/no-explicit-any -- a site's untyped JSON
   return stacks.flatMap((st) => st.items ?? []).filter((i) => i.usItemId && i.name).map((i) => {
     const price = typeof i.price === 'number' ? i.price : i.priceInfo?.currentPrice?.price ?? null;
     return {
