@@ -1,24 +1,40 @@
 // ESLint flat config: @eslint/js and typescript-eslint's recommended rules. Syntax-only (not
 // type-aware): `tsc -p tsconfig.all.json` already checks types, and this keeps `npm run lint` fast.
 import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-export default tseslint.config(
+export default defineConfig(
   {
     // Build output, installed packages, the Python SDK, data and test fixtures (saved pages, byte-exact).
-    ignores: ['**/dist/', '**/node_modules/', 'sdk/python/', 'data/', 'coverage/', 'test-results/', '.scratch/', 'test/fixtures/'],
+    ignores: [
+      '**/dist/',
+      '**/node_modules/',
+      'sdk/python/',
+      'data/',
+      'coverage/',
+      'test-results/',
+      '.scratch/',
+      'test/fixtures/',
+    ],
   },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  tseslint.configs.recommended,
   {
     languageOptions: { ecmaVersion: 2023, sourceType: 'module', globals: { ...globals.node } },
     rules: {
       // `_name` marks a parameter or binding kept for its position or to leave it out of a rest.
       '@typescript-eslint/no-unused-vars': [
         'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
       ],
     },
   },
