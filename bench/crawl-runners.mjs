@@ -29,7 +29,7 @@ const warmNote = WARM ? ', after warm-up' : '';
  */
 function threadCpu() {
   const out = new Map();
-  let tids = [];
+  let tids;
   try {
     tids = readdirSync('/proc/self/task');
   } catch {

@@ -44,8 +44,13 @@ try {
       const type = r.headers()['content-type'] ?? '';
       const n = (await r.body().catch(() => Buffer.alloc(0))).length;
       const wire = (await r.request().sizes().catch(() => ({ responseBodySize: n }))).responseBodySize;
-      if (type.includes('javascript')) (sizes.js += n), (sizes.jsWire += wire);
-      else if (type.includes('css')) (sizes.css += n), (sizes.cssWire += wire);
+      if (type.includes('javascript')) {
+        sizes.js += n;
+        sizes.jsWire += wire;
+      } else if (type.includes('css')) {
+        sizes.css += n;
+        sizes.cssWire += wire;
+      }
     });
     await page.goto(`${BASE}/`, { waitUntil: 'load' });
     await page.waitForSelector('#chart .uplot');

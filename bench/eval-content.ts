@@ -45,7 +45,7 @@ mkdirSync(peerCache, { recursive: true });
 function peerMarkdown(page: ContentPage): string {
   const file = join(peerCache, createHash('sha256').update(page.url).update('\0').update(page.html).digest('hex').slice(0, 32));
   if (existsSync(file)) return readFileSync(file, 'utf8');
-  let md = '';
+  let md: string;
   try {
     const dom = new JSDOM(page.html, { url: page.url, virtualConsole: quiet });
     const article = new Readability(dom.window.document).parse();

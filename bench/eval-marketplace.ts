@@ -19,6 +19,7 @@ import { halfOf } from './lib/halves.js';
 import { ROOT, serveSavedPages, trawlCli, waitHealthy } from './lib/service.js';
 import { isMarketplaceId, productIdFromUrl } from '../src/engine/marketplace/registry.js';
 import { normaliseCurrency } from '../src/engine/extract/currency.js';
+import type { ExtractResult, MarketplaceResult } from '../sdk/typescript/src/types.js';
 
 const showErrors = process.argv.includes('--errors');
 const errorsOfAll = process.argv[process.argv.indexOf('--errors') + 1] === 'all';
@@ -73,9 +74,12 @@ await trawlCli(['account', 'limits', '--email', 'eval@local', '--rate-limit-ceil
 const { key: apiKey } = JSON.parse(await trawlCli(['keys', 'create', '--email', 'eval@local', '--rate-limit', '100000'], env));
 const server = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), 'serve'], { env, stdio: 'ignore' });
 
-const post = async (path: string, body: unknown) => {
+/** The service's answer: T on success, the contract's error body otherwise. */
+type Answer<T> = { ok: true; status: number; body: T } | { ok: false; status: number; body: { error: string; detail: string } };
+
+const post = async <T>(path: string, body: unknown): Promise<Answer<T>> => {
   const res = await fetch(`http://127.0.0.1:${PORT}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify(body) });
-  return { ok: res.ok, status: res.status, body: (await res.json()) as any };
+  return { ok: res.ok, status: res.status, body: await res.json() } as Answer<T>;
 };
 
 const same = (field: Field, truth: unknown, got: unknown): boolean => {
@@ -104,12 +108,13 @@ try {
   const times: number[] = [];
   for (const c of all) {
     const t0 = performance.now();
-    const m = await post('/v1/marketplace', { marketplace: c.marketplace, url: c.url });
+    const m = await post<MarketplaceResult>('/v1/marketplace', { marketplace: c.marketplace, url: c.url });
     times.push(performance.now() - t0);
-    const e = await post('/v1/extract', { urls: [c.url], schema: { title: 'string', price: 'number', currency: 'string', in_stock: 'boolean', sku: 'string', brand: 'string', rating: 'number', review_count: 'integer' } });
+    const e = await post<ExtractResult>('/v1/extract', { urls: [c.url], schema: { title: 'string', price: 'number', currency: 'string', in_stock: 'boolean', sku: 'string', brand: 'string', rating: 'number', review_count: 'integer' } });
+    const extracted = e.ok ? e.body.results[0] : undefined;
     const answers = {
       marketplace: m.ok ? m.body.product : {},
-      extract: e.ok ? { ...e.body.results?.[0]?.json, id: e.body.results?.[0]?.json?.sku } : {},
+      extract: extracted?.status === 'ok' ? { ...extracted.json, id: extracted.json.sku } : {},
     };
     if (!m.ok && showErrors) console.log(`marketplace ${c.id}: ${m.status} ${JSON.stringify(m.body)}`);
     for (const [who, got] of Object.entries(answers) as ['marketplace' | 'extract', Record<string, unknown>][]) {
@@ -122,7 +127,7 @@ try {
           t.n++;
           if (ok) t.ok++;
         }
-        if (showErrors && !ok && who === 'marketplace' && (errorsOfAll || halfOf(c.id) === 'study')) console.log(`${f.padEnd(12)} ${c.id.padEnd(56)} truth=${JSON.stringify(truth)} got=${JSON.stringify(got?.[f])} from ${m.body?.sources?.[f] ?? '-'}`);
+        if (showErrors && !ok && who === 'marketplace' && (errorsOfAll || halfOf(c.id) === 'study')) console.log(`${f.padEnd(12)} ${c.id.padEnd(56)} truth=${JSON.stringify(truth)} got=${JSON.stringify(got?.[f])} from ${(m.ok ? m.body.sources?.[f] : undefined) ?? '-'}`);
       }
     }
   }

@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../src/config.js';
 import { HttpClient } from '../src/engine/fetch/http.js';
 import { createMonitor } from '../src/monitors/service.js';
 import { accounts, openStore } from '../src/store/index.js';
@@ -47,7 +48,9 @@ async function phase(name: string, withA: boolean, cap: number): Promise<number[
   const dataDir = mkdtempSync(join(tmpdir(), 'trawl-bench-fairness-'));
   let store = await openStore({ dataDir });
   const http = new HttpClient({ allowPrivateNetwork: true });
-  const ctx = { store, engine: { http }, config: { minIntervalSeconds: 1 } };
+  const env = { PORT: '0', TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', TRAWL_MIN_INTERVAL_SECONDS: '1', LOG_LEVEL: process.env.DBG ? 'info' : 'error', DATABASE_URL: '', REDIS_URL: '', TRAWL_ACCOUNT_CONCURRENCY: String(cap) };
+  // Held to the limits of the service launched below (its environment, its defaults).
+  const ctx = { store, engine: { http }, config: loadConfig({ ...process.env, ...env }) };
   const b = await accounts.createAccount(store.db, { email: 'b@local', credits: 1_000_000 });
   for (let i = 0; i < B_MONITORS; i++) await createMonitor(ctx, b.id, { url: `${FAST}?m=${i}`, interval: '2s', watch: ['price'], webhook: HOOK, schema: { price: 'number' } });
   if (withA) {
@@ -56,7 +59,7 @@ async function phase(name: string, withA: boolean, cap: number): Promise<number[
   }
   await http.close();
   await store.close(); // the service owns the file while it runs
-  const child = await launch({ PORT: '0', TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', TRAWL_MIN_INTERVAL_SECONDS: '1', LOG_LEVEL: process.env.DBG ? 'info' : 'error', DATABASE_URL: '', REDIS_URL: '', TRAWL_ACCOUNT_CONCURRENCY: String(cap) });
+  const child = await launch(env);
   const t0 = Date.now();
   await new Promise((r) => setTimeout(r, SECONDS * 1000));
   child.kill('SIGTERM');

@@ -37,7 +37,7 @@ const NINE_MB = (() => {
 })();
 
 const pages = new Map<string, string>([['/normal', NORMAL], ['/nine-mb', NINE_MB]]);
-Object.entries(HOSTILE).forEach(([name, make], i) => pages.set(`/hostile/${i}`, make()));
+Object.values(HOSTILE).forEach((make, i) => pages.set(`/hostile/${i}`, make()));
 const site = createServer((req, res) => {
   const body = pages.get(req.url ?? '');
   if (!body) return void res.writeHead(404).end();

@@ -23,6 +23,7 @@ import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import type { Job } from '../sdk/typescript/src/types.js';
 import { ROOT, trawlCli, waitHealthy } from './lib/service.js';
 
 const MODES = (process.env.BENCH_MODES ?? 'map,crawl').split(',');
@@ -145,7 +146,7 @@ async function benchCrawl() {
   const procs = [await launch(['serve'], soEnv), await launch(['worker'], soEnv), await launch(['worker'], soEnv)];
   const api = JSON.parse(procs[0].line).url as string;
   const call = async (method: string, path: string, body?: unknown) =>
-    (await (await fetch(`${api}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${soKey}` }, body: body ? JSON.stringify(body) : undefined })).json()) as any;
+    (await (await fetch(`${api}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${soKey}` }, body: body ? JSON.stringify(body) : undefined })).json()) as { job: Job };
   const waitJob = async (id: string, at1000?: (pids: number[]) => void) => {
     let sampled = false;
     for (;;) {

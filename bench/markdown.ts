@@ -10,6 +10,9 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { allContentPages } from './lib/fixtures.js';
 
+/** A compiled module (npm run bench:markdown builds first), typed by its source. */
+const compiled = <T>(path: string): Promise<T> => import(new URL(`../dist/${path}`, import.meta.url).href);
+
 type Result = { name: string; pages: number; bytes: number; ms: number; maxRssMb: number; outChars: number };
 
 async function runPipeline(name: string): Promise<Result> {
@@ -17,13 +20,13 @@ async function runPipeline(name: string): Promise<Result> {
   let convert: (html: string, url: string) => string;
   if (name === 'trawl') {
     // The compiled pipeline, as the service runs it (npm run bench:markdown builds first).
-    const { processHtml } = await import('../dist/engine/document/index.js');
+    const { processHtml } = await compiled<typeof import('../src/engine/document/index.js')>('engine/document/index.js');
     convert = (html, url) => processHtml(html, { url }).markdown ?? '';
   } else {
     const { JSDOM, VirtualConsole } = await import('jsdom');
     const { Readability } = await import('@mozilla/readability');
     const { default: TurndownService } = await import('turndown');
-    const { gfm } = (await import('@joplin/turndown-plugin-gfm')) as unknown as { gfm: TurndownService.Plugin };
+    const { gfm } = await import('@joplin/turndown-plugin-gfm');
     const td = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced' });
     td.use(gfm);
     const vc = new VirtualConsole();
@@ -55,7 +58,7 @@ async function runPipeline(name: string): Promise<Result> {
 }
 
 async function runPooled(pages: ReturnType<typeof allContentPages>, bytes: number): Promise<Result> {
-  const { DocumentPool } = await import('../dist/engine/document/pool.js');
+  const { DocumentPool } = await compiled<typeof import('../src/engine/document/pool.js')>('engine/document/pool.js');
   const pool = new DocumentPool({ size: 1 });
   // As a service started before its requests: the worker has loaded and warmed up.
   await pool.process('<p>ready</p>', { url: 'https://example.com/' });

@@ -19,6 +19,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import { loadConfig } from '../src/config.js';
 import { HttpClient } from '../src/engine/fetch/http.js';
 import { createMonitor } from '../src/monitors/service.js';
 import { accounts, openStore } from '../src/store/index.js';
@@ -99,7 +100,8 @@ async function runMode(mode: string): Promise<void> {
   for (let a = 0; a < ACCOUNTS; a++) accs.push(await accounts.createAccount(store.db, { email: `bench${a}@local`, credits: 100_000_000 }));
   const http = new HttpClient({ allowPrivateNetwork: true });
   const created = Date.now();
-  const ctx = { store, engine: { http }, config: { minIntervalSeconds: 1 } };
+  // Held to the limits of the service launched below (its environment, its defaults).
+  const ctx = { store, engine: { http }, config: loadConfig({ ...process.env, ...env }) };
   for (let i = 0; i < MONITORS; i++) {
     await createMonitor(ctx, accs[i % accs.length].id, { url: `${SITE}?m=${i}`, interval: INTERVAL, watch: ['price', 'title'], webhook: HOOK, schema: { price: 'number' } });
   }

@@ -17,10 +17,11 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import pg from 'pg';
 import { prune, type PruneStats } from '../src/monitors/retention.js';
 import { accounts, monitors, newId, openStore, retention, sha256Hex, snapshots, type Store } from '../src/store/index.js';
+import type { MonitorRunsTable } from '../src/store/tables.js';
 
 const MONITORS = Number(process.env.BENCH_MONITORS ?? 5);
 const DAYS = Number(process.env.BENCH_DAYS ?? 30);
@@ -72,7 +73,7 @@ interface Sim {
 async function simulateHour(sim: Sim, hour: number, withSnapshots: boolean): Promise<void> {
   const { store, accountId, monitorIds } = sim;
   await store.db.transaction().execute(async (trx) => {
-    const runs: Parameters<ReturnType<typeof trx.insertInto<'monitor_runs'>>['values']>[0][] = [];
+    const runs: Insertable<MonitorRunsTable>[] = [];
     const usageRows: { account_id: string; key_id: null; endpoint: string; status: number; credits: number; duration_ms: number; request_id: string; created_at: string }[] = [];
     const events: { id: string; monitor_id: string; account_id: string; run_id: string; body: string; created_at: string }[] = [];
     const firstOfVersion: { runId: string; values: Record<string, unknown>; changes: Record<string, { from: unknown; to: unknown }> | null; at: Date }[] = [];

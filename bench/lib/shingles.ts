@@ -76,7 +76,7 @@ export function markdownToPlain(md: string): string {
     .replace(/^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+/gm, '')
     .replace(/\|/g, ' ')
     .replace(/\*\*|__|~~|`/g, '')
-    .replace(/(^|[\s(\["'])[*_](?=\S)/g, '$1')
+    .replace(/(^|[\s(["'])[*_](?=\S)/g, '$1')
     .replace(/(\S)[*_](?=$|[\s)\]"'.,;:!?])/gm, '$1')
     .replace(HIDDEN, (c) => String.fromCharCode(c.charCodeAt(0) - 0xe000))
     .replace(/\s+/g, ' ')

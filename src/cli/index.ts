@@ -242,7 +242,7 @@ program
   .option('--no-wait', 'with --async: print the job id and return')
   .action(async (url: string, o: { maxDepth: number; limit: number; include?: string[]; exclude?: string[]; subdomains?: boolean; ignoreRobots?: boolean; sitemap: boolean; format: Format; timeoutMs: number; async?: boolean; wait: boolean }) => {
     if (o.async) {
-      const job = (await api('POST', '/v1/crawl', { url, async: true, max_depth: o.maxDepth, limit: o.limit, include_paths: o.include, exclude_paths: o.exclude, allow_subdomains: o.subdomains, respect_robots: !o.ignoreRobots, use_sitemap: o.sitemap, formats: [o.format] })).job;
+      const job = (await api<{ job: RemoteJob }>('POST', '/v1/crawl', { url, async: true, max_depth: o.maxDepth, limit: o.limit, include_paths: o.include, exclude_paths: o.exclude, allow_subdomains: o.subdomains, respect_robots: !o.ignoreRobots, use_sitemap: o.sitemap, formats: [o.format] })).job;
       if (!o.wait) return print({ status: 'ok', job }, job.job_id);
       if (!json()) process.stderr.write(`job ${job.job_id}\n`);
       const ended = await followProgress(job.job_id, o.limit);
@@ -285,7 +285,7 @@ jobsCmd
   .action(async (id: string, o: { follow?: boolean }) => {
     let cursor: string | null | undefined;
     for (;;) {
-      const r = await api('GET', `/v1/jobs/${encodeURIComponent(id)}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const r = await api<{ pages: unknown[]; next_cursor: string | null }>('GET', `/v1/jobs/${encodeURIComponent(id)}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
       for (const page of r.pages) process.stdout.write(`${JSON.stringify(page)}\n`);
       if (!r.next_cursor) return; // the job ended and every page was read
       if (!r.pages.length) {
@@ -321,25 +321,35 @@ program
     process.once('SIGTERM', stop);
   });
 
+/** The fields of a job's answer (docs/API.md) that the CLI reads. */
+interface RemoteJob {
+  job_id: string;
+  state: string;
+  progress: { done: number; failed: number; queued: number };
+}
+
 /** A call to the Trawl server named by TRAWL_API_URL with TRAWL_API_KEY; its error answer becomes the CLI's error. */
-async function api(method: string, path: string, body?: unknown): Promise<any> {
+async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const base = process.env.TRAWL_API_URL;
   const key = process.env.TRAWL_API_KEY;
   if (!base || !key) throw new TrawlError('invalid_request', 'set TRAWL_API_URL (e.g. http://127.0.0.1:3000) and TRAWL_API_KEY to talk to a Trawl server');
   const res = await fetch(new URL(path, base), { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined }).catch((e: Error) => {
     throw new TrawlError('fetch_failed', `could not reach ${base}: ${e.message}`);
   });
-  const answer = (await res.json().catch(() => ({}))) as any;
-  if (!res.ok) throw new TrawlError(typeof answer.error === 'string' && answer.error in ERROR_CATALOGUE ? (answer.error as ErrorCode) : 'fetch_failed', answer.detail ?? `${base} answered HTTP ${res.status}`);
-  return answer;
+  const answer = await res.json().catch(() => ({}));
+  if (!res.ok) {
+    const { error, detail } = answer as { error?: unknown; detail?: string };
+    throw new TrawlError(typeof error === 'string' && error in ERROR_CATALOGUE ? (error as ErrorCode) : 'fetch_failed', detail ?? `${base} answered HTTP ${res.status}`);
+  }
+  return answer as T;
 }
 
 /** Polls a job with a progress bar (on a terminal) until it ends; returns it. */
-async function followProgress(id: string, limit: number): Promise<any> {
+async function followProgress(id: string, limit: number): Promise<RemoteJob> {
   const bar = progressBar();
   try {
     for (;;) {
-      const { job } = await api('GET', `/v1/jobs/${id}?limit=1`);
+      const { job } = await api<{ job: RemoteJob }>('GET', `/v1/jobs/${id}?limit=1`);
       bar.update(job.progress.done + job.progress.failed, job.progress.queued, limit);
       if (!['queued', 'running'].includes(job.state)) return job;
       await new Promise((r) => setTimeout(r, 500));

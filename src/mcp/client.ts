@@ -49,15 +49,15 @@ export class TrawlApi {
     this.#userAgent = o.userAgent ?? 'trawl-mcp';
   }
 
-  get<T = any>(path: string, signal?: AbortSignal): Promise<T> {
+  get<T = unknown>(path: string, signal?: AbortSignal): Promise<T> {
     return this.request<T>('GET', path, undefined, signal);
   }
 
-  post<T = any>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
+  post<T = unknown>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
     return this.request<T>('POST', path, body, signal);
   }
 
-  delete<T = any>(path: string, signal?: AbortSignal): Promise<T> {
+  delete<T = unknown>(path: string, signal?: AbortSignal): Promise<T> {
     return this.request<T>('DELETE', path, undefined, signal);
   }
 
@@ -83,7 +83,7 @@ export class TrawlApi {
       throw new ApiError(502, { error: 'fetch_failed', detail: `could not reach the Trawl server at ${this.#base}: ${causeOf(e)}; check TRAWL_API_URL and that the server runs` });
     }
     const text = await res.text().catch(() => '');
-    let answer: any;
+    let answer: { error?: unknown; detail?: unknown; retry_after?: unknown } | undefined;
     try {
       answer = text ? JSON.parse(text) : {};
     } catch {

@@ -103,7 +103,7 @@ export async function createMonitor(ctx: MonitorContext, accountId: string, raw:
   const body = parseBody(CreateMonitorBody, raw);
   const intervalSeconds = parseInterval(body.interval, ctx.config.minIntervalSeconds);
   const url = new URL(body.url);
-  let marketplace: string | null = null;
+  let marketplace: string | null;
   if (body.marketplace !== undefined) {
     if (!isMarketplaceId(body.marketplace)) throw invalidRequest(`marketplace: "${body.marketplace.slice(0, 40)}" is not a marketplace id; use one of ${MARKETPLACE_IDS.join(', ')}`);
     if (!urlBelongsTo(url, body.marketplace)) throw invalidRequest(`url: ${url.hostname} is not a page of marketplace ${body.marketplace}`);

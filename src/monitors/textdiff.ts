@@ -44,8 +44,11 @@ function edits(a: string[], b: string[]): Op[] {
     let i = 0;
     let j = 0;
     while (i < x.length && j < y.length) {
-      if (x[i] === y[j]) (ops.push([' ', x[i]]), i++, j++);
-      else if (lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) ops.push(['-', x[i++]]);
+      if (x[i] === y[j]) {
+        ops.push([' ', x[i]]);
+        i++;
+        j++;
+      } else if (lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) ops.push(['-', x[i++]]);
       else ops.push(['+', y[j++]]);
     }
     while (i < x.length) ops.push(['-', x[i++]]);

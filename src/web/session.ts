@@ -80,7 +80,9 @@ export function safeNext(next: unknown): string {
   } catch {
     return '/';
   }
+  // eslint-disable-next-line no-control-regex -- control characters (and spaces) are what these refuse
   if (!/^\/(?![/\\])/.test(next) || /[\\\x00-\x20\x7f]/.test(next)) return '/';
+  // eslint-disable-next-line no-control-regex -- as above, once decoded
   if (!/^\/(?![/\\])/.test(decoded) || /[\\\x00-\x1f\x7f]/.test(decoded)) return '/';
   const base = 'http://trawl.invalid';
   const u = new URL(next, base);

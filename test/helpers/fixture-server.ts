@@ -2,7 +2,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+/** What it returns is only awaited, so a one-liner may return `res.end(...)`'s response. */
+export type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
 export interface FixtureServer {
   url: string;

@@ -13,7 +13,7 @@ const PAGE = '<html><head><title>Slow page</title></head><body><main><h1>Slow pa
 describe.each(DIALECTS)('deleting a monitor during its run (%s)', (dialect) => {
   let svc: TestService;
   let site: FixtureServer;
-  let held: ServerResponse[] = [];
+  const held: ServerResponse[] = [];
   let arrived: () => void = () => undefined;
 
   beforeAll(async () => {

@@ -19,7 +19,7 @@ describe('scheduler start-up sweep', () => {
     const acc = await accounts.createAccount(store.db, { email: 'sweep@test.local', credits: 10 });
     const now = new Date();
     const iso = now.toISOString();
-    const row = (id: string) => ({ id, account_id: acc.id, url: 'http://example.test/', interval: '1h', interval_seconds: 3600, watch: '["title"]', webhook: 'http://example.test/hook', marketplace: null, schema: null, conditions: null, state: 'active' as const, health: 'healthy' as const, consecutive_failures: 0, last_values: null, last_success_at: null, last_run_at: null, created_at: iso, updated_at: iso });
+    const row = (id: string) => ({ id, account_id: acc.id, url: 'http://example.test/', interval: '1h', interval_seconds: 3600, watch: '["title"]', webhook: 'http://example.test/hook', marketplace: null, schema: null, conditions: null, state: 'active' as const, health: 'ok' as const, consecutive_failures: 0, last_values: null, last_success_at: null, last_run_at: null, created_at: iso, updated_at: iso });
     await monitors.insertMonitor(store.db, { ...row('mon_due'), next_run_at: new Date(now.getTime() - 1000).toISOString() });
     await monitors.insertMonitor(store.db, { ...row('mon_orphan'), next_run_at: new Date(now.getTime() + 3_600_000).toISOString() });
     // A previous process had this run in hand (running, lease not yet expired) when it died.

@@ -123,7 +123,6 @@ describe.each(DIALECTS)('webhook store rules on %s', (dialect) => {
     expect(down.error).toBeUndefined();
     const old = `whsec_${randomBase62(40)}`;
     const now = new Date().toISOString();
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const raw = store.db as any;
     await raw.insertInto('accounts').values({ id: `acc_old_${dialect}`, email: `old-${dialect}@test.local`, password_hash: null, credits: 0, signing_secret: old, created_at: now }).execute();
     const current = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;

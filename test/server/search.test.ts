@@ -101,7 +101,8 @@ describe('POST /v1/search', () => {
   });
 
   it('answers 502 fetch_failed without charge when the provider is down or malformed', async () => {
-    for (const env of [{ SEARXNG_URL: 'http://127.0.0.1:1/' }, { SEARXNG_URL: `${providers.url}/bad` }, { BRAVE_API_KEY: 'wrong', BRAVE_API_URL: `${providers.url}/brave` }]) {
+    const envs: Record<string, string>[] = [{ SEARXNG_URL: 'http://127.0.0.1:1/' }, { SEARXNG_URL: `${providers.url}/bad` }, { BRAVE_API_KEY: 'wrong', BRAVE_API_URL: `${providers.url}/brave` }];
+    for (const env of envs) {
       const svc = await service(env);
       const { key, accountId } = await svc.newKey(2);
       const res = await svc.post('/v1/search', { query: 'tides' }, key);

@@ -20,7 +20,7 @@ describe('MemoryTokenBuckets', () => {
     expect(b.take('other', 6)).toMatchObject({ allowed: true, remaining: 5 });
   });
   it('rounds retry_after up to whole seconds, never below 1', () => {
-    let now = 0;
+    const now = 0;
     const b = new MemoryTokenBuckets(() => now);
     b.take('k', 600);
     for (let i = 0; i < 599; i++) b.take('k', 600);

@@ -83,7 +83,8 @@ describe('dashboard hardening', () => {
   it('refuses a login or sign-up form sent from another site (login CSRF)', async () => {
     await account('csrf@example.com', 'longenough1', '127.0.0.4');
     const creds = { email: 'csrf@example.com', password: 'longenough1' };
-    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, { referer: 'https://evil.example/login' }, { origin: 'not a url' }]) {
+    const foreign: Record<string, string>[] = [{ origin: 'https://evil.example' }, { origin: 'null' }, { referer: 'https://evil.example/login' }, { origin: 'not a url' }];
+    for (const headers of foreign) {
       for (const path of ['/login', '/signup']) {
         const r = await req('POST', path, { ...form(path === '/login' ? creds : { email: 'new-csrf@example.com', password: 'longenough1' }, headers), from: '127.0.0.4' });
         expect({ path, headers, status: r.status }).toEqual({ path, headers, status: 403 });
@@ -93,7 +94,8 @@ describe('dashboard hardening', () => {
     expect(await svc.store.db.selectFrom('accounts').select('id').where('email', '=', 'new-csrf@example.com').executeTakeFirst()).toBeUndefined();
     // This site's own Origin or Referer, or neither (curl), is accepted.
     const host = new URL(svc.url).host;
-    for (const headers of [{ origin: `http://${host}` }, { referer: `http://${host}/login` }, {}]) {
+    const own: Record<string, string>[] = [{ origin: `http://${host}` }, { referer: `http://${host}/login` }, {}];
+    for (const headers of own) {
       expect((await req('POST', '/login', { ...form(creds, headers), from: '127.0.0.4' })).status).toBe(303);
     }
   }, 60_000);

@@ -115,7 +115,6 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
   const pages: (CrawledPage & { path: number[] })[] = [];
   const errors: CrawlResult['errors'] = [];
   let inflight = 0;
-  let truncated = false;
 
   const robotsByOrigin = new Map<string, Promise<RobotsRules>>();
   const robotsFor = (origin: string) => {
@@ -283,7 +282,7 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
   } finally {
     clearTimeout(timer);
   }
-  truncated = budget.signal.aborted || Date.now() >= deadline - 20 || (pages.length >= o.limit && queue.length > 0);
+  const truncated = budget.signal.aborted || Date.now() >= deadline - 20 || (pages.length >= o.limit && queue.length > 0);
   if (options.signal?.aborted) throw new TrawlError('fetch_failed', 'the crawl was cancelled');
   pages.sort((a, b) => a.depth - b.depth || comparePaths(a.path, b.path));
   return { pages: pages.map(({ path: _path, ...p }) => p), total: pages.length, truncated, errors };

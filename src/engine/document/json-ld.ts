@@ -24,6 +24,7 @@ export function parseLenient(text: string): unknown {
     return JSON.parse(t);
   } catch {
     try {
+      // eslint-disable-next-line no-control-regex -- raw control characters are what breaks such JSON
       return JSON.parse(t.replace(/,\s*([}\]])/g, '$1').replace(/[\u0000-\u001f]+/g, ' '));
     } catch {
       return undefined;

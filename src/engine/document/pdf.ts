@@ -3,7 +3,7 @@ export async function pdfToMarkdown(bytes: Buffer): Promise<{ markdown: string; 
   const { extractText, getDocumentProxy, getMeta } = await import('unpdf');
   const doc = await getDocumentProxy(new Uint8Array(bytes));
   const { text } = await extractText(doc, { mergePages: false });
-  let title: string | null = null;
+  let title: string | null;
   try {
     const meta = await getMeta(doc);
     const t = (meta.info as Record<string, unknown> | undefined)?.Title;

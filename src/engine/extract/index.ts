@@ -277,7 +277,7 @@ const STOCK_NAMES = /stock|avail|inventory|lager|dispon|sold-?out|soldout/i;
 const STOCK_COUNT = /(?:^|[^\p{L}\d])(?:(?:only )?(\d{1,6})\s*(?:(?:items?|pcs\.?|units?|st(?:ück|k)\.?|szt\.?|unidades|unités?|pezzi)\s*)?(?:left|in stock|available|auf lager|vorrätig|disponibles?|disponibili|en stock|na stanie|dostępn[ey]ch|op voorraad|på lager|i lager|в наличии)|(?:in stock|stock|lagerbestand|auf lager|na stanie|disponibles?|en stock|available|в наличии|在庫|库存|庫存)\s*[:：]?\s*(\d{1,6})(?!\s*(?:days?|tage?|dni|días|jours|h\b|hours?)))(?:$|[^\p{L}\d])/iu;
 
 /** A quantity field of a buy form (qty, quantity, Menge, cantidad …). */
-const QUANTITY_NAMES = /^(?:qty|quantity|quant|amount|menge|anzahl|cantidad|quantit[àée]|ilo[sś][cć]|aantal|antal|m[aä]ngd|mno[zž]stvo|koli[cč]ina|количество|数量|수량)(?:$|[\[_-])/i;
+const QUANTITY_NAMES = /^(?:qty|quantity|quant|amount|menge|anzahl|cantidad|quantit[àée]|ilo[sś][cć]|aantal|antal|m[aä]ngd|mno[zž]stvo|koli[cč]ina|количество|数量|수량)(?:$|[[_-])/i;
 
 /** Boxes of other products (related, recommended, bought together …): their buy buttons are theirs. */
 const OTHER_PRODUCTS = /related|recommend|similar|upsell|cross-?sell|carousel|also|bought|together|viewed|suggest|sponsor|slider/i;

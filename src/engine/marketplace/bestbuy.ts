@@ -13,7 +13,7 @@ import { balancedJson } from '../extract/sources/app-state.js';
 import { all, attr, first, parsePrice, text } from './dom-helpers.js';
 import type { Found, ReaderContext } from './product.js';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a site's untyped JSON
 
 /** The JSON object assigned after `marker` in the page's scripts (`window.__INITIAL_STATE__ = {…}`). */
 function stateAfter(doc: Document, marker: string): Json | undefined {

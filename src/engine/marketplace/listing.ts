@@ -15,6 +15,8 @@ import { all, attr, first, hasClass, parsePrice, text } from './dom-helpers.js';
 import { availabilityOf } from './product.js';
 import { marketplaceName, productIdFromUrl, regionOf } from './registry.js';
 
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a site's untyped JSON
+
 export interface ListedProduct {
   id: string | null;
   url: string | null;
@@ -88,7 +90,7 @@ function ebayCards(doc: Document, url: string, decimal: '.' | ','): ListedProduc
 
 function walmartStacks(doc: Document, url: string): ListedProduct[] {
   const data = nextData(doc);
-  const stacks = (data?.props?.pageProps?.initialData?.searchResult?.itemStacks ?? []) as { items?: Record<string, any>[] }[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const stacks = (data?.props?.pageProps?.initialData?.searchResult?.itemStacks ?? []) as { items?: Json[] }[];
   return stacks.flatMap((st) => st.items ?? []).filter((i) => i.usItemId && i.name).map((i) => {
     const price = typeof i.price === 'number' ? i.price : i.priceInfo?.currentPrice?.price ?? null;
     return {

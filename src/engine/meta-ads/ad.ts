@@ -24,7 +24,7 @@ export interface Ad {
   impressions?: { lower: number | null; upper: number | null };
 }
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a site's untyped JSON
 
 const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
 const epoch = (v: unknown) => (typeof v === 'number' && v > 0 ? new Date(v * 1000).toISOString() : null);

@@ -49,7 +49,7 @@ const RATE_LIMIT_CODES = new Set([1675004, 4, 17, 32, 613]);
 const GRAPH_VERSION = 'v21.0';
 const GRAPH_FIELDS = 'id,ad_snapshot_url,ad_creation_time,ad_delivery_start_time,ad_delivery_stop_time,ad_creative_bodies,ad_creative_link_titles,ad_creative_link_captions,ad_creative_link_descriptions,publisher_platforms,page_id,page_name,spend,impressions,currency';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a site's untyped JSON
 
 class Budget {
   readonly deadline: number;
@@ -129,7 +129,7 @@ async function searchLibraryForPage(get: (url: string) => Promise<HttpResponse>,
   const conn = at < 0 ? undefined : connectionOf(objectAt(html, html.lastIndexOf('{', at)));
   for (const r of conn?.results ?? []) {
     const profile = r.snapshot?.page_profile_uri;
-    let path = '';
+    let path: string;
     try {
       path = typeof profile === 'string' ? new URL(profile).pathname : '';
     } catch {

@@ -2,7 +2,7 @@
  * /v1/monitors (contract section 4) and the endpoints beyond it: history, runs, redeliver.
  * None of these costs a credit; each monitor run does (the runner charges it).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { invalidRequest, notFound } from '../../errors.js';
 import { redeliver } from '../../monitors/deliver.js';
 import { runNow } from '../../monitors/runner.js';

@@ -95,7 +95,7 @@ describe('markdown conversion', () => {
     const out = md(`<div class="body"><h1>Evolve</h1><p>${LONG}</p>${section('sharing-with-a-single-developer', 'Sharing with a single developer')}${section('publishing-and-non-publishing-repositories', 'Publishing repositories')}</div><div id="share-bar"><p>${LONG}</p><a href="/x">Share</a></div>`, { onlyMainContent: true });
     expect(out).toContain('## Sharing with a single developer');
     expect(out).toContain('## Publishing repositories');
-    expect(out.match(/counted as real reading text/g)?.length).toBe(5);
+    expect(out?.match(/counted as real reading text/g)?.length).toBe(5);
   });
 
   it('keeps wiki headings and drops their [edit] links', () => {

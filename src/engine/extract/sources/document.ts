@@ -99,7 +99,7 @@ export function trimSiteName(title: string, url: string, siteName?: string): str
 function isLogoHeading(el: Element, baseUrl: string): boolean {
   const link = findFirst(el, (n) => n.name === 'a');
   if (!link) return false;
-  let home = false;
+  let home: boolean;
   try {
     const u = new URL(link.attribs.href ?? '', baseUrl);
     home = u.pathname === '/' && !u.search && u.origin === new URL(baseUrl).origin;

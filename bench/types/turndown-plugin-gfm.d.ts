@@ -1,0 +1,8 @@
+/** @joplin/turndown-plugin-gfm ships no types; bench/markdown.ts uses its combined plugin. */
+declare module '@joplin/turndown-plugin-gfm' {
+  import type TurndownService from 'turndown';
+  export const gfm: TurndownService.Plugin;
+  export const tables: TurndownService.Plugin;
+  export const strikethrough: TurndownService.Plugin;
+  export const taskListItems: TurndownService.Plugin;
+}
