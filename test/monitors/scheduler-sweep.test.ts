@@ -26,7 +26,7 @@ describe('scheduler start-up sweep', () => {
     await store.db.insertInto('monitor_runs').values({ id: 'run_orphan', monitor_id: 'mon_orphan', account_id: acc.id, trigger: 'schedule', status: 'running', credits: 1, due_at: iso, started_at: iso, finished_at: null, lease_until: new Date(now.getTime() + 600_000).toISOString(), status_code: null, values: null, changes: null, event_id: null, error: null }).execute();
 
     const added: string[] = [];
-    const queue: WorkQueue = { kind: 'embedded', addRuns: async (ids) => void added.push(...ids), addDeliveries: async () => undefined, runCapacity: async () => 64, consume: () => undefined, close: async () => undefined };
+    const queue: WorkQueue = { kind: 'embedded', addRuns: async (ids) => void added.push(...ids), addDeliveries: async () => undefined, runCapacity: async () => 64, depth: async () => [], consume: () => undefined, close: async () => undefined };
     const engine = createEngine({ allowPrivateNetwork: false, resolve: [], proxyUrls: [] });
     const scheduler = new MonitorScheduler({ store, engine, queue, retryBaseMs: 1000, maxAttempts: 3, soleProcess: true, accountCap: 8, redact: (s) => s });
     try {

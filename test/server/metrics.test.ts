@@ -160,7 +160,7 @@ describe('/metrics', () => {
     const token = 'metrics-token-Zq81kLm3';
     const guarded = await startTestService('sqlite', { TRAWL_METRICS_TOKEN: token });
     try {
-      for (const headers of [{}, { authorization: 'Bearer wrong-token-value' }, { authorization: token }]) {
+      for (const headers of [{}, { authorization: 'Bearer wrong-token-value' }, { authorization: token }] as Record<string, string>[]) {
         const res = await fetch(`${guarded.url}/metrics`, { headers });
         expect(res.status).toBe(401);
         expect(await res.json()).toEqual({ error: 'unauthorized' });
