@@ -169,6 +169,23 @@ class RateLimitRetryTest(StubTestCase):
         self.assertEqual(len(self.stub.requests), 3)
 
 
+class RedirectTest(StubTestCase):
+    def test_a_redirect_to_another_origin_does_not_carry_the_key(self) -> None:
+        elsewhere = LocalServer(lambda r: (200, {'Content-Type': 'application/json'}, b'{"account_id":"acc_x","credits":1}'))
+        try:
+            self.stub.reply(302, b'', {'Location': elsewhere.url + '/v1/account'})
+            self.assertEqual(self.client.account()['account_id'], 'acc_x')
+            (hop,) = elsewhere.requests
+            self.assertNotIn('authorization', hop.headers)
+            # Within the service's own origin the key goes along (a path moved, a trailing slash).
+            self.stub.reply(301, b'', {'Location': self.stub.url + '/v1/account/'})
+            self.stub.reply(200, {'account_id': 'acc_1', 'email': 'a@b.c', 'credits': 3})
+            self.assertEqual(self.client.account()['credits'], 3)
+            self.assertEqual(self.stub.requests[-1].headers.get('authorization'), f'Bearer {KEY}')
+        finally:
+            elsewhere.close()
+
+
 class GatewayRetryTest(StubTestCase):
     def test_get_backs_off_exponentially_on_502_and_504(self) -> None:
         self.stub.reply(502, {'error': 'fetch_failed', 'detail': 'upstream'})

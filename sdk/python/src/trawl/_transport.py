@@ -47,6 +47,21 @@ def retry_after_header(value: Optional[str], now: Optional[float] = None) -> Opt
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
+class _KeyStaysHome(urllib.request.HTTPRedirectHandler):
+    """Follows redirects as urllib does, but a hop to another origin (scheme, host or port) goes
+    without the key: urllib would copy every header to wherever a redirect points, handing the
+    key to any host a proxy or a compromised service names. Browsers' fetch does the same."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None and _origin(newurl) != _origin(req.full_url):
+            new.remove_header('Authorization')
+        return new
+
+
+_opener = urllib.request.build_opener(_KeyStaysHome)
+
+
 class Transport:
     """Sends requests to ``{base_url}/v1`` with the key, and applies the retry policy."""
 
@@ -138,7 +153,7 @@ class Transport:
             headers['Content-Type'] = 'application/json'
         req = urllib.request.Request(url, data=data, method=method, headers=headers)
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as res:
+            with _opener.open(req, timeout=timeout) as res:
                 return res.status, res.headers, res.read()
         except urllib.error.HTTPError as e:
             # A non-2xx answer: its body is the API's error.
@@ -160,7 +175,7 @@ class Transport:
 
 def _origin(url: str) -> str:
     u = urllib.parse.urlsplit(url)
-    return f'{u.scheme}://{u.netloc}'
+    return f'{u.scheme}://{u.netloc}'.lower()
 
 
 def _parse_ok(raw: bytes, status: int, headers: http.client.HTTPMessage) -> JSON:
