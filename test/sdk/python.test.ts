@@ -59,8 +59,9 @@ function npmSignedCases() {
     { name: 'rotated: verified with either secret', body, headers: std(now, `${wh.sign(id, now, body)} ${wo.sign(id, now, body)}`), valid: true, secrets: [other] },
     { name: 'signed with another secret', body, headers: std(now, wo.sign(id, now, body)), valid: false, error: 'invalid_signature' },
     { name: 'tampered body', body: body.replace('nouveau', 'ancien'), headers: fresh, valid: false, error: 'invalid_signature' },
-    { name: 'seed X-Service-Signature', body, headers: { 'X-Service-Signature': `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}` }, valid: true },
-    { name: 'seed with another secret', body, headers: { 'X-Service-Signature': `sha256=${createHmac('sha256', other).update(body, 'utf8').digest('hex')}` }, valid: false, error: 'invalid_signature' },
+    { name: 'seed X-Service-Signature, accepted when asked', body, headers: { 'X-Service-Signature': `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}` }, valid: true, allow_seed: true },
+    { name: 'seed X-Service-Signature alone, by default', body, headers: { 'X-Service-Signature': `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}` }, valid: false, error: 'missing_signature' },
+    { name: 'seed with another secret', body, headers: { 'X-Service-Signature': `sha256=${createHmac('sha256', other).update(body, 'utf8').digest('hex')}` }, valid: false, error: 'invalid_signature', allow_seed: true },
   ];
   return { secret, cases };
 }

@@ -113,7 +113,7 @@ class StandardWebhooksTest(unittest.TestCase):
 class SeedSignatureTest(unittest.TestCase):
     def test_x_service_signature_is_hmac_of_the_body_keyed_with_the_secret_string(self) -> None:
         seed = 'sha256=' + hmac.new(SECRET.encode(), BODY, hashlib.sha256).hexdigest()
-        self.assertEqual(verify_webhook(BODY, {'X-Service-Signature': seed}, SECRET)['id'], 'evt_1')
+        self.assertEqual(verify_webhook(BODY, {'X-Service-Signature': seed}, SECRET, allow_seed_signature=True)['id'], 'evt_1')
         for body, header, secret in [
             (BODY.replace(b'evt_1', b'evt_9'), seed, SECRET),
             (BODY, seed, OTHER),
@@ -121,7 +121,20 @@ class SeedSignatureTest(unittest.TestCase):
             (BODY, seed[len('sha256='):], SECRET),
         ]:
             with self.assertRaises(WebhookVerificationError):
-                verify_webhook(body, {'x-service-signature': header}, secret)
+                verify_webhook(body, {'x-service-signature': header}, secret, allow_seed_signature=True)
+
+    def test_a_delivery_stripped_to_its_seed_signature_is_refused_by_default(self) -> None:
+        # A captured delivery, replayed an hour later without its webhook-* headers: the seed
+        # signature still matches (it signs no time), so only refusing the scheme stops the replay.
+        old = delivery(ts=int(time.time()) - 3600)
+        seed = 'sha256=' + hmac.new(SECRET.encode(), BODY, hashlib.sha256).hexdigest()
+        with self.assertRaises(WebhookVerificationError) as ctx:
+            verify_webhook(BODY, {**old, 'X-Service-Signature': seed}, SECRET)
+        self.assertEqual(ctx.exception.error, 'stale_timestamp')
+        with self.assertRaises(WebhookVerificationError) as ctx:
+            verify_webhook(BODY, {'Content-Type': 'application/json', 'X-Service-Signature': seed}, SECRET)
+        self.assertEqual(ctx.exception.error, 'missing_signature')
+        self.assertIn('allow_seed_signature', str(ctx.exception))
 
 
 class NpmCrossCheckTest(unittest.TestCase):
@@ -134,15 +147,16 @@ class NpmCrossCheckTest(unittest.TestCase):
         for case in signed['cases']:
             body = case['body'].encode('utf-8')
             secrets = case.get('secrets', [signed['secret']])
+            seed = case.get('allow_seed', False)
             if case['valid']:
-                event = verify_webhook(body, case['headers'], secrets)
+                event = verify_webhook(body, case['headers'], secrets, allow_seed_signature=seed)
                 self.assertEqual(event, json.loads(case['body']), case['name'])
                 # The same delivery with one byte changed is refused.
                 with self.assertRaises(WebhookVerificationError, msg=case['name']):
-                    verify_webhook(body[:-1] + b' ', case['headers'], secrets)
+                    verify_webhook(body[:-1] + b' ', case['headers'], secrets, allow_seed_signature=seed)
             else:
                 with self.assertRaises(WebhookVerificationError, msg=case['name']) as ctx:
-                    verify_webhook(body, case['headers'], secrets)
+                    verify_webhook(body, case['headers'], secrets, allow_seed_signature=seed)
                 self.assertEqual(ctx.exception.error, case['error'], case['name'])
 
 

@@ -6,7 +6,8 @@ Each delivery is signed two ways:
   base64-decoded part of the ``whsec_…`` secret; during a secret rotation it carries two
   space-separated ``v1,`` entries (new, then old).
 - The seed scheme: ``X-Service-Signature: sha256=<hex HMAC-SHA-256 of the body>`` keyed with the
-  secret string as it is (``whsec_…`` included). It has no timestamp.
+  secret string as it is (``whsec_…`` included). It has no timestamp, so a captured delivery
+  stripped of its ``webhook-*`` headers would verify for ever: it is accepted only when asked for.
 """
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ def verify_webhook(
     tolerance_seconds: float = 300,
     *,
     now: Optional[float] = None,
+    allow_seed_signature: bool = False,
 ) -> Dict[str, Any]:
     """Check a delivery's signature and return the event it carries.
 
@@ -41,10 +43,14 @@ def verify_webhook(
         secret: the account's signing secret ``whsec_…``, or several (old and new during a rotation).
         tolerance_seconds: how far ``webhook-timestamp`` may be from now (default 5 minutes).
         now: the unix time to judge the timestamp against (default: the clock).
+        allow_seed_signature: also accept a delivery signed only with ``X-Service-Signature``
+            (no ``webhook-*`` header at all). It signs no timestamp, so a replay cannot be told
+            apart: de-duplicate on the event's ``id`` if you turn it on.
 
     When ``webhook-signature`` (or another Standard Webhooks header) is present, that scheme
-    decides, timestamp included; only a delivery without it is checked against
-    ``X-Service-Signature``. Raises :class:`WebhookVerificationError` when nothing verifies.
+    decides, timestamp included; only a delivery without it may be checked against
+    ``X-Service-Signature``, and only with ``allow_seed_signature``. Raises
+    :class:`WebhookVerificationError` when nothing verifies.
     """
     raw = raw_body.encode('utf-8') if isinstance(raw_body, str) else bytes(raw_body)
     h = _lower(headers)
@@ -53,8 +59,11 @@ def verify_webhook(
         raise ValueError('secret: pass the signing secret ("whsec_…") or a list of them')
     if any(name in h for name in ('webhook-id', 'webhook-timestamp', 'webhook-signature')):
         _verify_standard(raw, h, secrets, tolerance_seconds, time.time() if now is None else now)
-    elif 'x-service-signature' in h:
+    elif 'x-service-signature' in h and allow_seed_signature:
         _verify_seed(raw, h['x-service-signature'], secrets)
+    elif 'x-service-signature' in h:
+        # Every Trawl delivery has the webhook-* headers: without them this is a stripped copy.
+        raise WebhookVerificationError('only X-Service-Signature came, which signs no timestamp (a replayed delivery would pass it); Trawl sends webhook-id, webhook-timestamp and webhook-signature on every delivery (allow_seed_signature=True accepts the seed scheme alone)', error='missing_signature')
     else:
         raise WebhookVerificationError('no signature: the request has neither webhook-signature nor X-Service-Signature', error='missing_signature')
     try:
