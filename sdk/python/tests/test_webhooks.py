@@ -102,6 +102,27 @@ class StandardWebhooksTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             verify_webhook(BODY, h, '')
 
+    def test_edges_agree_with_the_standardwebhooks_library(self) -> None:
+        # The library reads its clock in whole seconds: 300.9 s old is still within 300 s.
+        ts = 1_795_000_000
+        h = delivery(ts=ts)
+        self.assertEqual(verify_webhook(BODY, h, SECRET, now=ts + 300.9)['id'], 'evt_1')
+        for now, error in [(ts + 301, 'stale_timestamp'), (ts - 301, 'future_timestamp')]:
+            with self.assertRaises(WebhookVerificationError) as ctx:
+                verify_webhook(BODY, h, SECRET, now=now)
+            self.assertEqual(ctx.exception.error, error)
+        # Entries are separated by spaces only; a tab does not separate them.
+        tabbed = {**h, 'webhook-signature': 'v1,AAAA\t' + h['webhook-signature']}
+        with self.assertRaises(WebhookVerificationError):
+            verify_webhook(BODY, tabbed, SECRET, now=ts)
+        # A latin-1 digit such as '²' is no timestamp: a verification error, not a ValueError.
+        for stamp in ('\u00b2', '\u0661\u0662', '１２３'):
+            with self.assertRaises(WebhookVerificationError) as ctx:
+                verify_webhook(BODY, {**h, 'webhook-timestamp': stamp}, SECRET)
+            self.assertEqual(ctx.exception.error, 'invalid_timestamp')
+        with self.assertRaises(ValueError):
+            verify_webhook(BODY, h, SECRET, tolerance_seconds=float('nan'))
+
     def test_a_standard_header_decides_even_beside_a_valid_seed_signature(self) -> None:
         # A replayed body keeps its valid X-Service-Signature; a stale timestamp must still fail.
         seed = 'sha256=' + hmac.new(SECRET.encode(), BODY, hashlib.sha256).hexdigest()

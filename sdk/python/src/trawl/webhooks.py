@@ -16,6 +16,7 @@ import binascii
 import hashlib
 import hmac
 import json
+import math
 import time
 from typing import Any, Dict, Iterable, Mapping, Optional, Union
 
@@ -57,6 +58,9 @@ def verify_webhook(
     secrets = [secret] if isinstance(secret, str) else list(secret)
     if not secrets or not all(isinstance(s, str) and s for s in secrets):
         raise ValueError('secret: pass the signing secret ("whsec_…") or a list of them')
+    # NaN (a missing setting through float()) would let every timestamp through.
+    if not (isinstance(tolerance_seconds, (int, float)) and 0 <= tolerance_seconds < float('inf')):
+        raise ValueError(f'tolerance_seconds: must be a number of seconds >= 0, got {tolerance_seconds!r}')
     if any(name in h for name in ('webhook-id', 'webhook-timestamp', 'webhook-signature')):
         _verify_standard(raw, h, secrets, tolerance_seconds, time.time() if now is None else now)
     elif 'x-service-signature' in h and allow_seed_signature:
@@ -101,15 +105,20 @@ def _verify_standard(raw: bytes, h: Mapping[str, str], secrets: Iterable[str], t
         if not h.get(name):
             raise WebhookVerificationError(f'missing header {name}', error='missing_signature')
     msg_id, stamp, signatures = h['webhook-id'], h['webhook-timestamp'], h['webhook-signature']
-    if not stamp.isdigit() or len(stamp) > 12:
+    # ASCII digits only: str.isdigit() also takes '²' (latin-1, so a raw header can carry it),
+    # which int() then refuses with a ValueError the receiver would not catch.
+    if not (stamp.isascii() and stamp.isdigit()) or len(stamp) > 12:
         raise WebhookVerificationError('webhook-timestamp is not unix seconds', error='invalid_timestamp')
     ts = int(stamp)
+    # Whole seconds, as the standardwebhooks library counts: both accept the same deliveries.
+    now = math.floor(now)
     if now - ts > tolerance:
         raise WebhookVerificationError(f'webhook-timestamp is {int(now - ts)} s old (more than {tolerance:g} s): a stale or replayed delivery', error='stale_timestamp')
     if ts - now > tolerance:
         raise WebhookVerificationError(f'webhook-timestamp is {int(ts - now)} s in the future (more than {tolerance:g} s)', error='future_timestamp')
     signed = f'{msg_id}.{stamp}.'.encode('utf-8') + raw
-    offered = [entry[3:].encode('ascii', 'replace') for entry in signatures.split() if entry.startswith('v1,')]
+    # Space-separated, as the Standard Webhooks spec and its libraries split them.
+    offered = [entry[3:].encode('ascii', 'replace') for entry in signatures.split(' ') if entry.startswith('v1,')]
     if not offered:
         raise WebhookVerificationError('webhook-signature has no v1 entry', error='invalid_signature')
     matched = False
