@@ -186,6 +186,24 @@ class RedirectTest(StubTestCase):
             elsewhere.close()
 
 
+class HostileRetryAfterTest(StubTestCase):
+    def test_a_negative_nan_or_odd_retry_after_is_a_rate_limit_error_not_a_crash(self) -> None:
+        client = Trawl(KEY, self.stub.url, max_retries=1, backoff_base=0.01)
+        for body, headers in [
+            (b'{"error":"rate_limited","retry_after":-5}', {}),
+            (b'{"error":"rate_limited","retry_after":NaN}', {}),
+            (b'{"error":"rate_limited","retry_after":-1}', {'Retry-After': '\u00b2'.encode('latin-1').decode('latin-1')}),
+            (b'<html>slow down</html>', {'Retry-After': '-5'}),
+        ]:
+            self.stub.requests.clear()
+            for _ in range(2):
+                self.stub.script.append((429, {'Content-Type': 'application/json', **headers}, body))
+            with self.assertRaises(RateLimitError, msg=body) as ctx:
+                client.account()
+            self.assertEqual(len(self.stub.requests), 2, body)
+            self.assertIsNone(ctx.exception.retry_after, body)
+
+
 class GatewayRetryTest(StubTestCase):
     def test_get_backs_off_exponentially_on_502_and_504(self) -> None:
         self.stub.reply(502, {'error': 'fetch_failed', 'detail': 'upstream'})

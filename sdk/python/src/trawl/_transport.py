@@ -13,6 +13,7 @@ from __future__ import annotations
 import email.utils
 import http.client
 import json
+import math
 import random
 import socket
 import time
@@ -36,7 +37,7 @@ def retry_after_header(value: Optional[str], now: Optional[float] = None) -> Opt
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # not '²': a latin-1 header may carry it, float() refuses it
         return float(value)
     try:
         when = email.utils.parsedate_to_datetime(value)
@@ -196,8 +197,11 @@ def _parse_error(status: int, headers: http.client.HTTPMessage, raw: bytes) -> T
         parsed = None
     body = parsed if isinstance(parsed, dict) else None
     retry_after: Optional[float] = None
-    if body is not None and isinstance(body.get('retry_after'), (int, float)) and not isinstance(body.get('retry_after'), bool):
-        retry_after = float(body['retry_after'])
+    given = body.get('retry_after') if body is not None else None
+    # A number of seconds to wait: not a bool, and not NaN or negative (Python's json reads NaN),
+    # which time.sleep() would refuse with a ValueError instead of the API's error.
+    if isinstance(given, (int, float)) and not isinstance(given, bool) and math.isfinite(given) and given >= 0:
+        retry_after = float(given)
     if retry_after is None:
         retry_after = retry_after_header(headers.get('retry-after'))
     return error_from_response(status, body, retry_after=retry_after, request_id=headers.get('x-request-id'), text='' if body is not None else text)
