@@ -365,6 +365,13 @@ describe('TypeScript SDK retries (scripted answers)', () => {
     expect(gaps()[0]).toBeGreaterThanOrEqual(990);
   });
 
+  it('a negative retry_after is no wait: the next attempt comes after the default second', async () => {
+    server.script([{ status: 429, body: { error: 'rate_limited', retry_after: -30 } }], ok);
+    expect(await trawl().account()).toEqual(ok.body);
+    expect(server.hits).toHaveLength(2);
+    expect(gaps()[0]).toBeGreaterThanOrEqual(990);
+  });
+
   it('retries a 429 on calls that charge (429 means not processed), but not past maxRetryDelayMs', async () => {
     server.script([{ status: 429, body: { error: 'rate_limited', retry_after: 1 } }], { status: 200, body: { status: 'ok', job: { job_id: 'job_1' } } });
     expect((await trawl().startBatchScrape({ urls: ['https://example.com/'] })).job_id).toBe('job_1');
