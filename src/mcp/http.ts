@@ -3,10 +3,11 @@
  * and transport per POST; progress of a call streams back on that POST's SSE answer), so there
  * is no session state to keep or expire.
  *
- * Who pays: a request carrying `Authorization: Bearer trawl_…` calls Trawl with that key; others
- * use the server's own (TRAWL_API_KEY, or the in-process account) — but only on a loopback bind:
- * a server listening on the network lends its key to no one. On loopback the Host header must
- * name a loopback host, so a web page cannot reach it through DNS rebinding.
+ * Who pays: a request carrying `Authorization: Bearer trawl_…` calls Trawl with that key (any
+ * other Authorization header is refused); requests without one use the server's own
+ * (TRAWL_API_KEY, or the in-process account) — but only on a loopback bind: a server listening on
+ * the network lends its key to no one. On loopback the Host header must name a loopback host, so
+ * a web page cannot reach it through DNS rebinding, and an Origin, when sent, a loopback origin.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -54,10 +55,15 @@ export async function serveHttp(o: HttpOptions): Promise<HttpMcp> {
       const host = hostnameOf(req.headers.host);
       const origin = req.headers.origin;
       if (!host || !isLoopback(host)) return refuse(res, 403, 'forbidden: the Host header must name this machine (localhost, 127.0.0.1 or [::1])');
-      if (origin && origin !== 'null' && !isLoopback(hostnameOf(origin) ?? '')) return refuse(res, 403, `forbidden: requests from the web origin ${origin.slice(0, 100)} are refused`);
+      // `Origin: null` is a sandboxed frame or a data: page: a web page all the same.
+      if (origin && !isLoopback(hostnameOf(origin) ?? '')) return refuse(res, 403, `forbidden: requests from the web origin ${origin.slice(0, 100)} are refused`);
     }
-    const bearer = /^Bearer\s+(trawl_[A-Za-z0-9]+)\s*$/.exec(req.headers.authorization ?? '')?.[1];
+    // The scheme is case-insensitive (RFC 9110). A header that is not a key is refused rather
+    // than served with the server's key: its sender meant to pay with their own.
+    const authorization = req.headers.authorization;
+    const bearer = /^Bearer\s+(trawl_[A-Za-z0-9]+)\s*$/i.exec(authorization ?? '')?.[1];
     if (bearer) req.auth = { token: bearer, clientId: 'bearer', scopes: [] };
+    else if (authorization !== undefined) return refuse(res, 401, 'unauthorized: the Authorization header is not a Trawl API key; send it as "Authorization: Bearer trawl_…"', { 'www-authenticate': 'Bearer' });
     else if (!loopback) return refuse(res, 401, 'unauthorized: send your Trawl API key as "Authorization: Bearer trawl_…"', { 'www-authenticate': 'Bearer' });
     if (req.method !== 'POST') return refuse(res, 405, 'method not allowed: this stateless server takes POST only', { allow: 'POST' });
     const server = o.newServer();

@@ -35,7 +35,9 @@ export async function startLocalService(log: (msg: string) => void): Promise<Loc
   const env = loadEnv();
   // An MCP client starts servers from any directory: `./data` would land somewhere arbitrary.
   const dataDir = resolve(env.TRAWL_DATA_DIR?.trim() || defaultDataDir(env));
-  mkdirSync(dataDir, { recursive: true });
+  // Only its owner may look in: the store beside the key holds the account's webhook signing
+  // secret in clear (a dir made here; one that exists keeps the mode its owner gave it).
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const config = loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1', TRAWL_DATA_DIR: dataDir });
   const logger = { level: env.LOG_LEVEL?.trim() || 'warn', stream: process.stderr };
   let service: Service;

@@ -127,6 +127,29 @@ describe('trawl mcp --http', () => {
     expect((await raw(url.replace('/mcp', '/other'), { body: INIT })).status).toBe(404);
   });
 
+  it('reads "bearer" in any case; refuses a malformed Authorization and Origin: null instead of lending the server key', async () => {
+    const url = await startHttp();
+    const own = await svc.newKey(5);
+    const before = await svc.credits(serverKey.accountId);
+    // HTTP auth schemes are case-insensitive: the caller pays, not the server's account.
+    const client = new Client({ name: 'trawl-http-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `bearer ${own.key}` } } }));
+    const r = (await client.callTool({ name: 'scrape', arguments: { url: `${site.url}/a` } })) as ToolAnswer;
+    expect(r.isError).toBeFalsy();
+    expect(await svc.credits(own.accountId)).toBe(4);
+    await client.close();
+    // A key with a typo, another scheme, or an empty variable: 401, never the server's key.
+    for (const authorization of [`Bearer ${own.key}-`, `Basic ${Buffer.from(`x:${own.key}`).toString('base64')}`, 'Bearer ', 'Bearer sk-123']) {
+      const refused = await raw(url, { headers: { authorization }, body: INIT });
+      expect({ authorization, status: refused.status }).toEqual({ authorization, status: 401 });
+      expect(JSON.parse(refused.body).error.message).toMatch(/not a Trawl API key/);
+    }
+    // A sandboxed frame or a data: page sends Origin: null; it is a web page all the same.
+    const sandboxed = await raw(url, { headers: { origin: 'null' }, body: INIT });
+    expect(sandboxed.status).toBe(403);
+    expect(await svc.credits(serverKey.accountId)).toBe(before);
+  });
+
   it('beyond loopback lends its key to no one: a call must bring its own', async () => {
     const url = await startHttp(['--host', '0.0.0.0']);
     const local = url.replace('0.0.0.0', '127.0.0.1');

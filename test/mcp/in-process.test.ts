@@ -71,6 +71,16 @@ describe('trawl mcp in process (no TRAWL_API_URL)', () => {
     }
   });
 
+  it('makes its data dir readable by its owner only (the store holds the signing secret)', async () => {
+    const dataDir = join(tempDir(), 'new', 'trawl');
+    const s = await connectStdio({ TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1' });
+    const r = (await s.client.callTool({ name: 'scrape', arguments: { url: `${site.url}/` } })) as ToolAnswer;
+    expect(r.isError).toBeFalsy();
+    await s.close();
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dataDir, 'mcp-key')).mode & 0o777).toBe(0o600);
+  });
+
   it('a private address is refused unless TRAWL_ALLOW_PRIVATE_NETWORK is set', async () => {
     const s = await connectStdio({ TRAWL_DATA_DIR: tempDir() });
     try {

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Trawl, TrawlConnectionError, TrawlError, TrawlTimeoutError, WebhookVerificationError, verifyWebhook, type Job, type RetryInfo } from '../../sdk/typescript/src/index.js';
 import { parseRetryAfter } from '../../sdk/typescript/src/retry.js';
 import { renderRequestTypes } from '../../sdk/typescript/scripts/openapi-to-ts.js';
@@ -365,6 +365,13 @@ describe('TypeScript SDK retries (scripted answers)', () => {
     expect(gaps()[0]).toBeGreaterThanOrEqual(990);
   });
 
+  it('a negative retry_after is no wait: the next attempt comes after the default second', async () => {
+    server.script([{ status: 429, body: { error: 'rate_limited', retry_after: -30 } }], ok);
+    expect(await trawl().account()).toEqual(ok.body);
+    expect(server.hits).toHaveLength(2);
+    expect(gaps()[0]).toBeGreaterThanOrEqual(990);
+  });
+
   it('retries a 429 on calls that charge (429 means not processed), but not past maxRetryDelayMs', async () => {
     server.script([{ status: 429, body: { error: 'rate_limited', retry_after: 1 } }], { status: 200, body: { status: 'ok', job: { job_id: 'job_1' } } });
     expect((await trawl().startBatchScrape({ urls: ['https://example.com/'] })).job_id).toBe('job_1');
@@ -442,6 +449,20 @@ describe('TypeScript SDK retries (scripted answers)', () => {
     expect(late).toBeInstanceOf(TrawlTimeoutError);
     expect(Date.now() - t1).toBeGreaterThanOrEqual(195);
     expect(server.hits).toHaveLength(1);
+  });
+
+  it('follows a redirect to another origin without the key', async () => {
+    const elsewhere = await startScriptedServer();
+    try {
+      elsewhere.script([], ok);
+      server.script([{ status: 302, body: '', headers: { location: `${elsewhere.url}/v1/account` } }], ok);
+      expect(await trawl().account()).toEqual(ok.body);
+      expect(server.hits[0].headers.authorization).toBe('Bearer trawl_test');
+      expect(elsewhere.hits).toHaveLength(1);
+      expect(elsewhere.hits[0].headers.authorization).toBeUndefined();
+    } finally {
+      await elsewhere.close();
+    }
   });
 
   it('reads Retry-After as seconds or an HTTP date', () => {
@@ -533,5 +554,30 @@ describe('verifyWebhook', () => {
       expect({ headers, accepted: typeof mine === 'object' }).toEqual({ headers, accepted: typeof theirs === 'object' });
       if (typeof mine === 'object') expect(mine).toEqual(theirs);
     }
+  });
+
+  it('agrees with the standardwebhooks library at the edges: the last second of the tolerance, re-encoded signatures', async () => {
+    const T = 1_795_000_000;
+    const h = sign(T * 1000);
+    const unpadded = { ...h, 'webhook-signature': h['webhook-signature'].replace(/=+$/, '') };
+    const cases: [number, Record<string, string>][] = [
+      [(T + 300) * 1000 + 999, h], // 300.999 s old: the library counts whole seconds, so still fresh
+      [(T + 301) * 1000, h],
+      [(T - 300) * 1000, h],
+      [(T - 300) * 1000 - 1, h],
+      [T * 1000, unpadded], // the same bytes, another spelling: the library compares the text
+    ];
+    const clock = vi.spyOn(Date, 'now');
+    try {
+      for (const [now, headers] of cases) {
+        clock.mockReturnValue(now);
+        const theirs = official(body, headers, secret);
+        const mine = await ours(body, headers, secret, { now });
+        expect({ now, headers, accepted: typeof mine === 'object' }).toEqual({ now, headers, accepted: typeof theirs === 'object' });
+      }
+    } finally {
+      clock.mockRestore();
+    }
+    await expect(verifyWebhook(body, h, secret, { toleranceSeconds: Number(undefined) })).rejects.toThrow(RangeError);
   });
 });

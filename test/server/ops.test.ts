@@ -5,7 +5,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -39,6 +39,18 @@ describe('start-up banner', () => {
     expect(text).toContain('curl -s http://127.0.0.1:3000/v1/scrape -H "Authorization: Bearer trawl_…"');
     expect(text).toContain('no token: this address is local only');
     expect(text).not.toContain('every interface');
+  });
+
+  it('names the data dir in the CLI commands when it is not ./data, so the key lands in the store the server reads', () => {
+    const local = startupBanner({ url: 'http://127.0.0.1:3000', config: { ...config, dataDir: resolve('./data') } });
+    expect(local).toContain('    npx trawl keys create --email you@example.com');
+    const elsewhere = startupBanner({ url: 'http://127.0.0.1:3000', config: { ...config, dataDir: "/srv/it's data" } });
+    expect(elsewhere).toContain("    TRAWL_DATA_DIR='/srv/it'\\''s data' npx trawl account create --email you@example.com");
+    expect(elsewhere).toContain("    TRAWL_DATA_DIR='/srv/it'\\''s data' npx trawl keys create --email you@example.com");
+    const pg = startupBanner({ url: 'http://127.0.0.1:3000', config: { ...config, databaseUrl: 'postgres://u:pw@db/x' } });
+    expect(pg).toContain('with the same DATABASE_URL in its environment or .env');
+    expect(pg).toContain('    npx trawl keys create');
+    expect(pg).not.toContain('pw@db');
   });
 
   it('on a wildcard address shows where a browser can go, warns about /metrics, and never prints a connection string', () => {

@@ -284,7 +284,9 @@ class MonitorsTest(unittest.TestCase):
         event = verify_webhook(got.body, got.headers, self.secret)
         self.assertEqual((event['id'], event['event'], event['monitor_id'], event['sequence']), (second['event_id'], 'change.detected', mid, 1))
         self.assertEqual(event['changes'], {'price': {'from': price1, 'to': price2}})
-        self.assertEqual(verify_webhook(got.body, headers_of(got, 'x-service-signature'), self.secret), event)
+        self.assertEqual(verify_webhook(got.body, headers_of(got, 'x-service-signature'), self.secret, allow_seed_signature=True), event)
+        with self.assertRaises(WebhookVerificationError):  # stripped to its seed header: refused unless asked
+            verify_webhook(got.body, headers_of(got, 'x-service-signature'), self.secret)
         with self.assertRaises(WebhookVerificationError):
             verify_webhook(got.body.replace(str(price2).encode(), b'0.01'), got.headers, self.secret)
         stamp = int(got.headers['webhook-timestamp'])
@@ -335,9 +337,9 @@ class MonitorsTest(unittest.TestCase):
             verify_webhook(got.body, got.headers, self.secret)  # another account's secret
         # The seed header carries the new secret only.
         seed = headers_of(got, 'x-service-signature')
-        self.assertEqual(verify_webhook(got.body, seed, new)['id'], run['event_id'])
+        self.assertEqual(verify_webhook(got.body, seed, new, allow_seed_signature=True)['id'], run['event_id'])
         with self.assertRaises(WebhookVerificationError):
-            verify_webhook(got.body, seed, old)
+            verify_webhook(got.body, seed, old, allow_seed_signature=True)
         rotated.delete_monitor(mid)
 
 

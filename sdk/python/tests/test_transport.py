@@ -169,6 +169,41 @@ class RateLimitRetryTest(StubTestCase):
         self.assertEqual(len(self.stub.requests), 3)
 
 
+class RedirectTest(StubTestCase):
+    def test_a_redirect_to_another_origin_does_not_carry_the_key(self) -> None:
+        elsewhere = LocalServer(lambda r: (200, {'Content-Type': 'application/json'}, b'{"account_id":"acc_x","credits":1}'))
+        try:
+            self.stub.reply(302, b'', {'Location': elsewhere.url + '/v1/account'})
+            self.assertEqual(self.client.account()['account_id'], 'acc_x')
+            (hop,) = elsewhere.requests
+            self.assertNotIn('authorization', hop.headers)
+            # Within the service's own origin the key goes along (a path moved, a trailing slash).
+            self.stub.reply(301, b'', {'Location': self.stub.url + '/v1/account/'})
+            self.stub.reply(200, {'account_id': 'acc_1', 'email': 'a@b.c', 'credits': 3})
+            self.assertEqual(self.client.account()['credits'], 3)
+            self.assertEqual(self.stub.requests[-1].headers.get('authorization'), f'Bearer {KEY}')
+        finally:
+            elsewhere.close()
+
+
+class HostileRetryAfterTest(StubTestCase):
+    def test_a_negative_nan_or_odd_retry_after_is_a_rate_limit_error_not_a_crash(self) -> None:
+        client = Trawl(KEY, self.stub.url, max_retries=1, backoff_base=0.01)
+        for body, headers in [
+            (b'{"error":"rate_limited","retry_after":-5}', {}),
+            (b'{"error":"rate_limited","retry_after":NaN}', {}),
+            (b'{"error":"rate_limited","retry_after":-1}', {'Retry-After': '\u00b2'.encode('latin-1').decode('latin-1')}),
+            (b'<html>slow down</html>', {'Retry-After': '-5'}),
+        ]:
+            self.stub.requests.clear()
+            for _ in range(2):
+                self.stub.script.append((429, {'Content-Type': 'application/json', **headers}, body))
+            with self.assertRaises(RateLimitError, msg=body) as ctx:
+                client.account()
+            self.assertEqual(len(self.stub.requests), 2, body)
+            self.assertIsNone(ctx.exception.retry_after, body)
+
+
 class GatewayRetryTest(StubTestCase):
     def test_get_backs_off_exponentially_on_502_and_504(self) -> None:
         self.stub.reply(502, {'error': 'fetch_failed', 'detail': 'upstream'})

@@ -102,6 +102,27 @@ class StandardWebhooksTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             verify_webhook(BODY, h, '')
 
+    def test_edges_agree_with_the_standardwebhooks_library(self) -> None:
+        # The library reads its clock in whole seconds: 300.9 s old is still within 300 s.
+        ts = 1_795_000_000
+        h = delivery(ts=ts)
+        self.assertEqual(verify_webhook(BODY, h, SECRET, now=ts + 300.9)['id'], 'evt_1')
+        for now, error in [(ts + 301, 'stale_timestamp'), (ts - 301, 'future_timestamp')]:
+            with self.assertRaises(WebhookVerificationError) as ctx:
+                verify_webhook(BODY, h, SECRET, now=now)
+            self.assertEqual(ctx.exception.error, error)
+        # Entries are separated by spaces only; a tab does not separate them.
+        tabbed = {**h, 'webhook-signature': 'v1,AAAA\t' + h['webhook-signature']}
+        with self.assertRaises(WebhookVerificationError):
+            verify_webhook(BODY, tabbed, SECRET, now=ts)
+        # A latin-1 digit such as '²' is no timestamp: a verification error, not a ValueError.
+        for stamp in ('\u00b2', '\u0661\u0662', '１２３'):
+            with self.assertRaises(WebhookVerificationError) as ctx:
+                verify_webhook(BODY, {**h, 'webhook-timestamp': stamp}, SECRET)
+            self.assertEqual(ctx.exception.error, 'invalid_timestamp')
+        with self.assertRaises(ValueError):
+            verify_webhook(BODY, h, SECRET, tolerance_seconds=float('nan'))
+
     def test_a_standard_header_decides_even_beside_a_valid_seed_signature(self) -> None:
         # A replayed body keeps its valid X-Service-Signature; a stale timestamp must still fail.
         seed = 'sha256=' + hmac.new(SECRET.encode(), BODY, hashlib.sha256).hexdigest()
@@ -113,7 +134,7 @@ class StandardWebhooksTest(unittest.TestCase):
 class SeedSignatureTest(unittest.TestCase):
     def test_x_service_signature_is_hmac_of_the_body_keyed_with_the_secret_string(self) -> None:
         seed = 'sha256=' + hmac.new(SECRET.encode(), BODY, hashlib.sha256).hexdigest()
-        self.assertEqual(verify_webhook(BODY, {'X-Service-Signature': seed}, SECRET)['id'], 'evt_1')
+        self.assertEqual(verify_webhook(BODY, {'X-Service-Signature': seed}, SECRET, allow_seed_signature=True)['id'], 'evt_1')
         for body, header, secret in [
             (BODY.replace(b'evt_1', b'evt_9'), seed, SECRET),
             (BODY, seed, OTHER),
@@ -121,7 +142,20 @@ class SeedSignatureTest(unittest.TestCase):
             (BODY, seed[len('sha256='):], SECRET),
         ]:
             with self.assertRaises(WebhookVerificationError):
-                verify_webhook(body, {'x-service-signature': header}, secret)
+                verify_webhook(body, {'x-service-signature': header}, secret, allow_seed_signature=True)
+
+    def test_a_delivery_stripped_to_its_seed_signature_is_refused_by_default(self) -> None:
+        # A captured delivery, replayed an hour later without its webhook-* headers: the seed
+        # signature still matches (it signs no time), so only refusing the scheme stops the replay.
+        old = delivery(ts=int(time.time()) - 3600)
+        seed = 'sha256=' + hmac.new(SECRET.encode(), BODY, hashlib.sha256).hexdigest()
+        with self.assertRaises(WebhookVerificationError) as ctx:
+            verify_webhook(BODY, {**old, 'X-Service-Signature': seed}, SECRET)
+        self.assertEqual(ctx.exception.error, 'stale_timestamp')
+        with self.assertRaises(WebhookVerificationError) as ctx:
+            verify_webhook(BODY, {'Content-Type': 'application/json', 'X-Service-Signature': seed}, SECRET)
+        self.assertEqual(ctx.exception.error, 'missing_signature')
+        self.assertIn('allow_seed_signature', str(ctx.exception))
 
 
 class NpmCrossCheckTest(unittest.TestCase):
@@ -134,15 +168,16 @@ class NpmCrossCheckTest(unittest.TestCase):
         for case in signed['cases']:
             body = case['body'].encode('utf-8')
             secrets = case.get('secrets', [signed['secret']])
+            seed = case.get('allow_seed', False)
             if case['valid']:
-                event = verify_webhook(body, case['headers'], secrets)
+                event = verify_webhook(body, case['headers'], secrets, allow_seed_signature=seed)
                 self.assertEqual(event, json.loads(case['body']), case['name'])
                 # The same delivery with one byte changed is refused.
                 with self.assertRaises(WebhookVerificationError, msg=case['name']):
-                    verify_webhook(body[:-1] + b' ', case['headers'], secrets)
+                    verify_webhook(body[:-1] + b' ', case['headers'], secrets, allow_seed_signature=seed)
             else:
                 with self.assertRaises(WebhookVerificationError, msg=case['name']) as ctx:
-                    verify_webhook(body, case['headers'], secrets)
+                    verify_webhook(body, case['headers'], secrets, allow_seed_signature=seed)
                 self.assertEqual(ctx.exception.error, case['error'], case['name'])
 
 

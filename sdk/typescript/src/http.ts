@@ -58,7 +58,8 @@ export function errorFromResponse(res: Response, text: string): TrawlError {
   }
   const requestId = res.headers.get('x-request-id') ?? undefined;
   const b = (body && typeof body === 'object' ? body : {}) as { error?: unknown; detail?: unknown; retry_after?: unknown };
-  const retryAfter = typeof b.retry_after === 'number' ? b.retry_after : parseRetryAfter(res.headers.get('retry-after'));
+  // A negative wait is no wait: it would turn the retries into a burst against a limited server.
+  const retryAfter = typeof b.retry_after === 'number' && b.retry_after >= 0 ? b.retry_after : parseRetryAfter(res.headers.get('retry-after'));
   if (typeof b.error === 'string' && KNOWN_CODES.has(b.error)) {
     return new TrawlError({ status: res.status, code: b.error as ErrorCode, detail: typeof b.detail === 'string' ? b.detail : undefined, retryAfter, requestId, body });
   }

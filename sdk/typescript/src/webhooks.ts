@@ -94,16 +94,20 @@ async function verifyStandard(body: Uint8Array, id: string | undefined, ts: stri
   if (!id || !ts || !signatures) throw new WebhookVerificationError('missing_headers', 'webhook-id, webhook-timestamp and webhook-signature are all required');
   if (!/^\d{1,12}$/.test(ts)) throw new WebhookVerificationError('invalid_timestamp', 'webhook-timestamp is not unix seconds');
   const tolerance = o.toleranceSeconds ?? 300;
-  const skew = Math.abs((o.now ?? Date.now()) / 1000 - Number(ts));
-  if (skew > tolerance) throw new WebhookVerificationError('stale_timestamp', `webhook-timestamp is ${Math.round(skew)} s from now (more than ${tolerance} s)`);
+  // Whole seconds, as the standardwebhooks library counts: the same delivery is accepted or
+  // refused by both, even in the last second of the tolerance.
+  const skew = Math.abs(Math.floor((o.now ?? Date.now()) / 1000) - Number(ts));
+  if (skew > tolerance) throw new WebhookVerificationError('stale_timestamp', `webhook-timestamp is ${skew} s from now (more than ${tolerance} s)`);
   const key = base64Bytes(secret.startsWith('whsec_') ? secret.slice(6) : secret);
   if (!key?.length) throw new WebhookVerificationError('invalid_secret', 'the secret is not whsec_ followed by base64');
-  const want = await hmac(key, concat(encoder.encode(`${id}.${ts}.`), body));
+  const mac = await hmac(key, concat(encoder.encode(`${id}.${ts}.`), body));
+  // The base64 text is compared, as the library does: a re-encoding of the same bytes (no padding,
+  // other trailing bits) is refused by both.
+  const want = encoder.encode(btoa(String.fromCharCode(...mac)));
   // Every entry is compared, matched or not, so the time taken says nothing about which matched.
   let ok = false;
   for (const entry of signatures.split(' ')) {
-    const got = entry.startsWith('v1,') ? base64Bytes(entry.slice(3)) : undefined;
-    if (got && equalBytes(got, want)) ok = true;
+    if (entry.startsWith('v1,') && equalBytes(encoder.encode(entry.slice(3)), want)) ok = true;
   }
   if (!ok) throw new WebhookVerificationError('invalid_signature', 'no v1 entry of webhook-signature matches this body and secret');
 }
@@ -120,6 +124,9 @@ async function verifySeed(body: Uint8Array, signature: string, secret: string): 
  */
 export async function verifyWebhook(rawBody: string | Uint8Array | ArrayBuffer, headers: WebhookHeaders, secret: string, options: VerifyWebhookOptions = {}): Promise<WebhookEvent> {
   if (typeof secret !== 'string' || !secret) throw new WebhookVerificationError('invalid_secret', 'the signing secret is empty');
+  // NaN (an unset variable through Number()) would let every timestamp through.
+  const tolerance = options.toleranceSeconds;
+  if (tolerance !== undefined && !(Number.isFinite(tolerance) && tolerance >= 0)) throw new RangeError(`toleranceSeconds: must be a number of seconds ≥ 0, got ${tolerance}`);
   const body = bodyBytes(rawBody);
   const id = header(headers, 'webhook-id');
   const ts = header(headers, 'webhook-timestamp');

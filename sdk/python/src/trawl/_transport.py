@@ -13,6 +13,7 @@ from __future__ import annotations
 import email.utils
 import http.client
 import json
+import math
 import random
 import socket
 import time
@@ -36,7 +37,7 @@ def retry_after_header(value: Optional[str], now: Optional[float] = None) -> Opt
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # not '²': a latin-1 header may carry it, float() refuses it
         return float(value)
     try:
         when = email.utils.parsedate_to_datetime(value)
@@ -45,6 +46,21 @@ def retry_after_header(value: Optional[str], now: Optional[float] = None) -> Opt
     if when is None:
         return None
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+class _KeyStaysHome(urllib.request.HTTPRedirectHandler):
+    """Follows redirects as urllib does, but a hop to another origin (scheme, host or port) goes
+    without the key: urllib would copy every header to wherever a redirect points, handing the
+    key to any host a proxy or a compromised service names. Browsers' fetch does the same."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None and _origin(newurl) != _origin(req.full_url):
+            new.remove_header('Authorization')
+        return new
+
+
+_opener = urllib.request.build_opener(_KeyStaysHome)
 
 
 class Transport:
@@ -138,7 +154,7 @@ class Transport:
             headers['Content-Type'] = 'application/json'
         req = urllib.request.Request(url, data=data, method=method, headers=headers)
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as res:
+            with _opener.open(req, timeout=timeout) as res:
                 return res.status, res.headers, res.read()
         except urllib.error.HTTPError as e:
             # A non-2xx answer: its body is the API's error.
@@ -160,7 +176,7 @@ class Transport:
 
 def _origin(url: str) -> str:
     u = urllib.parse.urlsplit(url)
-    return f'{u.scheme}://{u.netloc}'
+    return f'{u.scheme}://{u.netloc}'.lower()
 
 
 def _parse_ok(raw: bytes, status: int, headers: http.client.HTTPMessage) -> JSON:
@@ -181,8 +197,11 @@ def _parse_error(status: int, headers: http.client.HTTPMessage, raw: bytes) -> T
         parsed = None
     body = parsed if isinstance(parsed, dict) else None
     retry_after: Optional[float] = None
-    if body is not None and isinstance(body.get('retry_after'), (int, float)) and not isinstance(body.get('retry_after'), bool):
-        retry_after = float(body['retry_after'])
+    given = body.get('retry_after') if body is not None else None
+    # A number of seconds to wait: not a bool, and not NaN or negative (Python's json reads NaN),
+    # which time.sleep() would refuse with a ValueError instead of the API's error.
+    if isinstance(given, (int, float)) and not isinstance(given, bool) and math.isfinite(given) and given >= 0:
+        retry_after = float(given)
     if retry_after is None:
         retry_after = retry_after_header(headers.get('retry-after'))
     return error_from_response(status, body, retry_after=retry_after, request_id=headers.get('x-request-id'), text='' if body is not None else text)
