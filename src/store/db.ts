@@ -63,7 +63,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     dialect = 'postgres';
     // BIGINT/NUMERIC counters come back as strings by default; ours fit in a JS number.
     pg.types.setTypeParser(20, (v) => Number(v));
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    // A connection that cannot be opened (server or link down) fails in 10 s instead of waiting
+    // for ever; keepalive lets the kernel notice a link that went silent under an idle client.
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis: 10_000, keepAlive: true });
     // An idle connection that the server closes (restart, failover, admin) must not take the
     // process down: the pool drops it and opens a new one on the next query.
     pool.on('error', (err) => options.onError?.(err));
