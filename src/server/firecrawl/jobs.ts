@@ -1,0 +1,121 @@
+/**
+ * A crawl's or batch scrape's status, errors and cancel in Firecrawl's shapes, read from Trawl's
+ * job (store/repos/jobs.ts): `status` (scraping | completed | failed | cancelled), `completed`,
+ * `total`, `creditsUsed` (what Trawl charged: one credit per job), `expiresAt` (when retention
+ * removes it), the documents in completion order, and `next` — an absolute URL with `skip` —
+ * while more pages are already written than one answer carries. Failed pages are not documents:
+ * they are listed by the errors endpoint (robots.txt refusals apart, as Firecrawl does).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { TrawlError } from '../../errors.js';
+import { jobEvents } from '../../jobs/events.js';
+import { jobs as repo, type Job } from '../../store/index.js';
+import type { ServerContext } from '../context.js';
+import { documentOfPage } from './document.js';
+import type { Field, Version } from './scrape-options.js';
+import { apiBase, HIDDEN } from './shared.js';
+
+type IdParams = { Params: { id: string } };
+const JOB_ID = /^job_[0-9A-Za-z]{20}$/;
+const PAGE_LIMIT = 100;
+const ERRORS_SCAN = 1000;
+
+/** What a /firecrawl job keeps beside Trawl's options: the Firecrawl fields it answers with. */
+export interface FirecrawlJobTag {
+  firecrawl?: { fields?: Field[] };
+}
+
+const STATUS: Record<Job['state'], string> = { queued: 'scraping', running: 'scraping', completed: 'completed', failed: 'failed', cancelled: 'cancelled' };
+
+export interface JobKind {
+  kind: Job['kind'];
+  /** Its path under the version (`crawl`, `batch/scrape`). */
+  path: string;
+  noun: string;
+}
+
+export const CRAWL: JobKind = { kind: 'crawl', path: 'crawl', noun: 'crawl' };
+export const BATCH: JobKind = { kind: 'batch', path: 'batch/scrape', noun: 'batch scrape' };
+
+/** The job's URL as Firecrawl answers it when the job starts. */
+export const jobUrl = (request: FastifyRequest, version: Version, k: JobKind, id: string) => `${apiBase(request, version)}/${k.path}/${id}`;
+
+const fieldsOf = (j: Job) => (JSON.parse(j.options) as FirecrawlJobTag).firecrawl?.fields;
+
+function expiresAt(ctx: ServerContext, j: Job): string {
+  const from = Date.parse(j.finished_at ?? ctx.store.now().toISOString());
+  return new Date(from + ctx.config.jobRetentionHours * 3_600_000).toISOString();
+}
+
+function queryInt(request: FastifyRequest, name: string, min: number, max: number, fallback: number): number {
+  const raw = (request.query as Record<string, unknown>)[name];
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || n < min || n > max) throw new TrawlError('invalid_request', `${name}: must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+export function jobRoutes(app: FastifyInstance, ctx: ServerContext, version: Version, k: JobKind): void {
+  const base = `/${version}/${k.path}`;
+  const find = async (request: FastifyRequest<IdParams>): Promise<Job> => {
+    const id = request.params.id;
+    const j = JOB_ID.test(id) ? await repo.getJob(ctx.store.db, request.auth!.accountId, id) : undefined;
+    if (!j || j.kind !== k.kind) throw new TrawlError('not_found', `${k.noun} job ${id.slice(0, 40)} does not exist (or belongs to another account)`);
+    return j;
+  };
+
+  app.get<IdParams>(`${base}/:id`, HIDDEN, async (request) => {
+    const j = await find(request);
+    const skip = queryInt(request, 'skip', 0, Number.MAX_SAFE_INTEGER, 0);
+    const limit = queryInt(request, 'limit', 1, PAGE_LIMIT, PAGE_LIMIT);
+    // One row more than answered tells whether a next page is already there.
+    const rows = await repo.pagesAfter(ctx.store.db, j.id, skip, limit + 1);
+    const shown = rows.slice(0, limit);
+    const fields = fieldsOf(j);
+    const data = shown.map((r) => JSON.parse(r.page) as Record<string, unknown>).filter((p) => p.error === undefined).map((p) => documentOfPage(p, fields));
+    const body: Record<string, unknown> = {
+      success: true,
+      status: STATUS[j.state],
+      completed: Number(j.done),
+      total: Number(j.total),
+      creditsUsed: 1,
+      expiresAt: expiresAt(ctx, j),
+    };
+    if (rows.length > limit) {
+      const q = new URLSearchParams({ skip: String(shown.at(-1)!.n) });
+      if ((request.query as Record<string, unknown>).limit !== undefined) q.set('limit', String(limit));
+      body.next = `${apiBase(request, version)}/${k.path}/${j.id}?${q}`;
+    }
+    body.data = data;
+    return body;
+  });
+
+  const errors = async (request: FastifyRequest<IdParams>) => {
+    const j = await find(request);
+    const out: { id: string; url: string; code: string; error: string }[] = [];
+    const robotsBlocked: string[] = [];
+    for (let after = 0; ; ) {
+      const rows = await repo.pagesAfter(ctx.store.db, j.id, after, ERRORS_SCAN);
+      for (const r of rows) {
+        const p = JSON.parse(r.page) as { url: string; error?: string; detail?: string };
+        if (p.error === 'robots_disallowed') robotsBlocked.push(p.url);
+        else if (p.error !== undefined) out.push({ id: `${j.id}-${r.n}`, url: p.url, code: p.error, error: p.detail ?? p.error });
+      }
+      if (rows.length < ERRORS_SCAN) break;
+      after = Number(rows.at(-1)!.n);
+    }
+    return { success: true, errors: out, robotsBlocked };
+  };
+  app.get<IdParams>(`${base}/:id/errors`, HIDDEN, errors);
+  // Firecrawl's v1 SDK asks for errors with DELETE (checkCrawlErrors, checkBatchScrapeErrors).
+  if (version === 'v1') app.delete<IdParams>(`${base}/:id/errors`, HIDDEN, errors);
+
+  app.delete<IdParams>(`${base}/:id`, HIDDEN, async (request, reply: FastifyReply) => {
+    const j = await find(request);
+    const at = ctx.store.now().toISOString();
+    await repo.cancelJob(ctx.store.db, j.account_id, j.id, at, jobEvents(at));
+    const now = (await repo.getJob(ctx.store.db, j.account_id, j.id))!;
+    reply.code(200);
+    return { success: true, status: STATUS[now.state] };
+  });
+}
