@@ -6,7 +6,7 @@
  * while more pages are already written than one answer carries. Failed pages are not documents:
  * they are listed by the errors endpoint (robots.txt refusals apart, as Firecrawl does).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { TrawlError } from '../../errors.js';
 import { jobEvents } from '../../jobs/events.js';
 import { jobs as repo, type Job } from '../../store/index.js';
@@ -28,14 +28,12 @@ export interface FirecrawlJobTag {
 const STATUS: Record<Job['state'], string> = { queued: 'scraping', running: 'scraping', completed: 'completed', failed: 'failed', cancelled: 'cancelled' };
 
 export interface JobKind {
-  kind: Job['kind'];
   /** Its path under the version (`crawl`, `batch/scrape`). */
   path: string;
-  noun: string;
 }
 
-export const CRAWL: JobKind = { kind: 'crawl', path: 'crawl', noun: 'crawl' };
-export const BATCH: JobKind = { kind: 'batch', path: 'batch/scrape', noun: 'batch scrape' };
+export const CRAWL: JobKind = { path: 'crawl' };
+export const BATCH: JobKind = { path: 'batch/scrape' };
 
 /** The job's URL as Firecrawl answers it when the job starts. */
 export const jobUrl = (request: FastifyRequest, version: Version, k: JobKind, id: string) => `${apiBase(request, version)}/${k.path}/${id}`;
@@ -60,7 +58,8 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext, version: Ver
   const find = async (request: FastifyRequest<IdParams>): Promise<Job> => {
     const id = request.params.id;
     const j = JOB_ID.test(id) ? await repo.getJob(ctx.store.db, request.auth!.accountId, id) : undefined;
-    if (!j || j.kind !== k.kind) throw new TrawlError('not_found', `${k.noun} job ${id.slice(0, 40)} does not exist (or belongs to another account)`);
+    // Either kind on either path: Firecrawl's v1 SDK waits for a batch on /v1/crawl/{id}.
+    if (!j) throw new TrawlError('not_found', `job ${id.slice(0, 40)} does not exist (or belongs to another account)`);
     return j;
   };
 
@@ -110,12 +109,11 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext, version: Ver
   // Firecrawl's v1 SDK asks for errors with DELETE (checkCrawlErrors, checkBatchScrapeErrors).
   if (version === 'v1') app.delete<IdParams>(`${base}/:id/errors`, HIDDEN, errors);
 
-  app.delete<IdParams>(`${base}/:id`, HIDDEN, async (request, reply: FastifyReply) => {
+  app.delete<IdParams>(`${base}/:id`, HIDDEN, async (request) => {
     const j = await find(request);
     const at = ctx.store.now().toISOString();
     await repo.cancelJob(ctx.store.db, j.account_id, j.id, at, jobEvents(at));
     const now = (await repo.getJob(ctx.store.db, j.account_id, j.id))!;
-    reply.code(200);
     return { success: true, status: STATUS[now.state] };
   });
 }
