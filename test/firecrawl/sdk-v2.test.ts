@@ -138,7 +138,7 @@ describe('@mendable/firecrawl-js v4 (v2 API) against Trawl', () => {
 
   it('searches, with and without scraping the results', async () => {
     const plain = await fc.search('harbour tides', { limit: 3 });
-    expect(plain.web?.map((r) => r.url)).toEqual([`${t.site.url}/blog/tides`, `${t.site.url}/docs/setup`, `${t.site.url}/product/anchor`]);
+    expect(plain.web?.map((r) => (r as { url: string }).url)).toEqual([`${t.site.url}/blog/tides`, `${t.site.url}/docs/setup`, `${t.site.url}/product/anchor`]);
     expect(plain.web?.[0]).toMatchObject({ title: 'Why tides turn', description: 'An explainer on tides and the Moon' });
     expect((plain.web?.[0] as { markdown?: string }).markdown).toBeUndefined();
     const scraped = await fc.search('what causes tides moon', { limit: 3, scrapeOptions: { formats: ['markdown'] } });

@@ -36,9 +36,9 @@ export async function startTestSite(): Promise<TestSite> {
       offers: { '@type': 'Offer', price: '129.50', priceCurrency: 'EUR', availability: 'https://schema.org/InStock' },
     })}</script></head><body><article><h1>Galvanised Anchor</h1>${para('A 12 kg galvanised anchor for boats up to nine metres.')}</article></body></html>`,
   );
-  site.route('/robots.txt', (_q, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`User-agent: *\nDisallow: /private\nSitemap: ${u}/sitemap.xml\n`));
+  site.route('/robots.txt', (_q, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end(`User-agent: *\nDisallow: /private\nSitemap: ${u}/sitemap.xml\n`));
   site.route('/sitemap.xml', (_q, res) =>
-    res
+    void res
       .writeHead(200, { 'content-type': 'application/xml' })
       .end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${['/', '/docs/intro', '/docs/setup', '/blog/tides', '/private/notes'].map((p) => `<url><loc>${u}${p}</loc></url>`).join('')}</urlset>`),
   );
