@@ -102,6 +102,37 @@ describe('auth, limits, credits and usage as /v1, in Firecrawl shapes', () => {
     expect(await call('GET', '/v2/crawl/not-a-job', key)).toMatchObject({ status: 404, body: { success: false, code: 'not_found' } });
   });
 
+  it('pages a job by `next` (absolute, with skip and the limit asked), every page once', async () => {
+    const { key } = await svc.newKey(3);
+    const urls = ['/', '/docs/intro', '/docs/setup', '/blog/tides', '/product/anchor', '/gone'].map((p) => `${t.site.url}${p}`);
+    const started = await call('POST', '/v2/batch/scrape', key, { urls });
+    let status: any;
+    for (let i = 0; i < 100; i++) {
+      status = (await call('GET', `/v2/batch/scrape/${started.body.id}?limit=100`, key)).body;
+      if (status.status === 'completed') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toMatchObject({ success: true, status: 'completed', completed: 5, total: 6, creditsUsed: 1 });
+    expect(status.next).toBeUndefined();
+    expect(Date.parse(status.expiresAt) - Date.now()).toBeGreaterThan(71 * 3_600_000);
+    const seen: string[] = [];
+    let next: string | undefined = `${svc.url}/firecrawl/v2/batch/scrape/${started.body.id}?limit=2`;
+    let answers = 0;
+    while (next) {
+      const res = await fetch(next, { headers: { authorization: `Bearer ${key}` } });
+      const b = (await res.json()) as any;
+      answers++;
+      seen.push(...b.data.map((d: any) => d.metadata.sourceURL));
+      if (b.next) expect(b.next).toMatch(new RegExp(`^${svc.url}/firecrawl/v2/batch/scrape/${started.body.id}\\?skip=\\d+&limit=2$`));
+      next = b.next;
+    }
+    // Six pages, two per answer; the failed one is not a document (it is an error).
+    expect(answers).toBe(3);
+    expect(seen.sort()).toEqual(urls.filter((u) => !u.endsWith('/gone')).sort());
+    const errors = (await call('GET', `/v2/batch/scrape/${started.body.id}/errors`, key)).body;
+    expect(errors).toEqual({ success: true, errors: [{ id: expect.stringMatching(/^job_\w+-\d+$/), url: `${t.site.url}/gone`, code: 'fetch_failed', error: expect.stringContaining('404') }], robotsBlocked: [] });
+  });
+
   it("another account's crawl is 404 to read, cancel or list errors", async () => {
     const a = await svc.newKey(3);
     const b = await svc.newKey(3);
@@ -134,6 +165,7 @@ describe('options Trawl cannot honour are refused by name, nothing charged', () 
     ['/v2/scrape', 'json prompt without schema', { formats: [{ type: 'json', prompt: 'the price' }] }, 'formats[0].schema'],
     ['/v2/scrape', 'an unknown option', { colour: 'blue' }, 'colour'],
     ['/v1/scrape', 'v1 changeTrackingOptions', { changeTrackingOptions: { modes: ['git-diff'] } }, 'changeTrackingOptions'],
+    ['/v2/crawl', 'a wildcard URL', { url: 'https://example.com/blog/*' }, 'url'],
     ['/v2/crawl', 'crawl prompt', { prompt: 'only blog posts' }, 'prompt'],
     ['/v2/crawl', 'allowExternalLinks', { allowExternalLinks: true }, 'allowExternalLinks'],
     ['/v2/crawl', 'webhook', { webhook: 'https://hooks.example.com/x' }, 'webhook'],
@@ -153,7 +185,7 @@ describe('options Trawl cannot honour are refused by name, nothing charged', () 
   it.each(refused)('%s: %s', async (path, _what, extra, option) => {
     const { key, accountId } = await svc.newKey(2);
     const hits = t.site.hits('/');
-    const body = { ...(path.includes('search') || path.includes('extract') || path.includes('batch') ? {} : { url: `${t.site.url}/` }), ...extra };
+    const body = { ...(/search|extract|batch/.test(path) ? {} : { url: `${t.site.url}/` }), ...extra };
     const r = await call('POST', path, key, body);
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ success: false, code: 'invalid_request', details: { unsupported_option: option } });

@@ -21,13 +21,45 @@ export interface LinkRules {
 }
 
 const MAX_PATTERN = 500;
-/** A group, quantified, whose body holds a quantifier: `(a+)+`, `(\w*x)*`, `(a|b+){2,}`. */
-const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*(?:[+*]|\{\d+,?\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,\d*\})/;
+const OPEN_REPEAT = /^\{\d+,\d*\}/;
+
+/**
+ * Whether a group repeated without bound (`+`, `*`, `{n,}`) holds a quantifier at any depth —
+ * `(a+)+`, `(\w*x)*`, `((a)+)+`, `(a|b?){2,}`: the shapes whose backtracking grows exponentially.
+ * Conservative: some such patterns are harmless, and are refused all the same.
+ */
+function nestedQuantifier(p: string): boolean {
+  const inner: boolean[] = [];
+  let inClass = false;
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i];
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') inClass = false;
+      continue;
+    }
+    if (c === '[') inClass = true;
+    else if (c === '(') inner.push(false);
+    else if (c === ')') {
+      const had = inner.pop() ?? false;
+      const next = p[i + 1];
+      const repeated = next === '+' || next === '*' || (next === '{' && OPEN_REPEAT.test(p.slice(i + 1)));
+      if (had && repeated) return true;
+      if (inner.length && (had || repeated)) inner[inner.length - 1] = true;
+    } else if (inner.length && (c === '+' || c === '*' || (c === '?' && p[i - 1] !== '(') || (c === '{' && OPEN_REPEAT.test(p.slice(i))))) {
+      inner[inner.length - 1] = true;
+    }
+  }
+  return false;
+}
 
 /** Compiles one caller pattern, or a 400 naming where it was given. */
 export function compilePattern(pattern: string, at: string): RegExp {
   if (pattern.length > MAX_PATTERN) throw invalidRequest(`${at}: a pattern may have at most ${MAX_PATTERN} characters`);
-  if (NESTED_QUANTIFIER.test(pattern)) throw invalidRequest(`${at}: nested quantifiers such as (a+)+ are refused (they can backtrack for ever); simplify the pattern`);
+  if (nestedQuantifier(pattern)) throw invalidRequest(`${at}: nested quantifiers such as (a+)+ are refused (they can backtrack for ever); simplify the pattern`);
   try {
     return new RegExp(pattern);
   } catch (e) {

@@ -79,6 +79,7 @@ function linkRules(o: Record<string, unknown>, start: URL, version: Version): Li
 export function crawlRoutes(app: FastifyInstance, ctx: ServerContext, version: Version): void {
   app.post(`/${version}/crawl`, HIDDEN, async (request) => {
     const o = checkOptions(bodyOf(request.body), crawlTable(version));
+    if (typeof o.url === 'string' && /\/\*+$/.test(o.url)) throw unsupported('url', 'URL wildcards (/*) are not supported; give the section\'s URL (e.g. https://example.com/blog): the crawl keeps to its path');
     const url = canonicalUrl(httpUrlAt(o.url, 'url')) ?? (o.url as string);
     const scrapeOptions = checkOptions(objectAt(o.scrapeOptions, 'scrapeOptions'), scrapeOptionTable('crawl', version), 'scrapeOptions.');
     const plan = planScrape(scrapeOptions, { version, use: 'crawl', llm: !!ctx.engine.llm, at: 'scrapeOptions.' });

@@ -17,7 +17,10 @@ import { apiBase, HIDDEN } from './shared.js';
 
 type IdParams = { Params: { id: string } };
 const JOB_ID = /^job_[0-9A-Za-z]{20}$/;
-const PAGE_LIMIT = 100;
+/** Pages per answer at most, and the answer's size: Firecrawl pages its results by 10 MB. */
+const PAGE_LIMIT = 1000;
+const ANSWER_BYTES = 10 * 1024 * 1024;
+const READ_BATCH = 100;
 const ERRORS_SCAN = 1000;
 
 /** What a /firecrawl job keeps beside Trawl's options: the Firecrawl fields it answers with. */
@@ -53,6 +56,34 @@ function queryInt(request: FastifyRequest, name: string, min: number, max: numbe
   return n;
 }
 
+/**
+ * The documents after page `skip`, read a batch at a time until `limit` pages or the size budget
+ * (at least one page, however large): `last` is the cursor of the last page read, `more` whether
+ * pages already written follow it.
+ */
+async function pagesFrom(ctx: ServerContext, j: Job, skip: number, limit: number): Promise<{ data: Record<string, unknown>[]; last: number; more: boolean }> {
+  const fields = fieldsOf(j);
+  const data: Record<string, unknown>[] = [];
+  let last = skip;
+  let read = 0;
+  let bytes = 0;
+  for (;;) {
+    const want = Math.min(READ_BATCH, limit - read);
+    // One row more than wanted tells whether something follows.
+    const rows = await repo.pagesAfter(ctx.store.db, j.id, last, want + 1);
+    for (const r of rows.slice(0, want)) {
+      if (read > 0 && bytes + r.page.length > ANSWER_BYTES) return { data, last, more: true };
+      const page = JSON.parse(r.page) as Record<string, unknown>;
+      if (page.error === undefined) data.push(documentOfPage(page, fields));
+      bytes += r.page.length;
+      last = Number(r.n);
+      read++;
+    }
+    if (rows.length <= want) return { data, last, more: false };
+    if (read === limit) return { data, last, more: true };
+  }
+}
+
 export function jobRoutes(app: FastifyInstance, ctx: ServerContext, version: Version, k: JobKind): void {
   const base = `/${version}/${k.path}`;
   const find = async (request: FastifyRequest<IdParams>): Promise<Job> => {
@@ -67,11 +98,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext, version: Ver
     const j = await find(request);
     const skip = queryInt(request, 'skip', 0, Number.MAX_SAFE_INTEGER, 0);
     const limit = queryInt(request, 'limit', 1, PAGE_LIMIT, PAGE_LIMIT);
-    // One row more than answered tells whether a next page is already there.
-    const rows = await repo.pagesAfter(ctx.store.db, j.id, skip, limit + 1);
-    const shown = rows.slice(0, limit);
-    const fields = fieldsOf(j);
-    const data = shown.map((r) => JSON.parse(r.page) as Record<string, unknown>).filter((p) => p.error === undefined).map((p) => documentOfPage(p, fields));
+    const { data, last, more } = await pagesFrom(ctx, j, skip, limit);
     const body: Record<string, unknown> = {
       success: true,
       status: STATUS[j.state],
@@ -80,8 +107,8 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext, version: Ver
       creditsUsed: 1,
       expiresAt: expiresAt(ctx, j),
     };
-    if (rows.length > limit) {
-      const q = new URLSearchParams({ skip: String(shown.at(-1)!.n) });
+    if (more) {
+      const q = new URLSearchParams({ skip: String(last) });
       if ((request.query as Record<string, unknown>).limit !== undefined) q.set('limit', String(limit));
       body.next = `${apiBase(request, version)}/${k.path}/${j.id}?${q}`;
     }

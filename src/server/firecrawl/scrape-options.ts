@@ -110,15 +110,18 @@ export function planScrape(o: Record<string, unknown>, ctx: PlanContext): Scrape
     const p = `${at}formats[${i}]`;
     const name = typeof f === 'string' ? f : typeof f === 'object' && f !== null ? (f as { type?: unknown }).type : undefined;
     if (typeof name !== 'string') throw invalidRequest(`${p}: must be a format name or {"type": …}`);
-    if (typeof f === 'object' && name !== 'json') checkOptions(f as Record<string, unknown>, { type: 'map' }, `${p}.`);
+    // A plain format as an object ({"type": "markdown"}) takes no options.
+    const plain = () => typeof f === 'object' && checkOptions(f as Record<string, unknown>, { type: 'map' }, `${p}.`);
     switch (name) {
       case 'markdown':
       case 'html':
       case 'rawHtml':
       case 'links':
+        plain();
         fields.add(name);
         return;
       case 'summary':
+        plain();
         if (ctx.use !== 'scrape') throw unsupported(p, "'summary' is made for single scrapes only (POST /scrape)");
         if (!ctx.llm) throw unsupported(p, "'summary' needs an LLM and none is configured on this server (LLM_BASE_URL)");
         fields.add('summary');

@@ -24,10 +24,11 @@ function searchTable(version: Version): OptionTable {
     ignoreInvalidURLs: permits('every result Trawl answers is an http(s) URL'),
     tbs: refuse('time-based filters are not supported by Trawl\'s search providers'),
     location: refuse('Trawl searches from where it runs; use country'),
+    filter: refuse('search filters are not supported'),
     origin: 'tag',
     integration: 'tag',
   };
-  if (version === 'v1') return { ...common, lang: 'map', filter: refuse('search filters are not supported') };
+  if (version === 'v1') return { ...common, lang: 'map' };
   return {
     ...common,
     sources: 'map',
