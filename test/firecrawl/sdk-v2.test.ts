@@ -88,13 +88,16 @@ describe('@mendable/firecrawl-js v4 (v2 API) against Trawl', () => {
     expect(entire.data.map((d) => d.metadata?.sourceURL).sort()).toEqual([`${t.site.url}/docs/deep/one`, `${t.site.url}/docs/intro`, `${t.site.url}/docs/setup`]);
   });
 
-  it('starts a crawl, reads its status, cancels it; the pages done are kept', async () => {
+  it('starts a crawl, reads its status, lists it as active, cancels it; the pages done are kept', async () => {
     const started = await fc.startCrawl(`${t.site.url}/slow/0`, { crawlEntireDomain: true, limit: 30, sitemap: 'skip' });
     expect(started.id).toMatch(/^job_/);
     expect(started.url).toBe(`${svc.url}/firecrawl/v2/crawl/${started.id}`);
     const status = await fc.getCrawlStatus(started.id);
     expect(['scraping', 'completed']).toContain(status.status);
+    const active = await fc.getActiveCrawls();
+    expect(active.crawls).toContainEqual({ id: started.id, teamId: accountId, url: `${t.site.url}/slow/0`, options: null });
     expect(await fc.cancelCrawl(started.id)).toBe(true);
+    expect((await fc.getActiveCrawls()).crawls.map((c) => c.id)).not.toContain(started.id);
     const after = await fc.getCrawlStatus(started.id);
     expect(after.status).toBe('cancelled');
     expect(after.total).toBeLessThanOrEqual(30);
