@@ -251,16 +251,22 @@ describe('JSON Schema for json extraction', () => {
 
   it('refuses what has no schema-object form, naming where (422)', async () => {
     const { key, accountId } = await svc.newKey(5);
-    const cases: [unknown, string][] = [
+    const fanOut: Record<string, unknown> = { D19: { type: 'string' } };
+    for (let i = 0; i < 19; i++) fanOut[`D${i}`] = { type: 'object', properties: { a: { $ref: `#/$defs/D${i + 1}` }, b: { $ref: `#/$defs/D${i + 1}` } } };
+    const cases: [unknown, unknown][] = [
       [{ type: 'object', properties: { a: { anyOf: [{ type: 'string' }, { type: 'number' }] } } }, 'formats[0].schema.properties.a: anyOf/oneOf is supported only as one type or null'],
       [{ type: 'object', properties: { a: { type: 'array' } } }, 'formats[0].schema.properties.a.items: an array needs "items" with one JSON Schema'],
       [{ type: 'array', items: { type: 'string' } }, 'formats[0].schema: the root must be an object schema ({"type":"object","properties":{…}})'],
       [{ type: 'object', properties: { a: { type: 'string', not: { const: 'x' } } } }, "formats[0].schema.properties.a.not: JSON Schema keyword 'not' is not supported by Trawl's extractor"],
       [{ type: 'object', properties: { a: { $ref: 'https://example.com/s.json' } } }, 'formats[0].schema.properties.a.$ref: only references inside the schema ("#/…") are supported'],
+      [{ type: 'object', properties: { ['__proto__']: { type: 'string' } } }, 'formats[0].schema.properties.__proto__: "__proto__" cannot be a field name; choose another name'],
+      [{ type: 'object', properties: { a: { $ref: '#' } } }, expect.stringMatching(/^formats\[0\]\.schema(\.properties\.a)+: \$ref nests too deep \(a recursive schema has no schema-object form\)$/)],
+      // $refs that fan out (each level refers twice to the next: 2^19 paths), stopped by the node budget.
+      [{ type: 'object', properties: { x: { $ref: '#/$defs/D0' } }, $defs: fanOut }, expect.stringMatching(/: the schema is too large \(more than 2000 nodes once its \$refs are followed\)$/)],
     ];
     for (const [schema, error] of cases) {
       const r = await call('POST', '/v2/scrape', key, { url: `${t.site.url}/`, formats: [{ type: 'json', schema }] });
-      expect(r.status, error).toBe(422);
+      expect(r.status, String(error)).toBe(422);
       expect(r.body).toEqual({ success: false, code: 'invalid_schema', error });
     }
     expect(await svc.credits(accountId)).toBe(5);

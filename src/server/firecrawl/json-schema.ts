@@ -16,15 +16,19 @@ const NOTES = new Set(['description', 'title', 'default', 'examples', 'format', 
 
 export function schemaFromJsonSchema(input: unknown, at: string): SchemaObject {
   if (!isObject(input)) throw invalidSchema(`${at}: must be a JSON Schema object`);
-  const node = convert(input, input, at, 0);
+  const node = convert(input, input, at, 0, { nodes: 0 });
   if (typeof node !== 'object' || Array.isArray(node)) throw invalidSchema(`${at}: the root must be an object schema ({"type":"object","properties":{…}})`);
   return node;
 }
 
-function convert(s: Json, root: Json, at: string, refs: number): SchemaNode {
+/** Nodes read at most: far above Trawl's 200 fields, and a bound on schemas whose $refs fan out. */
+const MAX_NODES = 2000;
+
+function convert(s: Json, root: Json, at: string, refs: number, seen: { nodes: number }): SchemaNode {
+  if (++seen.nodes > MAX_NODES) throw invalidSchema(`${at}: the schema is too large (more than ${MAX_NODES} nodes once its $refs are followed)`);
   if (typeof s.$ref === 'string') {
     if (refs > 20) throw invalidSchema(`${at}: $ref nests too deep (a recursive schema has no schema-object form)`);
-    return convert(resolve(s.$ref, root, at), root, at, refs + 1);
+    return convert(resolve(s.$ref, root, at), root, at, refs + 1, seen);
   }
   for (const k of Object.keys(s)) {
     if (!NOTES.has(k) && !['type', 'properties', 'items', 'anyOf', 'oneOf', 'enum', 'const', '$ref'].includes(k)) {
@@ -35,21 +39,23 @@ function convert(s: Json, root: Json, at: string, refs: number): SchemaNode {
   if (variants !== undefined) {
     const list = Array.isArray(variants) ? variants.filter((v) => !(isObject(v) && v.type === 'null')) : [];
     if (list.length !== 1 || !isObject(list[0])) throw invalidSchema(`${at}: anyOf/oneOf is supported only as one type or null`);
-    return convert(list[0], root, at, refs);
+    return convert(list[0], root, at, refs, seen);
   }
   const type = typeOf(s, at);
   if (type === 'object') {
     if (!isObject(s.properties) || !Object.keys(s.properties).length) throw invalidSchema(`${at}: an object needs "properties" with at least one field`);
     const out: SchemaObject = {};
     for (const [k, v] of Object.entries(s.properties)) {
+      // Assigned as out[k], "__proto__" would replace the object's prototype, not name a field.
+      if (k === '__proto__') throw invalidSchema(`${at}.properties.__proto__: "__proto__" cannot be a field name; choose another name`);
       if (!isObject(v)) throw invalidSchema(`${at}.properties.${k}: must be a JSON Schema object`);
-      out[k] = convert(v, root, `${at}.properties.${k}`, refs);
+      out[k] = convert(v, root, `${at}.properties.${k}`, refs, seen);
     }
     return out;
   }
   if (type === 'array') {
     if (!isObject(s.items)) throw invalidSchema(`${at}.items: an array needs "items" with one JSON Schema`);
-    return [convert(s.items, root, `${at}.items`, refs)];
+    return [convert(s.items, root, `${at}.items`, refs, seen)];
   }
   return type as SchemaNode;
 }
@@ -82,7 +88,7 @@ function resolve(ref: string, root: Json, at: string): Json {
   let node: unknown = root;
   for (const raw of ref.slice(1).split('/').filter(Boolean)) {
     const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    node = isObject(node) || Array.isArray(node) ? (node as Json)[key] : undefined;
+    node = (isObject(node) || Array.isArray(node)) && Object.prototype.hasOwnProperty.call(node, key) ? (node as Json)[key] : undefined;
   }
   if (!isObject(node)) throw invalidSchema(`${at}.$ref: ${ref} does not point to a schema`);
   return node;
