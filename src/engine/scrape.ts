@@ -29,6 +29,8 @@ export interface ScrapeOptions {
   signal?: AbortSignal;
   /** Fills the JSON fields the deterministic pass left empty. */
   llm?: LlmClient;
+  /** A hint for the LLM pass (ignored by the deterministic extractor). */
+  prompt?: string;
 }
 
 export interface ScrapeMetadata {
@@ -83,6 +85,7 @@ export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promis
       schema: options.schema!,
       markdown: result.markdown ?? '',
       url: result.url,
+      prompt: options.prompt,
       signal: options.signal,
       timeoutMs: (options.timeoutMs ?? 30_000) - (Date.now() - started),
     });

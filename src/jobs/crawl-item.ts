@@ -8,6 +8,7 @@ import { documentFromPage, type Engine, type Format } from '../engine/index.js';
 import { bareHost, canonicalParts, siteMatcher } from '../engine/crawl/canonical.js';
 import { NOT_PAGES } from '../engine/crawl/crawler.js';
 import { pathFilter } from '../engine/crawl/glob.js';
+import { linkFilter, type LinkRules } from '../engine/crawl/link-rules.js';
 import { loadRobots, type RobotsRules } from '../engine/crawl/robots.js';
 import { readSitemaps } from '../engine/crawl/sitemap.js';
 import type { CompiledSchema } from '../engine/extract/schema.js';
@@ -28,6 +29,8 @@ export interface CrawlJobOptions {
   formats?: Format[];
   schema?: Record<string, unknown>;
   only_main_content?: boolean;
+  /** Firecrawl-style rules (regexes, path depth, base path) from the /firecrawl surface. */
+  link_rules?: LinkRules;
 }
 
 export interface ItemOutcome {
@@ -58,6 +61,7 @@ export async function crawlItem(engine: Engine, item: { url: string; depth: numb
   const formats = new Set<Format>(o.formats?.length ? o.formats : schema ? ['markdown', 'json'] : ['markdown']);
   const sameSite = siteMatcher(new URL(o.url).hostname, o.allow_subdomains);
   const allowedPath = pathFilter(o.include_paths, o.exclude_paths);
+  const allowedLink = linkFilter(o.link_rules);
   const fail = (error: string, detail: string): ItemOutcome => ({ page: { url: item.url, depth: item.depth, error, detail }, failed: true, discovered: [] });
   const u = new URL(item.url);
   const rules = o.respect_robots === false ? undefined : await robots.get(engine, u.origin);
@@ -97,7 +101,7 @@ export async function crawlItem(engine: Engine, item: { url: string; depth: numb
     // (The start page's robots rules were read above; its final origin may differ after a redirect.)
     const keep = (raw: string) => {
       const c = canonicalParts(raw);
-      return c && site(c) && !NOT_PAGES.test(c.pathname) && allowedPath(c.pathname) ? c.href : undefined;
+      return c && site(c) && !NOT_PAGES.test(c.pathname) && allowedPath(c.pathname) && allowedLink(c) ? c.href : undefined;
     };
     discovered.push({ urls: [...new Set((doc.links ?? []).map(keep).filter((x): x is string => !!x))], depth: item.depth + 1 });
     // The start page's sitemaps join at depth 1, after its links.

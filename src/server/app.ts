@@ -1,7 +1,7 @@
 /**
  * Builds the Fastify application: request ids, one error handler, the public routes
- * (health, readiness, metrics, the OpenAPI document and its reference at /docs) and the
- * authenticated /v1 scope with its routes.
+ * (health, readiness, metrics, the OpenAPI document and its reference at /docs), the
+ * authenticated /v1 scope with its routes, and the Firecrawl-compatible /firecrawl scope.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
@@ -26,6 +26,7 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { marketplaceRoutes } from './routes/marketplace.js';
 import { metaAdsRoutes } from './routes/meta-ads.js';
 import { dashboardRoutes } from '../web/routes.js';
+import { firecrawlRoutes } from './firecrawl/index.js';
 import { registerDocs } from './ops/docs.js';
 import { healthRoutes } from './ops/health.js';
 import { countRequests, metricsRoutes } from './ops/metrics.js';
@@ -143,6 +144,8 @@ export async function buildServer(given: Omit<ServerContext, 'redact'> & { redac
     },
     { prefix: '/v1' },
   );
+  // Firecrawl's API shapes over the same keys, credits and limits (API.md section 8).
+  await app.register(async (fc) => firecrawlRoutes(fc, ctx), { prefix: '/firecrawl' });
   // The dashboard: its own scope (form bodies, HTML errors), session cookies, no API keys.
   await app.register(async (web) => dashboardRoutes(web, ctx));
   return app;

@@ -29,6 +29,12 @@ function fromFastify(err: FastifyError): TrawlError | undefined {
   return undefined;
 }
 
+/** The contract's error a thrown value stands for (undefined: a bug). Shared with /firecrawl, which answers it in Firecrawl's shape. */
+export function knownError(error: unknown): TrawlError | undefined {
+  const err = error as FastifyError;
+  return isTrawlError(err) ? err : isTrawlError(err?.cause) ? err.cause : fromFastify(err);
+}
+
 export function registerErrorHandling(app: FastifyInstance, redact: Redactor = (s) => s): void {
   // Every error body leaves through here: no configured secret goes out, in any encoding
   // (redact.ts). Successful answers carry third-party pages and are left as they are: redacting
@@ -36,10 +42,9 @@ export function registerErrorHandling(app: FastifyInstance, redact: Redactor = (
   // them are redacted where they are made or stored (meta-ads, runner, deliveries).
   app.addHook('onSend', async (_request, reply, payload) => (typeof payload === 'string' && reply.statusCode >= 400 ? redact(payload) : payload));
   app.setErrorHandler((error, request, reply) => {
-    const err = error as FastifyError;
-    const known = isTrawlError(err) ? err : isTrawlError(err.cause) ? err.cause : fromFastify(err);
+    const known = knownError(error);
     if (!known || known.code === 'internal_error') {
-      request.log.error({ err, requestId: request.id }, 'internal error');
+      request.log.error({ err: error, requestId: request.id }, 'internal error');
       return reply.code(500).send({ error: 'internal_error' });
     }
     if (known.code === 'rate_limited') reply.header('retry-after', String(known.fields.retry_after));

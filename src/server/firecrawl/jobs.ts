@@ -1,0 +1,146 @@
+/**
+ * A crawl's or batch scrape's status, errors and cancel in Firecrawl's shapes, read from Trawl's
+ * job (store/repos/jobs.ts): `status` (scraping | completed | failed | cancelled), `completed`,
+ * `total`, `creditsUsed` (what Trawl charged: one credit per job), `expiresAt` (when retention
+ * removes it), the documents in completion order, and `next` — an absolute URL with `skip` —
+ * while more pages are already written than one answer carries. Failed pages are not documents:
+ * they are listed by the errors endpoint (robots.txt refusals apart, as Firecrawl does).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { TrawlError } from '../../errors.js';
+import { jobEvents } from '../../jobs/events.js';
+import { jobs as repo, type Job } from '../../store/index.js';
+import type { ServerContext } from '../context.js';
+import { documentOfPage } from './document.js';
+import type { Field, Version } from './scrape-options.js';
+import { apiBase, HIDDEN } from './shared.js';
+
+type IdParams = { Params: { id: string } };
+const JOB_ID = /^job_[0-9A-Za-z]{20}$/;
+/** Pages per answer at most, and the answer's size: Firecrawl pages its results by 10 MB. */
+const PAGE_LIMIT = 1000;
+const ANSWER_BYTES = 10 * 1024 * 1024;
+const READ_BATCH = 100;
+const ERRORS_SCAN = 1000;
+
+/** What a /firecrawl job keeps beside Trawl's options: the Firecrawl fields it answers with. */
+export interface FirecrawlJobTag {
+  firecrawl?: { fields?: Field[] };
+}
+
+const STATUS: Record<Job['state'], string> = { queued: 'scraping', running: 'scraping', completed: 'completed', failed: 'failed', cancelled: 'cancelled' };
+
+export interface JobKind {
+  /** Its path under the version (`crawl`, `batch/scrape`). */
+  path: string;
+}
+
+export const CRAWL: JobKind = { path: 'crawl' };
+export const BATCH: JobKind = { path: 'batch/scrape' };
+
+/** The job's URL as Firecrawl answers it when the job starts. */
+export const jobUrl = (request: FastifyRequest, version: Version, k: JobKind, id: string) => `${apiBase(request, version)}/${k.path}/${id}`;
+
+const fieldsOf = (j: Job) => (JSON.parse(j.options) as FirecrawlJobTag).firecrawl?.fields;
+
+function expiresAt(ctx: ServerContext, j: Job): string {
+  const from = Date.parse(j.finished_at ?? ctx.store.now().toISOString());
+  return new Date(from + ctx.config.jobRetentionHours * 3_600_000).toISOString();
+}
+
+function queryInt(request: FastifyRequest, name: string, min: number, max: number, fallback: number): number {
+  const raw = (request.query as Record<string, unknown>)[name];
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || n < min || n > max) throw new TrawlError('invalid_request', `${name}: must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+/**
+ * The documents after page `skip`, read a batch at a time until `limit` pages or the size budget
+ * (at least one page, however large): `last` is the cursor of the last page read, `more` whether
+ * pages already written follow it.
+ */
+async function pagesFrom(ctx: ServerContext, j: Job, skip: number, limit: number): Promise<{ data: Record<string, unknown>[]; last: number; more: boolean }> {
+  const fields = fieldsOf(j);
+  const data: Record<string, unknown>[] = [];
+  let last = skip;
+  let read = 0;
+  let bytes = 0;
+  for (;;) {
+    const want = Math.min(READ_BATCH, limit - read);
+    // One row more than wanted tells whether something follows.
+    const rows = await repo.pagesAfter(ctx.store.db, j.id, last, want + 1);
+    for (const r of rows.slice(0, want)) {
+      if (read > 0 && bytes + r.page.length > ANSWER_BYTES) return { data, last, more: true };
+      const page = JSON.parse(r.page) as Record<string, unknown>;
+      if (page.error === undefined) data.push(documentOfPage(page, fields));
+      bytes += r.page.length;
+      last = Number(r.n);
+      read++;
+    }
+    if (rows.length <= want) return { data, last, more: false };
+    if (read === limit) return { data, last, more: true };
+  }
+}
+
+export function jobRoutes(app: FastifyInstance, ctx: ServerContext, version: Version, k: JobKind): void {
+  const base = `/${version}/${k.path}`;
+  const find = async (request: FastifyRequest<IdParams>): Promise<Job> => {
+    const id = request.params.id;
+    const j = JOB_ID.test(id) ? await repo.getJob(ctx.store.db, request.auth!.accountId, id) : undefined;
+    // Either kind on either path: Firecrawl's v1 SDK waits for a batch on /v1/crawl/{id}.
+    if (!j) throw new TrawlError('not_found', `job ${id.slice(0, 40)} does not exist (or belongs to another account)`);
+    return j;
+  };
+
+  app.get<IdParams>(`${base}/:id`, HIDDEN, async (request) => {
+    const j = await find(request);
+    const skip = queryInt(request, 'skip', 0, Number.MAX_SAFE_INTEGER, 0);
+    const limit = queryInt(request, 'limit', 1, PAGE_LIMIT, PAGE_LIMIT);
+    const { data, last, more } = await pagesFrom(ctx, j, skip, limit);
+    const body: Record<string, unknown> = {
+      success: true,
+      status: STATUS[j.state],
+      completed: Number(j.done),
+      total: Number(j.total),
+      creditsUsed: 1,
+      expiresAt: expiresAt(ctx, j),
+    };
+    if (more) {
+      const q = new URLSearchParams({ skip: String(last) });
+      if ((request.query as Record<string, unknown>).limit !== undefined) q.set('limit', String(limit));
+      body.next = `${apiBase(request, version)}/${k.path}/${j.id}?${q}`;
+    }
+    body.data = data;
+    return body;
+  });
+
+  const errors = async (request: FastifyRequest<IdParams>) => {
+    const j = await find(request);
+    const out: { id: string; url: string; code: string; error: string }[] = [];
+    const robotsBlocked: string[] = [];
+    for (let after = 0; ; ) {
+      const rows = await repo.pagesAfter(ctx.store.db, j.id, after, ERRORS_SCAN);
+      for (const r of rows) {
+        const p = JSON.parse(r.page) as { url: string; error?: string; detail?: string };
+        if (p.error === 'robots_disallowed') robotsBlocked.push(p.url);
+        else if (p.error !== undefined) out.push({ id: `${j.id}-${r.n}`, url: p.url, code: p.error, error: p.detail ?? p.error });
+      }
+      if (rows.length < ERRORS_SCAN) break;
+      after = Number(rows.at(-1)!.n);
+    }
+    return { success: true, errors: out, robotsBlocked };
+  };
+  app.get<IdParams>(`${base}/:id/errors`, HIDDEN, errors);
+  // Firecrawl's v1 SDK asks for errors with DELETE (checkCrawlErrors, checkBatchScrapeErrors).
+  if (version === 'v1') app.delete<IdParams>(`${base}/:id/errors`, HIDDEN, errors);
+
+  app.delete<IdParams>(`${base}/:id`, HIDDEN, async (request) => {
+    const j = await find(request);
+    const at = ctx.store.now().toISOString();
+    await repo.cancelJob(ctx.store.db, j.account_id, j.id, at, jobEvents(at));
+    const now = (await repo.getJob(ctx.store.db, j.account_id, j.id))!;
+    return { success: true, status: STATUS[now.state] };
+  });
+}

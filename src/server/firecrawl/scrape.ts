@@ -1,0 +1,38 @@
+/** POST /firecrawl/{v1,v2}/scrape: one page through Trawl's scrape, answered as Firecrawl's Document. */
+import type { FastifyInstance } from 'fastify';
+import { scrape } from '../../engine/index.js';
+import type { ServerContext } from '../context.js';
+import { withCredit } from '../plugins/api-scope.js';
+import { documentOfScrape } from './document.js';
+import { bodyOf, checkOptions, httpUrlAt } from './options.js';
+import { HIDDEN } from './shared.js';
+import { planScrape, scrapeOptionTable, type Version } from './scrape-options.js';
+import { summarize } from './summary.js';
+
+export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext, version: Version): void {
+  app.post(`/${version}/scrape`, HIDDEN, async (request, reply) => {
+    const o = checkOptions(bodyOf(request.body), { url: 'map', ...scrapeOptionTable('scrape', version) });
+    const url = httpUrlAt(o.url, 'url');
+    const plan = planScrape(o, { version, use: 'scrape', llm: !!ctx.engine.llm });
+    const started = Date.now();
+    const { result, summary } = await withCredit(ctx, request, reply, async (signal, engine) => {
+      const result = await scrape(engine, {
+        url,
+        formats: plan.formats,
+        schema: plan.compiled,
+        prompt: plan.prompt,
+        onlyMainContent: plan.onlyMainContent,
+        // Firecrawl's waitFor is time in a browser.
+        render: plan.waitFor !== undefined ? 'browser' : undefined,
+        waitFor: plan.waitFor,
+        timeoutMs: plan.timeoutMs,
+        signal,
+        llm: ctx.engine.llm,
+      });
+      const budget = (plan.timeoutMs ?? 30_000) - (Date.now() - started);
+      const summary = plan.fields.includes('summary') ? await summarize(ctx.engine.llm!, { url: result.url, markdown: result.markdown ?? '' }, signal, Math.max(1000, budget)) : undefined;
+      return { result, summary };
+    });
+    return { success: true, data: documentOfScrape(result, url, plan.fields, summary) };
+  });
+}
