@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 // A JSON Schema, as v1's wire format takes it (the client's types say Zod; it converts those first).
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 const schema: any = { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' }, sku: { type: 'string' } } };
 
 describe('Firecrawl v1 SDK (FirecrawlAppV1) against Trawl', () => {
