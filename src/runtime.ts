@@ -4,6 +4,7 @@ import { deliveryConfig, metaConfig, type Config } from './config.js';
 import { createEngine, type Engine } from './engine/index.js';
 import { MonitorScheduler } from './monitors/scheduler.js';
 import { JobRunner } from './jobs/runner.js';
+import { firecrawlEvents } from './server/firecrawl/webhook.js';
 import { Redis } from 'ioredis';
 import { SharedHostGate } from './jobs/shared-host-gate.js';
 import { PageQueue } from './queue/pages.js';
@@ -46,7 +47,7 @@ export interface WorkerOptions {
 /** The job runner of this process: it claims job items from the store like any other process. */
 function startJobs(config: Config, store: Store, engine: Engine, log: Log, redact: Redactor, scaleOut?: { pages: PageQueue; hosts: SharedHostGate }): JobRunner {
   const { retryBaseMs, maxAttempts } = deliveryConfig(config);
-  const runner = new JobRunner({ store, engine, log, redact, ...scaleOut, accountCap: config.accountConcurrency, webhooks: { retryBaseMs, maxAttempts } });
+  const runner = new JobRunner({ store, engine, log, redact, ...scaleOut, eventShape: firecrawlEvents, accountCap: config.accountConcurrency, webhooks: { retryBaseMs, maxAttempts } });
   runner.start();
   return runner;
 }

@@ -15,7 +15,7 @@ import type { NewJobEvent } from '../store/repos/job-events.js';
 
 export const JOB_EVENT_TYPES = ['job.completed', 'job.page'] as const;
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
-const CONTENT = ['raw_html', 'html', 'markdown', 'links', 'json', 'metadata'];
+const CONTENT = ['raw_html', 'rawHtml', 'html', 'markdown', 'links', 'json', 'metadata'];
 
 export function progressOf(j: Job) {
   return { done: Number(j.done), failed: Number(j.failed), queued: j.state === 'cancelled' ? 0 : Math.max(0, Number(j.total) - Number(j.done) - Number(j.failed)) };
@@ -23,20 +23,27 @@ export function progressOf(j: Job) {
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
-/** The page as sent: whole when it fits, else without its largest content fields. */
-export function pageEventBody(e: { id: string; jobId: string; n: number; page: unknown; at: string }): string {
-  const page = { ...(e.page as Record<string, unknown>) };
-  const body = (omitted?: string[]) => JSON.stringify({ id: e.id, event: 'job.page', job_id: e.jobId, sequence: e.n, page, ...(omitted ? { omitted } : {}), at: e.at });
-  let s = body();
+/**
+ * A body carrying a page, under MAX_BODY_BYTES: whole when it fits, else without the page's
+ * largest content fields, named in `omitted` (`body` builds it from the page as it stands).
+ */
+export function fitPage(page: Record<string, unknown>, body: (page: Record<string, unknown>, omitted?: string[]) => string): string {
+  const p = { ...page };
+  let s = body(p);
   const omitted: string[] = [];
-  const bySize = CONTENT.filter((f) => f in page).sort((a, b) => bytes(JSON.stringify(page[b])) - bytes(JSON.stringify(page[a])));
+  const bySize = CONTENT.filter((f) => f in p).sort((a, b) => bytes(JSON.stringify(p[b])) - bytes(JSON.stringify(p[a])));
   for (const f of bySize) {
     if (bytes(s) < MAX_BODY_BYTES) break;
-    delete page[f];
+    delete p[f];
     omitted.push(f);
-    s = body(omitted);
+    s = body(p, omitted);
   }
   return s;
+}
+
+/** The page as sent: whole when it fits, else without its largest content fields. */
+export function pageEventBody(e: { id: string; jobId: string; n: number; page: unknown; at: string }): string {
+  return fitPage(e.page as Record<string, unknown>, (page, omitted) => JSON.stringify({ id: e.id, event: 'job.page', job_id: e.jobId, sequence: e.n, page, ...(omitted ? { omitted } : {}), at: e.at }));
 }
 
 export function completedEventBody(e: { id: string; job: Job; at: string }): string {
@@ -44,11 +51,19 @@ export function completedEventBody(e: { id: string; job: Job; at: string }): str
   return JSON.stringify({ id: e.id, event: 'job.completed', job_id: j.id, kind: j.kind, state: j.state, progress: progressOf(j), sequence: Number(j.written) + 1, created_at: j.created_at, finished_at: j.finished_at, at: e.at });
 }
 
+/**
+ * Another shape of a job's events (the Firecrawl surface's), chosen by the job's options:
+ * undefined when the job is not one of its own.
+ */
+export type EventShape = (job: Job, page: { n: number; page: unknown } | null, at: string) => NewJobEvent[] | undefined;
+
 /** What a change to a job sends: its page (when asked for), and job.completed when it ended. */
 export const jobEvents =
-  (at: string): JobEventBuilder =>
+  (at: string, shape?: EventShape): JobEventBuilder =>
   (job, page) => {
     if (!job.webhook) return [];
+    const other = shape?.(job, page, at);
+    if (other) return other;
     const out: NewJobEvent[] = [];
     const wanted = job.webhook_events ? (JSON.parse(job.webhook_events) as string[]) : [];
     if (page && wanted.includes('job.page')) {

@@ -12,7 +12,7 @@ import type { Redactor } from '../redact.js';
 import { jobs as repo, type Store } from '../store/index.js';
 import type { ClaimedItem, Discovered, FinishedItem } from '../store/repos/jobs.js';
 import { crawlItem, RobotsCache, type CrawlJobOptions, type ItemOutcome } from './crawl-item.js';
-import { jobEvents } from './events.js';
+import { jobEvents, type EventShape } from './events.js';
 import { HostGate, type Gate } from './host-gate.js';
 import { sendDueJobEvents } from './webhooks.js';
 import type { PageQueue } from '../queue/pages.js';
@@ -48,6 +48,8 @@ export interface JobRunnerOptions {
   pages?: PageQueue;
   /** Per-host politeness: this process's own by default; every worker's together in scale-out (SharedHostGate). */
   hosts?: Gate;
+  /** Event bodies of another shape for the jobs that ask for it (the Firecrawl surface's). */
+  eventShape?: EventShape;
   /** Job webhooks' retry schedule (TRAWL_WEBHOOK_RETRY_BASE_MS, TRAWL_WEBHOOK_MAX_ATTEMPTS). */
   webhooks?: { retryBaseMs: number; maxAttempts: number };
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -209,7 +211,7 @@ export class JobRunner {
       const batch = this.#ending.splice(0, 64);
       const at = this.#o.store.now().toISOString();
       try {
-        const written = await repo.finishItems(this.#o.store.db, batch.map((b) => b.entry), at, jobEvents(at));
+        const written = await repo.finishItems(this.#o.store.db, batch.map((b) => b.entry), at, jobEvents(at, this.#o.eventShape));
         batch.forEach((b, i) => b.resolve(written[i]));
       } catch (e) {
         for (const b of batch) b.reject(e);

@@ -5,7 +5,7 @@
  * process's job runner runs passes; claims are conditional, so no attempt is made twice.
  */
 import type { Engine } from '../engine/index.js';
-import { DELIVERY_LEASE_MS, send } from '../monitors/deliver.js';
+import { DELIVERY_LEASE_MS, send, signature } from '../monitors/deliver.js';
 import { retryDelayMs } from '../monitors/retry.js';
 import type { Redactor } from '../redact.js';
 import type { Store } from '../store/index.js';
@@ -31,8 +31,11 @@ export async function sendDueJobEvents(o: JobWebhookOptions): Promise<number> {
 }
 
 async function attempt(o: JobWebhookOptions, e: ClaimedEvent): Promise<void> {
+  const headers: Record<string, string> = e.headers ? JSON.parse(e.headers) : {};
+  // A Firecrawl-shaped event also carries Firecrawl's header: the seed scheme's HMAC, keyed with the account's secret.
+  if (!e.event.startsWith('job.')) headers['x-firecrawl-signature'] = signature(e.signing_secret, e.body);
   const sent = e.url
-    ? await send(o, e.id, { url: e.url, body: e.body, signing_secret: e.signing_secret, previous_signing_secret: e.previous_signing_secret, previous_secret_expires_at: e.previous_secret_expires_at })
+    ? await send(o, e.id, { url: e.url, body: e.body, headers, signing_secret: e.signing_secret, previous_signing_secret: e.previous_signing_secret, previous_secret_expires_at: e.previous_secret_expires_at })
     : { ok: false, status: null, error: 'the job has no webhook', durationMs: 0 };
   const doneMs = o.store.now().getTime();
   const exhausted = !sent.ok && (!e.url || sent.status === 410 || e.attempts >= o.maxAttempts);

@@ -48,7 +48,10 @@ export interface Sent extends AttemptResult {
 }
 
 /** Where one attempt goes and what it is signed with (a monitor's delivery or a job's event). */
-export type SendTarget = Pick<DeliveryTarget, 'url' | 'body' | 'signing_secret' | 'previous_signing_secret' | 'previous_secret_expires_at'>;
+export type SendTarget = Pick<DeliveryTarget, 'url' | 'body' | 'signing_secret' | 'previous_signing_secret' | 'previous_secret_expires_at'> & {
+  /** More headers (a caller's own); the protocol's own headers win over any of the same name. */
+  headers?: Record<string, string>;
+};
 
 /** One signed POST through the guarded client; never throws (a failure is an outcome). */
 export async function send(deps: Pick<DeliveryDeps, 'engine' | 'redact' | 'now'>, eventId: string, t: SendTarget): Promise<Sent> {
@@ -58,7 +61,7 @@ export async function send(deps: Pick<DeliveryDeps, 'engine' | 'redact' | 'now'>
     const res = await deps.engine.http.request(t.url, {
       method: 'POST',
       body: t.body,
-      headers: webhookHeaders(eventId, t.body, { current: t.signing_secret, previous: t.previous_signing_secret, previousExpiresAt: t.previous_secret_expires_at }, nowMs),
+      headers: { ...t.headers, ...webhookHeaders(eventId, t.body, { current: t.signing_secret, previous: t.previous_signing_secret, previousExpiresAt: t.previous_secret_expires_at }, nowMs) },
       timeoutMs: DELIVERY_TIMEOUT_MS,
       maxBytes: 1024 * 1024,
       followRedirect: () => false,

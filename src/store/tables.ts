@@ -249,8 +249,11 @@ export interface JobEventsTable {
   id: string;
   job_id: string;
   account_id: string;
-  event: 'job.page' | 'job.completed';
+  /** job.page, job.completed — or, for a Firecrawl-shaped webhook, crawl.page, batch_scrape.completed … */
+  event: string;
   body: string;
+  /** The caller's own headers sent with it (JSON object), if any. */
+  headers: string | null;
   state: 'pending' | 'sending' | 'succeeded' | 'failed';
   /** Attempts made (claimed); an attempt whose sender died counts. */
   attempts: Generated<number>;

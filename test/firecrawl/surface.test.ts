@@ -168,7 +168,6 @@ describe('options Trawl cannot honour are refused by name, nothing charged', () 
     ['/v2/crawl', 'a wildcard URL', { url: 'https://example.com/blog/*' }, 'url'],
     ['/v2/crawl', 'crawl prompt', { prompt: 'only blog posts' }, 'prompt'],
     ['/v2/crawl', 'allowExternalLinks', { allowExternalLinks: true }, 'allowExternalLinks'],
-    ['/v2/crawl', 'webhook', { webhook: 'https://hooks.example.com/x' }, 'webhook'],
     ['/v2/crawl', 'sitemap only', { sitemap: 'only' }, 'sitemap'],
     ['/v2/crawl', 'rawHtml in a crawl', { scrapeOptions: { formats: ['rawHtml'] } }, 'scrapeOptions.formats'],
     ['/v2/crawl', 'waitFor in a crawl', { scrapeOptions: { waitFor: 2000 } }, 'scrapeOptions.waitFor'],

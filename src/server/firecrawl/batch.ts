@@ -15,7 +15,7 @@ import { BATCH, jobRoutes, jobUrl, type FirecrawlJobTag } from './jobs.js';
 import { bodyOf, boolAt, checkOptions, onlyAt, refuse } from './options.js';
 import { planScrape, scrapeOptionTable, type Version } from './scrape-options.js';
 import { HIDDEN } from './shared.js';
-import { webhookRule } from './webhook.js';
+import { startedEvents, webhookOf } from './webhook.js';
 
 const MAX_URLS = 10_000;
 const URL_CHECK = httpUrl();
@@ -26,7 +26,7 @@ export function batchRoutes(app: FastifyInstance, ctx: ServerContext, version: V
       ...scrapeOptionTable('batch', version),
       urls: 'map',
       ignoreInvalidURLs: 'map',
-      webhook: webhookRule,
+      webhook: 'map',
       appendToId: refuse('a batch cannot grow once started; start another batch'),
       maxConcurrency: refuse("Trawl bounds concurrency per host and per account (TRAWL_ACCOUNT_CONCURRENCY); a job's own cap is not supported"),
       zeroDataRetention: onlyAt([false], 'job results are kept for TRAWL_JOB_RETENTION_HOURS'),
@@ -51,9 +51,13 @@ export function batchRoutes(app: FastifyInstance, ctx: ServerContext, version: V
       timeout_ms: plan.timeoutMs,
       firecrawl: { fields: plan.fields },
     };
+    const hook = await webhookOf(ctx, o.webhook, 'batch_scrape');
+    if (hook) options.firecrawl!.webhook = hook.hook;
     const id = newId('job');
     const accountId = request.auth!.accountId;
-    await charged(ctx.store.db, accountId, () => repo.createJob(ctx.store.db, { id, accountId, kind: 'batch', options, urls: unique, maxItems: unique.length, at: ctx.store.now().toISOString() }));
+    await charged(ctx.store.db, accountId, () =>
+      repo.createJob(ctx.store.db, { id, accountId, kind: 'batch', options, urls: unique, maxItems: unique.length, at: ctx.store.now().toISOString(), webhook: hook?.url }, hook ? startedEvents(hook.hook, id) : []),
+    );
     request.creditsCharged = 1;
     ctx.jobs?.wake();
     reply.code(200);

@@ -20,7 +20,7 @@ import { CRAWL, jobRoutes, jobUrl, type FirecrawlJobTag } from './jobs.js';
 import { bodyOf, boolAt, checkOptions, httpUrlAt, intIn, objectAt, onlyAt, refuse, stringsAt, type OptionTable } from './options.js';
 import { planScrape, scrapeOptionTable, type Version } from './scrape-options.js';
 import { HIDDEN } from './shared.js';
-import { webhookRule } from './webhook.js';
+import { startedEvents, webhookOf } from './webhook.js';
 
 /** Firecrawl's crawls have no depth limit but their page limit; Trawl's jobs need a number. */
 const ANY_DEPTH = 1000;
@@ -38,7 +38,7 @@ function crawlTable(version: Version): OptionTable {
     allowSubdomains: 'map',
     regexOnFullURL: 'map',
     scrapeOptions: 'map',
-    webhook: webhookRule,
+    webhook: 'map',
     allowExternalLinks: onlyAt([false], 'Trawl crawls one site (allowSubdomains widens it to its subdomains)'),
     ignoreQueryParameters: onlyAt([false], 'Trawl fetches each canonical URL (tracking parameters dropped) once; query strings are kept'),
     deduplicateSimilarURLs: onlyAt([false], 'Trawl deduplicates canonical URLs only (fragment, default port, tracking parameters)'),
@@ -103,9 +103,13 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext, version: V
       link_rules: linkRules(o, new URL(url), version),
       firecrawl: { fields: plan.fields },
     };
+    const hook = await webhookOf(ctx, o.webhook, 'crawl');
+    if (hook) options.firecrawl!.webhook = hook.hook;
     const id = newId('job');
     const accountId = request.auth!.accountId;
-    await charged(ctx.store.db, accountId, () => repo.createJob(ctx.store.db, { id, accountId, kind: 'crawl', options, urls: [url], maxItems: options.limit, at: ctx.store.now().toISOString() }));
+    await charged(ctx.store.db, accountId, () =>
+      repo.createJob(ctx.store.db, { id, accountId, kind: 'crawl', options, urls: [url], maxItems: options.limit, at: ctx.store.now().toISOString(), webhook: hook?.url }, hook ? startedEvents(hook.hook, id) : []),
+    );
     request.creditsCharged = 1;
     ctx.jobs?.wake();
     return { success: true, id, url: jobUrl(request, version, CRAWL, id) };

@@ -9,6 +9,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { TrawlError } from '../../errors.js';
 import { jobEvents } from '../../jobs/events.js';
+import { firecrawlEvents, type FirecrawlWebhook } from './webhook.js';
 import { jobs as repo, type Job } from '../../store/index.js';
 import type { ServerContext } from '../context.js';
 import { documentOfPage } from './document.js';
@@ -25,7 +26,7 @@ const ERRORS_SCAN = 1000;
 
 /** What a /firecrawl job keeps beside Trawl's options: the Firecrawl fields it answers with. */
 export interface FirecrawlJobTag {
-  firecrawl?: { fields?: Field[] };
+  firecrawl?: { fields?: Field[]; webhook?: FirecrawlWebhook };
 }
 
 const STATUS: Record<Job['state'], string> = { queued: 'scraping', running: 'scraping', completed: 'completed', failed: 'failed', cancelled: 'cancelled' };
@@ -139,7 +140,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext, version: Ver
   app.delete<IdParams>(`${base}/:id`, HIDDEN, async (request) => {
     const j = await find(request);
     const at = ctx.store.now().toISOString();
-    await repo.cancelJob(ctx.store.db, j.account_id, j.id, at, jobEvents(at));
+    await repo.cancelJob(ctx.store.db, j.account_id, j.id, at, jobEvents(at, firecrawlEvents));
     const now = (await repo.getJob(ctx.store.db, j.account_id, j.id))!;
     return { success: true, status: STATUS[now.state] };
   });

@@ -3,6 +3,7 @@ import { charged } from '../../billing.js';
 import { compileSchema } from '../../engine/index.js';
 import { isTrawlError, TrawlError } from '../../errors.js';
 import { jobEvents, progressOf } from '../../jobs/events.js';
+import { firecrawlEvents } from '../firecrawl/webhook.js';
 import { jobs as repo, newId, type Job } from '../../store/index.js';
 import type { ServerContext } from '../context.js';
 import { docRoute, openapiRoute } from '../openapi.js';
@@ -94,7 +95,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.delete<IdParams>('/jobs/:id', docRoute('Cancel a job: no new fetches; pages done are kept', docs.cancelJob), async (request) => {
     const j = await find(request.auth!.accountId, request.params.id);
     const at = ctx.store.now().toISOString();
-    await repo.cancelJob(ctx.store.db, j.account_id, j.id, at, jobEvents(at));
+    await repo.cancelJob(ctx.store.db, j.account_id, j.id, at, jobEvents(at, firecrawlEvents));
     return { status: 'ok', job: presentJob((await repo.getJob(ctx.store.db, j.account_id, j.id))!) };
   });
 }

@@ -16,6 +16,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('account_id', 'text', (c) => c.notNull())
     .addColumn('event', 'text', (c) => c.notNull())
     .addColumn('body', 'text', (c) => c.notNull())
+    // Headers of the caller's own to send with it (a Firecrawl webhook's `headers`), JSON.
+    .addColumn('headers', 'text')
     .addColumn('state', 'text', (c) => c.notNull())
     .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('next_attempt_at', 'text')

@@ -12,6 +12,7 @@ export interface NewJobEvent {
   id: string;
   event: JobEvent['event'];
   body: string;
+  headers?: Record<string, string>;
 }
 
 /** Writes events of a job (in the caller's transaction), due now. */
@@ -19,7 +20,7 @@ export async function insertEvents(trx: Db, job: { id: string; account_id: strin
   if (!events.length) return;
   await trx
     .insertInto('job_events')
-    .values(events.map((e) => ({ id: e.id, job_id: job.id, account_id: job.account_id, event: e.event, body: e.body, state: 'pending' as const, next_attempt_at: at, lease_until: null, last_status: null, last_error: null, created_at: at, updated_at: at })))
+    .values(events.map((e) => ({ id: e.id, job_id: job.id, account_id: job.account_id, event: e.event, body: e.body, headers: e.headers ? JSON.stringify(e.headers) : null, state: 'pending' as const, next_attempt_at: at, lease_until: null, last_status: null, last_error: null, created_at: at, updated_at: at })))
     .execute();
 }
 
@@ -27,7 +28,9 @@ export interface ClaimedEvent {
   id: string;
   job_id: string;
   account_id: string;
+  event: string;
   body: string;
+  headers: string | null;
   /** Attempts including this one. */
   attempts: number;
   url: string | null;
@@ -39,8 +42,8 @@ export interface ClaimedEvent {
 /**
  * Claims up to `limit` due events (pending and due, or sending past their lease), at most
  * `perAccount` of one account, so one account's slow receiver does not hold every lane. A job's
- * job.page events may arrive in any order (their `sequence` orders them); its job.completed
- * arrives after all of them.
+ * page events may arrive in any order (their `sequence` orders them); its end arrives after all
+ * of them, and a Firecrawl `…started` before any.
  */
 export async function claimDue(db: Db, now: Date, limit: number, perAccount: number, leaseMs: number): Promise<ClaimedEvent[]> {
   const nowIso = now.toISOString();
@@ -50,13 +53,26 @@ export async function claimDue(db: Db, now: Date, limit: number, perAccount: num
       .selectFrom('job_events')
       .select(['id', 'account_id', 'attempts'])
       .where((eb) => eb.or([eb.and([eb('state', '=', 'pending'), eb('next_attempt_at', '<=', nowIso)]), eb.and([eb('state', '=', 'sending'), eb('lease_until', '<', nowIso)])]))
-      // job.completed goes last: after every job.page of its job was delivered or given up.
-      .where((eb) =>
-        eb.or([
-          eb('event', '<>', 'job.completed'),
-          eb.not(eb.exists(eb.selectFrom('job_events as p').select('p.id').whereRef('p.job_id', '=', 'job_events.job_id').where('p.event', '=', 'job.page').where('p.state', 'in', ['pending', 'sending']))),
-        ]),
-      )
+      // A job's events go in phases: its start (a Firecrawl `…started`) first, then its pages (in
+      // any order), its end (job.completed, …completed, …failed) last — each after the earlier
+      // phases' events were delivered or given up.
+      .where((eb) => {
+        const open = (like: string[]) =>
+          eb.exists(
+            eb
+              .selectFrom('job_events as p')
+              .select('p.id')
+              .whereRef('p.job_id', '=', 'job_events.job_id')
+              .where('p.state', 'in', ['pending', 'sending'])
+              .where((x) => x.or(like.map((l) => x('p.event', 'like', l)))),
+          );
+        const end = eb.or([eb('event', 'like', '%.completed'), eb('event', 'like', '%.failed')]);
+        return eb.or([
+          eb.and([eb('event', 'like', '%.page'), eb.not(open(['%.started']))]),
+          eb.and([end, eb.not(open(['%.started', '%.page']))]),
+          eb.and([eb('event', 'not like', '%.page'), eb.not(end)]),
+        ]);
+      })
       .orderBy('next_attempt_at')
       .limit(limit * 4);
     if (postgres) q = q.forUpdate().skipLocked();
@@ -78,7 +94,7 @@ export async function claimDue(db: Db, now: Date, limit: number, perAccount: num
       .selectFrom('job_events')
       .innerJoin('jobs', 'jobs.id', 'job_events.job_id')
       .innerJoin('accounts', 'accounts.id', 'job_events.account_id')
-      .select(['job_events.id', 'job_events.job_id', 'job_events.account_id', 'job_events.body', 'job_events.attempts', 'jobs.webhook as url', 'accounts.signing_secret', 'accounts.previous_signing_secret', 'accounts.previous_secret_expires_at'])
+      .select(['job_events.id', 'job_events.job_id', 'job_events.account_id', 'job_events.event', 'job_events.body', 'job_events.headers', 'job_events.attempts', 'jobs.webhook as url', 'accounts.signing_secret', 'accounts.previous_signing_secret', 'accounts.previous_secret_expires_at'])
       .where('job_events.id', 'in', picked.map((p) => p.id))
       .execute();
     return rows.map((r) => ({ ...r, attempts: Number(r.attempts) }));

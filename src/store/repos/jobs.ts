@@ -22,6 +22,8 @@ export type JobEventBuilder = (job: Job, page: { n: number; page: unknown } | nu
 export async function createJob(
   db: Db,
   job: { id: string; accountId: string; kind: 'crawl' | 'batch'; options: unknown; urls: string[]; maxItems: number; at: string; webhook?: string; webhookEvents?: string[] },
+  /** Events of the job's start (a Firecrawl webhook's `started`), written with it. */
+  events: NewJobEvent[] = [],
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx
@@ -34,6 +36,7 @@ export async function createJob(
         .values(job.urls.slice(i, i + ITEM_BATCH).map((url, k) => ({ job_id: job.id, seq: i + k, url, state: 'queued' as const, lease_until: null })))
         .execute();
     }
+    await insertEvents(trx, { id: job.id, account_id: job.accountId }, events, job.at);
   });
 }
 
