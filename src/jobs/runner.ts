@@ -47,10 +47,14 @@ export interface JobRunnerOptions {
   pages?: PageQueue;
   /** Per-host politeness: this process's own by default; every worker's together in scale-out (SharedHostGate). */
   hosts?: Gate;
+  /** How long a claim holds without renewal (tests shorten it). @default ITEM_LEASE_MS */
+  leaseMs?: number;
   /** Job webhooks' retry schedule (TRAWL_WEBHOOK_RETRY_BASE_MS, TRAWL_WEBHOOK_MAX_ATTEMPTS). */
   webhooks?: { retryBaseMs: number; maxAttempts: number };
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
+
+const claimKey = (it: ClaimedItem) => `${it.job_id}-${it.seq}-${it.attempts}`;
 
 /** What a batch item is scraped with (the request's scrape options, as stored on the job). */
 export interface BatchOptions {
@@ -69,6 +73,9 @@ export class JobRunner {
   #inHand = 0;
   readonly #work = new Set<Promise<void>>();
   readonly #held = new Set<ClaimedItem>();
+  /** Scale-out: pages this process handed to the queue that no worker may have taken yet (by queue job id). */
+  readonly #handed = new Map<string, ClaimedItem>();
+  #checking = false;
   #renewal?: NodeJS.Timeout;
   #sending?: Promise<void>;
   readonly #ending: { entry: FinishedItem; resolve(v: boolean): void; reject(e: unknown): void }[] = [];
@@ -89,11 +96,46 @@ export class JobRunner {
     this.#loop = this.#run();
     this.#o.pages?.consume((item) => this.#handle(item), this.#o.concurrency ?? 16);
     this.#sending = this.#send();
-    this.#renewal = setInterval(() => {
-      if (!this.#held.size) return;
-      void repo.renewItems(this.#o.store.db, [...this.#held], new Date(this.#o.store.now().getTime() + ITEM_LEASE_MS).toISOString()).catch(() => undefined);
-    }, ITEM_LEASE_MS / 3);
+    this.#renewal = setInterval(() => this.#renew(), this.#leaseMs / 3);
     this.#renewal.unref();
+  }
+
+  get #leaseMs(): number {
+    return this.#o.leaseMs ?? ITEM_LEASE_MS;
+  }
+
+  /**
+   * Keeps the claims of this process alive: the pages it works on, and (scale-out) the pages it
+   * handed to the queue that no worker has taken yet — a page may wait there longer than a lease
+   * (hosts with a Crawl-delay), and a lease passing there would have it claimed again, fetched
+   * twice and, after three such claims, given up. A worker that takes a page renews it from then on.
+   */
+  #renew(): void {
+    const db = this.#o.store.db;
+    const until = new Date(this.#o.store.now().getTime() + this.#leaseMs).toISOString();
+    if (this.#held.size) void repo.renewItems(db, [...this.#held], until).catch(() => undefined);
+    const pages = this.#o.pages;
+    if (!pages || !this.#handed.size || this.#checking) return;
+    this.#checking = true;
+    const handed = [...this.#handed];
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('queue slow')), this.#leaseMs / 3)));
+    void Promise.race([pages.notTaken(handed.map(([, it]) => it)), late])
+      .then(
+        (waiting) => {
+          const still = new Set(waiting);
+          for (const [id, it] of handed) if (!still.has(it)) this.#handed.delete(id);
+          return waiting;
+        },
+        // Redis away (or slow): no worker can take them either, so their claims are kept.
+        () => handed.map(([, it]) => it),
+      )
+      .then((items) => (items.length ? repo.renewItems(db, items, until) : undefined))
+      .catch(() => undefined)
+      .finally(() => {
+        clearTimeout(timer);
+        this.#checking = false;
+      });
   }
 
   /** Look now (a job was created). */
@@ -140,10 +182,12 @@ export class JobRunner {
       let claimed = 0;
       try {
         const room = pages ? 2 * concurrency - (await pages.waiting()) : concurrency - this.#inHand;
-        const items = room > 0 ? await repo.claimItems(this.#o.store.db, this.#o.store.now(), room, ITEM_LEASE_MS, this.#o.perAccount ?? 8, this.#o.accountCap) : [];
+        const items = room > 0 ? await repo.claimItems(this.#o.store.db, this.#o.store.now(), room, this.#leaseMs, this.#o.perAccount ?? 8, this.#o.accountCap) : [];
         claimed = items.length;
-        if (pages) await pages.add(items);
-        else for (const item of items) this.#start(item);
+        if (pages) {
+          await pages.add(items);
+          for (const it of items) this.#handed.set(claimKey(it), it);
+        } else for (const item of items) this.#start(item);
       } catch (err) {
         this.#o.log?.error({ err }, 'job item claim failed; retrying');
       }
@@ -168,6 +212,11 @@ export class JobRunner {
     this.#inHand++;
     this.#held.add(item);
     try {
+      if (this.#o.pages) {
+        this.#handed.delete(claimKey(item));
+        // Taken from the queue: a claim that is no longer the item's (claimed again, cancelled) is dropped unfetched.
+        if (!(await repo.takeItem(this.#o.store.db, item, new Date(this.#o.store.now().getTime() + this.#leaseMs).toISOString()))) return;
+      }
       if (await this.#stillRunning(item.job_id)) await this.#process(item);
     } catch (err) {
       this.#o.log?.error({ err, job: item.job_id }, 'job item failed unexpectedly');
@@ -249,7 +298,10 @@ export class JobRunner {
     const o = JSON.parse(item.options) as CrawlJobOptions;
     let outcome: ItemOutcome;
     try {
-      outcome = await crawlItem(forOwner(this.#o.engine, item.account_id), item, o, o.schema ? compileSchema(o.schema) : undefined, this.#robots, this.#hosts);
+      // Asked again once its host's turn comes (a Crawl-delay may hold it for long): a cancel meanwhile means no fetch.
+      const result = await crawlItem(forOwner(this.#o.engine, item.account_id), item, o, o.schema ? compileSchema(o.schema) : undefined, this.#robots, this.#hosts, () => this.#stillRunning(item.job_id));
+      if (!result) return;
+      outcome = result;
     } catch (e) {
       outcome = { page: { url: item.url, depth: item.depth, error: isTrawlError(e) ? e.code : 'internal_error', ...(isTrawlError(e) && e.detail ? { detail: this.#o.redact(e.detail) } : {}) }, failed: true, discovered: [] };
     }

@@ -300,6 +300,23 @@ export async function pruneEndedJob(db: Db, cut: string, batch: number): Promise
   return Number(r.numDeletedRows);
 }
 
+/**
+ * A worker taking a page from the queue (scale-out): whether its claim is still the item's (not
+ * ended, not claimed again after its lease passed), its lease moved on if so. A stale claim is
+ * dropped unfetched: the item's current claim does the work.
+ */
+export async function takeItem(db: Db, item: { job_id: string; seq: number; attempts: number }, until: string): Promise<boolean> {
+  const r = await db
+    .updateTable('job_items')
+    .set({ lease_until: until })
+    .where('job_id', '=', item.job_id)
+    .where('seq', '=', item.seq)
+    .where('attempts', '=', item.attempts)
+    .where('state', '=', 'running')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
 /** Moves the leases of the items this process holds on (it is alive): a dead process's items come back within one lease. */
 export async function renewItems(db: Db, items: { job_id: string; seq: number; attempts: number }[], until: string): Promise<void> {
   for (let i = 0; i < items.length; i += 200) {
