@@ -11,6 +11,7 @@ import { pathFilter } from '../engine/crawl/glob.js';
 import { loadRobots, type RobotsRules } from '../engine/crawl/robots.js';
 import { readSitemaps } from '../engine/crawl/sitemap.js';
 import type { CompiledSchema } from '../engine/extract/schema.js';
+import { isTrawlError } from '../errors.js';
 import { fetchPage } from '../engine/fetch/page.js';
 import type { Discovered } from '../store/repos/jobs.js';
 import type { Gate } from './host-gate.js';
@@ -53,7 +54,8 @@ export class RobotsCache {
   }
 }
 
-export async function crawlItem(engine: Engine, item: { url: string; depth: number }, o: CrawlJobOptions, schema: CompiledSchema | undefined, robots: RobotsCache, hosts: Gate): Promise<ItemOutcome> {
+/** The page's outcome; undefined when `wanted` said no once its host's turn came (its job was cancelled). */
+export async function crawlItem(engine: Engine, item: { url: string; depth: number }, o: CrawlJobOptions, schema: CompiledSchema | undefined, robots: RobotsCache, hosts: Gate, wanted?: () => Promise<boolean>): Promise<ItemOutcome | undefined> {
   const maxDepth = o.max_depth ?? 2;
   const formats = new Set<Format>(o.formats?.length ? o.formats : schema ? ['markdown', 'json'] : ['markdown']);
   const sameSite = siteMatcher(new URL(o.url).hostname, o.allow_subdomains);
@@ -64,6 +66,13 @@ export async function crawlItem(engine: Engine, item: { url: string; depth: numb
   if (rules && !rules.allow(u.pathname + u.search)) return fail('robots_disallowed', 'robots.txt disallows this URL');
   // Polite per host: a cap on pages at once, and robots' Crawl-delay between requests.
   const leave = await hosts.enter(u.host, (rules?.crawlDelaySeconds ?? 0) * 1000);
+  let go = false;
+  try {
+    go = !wanted || (await wanted());
+  } finally {
+    if (!go) leave();
+  }
+  if (!go) return undefined;
   let page: Awaited<ReturnType<typeof fetchPage>>;
   try {
     page = await fetchPage(engine, item.url, {
@@ -72,6 +81,10 @@ export async function crawlItem(engine: Engine, item: { url: string; depth: numb
       // The start page may move to another host (example.com → www.example.com); later pages may only move within the site.
       followRedirect: item.depth === 0 ? undefined : (next) => sameSite(next),
     });
+  } catch (e) {
+    // A redirect off the site was not followed: the same error as the synchronous crawl's.
+    if (isTrawlError(e) && typeof e.fields.redirect === 'string') return fail('off_site_redirect', `redirected off the site to ${e.fields.redirect}`);
+    throw e;
   } finally {
     leave();
   }

@@ -36,12 +36,20 @@ export async function jobWebhook(ctx: ServerContext, body: { webhook?: string; w
     if (body.webhook_events?.length) throw new TrawlError('invalid_request', 'webhook_events: give a webhook URL for the events to go to');
     return {};
   }
-  try {
-    await ctx.engine.http.checkTarget(body.webhook);
-  } catch (e) {
-    if (isTrawlError(e) && e.code === 'forbidden_target') throw new TrawlError('forbidden_target', `webhook: ${e.detail}`, { retryable: false });
-  }
+  await refuseForbidden(ctx, body.webhook, 'webhook: ');
   return { webhook: body.webhook, webhookEvents: body.webhook_events };
+}
+
+/**
+ * A URL on a private address is refused when the job is asked for (403, nothing charged), as a
+ * synchronous request would be; other failures (DNS …) are left to the attempt itself.
+ */
+export async function refuseForbidden(ctx: ServerContext, url: string, prefix = ''): Promise<void> {
+  try {
+    await ctx.engine.http.checkTarget(url);
+  } catch (e) {
+    if (isTrawlError(e) && e.code === 'forbidden_target') throw new TrawlError('forbidden_target', `${prefix}${e.detail}`, { retryable: false });
+  }
 }
 
 export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
