@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import type { ServerContext } from '../server/context.js';
+import { JOB_ID } from '../server/routes/jobs.js';
 import { jobs as repo } from '../store/index.js';
 import { html } from './html.js';
 import type { Raw } from './html.js';
@@ -34,7 +35,9 @@ export function jobPages(app: FastifyInstance, ctx: ServerContext, kit: Kit): vo
   }));
 
   app.get('/jobs/:id/pages.jsonl', { schema: { hide: true } }, authed(async (request, reply, s) => {
-    const job = await repo.getJob(ctx.store.db, s.account.id, (request.params as { id: string }).id);
+    const id = (request.params as { id: string }).id;
+    // (An id that cannot be a job's is not looked up: PostgreSQL refuses some bytes, a NUL, with an error.)
+    const job = JOB_ID.test(id) ? await repo.getJob(ctx.store.db, s.account.id, id) : undefined;
     if (!job) return send(reply, 404, shell(s, '/jobs', 'Jobs', html`<p>No such job.</p>`));
     let after = 0;
     const db = ctx.store.db;

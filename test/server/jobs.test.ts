@@ -98,6 +98,10 @@ describe.each(DIALECTS)('jobs: batch scrape (%s)', (dialect) => {
     expect((await call('POST', '/v1/batch/scrape', b.key, { urls: [] })).body).toEqual({ error: 'invalid_request', detail: 'urls: must list at least one URL' });
     expect((await call('POST', '/v1/batch/scrape', b.key, { urls: ['ftp://x'] })).status).toBe(400);
     expect((await call('GET', `/v1/jobs/${id}?cursor=%%%`, a.key)).status).toBe(400);
+    // Forged cursors that decode to a NUL or to invalid UTF-8: 400 on both stores (PostgreSQL refuses a NUL).
+    for (const cursor of ['AHwA', '_3z_']) {
+      expect((await call('GET', `/v1/jobs?cursor=${cursor}`, a.key)).body).toEqual({ error: 'invalid_request', detail: 'cursor: is not a cursor this API returned; use next_cursor from the previous page' });
+    }
     expect(await svc.credits(b.accountId)).toBe(5);
   });
 

@@ -12,7 +12,7 @@ import { formatsAndSchema, parseBody } from '../validation.js';
 
 type IdParams = { Params: { id: string } };
 const SECURITY = [{ bearer: [] }];
-const JOB_ID = /^job_[0-9A-Za-z]{20}$/;
+export const JOB_ID = /^job_[0-9A-Za-z]{20}$/;
 
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
 
