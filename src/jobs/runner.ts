@@ -13,7 +13,7 @@ import type { ClaimedItem, Discovered, FinishedItem } from '../store/repos/jobs.
 import { crawlItem, RobotsCache, type CrawlJobOptions, type ItemOutcome } from './crawl-item.js';
 import { jobEvents } from './events.js';
 import { HostGate, type Gate } from './host-gate.js';
-import { sendDueJobEvents } from './webhooks.js';
+import { sendJobEvents } from './webhooks.js';
 import type { PageQueue } from '../queue/pages.js';
 
 /**
@@ -154,19 +154,11 @@ export class JobRunner {
     await Promise.allSettled([...this.#work]);
   }
 
-  /** The webhook loop: due job events are sent; a full pass looks again at once, else it polls. */
+  /** The webhook loop: due job events are sent as lanes free, fair between accounts (./webhooks.ts). */
   async #send(): Promise<void> {
     const o = this.#o;
     const w = o.webhooks ?? { retryBaseMs: 5000, maxAttempts: 8 };
-    while (this.#running) {
-      let n = 0;
-      try {
-        n = await sendDueJobEvents({ store: o.store, engine: o.engine, redact: o.redact, ...w });
-      } catch (err) {
-        o.log?.error({ err }, 'job webhook pass failed; retrying');
-      }
-      if (n < 16 && this.#running) await new Promise((r) => setTimeout(r, POLL_MS).unref());
-    }
+    await sendJobEvents({ store: o.store, engine: o.engine, redact: o.redact, ...w, pollMs: POLL_MS, running: () => this.#running, onError: (err) => o.log?.error({ err }, 'job webhook attempt failed; retrying') });
   }
 
   /**
