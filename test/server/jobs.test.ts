@@ -70,6 +70,21 @@ describe.each(DIALECTS)('jobs: batch scrape (%s)', (dialect) => {
     expect((await call('GET', '/v1/jobs', key)).body.jobs.map((j: any) => j.job_id)).toEqual([id]);
   });
 
+  it('a URL listed twice is scraped once (it was a 500: the frontier holds each URL once)', async () => {
+    const { key, accountId } = await svc.newKey(5);
+    const urls = [`${site.url}/p/3`, `${site.url}/p/4`, `${site.url}/p/3`];
+    const created = await call('POST', '/v1/batch/scrape', key, { urls });
+    expect(created.status).toBe(202);
+    expect(created.body.job.progress).toEqual({ done: 0, failed: 0, queued: 2 });
+    const id = created.body.job.job_id;
+    const done = await until(async () => {
+      const r = await call('GET', `/v1/jobs/${id}`, key);
+      return r.body.job.state === 'completed' ? r.body : undefined;
+    });
+    expect(done.pages.map((p: any) => p.url).sort()).toEqual([`${site.url}/p/3`, `${site.url}/p/4`]);
+    expect(await svc.credits(accountId)).toBe(4);
+  });
+
   it('cancel stops new fetches within a second and keeps the pages done', async () => {
     const { key } = await svc.newKey(5);
     const before = site.hits('/slow');

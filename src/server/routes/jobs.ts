@@ -67,9 +67,11 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     const at = ctx.store.now().toISOString();
     const accountId = request.auth!.accountId;
     const hook = await jobWebhook(ctx, body);
+    // A URL listed twice is scraped once (one page per URL of the job), in the order first listed.
+    const urls = [...new Set(body.urls)];
     // A job costs one credit when it is accepted (contract section 7).
     await charged(ctx.store.db, accountId, () =>
-      repo.createJob(ctx.store.db, { id, accountId, kind: 'batch', options: { formats, schema: body.schema, only_main_content: body.only_main_content, render: body.render, timeout_ms: body.timeout_ms }, urls: body.urls, maxItems: body.urls.length, at, ...hook }),
+      repo.createJob(ctx.store.db, { id, accountId, kind: 'batch', options: { formats, schema: body.schema, only_main_content: body.only_main_content, render: body.render, timeout_ms: body.timeout_ms }, urls, maxItems: urls.length, at, ...hook }),
     );
     request.creditsCharged = 1;
     ctx.jobs?.wake();
