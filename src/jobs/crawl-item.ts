@@ -5,7 +5,7 @@
  * this holds nothing of the crawl between pages.
  */
 import { documentFromPage, type Engine, type Format } from '../engine/index.js';
-import { bareHost, canonicalParts, siteMatcher } from '../engine/crawl/canonical.js';
+import { bareHost, canonicalParts, canonicalUrl, siteMatcher } from '../engine/crawl/canonical.js';
 import { NOT_PAGES } from '../engine/crawl/crawler.js';
 import { pathFilter } from '../engine/crawl/glob.js';
 import { loadRobots, type RobotsRules } from '../engine/crawl/robots.js';
@@ -35,6 +35,8 @@ export interface ItemOutcome {
   page: Record<string, unknown>;
   failed: boolean;
   discovered: Discovered[];
+  /** The canonical URL the page was fetched from, when a redirect moved it off the item's URL. */
+  final?: string;
 }
 
 const PAGE_TIMEOUT_MS = 15_000;
@@ -120,5 +122,6 @@ export async function crawlItem(engine: Engine, item: { url: string; depth: numb
       discovered.push({ urls: [...new Set(urls.map(keep).filter((x): x is string => !!x))], depth: 1 });
     }
   }
-  return { page: result, failed: false, discovered };
+  const moved = canonicalUrl(page.url);
+  return { page: result, failed: false, discovered, ...(moved && moved !== item.url ? { final: moved } : {}) };
 }

@@ -234,9 +234,9 @@ export class JobRunner {
    * takes everything that ended meanwhile — one transaction for many pages under load, one for
    * one when idle, and no timer.
    */
-  #finish(item: ClaimedItem, page: unknown, failed: boolean, discovered?: Discovered[]): Promise<boolean> {
+  #finish(item: ClaimedItem, page: unknown, failed: boolean, discovered?: Discovered[], final?: string): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
-      this.#ending.push({ entry: { item, page, failed, discovered }, resolve, reject });
+      this.#ending.push({ entry: { item, page, failed, discovered, final }, resolve, reject });
       if (!this.#writing) void this.#writeEnded();
     });
   }
@@ -297,6 +297,6 @@ export class JobRunner {
     } catch (e) {
       outcome = { page: { url: item.url, depth: item.depth, error: isTrawlError(e) ? e.code : 'internal_error', ...(isTrawlError(e) && e.detail ? { detail: this.#o.redact(e.detail) } : {}) }, failed: true, discovered: [] };
     }
-    await this.#finish(item, outcome.page, outcome.failed, outcome.discovered);
+    await this.#finish(item, outcome.page, outcome.failed, outcome.discovered, outcome.final);
   }
 }

@@ -168,6 +168,8 @@ export interface FinishedItem {
   page: unknown;
   failed: boolean;
   discovered?: Discovered[];
+  /** Crawl: the canonical URL a redirect moved the page to (the item's URL otherwise). */
+  final?: string;
 }
 
 /**
@@ -216,6 +218,7 @@ export async function finishItems(db: Db, entries: FinishedItem[], at: string, e
       }
       const failed = mine.filter((i) => entries[i].failed).length;
       let total = Number(job.total);
+      // (Admitted first: a redirect's final URL found among this batch's links is seen below.)
       if (added.length) {
         // Past the job's limit: the newest candidates go again (they were never handed out).
         const room = Math.max(0, Number(job.max_items) - total);
@@ -224,20 +227,23 @@ export async function finishItems(db: Db, entries: FinishedItem[], at: string, e
         for (let k = 0; k < over.length; k += ITEM_BATCH) await trx.deleteFrom('job_items').where('job_id', '=', jobId).where('seq', 'in', over.slice(k, k + ITEM_BATCH)).execute();
         total += added.length - over.length;
       }
-      const done = Number(job.done) + mine.length - failed;
+      const merged = await mergeRedirects(trx, jobId, mine.filter((i) => entries[i].final && !entries[i].failed).map((i) => ({ i, final: entries[i].final! })));
+      total -= merged.left;
+      const kept = mine.filter((i) => !merged.dropped.has(i));
+      const done = Number(job.done) + kept.length - failed;
       const nFailed = Number(job.failed) + failed;
       const ended = done + nFailed >= total;
       const n0 = Number(job.written);
-      const now: Job = { ...job, total, done, failed: nFailed, written: n0 + mine.length, ...(ended ? { state: 'completed' as JobState, finished_at: at } : {}) };
+      const now: Job = { ...job, total, done, failed: nFailed, written: n0 + kept.length, ...(ended ? { state: 'completed' as JobState, finished_at: at } : {}) };
       await trx
         .updateTable('jobs')
         .set({ total, done, failed: nFailed, written: now.written, ...(ended ? { state: 'completed' as JobState, finished_at: at } : {}) })
         .where('id', '=', jobId)
         .execute();
-      const pages = mine.map((i, k) => ({ job_id: jobId, n: n0 + k + 1, seq: entries[i].item.seq, page: JSON.stringify(entries[i].page), created_at: at }));
+      const pages = kept.map((i, k) => ({ job_id: jobId, n: n0 + k + 1, seq: entries[i].item.seq, page: JSON.stringify(entries[i].page), created_at: at }));
       for (let k = 0; k < pages.length; k += 200) await trx.insertInto('job_pages').values(pages.slice(k, k + 200)).execute();
       if (events && job.webhook) {
-        const evs = mine.flatMap((i, k) => events({ ...now, state: 'running', finished_at: null }, { n: n0 + k + 1, page: entries[i].page }));
+        const evs = kept.flatMap((i, k) => events({ ...now, state: 'running', finished_at: null }, { n: n0 + k + 1, page: entries[i].page }));
         if (ended) evs.push(...events(now, null));
         await insertEvents(trx, job, evs, at);
       }
@@ -245,6 +251,30 @@ export async function finishItems(db: Db, entries: FinishedItem[], at: string, e
     }
   });
   return written;
+}
+
+/**
+ * Pages a redirect moved to another URL (a crawl's `/a` → `/b`): the final URL joins the seen set
+ * (a row of its own, done: it is never fetched), a queued item of it is done by this page (it
+ * leaves the count: `left`), and a page whose final URL another item already has or is
+ * fetching is that item's: it is dropped (no page of its own; it leaves the count too). So each
+ * URL is fetched and answered once, as in a synchronous crawl.
+ */
+async function mergeRedirects(trx: Db, jobId: string, moved: { i: number; final: string }[]): Promise<{ dropped: Set<number>; left: number }> {
+  const dropped = new Set<number>();
+  let left = 0;
+  for (const { i, final } of moved) {
+    const other = await trx.selectFrom('job_items').select(['seq', 'state']).where('job_id', '=', jobId).where('url', '=', final).executeTakeFirst();
+    if (!other) {
+      const r = await trx.updateTable('jobs').set((eb) => ({ seq_next: eb('seq_next', '+', 1) })).where('id', '=', jobId).returning('seq_next').executeTakeFirstOrThrow();
+      await trx.insertInto('job_items').values({ job_id: jobId, seq: Number(r.seq_next) - 1, url: final, state: 'done', lease_until: null }).execute();
+      continue;
+    }
+    const taken = other.state === 'queued' && Number((await trx.updateTable('job_items').set({ state: 'done' }).where('job_id', '=', jobId).where('seq', '=', other.seq).where('state', '=', 'queued').executeTakeFirst()).numUpdatedRows) > 0;
+    if (!taken) dropped.add(i);
+    left++;
+  }
+  return { dropped, left };
 }
 
 /** Marks the entries' items done or failed where they are still this claim's; returns those entries' indexes. */
