@@ -8,7 +8,7 @@
 import { compileSchema, forOwner, scrape, type Engine } from '../engine/index.js';
 import { isTrawlError } from '../errors.js';
 import type { Redactor } from '../redact.js';
-import { jobs as repo, type Store } from '../store/index.js';
+import { jobs as repo, storeUnreachable, type Store } from '../store/index.js';
 import type { ClaimedItem, Discovered, FinishedItem } from '../store/repos/jobs.js';
 import { crawlItem, RobotsCache, type CrawlJobOptions, type ItemOutcome } from './crawl-item.js';
 import { jobEvents } from './events.js';
@@ -247,13 +247,32 @@ export class JobRunner {
       const batch = this.#ending.splice(0, 64);
       const at = this.#o.store.now().toISOString();
       try {
-        const written = await repo.finishItems(this.#o.store.db, batch.map((b) => b.entry), at, jobEvents(at));
+        const written = await this.#whileUnreachable(() => repo.finishItems(this.#o.store.db, batch.map((b) => b.entry), at, jobEvents(at)));
         batch.forEach((b, i) => b.resolve(written[i]));
       } catch (e) {
         for (const b of batch) b.reject(e);
       }
     }
     this.#writing = false;
+  }
+
+  /**
+   * A write the store could not take because it was away is tried again, under the same claims,
+   * for up to two leases: pages fetched during a database blip are kept, not fetched again a
+   * lease later. (A claim taken meanwhile by another runner makes the write a no-op; a write
+   * that did commit before its connection dropped is not written twice: the items are no longer
+   * running.)
+   */
+  async #whileUnreachable<T>(work: () => Promise<T>): Promise<T> {
+    const end = Date.now() + 2 * this.#leaseMs;
+    for (let wait = 250; ; wait = Math.min(2 * wait, 4000)) {
+      try {
+        return await work();
+      } catch (e) {
+        if (!this.#running || !storeUnreachable(e) || Date.now() + wait > end) throw e;
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
   }
 
   async #process(item: ClaimedItem): Promise<void> {
