@@ -309,8 +309,10 @@ export class JobRunner {
     const o = JSON.parse(item.options) as CrawlJobOptions;
     let outcome: ItemOutcome;
     try {
-      // Asked again once its host's turn comes (a Crawl-delay may hold it for long): a cancel meanwhile means no fetch.
-      const result = await crawlItem(forOwner(this.#o.engine, item.account_id), item, o, o.schema ? compileSchema(o.schema) : undefined, this.#robots, this.#hosts, () => this.#stillRunning(item.job_id));
+      // Asked again once its host's turn comes (a Crawl-delay may hold it for long): a cancel meanwhile
+      // means no fetch. (The store away: fetch — the write checks the job's state anyway.)
+      const wanted = () => this.#stillRunning(item.job_id).catch(() => true);
+      const result = await crawlItem(forOwner(this.#o.engine, item.account_id), item, o, o.schema ? compileSchema(o.schema) : undefined, this.#robots, this.#hosts, wanted);
       if (!result) return;
       outcome = result;
     } catch (e) {

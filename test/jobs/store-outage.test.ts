@@ -1,7 +1,8 @@
 /**
  * The database away for a few seconds while pages are being fetched: the pages that finish
  * meanwhile are written once it is back (the runner retries the write under the same claim), not
- * dropped and fetched again a lease later.
+ * dropped and fetched again a lease later; pages whose host turn comes meanwhile are fetched (the
+ * cancel check cannot read the job's state then), not failed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobs } from '../../src/store/index.js';
@@ -20,6 +21,9 @@ describe('jobs: a PostgreSQL outage while pages are in flight', () => {
       await new Promise((r) => setTimeout(r, 1500));
       res.writeHead(200, { 'content-type': 'text/html' }).end(articlePage('Slow', '<p>A page that takes its time, with words enough to be content.</p>'));
     });
+    site.route('/robots.txt', (_q, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nCrawl-delay: 1\n'));
+    site.route('/c/', articlePage('Hub', `<p>A hub linking the pages of a polite site.</p>${[0, 1, 2, 3, 4].map((i) => `<a href="/c/${i}">C${i}</a>`).join(' ')}`));
+    for (let i = 0; i < 5; i++) site.route(`/c/${i}`, articlePage(`C${i}`, `<p>Page ${i} of a polite site, with words enough to be content.</p>`));
     pg = await createTestDatabase();
     const u = new URL(pg.url);
     proxy = await startTcpProxy(u.hostname, Number(u.port) || 5432);
@@ -51,5 +55,25 @@ describe('jobs: a PostgreSQL outage while pages are in flight', () => {
     }
     expect(job).toMatchObject({ state: 'completed', done: 4, failed: 0 });
     expect(site.hits('/slow')).toBe(4);
+  }, 40_000);
+
+  it('crawl pages whose Crawl-delay turn comes during the outage are fetched, not failed', async () => {
+    const { key, accountId } = await svc.newKey(5);
+    const r = await svc.post('/v1/crawl', { url: `${site.url}/c/`, async: true, max_depth: 1, use_sitemap: false }, key);
+    const id = ((await r.json()) as any).job.job_id as string;
+    while (site.hits('/c/0') + site.hits('/c/1') < 1) await new Promise((res) => setTimeout(res, 20));
+    proxy.cut();
+    await new Promise((res) => setTimeout(res, 2500));
+    proxy.restore();
+    const end = Date.now() + 20_000;
+    let job = await jobs.getJob(svc.store.db, accountId, id).catch(() => undefined);
+    while (job?.state !== 'completed' && Date.now() < end) {
+      await new Promise((res) => setTimeout(res, 200));
+      job = await jobs.getJob(svc.store.db, accountId, id).catch(() => undefined);
+    }
+    const pages = (await jobs.pagesAfter(svc.store.db, id, 0, 100)).map((p) => JSON.parse(p.page));
+    expect(pages.filter((p) => p.error)).toEqual([]);
+    expect(job).toMatchObject({ state: 'completed', done: 6, failed: 0 });
+    expect([0, 1, 2, 3, 4].map((i) => site.hits(`/c/${i}`))).toEqual([1, 1, 1, 1, 1]);
   }, 40_000);
 });
