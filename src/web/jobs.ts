@@ -1,6 +1,6 @@
 /**
  * Dashboard pages for jobs: the account's jobs with their progress, and each job's pages as a
- * JSON-lines download (streamed from the store a hundred at a time, so a 100,000-page job is
+ * JSON-lines download (streamed from the store a few pages at a time, so a 100,000-page job is
  * never held whole in memory).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -44,9 +44,11 @@ export function jobPages(app: FastifyInstance, ctx: ServerContext, kit: Kit): vo
     const lines = Readable.from(
       (async function* () {
         for (;;) {
-          const rows = await repo.pagesAfter(db, job.id, after, 100);
+          // A few pages at a time, a line each: pages may be tens of MB (a hundred joined made
+          // a string longer than V8 allows, and the download broke off).
+          const rows = await repo.pagesAfter(db, job.id, after, 8);
           if (!rows.length) return;
-          yield rows.map((r) => `${r.page}\n`).join('');
+          for (const r of rows) yield `${r.page}\n`;
           after = Number(rows.at(-1)!.n);
         }
       })(),

@@ -15,6 +15,8 @@ const SECURITY = [{ bearer: [] }];
 export const JOB_ID = /^job_[0-9A-Za-z]{20}$/;
 
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
+/** Page text in one answer at most (one page always): the rest comes with next_cursor. */
+export const PAGE_BYTES = 10 * 1024 * 1024;
 
 export function presentJob(j: Job) {
   return {
@@ -85,10 +87,10 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     const cursor = decodeCursor((request.query as Record<string, unknown>).cursor, 1);
     const after = cursor ? Number(cursor[0]) : 0;
     if (!Number.isInteger(after) || after < 0) throw new TrawlError('invalid_request', 'cursor: is not a cursor this API returned; use next_cursor from the previous page');
-    const rows = await repo.pagesAfter(ctx.store.db, j.id, after, limit);
+    const { rows, cut } = await repo.pagesWithin(ctx.store.db, j.id, after, limit, PAGE_BYTES);
     const last = rows.at(-1)?.n ?? after;
     // More may come while the job runs (poll with next_cursor); once it ended, null after the last page.
-    const more = rows.length === limit || !ENDED.has(j.state) || Number(last) < Number(j.written);
+    const more = cut || rows.length === limit || !ENDED.has(j.state) || Number(last) < Number(j.written);
     return { status: 'ok', job: presentJob(j), pages: rows.map((r) => JSON.parse(r.page)), next_cursor: more ? encodeCursor([String(last)]) : null };
   });
 

@@ -54,6 +54,33 @@ export const jobState = async (db: Db, id: string): Promise<JobState | undefined
 export const pagesAfter = (db: Db, jobId: string, after: number, limit: number) =>
   db.selectFrom('job_pages').select(['n', 'page']).where('job_id', '=', jobId).where('n', '>', after).orderBy('n').limit(limit).execute();
 
+/** Pages read from the store at once when a reader bounds its bytes (a page may be tens of MB). */
+const PAGES_PER_READ = 8;
+
+/**
+ * Pages after cursor `n`, at most `limit`, stopping before the page that would take the text read
+ * past `maxBytes` (one page at least), read a few at a time: one answer never holds a job's whole
+ * bulk (100 pages of 3 MB in three formats made a 600 MB body, past what a string can hold).
+ * `cut` tells the caller pages were left for the next cursor.
+ */
+export async function pagesWithin(db: Db, jobId: string, after: number, limit: number, maxBytes: number): Promise<{ rows: { n: number; page: string }[]; cut: boolean }> {
+  const rows: { n: number; page: string }[] = [];
+  let bytes = 0;
+  let from = after;
+  while (rows.length < limit) {
+    const want = Math.min(PAGES_PER_READ, limit - rows.length);
+    const part = await pagesAfter(db, jobId, from, want);
+    for (const r of part) {
+      if (rows.length && bytes + r.page.length > maxBytes) return { rows, cut: true };
+      rows.push({ n: Number(r.n), page: r.page });
+      bytes += r.page.length;
+    }
+    if (part.length < want) break;
+    from = Number(part.at(-1)!.n);
+  }
+  return { rows, cut: false };
+}
+
 /** Cancels a job still queued or running: its queued items are dropped (pages done are kept). False when it had ended. */
 export async function cancelJob(db: Db, accountId: string, id: string, at: string, events?: JobEventBuilder): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
