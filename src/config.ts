@@ -7,6 +7,8 @@ import { totalmem } from 'node:os';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
+// A setting out of bounds is the operator's to fix: a one-line error, not a stack trace.
+import { invalidRequest } from './errors.js';
 
 export interface ResolveOverride {
   host: string;
@@ -96,7 +98,7 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) {
-    throw new Error(`${name}: must be an integer from ${min} to ${max} (got "${raw}")`);
+    throw invalidRequest(`${name}: must be an integer from ${min} to ${max} (got "${raw}")`);
   }
   return n;
 }
@@ -113,7 +115,7 @@ export function parseResolve(raw: string | undefined): ResolveOverride[] {
     .filter(Boolean)
     .map((entry) => {
       const m = /^([^=\s]+)=(\[[^\]]+\]|[^:\s]+)(?::(\d{1,5}))?$/.exec(entry);
-      if (!m) throw new Error(`TRAWL_RESOLVE: "${entry}" is not host=ip[:port]`);
+      if (!m) throw invalidRequest(`TRAWL_RESOLVE: "${entry}" is not host=ip[:port]`);
       return { host: m[1].toLowerCase(), address: m[2].replace(/^\[|\]$/g, ''), port: m[3] ? Number(m[3]) : undefined };
     });
 }

@@ -5,13 +5,14 @@
  * this holds nothing of the crawl between pages.
  */
 import { documentFromPage, type Engine, type Format } from '../engine/index.js';
-import { bareHost, canonicalParts, siteMatcher } from '../engine/crawl/canonical.js';
+import { bareHost, canonicalParts, canonicalUrl, siteMatcher } from '../engine/crawl/canonical.js';
 import { NOT_PAGES } from '../engine/crawl/crawler.js';
 import { pathFilter } from '../engine/crawl/glob.js';
 import { linkFilter, type LinkRules } from '../engine/crawl/link-rules.js';
 import { loadRobots, type RobotsRules } from '../engine/crawl/robots.js';
 import { readSitemaps } from '../engine/crawl/sitemap.js';
 import type { CompiledSchema } from '../engine/extract/schema.js';
+import { isTrawlError } from '../errors.js';
 import { fetchPage } from '../engine/fetch/page.js';
 import type { Discovered } from '../store/repos/jobs.js';
 import type { Gate } from './host-gate.js';
@@ -37,6 +38,8 @@ export interface ItemOutcome {
   page: Record<string, unknown>;
   failed: boolean;
   discovered: Discovered[];
+  /** The canonical URL the page was fetched from, when a redirect moved it off the item's URL. */
+  final?: string;
 }
 
 const PAGE_TIMEOUT_MS = 15_000;
@@ -56,7 +59,8 @@ export class RobotsCache {
   }
 }
 
-export async function crawlItem(engine: Engine, item: { url: string; depth: number }, o: CrawlJobOptions, schema: CompiledSchema | undefined, robots: RobotsCache, hosts: Gate): Promise<ItemOutcome> {
+/** The page's outcome; undefined when `wanted` said no once its host's turn came (its job was cancelled). */
+export async function crawlItem(engine: Engine, item: { url: string; depth: number }, o: CrawlJobOptions, schema: CompiledSchema | undefined, robots: RobotsCache, hosts: Gate, wanted?: () => Promise<boolean>): Promise<ItemOutcome | undefined> {
   const maxDepth = o.max_depth ?? 2;
   const formats = new Set<Format>(o.formats?.length ? o.formats : schema ? ['markdown', 'json'] : ['markdown']);
   const sameSite = siteMatcher(new URL(o.url).hostname, o.allow_subdomains);
@@ -68,6 +72,13 @@ export async function crawlItem(engine: Engine, item: { url: string; depth: numb
   if (rules && !rules.allow(u.pathname + u.search)) return fail('robots_disallowed', 'robots.txt disallows this URL');
   // Polite per host: a cap on pages at once, and robots' Crawl-delay between requests.
   const leave = await hosts.enter(u.host, (rules?.crawlDelaySeconds ?? 0) * 1000);
+  let go = false;
+  try {
+    go = !wanted || (await wanted());
+  } finally {
+    if (!go) leave();
+  }
+  if (!go) return undefined;
   let page: Awaited<ReturnType<typeof fetchPage>>;
   try {
     page = await fetchPage(engine, item.url, {
@@ -76,6 +87,10 @@ export async function crawlItem(engine: Engine, item: { url: string; depth: numb
       // The start page may move to another host (example.com → www.example.com); later pages may only move within the site.
       followRedirect: item.depth === 0 ? undefined : (next) => sameSite(next),
     });
+  } catch (e) {
+    // A redirect off the site was not followed: the same error as the synchronous crawl's.
+    if (isTrawlError(e) && typeof e.fields.redirect === 'string') return fail('off_site_redirect', `redirected off the site to ${e.fields.redirect}`);
+    throw e;
   } finally {
     leave();
   }
@@ -111,5 +126,6 @@ export async function crawlItem(engine: Engine, item: { url: string; depth: numb
       discovered.push({ urls: [...new Set(urls.map(keep).filter((x): x is string => !!x))], depth: 1 });
     }
   }
-  return { page: result, failed: false, discovered };
+  const moved = canonicalUrl(page.url);
+  return { page: result, failed: false, discovered, ...(moved && moved !== item.url ? { final: moved } : {}) };
 }

@@ -9,12 +9,12 @@ import { compileSchema, forOwner, scrape, type Engine } from '../engine/index.js
 import { isTrawlError } from '../errors.js';
 import { jobPages } from '../metrics.js';
 import type { Redactor } from '../redact.js';
-import { jobs as repo, type Store } from '../store/index.js';
+import { jobs as repo, storeUnreachable, type Store } from '../store/index.js';
 import type { ClaimedItem, Discovered, FinishedItem } from '../store/repos/jobs.js';
 import { crawlItem, RobotsCache, type CrawlJobOptions, type ItemOutcome } from './crawl-item.js';
 import { jobEvents, type EventShape } from './events.js';
 import { HostGate, type Gate } from './host-gate.js';
-import { sendDueJobEvents } from './webhooks.js';
+import { sendJobEvents } from './webhooks.js';
 import type { PageQueue } from '../queue/pages.js';
 
 /**
@@ -50,10 +50,14 @@ export interface JobRunnerOptions {
   hosts?: Gate;
   /** Event bodies of another shape for the jobs that ask for it (the Firecrawl surface's). */
   eventShape?: EventShape;
+  /** How long a claim holds without renewal (tests shorten it). @default ITEM_LEASE_MS */
+  leaseMs?: number;
   /** Job webhooks' retry schedule (TRAWL_WEBHOOK_RETRY_BASE_MS, TRAWL_WEBHOOK_MAX_ATTEMPTS). */
   webhooks?: { retryBaseMs: number; maxAttempts: number };
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
+
+const claimKey = (it: ClaimedItem) => `${it.job_id}-${it.seq}-${it.attempts}`;
 
 /** What a batch item is scraped with (the request's scrape options, as stored on the job). */
 export interface BatchOptions {
@@ -72,6 +76,9 @@ export class JobRunner {
   #inHand = 0;
   readonly #work = new Set<Promise<void>>();
   readonly #held = new Set<ClaimedItem>();
+  /** Scale-out: pages this process handed to the queue that no worker may have taken yet (by queue job id). */
+  readonly #handed = new Map<string, ClaimedItem>();
+  #checking = false;
   #renewal?: NodeJS.Timeout;
   #sending?: Promise<void>;
   readonly #ending: { entry: FinishedItem; resolve(v: boolean): void; reject(e: unknown): void }[] = [];
@@ -92,11 +99,46 @@ export class JobRunner {
     this.#loop = this.#run();
     this.#o.pages?.consume((item) => this.#handle(item), this.#o.concurrency ?? 16);
     this.#sending = this.#send();
-    this.#renewal = setInterval(() => {
-      if (!this.#held.size) return;
-      void repo.renewItems(this.#o.store.db, [...this.#held], new Date(this.#o.store.now().getTime() + ITEM_LEASE_MS).toISOString()).catch(() => undefined);
-    }, ITEM_LEASE_MS / 3);
+    this.#renewal = setInterval(() => this.#renew(), this.#leaseMs / 3);
     this.#renewal.unref();
+  }
+
+  get #leaseMs(): number {
+    return this.#o.leaseMs ?? ITEM_LEASE_MS;
+  }
+
+  /**
+   * Keeps the claims of this process alive: the pages it works on, and (scale-out) the pages it
+   * handed to the queue that no worker has taken yet — a page may wait there longer than a lease
+   * (hosts with a Crawl-delay), and a lease passing there would have it claimed again, fetched
+   * twice and, after three such claims, given up. A worker that takes a page renews it from then on.
+   */
+  #renew(): void {
+    const db = this.#o.store.db;
+    const until = new Date(this.#o.store.now().getTime() + this.#leaseMs).toISOString();
+    if (this.#held.size) void repo.renewItems(db, [...this.#held], until).catch(() => undefined);
+    const pages = this.#o.pages;
+    if (!pages || !this.#handed.size || this.#checking) return;
+    this.#checking = true;
+    const handed = [...this.#handed];
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('queue slow')), this.#leaseMs / 3)));
+    void Promise.race([pages.notTaken(handed.map(([, it]) => it)), late])
+      .then(
+        (waiting) => {
+          const still = new Set(waiting);
+          for (const [id, it] of handed) if (!still.has(it)) this.#handed.delete(id);
+          return waiting;
+        },
+        // Redis away (or slow): no worker can take them either, so their claims are kept.
+        () => handed.map(([, it]) => it),
+      )
+      .then((items) => (items.length ? repo.renewItems(db, items, until) : undefined))
+      .catch(() => undefined)
+      .finally(() => {
+        clearTimeout(timer);
+        this.#checking = false;
+      });
   }
 
   /** Look now (a job was created). */
@@ -115,19 +157,11 @@ export class JobRunner {
     await Promise.allSettled([...this.#work]);
   }
 
-  /** The webhook loop: due job events are sent; a full pass looks again at once, else it polls. */
+  /** The webhook loop: due job events are sent as lanes free, fair between accounts (./webhooks.ts). */
   async #send(): Promise<void> {
     const o = this.#o;
     const w = o.webhooks ?? { retryBaseMs: 5000, maxAttempts: 8 };
-    while (this.#running) {
-      let n = 0;
-      try {
-        n = await sendDueJobEvents({ store: o.store, engine: o.engine, redact: o.redact, ...w });
-      } catch (err) {
-        o.log?.error({ err }, 'job webhook pass failed; retrying');
-      }
-      if (n < 16 && this.#running) await new Promise((r) => setTimeout(r, POLL_MS).unref());
-    }
+    await sendJobEvents({ store: o.store, engine: o.engine, redact: o.redact, ...w, pollMs: POLL_MS, running: () => this.#running, onError: (err) => o.log?.error({ err }, 'job webhook attempt failed; retrying') });
   }
 
   /**
@@ -143,10 +177,12 @@ export class JobRunner {
       let claimed = 0;
       try {
         const room = pages ? 2 * concurrency - (await pages.waiting()) : concurrency - this.#inHand;
-        const items = room > 0 ? await repo.claimItems(this.#o.store.db, this.#o.store.now(), room, ITEM_LEASE_MS, this.#o.perAccount ?? 8, this.#o.accountCap) : [];
+        const items = room > 0 ? await repo.claimItems(this.#o.store.db, this.#o.store.now(), room, this.#leaseMs, this.#o.perAccount ?? 8, this.#o.accountCap) : [];
         claimed = items.length;
-        if (pages) await pages.add(items);
-        else for (const item of items) this.#start(item);
+        if (pages) {
+          await pages.add(items);
+          for (const it of items) this.#handed.set(claimKey(it), it);
+        } else for (const item of items) this.#start(item);
       } catch (err) {
         this.#o.log?.error({ err }, 'job item claim failed; retrying');
       }
@@ -171,6 +207,11 @@ export class JobRunner {
     this.#inHand++;
     this.#held.add(item);
     try {
+      if (this.#o.pages) {
+        this.#handed.delete(claimKey(item));
+        // Taken from the queue: a claim that is no longer the item's (claimed again, cancelled) is dropped unfetched.
+        if (!(await repo.takeItem(this.#o.store.db, item, new Date(this.#o.store.now().getTime() + this.#leaseMs).toISOString()))) return;
+      }
       if (await this.#stillRunning(item.job_id)) await this.#process(item);
     } catch (err) {
       this.#o.log?.error({ err, job: item.job_id }, 'job item failed unexpectedly');
@@ -196,9 +237,9 @@ export class JobRunner {
    * takes everything that ended meanwhile — one transaction for many pages under load, one for
    * one when idle, and no timer.
    */
-  async #finish(item: ClaimedItem, page: unknown, failed: boolean, discovered?: Discovered[]): Promise<boolean> {
+  async #finish(item: ClaimedItem, page: unknown, failed: boolean, discovered?: Discovered[], final?: string): Promise<boolean> {
     const written = await new Promise<boolean>((resolve, reject) => {
-      this.#ending.push({ entry: { item, page, failed, discovered }, resolve, reject });
+      this.#ending.push({ entry: { item, page, failed, discovered, final }, resolve, reject });
       if (!this.#writing) void this.#writeEnded();
     });
     this.#count(item, failed, written);
@@ -211,13 +252,32 @@ export class JobRunner {
       const batch = this.#ending.splice(0, 64);
       const at = this.#o.store.now().toISOString();
       try {
-        const written = await repo.finishItems(this.#o.store.db, batch.map((b) => b.entry), at, jobEvents(at, this.#o.eventShape));
+        const written = await this.#whileUnreachable(() => repo.finishItems(this.#o.store.db, batch.map((b) => b.entry), at, jobEvents(at, this.#o.eventShape)));
         batch.forEach((b, i) => b.resolve(written[i]));
       } catch (e) {
         for (const b of batch) b.reject(e);
       }
     }
     this.#writing = false;
+  }
+
+  /**
+   * A write the store could not take because it was away is tried again, under the same claims,
+   * for up to two leases: pages fetched during a database blip are kept, not fetched again a
+   * lease later. (A claim taken meanwhile by another runner makes the write a no-op; a write
+   * that did commit before its connection dropped is not written twice: the items are no longer
+   * running.)
+   */
+  async #whileUnreachable<T>(work: () => Promise<T>): Promise<T> {
+    const end = Date.now() + 2 * this.#leaseMs;
+    for (let wait = 250; ; wait = Math.min(2 * wait, 4000)) {
+      try {
+        return await work();
+      } catch (e) {
+        if (!this.#running || !storeUnreachable(e) || Date.now() + wait > end) throw e;
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
   }
 
   async #process(item: ClaimedItem): Promise<void> {
@@ -259,10 +319,15 @@ export class JobRunner {
     const o = JSON.parse(item.options) as CrawlJobOptions;
     let outcome: ItemOutcome;
     try {
-      outcome = await crawlItem(forOwner(this.#o.engine, item.account_id), item, o, o.schema ? compileSchema(o.schema) : undefined, this.#robots, this.#hosts);
+      // Asked again once its host's turn comes (a Crawl-delay may hold it for long): a cancel meanwhile
+      // means no fetch. (The store away: fetch — the write checks the job's state anyway.)
+      const wanted = () => this.#stillRunning(item.job_id).catch(() => true);
+      const result = await crawlItem(forOwner(this.#o.engine, item.account_id), item, o, o.schema ? compileSchema(o.schema) : undefined, this.#robots, this.#hosts, wanted);
+      if (!result) return;
+      outcome = result;
     } catch (e) {
       outcome = { page: { url: item.url, depth: item.depth, error: isTrawlError(e) ? e.code : 'internal_error', ...(isTrawlError(e) && e.detail ? { detail: this.#o.redact(e.detail) } : {}) }, failed: true, discovered: [] };
     }
-    await this.#finish(item, outcome.page, outcome.failed, outcome.discovered);
+    await this.#finish(item, outcome.page, outcome.failed, outcome.discovered, outcome.final);
   }
 }

@@ -2,7 +2,7 @@
  * Sends jobs' webhook events from their outbox (../store/repos/job-events.ts), signed with both
  * schemes and through the guarded client like a monitor's deliveries (../monitors/deliver.ts),
  * on the same retry schedule, honouring Retry-After; 410 Gone stops the event's retries. Every
- * process's job runner runs passes; claims are conditional, so no attempt is made twice.
+ * process's job runner sends; claims are conditional, so no attempt is made twice.
  */
 import type { Engine } from '../engine/index.js';
 import { DELIVERY_LEASE_MS, send, signature } from '../monitors/deliver.js';
@@ -17,17 +17,44 @@ export interface JobWebhookOptions {
   redact: Redactor;
   retryBaseMs: number;
   maxAttempts: number;
-  /** Events sent at once by this process. @default 16 */
-  concurrency?: number;
-  /** Of those, one account's at most. @default 4 */
+  /** Attempts one account may have in flight at once, across every process. @default 4 */
   perAccount?: number;
 }
 
-/** One pass: claims what is due and sends it; resolves with the number of attempts made. */
-export async function sendDueJobEvents(o: JobWebhookOptions): Promise<number> {
-  const claimed = await claimDue(o.store.db, o.store.now(), o.concurrency ?? 16, o.perAccount ?? 4, DELIVERY_LEASE_MS);
-  await Promise.all(claimed.map((e) => attempt(o, e)));
-  return claimed.length;
+/** Claims up to `limit` due events for attempts (see claimDue: fair between accounts). */
+export const claimJobEvents = (o: JobWebhookOptions, limit: number): Promise<ClaimedEvent[]> => claimDue(o.store.db, o.store.now(), limit, o.perAccount ?? 4, DELIVERY_LEASE_MS);
+
+/**
+ * Sends due events in lanes: `lanes` attempts in flight at once, a lane taken again as soon as
+ * its attempt ends (a slow receiver holds its own lanes only, never a whole pass of others'
+ * events). Resolves when `running()` turns false and the attempts in flight ended.
+ */
+export async function sendJobEvents(o: JobWebhookOptions & { lanes?: number; pollMs: number; running: () => boolean; onError?: (err: unknown) => void }): Promise<void> {
+  const lanes = o.lanes ?? 16;
+  const inFlight = new Set<Promise<void>>();
+  while (o.running()) {
+    let claimed = 0;
+    if (inFlight.size < lanes) {
+      try {
+        const events = await claimJobEvents(o, lanes - inFlight.size);
+        claimed = events.length;
+        for (const e of events) {
+          const p: Promise<void> = attempt(o, e)
+            .catch((err) => o.onError?.(err))
+            .finally(() => inFlight.delete(p));
+          inFlight.add(p);
+        }
+      } catch (err) {
+        o.onError?.(err);
+      }
+    }
+    if (claimed && inFlight.size < lanes) continue;
+    // Nothing due (or every lane busy): look again when an attempt ends, or after a poll.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([new Promise((r) => (timer = setTimeout(r, o.pollMs))), ...inFlight]);
+    clearTimeout(timer);
+  }
+  await Promise.allSettled([...inFlight]);
 }
 
 async function attempt(o: JobWebhookOptions, e: ClaimedEvent): Promise<void> {

@@ -12,6 +12,9 @@ import { connection } from './bullmq.js';
 
 const PAGES = 'job-pages';
 const OPTIONS = { removeOnComplete: true, removeOnFail: true, attempts: 1 };
+const WAITING = new Set(['waiting', 'prioritized', 'delayed', 'waiting-children']);
+/** One BullMQ job per claim of a page (a page claimed again is a new job). */
+const pageJobId = (it: ClaimedItem) => `${it.job_id}-${it.seq}-${it.attempts}`;
 
 export interface PageQueueOptions {
   redisUrl: string;
@@ -31,7 +34,16 @@ export class PageQueue {
   }
 
   async add(items: ClaimedItem[]): Promise<void> {
-    if (items.length) await this.#queue.addBulk(items.map((it) => ({ name: 'page', data: it, opts: { ...OPTIONS, jobId: `${it.job_id}-${it.seq}-${it.attempts}` } })));
+    if (items.length) await this.#queue.addBulk(items.map((it) => ({ name: 'page', data: it, opts: { ...OPTIONS, jobId: pageJobId(it) } })));
+  }
+
+  /**
+   * Of these pages (handed out by this process), those no worker has taken yet: their claims'
+   * leases are kept by the process that handed them out until a worker takes them.
+   */
+  async notTaken(items: ClaimedItem[]): Promise<ClaimedItem[]> {
+    const states = await Promise.all(items.map((it) => this.#queue.getJobState(pageJobId(it))));
+    return items.filter((_, i) => WAITING.has(states[i]));
   }
 
   /** Pages handed out and not yet taken by any worker. */

@@ -15,7 +15,10 @@ export const encodeCursor = (parts: string[]) => Buffer.from(parts.join('|')).to
 export function decodeCursor(raw: unknown, parts: number): string[] | undefined {
   if (raw === undefined) return undefined;
   const decoded = typeof raw === 'string' ? Buffer.from(raw, 'base64url').toString().split('|') : [];
-  if (decoded.length !== parts || decoded.some((p) => !p)) throw invalidRequest('cursor: is not a cursor this API returned; use next_cursor from the previous page');
+  // Cursors hold timestamps, ids and numbers: a control character or invalid UTF-8 (U+FFFD once
+  // decoded) is forged, and PostgreSQL would refuse a NUL in a query parameter (a 500).
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
+  if (decoded.length !== parts || decoded.some((p) => !p || /[\u0000-\u001f\u007f\ufffd]/.test(p))) throw invalidRequest('cursor: is not a cursor this API returned; use next_cursor from the previous page');
   return decoded;
 }
 

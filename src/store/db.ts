@@ -54,6 +54,18 @@ function withStatementCache(sqlite: SqliteDatabase.Database, max = 256) {
   };
 }
 
+/**
+ * Whether an error says the store could not be reached (the same write may succeed in a moment),
+ * not that it refused the write: socket errors, PostgreSQL's connection exceptions (class 08) and
+ * shutdowns (57P0x), pg's words for a connection lost mid-query, a busy SQLite file.
+ */
+export function storeUnreachable(e: unknown): boolean {
+  const err = e as { code?: unknown; message?: unknown } | undefined;
+  const code = typeof err?.code === 'string' ? err.code : '';
+  if (/^(ECONN|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|08|57P0|SQLITE_BUSY)/.test(code)) return true;
+  return typeof err?.message === 'string' && /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(err.message);
+}
+
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 export async function openStore(options: StoreOptions): Promise<Store> {

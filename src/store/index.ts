@@ -1,4 +1,4 @@
-export { openStore, type Store, type StoreOptions, type Dialect } from './db.js';
+export { openStore, storeUnreachable, type Store, type StoreOptions, type Dialect } from './db.js';
 export type { Account, ApiKey, Database, Job, Monitor, MonitorRun, WebhookDelivery, DeliveryAttempt } from './tables.js';
 export * as accounts from './repos/accounts.js';
 export * as keys from './repos/keys.js';

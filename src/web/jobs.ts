@@ -1,11 +1,12 @@
 /**
  * Dashboard pages for jobs: the account's jobs with their progress, and each job's pages as a
- * JSON-lines download (streamed from the store a hundred at a time, so a 100,000-page job is
+ * JSON-lines download (streamed from the store a few pages at a time, so a 100,000-page job is
  * never held whole in memory).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import type { ServerContext } from '../server/context.js';
+import { JOB_ID } from '../server/routes/jobs.js';
 import { jobs as repo } from '../store/index.js';
 import { html } from './html.js';
 import type { Raw } from './html.js';
@@ -34,16 +35,20 @@ export function jobPages(app: FastifyInstance, ctx: ServerContext, kit: Kit): vo
   }));
 
   app.get('/jobs/:id/pages.jsonl', { schema: { hide: true } }, authed(async (request, reply, s) => {
-    const job = await repo.getJob(ctx.store.db, s.account.id, (request.params as { id: string }).id);
+    const id = (request.params as { id: string }).id;
+    // (An id that cannot be a job's is not looked up: PostgreSQL refuses some bytes, a NUL, with an error.)
+    const job = JOB_ID.test(id) ? await repo.getJob(ctx.store.db, s.account.id, id) : undefined;
     if (!job) return send(reply, 404, shell(s, '/jobs', 'Jobs', html`<p>No such job.</p>`));
     let after = 0;
     const db = ctx.store.db;
     const lines = Readable.from(
       (async function* () {
         for (;;) {
-          const rows = await repo.pagesAfter(db, job.id, after, 100);
+          // A few pages at a time, a line each: pages may be tens of MB (a hundred joined made
+          // a string longer than V8 allows, and the download broke off).
+          const rows = await repo.pagesAfter(db, job.id, after, 8);
           if (!rows.length) return;
-          yield rows.map((r) => `${r.page}\n`).join('');
+          for (const r of rows) yield `${r.page}\n`;
           after = Number(rows.at(-1)!.n);
         }
       })(),

@@ -59,4 +59,12 @@ describe('trawl crawl --async and trawl jobs get', () => {
     const missing = await trawl(['jobs', 'get', 'job_00000000000000000000'], { TRAWL_API_URL: svc.url, TRAWL_API_KEY: key });
     expect(JSON.parse(missing.stdout.trim())).toMatchObject({ error: 'not_found' });
   });
+
+  it('a job setting out of bounds stops `trawl serve` with an error naming it, not a stack trace', async () => {
+    for (const [name, value, range] of [['TRAWL_JOB_RETENTION_HOURS', '0', '1 to 87600'], ['TRAWL_ACCOUNT_CONCURRENCY', 'many', '1 to 10000']]) {
+      const r = await trawl(['serve'], { [name]: value, PORT: '0', TRAWL_DATA_DIR: svc.config.dataDir });
+      expect(r.code).toBe(1);
+      expect(JSON.parse(r.stdout.trim())).toEqual({ error: 'invalid_request', detail: `${name}: must be an integer from ${range} (got "${value}")` });
+    }
+  });
 });

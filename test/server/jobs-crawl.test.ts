@@ -71,6 +71,22 @@ describe.each(DIALECTS)('jobs: async crawl (%s)', (dialect) => {
     expect(ok.find((p) => p.url.endsWith('/s/3/b')).markdown).toContain('A deep page, 3b');
   });
 
+  it('a redirect target is answered once, however many URLs lead to it (as in a synchronous crawl)', async () => {
+    const { key } = await svc.newKey(5);
+    const to = (location: string) => (_q: unknown, res: any) => void res.writeHead(301, { location }).end();
+    site.route('/rd/', articlePage('Redirects', `<p>A page whose links mostly redirect to one target page.</p><a href="/rd/a">a</a> <a href="/rd/t">t</a> <a href="/rd/b">b</a> <a href="/rd/c">c</a> <a href="/rd/c/">c/</a>`));
+    site.route('/rd/a', to('/rd/t'));
+    site.route('/rd/b', to('/rd/t'));
+    site.route('/rd/c', to('/rd/c/'));
+    site.route('/rd/t', articlePage('Target', '<p>The page every redirect leads to, with words enough.</p>'));
+    site.route('/rd/c/', articlePage('C', '<p>A section reached with or without its slash.</p>'));
+    const r = await call('POST', '/v1/crawl', key, { url: `${site.url}/rd/`, async: true, max_depth: 1, use_sitemap: false });
+    const job = await finished(key, r.body.job.job_id);
+    const pages = await allPages(key, r.body.job.job_id);
+    expect(pages.map((p) => new URL(p.url).pathname).sort()).toEqual(['/rd/', '/rd/c/', '/rd/t']);
+    expect(job.progress).toEqual({ done: 3, failed: 0, queued: 0 });
+  });
+
   it('holds the page limit across the frontier; a synchronous crawl keeps its 1,000 bound', async () => {
     const { key } = await svc.newKey(5);
     const r = await call('POST', '/v1/crawl', key, { url: `${site.url}/`, async: true, max_depth: 3, limit: 5, use_sitemap: false });

@@ -4,6 +4,8 @@
  * `standardwebhooks` library verifies them) and retried with the same event id after a failure.
  */
 import { createHmac } from 'node:crypto';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accounts } from '../../src/store/index.js';
@@ -101,6 +103,41 @@ describe.each(DIALECTS)('jobs: webhooks (%s)', (dialect) => {
     expect(eventsFor(sid)).toHaveLength(1);
     expect(e).toMatchObject({ event: 'job.completed', job_id: sid, state: 'cancelled', progress: { queued: 0 } });
   });
+
+  it('events go out as lanes free: a 150-page job.page backlog is delivered within seconds of the job', async () => {
+    const { key } = await svc.newKey(5);
+    const urls = Array.from({ length: 150 }, (_, i) => `${site.url}/p/${i % 8}?n=${i}`);
+    const id = (await call('POST', '/v1/batch/scrape', key, { urls, webhook: hook.url, webhook_events: ['job.page'] })).body.job.job_id;
+    let finished = 0;
+    await until(() => {
+      if (!finished && eventsFor(id).length) finished = Date.now();
+      return eventsFor(id).some(({ e }) => e.event === 'job.completed');
+    }, 30_000);
+    // (One account's events, 4 at a time: passes of 4 a poll apart took 10 s for these.)
+    expect(Date.now() - finished).toBeLessThan(5000);
+    expect(new Set(eventsFor(id).filter(({ e }) => e.event === 'job.page').map(({ e }) => e.sequence)).size).toBe(150);
+  }, 40_000);
+
+  it("one account's hanging receiver holds its own lanes only: another account's events go at once", async () => {
+    const hung: ServerResponse[] = [];
+    const hang = createServer((_q, res) => void hung.push(res));
+    await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
+    try {
+      const a = await svc.newKey(5);
+      const b = await svc.newKey(5);
+      const urls = Array.from({ length: 6 }, (_, i) => `${site.url}/p/${i}`);
+      await call('POST', '/v1/batch/scrape', a.key, { urls, webhook: `http://127.0.0.1:${(hang.address() as AddressInfo).port}/hook`, webhook_events: ['job.page'] });
+      await until(() => hung.length >= 4);
+      const t0 = Date.now();
+      const id = (await call('POST', '/v1/batch/scrape', b.key, { urls: [`${site.url}/p/1`], webhook: hook.url })).body.job.job_id;
+      await until(() => eventsFor(id).length === 1, 15_000);
+      // (A pass waited for every attempt in it: 10 s, the delivery timeout, behind the hanging ones.)
+      expect(Date.now() - t0).toBeLessThan(4000);
+    } finally {
+      hang.closeAllConnections();
+      await new Promise((r) => hang.close(r));
+    }
+  }, 30_000);
 
   it('an async crawl sends job.completed; bad webhook requests are refused with no credit', async () => {
     const { key, accountId } = await svc.newKey(5);

@@ -70,6 +70,48 @@ describe.each(DIALECTS)('jobs: batch scrape (%s)', (dialect) => {
     expect((await call('GET', '/v1/jobs', key)).body.jobs.map((j: any) => j.job_id)).toEqual([id]);
   });
 
+  it('a URL listed twice is scraped once (it was a 500: the frontier holds each URL once)', async () => {
+    const { key, accountId } = await svc.newKey(5);
+    const urls = [`${site.url}/p/3`, `${site.url}/p/4`, `${site.url}/p/3`];
+    const created = await call('POST', '/v1/batch/scrape', key, { urls });
+    expect(created.status).toBe(202);
+    expect(created.body.job.progress).toEqual({ done: 0, failed: 0, queued: 2 });
+    const id = created.body.job.job_id;
+    const done = await until(async () => {
+      const r = await call('GET', `/v1/jobs/${id}`, key);
+      return r.body.job.state === 'completed' ? r.body : undefined;
+    });
+    expect(done.pages.map((p: any) => p.url).sort()).toEqual([`${site.url}/p/3`, `${site.url}/p/4`]);
+    expect(await svc.credits(accountId)).toBe(4);
+  });
+
+  it('one answer holds at most 10 MiB of pages (one at least); the rest come by next_cursor', async () => {
+    const { key, accountId } = await svc.newKey(5);
+    const id = 'job_bigpages000000000000';
+    const at = new Date().toISOString();
+    // An ended job of six 3 MB pages, as a batch of large pages in three formats leaves it.
+    const pages = Array.from({ length: 6 }, (_, i) => ({ url: `${site.url}/big/${i}`, markdown: `${i}`.repeat(3_000_000) }));
+    await svc.store.db.transaction().execute(async (trx) => {
+      await trx.insertInto('jobs').values({ id, account_id: accountId, kind: 'batch', state: 'completed', options: '{}', total: 6, done: 6, written: 6, max_items: 6, seq_next: 6, error: null, created_at: at, started_at: at, finished_at: at, webhook: null, webhook_events: null }).execute();
+      for (const [k, p] of pages.entries()) await trx.insertInto('job_pages').values({ job_id: id, n: k + 1, seq: k, page: JSON.stringify(p), created_at: at }).execute();
+    });
+    const got: any[] = [];
+    const sizes: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await fetch(`${svc.url}/v1/jobs/${id}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: { authorization: `Bearer ${key}` } });
+      const text = await res.text();
+      expect(res.status).toBe(200);
+      sizes.push(text.length);
+      const body = JSON.parse(text);
+      got.push(...body.pages);
+      cursor = body.next_cursor;
+    } while (cursor && sizes.length < 10);
+    expect(got.map((p) => p.url)).toEqual(pages.map((p) => p.url));
+    expect(sizes).toHaveLength(2);
+    expect(Math.max(...sizes)).toBeLessThan(10 * 1024 * 1024 + 1024);
+  });
+
   it('cancel stops new fetches within a second and keeps the pages done', async () => {
     const { key } = await svc.newKey(5);
     const before = site.hits('/slow');
@@ -98,6 +140,10 @@ describe.each(DIALECTS)('jobs: batch scrape (%s)', (dialect) => {
     expect((await call('POST', '/v1/batch/scrape', b.key, { urls: [] })).body).toEqual({ error: 'invalid_request', detail: 'urls: must list at least one URL' });
     expect((await call('POST', '/v1/batch/scrape', b.key, { urls: ['ftp://x'] })).status).toBe(400);
     expect((await call('GET', `/v1/jobs/${id}?cursor=%%%`, a.key)).status).toBe(400);
+    // Forged cursors that decode to a NUL or to invalid UTF-8: 400 on both stores (PostgreSQL refuses a NUL).
+    for (const cursor of ['AHwA', '_3z_']) {
+      expect((await call('GET', `/v1/jobs?cursor=${cursor}`, a.key)).body).toEqual({ error: 'invalid_request', detail: 'cursor: is not a cursor this API returned; use next_cursor from the previous page' });
+    }
     expect(await svc.credits(b.accountId)).toBe(5);
   });
 

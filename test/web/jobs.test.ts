@@ -2,15 +2,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accounts, keys } from '../../src/store/index.js';
 import { articlePage, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { DIALECTS, startTestService, type TestService } from '../helpers/service.js';
 
-describe('dashboard jobs', () => {
+describe.each(DIALECTS)('dashboard jobs (%s)', (dialect) => {
   let svc: TestService;
   let site: FixtureServer;
   beforeAll(async () => {
     site = await startFixtureServer();
     for (let i = 0; i < 3; i++) site.route(`/d/${i}`, articlePage(`D${i}`, `<p>Downloadable page ${i}, with words enough to be content.</p>`));
-    svc = await startTestService('sqlite', { TRAWL_SIGNUP_CREDITS: '5' });
+    svc = await startTestService(dialect, { TRAWL_SIGNUP_CREDITS: '5' });
   }, 60_000);
   afterAll(async () => {
     await svc?.stop();
@@ -46,6 +46,8 @@ describe('dashboard jobs', () => {
     const lines = (await dl.text()).trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.map((l) => l.url).sort()).toEqual([0, 1, 2].map((i) => `${site.url}/d/${i}`));
     expect((await fetch(`${svc.url}/jobs/${id}/pages.jsonl`, { headers: { cookie: b.cookie } })).status).toBe(404);
+    // Not a job id at all (a NUL byte PostgreSQL would refuse): 404 too, not a 500.
+    expect((await fetch(`${svc.url}/jobs/%00/pages.jsonl`, { headers: { cookie: a.cookie } })).status).toBe(404);
     expect(await (await fetch(`${svc.url}/jobs`, { headers: { cookie: b.cookie } })).text()).not.toContain(id);
   });
 });

@@ -5,7 +5,7 @@ import { canonicalUrl } from '../../engine/crawl/canonical.js';
 import { TrawlError } from '../../errors.js';
 import type { CrawlJobOptions } from '../../jobs/crawl-item.js';
 import { jobs, newId } from '../../store/index.js';
-import { jobWebhook, presentJob } from './jobs.js';
+import { jobWebhook, presentJob, refuseForbidden } from './jobs.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { openapiRoute } from '../openapi.js';
@@ -23,6 +23,7 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
       const accountId = request.auth!.accountId;
       const url = canonicalUrl(body.url) ?? body.url;
       const options: CrawlJobOptions = { url, max_depth: body.max_depth, limit: body.limit ?? 1000, include_paths: body.include_paths, exclude_paths: body.exclude_paths, allow_subdomains: body.allow_subdomains, respect_robots: body.respect_robots, use_sitemap: body.use_sitemap, formats: formats ?? (schema ? ['markdown', 'json'] : ['markdown']), schema: body.schema as Record<string, unknown> | undefined, only_main_content: body.only_main_content };
+      await refuseForbidden(ctx, url);
       const hook = await jobWebhook(ctx, body);
       await charged(ctx.store.db, accountId, () => jobs.createJob(ctx.store.db, { id, accountId, kind: 'crawl', options, urls: [url], maxItems: options.limit, at: ctx.store.now().toISOString(), ...hook }));
       request.creditsCharged = 1;

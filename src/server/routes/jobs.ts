@@ -13,9 +13,11 @@ import { BatchScrapeBody } from '../schemas.js';
 import { formatsAndSchema, parseBody } from '../validation.js';
 
 type IdParams = { Params: { id: string } };
-const JOB_ID = /^job_[0-9A-Za-z]{20}$/;
+export const JOB_ID = /^job_[0-9A-Za-z]{20}$/;
 
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
+/** Page text in one answer at most (one page always): the rest comes with next_cursor. */
+export const PAGE_BYTES = 10 * 1024 * 1024;
 
 export function presentJob(j: Job) {
   return {
@@ -37,12 +39,20 @@ export async function jobWebhook(ctx: ServerContext, body: { webhook?: string; w
     if (body.webhook_events?.length) throw new TrawlError('invalid_request', 'webhook_events: give a webhook URL for the events to go to');
     return {};
   }
-  try {
-    await ctx.engine.http.checkTarget(body.webhook);
-  } catch (e) {
-    if (isTrawlError(e) && e.code === 'forbidden_target') throw new TrawlError('forbidden_target', `webhook: ${e.detail}`, { retryable: false });
-  }
+  await refuseForbidden(ctx, body.webhook, 'webhook: ');
   return { webhook: body.webhook, webhookEvents: body.webhook_events };
+}
+
+/**
+ * A URL on a private address is refused when the job is asked for (403, nothing charged), as a
+ * synchronous request would be; other failures (DNS …) are left to the attempt itself.
+ */
+export async function refuseForbidden(ctx: ServerContext, url: string, prefix = ''): Promise<void> {
+  try {
+    await ctx.engine.http.checkTarget(url);
+  } catch (e) {
+    if (isTrawlError(e) && e.code === 'forbidden_target') throw new TrawlError('forbidden_target', `${prefix}${e.detail}`, { retryable: false });
+  }
 }
 
 export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
@@ -60,9 +70,11 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     const at = ctx.store.now().toISOString();
     const accountId = request.auth!.accountId;
     const hook = await jobWebhook(ctx, body);
+    // A URL listed twice is scraped once (one page per URL of the job), in the order first listed.
+    const urls = [...new Set(body.urls)];
     // A job costs one credit when it is accepted (contract section 7).
     await charged(ctx.store.db, accountId, () =>
-      repo.createJob(ctx.store.db, { id, accountId, kind: 'batch', options: { formats, schema: body.schema, only_main_content: body.only_main_content, render: body.render, timeout_ms: body.timeout_ms }, urls: body.urls, maxItems: body.urls.length, at, ...hook }),
+      repo.createJob(ctx.store.db, { id, accountId, kind: 'batch', options: { formats, schema: body.schema, only_main_content: body.only_main_content, render: body.render, timeout_ms: body.timeout_ms }, urls, maxItems: urls.length, at, ...hook }),
     );
     request.creditsCharged = 1;
     ctx.jobs?.wake();
@@ -76,10 +88,10 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     const cursor = decodeCursor((request.query as Record<string, unknown>).cursor, 1);
     const after = cursor ? Number(cursor[0]) : 0;
     if (!Number.isInteger(after) || after < 0) throw new TrawlError('invalid_request', 'cursor: is not a cursor this API returned; use next_cursor from the previous page');
-    const rows = await repo.pagesAfter(ctx.store.db, j.id, after, limit);
+    const { rows, cut } = await repo.pagesWithin(ctx.store.db, j.id, after, limit, PAGE_BYTES);
     const last = rows.at(-1)?.n ?? after;
     // More may come while the job runs (poll with next_cursor); once it ended, null after the last page.
-    const more = rows.length === limit || !ENDED.has(j.state) || Number(last) < Number(j.written);
+    const more = cut || rows.length === limit || !ENDED.has(j.state) || Number(last) < Number(j.written);
     return { status: 'ok', job: presentJob(j), pages: rows.map((r) => JSON.parse(r.page)), next_cursor: more ? encodeCursor([String(last)]) : null };
   });
 

@@ -4,8 +4,8 @@
  * make the same attempt; on PostgreSQL racing claimers skip each other's rows), sent, and
  * finished. An attempt whose sender died passes its lease and is claimed again as the next one.
  */
-import { PostgresAdapter } from 'kysely';
-import type { JobEvent } from '../tables.js';
+import { PostgresAdapter, type ExpressionBuilder } from 'kysely';
+import type { Database, JobEvent } from '../tables.js';
 import type { Db } from './accounts.js';
 
 export interface NewJobEvent {
@@ -40,8 +40,33 @@ export interface ClaimedEvent {
 }
 
 /**
- * Claims up to `limit` due events (pending and due, or sending past their lease), at most
- * `perAccount` of one account, so one account's slow receiver does not hold every lane. A job's
+ * A job's events go in phases: its start (a Firecrawl `…started`) first, then its pages (in any
+ * order), its end (job.completed, …completed, …failed) last — each after the earlier phases'
+ * events were delivered or given up.
+ */
+const inPhase = (eb: ExpressionBuilder<Database, 'job_events'>) => {
+  const open = (like: string[]) =>
+    eb.exists(
+      eb
+        .selectFrom('job_events as p')
+        .select('p.id')
+        .whereRef('p.job_id', '=', 'job_events.job_id')
+        .where('p.state', 'in', ['pending', 'sending'])
+        .where((x) => x.or(like.map((l) => x('p.event', 'like', l)))),
+    );
+  const end = eb.or([eb('event', 'like', '%.completed'), eb('event', 'like', '%.failed')]);
+  return eb.or([
+    eb.and([eb('event', 'like', '%.page'), eb.not(open(['%.started']))]),
+    eb.and([end, eb.not(open(['%.started', '%.page']))]),
+    eb.and([eb('event', 'not like', '%.page'), eb.not(end)]),
+  ]);
+};
+
+/**
+ * Claims up to `limit` due events (pending and due, or sending past their lease). An account has
+ * at most `perAccount` attempts in flight across every process (counted from the events being
+ * sent), and accounts at that cap are left out of the search, so one account's backlog to a slow
+ * or hanging receiver neither holds the lanes nor hides other accounts' events behind it. A job's
  * page events may arrive in any order (their `sequence` orders them); its end arrives after all
  * of them, and a Firecrawl `…started` before any.
  */
@@ -49,53 +74,53 @@ export async function claimDue(db: Db, now: Date, limit: number, perAccount: num
   const nowIso = now.toISOString();
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   return db.transaction().execute(async (trx) => {
-    let q = trx
-      .selectFrom('job_events')
-      .select(['id', 'account_id', 'attempts'])
-      .where((eb) => eb.or([eb.and([eb('state', '=', 'pending'), eb('next_attempt_at', '<=', nowIso)]), eb.and([eb('state', '=', 'sending'), eb('lease_until', '<', nowIso)])]))
-      // A job's events go in phases: its start (a Firecrawl `…started`) first, then its pages (in
-      // any order), its end (job.completed, …completed, …failed) last — each after the earlier
-      // phases' events were delivered or given up.
-      .where((eb) => {
-        const open = (like: string[]) =>
-          eb.exists(
-            eb
-              .selectFrom('job_events as p')
-              .select('p.id')
-              .whereRef('p.job_id', '=', 'job_events.job_id')
-              .where('p.state', 'in', ['pending', 'sending'])
-              .where((x) => x.or(like.map((l) => x('p.event', 'like', l)))),
-          );
-        const end = eb.or([eb('event', 'like', '%.completed'), eb('event', 'like', '%.failed')]);
-        return eb.or([
-          eb.and([eb('event', 'like', '%.page'), eb.not(open(['%.started']))]),
-          eb.and([end, eb.not(open(['%.started', '%.page']))]),
-          eb.and([eb('event', 'not like', '%.page'), eb.not(end)]),
-        ]);
-      })
-      .orderBy('next_attempt_at')
-      .limit(limit * 4);
-    if (postgres) q = q.forUpdate().skipLocked();
-    const perAcc = new Map<string, number>();
-    const picked = (await q.execute())
-      .filter((r) => {
-        const n = perAcc.get(r.account_id) ?? 0;
-        perAcc.set(r.account_id, n + 1);
-        return n < perAccount;
-      })
-      .slice(0, limit);
+    const open = new Map(
+      (await trx.selectFrom('job_events').select(['account_id', (eb) => eb.fn.countAll<number>().as('n')]).where('state', '=', 'sending').where('lease_until', '>=', nowIso).groupBy('account_id').execute()).map((r) => [r.account_id, Number(r.n)]),
+    );
+    const full = new Set([...open].filter(([, n]) => n >= perAccount).map(([a]) => a));
+    const picked: string[] = [];
+    const seen = new Set<string>();
+    // Look again without the accounts that reached their cap, while the claim has room.
+    for (let round = 0; round < 4 && picked.length < limit; round++) {
+      const asked = (limit - picked.length) * 4;
+      let q = trx
+        .selectFrom('job_events')
+        .select(['id', 'account_id'])
+        .where((eb) => eb.or([eb.and([eb('state', '=', 'pending'), eb('next_attempt_at', '<=', nowIso)]), eb.and([eb('state', '=', 'sending'), eb('lease_until', '<', nowIso)])]))
+        .where(inPhase)
+        .orderBy('next_attempt_at')
+        .limit(asked);
+      if (full.size) q = q.where('account_id', 'not in', [...full]);
+      if (seen.size) q = q.where('id', 'not in', [...seen]);
+      if (postgres) q = q.forUpdate().skipLocked();
+      const due = await q.execute();
+      let capped = false;
+      for (const d of due) {
+        seen.add(d.id);
+        if (picked.length >= limit) break;
+        const n = open.get(d.account_id) ?? 0;
+        if (n >= perAccount) {
+          full.add(d.account_id);
+          capped = true;
+          continue;
+        }
+        open.set(d.account_id, n + 1);
+        picked.push(d.id);
+      }
+      if (!capped || due.length < asked) break;
+    }
     if (!picked.length) return [];
     await trx
       .updateTable('job_events')
       .set((eb) => ({ state: 'sending', lease_until: new Date(now.getTime() + leaseMs).toISOString(), attempts: eb('attempts', '+', 1), updated_at: nowIso }))
-      .where('id', 'in', picked.map((p) => p.id))
+      .where('id', 'in', picked)
       .execute();
     const rows = await trx
       .selectFrom('job_events')
       .innerJoin('jobs', 'jobs.id', 'job_events.job_id')
       .innerJoin('accounts', 'accounts.id', 'job_events.account_id')
       .select(['job_events.id', 'job_events.job_id', 'job_events.account_id', 'job_events.event', 'job_events.body', 'job_events.headers', 'job_events.attempts', 'jobs.webhook as url', 'accounts.signing_secret', 'accounts.previous_signing_secret', 'accounts.previous_secret_expires_at'])
-      .where('job_events.id', 'in', picked.map((p) => p.id))
+      .where('job_events.id', 'in', picked)
       .execute();
     return rows.map((r) => ({ ...r, attempts: Number(r.attempts) }));
   });

@@ -57,6 +57,33 @@ export const jobState = async (db: Db, id: string): Promise<JobState | undefined
 export const pagesAfter = (db: Db, jobId: string, after: number, limit: number) =>
   db.selectFrom('job_pages').select(['n', 'page']).where('job_id', '=', jobId).where('n', '>', after).orderBy('n').limit(limit).execute();
 
+/** Pages read from the store at once when a reader bounds its bytes (a page may be tens of MB). */
+const PAGES_PER_READ = 8;
+
+/**
+ * Pages after cursor `n`, at most `limit`, stopping before the page that would take the text read
+ * past `maxBytes` (one page at least), read a few at a time: one answer never holds a job's whole
+ * bulk (100 pages of 3 MB in three formats made a 600 MB body, past what a string can hold).
+ * `cut` tells the caller pages were left for the next cursor.
+ */
+export async function pagesWithin(db: Db, jobId: string, after: number, limit: number, maxBytes: number): Promise<{ rows: { n: number; page: string }[]; cut: boolean }> {
+  const rows: { n: number; page: string }[] = [];
+  let bytes = 0;
+  let from = after;
+  while (rows.length < limit) {
+    const want = Math.min(PAGES_PER_READ, limit - rows.length);
+    const part = await pagesAfter(db, jobId, from, want);
+    for (const r of part) {
+      if (rows.length && bytes + r.page.length > maxBytes) return { rows, cut: true };
+      rows.push({ n: Number(r.n), page: r.page });
+      bytes += r.page.length;
+    }
+    if (part.length < want) break;
+    from = Number(part.at(-1)!.n);
+  }
+  return { rows, cut: false };
+}
+
 /** Cancels a job still queued or running: its queued items are dropped (pages done are kept). False when it had ended. */
 export async function cancelJob(db: Db, accountId: string, id: string, at: string, events?: JobEventBuilder): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
@@ -171,6 +198,8 @@ export interface FinishedItem {
   page: unknown;
   failed: boolean;
   discovered?: Discovered[];
+  /** Crawl: the canonical URL a redirect moved the page to (the item's URL otherwise). */
+  final?: string;
 }
 
 /**
@@ -219,6 +248,7 @@ export async function finishItems(db: Db, entries: FinishedItem[], at: string, e
       }
       const failed = mine.filter((i) => entries[i].failed).length;
       let total = Number(job.total);
+      // (Admitted first: a redirect's final URL found among this batch's links is seen below.)
       if (added.length) {
         // Past the job's limit: the newest candidates go again (they were never handed out).
         const room = Math.max(0, Number(job.max_items) - total);
@@ -227,20 +257,23 @@ export async function finishItems(db: Db, entries: FinishedItem[], at: string, e
         for (let k = 0; k < over.length; k += ITEM_BATCH) await trx.deleteFrom('job_items').where('job_id', '=', jobId).where('seq', 'in', over.slice(k, k + ITEM_BATCH)).execute();
         total += added.length - over.length;
       }
-      const done = Number(job.done) + mine.length - failed;
+      const merged = await mergeRedirects(trx, jobId, mine.filter((i) => entries[i].final && !entries[i].failed).map((i) => ({ i, final: entries[i].final! })));
+      total -= merged.left;
+      const kept = mine.filter((i) => !merged.dropped.has(i));
+      const done = Number(job.done) + kept.length - failed;
       const nFailed = Number(job.failed) + failed;
       const ended = done + nFailed >= total;
       const n0 = Number(job.written);
-      const now: Job = { ...job, total, done, failed: nFailed, written: n0 + mine.length, ...(ended ? { state: 'completed' as JobState, finished_at: at } : {}) };
+      const now: Job = { ...job, total, done, failed: nFailed, written: n0 + kept.length, ...(ended ? { state: 'completed' as JobState, finished_at: at } : {}) };
       await trx
         .updateTable('jobs')
         .set({ total, done, failed: nFailed, written: now.written, ...(ended ? { state: 'completed' as JobState, finished_at: at } : {}) })
         .where('id', '=', jobId)
         .execute();
-      const pages = mine.map((i, k) => ({ job_id: jobId, n: n0 + k + 1, seq: entries[i].item.seq, page: JSON.stringify(entries[i].page), created_at: at }));
+      const pages = kept.map((i, k) => ({ job_id: jobId, n: n0 + k + 1, seq: entries[i].item.seq, page: JSON.stringify(entries[i].page), created_at: at }));
       for (let k = 0; k < pages.length; k += 200) await trx.insertInto('job_pages').values(pages.slice(k, k + 200)).execute();
       if (events && job.webhook) {
-        const evs = mine.flatMap((i, k) => events({ ...now, state: 'running', finished_at: null }, { n: n0 + k + 1, page: entries[i].page }));
+        const evs = kept.flatMap((i, k) => events({ ...now, state: 'running', finished_at: null }, { n: n0 + k + 1, page: entries[i].page }));
         if (ended) evs.push(...events(now, null));
         await insertEvents(trx, job, evs, at);
       }
@@ -248,6 +281,30 @@ export async function finishItems(db: Db, entries: FinishedItem[], at: string, e
     }
   });
   return written;
+}
+
+/**
+ * Pages a redirect moved to another URL (a crawl's `/a` → `/b`): the final URL joins the seen set
+ * (a row of its own, done: it is never fetched), a queued item of it is done by this page (it
+ * leaves the count: `left`), and a page whose final URL another item already has or is
+ * fetching is that item's: it is dropped (no page of its own; it leaves the count too). So each
+ * URL is fetched and answered once, as in a synchronous crawl.
+ */
+async function mergeRedirects(trx: Db, jobId: string, moved: { i: number; final: string }[]): Promise<{ dropped: Set<number>; left: number }> {
+  const dropped = new Set<number>();
+  let left = 0;
+  for (const { i, final } of moved) {
+    const other = await trx.selectFrom('job_items').select(['seq', 'state']).where('job_id', '=', jobId).where('url', '=', final).executeTakeFirst();
+    if (!other) {
+      const r = await trx.updateTable('jobs').set((eb) => ({ seq_next: eb('seq_next', '+', 1) })).where('id', '=', jobId).returning('seq_next').executeTakeFirstOrThrow();
+      await trx.insertInto('job_items').values({ job_id: jobId, seq: Number(r.seq_next) - 1, url: final, state: 'done', lease_until: null }).execute();
+      continue;
+    }
+    const taken = other.state === 'queued' && Number((await trx.updateTable('job_items').set({ state: 'done' }).where('job_id', '=', jobId).where('seq', '=', other.seq).where('state', '=', 'queued').executeTakeFirst()).numUpdatedRows) > 0;
+    if (!taken) dropped.add(i);
+    left++;
+  }
+  return { dropped, left };
 }
 
 /** Marks the entries' items done or failed where they are still this claim's; returns those entries' indexes. */
@@ -301,6 +358,23 @@ export async function pruneEndedJob(db: Db, cut: string, batch: number): Promise
   }
   const r = await db.deleteFrom('jobs').where('id', '=', job.id).executeTakeFirst();
   return Number(r.numDeletedRows);
+}
+
+/**
+ * A worker taking a page from the queue (scale-out): whether its claim is still the item's (not
+ * ended, not claimed again after its lease passed), its lease moved on if so. A stale claim is
+ * dropped unfetched: the item's current claim does the work.
+ */
+export async function takeItem(db: Db, item: { job_id: string; seq: number; attempts: number }, until: string): Promise<boolean> {
+  const r = await db
+    .updateTable('job_items')
+    .set({ lease_until: until })
+    .where('job_id', '=', item.job_id)
+    .where('seq', '=', item.seq)
+    .where('attempts', '=', item.attempts)
+    .where('state', '=', 'running')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
 }
 
 /** Moves the leases of the items this process holds on (it is alive): a dead process's items come back within one lease. */
