@@ -1,22 +1,191 @@
-/** PDF → markdown of its text: one paragraph per text block, pages separated by a rule. */
-export async function pdfToMarkdown(bytes: Buffer): Promise<{ markdown: string; title: string | null }> {
-  const { extractText, getDocumentProxy, getMeta } = await import('unpdf');
-  const doc = await getDocumentProxy(new Uint8Array(bytes));
-  const { text } = await extractText(doc, { mergePages: false });
-  let title: string | null;
+/**
+ * PDF → structured markdown, from the positions and fonts pdf.js reports: lines and
+ * paragraphs rebuilt from geometry, reading order across columns, ruled and aligned
+ * tables, headings from font sizes and weights (or the outline), lists, hyphenation
+ * undone, running headers, footers and page numbers dropped.
+ *
+ * pdf-page.ts reads a page, pdf-lines.ts makes lines, pdf-tables.ts finds tables,
+ * pdf-layout.ts orders the page, pdf-structure.ts writes markdown.
+ */
+import type { PDFDocumentProxy } from 'unpdf/pdfjs';
+import { fragments, type Fragment } from './pdf-lines.js';
+import { itemOf, readingOrder, tableItem, type Unit } from './pdf-layout.js';
+import { readPage, type PageGeometry, type PdfJs } from './pdf-page.js';
+import { joinAcrossPages, linePitches, markHeadings, markLists, pageBlocks, toMarkdown, type Block, type OutlineEntry } from './pdf-structure.js';
+import { ruledTables, type Table } from './pdf-tables.js';
+
+export interface PdfOptions {
+  /** Pages read at most (the first ones). @default 200 */
+  maxPages?: number;
+  /** Epoch ms after which reading stops with an error (checked between pages). */
+  deadline?: number;
+}
+
+export interface PdfMarkdown {
+  markdown: string;
+  /** The document's title (its info dictionary), else its first heading. */
+  title: string | null;
+  /** Pages in the document. */
+  pages: number;
+  /** What the reader could not do in full (pages left unread, no text layer). */
+  warnings: string[];
+}
+
+/** Why a PDF could not be read, in words for the person who asked for it. */
+export class PdfUnreadable extends Error {}
+
+export const DEFAULT_MAX_PAGES = 200;
+
+let pdfjs: Promise<PdfJs & { getDocumentProxy: (data: Uint8Array, o?: object) => Promise<PDFDocumentProxy> }> | undefined;
+
+/** pdf.js, loaded on first use (a service that never sees a PDF never pays for it). */
+function loadPdfJs() {
+  return (pdfjs ??= (async () => {
+    polyfillTransfer();
+    const unpdf = await import('unpdf');
+    const { OPS } = await unpdf.getResolvedPDFJS();
+    return { OPS: OPS as unknown as Record<string, number>, getDocumentProxy: unpdf.getDocumentProxy as (data: Uint8Array, o?: object) => Promise<PDFDocumentProxy> };
+  })());
+}
+
+/**
+ * pdf.js 5 hands fonts over with ArrayBuffer.prototype.transferToFixedLength (Node ≥ 21);
+ * on Node 20 every font would fail to load, and with it the font names that tell bold
+ * text. A copy does what the transfer does for pdf.js's purpose.
+ */
+function polyfillTransfer(): void {
+  const proto = ArrayBuffer.prototype as ArrayBuffer & { transferToFixedLength?: (n?: number) => ArrayBuffer };
+  if (typeof proto.transferToFixedLength === 'function') return;
+  Object.defineProperty(proto, 'transferToFixedLength', {
+    configurable: true,
+    writable: true,
+    value(this: ArrayBuffer, length?: number) {
+      const n = length ?? this.byteLength;
+      const copy = new ArrayBuffer(n);
+      new Uint8Array(copy).set(new Uint8Array(this, 0, Math.min(n, this.byteLength)));
+      return copy;
+    },
+  });
+}
+
+/** Opens the document, or says why it cannot be opened. */
+async function open(bytes: Uint8Array): Promise<PDFDocumentProxy> {
+  const { getDocumentProxy } = await loadPdfJs();
   try {
-    const meta = await getMeta(doc);
-    const t = (meta.info as Record<string, unknown> | undefined)?.Title;
-    title = typeof t === 'string' && t.trim() ? t.trim() : null;
-  } catch {
-    title = null;
+    // A copy: pdf.js takes ownership of (detaches) the buffer it is given.
+    return await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, stopAtErrors: false, isOffscreenCanvasSupported: false });
+  } catch (e) {
+    const name = (e as Error)?.name;
+    if (name === 'PasswordException') throw new PdfUnreadable('it is encrypted and needs a password to open');
+    if (name === 'InvalidPDFException') throw new PdfUnreadable(`it is damaged or not a PDF (${(e as Error).message})`);
+    throw new PdfUnreadable(`pdf.js could not open it (${(e as Error)?.message ?? e})`);
   }
-  const pages = (text as string[]).map((p) =>
-    p
-      .split(/\n\s*\n/)
-      .map((para) => para.replace(/\s*\n\s*/g, ' ').trim())
-      .filter(Boolean)
-      .join('\n\n'),
-  );
-  return { markdown: pages.filter(Boolean).join('\n\n---\n\n'), title };
+}
+
+export async function pdfToMarkdown(bytes: Uint8Array, options: PdfOptions = {}): Promise<PdfMarkdown> {
+  const lib = await loadPdfJs();
+  const doc = await open(bytes);
+  try {
+    const pages = doc.numPages;
+    const read = Math.min(pages, Math.max(1, options.maxPages ?? DEFAULT_MAX_PAGES));
+    const warnings: string[] = [];
+    if (read < pages) warnings.push(`the PDF has ${pages} pages; only the first ${read} were read (pdf.max_pages)`);
+    const geometry: PageGeometry[] = [];
+    for (let p = 1; p <= read; p++) {
+      if (options.deadline !== undefined && Date.now() > options.deadline) throw new PdfUnreadable(`reading it took too long (stopped at page ${p} of ${read})`);
+      const page = await doc.getPage(p);
+      try {
+        geometry.push(await readPage(page, lib));
+      } catch (e) {
+        throw new PdfUnreadable(`page ${p} could not be read (${(e as Error)?.message ?? e})`);
+      } finally {
+        page.cleanup();
+      }
+    }
+    const [info, outline] = await Promise.all([doc.getMetadata().catch(() => undefined), doc.getOutline().catch(() => null)]);
+    const blocks = structure(geometry, flattenOutline(outline ?? []));
+    const markdown = toMarkdown(blocks);
+    if (!markdown && geometry.length) warnings.push('the PDF has no text layer (a scan or images of text); nothing could be read');
+    const docTitle = (info?.info as Record<string, unknown> | undefined)?.Title;
+    const heading = blocks.find((b) => b.kind === 'heading');
+    return { markdown, title: usableTitle(docTitle) ?? (heading ? heading.lines.map((l) => l.text).join(' ').trim() || null : null), pages, warnings };
+  } finally {
+    await doc.destroy().catch(() => undefined);
+  }
+}
+
+/** Document info titles that are a file name or a placeholder say nothing. */
+function usableTitle(t: unknown): string | null {
+  if (typeof t !== 'string') return null;
+  const s = t.replace(/\s+/g, ' ').trim();
+  if (!s || /^(untitled|title|document|microsoft word - .*|.*\.(docx?|pdf|indd|tex|dvi|rtf|odt|pptx?|xlsx?))$/i.test(s)) return null;
+  return s;
+}
+
+interface OutlineNode {
+  title: string;
+  items?: OutlineNode[];
+}
+
+function flattenOutline(nodes: OutlineNode[], depth = 0, out: OutlineEntry[] = []): OutlineEntry[] {
+  for (const n of nodes) {
+    if (out.length > 2000) break;
+    if (n.title) out.push({ title: n.title, depth });
+    if (n.items?.length) flattenOutline(n.items, depth + 1, out);
+  }
+  return out;
+}
+
+/** The pages' geometry → blocks of the whole document, structure marked. */
+function structure(geometry: PageGeometry[], outline: OutlineEntry[]): Block[] {
+  const pages = geometry.map((g) => {
+    const frags = fragments(g.runs);
+    const tables = ruledTables(g.rulings, g.runs, frags);
+    const taken = new Set<Fragment>(tables.flatMap((t) => [...t.taken]));
+    return { g, frags: frags.filter((f) => !taken.has(f)), tables };
+  });
+  dropRunningLines(pages);
+  const ordered: Unit[][] = pages.map(({ g, frags, tables }) => {
+    const rtl = frags.filter((f) => f.rtl).length * 2 > frags.length;
+    return readingOrder([...frags.map(itemOf), ...tables.map((t: Table) => tableItem(t))], rtl, g.dots);
+  });
+  const pitches = linePitches(ordered);
+  const blocks = joinAcrossPages(ordered.flatMap((units, i) => pageBlocks(units, i, pitches)));
+  markHeadings(blocks, outline);
+  markLists(blocks);
+  return blocks;
+}
+
+/** Where running headers and footers live: this share of the page at its top and bottom. */
+const MARGIN_ZONE = 0.12;
+const PAGE_NUMBER = /^(?:page\s+)?[-–—(]?\s*(\d{1,4}|[ivxlc]{1,7})\s*[-–—)]?(?:\s*(?:of|\/)\s*\d{1,4})?$/i;
+
+/**
+ * Drops running headers and footers and page numbers: lines near the top or bottom edge
+ * whose text (digits aside) comes back on many pages, and lone page numbers that count
+ * up with the pages. A one-page document keeps everything: nothing repeats on one page.
+ */
+function dropRunningLines(pages: { g: PageGeometry; frags: Fragment[] }[]): void {
+  if (pages.length < 2) return;
+  const key = (f: Fragment) => f.text.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
+  const zoneOf = (f: Fragment, g: PageGeometry) => (f.bottom < g.height * MARGIN_ZONE ? 'top' : f.top > g.height * (1 - MARGIN_ZONE) ? 'bottom' : undefined);
+  const seen = new Map<string, Set<number>>();
+  pages.forEach(({ g, frags }, i) => {
+    for (const f of frags) {
+      const zone = zoneOf(f, g);
+      if (!zone) continue;
+      const k = `${zone}:${key(f)}`;
+      seen.set(k, (seen.get(k) ?? new Set()).add(i));
+    }
+  });
+  const need = Math.max(2, Math.ceil(pages.length * 0.3));
+  pages.forEach((p) => {
+    p.frags = p.frags.filter((f) => {
+      const zone = zoneOf(f, p.g);
+      if (!zone) return true;
+      const repeated = (seen.get(`${zone}:${key(f)}`)?.size ?? 0) >= need;
+      const number = PAGE_NUMBER.test(f.text.trim()) && (seen.get(`${zone}:${key(f)}`)?.size ?? 0) >= 2;
+      return !(repeated || number);
+    });
+  });
 }

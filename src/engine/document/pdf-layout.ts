@@ -1,0 +1,278 @@
+/**
+ * Reading order on a PDF page, by recursive cuts along whitespace (an XY-cut): the page is
+ * sliced into horizontal strips wherever no text crosses; consecutive strips that share a
+ * vertical gutter form a band, and a band is cut into its columns, read one after the
+ * other (right to left on a right-to-left page), each column again the same way. A band
+ * whose "columns" are short aligned cells rather than text is an unruled table.
+ */
+import type { Fragment } from './pdf-lines.js';
+import type { Box } from './pdf-page.js';
+import { alignedTable, type Table } from './pdf-tables.js';
+
+export interface Item {
+  x0: number;
+  x1: number;
+  top: number;
+  bottom: number;
+  frag?: Fragment;
+  table?: Table;
+}
+
+/** What a page is read as, in order: lines of text within a column, or a table. */
+export type Unit = { line: Line } | { table: Table };
+
+export interface Line {
+  text: string;
+  x0: number;
+  x1: number;
+  y: number;
+  top: number;
+  bottom: number;
+  size: number;
+  bold: number;
+  italic: number;
+  mono: number;
+  rtl: boolean;
+  /** The column the line was read in (its left and right edges). */
+  col: { x0: number; x1: number };
+  /** A bullet is drawn left of the line (a disc, not a glyph). */
+  bullet: boolean;
+}
+
+export function itemOf(f: Fragment): Item {
+  return { x0: f.x0, x1: f.x1, top: f.top, bottom: f.bottom, frag: f };
+}
+
+export function tableItem(t: Table): Item {
+  return { x0: t.x0, x1: t.x1, top: t.y0, bottom: t.y1, table: t };
+}
+
+const median = (xs: number[]) => {
+  if (!xs.length) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+
+/** Orders a page's items (fragments and ruled tables) into lines and tables. */
+export function readingOrder(items: Item[], rtl: boolean, dots: Box[]): Unit[] {
+  const units: Unit[] = [];
+  for (const leaf of arrange(items, rtl, 0)) {
+    if ('table' in leaf) units.push({ table: leaf.table });
+    else units.push(...leafLines(leaf.items, rtl, dots));
+  }
+  return units;
+}
+
+type Leaf = { items: Item[] } | { table: Table };
+
+/** Horizontal slices of `items` with no text crossing between them, top to bottom. */
+function strips(items: Item[]): Item[][] {
+  const sorted = [...items].sort((a, b) => a.top - b.top);
+  const out: Item[][] = [];
+  let bottom = -Infinity;
+  for (const it of sorted) {
+    // Overlap of less than a fifth of the smaller height is a touch, not a crossing.
+    const h = it.bottom - it.top;
+    if (out.length && it.top < bottom - 0.2 * h) {
+      out[out.length - 1].push(it);
+      bottom = Math.max(bottom, it.bottom);
+    } else {
+      out.push([it]);
+      bottom = it.bottom;
+    }
+  }
+  return out;
+}
+
+type Interval = [number, number];
+
+/** The whitespace between items across [x0, x1]. */
+function whitespace(items: Item[], x0: number, x1: number): Interval[] {
+  const sorted = [...items].sort((a, b) => a.x0 - b.x0);
+  const out: Interval[] = [];
+  let at = x0;
+  for (const it of sorted) {
+    if (it.x0 > at) out.push([at, it.x0]);
+    at = Math.max(at, it.x1);
+  }
+  if (at < x1) out.push([at, x1]);
+  return out;
+}
+
+function intersect(a: Interval[], b: Interval[]): Interval[] {
+  const out: Interval[] = [];
+  for (const [a0, a1] of a)
+    for (const [b0, b1] of b) {
+      const lo = Math.max(a0, b0);
+      const hi = Math.min(a1, b1);
+      if (hi > lo) out.push([lo, hi]);
+    }
+  return out;
+}
+
+/** Gutters among `ws` that have text on both sides and are at least `min` wide. */
+function gutters(ws: Interval[], items: Item[], min: number): Interval[] {
+  const left = Math.min(...items.map((i) => i.x0));
+  const right = Math.max(...items.map((i) => i.x1));
+  return ws.filter(([a, b]) => b - a >= min && a > left && b < right);
+}
+
+function arrange(items: Item[], rtl: boolean, depth: number): Leaf[] {
+  if (!items.length) return [];
+  const x0 = Math.min(...items.map((i) => i.x0));
+  const x1 = Math.max(...items.map((i) => i.x1));
+  const em = median(items.filter((i) => i.frag).map((i) => i.frag!.size)) || 10;
+  const min = Math.max(em * 0.9, 4);
+  const out: Leaf[] = [];
+  let band: Item[] = [];
+  let ws: Interval[] = [];
+  let bandHasGutter = false;
+  const close = () => {
+    if (band.length) out.push(...cutBand(band, bandHasGutter ? gutters(ws, band, min) : [], rtl, depth, em));
+    band = [];
+  };
+  for (const strip of strips(items)) {
+    const own = whitespace(strip, x0, x1);
+    const ownGutter = gutters(own, strip, min).length > 0;
+    if (band.length) {
+      const joint = intersect(ws, own);
+      const jointGutter = gutters(joint, [...band, ...strip], min).length > 0;
+      if (jointGutter || (!bandHasGutter && !ownGutter)) {
+        band.push(...strip);
+        ws = joint;
+        bandHasGutter = jointGutter;
+        continue;
+      }
+      close();
+    }
+    band = [...strip];
+    ws = own;
+    bandHasGutter = ownGutter;
+  }
+  close();
+  return out;
+}
+
+/** A band cut at its gutters: text columns (read in turn), a table, or one line of pieces. */
+function cutBand(band: Item[], cuts: Interval[], rtl: boolean, depth: number, em: number): Leaf[] {
+  if (!cuts.length || depth > 6) return [{ items: band }];
+  const mids = cuts.map(([a, b]) => (a + b) / 2);
+  const cols: Item[][] = mids.map(() => []).concat([[]]);
+  for (const it of band) {
+    const cx = (it.x0 + it.x1) / 2;
+    let c = 0;
+    while (c < mids.length && cx > mids[c]) c++;
+    cols[c].push(it);
+  }
+  const table = asTable(band, cols, mids, rtl, em);
+  if (table) return [{ table }];
+  const rows = lineCount(band);
+  if (rows <= 1) return [{ items: band }];
+  const ordered = rtl ? [...cols].reverse() : cols;
+  return ordered.flatMap((c) => arrange(c, rtl, depth + 1));
+}
+
+/** Distinct baselines among a band's fragments. */
+function lineCount(items: Item[]): number {
+  const ys = items.filter((i) => i.frag).map((i) => i.frag!.y).sort((a, b) => a - b);
+  let n = 0;
+  let last = -Infinity;
+  for (const y of ys) {
+    if (y - last > 2) n++;
+    last = y;
+  }
+  return n;
+}
+
+/**
+ * A band is a table when its columns are not text: a text column is wide (a dozen ems
+ * or more) and its lines fill it. Cells are short, and rows put text in several columns
+ * at the same height.
+ */
+function asTable(band: Item[], cols: Item[][], mids: number[], rtl: boolean, em: number): Table | undefined {
+  if (band.some((i) => i.table)) return undefined;
+  const bandWidth = Math.max(...band.map((i) => i.x1)) - Math.min(...band.map((i) => i.x0));
+  const textColumn = (c: Item[]) => {
+    if (c.length < 2) return false;
+    const w = Math.max(...c.map((i) => i.x1)) - Math.min(...c.map((i) => i.x0));
+    const filled = c.filter((i) => i.x1 - i.x0 >= 0.7 * w).length;
+    return w >= 12 * em && filled >= 0.5 * c.length;
+  };
+  const texts = cols.filter(textColumn);
+  if (texts.length === cols.length) return undefined;
+  if (texts.some((c) => Math.max(...c.map((i) => i.x1)) - Math.min(...c.map((i) => i.x0)) >= 0.4 * bandWidth)) return undefined;
+  // Rows: fragments on one baseline.
+  const frags = band.map((i) => i.frag!).sort((a, b) => a.y - b.y || a.x0 - b.x0);
+  const rows: Fragment[][] = [];
+  for (const f of frags) {
+    const last = rows[rows.length - 1];
+    if (last && Math.abs(last[0].y - f.y) < 0.4 * f.size) last.push(f);
+    else rows.push([f]);
+  }
+  const colOf = (f: Fragment) => {
+    const cx = (f.x0 + f.x1) / 2;
+    let c = 0;
+    while (c < mids.length && cx > mids[c]) c++;
+    return c;
+  };
+  const multi = rows.filter((r) => new Set(r.map(colOf)).size >= 2).length;
+  if (rows.length < 2 || multi < 2 || multi < 0.5 * rows.length) return undefined;
+  const cells = alignedTable(rows, mids, rtl);
+  if (cells.length < 2) return undefined;
+  const x0 = Math.min(...band.map((i) => i.x0));
+  const x1 = Math.max(...band.map((i) => i.x1));
+  const y0 = Math.min(...band.map((i) => i.top));
+  const y1 = Math.max(...band.map((i) => i.bottom));
+  return { x0, x1, y0, y1, rows: cells, taken: new Set(frags) };
+}
+
+/** A column's fragments as lines, top to bottom; pieces on one baseline join left to right. */
+function leafLines(items: Item[], rtl: boolean, dots: Box[]): Unit[] {
+  const units: Unit[] = [];
+  const frags = items.filter((i) => i.frag).map((i) => i.frag!);
+  const tables = items.filter((i) => i.table);
+  const col = { x0: Math.min(...items.map((i) => i.x0)), x1: Math.max(...items.map((i) => i.x1)) };
+  frags.sort((a, b) => a.y - b.y || a.x0 - b.x0);
+  const groups: Fragment[][] = [];
+  for (const f of frags) {
+    const last = groups[groups.length - 1];
+    if (last && Math.abs(last[0].y - f.y) < 0.4 * Math.min(last[0].size, f.size)) last.push(f);
+    else groups.push([f]);
+  }
+  const lines = groups.map((g) => lineOf(g, rtl, col, dots));
+  // Tables inside a column keep their place among its lines.
+  const all: (Unit & { at: number })[] = [...lines.map((line) => ({ line, at: line.top })), ...tables.map((t) => ({ table: t.table!, at: t.top }))];
+  all.sort((a, b) => a.at - b.at);
+  for (const u of all) units.push('line' in u ? { line: u.line } : { table: u.table });
+  return units;
+}
+
+function lineOf(g: Fragment[], rtl: boolean, col: { x0: number; x1: number }, dots: Box[]): Line {
+  const ordered = [...g].sort((a, b) => (rtl ? b.x1 - a.x1 : a.x0 - b.x0));
+  const chars = (f: Fragment) => f.text.length || 1;
+  const total = g.reduce((s, f) => s + chars(f), 0);
+  const mean = (k: 'bold' | 'italic' | 'mono') => g.reduce((s, f) => s + f[k] * chars(f), 0) / total;
+  const main = [...g].sort((a, b) => chars(b) - chars(a))[0];
+  const line: Line = {
+    text: ordered.map((f) => f.text).join(' '),
+    x0: Math.min(...g.map((f) => f.x0)),
+    x1: Math.max(...g.map((f) => f.x1)),
+    y: main.y,
+    top: Math.min(...g.map((f) => f.top)),
+    bottom: Math.max(...g.map((f) => f.bottom)),
+    size: main.size,
+    bold: mean('bold'),
+    italic: mean('italic'),
+    mono: mean('mono'),
+    rtl,
+    col,
+    bullet: false,
+  };
+  const start = rtl ? line.x1 : line.x0;
+  line.bullet = dots.some((d) => {
+    const cy = (d.y0 + d.y1) / 2;
+    const near = rtl ? d.x0 > start && d.x0 < start + 3 * line.size : d.x1 < start && d.x1 > start - 3 * line.size;
+    return near && cy > line.top && cy < line.bottom && d.y1 - d.y0 < 0.6 * line.size;
+  });
+  return line;
+}
