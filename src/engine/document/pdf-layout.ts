@@ -117,12 +117,16 @@ function gutters(ws: Interval[], items: Item[], min: number): Interval[] {
   return ws.filter(([a, b]) => b - a >= min && a > left && b < right);
 }
 
+/** Narrowest gap between table columns, and between text columns (in ems of the text). */
+const CELL_GAP = 0.5;
+const GUTTER = 0.9;
+
 function arrange(items: Item[], rtl: boolean, depth: number): Leaf[] {
   if (!items.length) return [];
   const x0 = Math.min(...items.map((i) => i.x0));
   const x1 = Math.max(...items.map((i) => i.x1));
   const em = median(items.filter((i) => i.frag).map((i) => i.frag!.size)) || 10;
-  const min = Math.max(em * 0.9, 4);
+  const min = Math.max(em * CELL_GAP, 3);
   const out: Leaf[] = [];
   let band: Item[] = [];
   let ws: Interval[] = [];
@@ -153,21 +157,30 @@ function arrange(items: Item[], rtl: boolean, depth: number): Leaf[] {
   return out;
 }
 
-/** A band cut at its gutters: text columns (read in turn), a table, or one line of pieces. */
-function cutBand(band: Item[], cuts: Interval[], rtl: boolean, depth: number, em: number): Leaf[] {
-  if (!cuts.length || depth > 6) return [{ items: band }];
+/** Items split at the middles of `cuts`, left to right. */
+function split(items: Item[], cuts: Interval[]): Item[][] {
   const mids = cuts.map(([a, b]) => (a + b) / 2);
   const cols: Item[][] = mids.map(() => []).concat([[]]);
-  for (const it of band) {
+  for (const it of items) {
     const cx = (it.x0 + it.x1) / 2;
     let c = 0;
     while (c < mids.length && cx > mids[c]) c++;
     cols[c].push(it);
   }
-  const table = asTable(band, cols, mids, rtl, em);
-  if (table) return [{ table }];
-  const rows = lineCount(band);
-  if (rows <= 1) return [{ items: band }];
+  return cols;
+}
+
+/**
+ * A band cut at its gutters: a table (its columns are cells), text columns (read in turn,
+ * split only at gutters wide enough to be a page's columns), or lines read as they come.
+ */
+function cutBand(band: Item[], cuts: Interval[], rtl: boolean, depth: number, em: number): Leaf[] {
+  if (!cuts.length || depth > 6) return [{ items: band }];
+  const found = asTable(band, cuts, rtl, em);
+  if (found) return [...(found.above.length ? [{ items: found.above }] : []), { table: found.table }, ...arrange(found.below, rtl, depth + 1)];
+  const wide = cuts.filter(([a, b]) => b - a >= GUTTER * em);
+  if (!wide.length || lineCount(band) <= 1) return [{ items: band }];
+  const cols = split(band, wide);
   const ordered = rtl ? [...cols].reverse() : cols;
   return ordered.flatMap((c) => arrange(c, rtl, depth + 1));
 }
@@ -184,46 +197,88 @@ function lineCount(items: Item[]): number {
   return n;
 }
 
-/**
- * A band is a table when its columns are not text: a text column is wide (a dozen ems
- * or more) and its lines fill it. Cells are short, and rows put text in several columns
- * at the same height.
- */
-function asTable(band: Item[], cols: Item[][], mids: number[], rtl: boolean, em: number): Table | undefined {
-  if (band.some((i) => i.table)) return undefined;
-  const bandWidth = Math.max(...band.map((i) => i.x1)) - Math.min(...band.map((i) => i.x0));
-  const textColumn = (c: Item[]) => {
-    if (c.length < 2) return false;
-    const w = Math.max(...c.map((i) => i.x1)) - Math.min(...c.map((i) => i.x0));
-    const filled = c.filter((i) => i.x1 - i.x0 >= 0.7 * w).length;
-    return w >= 12 * em && filled >= 0.5 * c.length;
-  };
-  const texts = cols.filter(textColumn);
-  if (texts.length === cols.length) return undefined;
-  if (texts.some((c) => Math.max(...c.map((i) => i.x1)) - Math.min(...c.map((i) => i.x0)) >= 0.4 * bandWidth)) return undefined;
-  // Rows: fragments on one baseline.
-  const frags = band.map((i) => i.frag!).sort((a, b) => a.y - b.y || a.x0 - b.x0);
+/** Fragments grouped by baseline, top to bottom. */
+function rowsOf(items: Item[]): Fragment[][] {
+  const frags = items.map((i) => i.frag!).sort((a, b) => a.y - b.y || a.x0 - b.x0);
   const rows: Fragment[][] = [];
   for (const f of frags) {
     const last = rows[rows.length - 1];
     if (last && Math.abs(last[0].y - f.y) < 0.4 * f.size) last.push(f);
     else rows.push([f]);
   }
-  const colOf = (f: Fragment) => {
-    const cx = (f.x0 + f.x1) / 2;
-    let c = 0;
-    while (c < mids.length && cx > mids[c]) c++;
-    return c;
+  return rows;
+}
+
+/**
+ * A band is a table when its columns are not text: a text column is wide (a dozen ems
+ * or more) and its lines fill it. Cells are short, and most rows put text in several
+ * columns at the same height. Lines at the band's edges set in another size (a heading
+ * just below the table) or standing apart are not rows.
+ */
+function asTable(band: Item[], cuts: Interval[], rtl: boolean, em: number): { table: Table; above: Item[]; below: Item[] } | undefined {
+  if (band.some((i) => i.table || !i.frag) || band.every((i) => i.frag!.mono > 0.6)) return undefined;
+  const bandWidth = Math.max(...band.map((i) => i.x1)) - Math.min(...band.map((i) => i.x0));
+  const widthOf = (c: Item[]) => Math.max(...c.map((i) => i.x1)) - Math.min(...c.map((i) => i.x0));
+  // A text column: a dozen ems wide or more, most of its lines filling it, and no gap
+  // running down through all its lines (numeric columns side by side have one).
+  const textColumn = (c: Item[]) => {
+    if (!c.length) return false;
+    const w = widthOf(c);
+    const left = Math.min(...c.map((i) => i.x0));
+    if (cuts.some(([a, b]) => a > left && b < left + w)) return false;
+    const lines = rowsOf(c).map((r) => Math.max(...r.map((f) => f.x1)) - Math.min(...r.map((f) => f.x0)));
+    return lines.length >= 2 && w >= 12 * em && lines.filter((x) => x >= 0.7 * w).length >= 0.5 * lines.length;
   };
+  const wideCols = split(band, cuts.filter(([a, b]) => b - a >= GUTTER * em));
+  if (wideCols.length > 1 && wideCols.every(textColumn)) return undefined;
+  if (wideCols.some((c) => textColumn(c) && widthOf(c) >= 0.4 * bandWidth)) return undefined;
+  let rows = rowsOf(band);
+  const sizes = rows.map((r) => median(r.map((f) => f.size)));
+  const usual = median(sizes);
+  const pitches = rows.slice(1).map((r, i) => r[0].y - rows[i][0].y);
+  const pitch = median(pitches);
+  let top = 0;
+  let bottom = rows.length;
+  const apart = (i: number) => Math.abs(sizes[i] - usual) > 0.12 * usual;
+  while (top < bottom && (apart(top) || (top + 1 < bottom && pitches[top] > 1.8 * pitch && rows[top].length === 1))) top++;
+  while (bottom > top && (apart(bottom - 1) || (bottom - 2 >= top && pitches[bottom - 2] > 1.8 * pitch && rows[bottom - 1].length === 1))) bottom--;
+  const above = rows.slice(0, top).flat();
+  const below = rows.slice(bottom).flat();
+  rows = rows.slice(top, bottom);
+  if (rows.length < 2) return undefined;
+  const inRows = new Set(rows.flat());
+  const used = band.filter((i) => inRows.has(i.frag!));
+  const x0 = Math.min(...used.map((i) => i.x0));
+  const x1 = Math.max(...used.map((i) => i.x1));
+  // The columns of the rows themselves: gutters all of them share.
+  let ws: Interval[] = [[x0, x1]];
+  for (const r of rows) ws = intersect(ws, whitespace(r.map(itemOf), x0, x1));
+  const colCuts = gutters(ws, used, Math.max(em * CELL_GAP, 3));
+  if (!colCuts.length) return undefined;
+  const mids = colCuts.map(([a, b]) => (a + b) / 2);
+  const colOf = (f: Fragment) => mids.filter((m) => (f.x0 + f.x1) / 2 > m).length;
   const multi = rows.filter((r) => new Set(r.map(colOf)).size >= 2).length;
-  if (rows.length < 2 || multi < 2 || multi < 0.5 * rows.length) return undefined;
+  if (multi < 2 || multi < 0.5 * rows.length) return undefined;
+  // Two lines whose word spaces happen to line up are not a table: a table has three rows
+  // or more unless its columns stand well apart, and its rows do not fill their width the
+  // way the lines of justified text do.
+  const narrowest = Math.min(...colCuts.map(([a, b]) => b - a));
+  if (rows.length < 3 && narrowest < 1.5 * em) return undefined;
+  const coverage = median(rows.map((r) => r.reduce((s, f) => s + f.x1 - f.x0, 0) / (x1 - x0)));
+  if (coverage > 0.85 && narrowest < 1.2 * em) return undefined;
+  // Long runs of words in the cells: text that happens to align, not a table.
+  const words = rows.flat().map((f) => f.text.split(' ').length);
+  if (median(words) > 8) return undefined;
   const cells = alignedTable(rows, mids, rtl);
   if (cells.length < 2) return undefined;
-  const x0 = Math.min(...band.map((i) => i.x0));
-  const x1 = Math.max(...band.map((i) => i.x1));
-  const y0 = Math.min(...band.map((i) => i.top));
-  const y1 = Math.max(...band.map((i) => i.bottom));
-  return { x0, x1, y0, y1, rows: cells, taken: new Set(frags) };
+  const y0 = Math.min(...used.map((i) => i.top));
+  const y1 = Math.max(...used.map((i) => i.bottom));
+  const byFrag = new Map(band.map((i) => [i.frag!, i]));
+  return {
+    table: { x0, x1, y0, y1, rows: cells, taken: inRows },
+    above: above.map((f) => byFrag.get(f)!),
+    below: below.map((f) => byFrag.get(f)!),
+  };
 }
 
 /** A column's fragments as lines, top to bottom; pieces on one baseline join left to right. */

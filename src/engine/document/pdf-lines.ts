@@ -25,8 +25,12 @@ export interface Fragment {
   runs: Run[];
 }
 
-/** A gap wider than this many ems splits a line into fragments (word spaces are ~0.25–0.6 em). */
-const SPLIT_EM = 1.1;
+/**
+ * A gap wider than this many ems splits a line into fragments: a word space is ~0.25 em
+ * (stretched up to ~0.6 in justified lines, which pdf.js mostly reports as one piece of
+ * text anyway); table cells in a tight table sit ~0.5 em apart.
+ */
+const SPLIT_EM = 0.5;
 
 /** Groups runs into lines and cuts the lines into fragments. */
 export function fragments(runs: Run[]): Fragment[] {

@@ -224,17 +224,29 @@ export function joinAcrossPages(blocks: Block[]): Block[] {
   return out;
 }
 
-/** Words of the document, to tell a compound's hyphen from a hyphenated line break. */
+/**
+ * Words of the document, to tell a compound's hyphen from a hyphenated line break. The
+ * pieces on either side of a line-end hyphen are left out: they are what is being decided.
+ */
 export function vocabulary(blocks: Block[]): Set<string> {
   const words = new Set<string>();
-  for (const b of blocks) for (const l of b.lines) for (const w of l.text.toLowerCase().match(/[\p{L}-]+/gu) ?? []) words.add(w);
+  for (const b of blocks) {
+    let skipFirst = false;
+    for (const l of b.lines) {
+      const tokens = l.text.toLowerCase().match(/[\p{L}-]+/gu) ?? [];
+      const broken = /\p{L}[-\u2010\u00AD]$/u.test(l.text);
+      tokens.forEach((w, i) => {
+        if ((i === 0 && skipFirst) || (i === tokens.length - 1 && broken)) return;
+        words.add(w);
+      });
+      skipFirst = broken;
+    }
+  }
   return words;
 }
 
-let words: Set<string> = new Set();
-
 /** A block's lines as one text: a word hyphenated across a line break joined again. */
-export function blockText(b: Block): string {
+export function blockText(b: Block, words: Set<string> = new Set()): string {
   let text = '';
   for (const l of b.lines) {
     const t = l.text.trim();
@@ -247,7 +259,7 @@ export function blockText(b: Block): string {
     const hyphen = text.match(/(\p{L}+)[-\u2010]$/u);
     const next = t.match(/^(\p{Ll}[\p{L}]*)/u);
     if (soft) text = text.slice(0, -1) + t;
-    else if (hyphen && next) text = keepHyphen(hyphen[1], next[1]) ? text + t : text.slice(0, -1) + t;
+    else if (hyphen && next) text = keepHyphen(hyphen[1], next[1], words) ? text + t : text.slice(0, -1) + t;
     else if (/[\p{L}\d]-$/u.test(text) && /^[\p{Lu}\d]/u.test(t)) text += t;
     else if (/[\u3000-\u9FFF\uAC00-\uD7AF]$/.test(text) && /^[\u3000-\u9FFF\uAC00-\uD7AF]/.test(t)) text += t;
     else text += ' ' + t;
@@ -260,7 +272,7 @@ export function blockText(b: Block): string {
  * word broken in two ("ab"): the document's own words decide; two words it uses on their
  * own make a compound.
  */
-function keepHyphen(a: string, b: string): boolean {
+function keepHyphen(a: string, b: string, words: Set<string>): boolean {
   const x = a.toLowerCase();
   const y = b.toLowerCase();
   if (words.has(`${x}${y}`)) return false;
@@ -270,14 +282,14 @@ function keepHyphen(a: string, b: string): boolean {
 
 /** Markdown of the blocks. */
 export function toMarkdown(blocks: Block[]): string {
-  words = vocabulary(blocks);
+  const words = vocabulary(blocks);
   const parts: string[] = [];
   let prevItem = false;
   for (const b of blocks) {
     let md: string;
     if (b.kind === 'table') md = tableMarkdown(b.table!.rows);
     else {
-      const text = blockText(b);
+      const text = blockText(b, words);
       if (!text) continue;
       if (b.kind === 'heading') md = `${'#'.repeat(b.level ?? 1)} ${text}`;
       else if (b.kind === 'item') md = `${'  '.repeat(b.depth ?? 0)}${b.marker ?? '-'} ${text}`;
@@ -288,7 +300,6 @@ export function toMarkdown(blocks: Block[]): string {
     else parts.push(md);
     prevItem = b.kind === 'item';
   }
-  words = new Set();
   return parts.join('\n\n');
 }
 

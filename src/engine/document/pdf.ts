@@ -72,8 +72,10 @@ function polyfillTransfer(): void {
 async function open(bytes: Uint8Array): Promise<PDFDocumentProxy> {
   const { getDocumentProxy } = await loadPdfJs();
   try {
-    // A copy: pdf.js takes ownership of (detaches) the buffer it is given.
-    return await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, stopAtErrors: false, isOffscreenCanvasSupported: false });
+    // A copy: pdf.js takes ownership of (detaches) the buffer it is given. Images are
+    // never decoded (maxImageSize: 1 pixel): only text and ruling lines are read, and
+    // decoding a page's photographs would cost more than everything else.
+    return await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, stopAtErrors: false, isOffscreenCanvasSupported: false, maxImageSize: 1 });
   } catch (e) {
     const name = (e as Error)?.name;
     if (name === 'PasswordException') throw new PdfUnreadable('it is encrypted and needs a password to open');
@@ -162,11 +164,11 @@ const PAGE_NUMBER = /^(?:page\s+)?[-–—(]?\s*(\d{1,4}|[ivxlc]{1,7})\s*[-–�
 
 /**
  * Drops running headers and footers and page numbers: lines near the top or bottom edge
- * whose text (digits aside) comes back on many pages, and lone page numbers that count
- * up with the pages. A one-page document keeps everything: nothing repeats on one page.
+ * whose text (digits aside) comes back on many pages, and page numbers — a number alone
+ * on the first or last line of a page, standing apart from the text. A one-page document
+ * keeps its header lines: nothing repeats on one page.
  */
 function dropRunningLines(pages: { g: PageGeometry; frags: Fragment[] }[]): void {
-  if (pages.length < 2) return;
   const key = (f: Fragment) => f.text.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
   const zoneOf = (f: Fragment, g: PageGeometry) => (f.bottom < g.height * MARGIN_ZONE ? 'top' : f.top > g.height * (1 - MARGIN_ZONE) ? 'bottom' : undefined);
   const seen = new Map<string, Set<number>>();
@@ -179,13 +181,31 @@ function dropRunningLines(pages: { g: PageGeometry; frags: Fragment[] }[]): void
     }
   });
   const need = Math.max(2, Math.ceil(pages.length * 0.3));
-  pages.forEach((p) => {
+  for (const p of pages) {
+    const numbers = new Set(edgeNumbers(p.frags, p.g));
     p.frags = p.frags.filter((f) => {
+      if (numbers.has(f)) return false;
       const zone = zoneOf(f, p.g);
-      if (!zone) return true;
-      const repeated = (seen.get(`${zone}:${key(f)}`)?.size ?? 0) >= need;
-      const number = PAGE_NUMBER.test(f.text.trim()) && (seen.get(`${zone}:${key(f)}`)?.size ?? 0) >= 2;
-      return !(repeated || number);
+      return !zone || pages.length < 2 || (seen.get(`${zone}:${key(f)}`)?.size ?? 0) < need;
     });
-  });
+  }
 }
+
+/** A page number: a number alone on the page's first or last line, a line's height or more away from the rest. */
+function edgeNumbers(frags: Fragment[], g: PageGeometry): Fragment[] {
+  if (frags.length < 2) return [];
+  const byTop = [...frags].sort((a, b) => a.top - b.top);
+  const out: Fragment[] = [];
+  const check = (f: Fragment, others: Fragment[], below: boolean) => {
+    if (!PAGE_NUMBER.test(f.text.trim()) || !zoneOfEdge(f, g)) return;
+    if (others.some((o) => Math.abs(o.y - f.y) < 0.5 * f.size)) return;
+    const gap = below ? Math.min(...others.map((o) => o.top)) - f.bottom : f.top - Math.max(...others.map((o) => o.bottom));
+    if (gap >= f.size) out.push(f);
+  };
+  check(byTop[0], byTop.slice(1), true);
+  const last = byTop.reduce((a, b) => (b.bottom > a.bottom ? b : a));
+  check(last, frags.filter((f) => f !== last), false);
+  return out;
+}
+
+const zoneOfEdge = (f: Fragment, g: PageGeometry) => f.bottom < g.height * MARGIN_ZONE || f.top > g.height * (1 - MARGIN_ZONE);
