@@ -127,24 +127,44 @@ function arrange(items: Item[], rtl: boolean, depth: number): Leaf[] {
   const x1 = Math.max(...items.map((i) => i.x1));
   const em = median(items.filter((i) => i.frag).map((i) => i.frag!.size)) || 10;
   const min = Math.max(em * CELL_GAP, 3);
+  const wideEnough = ([a, b]: Interval) => b - a >= GUTTER * em;
   const out: Leaf[] = [];
   let band: Item[] = [];
   let ws: Interval[] = [];
   let bandHasGutter = false;
+  let bandStrips = 0;
   const close = () => {
-    if (band.length) out.push(...cutBand(band, bandHasGutter ? gutters(ws, band, min) : [], rtl, depth, em));
+    if (band.length) out.push(...cutBand(band, bandHasGutter ? gutters(ws, band, min) : [], rtl, depth, em, bandStrips));
     band = [];
   };
-  for (const strip of strips(items)) {
-    const own = whitespace(strip, x0, x1);
+  const all = strips(items);
+  const owns = all.map((s) => whitespace(s, x0, x1));
+  for (let i = 0; i < all.length; i++) {
+    const strip = all[i];
+    const own = owns[i];
     const ownGutter = gutters(own, strip, min).length > 0;
     if (band.length) {
       const joint = intersect(ws, own);
-      const jointGutter = gutters(joint, [...band, ...strip], min).length > 0;
-      if (jointGutter || (!bandHasGutter && !ownGutter)) {
+      const together = [...band, ...strip];
+      const jointGutter = gutters(joint, together, min).length > 0;
+      // Columns stay columns: a strip that crosses a wide gutter two strips have kept open
+      // (a footer or a title across the page) ends the band, and so does one crossing a
+      // narrow gutter that three strips have kept open (the columns of a table, not word
+      // spaces that happen to line up).
+      const kept = gutters(ws, band, min)
+        .filter((g) => (wideEnough(g) && bandStrips >= 2) || bandStrips >= 3)
+        .every((g) => intersect([g], joint).some(([a, b]) => b - a >= min));
+      // A line standing alone at the top of a right-hand column (its column starts higher
+      // than the one on its left) opens the columns' band rather than closing the band
+      // before them.
+      const next = i + 1 < all.length ? gutters(intersect(own, owns[i + 1]), [...strip, ...all[i + 1]], min).filter(wideEnough) : [];
+      const stripStart = rtl ? Math.max(...strip.map((t) => t.x1)) : Math.min(...strip.map((t) => t.x0));
+      const opensNext = !bandHasGutter && !ownGutter && next.some(([a, b]) => (rtl ? stripStart <= a : stripStart >= b));
+      if (!opensNext && ((jointGutter && kept) || (!bandHasGutter && !ownGutter))) {
         band.push(...strip);
         ws = joint;
         bandHasGutter = jointGutter;
+        bandStrips++;
         continue;
       }
       close();
@@ -152,6 +172,7 @@ function arrange(items: Item[], rtl: boolean, depth: number): Leaf[] {
     band = [...strip];
     ws = own;
     bandHasGutter = ownGutter;
+    bandStrips = 1;
   }
   close();
   return out;
@@ -173,16 +194,32 @@ function split(items: Item[], cuts: Interval[]): Item[][] {
 /**
  * A band cut at its gutters: a table (its columns are cells), text columns (read in turn,
  * split only at gutters wide enough to be a page's columns), or lines read as they come.
+ * Word spaces of justified lines can line up for a few lines: a gutter is a column's edge
+ * when text fills a column beside it, or when it runs down through many lines.
  */
-function cutBand(band: Item[], cuts: Interval[], rtl: boolean, depth: number, em: number): Leaf[] {
+function cutBand(band: Item[], cuts: Interval[], rtl: boolean, depth: number, em: number, strips: number): Leaf[] {
   if (!cuts.length || depth > 6) return [{ items: band }];
   const found = asTable(band, cuts, rtl, em);
   if (found) return [...(found.above.length ? [{ items: found.above }] : []), { table: found.table }, ...arrange(found.below, rtl, depth + 1)];
   const wide = cuts.filter(([a, b]) => b - a >= GUTTER * em);
   if (!wide.length || lineCount(band) <= 1) return [{ items: band }];
   const cols = split(band, wide);
+  // Inside a column, columns again are rare (a justified column's word spaces are not):
+  // there every part must be text, over many lines.
+  const columns = depth === 0 ? strips >= 6 || cols.some((c) => textColumn(c, em)) : strips >= 6 && cols.every((c) => textColumn(c, em));
+  if (!columns) return [{ items: band }];
   const ordered = rtl ? [...cols].reverse() : cols;
   return ordered.flatMap((c) => arrange(c, rtl, depth + 1));
+}
+
+const widthOf = (c: Item[]) => Math.max(...c.map((i) => i.x1)) - Math.min(...c.map((i) => i.x0));
+
+/** A column of text: ten ems wide or more, most of its lines filling it. */
+function textColumn(c: Item[], em: number): boolean {
+  if (!c.some((i) => i.frag)) return false;
+  const w = widthOf(c);
+  const lines = rowsOf(c.filter((i) => i.frag)).map((r) => Math.max(...r.map((f) => f.x1)) - Math.min(...r.map((f) => f.x0)));
+  return lines.length >= 2 && w >= 10 * em && lines.filter((x) => x >= 0.7 * w).length >= 0.5 * lines.length;
 }
 
 /** Distinct baselines among a band's fragments. */
@@ -217,21 +254,17 @@ function rowsOf(items: Item[]): Fragment[][] {
  */
 function asTable(band: Item[], cuts: Interval[], rtl: boolean, em: number): { table: Table; above: Item[]; below: Item[] } | undefined {
   if (band.some((i) => i.table || !i.frag) || band.every((i) => i.frag!.mono > 0.6)) return undefined;
-  const bandWidth = Math.max(...band.map((i) => i.x1)) - Math.min(...band.map((i) => i.x0));
-  const widthOf = (c: Item[]) => Math.max(...c.map((i) => i.x1)) - Math.min(...c.map((i) => i.x0));
-  // A text column: a dozen ems wide or more, most of its lines filling it, and no gap
-  // running down through all its lines (numeric columns side by side have one).
-  const textColumn = (c: Item[]) => {
+  const bandWidth = widthOf(band);
+  // A text column has no gap running down through all its lines (numeric columns side by
+  // side have one).
+  const textCol = (c: Item[]) => {
     if (!c.length) return false;
-    const w = widthOf(c);
     const left = Math.min(...c.map((i) => i.x0));
-    if (cuts.some(([a, b]) => a > left && b < left + w)) return false;
-    const lines = rowsOf(c).map((r) => Math.max(...r.map((f) => f.x1)) - Math.min(...r.map((f) => f.x0)));
-    return lines.length >= 2 && w >= 12 * em && lines.filter((x) => x >= 0.7 * w).length >= 0.5 * lines.length;
+    return !cuts.some(([a, b]) => a > left && b < left + widthOf(c)) && textColumn(c, em);
   };
   const wideCols = split(band, cuts.filter(([a, b]) => b - a >= GUTTER * em));
-  if (wideCols.length > 1 && wideCols.every(textColumn)) return undefined;
-  if (wideCols.some((c) => textColumn(c) && widthOf(c) >= 0.4 * bandWidth)) return undefined;
+  if (wideCols.length > 1 && wideCols.every(textCol)) return undefined;
+  if (wideCols.some((c) => textCol(c) && widthOf(c) >= 0.4 * bandWidth)) return undefined;
   let rows = rowsOf(band);
   const sizes = rows.map((r) => median(r.map((f) => f.size)));
   const usual = median(sizes);
@@ -239,7 +272,10 @@ function asTable(band: Item[], cuts: Interval[], rtl: boolean, em: number): { ta
   const pitch = median(pitches);
   let top = 0;
   let bottom = rows.length;
-  const apart = (i: number) => Math.abs(sizes[i] - usual) > 0.12 * usual;
+  const bold = rows.map((r) => r.every((f) => f.bold > 0.6));
+  const usuallyBold = bold.filter(Boolean).length * 2 > rows.length;
+  // A heading above or below: another size, or a bold line alone among regular rows.
+  const apart = (i: number) => Math.abs(sizes[i] - usual) > 0.12 * usual || (rows[i].length === 1 && bold[i] && !usuallyBold);
   while (top < bottom && (apart(top) || (top + 1 < bottom && pitches[top] > 1.8 * pitch && rows[top].length === 1))) top++;
   while (bottom > top && (apart(bottom - 1) || (bottom - 2 >= top && pitches[bottom - 2] > 1.8 * pitch && rows[bottom - 1].length === 1))) bottom--;
   const above = rows.slice(0, top).flat();
@@ -264,8 +300,14 @@ function asTable(band: Item[], cuts: Interval[], rtl: boolean, em: number): { ta
   // way the lines of justified text do.
   const narrowest = Math.min(...colCuts.map(([a, b]) => b - a));
   if (rows.length < 3 && narrowest < 1.5 * em) return undefined;
+  // Justified text: nearly every row runs from edge to edge, the gaps all that is not text.
   const coverage = median(rows.map((r) => r.reduce((s, f) => s + f.x1 - f.x0, 0) / (x1 - x0)));
-  if (coverage > 0.85 && narrowest < 1.2 * em) return undefined;
+  const spanning = rows.filter((r) => Math.min(...r.map((f) => f.x0)) < x0 + 0.5 * em && Math.max(...r.map((f) => f.x1)) > x1 - 0.5 * em).length;
+  if (coverage > 0.75 && spanning >= 0.6 * rows.length) return undefined;
+  // Prose: most pieces start in lower case (a sentence going on), where cells mostly start
+  // with a capital or a number.
+  const pieces = rows.flat();
+  if (pieces.filter((f) => /^\p{Ll}/u.test(f.text)).length > 0.4 * pieces.length) return undefined;
   // Long runs of words in the cells: text that happens to align, not a table.
   const words = rows.flat().map((f) => f.text.split(' ').length);
   if (median(words) > 8) return undefined;

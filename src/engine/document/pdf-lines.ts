@@ -37,7 +37,7 @@ export function fragments(runs: Run[]): Fragment[] {
   const lines = groupLines(runs);
   const out: Fragment[] = [];
   for (const line of lines) {
-    const rtl = line.filter((r) => r.rtl).length * 2 > line.length;
+    const rtl = rightToLeft(line);
     line.sort((a, b) => a.x0 - b.x0 || a.y - b.y);
     let cur: Run[] = [];
     let right = -Infinity;
@@ -147,6 +147,20 @@ function makeFragment(runs: Run[], rtl: boolean): Fragment {
     rtl,
     runs,
   };
+}
+
+const RTL_LETTERS = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/gu;
+const LETTERS = /\p{L}/gu;
+
+/** A line reads right to left when most of its letters are Hebrew, Arabic … (digits and marks have no say). */
+function rightToLeft(runs: Run[]): boolean {
+  let rtl = 0;
+  let all = 0;
+  for (const r of runs) {
+    rtl += r.str.match(RTL_LETTERS)?.length ?? 0;
+    all += r.str.match(LETTERS)?.length ?? 0;
+  }
+  return rtl * 2 > all;
 }
 
 /** The style of a fragment's characters, by majority. */

@@ -248,6 +248,11 @@ function addSubpath(pts: [number, number][], curved: boolean, stroke: boolean, l
     else if (w > 0.5 && h > 0.5 && w < 9 && h < 9 && w / h < 1.6 && h / w < 1.6) dots.push({ x0, y0, x1, y1 });
     return;
   }
+  // A small stroked circle or square: a hollow bullet.
+  if (w > 1 && h > 1 && w < 9 && h < 9 && w / h < 1.6 && h / w < 1.6) {
+    dots.push({ x0, y0, x1, y1 });
+    return;
+  }
   if (curved || lineWidth > MAX_RULE * 2) return;
   // A stroked polyline: each axis-parallel edge is a ruling (a stroked rectangle gives four).
   for (let i = 1; i < pts.length; i++) {

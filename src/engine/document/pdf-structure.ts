@@ -68,9 +68,24 @@ export function linePitches(pages: Unit[][]): Map<number, number> {
 }
 
 const startsItem = (l: Line) => l.bullet || BULLET.test(l.text) || ORDERED.test(l.text);
-const indented = (l: Line, em: number) => l.x0 > l.col.x0 + 0.8 * em;
+/** How far a line starts from its column's starting edge (the right one in right-to-left text). */
+const indent = (l: Line) => (l.rtl ? l.col.x1 - l.x1 : l.x0 - l.col.x0);
+/** How much room a line leaves before its column's far edge. */
+const room = (l: Line) => (l.rtl ? l.x0 - l.col.x0 : l.col.x1 - l.x1);
+const indented = (l: Line, em: number) => indent(l) > 0.8 * em;
 const centred = (l: Line, em: number) => Math.abs((l.x0 + l.x1) / 2 - (l.col.x0 + l.col.x1) / 2) < em && l.x0 > l.col.x0 + 2 * em;
 const boldLine = (l: Line) => l.bold > 0.6;
+
+/**
+ * Whether the first line of a column (or page) carries on the paragraph that ended the last
+ * one: that paragraph's last line fills its column (a paragraph's own last line seldom
+ * does), or it stops mid-sentence and the next line goes on in lower case.
+ */
+function carriesOn(prev: Line, line: Line): boolean {
+  const em = Math.max(prev.size, line.size);
+  if (indented(line, em)) return false;
+  return room(prev) < em || (!TERMINAL.test(prev.text) && (/^\p{Ll}/u.test(line.text) || /\p{L}[-\u2010]$/u.test(prev.text)));
+}
 
 /** Whether `line` continues the block whose last line is `prev`. */
 function continues(block: Block, prev: Line, line: Line, pitches: Map<number, number>): boolean {
@@ -78,11 +93,7 @@ function continues(block: Block, prev: Line, line: Line, pitches: Map<number, nu
   if (Math.abs(prev.size - line.size) > 0.12 * em) return false;
   if (boldLine(prev) !== boldLine(line) || (prev.mono > 0.6) !== (line.mono > 0.6)) return false;
   if (startsItem(line)) return false;
-  if (prev.col !== line.col) {
-    // The next column (or page) picks up a paragraph cut at the bottom of the last one.
-    const full = prev.x1 > prev.col.x1 - 2 * em;
-    return block.kind !== 'heading' && full && !TERMINAL.test(prev.text) && !indented(line, em);
-  }
+  if (prev.col !== line.col) return block.kind !== 'heading' && carriesOn(prev, line);
   const pitch = line.y - prev.y;
   const usual = pitches.get(Math.round(line.size)) ?? 1.2 * line.size;
   if (pitch <= 0 || pitch > Math.max(usual * 1.25, usual + 0.25 * line.size)) return false;
@@ -90,7 +101,7 @@ function continues(block: Block, prev: Line, line: Line, pitches: Map<number, nu
   if (!listItem && indented(line, em) && !indented(prev, em) && !(centred(line, em) && centred(prev, em))) return false;
   // A short line that ends a sentence ends its paragraph.
   const colWidth = prev.col.x1 - prev.col.x0;
-  if (TERMINAL.test(prev.text) && prev.x1 - prev.col.x0 < 0.75 * colWidth && !centred(prev, em) && colWidth > 15 * em) return false;
+  if (TERMINAL.test(prev.text) && colWidth - room(prev) < 0.75 * colWidth && !centred(prev, em) && colWidth > 15 * em) return false;
   return true;
 }
 
@@ -170,13 +181,15 @@ export function markLists(blocks: Block[]): void {
   let run: Block[] = [];
   const flush = () => {
     if (!run.length) return;
-    const lefts = [...new Set(run.map((b) => Math.round(b.lines[0].x0)))].sort((a, b) => a - b);
+    // Indentation from the starting edge: the left one, or the right one in right-to-left text.
+    const at = (b: Block) => Math.round(b.lines[0].rtl ? -b.lines[0].x1 : b.lines[0].x0);
+    const lefts = [...new Set(run.map(at))].sort((a, b) => a - b);
     const em = median(run.map((b) => b.lines[0].size));
     // Indentation steps of about an em or more are nesting levels.
     const levels: number[] = [];
     for (const x of lefts) if (!levels.length || x - levels[levels.length - 1] > 0.8 * em) levels.push(x);
     for (const b of run) {
-      const x = Math.round(b.lines[0].x0);
+      const x = at(b);
       let d = 0;
       while (d + 1 < levels.length && x >= levels[d + 1] - 0.8 * em) d++;
       b.depth = Math.min(d, 3);
@@ -214,7 +227,7 @@ export function joinAcrossPages(blocks: Block[]): Block[] {
     if (prev && prev.page !== b.page && b.kind === 'para' && (prev.kind === 'para' || prev.kind === 'item')) {
       const last = prev.lines[prev.lines.length - 1];
       const first = b.lines[0];
-      if (last && first && Math.abs(last.size - first.size) < 0.5 && !TERMINAL.test(last.text) && (/^\p{Ll}/u.test(first.text) || /\p{L}-$/u.test(last.text))) {
+      if (last && first && Math.abs(last.size - first.size) < 0.5 && boldLine(last) === boldLine(first) && !startsItem(first) && carriesOn(last, first)) {
         prev.lines.push(...b.lines);
         continue;
       }

@@ -148,7 +148,7 @@ function structure(geometry: PageGeometry[], outline: OutlineEntry[]): Block[] {
   });
   dropRunningLines(pages);
   const ordered: Unit[][] = pages.map(({ g, frags, tables }) => {
-    const rtl = frags.filter((f) => f.rtl).length * 2 > frags.length;
+    const rtl = frags.reduce((n, f) => n + (f.rtl ? f.text.length : -f.text.length), 0) > 0;
     return readingOrder([...frags.map(itemOf), ...tables.map((t: Table) => tableItem(t))], rtl, g.dots);
   });
   const pitches = linePitches(ordered);
@@ -170,13 +170,16 @@ const PAGE_NUMBER = /^(?:page\s+)?[-–—(]?\s*(\d{1,4}|[ivxlc]{1,7})\s*[-–�
  */
 function dropRunningLines(pages: { g: PageGeometry; frags: Fragment[] }[]): void {
   const key = (f: Fragment) => f.text.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
+  // Running lines are printed at the same height on every page (a title that repeats the
+  // running header's words sits elsewhere).
+  const slot = (f: Fragment) => Math.round(f.y / 4);
   const zoneOf = (f: Fragment, g: PageGeometry) => (f.bottom < g.height * MARGIN_ZONE ? 'top' : f.top > g.height * (1 - MARGIN_ZONE) ? 'bottom' : undefined);
   const seen = new Map<string, Set<number>>();
   pages.forEach(({ g, frags }, i) => {
     for (const f of frags) {
       const zone = zoneOf(f, g);
       if (!zone) continue;
-      const k = `${zone}:${key(f)}`;
+      const k = `${zone}:${slot(f)}:${key(f)}`;
       seen.set(k, (seen.get(k) ?? new Set()).add(i));
     }
   });
@@ -186,7 +189,7 @@ function dropRunningLines(pages: { g: PageGeometry; frags: Fragment[] }[]): void
     p.frags = p.frags.filter((f) => {
       if (numbers.has(f)) return false;
       const zone = zoneOf(f, p.g);
-      return !zone || pages.length < 2 || (seen.get(`${zone}:${key(f)}`)?.size ?? 0) < need;
+      return !zone || pages.length < 2 || (seen.get(`${zone}:${slot(f)}:${key(f)}`)?.size ?? 0) < need;
     });
   }
 }
