@@ -61,7 +61,13 @@ function corpus(dir: string, set: string | ((id: string, ids: string[]) => strin
   const ids = readdirSync(dir)
     .filter((f) => f.endsWith('.pdf') && existsSync(join(dir, f.replace(/\.pdf$/, '.md'))))
     .map((f) => f.replace(/\.pdf$/, ''));
-  return ids.map((id) => ({ id, set: typeof set === 'string' ? set : set(id, ids), pdf: join(dir, `${id}.pdf`), truth: readFileSync(join(dir, `${id}.md`), 'utf8'), pages: 0 }));
+  return ids.map((id) => ({
+    id,
+    set: typeof set === 'string' ? set : set(id, ids),
+    pdf: join(dir, `${id}.pdf`),
+    truth: readFileSync(join(dir, `${id}.md`), 'utf8'),
+    pages: 0,
+  }));
 }
 
 /** Study half: the first half of the ids sorted by sha256(id); the rest is only measured. */
@@ -85,7 +91,9 @@ interface Output {
 }
 type Engine = 'trawl' | 'pdfjs-text' | 'pdf2md' | 'opendataloader';
 const ENGINES: Engine[] = ['trawl', 'pdfjs-text', 'pdf2md', 'opendataloader'];
-const engines = ENGINES.filter((e) => (!onlyEngine || e === onlyEngine) && (!noPeers || e === 'trawl' || e === 'pdfjs-text'));
+const engines = ENGINES.filter(
+  (e) => (!onlyEngine || e === onlyEngine) && (!noPeers || e === 'trawl' || e === 'pdfjs-text'),
+);
 
 // ---------- engines ----------
 
@@ -125,11 +133,17 @@ async function runPdfjsText(list: Doc[]): Promise<Map<string, Output>> {
 }
 
 const CACHE = join(ROOT, 'node_modules/.cache/trawl-eval');
-const versionOf = (pkg: string) => JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version as string;
+const versionOf = (pkg: string) =>
+  JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version as string;
 const fileHash = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 32);
 
 /** A peer's outputs, from the cache where it has them, the rest converted by `convert` at once. */
-async function cached(engine: string, version: string, list: Doc[], convert: (todo: Doc[]) => Promise<Map<string, Output>>): Promise<Map<string, Output>> {
+async function cached(
+  engine: string,
+  version: string,
+  list: Doc[],
+  convert: (todo: Doc[]) => Promise<Map<string, Output>>,
+): Promise<Map<string, Output>> {
   const dir = join(CACHE, `pdf-${engine}-${version}`);
   mkdirSync(dir, { recursive: true });
   const out = new Map<string, Output>();
@@ -150,7 +164,12 @@ async function cached(engine: string, version: string, list: Doc[], convert: (to
 
 async function runPdf2md(list: Doc[]): Promise<Map<string, Output>> {
   return cached('pdf2md', versionOf('@opendocsg/pdf2md'), list, async (todo) => {
-    const r = spawnSync('npx', ['-y', 'node@22', join(ROOT, 'bench/lib/pdf2md-runner.mjs')], { input: JSON.stringify(todo.map((d) => d.pdf)), cwd: ROOT, maxBuffer: 1 << 28, encoding: 'utf8' });
+    const r = spawnSync('npx', ['-y', 'node@22', join(ROOT, 'bench/lib/pdf2md-runner.mjs')], {
+      input: JSON.stringify(todo.map((d) => d.pdf)),
+      cwd: ROOT,
+      maxBuffer: 1 << 28,
+      encoding: 'utf8',
+    });
     if (r.status !== 0) throw new Error(`pdf2md runner failed: ${r.stderr}`);
     const res = JSON.parse(r.stdout) as Record<string, Output & { error?: string }>;
     return new Map(Object.entries(res).map(([k, v]) => [k, { markdown: v.markdown, seconds: v.seconds }]));
@@ -175,13 +194,19 @@ async function runOpendataloader(list: Doc[]): Promise<Map<string, Output>> {
       names.set(name, d);
     });
     const t0 = performance.now();
-    await convert([...names.keys()].map((n) => join(inDir, n)), { outputDir: outDir, format: 'markdown', quiet: true });
+    await convert(
+      [...names.keys()].map((n) => join(inDir, n)),
+      { outputDir: outDir, format: 'markdown', quiet: true },
+    );
     const seconds = (performance.now() - t0) / 1000;
     const pages = todo.reduce((s, d) => s + (d.pages || 1), 0);
     const out = new Map<string, Output>();
     for (const [name, d] of names) {
       const md = join(outDir, name.replace(/\.pdf$/, '.md'));
-      out.set(d.pdf, { markdown: existsSync(md) ? readFileSync(md, 'utf8') : '', seconds: (seconds * (d.pages || 1)) / pages });
+      out.set(d.pdf, {
+        markdown: existsSync(md) ? readFileSync(md, 'utf8') : '',
+        seconds: (seconds * (d.pages || 1)) / pages,
+      });
     }
     rmSync(outDir, { recursive: true, force: true });
     rmSync(inDir, { recursive: true, force: true });
@@ -195,20 +220,29 @@ outputs.set('trawl', await runTrawl(selected));
 for (const e of engines) {
   if (e === 'trawl') continue;
   process.stderr.write(`${e}…\n`);
-  outputs.set(e, e === 'pdfjs-text' ? await runPdfjsText(selected) : e === 'pdf2md' ? await runPdf2md(selected) : await runOpendataloader(selected));
+  outputs.set(
+    e,
+    e === 'pdfjs-text'
+      ? await runPdfjsText(selected)
+      : e === 'pdf2md'
+        ? await runPdf2md(selected)
+        : await runOpendataloader(selected),
+  );
 }
 if (!engines.includes('trawl')) outputs.delete('trawl');
 
 if (onlyDoc) {
   for (const [e, o] of outputs) console.log(`===== ${e}\n${o.get(selected[0].pdf)?.markdown}\n`);
   const d = selected[0];
-  for (const [e, o] of outputs) console.log(e.padEnd(16), JSON.stringify(scoreDocument(d.truth, o.get(d.pdf)?.markdown ?? '')));
+  for (const [e, o] of outputs)
+    console.log(e.padEnd(16), JSON.stringify(scoreDocument(d.truth, o.get(d.pdf)?.markdown ?? '')));
 }
 
 // ---------- scores ----------
 
 const scores = new Map<Engine, Map<string, DocScores>>();
-for (const [e, o] of outputs) scores.set(e, new Map(selected.map((d) => [d.pdf, scoreDocument(d.truth, o.get(d.pdf)?.markdown ?? '')])));
+for (const [e, o] of outputs)
+  scores.set(e, new Map(selected.map((d) => [d.pdf, scoreDocument(d.truth, o.get(d.pdf)?.markdown ?? '')])));
 
 const mean = (xs: (number | null)[]) => {
   const v = xs.filter((x): x is number => x !== null);
@@ -219,18 +253,24 @@ const f2 = (x: number | null) => (x === null ? '  –  ' : x.toFixed(3));
 function table(set: string, list: Doc[]): void {
   const pages = list.reduce((s, d) => s + d.pages, 0);
   const has = (k: keyof DocScores) => list.filter((d) => scores.get('trawl')?.get(d.pdf)?.[k] !== null).length;
-  console.log(`\n${set}: ${list.length} documents, ${pages} pages (${has('teds')} with tables, ${has('mhs')} with headings)`);
+  console.log(
+    `\n${set}: ${list.length} documents, ${pages} pages (${has('teds')} with tables, ${has('mhs')} with headings)`,
+  );
   console.log(`${'engine'.padEnd(16)} Overall Ovr/doc   NID   NID-S   TEDS  TEDS-S   MHS   MHS-S  s/page`);
   for (const [e, s] of scores) {
     const rows = list.map((d) => s.get(d.pdf)!);
     const m = (k: keyof DocScores) => mean(rows.map((r) => r[k]));
     const overall = mean([m('nid'), m('teds'), m('mhs')]);
     const secs = list.reduce((t, d) => t + (outputs.get(e)!.get(d.pdf)?.seconds ?? 0), 0) / Math.max(1, pages);
-    console.log(`${e.padEnd(16)} ${f2(overall)}   ${f2(m('overall'))}  ${f2(m('nid'))}  ${f2(m('nidS'))}  ${f2(m('teds'))}  ${f2(m('tedsS'))}  ${f2(m('mhs'))}  ${f2(m('mhsS'))}  ${secs.toFixed(4)}`);
+    console.log(
+      `${e.padEnd(16)} ${f2(overall)}   ${f2(m('overall'))}  ${f2(m('nid'))}  ${f2(m('nidS'))}  ${f2(m('teds'))}  ${f2(m('tedsS'))}  ${f2(m('mhs'))}  ${f2(m('mhsS'))}  ${secs.toFixed(4)}`,
+    );
   }
   if (worst && scores.has('trawl')) {
     const s = scores.get('trawl')!;
-    const ranked = [...list].sort((a, b) => (s.get(a.pdf)!.overall ?? 1) - (s.get(b.pdf)!.overall ?? 1)).slice(0, worst);
+    const ranked = [...list]
+      .sort((a, b) => (s.get(a.pdf)!.overall ?? 1) - (s.get(b.pdf)!.overall ?? 1))
+      .slice(0, worst);
     for (const d of ranked) {
       const r = s.get(d.pdf)!;
       console.log(`  worst ${d.id}: overall ${f2(r.overall)} nid ${f2(r.nid)} teds ${f2(r.teds)} mhs ${f2(r.mhs)}`);
@@ -239,8 +279,16 @@ function table(set: string, list: Doc[]): void {
 }
 
 const sets = [...new Set(selected.map((d) => d.set))];
-for (const set of sets) table(set, selected.filter((d) => d.set === set));
-if (sets.filter((s) => s.startsWith('printed')).length > 1) table('printed (both halves)', selected.filter((d) => d.set.startsWith('printed')));
+for (const set of sets)
+  table(
+    set,
+    selected.filter((d) => d.set === set),
+  );
+if (sets.filter((s) => s.startsWith('printed')).length > 1)
+  table(
+    'printed (both halves)',
+    selected.filter((d) => d.set.startsWith('printed')),
+  );
 
 // ---------- speed through the API ----------
 
@@ -262,16 +310,31 @@ async function apiSpeed(list: Doc[]): Promise<string> {
   const sitePort = (site.address() as AddressInfo).port;
   const dataDir = mkdtempSync(join(tmpdir(), 'trawl-eval-pdf-'));
   const port = String(3900 + Math.floor(Math.random() * 90));
-  const env = { ...process.env, TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', PORT: port, HOST: '127.0.0.1', DATABASE_URL: '', LOG_LEVEL: 'warn', TRAWL_MAX_CONNECTIONS_PER_IP: '0' };
+  const env = {
+    ...process.env,
+    TRAWL_DATA_DIR: dataDir,
+    TRAWL_ALLOW_PRIVATE_NETWORK: '1',
+    PORT: port,
+    HOST: '127.0.0.1',
+    DATABASE_URL: '',
+    LOG_LEVEL: 'warn',
+    TRAWL_MAX_CONNECTIONS_PER_IP: '0',
+  };
   await trawlCli(['account', 'create', '--email', 'pdf@local', '--credits', '1000000'], env);
   await trawlCli(['account', 'limits', '--email', 'pdf@local', '--rate-limit-ceiling', '1000000'], env);
-  const { key } = JSON.parse(await trawlCli(['keys', 'create', '--email', 'pdf@local', '--rate-limit', '1000000'], env));
+  const { key } = JSON.parse(
+    await trawlCli(['keys', 'create', '--email', 'pdf@local', '--rate-limit', '1000000'], env),
+  );
   const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), 'serve'], { env, stdio: 'ignore' });
   try {
     const base = `http://127.0.0.1:${port}`;
     await waitHealthy(base);
     const scrape = async (path: string) => {
-      const r = await fetch(`${base}/v1/scrape`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ url: `http://127.0.0.1:${sitePort}${path}`, render: 'http' }) });
+      const r = await fetch(`${base}/v1/scrape`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ url: `http://127.0.0.1:${sitePort}${path}`, render: 'http' }),
+      });
       if (!r.ok) throw new Error(`scrape ${path}: ${r.status} ${await r.text()}`);
       return (await r.json()) as { metadata: { pages?: number } };
     };

@@ -39,11 +39,15 @@ function fit(cells: string[], width: number): string[] {
   return cells.slice(0, width);
 }
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#x27;');
+const esc = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#x27;');
 
 /** Lines as Python's str.splitlines(keepends=True) cuts them. */
 function splitLinesKeep(s: string): string[] {
-  return s.match(/[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*(?:\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]|$)/g)!.filter((l, i, a) => l !== '' || i < a.length - 1);
+  return s
+    // eslint-disable-next-line no-control-regex -- Python's splitlines() also breaks at \x1c–\x1e
+    .match(/[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*(?:\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]|$)/g)!
+    .filter((l, i, a) => l !== '' || i < a.length - 1);
 }
 
 export function markdownTablesToHtml(md: string): string {
@@ -147,7 +151,7 @@ export function levenshtein(s: string, t: string): number {
       const mv = Mv[k];
       const xv = (eq | mv) >>> 0;
       if (hin < 0) eq |= 1;
-      const xh = ((((eq & pv) >>> 0) + pv) >>> 0 ^ pv | eq) >>> 0;
+      const xh = ((((((eq & pv) >>> 0) + pv) >>> 0) ^ pv) | eq) >>> 0;
       let ph = (mv | ~(xh | pv)) >>> 0;
       let mh = (pv & xh) >>> 0;
       const high = k === words - 1 ? lastBit : 0x80000000;
@@ -165,7 +169,8 @@ export function levenshtein(s: string, t: string): number {
   return score;
 }
 
-const normalizedLevenshtein = (a: string, b: string) => (!a && !b ? 0 : levenshtein(a, b) / Math.max(codes(a).length, codes(b).length, 1));
+const normalizedLevenshtein = (a: string, b: string) =>
+  !a && !b ? 0 : levenshtein(a, b) / Math.max(codes(a).length, codes(b).length, 1);
 
 // ---------- tree edit distance (Zhang–Shasha) ----------
 
@@ -193,10 +198,11 @@ export function treeEditDistance(t1: TreeNode, t2: TreeNode, rename: (a: TreeNod
     walk(t);
     const keyroots: number[] = [];
     const seen = new Set<number>();
-    for (let i = nodes.length - 1; i >= 0; i--) if (!seen.has(lml[i])) {
-      keyroots.push(i);
-      seen.add(lml[i]);
-    }
+    for (let i = nodes.length - 1; i >= 0; i--)
+      if (!seen.has(lml[i])) {
+        keyroots.push(i);
+        seen.add(lml[i]);
+      }
     return { nodes, lml, keyroots: keyroots.sort((a, b) => a - b) };
   };
   const A = post(t1);
@@ -252,7 +258,10 @@ export function readingOrder(gt: string, pred: string): { nid: number | null; ni
   if (!gn) return { nid: null, nidS: null };
   const p = markdownTablesToHtml(pred);
   const strip = (s: string) => s.replace(/<table[^>]*?>[\s\S]*?<\/table>/gi, ' ');
-  return { nid: indelSimilarity(gn, normalizeNid(p)), nidS: indelSimilarity(normalizeNid(strip(g)), normalizeNid(strip(p))) };
+  return {
+    nid: indelSimilarity(gn, normalizeNid(p)),
+    nidS: indelSimilarity(normalizeNid(strip(g)), normalizeNid(strip(p))),
+  };
 }
 
 // ---------- TEDS ----------
@@ -293,17 +302,25 @@ function tableTree(el: Element, structureOnly: boolean): { tree: TreeNode; count
       const content = structureOnly ? '' : normalizeCell(cellContent(e));
       const num = (v: string | undefined) => (v === undefined ? 1 : parseInt(v, 10) || 1);
       count += countElements(e);
-      return { tag, colspan: num(e.attribs.colspan), rowspan: num(e.attribs.rowspan), content, hasContent: !structureOnly && cellContent(e).length > 0, children: [] };
+      return {
+        tag,
+        colspan: num(e.attribs.colspan),
+        rowspan: num(e.attribs.rowspan),
+        content,
+        hasContent: !structureOnly && cellContent(e).length > 0,
+        children: [],
+      };
     }
     const children: TreeNode[] = [];
     for (const c of e.children) {
       if (!isEl(c)) continue;
       // (thead / tbody are removed before the benchmark parses: their rows belong to the table)
       if (c.name === 'thead' || c.name === 'tbody') {
-        for (const d of c.children) if (isEl(d)) {
-          count++;
-          children.push(build(d));
-        }
+        for (const d of c.children)
+          if (isEl(d)) {
+            count++;
+            children.push(build(d));
+          }
         continue;
       }
       count++;
@@ -368,6 +385,7 @@ function headingTree(md: string): TreeNode {
     if (pending.length && text) container.children.push({ tag: 'content', text, children: [] });
     pending = [];
   };
+  // eslint-disable-next-line no-control-regex -- as Python's splitlines()
   for (const raw of md.split(/\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/)) {
     const m = raw.match(/^(#{1,6})\s+(.*)$/);
     if (m) {
@@ -392,7 +410,9 @@ export function headingSimilarity(gt: string, pred: string): { mhs: number | nul
   const p = headingTree(markdownTablesToHtml(pred));
   if (!p.children.some((c) => c.tag === 'heading')) return { mhs: 0, mhsS: 0 };
   const n = Math.max(size(g), size(p), 1);
-  const text = treeEditDistance(g, p, (a, b) => (a.tag !== b.tag ? 1 : normalizedLevenshtein((a.text as string) ?? '', (b.text as string) ?? '')));
+  const text = treeEditDistance(g, p, (a, b) =>
+    a.tag !== b.tag ? 1 : normalizedLevenshtein((a.text as string) ?? '', (b.text as string) ?? ''),
+  );
   const struct = treeEditDistance(g, p, (a, b) => (a.tag !== b.tag ? 1 : 0));
   const clip = (x: number) => Math.max(0, Math.min(1, x));
   return { mhs: clip(1 - text / n), mhsS: clip(1 - struct / n) };
@@ -416,5 +436,13 @@ export function scoreDocument(gt: string, pred: string): DocScores {
   const { teds, tedsS } = tableSimilarity(gt, pred);
   const { mhs, mhsS } = headingSimilarity(gt, pred);
   const parts = [nid, teds, mhs].filter((x): x is number => x !== null);
-  return { nid, nidS, teds, tedsS, mhs, mhsS, overall: parts.length ? parts.reduce((a, b) => a + b, 0) / parts.length : null };
+  return {
+    nid,
+    nidS,
+    teds,
+    tedsS,
+    mhs,
+    mhsS,
+    overall: parts.length ? parts.reduce((a, b) => a + b, 0) / parts.length : null,
+  };
 }

@@ -134,7 +134,8 @@ function arrange(items: Item[], rtl: boolean, depth: number): Leaf[] {
   let bandHasGutter = false;
   let bandStrips = 0;
   const close = () => {
-    if (band.length) out.push(...cutBand(band, bandHasGutter ? gutters(ws, band, min) : [], rtl, depth, em, bandStrips));
+    if (band.length)
+      out.push(...cutBand(band, bandHasGutter ? gutters(ws, band, min) : [], rtl, depth, em, bandStrips));
     band = [];
   };
   const all = strips(items);
@@ -157,9 +158,13 @@ function arrange(items: Item[], rtl: boolean, depth: number): Leaf[] {
       // A line standing alone at the top of a right-hand column (its column starts higher
       // than the one on its left) opens the columns' band rather than closing the band
       // before them.
-      const next = i + 1 < all.length ? gutters(intersect(own, owns[i + 1]), [...strip, ...all[i + 1]], min).filter(wideEnough) : [];
+      const next =
+        i + 1 < all.length
+          ? gutters(intersect(own, owns[i + 1]), [...strip, ...all[i + 1]], min).filter(wideEnough)
+          : [];
       const stripStart = rtl ? Math.max(...strip.map((t) => t.x1)) : Math.min(...strip.map((t) => t.x0));
-      const opensNext = !bandHasGutter && !ownGutter && next.some(([a, b]) => (rtl ? stripStart <= a : stripStart >= b));
+      const opensNext =
+        !bandHasGutter && !ownGutter && next.some(([a, b]) => (rtl ? stripStart <= a : stripStart >= b));
       if (!opensNext && ((jointGutter && kept) || (!bandHasGutter && !ownGutter))) {
         band.push(...strip);
         ws = joint;
@@ -200,13 +205,21 @@ function split(items: Item[], cuts: Interval[]): Item[][] {
 function cutBand(band: Item[], cuts: Interval[], rtl: boolean, depth: number, em: number, strips: number): Leaf[] {
   if (!cuts.length || depth > 6) return [{ items: band }];
   const found = asTable(band, cuts, rtl, em);
-  if (found) return [...(found.above.length ? [{ items: found.above }] : []), { table: found.table }, ...arrange(found.below, rtl, depth + 1)];
+  if (found)
+    return [
+      ...(found.above.length ? [{ items: found.above }] : []),
+      { table: found.table },
+      ...arrange(found.below, rtl, depth + 1),
+    ];
   const wide = cuts.filter(([a, b]) => b - a >= GUTTER * em);
   if (!wide.length || lineCount(band) <= 1) return [{ items: band }];
   const cols = split(band, wide);
   // Inside a column, columns again are rare (a justified column's word spaces are not):
   // there every part must be text, over many lines.
-  const columns = depth === 0 ? strips >= 6 || cols.some((c) => textColumn(c, em)) : strips >= 6 && cols.every((c) => textColumn(c, em));
+  const columns =
+    depth === 0
+      ? strips >= 6 || cols.some((c) => textColumn(c, em))
+      : strips >= 6 && cols.every((c) => textColumn(c, em));
   if (!columns) return [{ items: band }];
   const ordered = rtl ? [...cols].reverse() : cols;
   return ordered.flatMap((c) => arrange(c, rtl, depth + 1));
@@ -218,13 +231,18 @@ const widthOf = (c: Item[]) => Math.max(...c.map((i) => i.x1)) - Math.min(...c.m
 function textColumn(c: Item[], em: number): boolean {
   if (!c.some((i) => i.frag)) return false;
   const w = widthOf(c);
-  const lines = rowsOf(c.filter((i) => i.frag)).map((r) => Math.max(...r.map((f) => f.x1)) - Math.min(...r.map((f) => f.x0)));
+  const lines = rowsOf(c.filter((i) => i.frag)).map(
+    (r) => Math.max(...r.map((f) => f.x1)) - Math.min(...r.map((f) => f.x0)),
+  );
   return lines.length >= 2 && w >= 10 * em && lines.filter((x) => x >= 0.7 * w).length >= 0.5 * lines.length;
 }
 
 /** Distinct baselines among a band's fragments. */
 function lineCount(items: Item[]): number {
-  const ys = items.filter((i) => i.frag).map((i) => i.frag!.y).sort((a, b) => a - b);
+  const ys = items
+    .filter((i) => i.frag)
+    .map((i) => i.frag!.y)
+    .sort((a, b) => a - b);
   let n = 0;
   let last = -Infinity;
   for (const y of ys) {
@@ -252,7 +270,12 @@ function rowsOf(items: Item[]): Fragment[][] {
  * columns at the same height. Lines at the band's edges set in another size (a heading
  * just below the table) or standing apart are not rows.
  */
-function asTable(band: Item[], cuts: Interval[], rtl: boolean, em: number): { table: Table; above: Item[]; below: Item[] } | undefined {
+function asTable(
+  band: Item[],
+  cuts: Interval[],
+  rtl: boolean,
+  em: number,
+): { table: Table; above: Item[]; below: Item[] } | undefined {
   if (band.some((i) => i.table || !i.frag) || band.every((i) => i.frag!.mono > 0.6)) return undefined;
   const bandWidth = widthOf(band);
   // A text column has no gap running down through all its lines (numeric columns side by
@@ -262,7 +285,10 @@ function asTable(band: Item[], cuts: Interval[], rtl: boolean, em: number): { ta
     const left = Math.min(...c.map((i) => i.x0));
     return !cuts.some(([a, b]) => a > left && b < left + widthOf(c)) && textColumn(c, em);
   };
-  const wideCols = split(band, cuts.filter(([a, b]) => b - a >= GUTTER * em));
+  const wideCols = split(
+    band,
+    cuts.filter(([a, b]) => b - a >= GUTTER * em),
+  );
   if (wideCols.length > 1 && wideCols.every(textCol)) return undefined;
   if (wideCols.some((c) => textCol(c) && widthOf(c) >= 0.4 * bandWidth)) return undefined;
   let rows = rowsOf(band);
@@ -275,9 +301,15 @@ function asTable(band: Item[], cuts: Interval[], rtl: boolean, em: number): { ta
   const bold = rows.map((r) => r.every((f) => f.bold > 0.6));
   const usuallyBold = bold.filter(Boolean).length * 2 > rows.length;
   // A heading above or below: another size, or a bold line alone among regular rows.
-  const apart = (i: number) => Math.abs(sizes[i] - usual) > 0.12 * usual || (rows[i].length === 1 && bold[i] && !usuallyBold);
-  while (top < bottom && (apart(top) || (top + 1 < bottom && pitches[top] > 1.8 * pitch && rows[top].length === 1))) top++;
-  while (bottom > top && (apart(bottom - 1) || (bottom - 2 >= top && pitches[bottom - 2] > 1.8 * pitch && rows[bottom - 1].length === 1))) bottom--;
+  const apart = (i: number) =>
+    Math.abs(sizes[i] - usual) > 0.12 * usual || (rows[i].length === 1 && bold[i] && !usuallyBold);
+  while (top < bottom && (apart(top) || (top + 1 < bottom && pitches[top] > 1.8 * pitch && rows[top].length === 1)))
+    top++;
+  while (
+    bottom > top &&
+    (apart(bottom - 1) || (bottom - 2 >= top && pitches[bottom - 2] > 1.8 * pitch && rows[bottom - 1].length === 1))
+  )
+    bottom--;
   const above = rows.slice(0, top).flat();
   const below = rows.slice(bottom).flat();
   rows = rows.slice(top, bottom);
@@ -302,7 +334,9 @@ function asTable(band: Item[], cuts: Interval[], rtl: boolean, em: number): { ta
   if (rows.length < 3 && narrowest < 1.5 * em) return undefined;
   // Justified text: nearly every row runs from edge to edge, the gaps all that is not text.
   const coverage = median(rows.map((r) => r.reduce((s, f) => s + f.x1 - f.x0, 0) / (x1 - x0)));
-  const spanning = rows.filter((r) => Math.min(...r.map((f) => f.x0)) < x0 + 0.5 * em && Math.max(...r.map((f) => f.x1)) > x1 - 0.5 * em).length;
+  const spanning = rows.filter(
+    (r) => Math.min(...r.map((f) => f.x0)) < x0 + 0.5 * em && Math.max(...r.map((f) => f.x1)) > x1 - 0.5 * em,
+  ).length;
   if (coverage > 0.75 && spanning >= 0.6 * rows.length) return undefined;
   // Prose: most pieces start in lower case (a sentence going on), where cells mostly start
   // with a capital or a number.
@@ -338,7 +372,10 @@ function leafLines(items: Item[], rtl: boolean, dots: Box[]): Unit[] {
   }
   const lines = groups.map((g) => lineOf(g, rtl, col, dots));
   // Tables inside a column keep their place among its lines.
-  const all: (Unit & { at: number })[] = [...lines.map((line) => ({ line, at: line.top })), ...tables.map((t) => ({ table: t.table!, at: t.top }))];
+  const all: (Unit & { at: number })[] = [
+    ...lines.map((line) => ({ line, at: line.top })),
+    ...tables.map((t) => ({ table: t.table!, at: t.top })),
+  ];
   all.sort((a, b) => a.at - b.at);
   for (const u of all) units.push('line' in u ? { line: u.line } : { table: u.table });
   return units;

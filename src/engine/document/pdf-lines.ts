@@ -67,7 +67,10 @@ function groupLines(runs: Run[]): Run[][] {
     let best: (typeof lines)[number] | undefined;
     for (let i = lines.length - 1; i >= 0 && lines[i].y > r.y - 2 * r.size; i--) {
       const l = lines[i];
-      if (Math.abs(l.y - r.y) <= 0.2 * Math.min(l.size, r.size) && Math.abs(l.size - r.size) < 0.35 * Math.max(l.size, r.size)) {
+      if (
+        Math.abs(l.y - r.y) <= 0.2 * Math.min(l.size, r.size) &&
+        Math.abs(l.size - r.size) < 0.35 * Math.max(l.size, r.size)
+      ) {
         best = l;
         break;
       }

@@ -65,7 +65,10 @@ const multiply = (m: Matrix, n: Matrix): Matrix => [
   m[0] * n[4] + m[2] * n[5] + m[4],
   m[1] * n[4] + m[3] * n[5] + m[5],
 ];
-const apply = (m: Matrix, x: number, y: number): [number, number] => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
+const apply = (m: Matrix, x: number, y: number): [number, number] => [
+  m[0] * x + m[2] * y + m[4],
+  m[1] * x + m[3] * y + m[5],
+];
 
 const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
 const BOLD = /bold|black|heavy|semibold|demibold|extrabold|ultrabold|[-,]bd|[-,]sb\b|w[6-9]\b/i;
@@ -76,7 +79,10 @@ const MONO = /mono|courier|consol|menlo|typewriter|code/i;
 export async function readPage(page: PDFPageProxy, pdfjs: PdfJs): Promise<PageGeometry> {
   const viewport = page.getViewport({ scale: 1 });
   const vt = viewport.transform as Matrix;
-  const [content, ops] = await Promise.all([page.getTextContent({ disableNormalization: false }), page.getOperatorList()]);
+  const [content, ops] = await Promise.all([
+    page.getTextContent({ disableNormalization: false }),
+    page.getOperatorList(),
+  ]);
   const styles = new Map<string, FontStyle>();
   const styleOf = (id: string): FontStyle => {
     let s = styles.get(id);
@@ -85,7 +91,9 @@ export async function readPage(page: PDFPageProxy, pdfjs: PdfJs): Promise<PageGe
     let flags: { bold?: boolean; black?: boolean; italic?: boolean } = {};
     try {
       // Fonts are shared objects, present once the operator list has been built.
-      const font = page.commonObjs.has(id) ? (page.commonObjs.get(id) as { name?: string; bold?: boolean; black?: boolean; italic?: boolean }) : undefined;
+      const font = page.commonObjs.has(id)
+        ? (page.commonObjs.get(id) as { name?: string; bold?: boolean; black?: boolean; italic?: boolean })
+        : undefined;
       name = font?.name ?? '';
       flags = font ?? {};
     } catch {
@@ -93,7 +101,11 @@ export async function readPage(page: PDFPageProxy, pdfjs: PdfJs): Promise<PageGe
     }
     const family = (content.styles[id] as { fontFamily?: string } | undefined)?.fontFamily ?? '';
     const base = name.replace(/^[A-Z]{6}\+/, '');
-    s = { bold: !!flags.bold || !!flags.black || BOLD.test(base), italic: !!flags.italic || ITALIC.test(base), mono: MONO.test(base) || family === 'monospace' };
+    s = {
+      bold: !!flags.bold || !!flags.black || BOLD.test(base),
+      italic: !!flags.italic || ITALIC.test(base),
+      mono: MONO.test(base) || family === 'monospace',
+    };
     styles.set(id, s);
     return s;
   };
@@ -112,7 +124,15 @@ export async function readPage(page: PDFPageProxy, pdfjs: PdfJs): Promise<PageGe
     const scaleX = Math.hypot(tm[0], tm[1]) || 1;
     const advance = (item.width / scaleX) * Math.hypot(m[0], m[1]);
     const [x, y] = [m[4], m[5]];
-    runs.push({ str: item.str, x0: x, x1: x + Math.max(advance, 0), y, size, font: styleOf(item.fontName), rtl: RTL.test(item.str) });
+    runs.push({
+      str: item.str,
+      x0: x,
+      x1: x + Math.max(advance, 0),
+      y,
+      size,
+      font: styleOf(item.fontName),
+      rtl: RTL.test(item.str),
+    });
   }
   const { rulings, dots } = readGraphics(ops, vt, pdfjs.OPS);
   return { width: viewport.width, height: viewport.height, runs: dedupe(runs), rulings, dots };
@@ -132,7 +152,8 @@ function dedupe(runs: Run[]): Run[] {
     }
     const tol = r.size * 0.3;
     if (list.some((o) => Math.abs(o.x0 - r.x0) < tol && Math.abs(o.y - r.y) < tol)) {
-      for (const o of list) if (Math.abs(o.x0 - r.x0) < tol && Math.abs(o.y - r.y) < tol) o.font = { ...o.font, bold: true };
+      for (const o of list)
+        if (Math.abs(o.x0 - r.x0) < tol && Math.abs(o.y - r.y) < tol) o.font = { ...o.font, bold: true };
       return false;
     }
     list.push(r);
@@ -150,7 +171,11 @@ const CLOSE = 4;
 /** A ruling is at most this thick (points); thicker filled rectangles are shading. */
 const MAX_RULE = 2.5;
 
-function readGraphics(ops: { fnArray: number[]; argsArray: unknown[] }, vt: Matrix, OPS: Record<string, number>): { rulings: Ruling[]; dots: Box[] } {
+function readGraphics(
+  ops: { fnArray: number[]; argsArray: unknown[] },
+  vt: Matrix,
+  OPS: Record<string, number>,
+): { rulings: Ruling[]; dots: Box[] } {
   const rulings: Ruling[] = [];
   const dots: Box[] = [];
   let ctm: Matrix = [1, 0, 0, 1, 0, 0];
@@ -158,8 +183,24 @@ function readGraphics(ops: { fnArray: number[]; argsArray: unknown[] }, vt: Matr
   let fillWhite = false;
   let strokeWhite = false;
   let lineWidth = 1;
-  const paint = new Set([OPS.stroke, OPS.closeStroke, OPS.fill, OPS.eoFill, OPS.fillStroke, OPS.eoFillStroke, OPS.closeFillStroke, OPS.closeEOFillStroke]);
-  const strokes = new Set([OPS.stroke, OPS.closeStroke, OPS.fillStroke, OPS.eoFillStroke, OPS.closeFillStroke, OPS.closeEOFillStroke]);
+  const paint = new Set([
+    OPS.stroke,
+    OPS.closeStroke,
+    OPS.fill,
+    OPS.eoFill,
+    OPS.fillStroke,
+    OPS.eoFillStroke,
+    OPS.closeFillStroke,
+    OPS.closeEOFillStroke,
+  ]);
+  const strokes = new Set([
+    OPS.stroke,
+    OPS.closeStroke,
+    OPS.fillStroke,
+    OPS.eoFillStroke,
+    OPS.closeFillStroke,
+    OPS.closeEOFillStroke,
+  ]);
   const white = (c: unknown) => typeof c === 'string' && /^#(?:f[a-f0-9]){3}$/i.test(c);
   const { fnArray, argsArray } = ops;
   for (let i = 0; i < fnArray.length; i++) {
@@ -196,7 +237,14 @@ function readGraphics(ops: { fnArray: number[]; argsArray: unknown[] }, vt: Matr
 }
 
 /** Splits path data into subpaths and keeps the rulings (and bullet-sized shapes) among them. */
-function addPath(data: ArrayLike<number>, m: Matrix, stroke: boolean, lineWidth: number, rulings: Ruling[], dots: Box[]): void {
+function addPath(
+  data: ArrayLike<number>,
+  m: Matrix,
+  stroke: boolean,
+  lineWidth: number,
+  rulings: Ruling[],
+  dots: Box[],
+): void {
   let pts: [number, number][] = [];
   let curved = false;
   const flush = () => {
@@ -204,7 +252,7 @@ function addPath(data: ArrayLike<number>, m: Matrix, stroke: boolean, lineWidth:
     pts = [];
     curved = false;
   };
-  for (let i = 0; i < data.length; ) {
+  for (let i = 0; i < data.length;) {
     const op = data[i++];
     if (op === MOVE) {
       flush();
@@ -228,7 +276,14 @@ function addPath(data: ArrayLike<number>, m: Matrix, stroke: boolean, lineWidth:
   flush();
 }
 
-function addSubpath(pts: [number, number][], curved: boolean, stroke: boolean, lineWidth: number, rulings: Ruling[], dots: Box[]): void {
+function addSubpath(
+  pts: [number, number][],
+  curved: boolean,
+  stroke: boolean,
+  lineWidth: number,
+  rulings: Ruling[],
+  dots: Box[],
+): void {
   let x0 = Infinity;
   let y0 = Infinity;
   let x1 = -Infinity;
@@ -258,7 +313,9 @@ function addSubpath(pts: [number, number][], curved: boolean, stroke: boolean, l
   for (let i = 1; i < pts.length; i++) {
     const [ax, ay] = pts[i - 1];
     const [bx, by] = pts[i];
-    if (Math.abs(ay - by) < 0.5 && Math.abs(ax - bx) > 2) rulings.push({ x0: Math.min(ax, bx), y0: ay, x1: Math.max(ax, bx), y1: ay });
-    else if (Math.abs(ax - bx) < 0.5 && Math.abs(ay - by) > 2) rulings.push({ x0: ax, y0: Math.min(ay, by), x1: ax, y1: Math.max(ay, by) });
+    if (Math.abs(ay - by) < 0.5 && Math.abs(ax - bx) > 2)
+      rulings.push({ x0: Math.min(ax, bx), y0: ay, x1: Math.max(ax, bx), y1: ay });
+    else if (Math.abs(ax - bx) < 0.5 && Math.abs(ay - by) > 2)
+      rulings.push({ x0: ax, y0: Math.min(ay, by), x1: ax, y1: Math.max(ay, by) });
   }
 }

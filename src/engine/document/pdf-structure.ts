@@ -73,7 +73,8 @@ const indent = (l: Line) => (l.rtl ? l.col.x1 - l.x1 : l.x0 - l.col.x0);
 /** How much room a line leaves before its column's far edge. */
 const room = (l: Line) => (l.rtl ? l.x0 - l.col.x0 : l.col.x1 - l.x1);
 const indented = (l: Line, em: number) => indent(l) > 0.8 * em;
-const centred = (l: Line, em: number) => Math.abs((l.x0 + l.x1) / 2 - (l.col.x0 + l.col.x1) / 2) < em && l.x0 > l.col.x0 + 2 * em;
+const centred = (l: Line, em: number) =>
+  Math.abs((l.x0 + l.x1) / 2 - (l.col.x0 + l.col.x1) / 2) < em && l.x0 > l.col.x0 + 2 * em;
 const boldLine = (l: Line) => l.bold > 0.6;
 
 /**
@@ -84,14 +85,16 @@ const boldLine = (l: Line) => l.bold > 0.6;
 function carriesOn(prev: Line, line: Line): boolean {
   const em = Math.max(prev.size, line.size);
   if (indented(line, em)) return false;
-  return room(prev) < em || (!TERMINAL.test(prev.text) && (/^\p{Ll}/u.test(line.text) || /\p{L}[-\u2010]$/u.test(prev.text)));
+  // (a sentence's end that happens to reach the edge: only when it reaches it exactly)
+  if (TERMINAL.test(prev.text)) return room(prev) < 0.3 * em;
+  return room(prev) < em || /^\p{Ll}/u.test(line.text) || /\p{L}[-\u2010]$/u.test(prev.text);
 }
 
 /** Whether `line` continues the block whose last line is `prev`. */
 function continues(block: Block, prev: Line, line: Line, pitches: Map<number, number>): boolean {
   const em = Math.max(prev.size, line.size);
   if (Math.abs(prev.size - line.size) > 0.12 * em) return false;
-  if (boldLine(prev) !== boldLine(line) || (prev.mono > 0.6) !== (line.mono > 0.6)) return false;
+  if (boldLine(prev) !== boldLine(line) || prev.mono > 0.6 !== line.mono > 0.6) return false;
   if (startsItem(line)) return false;
   if (prev.col !== line.col) return block.kind !== 'heading' && carriesOn(prev, line);
   const pitch = line.y - prev.y;
@@ -101,7 +104,8 @@ function continues(block: Block, prev: Line, line: Line, pitches: Map<number, nu
   if (!listItem && indented(line, em) && !indented(prev, em) && !(centred(line, em) && centred(prev, em))) return false;
   // A short line that ends a sentence ends its paragraph.
   const colWidth = prev.col.x1 - prev.col.x0;
-  if (TERMINAL.test(prev.text) && colWidth - room(prev) < 0.75 * colWidth && !centred(prev, em) && colWidth > 15 * em) return false;
+  if (TERMINAL.test(prev.text) && colWidth - room(prev) < 0.75 * colWidth && !centred(prev, em) && colWidth > 15 * em)
+    return false;
   return true;
 }
 
@@ -137,7 +141,11 @@ export function bodySize(blocks: Block[]): number {
   return [...count].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 10;
 }
 
-const norm = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+const norm = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 
 /**
  * Marks headings and gives them levels: a short block set larger than the body, or a
@@ -150,19 +158,30 @@ export function markHeadings(blocks: Block[], outline: OutlineEntry[]): void {
   const candidates: Block[] = [];
   blocks.forEach((b, i) => {
     // (A numbered line set as a heading, "4. Entropy", is a heading, not a list item.)
-    if ((b.kind !== 'para' && (b.kind !== 'item' || b.lines[0].bullet || BULLET.test(b.lines[0].text))) || b.lines.length > 4) return;
+    if (
+      (b.kind !== 'para' && (b.kind !== 'item' || b.lines[0].bullet || BULLET.test(b.lines[0].text))) ||
+      b.lines.length > 4
+    )
+      return;
     const text = blockText(b);
     if (!text || text.length > 200 || !/\p{L}|\d/u.test(text)) return;
     const size = median(b.lines.map((l) => l.size));
     const bold = b.lines.every(boldLine);
     const larger = size >= body * 1.15;
     const next = blocks[i + 1];
-    const boldAlone = bold && size >= body * 0.95 && b.lines.length <= 2 && text.length <= 120 && !/[.,;!]$/.test(text) && !(next && next.kind === 'para' && next.lines.every(boldLine));
+    const boldAlone =
+      bold &&
+      size >= body * 0.95 &&
+      b.lines.length <= 2 &&
+      text.length <= 120 &&
+      !/[.,;!]$/.test(text) &&
+      !(next && next.kind === 'para' && next.lines.every(boldLine));
     const listed = byTitle.has(norm(text));
     if (larger || boldAlone || (listed && text.length <= 150)) candidates.push(b);
   });
   if (!candidates.length) return;
-  const styleKey = (b: Block) => `${Math.round(median(b.lines.map((l) => l.size)) * 2) / 2}:${b.lines.every(boldLine) ? 1 : 0}`;
+  const styleKey = (b: Block) =>
+    `${Math.round(median(b.lines.map((l) => l.size)) * 2) / 2}:${b.lines.every(boldLine) ? 1 : 0}`;
   const styles = [...new Set(candidates.map(styleKey))].sort((a, b) => {
     const [sa, ba] = a.split(':').map(Number);
     const [sb, bb] = b.split(':').map(Number);
@@ -227,7 +246,14 @@ export function joinAcrossPages(blocks: Block[]): Block[] {
     if (prev && prev.page !== b.page && b.kind === 'para' && (prev.kind === 'para' || prev.kind === 'item')) {
       const last = prev.lines[prev.lines.length - 1];
       const first = b.lines[0];
-      if (last && first && Math.abs(last.size - first.size) < 0.5 && boldLine(last) === boldLine(first) && !startsItem(first) && carriesOn(last, first)) {
+      if (
+        last &&
+        first &&
+        Math.abs(last.size - first.size) < 0.5 &&
+        boldLine(last) === boldLine(first) &&
+        !startsItem(first) &&
+        carriesOn(last, first)
+      ) {
         prev.lines.push(...b.lines);
         continue;
       }
@@ -349,4 +375,3 @@ function expand(rows: Cell[][]): string[][] {
   });
   return grid.map((r) => Array.from({ length: r.length }, (_, i) => r[i] ?? ''));
 }
-

@@ -72,7 +72,8 @@ function gridComponents(hs: Line[], vs: Line[]): { h: Line[]; v: Line[] }[] {
     for (let j = 0; j < vs.length; j++) {
       const h = hs[i];
       const v = vs[j];
-      if (v.at >= h.from - SNAP && v.at <= h.to + SNAP && h.at >= v.from - SNAP && h.at <= v.to + SNAP) parent[find(i)] = find(hs.length + j);
+      if (v.at >= h.from - SNAP && v.at <= h.to + SNAP && h.at >= v.from - SNAP && h.at <= v.to + SNAP)
+        parent[find(i)] = find(hs.length + j);
     }
   }
   const groups = new Map<number, { h: Line[]; v: Line[] }>();
@@ -95,7 +96,8 @@ function clusterPositions(values: number[]): number[] {
 /** Whether a line at `at` covers most of [from, to]. */
 const covers = (lines: Line[], at: number, from: number, to: number) => {
   let covered = 0;
-  for (const l of lines) if (Math.abs(l.at - at) <= SNAP) covered += Math.max(0, Math.min(l.to, to) - Math.max(l.from, from));
+  for (const l of lines)
+    if (Math.abs(l.at - at) <= SNAP) covered += Math.max(0, Math.min(l.to, to) - Math.max(l.from, from));
   return covered >= 0.6 * (to - from);
 };
 
@@ -163,11 +165,13 @@ function gridTable(h: Line[], v: Line[], runs: Run[], frags: Fragment[]): Table 
   }
   // A frame around text (one cell) is not a table; a column of ruled rows is.
   if (rows.flat().filter((c) => c.text).length < 2) return undefined;
-  const taken = new Set(frags.filter((f) => {
-    const cx = (f.x0 + f.x1) / 2;
-    const cy = (f.top + f.bottom) / 2;
-    return cx > box.x0 && cx < box.x1 && cy > box.y0 && cy < box.y1;
-  }));
+  const taken = new Set(
+    frags.filter((f) => {
+      const cx = (f.x0 + f.x1) / 2;
+      const cy = (f.top + f.bottom) / 2;
+      return cx > box.x0 && cx < box.x1 && cy > box.y0 && cy < box.y1;
+    }),
+  );
   return { ...box, rows: dropEmptyRows(rows), taken };
 }
 

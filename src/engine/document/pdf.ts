@@ -11,7 +11,16 @@ import type { PDFDocumentProxy } from 'unpdf/pdfjs';
 import { fragments, type Fragment } from './pdf-lines.js';
 import { itemOf, readingOrder, tableItem, type Unit } from './pdf-layout.js';
 import { readPage, type PageGeometry, type PdfJs } from './pdf-page.js';
-import { joinAcrossPages, linePitches, markHeadings, markLists, pageBlocks, toMarkdown, type Block, type OutlineEntry } from './pdf-structure.js';
+import {
+  joinAcrossPages,
+  linePitches,
+  markHeadings,
+  markLists,
+  pageBlocks,
+  toMarkdown,
+  type Block,
+  type OutlineEntry,
+} from './pdf-structure.js';
 import { ruledTables, type Table } from './pdf-tables.js';
 
 export interface PdfOptions {
@@ -36,7 +45,8 @@ export class PdfUnreadable extends Error {}
 
 export const DEFAULT_MAX_PAGES = 200;
 
-let pdfjs: Promise<PdfJs & { getDocumentProxy: (data: Uint8Array, o?: object) => Promise<PDFDocumentProxy> }> | undefined;
+let pdfjs:
+  Promise<PdfJs & { getDocumentProxy: (data: Uint8Array, o?: object) => Promise<PDFDocumentProxy> }> | undefined;
 
 /** pdf.js, loaded on first use (a service that never sees a PDF never pays for it). */
 function loadPdfJs() {
@@ -44,7 +54,10 @@ function loadPdfJs() {
     polyfillTransfer();
     const unpdf = await import('unpdf');
     const { OPS } = await unpdf.getResolvedPDFJS();
-    return { OPS: OPS as unknown as Record<string, number>, getDocumentProxy: unpdf.getDocumentProxy as (data: Uint8Array, o?: object) => Promise<PDFDocumentProxy> };
+    return {
+      OPS: OPS as unknown as Record<string, number>,
+      getDocumentProxy: unpdf.getDocumentProxy as (data: Uint8Array, o?: object) => Promise<PDFDocumentProxy>,
+    };
   })());
 }
 
@@ -75,7 +88,12 @@ async function open(bytes: Uint8Array): Promise<PDFDocumentProxy> {
     // A copy: pdf.js takes ownership of (detaches) the buffer it is given. Images are
     // never decoded (maxImageSize: 1 pixel): only text and ruling lines are read, and
     // decoding a page's photographs would cost more than everything else.
-    return await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, stopAtErrors: false, isOffscreenCanvasSupported: false, maxImageSize: 1 });
+    return await getDocumentProxy(new Uint8Array(bytes), {
+      verbosity: 0,
+      stopAtErrors: false,
+      isOffscreenCanvasSupported: false,
+      maxImageSize: 1,
+    });
   } catch (e) {
     const name = (e as Error)?.name;
     if (name === 'PasswordException') throw new PdfUnreadable('it is encrypted and needs a password to open');
@@ -94,7 +112,8 @@ export async function pdfToMarkdown(bytes: Uint8Array, options: PdfOptions = {})
     if (read < pages) warnings.push(`the PDF has ${pages} pages; only the first ${read} were read (pdf.max_pages)`);
     const geometry: PageGeometry[] = [];
     for (let p = 1; p <= read; p++) {
-      if (options.deadline !== undefined && Date.now() > options.deadline) throw new PdfUnreadable(`reading it took too long (stopped at page ${p} of ${read})`);
+      if (options.deadline !== undefined && Date.now() > options.deadline)
+        throw new PdfUnreadable(`reading it took too long (stopped at page ${p} of ${read})`);
       const page = await doc.getPage(p);
       try {
         geometry.push(await readPage(page, lib));
@@ -104,13 +123,29 @@ export async function pdfToMarkdown(bytes: Uint8Array, options: PdfOptions = {})
         page.cleanup();
       }
     }
-    const [info, outline] = await Promise.all([doc.getMetadata().catch(() => undefined), doc.getOutline().catch(() => null)]);
+    const [info, outline] = await Promise.all([
+      doc.getMetadata().catch(() => undefined),
+      doc.getOutline().catch(() => null),
+    ]);
     const blocks = structure(geometry, flattenOutline(outline ?? []));
     const markdown = toMarkdown(blocks);
-    if (!markdown && geometry.length) warnings.push('the PDF has no text layer (a scan or images of text); nothing could be read');
+    if (!markdown && geometry.length)
+      warnings.push('the PDF has no text layer (a scan or images of text); nothing could be read');
     const docTitle = (info?.info as Record<string, unknown> | undefined)?.Title;
     const heading = blocks.find((b) => b.kind === 'heading');
-    return { markdown, title: usableTitle(docTitle) ?? (heading ? heading.lines.map((l) => l.text).join(' ').trim() || null : null), pages, warnings };
+    return {
+      markdown,
+      title:
+        usableTitle(docTitle) ??
+        (heading
+          ? heading.lines
+              .map((l) => l.text)
+              .join(' ')
+              .trim() || null
+          : null),
+      pages,
+      warnings,
+    };
   } finally {
     await doc.destroy().catch(() => undefined);
   }
@@ -120,7 +155,8 @@ export async function pdfToMarkdown(bytes: Uint8Array, options: PdfOptions = {})
 function usableTitle(t: unknown): string | null {
   if (typeof t !== 'string') return null;
   const s = t.replace(/\s+/g, ' ').trim();
-  if (!s || /^(untitled|title|document|microsoft word - .*|.*\.(docx?|pdf|indd|tex|dvi|rtf|odt|pptx?|xlsx?))$/i.test(s)) return null;
+  if (!s || /^(untitled|title|document|microsoft word - .*|.*\.(docx?|pdf|indd|tex|dvi|rtf|odt|pptx?|xlsx?))$/i.test(s))
+    return null;
   return s;
 }
 
@@ -173,7 +209,8 @@ function dropRunningLines(pages: { g: PageGeometry; frags: Fragment[] }[]): void
   // Running lines are printed at the same height on every page (a title that repeats the
   // running header's words sits elsewhere).
   const slot = (f: Fragment) => Math.round(f.y / 4);
-  const zoneOf = (f: Fragment, g: PageGeometry) => (f.bottom < g.height * MARGIN_ZONE ? 'top' : f.top > g.height * (1 - MARGIN_ZONE) ? 'bottom' : undefined);
+  const zoneOf = (f: Fragment, g: PageGeometry) =>
+    f.bottom < g.height * MARGIN_ZONE ? 'top' : f.top > g.height * (1 - MARGIN_ZONE) ? 'bottom' : undefined;
   const seen = new Map<string, Set<number>>();
   pages.forEach(({ g, frags }, i) => {
     for (const f of frags) {
@@ -202,13 +239,20 @@ function edgeNumbers(frags: Fragment[], g: PageGeometry): Fragment[] {
   const check = (f: Fragment, others: Fragment[], below: boolean) => {
     if (!PAGE_NUMBER.test(f.text.trim()) || !zoneOfEdge(f, g)) return;
     if (others.some((o) => Math.abs(o.y - f.y) < 0.5 * f.size)) return;
-    const gap = below ? Math.min(...others.map((o) => o.top)) - f.bottom : f.top - Math.max(...others.map((o) => o.bottom));
+    const gap = below
+      ? Math.min(...others.map((o) => o.top)) - f.bottom
+      : f.top - Math.max(...others.map((o) => o.bottom));
     if (gap >= f.size) out.push(f);
   };
   check(byTop[0], byTop.slice(1), true);
   const last = byTop.reduce((a, b) => (b.bottom > a.bottom ? b : a));
-  check(last, frags.filter((f) => f !== last), false);
+  check(
+    last,
+    frags.filter((f) => f !== last),
+    false,
+  );
   return out;
 }
 
-const zoneOfEdge = (f: Fragment, g: PageGeometry) => f.bottom < g.height * MARGIN_ZONE || f.top > g.height * (1 - MARGIN_ZONE);
+const zoneOfEdge = (f: Fragment, g: PageGeometry) =>
+  f.bottom < g.height * MARGIN_ZONE || f.top > g.height * (1 - MARGIN_ZONE);
