@@ -295,11 +295,25 @@ if (sets.filter((s) => s.startsWith('printed')).length > 1)
 if (!noApi) console.log(`\n${await apiSpeed(selected)}`);
 
 /**
+ * CPU seconds a process has used (user + system, all threads), from /proc: on a shared
+ * machine the wall time of a request says as much about the neighbours as about the
+ * service.
+ */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
  * Seconds per page of POST /v1/scrape on each PDF, one request at a time, against the
  * compiled service in its own process (fetch, document worker, markdown, HTTP).
  */
 async function apiSpeed(list: Doc[]): Promise<string> {
-  if (!existsSync(join(ROOT, 'dist/index.js'))) return '(no dist/: run `npm run build` for the API speed)';
+  if (!existsSync(join(ROOT, 'dist/cli/index.js'))) return '(no dist/: run `npm run build` for the API speed)';
   const byPath = new Map(list.map((d, i) => [`/${i}.pdf`, d]));
   const site = createServer((req, res) => {
     const d = byPath.get(req.url ?? '');
@@ -341,10 +355,12 @@ async function apiSpeed(list: Doc[]): Promise<string> {
     // Warm-up: the worker loads pdf.js on its first PDF.
     for (const p of [...byPath.keys()].slice(0, 3)) await scrape(p);
     let pages = 0;
+    const cpu0 = cpuSeconds(server.pid!);
     const t0 = performance.now();
     for (const [p, d] of byPath) pages += (await scrape(p)).metadata.pages ?? d.pages;
     const s = (performance.now() - t0) / 1000;
-    return `API (POST /v1/scrape, one at a time, ${byPath.size} PDFs, ${pages} pages): ${(s / pages).toFixed(4)} s/page`;
+    const cpu = cpuSeconds(server.pid!) - cpu0;
+    return `API (POST /v1/scrape, one at a time, ${byPath.size} PDFs, ${pages} pages): ${(s / pages).toFixed(4)} s/page wall, ${(cpu / pages).toFixed(4)} s/page of the service's CPU (all its threads)`;
   } finally {
     server.kill('SIGTERM');
     site.close();

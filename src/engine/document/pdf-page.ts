@@ -81,7 +81,8 @@ export async function readPage(page: PDFPageProxy, pdfjs: PdfJs): Promise<PageGe
   const vt = viewport.transform as Matrix;
   const [content, ops] = await Promise.all([
     page.getTextContent({ disableNormalization: false }),
-    page.getOperatorList(),
+    // (annotationMode 0: without annotations' appearances — form widgets, stamps, links)
+    page.getOperatorList({ annotationMode: 0 }),
   ]);
   const styles = new Map<string, FontStyle>();
   const styleOf = (id: string): FontStyle => {

@@ -163,8 +163,12 @@ function gridTable(h: Line[], v: Line[], runs: Run[], frags: Fragment[]): Table 
     }
     rows.push(row);
   }
-  // A frame around text (one cell) is not a table; a column of ruled rows is.
-  if (rows.flat().filter((c) => c.text).length < 2) return undefined;
+  // A frame around text (one cell, or a box of paragraphs under a title) is not a table;
+  // a column of ruled rows is.
+  const cells = rows.flat();
+  const words = (c: Cell) => (c.text ? c.text.split(' ').length : 0);
+  if (cells.filter((c) => c.text).length < 2) return undefined;
+  if (cells.some((c) => words(c) > (nc < 2 ? 25 : 80))) return undefined;
   const taken = new Set(
     frags.filter((f) => {
       const cx = (f.x0 + f.x1) / 2;

@@ -8,6 +8,7 @@
  * pdf-layout.ts orders the page, pdf-structure.ts writes markdown.
  */
 import type { PDFDocumentProxy } from 'unpdf/pdfjs';
+import { timeoutError } from '../../errors.js';
 import { fragments, type Fragment } from './pdf-lines.js';
 import { itemOf, readingOrder, tableItem, type Unit } from './pdf-layout.js';
 import { readPage, type PageGeometry, type PdfJs } from './pdf-page.js';
@@ -113,7 +114,9 @@ export async function pdfToMarkdown(bytes: Uint8Array, options: PdfOptions = {})
     const geometry: PageGeometry[] = [];
     for (let p = 1; p <= read; p++) {
       if (options.deadline !== undefined && Date.now() > options.deadline)
-        throw new PdfUnreadable(`reading it took too long (stopped at page ${p} of ${read})`);
+        throw timeoutError(
+          `the request used its whole time budget while the PDF was being read (at page ${p} of ${read})`,
+        );
       const page = await doc.getPage(p);
       try {
         geometry.push(await readPage(page, lib));

@@ -283,6 +283,13 @@ describe('PDFs written for one behaviour each', () => {
     await expect(read(Buffer.alloc(0))).rejects.toBeInstanceOf(PdfUnreadable);
   });
 
+  it('stops between pages once the request has used its time (no worker to stop it)', async () => {
+    const pdf = writePdf({ pages: [1, 2].map((n) => ({ texts: body([`Page ${n}.`], 700) })) });
+    await expect(pdfToMarkdown(new Uint8Array(pdf), { deadline: Date.now() - 1 })).rejects.toMatchObject({
+      code: 'timeout',
+    });
+  });
+
   it('a page without a text layer gives an empty markdown and a warning', async () => {
     const r = await read(writePdf({ pages: [{ texts: [], lines: [[72, 700, 300, 700]] }] }));
     expect(r.markdown).toBe('');
