@@ -110,11 +110,22 @@ function intersect(a: Interval[], b: Interval[]): Interval[] {
   return out;
 }
 
-/** Gutters among `ws` that have text on both sides and are at least `min` wide. */
-function gutters(ws: Interval[], items: Item[], min: number): Interval[] {
-  const left = Math.min(...items.map((i) => i.x0));
-  const right = Math.max(...items.map((i) => i.x1));
-  return ws.filter(([a, b]) => b - a >= min && a > left && b < right);
+/** The left and right edges of some items. */
+type Span = [number, number];
+const spanOf = (items: Item[]): Span => {
+  let a = Infinity;
+  let b = -Infinity;
+  for (const i of items) {
+    if (i.x0 < a) a = i.x0;
+    if (i.x1 > b) b = i.x1;
+  }
+  return [a, b];
+};
+const join = (p: Span, q: Span): Span => [Math.min(p[0], q[0]), Math.max(p[1], q[1])];
+
+/** Gutters among `ws` that have text on both sides (within `span`) and are at least `min` wide. */
+function gutters(ws: Interval[], span: Span, min: number): Interval[] {
+  return ws.filter(([a, b]) => b - a >= min && a > span[0] && b < span[1]);
 }
 
 /** Narrowest gap between table columns, and between text columns (in ems of the text). */
@@ -133,26 +144,28 @@ function arrange(items: Item[], rtl: boolean, depth: number): Leaf[] {
   let ws: Interval[] = [];
   let bandHasGutter = false;
   let bandStrips = 0;
+  let bandSpan: Span = [Infinity, -Infinity];
   const close = () => {
     if (band.length)
-      out.push(...cutBand(band, bandHasGutter ? gutters(ws, band, min) : [], rtl, depth, em, bandStrips));
+      out.push(...cutBand(band, bandHasGutter ? gutters(ws, bandSpan, min) : [], rtl, depth, em, bandStrips));
     band = [];
   };
   const all = strips(items);
   const owns = all.map((s) => whitespace(s, x0, x1));
+  const spans = all.map(spanOf);
   for (let i = 0; i < all.length; i++) {
     const strip = all[i];
     const own = owns[i];
-    const ownGutter = gutters(own, strip, min).length > 0;
+    const ownGutter = gutters(own, spans[i], min).length > 0;
     if (band.length) {
       const joint = intersect(ws, own);
-      const together = [...band, ...strip];
+      const together = join(bandSpan, spans[i]);
       const jointGutter = gutters(joint, together, min).length > 0;
       // Columns stay columns: a strip that crosses a wide gutter two strips have kept open
       // (a footer or a title across the page) ends the band, and so does one crossing a
       // narrow gutter that three strips have kept open (the columns of a table, not word
       // spaces that happen to line up).
-      const kept = gutters(ws, band, min)
+      const kept = gutters(ws, bandSpan, min)
         .filter((g) => (wideEnough(g) && bandStrips >= 2) || bandStrips >= 3)
         .every((g) => intersect([g], joint).some(([a, b]) => b - a >= min));
       // A line standing alone at the top of a right-hand column (its column starts higher
@@ -160,14 +173,15 @@ function arrange(items: Item[], rtl: boolean, depth: number): Leaf[] {
       // before them.
       const next =
         i + 1 < all.length
-          ? gutters(intersect(own, owns[i + 1]), [...strip, ...all[i + 1]], min).filter(wideEnough)
+          ? gutters(intersect(own, owns[i + 1]), join(spans[i], spans[i + 1]), min).filter(wideEnough)
           : [];
-      const stripStart = rtl ? Math.max(...strip.map((t) => t.x1)) : Math.min(...strip.map((t) => t.x0));
+      const stripStart = rtl ? spans[i][1] : spans[i][0];
       const opensNext =
         !bandHasGutter && !ownGutter && next.some(([a, b]) => (rtl ? stripStart <= a : stripStart >= b));
       if (!opensNext && ((jointGutter && kept) || (!bandHasGutter && !ownGutter))) {
-        band.push(...strip);
+        for (const it of strip) band.push(it);
         ws = joint;
+        bandSpan = together;
         bandHasGutter = jointGutter;
         bandStrips++;
         continue;
@@ -176,6 +190,7 @@ function arrange(items: Item[], rtl: boolean, depth: number): Leaf[] {
     }
     band = [...strip];
     ws = own;
+    bandSpan = spans[i];
     bandHasGutter = ownGutter;
     bandStrips = 1;
   }
@@ -290,7 +305,14 @@ function asTable(
     cuts.filter(([a, b]) => b - a >= GUTTER * em),
   );
   if (wideCols.length > 1 && wideCols.every(textCol)) return undefined;
-  if (wideCols.some((c) => textCol(c) && widthOf(c) >= 0.4 * bandWidth)) return undefined;
+  // A column of text beside narrow ones (a sidebar, margin notes) is not a table either,
+  // unless its lines each have a cell beside them (a table's column of long notes).
+  const beside = (c: Item[]) => {
+    const others = band.filter((i) => !c.includes(i) && i.frag).map((i) => i.frag!);
+    const lines = rowsOf(c);
+    return lines.filter((r) => others.some((o) => Math.abs(o.y - r[0].y) < 0.4 * o.size)).length / lines.length;
+  };
+  if (wideCols.some((c) => textCol(c) && widthOf(c) >= 0.4 * bandWidth && beside(c) < 0.7)) return undefined;
   let rows = rowsOf(band);
   const sizes = rows.map((r) => median(r.map((f) => f.size)));
   const usual = median(sizes);
@@ -321,7 +343,7 @@ function asTable(
   // The columns of the rows themselves: gutters all of them share.
   let ws: Interval[] = [[x0, x1]];
   for (const r of rows) ws = intersect(ws, whitespace(r.map(itemOf), x0, x1));
-  const colCuts = gutters(ws, used, Math.max(em * CELL_GAP, 3));
+  const colCuts = gutters(ws, spanOf(used), Math.max(em * CELL_GAP, 3));
   if (!colCuts.length) return undefined;
   const mids = colCuts.map(([a, b]) => (a + b) / 2);
   const colOf = (f: Fragment) => mids.filter((m) => (f.x0 + f.x1) / 2 > m).length;

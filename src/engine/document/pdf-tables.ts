@@ -210,8 +210,9 @@ export function cellText(runs: Run[]): string {
 
 /**
  * Rows and columns of an unruled table: `rows` are its lines (fragments on one baseline),
- * `cuts` the x positions between its columns. A line with an empty first cell continues
- * the row above (a cell wrapped onto two lines).
+ * `cuts` the x positions between its columns. A line that continues a cell wrapped onto
+ * two lines joins the row above: it fills fewer cells than that row and either leaves the
+ * first column empty or sits closer to it than rows sit to each other.
  */
 export function alignedTable(rows: Fragment[][], cuts: number[], rtl: boolean): Cell[][] {
   const nc = cuts.length + 1;
@@ -221,9 +222,15 @@ export function alignedTable(rows: Fragment[][], cuts: number[], rtl: boolean): 
     while (c < cuts.length && cx > cuts[c]) c++;
     return rtl ? nc - 1 - c : c;
   };
+  const ys = rows.map((r) => r[0].y);
+  const pitches = ys
+    .slice(1)
+    .map((y, i) => y - ys[i])
+    .sort((a, b) => a - b);
+  const rowPitch = pitches.length ? pitches[Math.floor(pitches.length / 2)] : 0;
   const out: string[][] = [];
   let prevFilled = 0;
-  for (const line of rows) {
+  rows.forEach((line, i) => {
     const cells: string[] = Array.from({ length: nc }, () => '');
     for (const f of [...line].sort((a, b) => a.x0 - b.x0)) {
       const c = col(f);
@@ -231,15 +238,15 @@ export function alignedTable(rows: Fragment[][], cuts: number[], rtl: boolean): 
     }
     const filled = cells.filter(Boolean).length;
     const last = out[out.length - 1];
-    // A continuation: first column empty, fewer cells than the row above.
-    if (last && !cells[0] && filled < prevFilled && filled <= Math.max(1, nc / 2)) {
-      cells.forEach((t, i) => {
-        if (t) last[i] = last[i] ? (/[a-z]-$/.test(last[i]) && /^[a-z]/.test(t) ? last[i] + t : `${last[i]} ${t}`) : t;
+    const close = i > 0 && ys[i] - ys[i - 1] < 0.8 * rowPitch;
+    if (last && filled < prevFilled && (close || (!cells[0] && filled <= Math.max(1, nc / 2)))) {
+      cells.forEach((t, c) => {
+        if (t) last[c] = last[c] ? (/[a-z]-$/.test(last[c]) && /^[a-z]/.test(t) ? last[c] + t : `${last[c]} ${t}`) : t;
       });
-      continue;
+      return;
     }
     out.push(cells);
     prevFilled = filled;
-  }
+  });
   return out.map((r) => r.map((text) => ({ text, colspan: 1, rowspan: 1 })));
 }

@@ -107,6 +107,16 @@ describe('PDFs printed from HTML (test/fixtures/pdf)', () => {
     expect(missing(r.markdown, 'manual-steps')).toEqual([]);
   });
 
+  it('a book: paragraphs told apart by their indented first line, a table with a column of notes', async () => {
+    const r = await get('book-chapter');
+    expect(r.markdown).toContain(
+      'and each needed houses, shops, a chapel and eventually a school.\n\nThe pattern repeated itself with remarkable regularity.',
+    );
+    expect(r.markdown).toContain('| Weaver (adult man) | 12 shillings | fines deducted for faults in the cloth |');
+    expect(r.markdown).not.toContain('RIVERS AND TOWNS');
+    expect(missing(r.markdown, 'book-chapter')).toEqual([]);
+  });
+
   it('right-to-left pages keep their words in reading order', async () => {
     const r = await get('rtl-hebrew-report');
     expect(r.markdown.startsWith('# דוח שנתי על משק המים בעיר\n\n')).toBe(true);
