@@ -22,6 +22,8 @@ export interface PageSpec {
 
 export interface PdfSpec {
   pages: PageSpec[];
+  /** Bookmarks: a title and its depth (0 = top level), in order, each pointing at page 1. */
+  outline?: { title: string; depth: number }[];
   title?: string;
   encrypted?: boolean;
   width?: number;
@@ -53,7 +55,8 @@ export function writePdf(spec: PdfSpec): Buffer {
       ),
     );
   }
-  objects[catalog - 1] = `<< /Type /Catalog /Pages ${pagesObj} 0 R >>`;
+  const outlines = spec.outline?.length ? writeOutline(spec.outline, kids[0], add, objects) : undefined;
+  objects[catalog - 1] = `<< /Type /Catalog /Pages ${pagesObj} 0 R${outlines ? ` /Outlines ${outlines} 0 R` : ''} >>`;
   objects[pagesObj - 1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`;
   const info = spec.title !== undefined ? add(`<< /Title (${esc(spec.title)}) >>`) : undefined;
   // 32-byte O and U entries that match no password: the user password is not empty.
@@ -71,4 +74,46 @@ export function writePdf(spec: PdfSpec): Buffer {
   const extra = `${info ? ` /Info ${info} 0 R` : ''}${encrypt ? ` /Encrypt ${encrypt} 0 R /ID [<${'00'.repeat(16)}> <${'00'.repeat(16)}>]` : ''}`;
   out += `trailer\n<< /Size ${objects.length + 1} /Root ${catalog} 0 R${extra} >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(out, 'latin1');
+}
+
+/** An outline tree (/Outlines, /First, /Next, /Parent) from a flat list of titles with depths. */
+function writeOutline(
+  entries: { title: string; depth: number }[],
+  page: number,
+  add: (body: string) => number,
+  objects: string[],
+): number {
+  const root = add('');
+  interface Node {
+    id: number;
+    title: string;
+    parent: number;
+    children: Node[];
+  }
+  const top: Node[] = [];
+  const stack: Node[] = [];
+  for (const e of entries) {
+    while (stack.length > e.depth) stack.pop();
+    const parent = stack[stack.length - 1];
+    const node: Node = { id: add(''), title: e.title, parent: parent?.id ?? root, children: [] };
+    (parent ? parent.children : top).push(node);
+    stack.push(node);
+  }
+  const write = (siblings: Node[]) =>
+    siblings.forEach((n, i) => {
+      const links = [
+        i > 0 ? `/Prev ${siblings[i - 1].id} 0 R` : '',
+        i + 1 < siblings.length ? `/Next ${siblings[i + 1].id} 0 R` : '',
+        n.children.length
+          ? `/First ${n.children[0].id} 0 R /Last ${n.children[n.children.length - 1].id} 0 R /Count ${n.children.length}`
+          : '',
+      ].join(' ');
+      objects[n.id - 1] =
+        `<< /Title (${esc(n.title)}) /Parent ${n.parent} 0 R /Dest [${page} 0 R /XYZ 0 842 0] ${links} >>`;
+      write(n.children);
+    });
+  write(top);
+  objects[root - 1] =
+    `<< /Type /Outlines /First ${top[0].id} 0 R /Last ${top[top.length - 1].id} 0 R /Count ${top.length} >>`;
+  return root;
 }

@@ -179,6 +179,29 @@ describe('PDFs written for one behaviour each', () => {
     expect(title).toBe('Field Guide');
   });
 
+  it('heading levels from the document outline when it has one', async () => {
+    // Both headings are set alike; only the outline says one is a section of the other.
+    const pdf = writePdf({
+      outline: [
+        { title: 'Installation', depth: 0 },
+        { title: 'On Linux', depth: 1 },
+      ],
+      pages: [
+        {
+          texts: [
+            { x: 72, y: 760, size: 14, text: 'Installation', bold: true },
+            ...body(['Download the package for your system.'], 735),
+            { x: 72, y: 700, size: 14, text: 'On Linux', bold: true },
+            ...body(['Unpack the archive and run the installer.'], 675),
+          ],
+        },
+      ],
+    });
+    expect((await read(pdf)).markdown).toBe(
+      '# Installation\n\nDownload the package for your system.\n\n## On Linux\n\nUnpack the archive and run the installer.',
+    );
+  });
+
   it('undoes hyphenation at line ends and keeps a compound the document writes with its hyphen', async () => {
     const pdf = writePdf({
       pages: [
