@@ -4,7 +4,7 @@
  * two-column page one printed line holds two fragments, in a table one per cell: the
  * fragment, not the line, is what layout arranges.
  */
-import type { FontStyle, Run } from './pdf-page.js';
+import type { Run } from './pdf-page.js';
 
 export interface Fragment {
   text: string;
@@ -166,5 +166,3 @@ function rightToLeft(runs: Run[]): boolean {
   return rtl * 2 > all;
 }
 
-/** The style of a fragment's characters, by majority. */
-export const styleOf = (f: Fragment): FontStyle => ({ bold: f.bold > 0.6, italic: f.italic > 0.6, mono: f.mono > 0.6 });

@@ -26,7 +26,8 @@ export interface OutlineEntry {
 }
 
 const BULLET = /^[•·▪◦‣∙●○■□►▶➢✓✔❖◆◇–—*-]\s+/u;
-const ORDERED = /^(\(?(\d{1,2}|[a-z]|[ivx]{1,4})[.)])\s+/i;
+/** "3." "3)" "(3)" "b)" "(b)" "(iv)": not "A." or "I." (initials and headings' numbers). */
+const ORDERED = /^(\d{1,2}[.)]|\(\d{1,2}\)|\(?[a-z]\)|\([ivx]{1,4}\))\s+/;
 const TERMINAL = /[.!?:;。！？]["')\]]?$/;
 
 const median = (xs: number[]) => {
@@ -50,7 +51,9 @@ export function linePitches(pages: Unit[][]): Map<number, number> {
         const d = l.y - prev.y;
         if (d > 0.8 * l.size && d < 3 * l.size) {
           const k = Math.round(l.size);
-          seen.set(k, [...(seen.get(k) ?? []), d]);
+          const list = seen.get(k);
+          if (list) list.push(d);
+          else seen.set(k, [d]);
         }
       }
       prev = l;
@@ -95,7 +98,15 @@ function continues(block: Block, prev: Line, line: Line, pitches: Map<number, nu
   const em = Math.max(prev.size, line.size);
   if (Math.abs(prev.size - line.size) > 0.12 * em) return false;
   if (boldLine(prev) !== boldLine(line) || prev.mono > 0.6 !== line.mono > 0.6) return false;
-  if (startsItem(line)) return false;
+  // A list marker starts an item, unless a number wrapped to the start of a line mid-sentence.
+  if (
+    startsItem(line) &&
+    (line.bullet ||
+      BULLET.test(line.text) ||
+      TERMINAL.test(prev.text) ||
+      room(prev) > 0.2 * (prev.col.x1 - prev.col.x0))
+  )
+    return false;
   if (prev.col !== line.col) return block.kind !== 'heading' && carriesOn(prev, line);
   const pitch = line.y - prev.y;
   const usual = pitches.get(Math.round(line.size)) ?? 1.2 * line.size;
@@ -131,7 +142,7 @@ export function pageBlocks(units: Unit[], page: number, pitches: Map<number, num
 }
 
 /** The document's body size: the font size most of its characters are set in. */
-export function bodySize(blocks: Block[]): number {
+function bodySize(blocks: Block[]): number {
   const count = new Map<number, number>();
   for (const b of blocks)
     for (const l of b.lines) {
@@ -267,7 +278,7 @@ export function joinAcrossPages(blocks: Block[]): Block[] {
  * Words of the document, to tell a compound's hyphen from a hyphenated line break. The
  * pieces on either side of a line-end hyphen are left out: they are what is being decided.
  */
-export function vocabulary(blocks: Block[]): Set<string> {
+function vocabulary(blocks: Block[]): Set<string> {
   const words = new Set<string>();
   for (const b of blocks) {
     let skipFirst = false;
@@ -285,7 +296,7 @@ export function vocabulary(blocks: Block[]): Set<string> {
 }
 
 /** A block's lines as one text: a word hyphenated across a line break joined again. */
-export function blockText(b: Block, words: Set<string> = new Set()): string {
+function blockText(b: Block, words: Set<string> = new Set()): string {
   let text = '';
   for (const l of b.lines) {
     const t = l.text.trim();
@@ -353,7 +364,7 @@ const cellMd = (c: Cell) => c.text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|');
  * A GFM table. A spanning cell (which GFM cannot express) keeps its text in its first
  * position; the positions it covers stay empty.
  */
-export function tableMarkdown(rows: Cell[][]): string {
+function tableMarkdown(rows: Cell[][]): string {
   const grid = expand(rows);
   const width = Math.max(...grid.map((r) => r.length));
   const line = (r: string[]) => `| ${Array.from({ length: width }, (_, i) => r[i] ?? '').join(' | ')} |`;

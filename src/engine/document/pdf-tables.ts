@@ -183,7 +183,7 @@ function gridTable(h: Line[], v: Line[], runs: Run[], frags: Fragment[]): Table 
 const dropEmptyRows = (rows: Cell[][]) => rows.filter((r) => r.some((c) => c.text) || r.some((c) => c.rowspan > 1));
 
 /** A cell's runs as one line of text: its lines in order, a hyphen broken across lines joined. */
-export function cellText(runs: Run[]): string {
+function cellText(runs: Run[]): string {
   if (!runs.length) return '';
   const lines = fragments(runs).sort((a, b) => a.y - b.y || a.x0 - b.x0);
   // Fragments of one baseline (a cell is narrow: a gap in it is still the same line) join first.

@@ -44,7 +44,7 @@ export interface PdfMarkdown {
 /** Why a PDF could not be read, in words for the person who asked for it. */
 export class PdfUnreadable extends Error {}
 
-export const DEFAULT_MAX_PAGES = 200;
+const DEFAULT_MAX_PAGES = 200;
 
 let pdfjs:
   Promise<PdfJs & { getDocumentProxy: (data: Uint8Array, o?: object) => Promise<PDFDocumentProxy> }> | undefined;
