@@ -101,6 +101,7 @@ async function runTrawl(list: Doc[]): Promise<Map<string, Output>> {
   const out = new Map<string, Output>();
   // pdf.js loads and compiles on the first document: not part of any document's time.
   await pdfToMarkdown(new Uint8Array(readFileSync(list[0].pdf)));
+  const cpu0 = process.cpuUsage();
   for (const d of list) {
     const bytes = new Uint8Array(readFileSync(d.pdf));
     const t0 = performance.now();
@@ -108,8 +109,13 @@ async function runTrawl(list: Doc[]): Promise<Map<string, Output>> {
     out.set(d.pdf, { markdown: r.markdown, seconds: (performance.now() - t0) / 1000 });
     d.pages = r.pages;
   }
+  const cpu = process.cpuUsage(cpu0);
+  trawlCpu = (cpu.user + cpu.system) / 1e6 / list.reduce((n, d) => n + d.pages, 0);
   return out;
 }
+
+/** Trawl's CPU seconds per page over the whole selection (wall times on a shared machine vary with its load). */
+let trawlCpu = 0;
 
 /** What Trawl returned for a PDF before this eval existed: pdf.js text, a paragraph per block. */
 async function runPdfjsText(list: Doc[]): Promise<Map<string, Output>> {
@@ -292,7 +298,10 @@ if (sets.filter((s) => s.startsWith('printed')).length > 1)
 
 // ---------- speed through the API ----------
 
-if (!noApi) console.log(`\n${await apiSpeed(selected)}`);
+console.log(
+  `\ntrawl in this process: ${trawlCpu.toFixed(4)} s/page of CPU over all ${selected.reduce((n, d) => n + d.pages, 0)} pages (s/page above: wall time)`,
+);
+if (!noApi) console.log(await apiSpeed(selected));
 
 /**
  * CPU seconds a process has used (user + system, all threads), from /proc: on a shared

@@ -78,7 +78,7 @@ const MONO = /mono|courier|consol|menlo|typewriter|code/i;
 /** Reads a page's text and graphics (its operator list also loads the fonts, whose names tell bold from regular). */
 export async function readPage(page: PDFPageProxy, pdfjs: PdfJs): Promise<PageGeometry> {
   const viewport = page.getViewport({ scale: 1 });
-  const vt = viewport.transform as Matrix;
+  let vt = viewport.transform as Matrix;
   const [content, ops] = await Promise.all([
     page.getTextContent({ disableNormalization: false }),
     // (annotationMode 0: without annotations' appearances — form widgets, stamps, links)
@@ -111,6 +111,11 @@ export async function readPage(page: PDFPageProxy, pdfjs: PdfJs): Promise<PageGe
     return s;
   };
 
+  // A page whose text mostly runs sideways or upside down (a landscape table printed on a
+  // portrait page) is turned so that it reads left to right.
+  const turn = dominantTurn(content.items, vt);
+  const [width, height] = turn % 2 ? [viewport.height, viewport.width] : [viewport.width, viewport.height];
+  vt = multiply(TURNS[turn](viewport.width, viewport.height), vt);
   const runs: Run[] = [];
   for (const item of content.items) {
     if (!('str' in item) || !item.str || !item.str.trim()) continue;
@@ -136,7 +141,28 @@ export async function readPage(page: PDFPageProxy, pdfjs: PdfJs): Promise<PageGe
     });
   }
   const { rulings, dots } = readGraphics(ops, vt, pdfjs.OPS);
-  return { width: viewport.width, height: viewport.height, runs: dedupe(runs), rulings, dots };
+  return { width, height, runs: dedupe(runs), rulings, dots };
+}
+
+/** Page turns that bring text running down (1), right to left upside down (2) or up (3) to the horizontal. */
+const TURNS: ((w: number, h: number) => Matrix)[] = [
+  () => [1, 0, 0, 1, 0, 0],
+  (w) => [0, -1, 1, 0, 0, w],
+  (w, h) => [-1, 0, 0, -1, w, h],
+  (_w, h) => [0, 1, -1, 0, h, 0],
+];
+
+/** The quarter turn (0–3) of the direction most of a page's characters run in. */
+function dominantTurn(items: ReadonlyArray<object>, vt: Matrix): number {
+  const chars = [0, 0, 0, 0];
+  for (const item of items) {
+    if (!('str' in item) || !('transform' in item)) continue;
+    const m = multiply(vt, item.transform as Matrix);
+    const quarter = Math.round(Math.atan2(m[1], m[0]) / (Math.PI / 2));
+    chars[(quarter + 4) % 4] += (item.str as string).length;
+  }
+  const best = chars.indexOf(Math.max(...chars));
+  return chars[best] > chars[0] * 1.5 ? best : 0;
 }
 
 /**

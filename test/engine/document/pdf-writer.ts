@@ -25,6 +25,8 @@ export interface PdfSpec {
   /** Bookmarks: a title and its depth (0 = top level), in order, each pointing at page 1. */
   outline?: { title: string; depth: number }[];
   title?: string;
+  /** /Rotate of every page: a viewer turns the page (and its text) by this many degrees. */
+  rotate?: number;
   encrypted?: boolean;
   width?: number;
   height?: number;
@@ -51,7 +53,7 @@ export function writePdf(spec: PdfSpec): Buffer {
     const stream = add(`<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`);
     kids.push(
       add(
-        `<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 ${w} ${h}] /Contents ${stream} 0 R /Resources << /Font << /F1 ${regular} 0 R /F2 ${bold} 0 R >> >> >>`,
+        `<< /Type /Page /Parent ${pagesObj} 0 R${spec.rotate ? ` /Rotate ${spec.rotate}` : ''} /MediaBox [0 0 ${w} ${h}] /Contents ${stream} 0 R /Resources << /Font << /F1 ${regular} 0 R /F2 ${bold} 0 R >> >> >>`,
       ),
     );
   }

@@ -290,6 +290,18 @@ describe('PDFs written for one behaviour each', () => {
     );
   });
 
+  it('a page whose text runs sideways or upside down is read turned upright', async () => {
+    const texts = [
+      { x: 72, y: 760, size: 20, text: 'Landscape Table', bold: true },
+      ...body(['Its first line of text,', 'and its second.'], 730),
+    ];
+    for (const rotate of [90, 180, 270]) {
+      expect((await read(writePdf({ rotate, pages: [{ texts }] }))).markdown).toBe(
+        '# Landscape Table\n\nIts first line of text, and its second.',
+      );
+    }
+  });
+
   it('reads at most max_pages pages and says so', async () => {
     const pdf = writePdf({
       title: 'Three pages',
