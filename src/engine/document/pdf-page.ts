@@ -71,6 +71,12 @@ const apply = (m: Matrix, x: number, y: number): [number, number] => [
 ];
 
 const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
+/**
+ * Presentation forms (Arabic letters in their joined shapes, Latin and Hebrew ligatures)
+ * are how a font draws text, not the text: they become the letters they stand for.
+ */
+const PRESENTATION = /[\uFB00-\uFDFF\uFE70-\uFEFF]+/g;
+const plainLetters = (s: string) => s.replace(PRESENTATION, (m) => m.normalize('NFKC'));
 const BOLD = /bold|black|heavy|semibold|demibold|extrabold|ultrabold|[-,]bd|[-,]sb\b|w[6-9]\b/i;
 const ITALIC = /italic|oblique|[-,]it\b/i;
 const MONO = /mono|courier|consol|menlo|typewriter|code/i;
@@ -131,7 +137,7 @@ export async function readPage(page: PDFPageProxy, pdfjs: PdfJs): Promise<PageGe
     const advance = (item.width / scaleX) * Math.hypot(m[0], m[1]);
     const [x, y] = [m[4], m[5]];
     runs.push({
-      str: item.str,
+      str: plainLetters(item.str),
       x0: x,
       x1: x + Math.max(advance, 0),
       y,

@@ -122,6 +122,11 @@ describe('PDFs printed from HTML (test/fixtures/pdf)', () => {
     expect(r.markdown.startsWith('# דוח שנתי על משק המים בעיר\n\n')).toBe(true);
     expect(r.markdown).toContain('1. החלפת הצנרת בשכונת הגבעה.\n2. הרחבת מערך המדים החכמים לבתי מגורים.');
     expect(missing(r.markdown, 'rtl-hebrew-report')).toEqual([]);
+    // Arabic is drawn in joined letter forms (U+FExx); the text is the letters themselves.
+    const ar = await get('rtl-arabic-notice');
+    expect(ar.markdown.startsWith('# تقرير المياه السنوي\n\n')).toBe(true);
+    expect(ar.markdown).not.toMatch(/[\uFB50-\uFDFF\uFE70-\uFEFF]/);
+    expect(missing(ar.markdown, 'rtl-arabic-notice')).toEqual([]);
   });
 
   it('metadata: page count and the document title', async () => {
