@@ -311,7 +311,8 @@ function blockText(b: Block, words: Set<string> = new Set()): string {
     if (soft) text = text.slice(0, -1) + t;
     else if (hyphen && next) text = keepHyphen(hyphen[1], next[1], words) ? text + t : text.slice(0, -1) + t;
     else if (/[\p{L}\d]-$/u.test(text) && /^[\p{Lu}\d]/u.test(t)) text += t;
-    else if (/[\u3000-\u9FFF\uAC00-\uD7AF]$/.test(text) && /^[\u3000-\u9FFF\uAC00-\uD7AF]/.test(t)) text += t;
+    // Chinese and Japanese run on without spaces (Korean has them between words).
+    else if (/[\u3000-\u9FFF\uF900-\uFAFF]$/.test(text) && /^[\u3000-\u9FFF\uF900-\uFAFF]/.test(t)) text += t;
     else text += ' ' + t;
   }
   return text;

@@ -112,20 +112,29 @@ export async function pdfToMarkdown(bytes: Uint8Array, options: PdfOptions = {})
     const warnings: string[] = [];
     if (read < pages) warnings.push(`the PDF has ${pages} pages; only the first ${read} were read (pdf.max_pages)`);
     const geometry: PageGeometry[] = [];
+    const failed: string[] = [];
     for (let p = 1; p <= read; p++) {
       if (options.deadline !== undefined && Date.now() > options.deadline)
         throw timeoutError(
           `the request used its whole time budget while the PDF was being read (at page ${p} of ${read})`,
         );
-      const page = await doc.getPage(p);
+      // A damaged page is left out (and said so); the document fails only when no page reads.
       try {
-        geometry.push(await readPage(page, lib));
+        const page = await doc.getPage(p);
+        try {
+          geometry.push(await readPage(page, lib));
+        } finally {
+          page.cleanup();
+        }
       } catch (e) {
-        throw new PdfUnreadable(`page ${p} could not be read (${(e as Error)?.message ?? e})`);
-      } finally {
-        page.cleanup();
+        failed.push(`page ${p} (${(e as Error)?.message ?? e})`);
       }
     }
+    if (!geometry.length && failed.length) throw new PdfUnreadable(`none of its pages could be read: ${failed[0]}`);
+    if (failed.length)
+      warnings.push(
+        `${failed.length === 1 ? 'a page' : `${failed.length} pages`} could not be read and ${failed.length === 1 ? 'is' : 'are'} missing: ${failed.slice(0, 3).join(', ')}`,
+      );
     const [info, outline] = await Promise.all([
       doc.getMetadata().catch(() => undefined),
       doc.getOutline().catch(() => null),
@@ -136,19 +145,8 @@ export async function pdfToMarkdown(bytes: Uint8Array, options: PdfOptions = {})
       warnings.push('the PDF has no text layer (a scan or images of text); nothing could be read');
     const docTitle = (info?.info as Record<string, unknown> | undefined)?.Title;
     const heading = blocks.find((b) => b.kind === 'heading');
-    return {
-      markdown,
-      title:
-        usableTitle(docTitle) ??
-        (heading
-          ? heading.lines
-              .map((l) => l.text)
-              .join(' ')
-              .trim() || null
-          : null),
-      pages,
-      warnings,
-    };
+    const headingText = heading?.lines.map((l) => l.text.trim()).join(' ') || null;
+    return { markdown, title: usableTitle(docTitle) ?? headingText, pages, warnings };
   } finally {
     await doc.destroy().catch(() => undefined);
   }
