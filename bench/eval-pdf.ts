@@ -14,8 +14,9 @@
  * Engines: trawl (src/engine/document/pdf.ts, in this process), pdfjs-text (the text of
  * pdf.js as Trawl gave it before: one paragraph per text block, pages split by ---),
  * pdf2md (@opendocsg/pdf2md under Node 22 from `npx -y node@22`), opendataloader
- * (@opendataloader/pdf, its Java CLI, one JVM for the whole set). Peers' outputs are cached
- * in node_modules/.cache/trawl-eval by file hash and version.
+ * (@opendataloader/pdf, its Java CLI, one JVM for the whole set). Peers' outputs (and
+ * times) are cached in node_modules/.cache/trawl-eval by file hash and version; `--fresh`
+ * converts everything again.
  * Speed through the API: the compiled service in its own process scrapes every PDF from a
  * local server, one request at a time (`--no-api` skips it).
  * Options: `--set NAME`, `--engine NAME`, `--doc ID` (print each engine's markdown for one
@@ -39,6 +40,7 @@ const onlyEngine = opt('--engine');
 const onlyDoc = opt('--doc');
 const worst = Number(opt('--worst') ?? 0);
 const noPeers = args.includes('--no-peers');
+const fresh = args.includes('--fresh');
 const noApi = args.includes('--no-api') || !!onlyDoc;
 
 interface Doc {
@@ -156,7 +158,7 @@ async function cached(
   const todo: Doc[] = [];
   for (const d of list) {
     const f = join(dir, `${fileHash(d.pdf)}.json`);
-    if (existsSync(f)) out.set(d.pdf, JSON.parse(readFileSync(f, 'utf8')));
+    if (!fresh && existsSync(f)) out.set(d.pdf, JSON.parse(readFileSync(f, 'utf8')));
     else todo.push(d);
   }
   if (todo.length) {
