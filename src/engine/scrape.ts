@@ -123,7 +123,7 @@ async function convertPage(
   if (page.kind === 'pdf') {
     const { markdown, title, pages, warnings } = await processPdf(options.documents, page.bytes!, { maxPages: options.pdf?.maxPages }, options.control).catch((e) => {
       // (a time limit or a cancellation is what it is; anything else is the document's fault)
-      if (e instanceof TrawlError) throw e;
+      if (e instanceof TrawlError || options.control?.signal?.aborted) throw e;
       throw new TrawlError('fetch_failed', `${page.url} could not be read as a PDF: ${(e as Error)?.message ?? e}`, { cause: e, retryable: false });
     });
     const result: ScrapeResult = { url: page.url, metadata: { title, description: null, language: null, ...base, pages } };
