@@ -44,10 +44,12 @@ const esc = (s: string) =>
 
 /** Lines as Python's str.splitlines(keepends=True) cuts them. */
 function splitLinesKeep(s: string): string[] {
-  return s
-    // eslint-disable-next-line no-control-regex -- Python's splitlines() also breaks at \x1c–\x1e
-    .match(/[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*(?:\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]|$)/g)!
-    .filter((l, i, a) => l !== '' || i < a.length - 1);
+  return (
+    s
+      // eslint-disable-next-line no-control-regex -- Python's splitlines() also breaks at \x1c–\x1e
+      .match(/[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*(?:\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]|$)/g)!
+      .filter((l, i, a) => l !== '' || i < a.length - 1)
+  );
 }
 
 export function markdownTablesToHtml(md: string): string {

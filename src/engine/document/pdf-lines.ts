@@ -165,4 +165,3 @@ function rightToLeft(runs: Run[]): boolean {
   }
   return rtl * 2 > all;
 }
-
