@@ -4,8 +4,7 @@
  */
 import { TrawlError } from '../errors.js';
 import { parseHtml } from './document/index.js';
-import { processDocument, type DocumentProcessor, type JobControl } from './document/pool.js';
-import { pdfToMarkdown } from './document/pdf.js';
+import { processDocument, processPdf, type DocumentProcessor, type JobControl } from './document/pool.js';
 import type { CompiledSchema } from './extract/schema.js';
 import type { LlmClient } from './extract/llm.js';
 import { extractFromDocument, pageExtraction } from './extract/index.js';
@@ -31,6 +30,8 @@ export interface ScrapeOptions {
   llm?: LlmClient;
   /** A hint for the LLM pass (ignored by the deterministic extractor). */
   prompt?: string;
+  /** PDF reading: at most `maxPages` pages (default 200). */
+  pdf?: { maxPages?: number };
 }
 
 export interface ScrapeMetadata {
@@ -41,6 +42,8 @@ export interface ScrapeMetadata {
   content_type: string;
   source_url: string;
   canonical_url?: string | null;
+  /** Pages of a PDF document. */
+  pages?: number;
 }
 
 export interface ScrapeResult {
@@ -93,7 +96,7 @@ export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promis
     result.sources = filled.sources;
     if (!formats.has('markdown')) delete result.markdown;
   }
-  if (page.warnings?.length) result.warnings = page.warnings;
+  if (page.warnings?.length) result.warnings = [...page.warnings, ...(result.warnings ?? [])];
   return result;
 }
 
@@ -101,7 +104,7 @@ export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promis
 export async function documentFromPage(
   page: Page,
   formats: Set<Format>,
-  options: { onlyMainContent?: boolean; schema?: CompiledSchema; documents?: DocumentProcessor; control?: JobControl },
+  options: { onlyMainContent?: boolean; schema?: CompiledSchema; documents?: DocumentProcessor; control?: JobControl; pdf?: { maxPages?: number } },
 ): Promise<ScrapeResult> {
   try {
     return await convertPage(page, formats, options);
@@ -113,7 +116,7 @@ export async function documentFromPage(
 async function convertPage(
   page: Page,
   formats: Set<Format>,
-  options: { onlyMainContent?: boolean; schema?: CompiledSchema; documents?: DocumentProcessor; control?: JobControl },
+  options: { onlyMainContent?: boolean; schema?: CompiledSchema; documents?: DocumentProcessor; control?: JobControl; pdf?: { maxPages?: number } },
 ): Promise<ScrapeResult> {
   const base = {
     status_code: page.status,
@@ -121,10 +124,13 @@ async function convertPage(
     source_url: page.sourceUrl,
   };
   if (page.kind === 'pdf') {
-    const { markdown, title } = await pdfToMarkdown(page.bytes!).catch((e) => {
-      throw new TrawlError('fetch_failed', `${page.url} is not a readable PDF`, { cause: e, retryable: false });
+    const { markdown, title, pages, warnings } = await processPdf(options.documents, page.bytes!, { maxPages: options.pdf?.maxPages }, options.control).catch((e) => {
+      // (a time limit or a cancellation is what it is; anything else is the document's fault)
+      if (e instanceof TrawlError || options.control?.signal?.aborted) throw e;
+      throw new TrawlError('fetch_failed', `${page.url} could not be read as a PDF: ${(e as Error)?.message ?? e}`, { cause: e, retryable: false });
     });
-    const result: ScrapeResult = { url: page.url, metadata: { title, description: null, language: null, ...base } };
+    const result: ScrapeResult = { url: page.url, metadata: { title, description: null, language: null, ...base, pages } };
+    if (warnings.length) result.warnings = warnings;
     if (formats.has('markdown')) result.markdown = markdown;
     if (formats.has('links')) result.links = [];
     if (formats.has('json') && options.schema) Object.assign(result, extractFromText(markdown, options.schema));

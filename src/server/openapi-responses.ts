@@ -110,6 +110,7 @@ const Metadata = z.object({
   content_type: z.string(),
   source_url: z.string().describe('The URL asked for (without credentials)'),
   canonical_url: z.string().nullable().optional(),
+  pages: z.number().int().optional().describe('Pages of a PDF document'),
 });
 
 const Scraped = {

@@ -19,6 +19,7 @@ export const ScrapeBody = z.strictObject({
   wait_for: z
     .union([text(1, 500), intIn(0, 60_000)], { error: 'must be a CSS selector or a number of milliseconds from 0 to 60000' })
     .optional(),
+  pdf: z.strictObject({ max_pages: intIn(1, 10_000).optional() }, { error: 'must be an object like {"max_pages": 200}' }).optional().describe('PDF documents: read at most max_pages pages (default 200)'),
 });
 export type ScrapeBody = z.output<typeof ScrapeBody>;
 

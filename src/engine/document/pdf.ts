@@ -1,22 +1,259 @@
-/** PDF → markdown of its text: one paragraph per text block, pages separated by a rule. */
-export async function pdfToMarkdown(bytes: Buffer): Promise<{ markdown: string; title: string | null }> {
-  const { extractText, getDocumentProxy, getMeta } = await import('unpdf');
-  const doc = await getDocumentProxy(new Uint8Array(bytes));
-  const { text } = await extractText(doc, { mergePages: false });
-  let title: string | null;
-  try {
-    const meta = await getMeta(doc);
-    const t = (meta.info as Record<string, unknown> | undefined)?.Title;
-    title = typeof t === 'string' && t.trim() ? t.trim() : null;
-  } catch {
-    title = null;
-  }
-  const pages = (text as string[]).map((p) =>
-    p
-      .split(/\n\s*\n/)
-      .map((para) => para.replace(/\s*\n\s*/g, ' ').trim())
-      .filter(Boolean)
-      .join('\n\n'),
-  );
-  return { markdown: pages.filter(Boolean).join('\n\n---\n\n'), title };
+/**
+ * PDF → structured markdown, from the positions and fonts pdf.js reports: lines and
+ * paragraphs rebuilt from geometry, reading order across columns, ruled and aligned
+ * tables, headings from font sizes and weights (or the outline), lists, hyphenation
+ * undone, running headers, footers and page numbers dropped.
+ *
+ * pdf-page.ts reads a page, pdf-lines.ts makes lines, pdf-tables.ts finds tables,
+ * pdf-layout.ts orders the page, pdf-structure.ts writes markdown.
+ */
+import type { PDFDocumentProxy } from 'unpdf/pdfjs';
+import { timeoutError } from '../../errors.js';
+import { fragments, type Fragment } from './pdf-lines.js';
+import { itemOf, readingOrder, tableItem, type Unit } from './pdf-layout.js';
+import { readPage, type PageGeometry, type PdfJs } from './pdf-page.js';
+import {
+  joinAcrossPages,
+  linePitches,
+  markHeadings,
+  markLists,
+  pageBlocks,
+  toMarkdown,
+  type Block,
+  type OutlineEntry,
+} from './pdf-structure.js';
+import { ruledTables, type Table } from './pdf-tables.js';
+
+export interface PdfOptions {
+  /** Pages read at most (the first ones). @default 200 */
+  maxPages?: number;
+  /** Epoch ms after which reading stops with an error (checked between pages). */
+  deadline?: number;
 }
+
+export interface PdfMarkdown {
+  markdown: string;
+  /** The document's title (its info dictionary), else its first heading. */
+  title: string | null;
+  /** Pages in the document. */
+  pages: number;
+  /** What the reader could not do in full (pages left unread, no text layer). */
+  warnings: string[];
+}
+
+/** Why a PDF could not be read, in words for the person who asked for it. */
+export class PdfUnreadable extends Error {}
+
+const DEFAULT_MAX_PAGES = 200;
+
+let pdfjs:
+  Promise<PdfJs & { getDocumentProxy: (data: Uint8Array, o?: object) => Promise<PDFDocumentProxy> }> | undefined;
+
+/** pdf.js, loaded on first use (a service that never sees a PDF never pays for it). */
+function loadPdfJs() {
+  return (pdfjs ??= (async () => {
+    polyfillTransfer();
+    const unpdf = await import('unpdf');
+    const { OPS } = await unpdf.getResolvedPDFJS();
+    return {
+      OPS: OPS as unknown as Record<string, number>,
+      getDocumentProxy: unpdf.getDocumentProxy as (data: Uint8Array, o?: object) => Promise<PDFDocumentProxy>,
+    };
+  })());
+}
+
+/**
+ * pdf.js 5 hands fonts over with ArrayBuffer.prototype.transferToFixedLength (Node ≥ 21);
+ * on Node 20 every font would fail to load, and with it the font names that tell bold
+ * text. A copy does what the transfer does for pdf.js's purpose.
+ */
+function polyfillTransfer(): void {
+  const proto = ArrayBuffer.prototype as ArrayBuffer & { transferToFixedLength?: (n?: number) => ArrayBuffer };
+  if (typeof proto.transferToFixedLength === 'function') return;
+  Object.defineProperty(proto, 'transferToFixedLength', {
+    configurable: true,
+    writable: true,
+    value(this: ArrayBuffer, length?: number) {
+      const n = length ?? this.byteLength;
+      const copy = new ArrayBuffer(n);
+      new Uint8Array(copy).set(new Uint8Array(this, 0, Math.min(n, this.byteLength)));
+      return copy;
+    },
+  });
+}
+
+/** Opens the document, or says why it cannot be opened. */
+async function open(bytes: Uint8Array): Promise<PDFDocumentProxy> {
+  const { getDocumentProxy } = await loadPdfJs();
+  try {
+    // A copy: pdf.js takes ownership of (detaches) the buffer it is given. Images are
+    // never decoded (maxImageSize: 1 pixel): only text and ruling lines are read, and
+    // decoding a page's photographs would cost more than everything else.
+    return await getDocumentProxy(new Uint8Array(bytes), {
+      verbosity: 0,
+      stopAtErrors: false,
+      isOffscreenCanvasSupported: false,
+      maxImageSize: 1,
+    });
+  } catch (e) {
+    const name = (e as Error)?.name;
+    if (name === 'PasswordException') throw new PdfUnreadable('it is encrypted and needs a password to open');
+    if (name === 'InvalidPDFException') throw new PdfUnreadable(`it is damaged or not a PDF (${(e as Error).message})`);
+    throw new PdfUnreadable(`pdf.js could not open it (${(e as Error)?.message ?? e})`);
+  }
+}
+
+export async function pdfToMarkdown(bytes: Uint8Array, options: PdfOptions = {}): Promise<PdfMarkdown> {
+  const lib = await loadPdfJs();
+  const doc = await open(bytes);
+  try {
+    const pages = doc.numPages;
+    const read = Math.min(pages, Math.max(1, options.maxPages ?? DEFAULT_MAX_PAGES));
+    const warnings: string[] = [];
+    if (read < pages) warnings.push(`the PDF has ${pages} pages; only the first ${read} were read (pdf.max_pages)`);
+    const geometry: PageGeometry[] = [];
+    const failed: string[] = [];
+    for (let p = 1; p <= read; p++) {
+      if (options.deadline !== undefined && Date.now() > options.deadline)
+        throw timeoutError(
+          `the request used its whole time budget while the PDF was being read (at page ${p} of ${read})`,
+        );
+      // A damaged page is left out (and said so); the document fails only when no page reads.
+      try {
+        const page = await doc.getPage(p);
+        try {
+          geometry.push(await readPage(page, lib));
+        } finally {
+          page.cleanup();
+        }
+      } catch (e) {
+        failed.push(`page ${p} (${(e as Error)?.message ?? e})`);
+      }
+    }
+    if (!geometry.length && failed.length) throw new PdfUnreadable(`none of its pages could be read: ${failed[0]}`);
+    if (failed.length)
+      warnings.push(
+        `${failed.length === 1 ? 'a page' : `${failed.length} pages`} could not be read and ${failed.length === 1 ? 'is' : 'are'} missing: ${failed.slice(0, 3).join(', ')}`,
+      );
+    const [info, outline] = await Promise.all([
+      doc.getMetadata().catch(() => undefined),
+      doc.getOutline().catch(() => null),
+    ]);
+    const blocks = structure(geometry, flattenOutline(outline ?? []));
+    const markdown = toMarkdown(blocks);
+    if (!markdown && geometry.length)
+      warnings.push('the PDF has no text layer (a scan or images of text); nothing could be read');
+    const docTitle = (info?.info as Record<string, unknown> | undefined)?.Title;
+    const heading = blocks.find((b) => b.kind === 'heading');
+    const headingText = heading?.lines.map((l) => l.text.trim()).join(' ') || null;
+    return { markdown, title: usableTitle(docTitle) ?? headingText, pages, warnings };
+  } finally {
+    await doc.destroy().catch(() => undefined);
+  }
+}
+
+/** Document info titles that are a file name or a placeholder say nothing. */
+function usableTitle(t: unknown): string | null {
+  if (typeof t !== 'string') return null;
+  const s = t.replace(/\s+/g, ' ').trim();
+  if (!s || /^(untitled|title|document|microsoft word - .*|.*\.(docx?|pdf|indd|tex|dvi|rtf|odt|pptx?|xlsx?))$/i.test(s))
+    return null;
+  return s;
+}
+
+interface OutlineNode {
+  title: string;
+  items?: OutlineNode[];
+}
+
+function flattenOutline(nodes: OutlineNode[], depth = 0, out: OutlineEntry[] = []): OutlineEntry[] {
+  for (const n of nodes) {
+    if (out.length > 2000) break;
+    if (n.title) out.push({ title: n.title, depth });
+    if (n.items?.length) flattenOutline(n.items, depth + 1, out);
+  }
+  return out;
+}
+
+/** The pages' geometry → blocks of the whole document, structure marked. */
+function structure(geometry: PageGeometry[], outline: OutlineEntry[]): Block[] {
+  const pages = geometry.map((g) => {
+    const frags = fragments(g.runs);
+    const tables = ruledTables(g.rulings, g.runs, frags);
+    const taken = new Set<Fragment>(tables.flatMap((t) => [...t.taken]));
+    return { g, frags: frags.filter((f) => !taken.has(f)), tables };
+  });
+  dropRunningLines(pages);
+  const ordered: Unit[][] = pages.map(({ g, frags, tables }) => {
+    const rtl = frags.reduce((n, f) => n + (f.rtl ? f.text.length : -f.text.length), 0) > 0;
+    return readingOrder([...frags.map(itemOf), ...tables.map((t: Table) => tableItem(t))], rtl, g.dots);
+  });
+  const pitches = linePitches(ordered);
+  const blocks = joinAcrossPages(ordered.flatMap((units, i) => pageBlocks(units, i, pitches)));
+  markHeadings(blocks, outline);
+  markLists(blocks);
+  return blocks;
+}
+
+/** Where running headers and footers live: this share of the page at its top and bottom. */
+const MARGIN_ZONE = 0.12;
+const PAGE_NUMBER = /^(?:page\s+)?[-–—(]?\s*(\d{1,4}|[ivxlc]{1,7})\s*[-–—)]?(?:\s*(?:of|\/)\s*\d{1,4})?$/i;
+
+/**
+ * Drops running headers and footers and page numbers: lines near the top or bottom edge
+ * whose text (digits aside) comes back on many pages, and page numbers — a number alone
+ * on the first or last line of a page, standing apart from the text. A one-page document
+ * keeps its header lines: nothing repeats on one page.
+ */
+function dropRunningLines(pages: { g: PageGeometry; frags: Fragment[] }[]): void {
+  const key = (f: Fragment) => f.text.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
+  // Running lines are printed at the same height on every page (a title that repeats the
+  // running header's words sits elsewhere).
+  const slot = (f: Fragment) => Math.round(f.y / 4);
+  const zoneOf = (f: Fragment, g: PageGeometry) =>
+    f.bottom < g.height * MARGIN_ZONE ? 'top' : f.top > g.height * (1 - MARGIN_ZONE) ? 'bottom' : undefined;
+  const seen = new Map<string, Set<number>>();
+  pages.forEach(({ g, frags }, i) => {
+    for (const f of frags) {
+      const zone = zoneOf(f, g);
+      if (!zone) continue;
+      const k = `${zone}:${slot(f)}:${key(f)}`;
+      seen.set(k, (seen.get(k) ?? new Set()).add(i));
+    }
+  });
+  const need = Math.max(2, Math.ceil(pages.length * 0.3));
+  for (const p of pages) {
+    const numbers = new Set(edgeNumbers(p.frags, p.g));
+    p.frags = p.frags.filter((f) => {
+      if (numbers.has(f)) return false;
+      const zone = zoneOf(f, p.g);
+      return !zone || pages.length < 2 || (seen.get(`${zone}:${slot(f)}:${key(f)}`)?.size ?? 0) < need;
+    });
+  }
+}
+
+/** A page number: a number alone on the page's first or last line, a line's height or more away from the rest. */
+function edgeNumbers(frags: Fragment[], g: PageGeometry): Fragment[] {
+  if (frags.length < 2) return [];
+  const byTop = [...frags].sort((a, b) => a.top - b.top);
+  const out: Fragment[] = [];
+  const check = (f: Fragment, others: Fragment[], below: boolean) => {
+    if (!PAGE_NUMBER.test(f.text.trim()) || !zoneOfEdge(f, g)) return;
+    if (others.some((o) => Math.abs(o.y - f.y) < 0.5 * f.size)) return;
+    const gap = below
+      ? Math.min(...others.map((o) => o.top)) - f.bottom
+      : f.top - Math.max(...others.map((o) => o.bottom));
+    if (gap >= f.size) out.push(f);
+  };
+  check(byTop[0], byTop.slice(1), true);
+  const last = byTop.reduce((a, b) => (b.bottom > a.bottom ? b : a));
+  check(
+    last,
+    frags.filter((f) => f !== last),
+    false,
+  );
+  return out;
+}
+
+const zoneOfEdge = (f: Fragment, g: PageGeometry) =>
+  f.bottom < g.height * MARGIN_ZONE || f.top > g.height * (1 - MARGIN_ZONE);

@@ -25,6 +25,7 @@ import type { ExtractOutput } from '../extract/index.js';
 import type { SchemaObject } from '../extract/schema.js';
 import type { Document } from './dom.js';
 import type { DocumentOptions, DocumentResult } from './index.js';
+import type { PdfMarkdown, PdfOptions } from './pdf.js';
 
 export type PooledOptions = Omit<DocumentOptions, 'onDocument'>;
 
@@ -42,6 +43,8 @@ export interface JobControl {
 export interface DocumentProcessor {
   /** Runs the pipeline on a page; with an extraction, that too (on the same parsed tree). */
   process(source: string, options: PooledOptions, extraction?: PageExtraction, control?: JobControl): Promise<Processed>;
+  /** Converts a PDF to markdown (pdf.ts), under the same limits as a page. */
+  processPdf?(bytes: Uint8Array, options: PdfOptions, control?: JobControl): Promise<PdfMarkdown>;
   close(): Promise<void>;
 }
 
@@ -70,6 +73,17 @@ export async function processDocument(documents: DocumentProcessor | undefined, 
   return processHere(source, options, extraction);
 }
 
+/** A PDF to markdown: on the pool when there is one, here otherwise (stopping between pages at the deadline). */
+export async function processPdf(documents: DocumentProcessor | undefined, bytes: Uint8Array, options: PdfOptions, control?: JobControl): Promise<PdfMarkdown> {
+  if (documents?.processPdf) return documents.processPdf(bytes, options, control);
+  checkControl(control);
+  return pdfHere(bytes, { ...options, deadline: control?.deadline });
+}
+
+/** The PDF reader on this thread, loaded with pdf.js on the first PDF. */
+let pdfReader: Promise<typeof import('./pdf.js')> | undefined;
+const pdfHere = async (bytes: Uint8Array, options: PdfOptions) => (await (pdfReader ??= import('./pdf.js'))).pdfToMarkdown(bytes, options);
+
 /** Throws the caller's abort reason, or a timeout once the deadline has passed. */
 function checkControl(control: JobControl | undefined): void {
   if (control?.signal?.aborted) throw abortReason(control.signal);
@@ -97,6 +111,8 @@ interface Job {
   id: number;
   source: string;
   options: PooledOptions;
+  /** A PDF to convert instead of a page (`source` is then empty). */
+  pdf?: { bytes: Uint8Array; options: PdfOptions };
   schema?: SchemaObject;
   marketplace?: { id: string; mode: 'basic' | 'rich' };
   /** Size of the page, for shortest-first scheduling. */
@@ -104,7 +120,8 @@ interface Job {
   queuedAt: number;
   deadline?: number;
   signal?: AbortSignal;
-  resolve(r: Processed): void;
+  /** With a Processed page, or a PdfMarkdown for a PDF job. */
+  resolve(r: unknown): void;
   reject(e: Error): void;
 }
 
@@ -274,7 +291,7 @@ export class DocumentPool implements DocumentProcessor {
     const slot: Slot = { worker, jobs: [], startedAt: 0, warm: new Promise((r) => (warmed = r)) };
     // An idle pool must not keep the process alive.
     worker.unref();
-    worker.on('message', (m: { id: number; result?: Processed; error?: string; warm?: number; heap?: number }) => {
+    worker.on('message', (m: { id: number; result?: Processed | PdfMarkdown; error?: string; warm?: number; heap?: number }) => {
       if (m.warm !== undefined) return warmed(m.warm);
       if (m.heap !== undefined) slot.heap = m.heap;
       const i = slot.jobs.findIndex((j) => j.id === m.id);
@@ -390,7 +407,7 @@ export class DocumentPool implements DocumentProcessor {
       slot.worker.ref();
       if (slot.jobs.length === 1) this.startHead(slot);
       // The schema goes as data; the worker compiles it (once) and extracts there.
-      slot.worker.postMessage({ id: job.id, source: job.source, options: job.options, schema: job.schema, marketplace: job.marketplace });
+      slot.worker.postMessage(job.pdf ? { id: job.id, pdf: job.pdf } : { id: job.id, source: job.source, options: job.options, schema: job.schema, marketplace: job.marketplace });
     }
     // A small page waits behind pages that have only just started: look again once they
     // have run long enough for the express worker to be worth it.
@@ -447,12 +464,11 @@ export class DocumentPool implements DocumentProcessor {
 
   private runInline(job: Job): void {
     this.settle(job);
-    processHere(job.source, job.options, undefined).then(job.resolve, job.reject);
+    (job.pdf ? pdfHere(job.pdf.bytes, { ...job.pdf.options, deadline: job.deadline }) : processHere(job.source, job.options, undefined)).then(job.resolve, job.reject);
   }
 
   process(source: string, options: PooledOptions, extraction?: PageExtraction, control?: JobControl): Promise<Processed> {
-    if (this.closed) return Promise.reject(new Error('the document pool is closed'));
-    if (!this.slots.length) {
+    if (!this.closed && !this.slots.length) {
       try {
         checkControl(control);
       } catch (e) {
@@ -460,8 +476,26 @@ export class DocumentPool implements DocumentProcessor {
       }
       return processHere(source, options, extraction);
     }
-    return new Promise<Processed>((resolve, reject) => {
-      const job: Job = { id: this.nextId++, source, options, schema: extraction?.schema, marketplace: extraction?.marketplace, size: source.length, queuedAt: Date.now(), deadline: control?.deadline, signal: control?.signal, resolve, reject };
+    return this.enqueue<Processed>({ source, options, schema: extraction?.schema, marketplace: extraction?.marketplace, size: source.length }, control);
+  }
+
+  /** A PDF takes its turn like a page of its size: the same queue, workers, time limit and memory. */
+  processPdf(bytes: Uint8Array, options: PdfOptions, control?: JobControl): Promise<PdfMarkdown> {
+    if (!this.closed && !this.slots.length) {
+      try {
+        checkControl(control);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      return pdfHere(bytes, { ...options, deadline: control?.deadline });
+    }
+    return this.enqueue<PdfMarkdown>({ source: '', options: { url: 'about:blank' }, pdf: { bytes, options }, size: bytes.byteLength }, control);
+  }
+
+  private enqueue<T>(work: Pick<Job, 'source' | 'options' | 'pdf' | 'schema' | 'marketplace' | 'size'>, control?: JobControl): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('the document pool is closed'));
+    return new Promise<T>((resolve, reject) => {
+      const job: Job = { id: this.nextId++, ...work, queuedAt: Date.now(), deadline: control?.deadline, signal: control?.signal, resolve: resolve as (r: unknown) => void, reject };
       if (job.signal) {
         if (job.signal.aborted) return reject(abortReason(job.signal));
         let jobs = this.watched.get(job.signal);

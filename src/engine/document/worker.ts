@@ -6,6 +6,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { SchemaObject } from '../extract/schema.js';
+import type { PdfOptions } from './pdf.js';
 import { runPipeline } from './pipeline.js';
 import type { PageExtraction, PooledOptions, Processed } from './pool.js';
 import { warmUp } from './warm-up.js';
@@ -14,6 +15,7 @@ interface Job {
   id: number;
   source: string;
   options: PooledOptions;
+  pdf?: { bytes: Uint8Array; options: PdfOptions };
   schema?: SchemaObject;
   marketplace?: { id: string; mode: 'basic' | 'rich' };
 }
@@ -26,7 +28,24 @@ const loadExtractor = () =>
 // is small — large pages are only posted to an idle worker — and its answer is ignored.)
 let marketplaceReader: Promise<typeof import('../marketplace/extraction.js')> | undefined;
 
+// PDFs are read one after another (the reader awaits pdf.js between pages); pages
+// posted meanwhile are answered in between.
+let pdfReader: Promise<typeof import('./pdf.js')> | undefined;
+let pdfQueue: Promise<unknown> = Promise.resolve();
+
 parentPort!.on('message', (m: Job) => {
+  if (m.pdf) {
+    const { bytes, options } = m.pdf;
+    pdfQueue = pdfQueue.then(async () => {
+      try {
+        const result = await (await (pdfReader ??= import('./pdf.js'))).pdfToMarkdown(bytes, options);
+        parentPort!.postMessage({ id: m.id, result, heap: getHeapStatistics().total_heap_size });
+      } catch (e) {
+        parentPort!.postMessage({ id: m.id, error: (e as Error)?.message ?? String(e), heap: getHeapStatistics().total_heap_size });
+      }
+    });
+    return;
+  }
   if (m.marketplace) {
     const { id, mode } = m.marketplace;
     return void (marketplaceReader ??= import('../marketplace/extraction.js')).then(

@@ -26,6 +26,7 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
         waitFor: body.wait_for,
         signal,
         llm: ctx.engine.llm,
+        pdf: body.pdf?.max_pages !== undefined ? { maxPages: body.pdf.max_pages } : undefined,
       }),
     );
     const { url, metadata, sources, warnings, ...content } = result;

@@ -13,7 +13,10 @@ import { FIXTURES, readHtml } from '../../../bench/lib/fixtures.js';
 /** Every parser event as a line, from a parse with the given tokenizer, fed in `chunks`. */
 function events(html: string, T: typeof Tokenizer, chunks = 1): string[] {
   const out: string[] = [];
-  const log = (name: string) => (...args: unknown[]) => void out.push(`${name} ${JSON.stringify(args)}`);
+  const log =
+    (name: string) =>
+    (...args: unknown[]) =>
+      void out.push(`${name} ${JSON.stringify(args)}`);
   const parser = new Parser(
     {
       onopentag: log('open'),
@@ -32,7 +35,8 @@ function events(html: string, T: typeof Tokenizer, chunks = 1): string[] {
   return out;
 }
 
-const same = (html: string, chunks = 1) => expect(events(html, FastTokenizer, chunks)).toEqual(events(html, Tokenizer, chunks));
+const same = (html: string, chunks = 1) =>
+  expect(events(html, FastTokenizer, chunks)).toEqual(events(html, Tokenizer, chunks));
 
 const TRICKY = [
   '<p>plain text &amp; an entity, &notanentity; &#x41;&#65; &copy &lt;tag&gt; a < b > c</p>',
@@ -43,16 +47,57 @@ const TRICKY = [
   '<!-- a comment with <tags> & entities --><!----><!-->short<!doctype html><?xml version="1.0"?>',
   '<![CDATA[ some <cdata> ]]><svg><![CDATA[ x ]]></svg><math><mi>x</mi></math>',
   '</p><p>unclosed <b>bold <i>both</b> italic</i> text</a></div>< p>not a tag</ p>',
-  '<p>trailing &amp', '<p>trailing &', '<a href="unterminated', '<div <p>>x</p>', 'text only, no tags at all & one ampersand',
-  '<p>é ü 日本語 🙂 &eacute;&#128578;</p>', '<P CLASS=Up>Upper</P><SCRIPT>x</SCRIPT>', '<a href=x>1</a><a href=\'y\'>2</a><a href="z">3</a>',
-  '</ script></script x><script>a</script ><style></style\t>', '<p>&amp&amp;&#;&#x;&#xZZ;&ampersand;</p>',
+  '<p>trailing &amp',
+  '<p>trailing &',
+  '<a href="unterminated',
+  '<div <p>>x</p>',
+  'text only, no tags at all & one ampersand',
+  '<p>é ü 日本語 🙂 &eacute;&#128578;</p>',
+  '<P CLASS=Up>Upper</P><SCRIPT>x</SCRIPT>',
+  '<a href=x>1</a><a href=\'y\'>2</a><a href="z">3</a>',
+  '</ script></script x><script>a</script ><style></style\t>',
+  '<p>&amp&amp;&#;&#x;&#xZZ;&ampersand;</p>',
 ];
 
 /** Deterministic random markup made of the pieces that change the tokenizer's state. */
 function generated(seed: number, n: number): string {
   let s = seed >>> 0;
-  const r = () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
-  const pieces = ['<p>', '</p>', '<a href="/x?a=1&amp;b=2">', '</a>', 'text ', ' & ', '&amp;', '&lt;', '&#169;', '&copy', '<br/>', "<img alt='a&quot;b' src=x.png>", '<!-- c -->', '<script>var a = "<p>";</script>', '<title>t &amp; t</title>', '<div class=x data-y=z>', '</div>', '"', "'", '<', '>', '=', '\n', '\t', '  ', '<![CDATA[x]]>', '<!doctype html>', '<?pi x?>', 'é', '日本', '<textarea>a<b>c</textarea>', '</ x>', '<a b=c&d>'];
+  const r = () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
+  const pieces = [
+    '<p>',
+    '</p>',
+    '<a href="/x?a=1&amp;b=2">',
+    '</a>',
+    'text ',
+    ' & ',
+    '&amp;',
+    '&lt;',
+    '&#169;',
+    '&copy',
+    '<br/>',
+    "<img alt='a&quot;b' src=x.png>",
+    '<!-- c -->',
+    '<script>var a = "<p>";</script>',
+    '<title>t &amp; t</title>',
+    '<div class=x data-y=z>',
+    '</div>',
+    '"',
+    "'",
+    '<',
+    '>',
+    '=',
+    '\n',
+    '\t',
+    '  ',
+    '<![CDATA[x]]>',
+    '<!doctype html>',
+    '<?pi x?>',
+    'é',
+    '日本',
+    '<textarea>a<b>c</textarea>',
+    '</ x>',
+    '<a b=c&d>',
+  ];
   let out = '';
   for (let i = 0; i < n; i++) out += pieces[Math.floor(r() * pieces.length)];
   return out;
@@ -87,7 +132,9 @@ describe('FastTokenizer', () => {
     for (const id of ids) same(readHtml(join(dir, id, 'source.html')));
     // Shop pages: script-heavy, attribute-heavy, JSON in markup; whole and in chunks.
     const shops = join(FIXTURES, 'marketplace');
-    const pages = readdirSync(shops).sort().flatMap((site) => firstPage(join(shops, site)) ?? []);
+    const pages = readdirSync(shops)
+      .sort()
+      .flatMap((site) => firstPage(join(shops, site)) ?? []);
     expect(pages.length).toBeGreaterThan(10);
     for (const [i, path] of pages.slice(0, 12).entries()) same(readHtml(path), i % 2 ? 5 : 1);
   });

@@ -10,11 +10,14 @@ import { processHtml } from '../../../src/engine/document/index.js';
 
 const sentence = (topic: string, i: number) =>
   `The ${topic} paragraph number ${i} explains, with commas and clauses, what the reporter saw on the coast and why it matters to readers.`;
-const paras = (topic: string, n: number) => Array.from({ length: n }, (_, i) => `<p>${sentence(topic, i + 1)}</p>`).join('');
+const paras = (topic: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `<p>${sentence(topic, i + 1)}</p>`).join('');
 const NAV = `<header class="site-header"><a href="/">Logo</a><nav><ul>${['News', 'Sport', 'Culture', 'Opinion', 'Video'].map((s) => `<li><a href="/${s}">${s}</a></li>`).join('')}</ul></nav></header>`;
 const FOOT = `<footer class="site-footer"><ul>${['About', 'Contact', 'Privacy', 'Terms'].map((s) => `<li><a href="/${s}">${s}</a></li>`).join('')}</ul><p>© 2024 The Coast Courier</p></footer>`;
 const render = (body: string, title = 'Tides at the coast') =>
-  processHtml(`<html><head><title>${title}</title></head><body>${NAV}${body}${FOOT}</body></html>`, { url: 'https://news.example/2024/tides' }).markdown ?? '';
+  processHtml(`<html><head><title>${title}</title></head><body>${NAV}${body}${FOOT}</body></html>`, {
+    url: 'https://news.example/2024/tides',
+  }).markdown ?? '';
 
 describe('articles split across sibling containers', () => {
   it('keeps every part when the body section repeats around a pull quote and a figure (news CMS body blocks)', () => {
@@ -118,8 +121,12 @@ describe('lists of teasers around the article', () => {
   });
 
   it('keeps an index page whose teasers are all it has', () => {
-    const teaser = (i: number) => `<li><h3><a href="/story-${i}">Headline of another story ${i}</a></h3><p>Summary of story ${i}.</p></li>`;
-    const md = render(`<main><h1>Latest</h1><ul class="list">${Array.from({ length: 5 }, (_, i) => teaser(i + 1)).join('')}</ul></main>`, 'Latest');
+    const teaser = (i: number) =>
+      `<li><h3><a href="/story-${i}">Headline of another story ${i}</a></h3><p>Summary of story ${i}.</p></li>`;
+    const md = render(
+      `<main><h1>Latest</h1><ul class="list">${Array.from({ length: 5 }, (_, i) => teaser(i + 1)).join('')}</ul></main>`,
+      'Latest',
+    );
     expect(md).toContain('Headline of another story 5');
   });
 });
@@ -127,7 +134,8 @@ describe('lists of teasers around the article', () => {
 describe('comment threads', () => {
   it('never takes a comment thread for the article, even one named with a content word and longer than it', () => {
     // A blog's thread: the items are not named, the box is named "comment" and "post".
-    const comment = (i: number) => `<div><p>Reader ${i} writes, at some length and with commas, that the tide report was useful, that the beach looked lovely, and that more such reports would help.</p></div>`;
+    const comment = (i: number) =>
+      `<div><p>Reader ${i} writes, at some length and with commas, that the tide report was useful, that the beach looked lovely, and that more such reports would help.</p></div>`;
     const md = render(`<div id="content"><div class="article-box"><h1>Tides at the coast</h1>${paras('body', 3)}</div>
       <div id="comment-box" class="user-post-box"><h3>Comments (12)</h3>${Array.from({ length: 12 }, (_, i) => comment(i + 1)).join('')}</div></div>`);
     expect(md).toContain('body paragraph number 3');
@@ -152,9 +160,21 @@ describe('data lists inside the article', () => {
   it('keeps a list of "label: value" details with one linked item, and still drops a box of fragments', () => {
     // An astrophoto community post: the picture's details as a list after the text; the
     // category is a link. A box of short non-sentences (widget labels) still goes.
-    const details = ['Category: <a href="/cat/beginners">First attempts</a>', 'Kind of picture: digital photo', 'Optics: telephoto lens',
-      'Focal length in mm: 180', 'Aperture in mm: 72', 'Camera: Canon EOS 60Da', 'Filter: none', 'ISO: 640', 'Exposure: 60 x 3 minutes',
-      'Date: 31/08/2019', 'Time: from midnight until dawn', 'Place: a hill in Franconia', 'Time zone: CEST'];
+    const details = [
+      'Category: <a href="/cat/beginners">First attempts</a>',
+      'Kind of picture: digital photo',
+      'Optics: telephoto lens',
+      'Focal length in mm: 180',
+      'Aperture in mm: 72',
+      'Camera: Canon EOS 60Da',
+      'Filter: none',
+      'ISO: 640',
+      'Exposure: 60 x 3 minutes',
+      'Date: 31/08/2019',
+      'Time: from midnight until dawn',
+      'Place: a hill in Franconia',
+      'Time zone: CEST',
+    ];
     const md = render(`<article><h1>Tides at the coast</h1><div class="entry-content">${paras('body', 3)}
       <h3>Details</h3><ul>${details.map((d) => `<li>${d}</li>`).join('')}</ul>
       <div class="tools"><span>Print</span> <span>Font size</span> <span>Listen</span> <span>Save for later</span></div></div></article>`);
@@ -169,7 +189,8 @@ describe('script hooks in class names', () => {
     // A charity's news page: the body sits in a media-object box whose pictures open in a
     // lightbox ("js-lightbox-gallery"); a donation flyout beside it. A newsletter box whose
     // own class names it stays chrome, hook or not.
-    const md = render(`<main><article class="c-article"><h1>Tides at the coast</h1><p><strong>${sentence('lead', 1)}</strong></p>
+    const md =
+      render(`<main><article class="c-article"><h1>Tides at the coast</h1><p><strong>${sentence('lead', 1)}</strong></p>
       <div class="o-media o-media--left js-lightbox-gallery"><div class="c-flyout"><span>Help now!</span><p>Every gift helps.</p></div>
       <div class="o-media__body">${paras('body', 5)}</div></div>
       <div class="newsletter js-newsletter"><p>${sentence('newsletter', 1)}</p></div></article></main>`);
@@ -195,7 +216,8 @@ describe('an article box named like chrome', () => {
   it('keeps a short article rather than a chrome box of sentences beside it', () => {
     // A video page: its own text is short lines (no paragraph of prose); a promo carousel of
     // other stories beside it has all the sentences. The page is not empty without them.
-    const md = render(`<main><article><h1>Tides at the coast</h1><div class="player"><img src="/v.jpg" alt="Video"></div>
+    const md =
+      render(`<main><article><h1>Tides at the coast</h1><div class="player"><img src="/v.jpg" alt="Video"></div>
       <p>Watch the spring tide reach the harbour wall.</p><p>Filmed at dawn by our coast desk.</p><p>Length: four minutes.</p></article>
       <div class="carousel-promo">${paras('promo-story', 3)}</div></main>`);
     expect(md).toContain('spring tide reach the harbour wall');
@@ -203,14 +225,15 @@ describe('an article box named like chrome', () => {
   });
 
   it('still drops a comment thread that holds every sentence of a photo post', () => {
-    const md = render(`<main><article><h1>Tides at the coast</h1><img src="/a.jpg" alt="Tide"><img src="/b.jpg" alt="Shore"></article>
+    const md =
+      render(`<main><article><h1>Tides at the coast</h1><img src="/a.jpg" alt="Tide"><img src="/b.jpg" alt="Shore"></article>
       <section class="comments"><h3>Comments (2)</h3><ol><li>${sentence('reader-comment', 1)}</li><li>${sentence('reader-comment', 2)}</li></ol></section></main>`);
     expect(md).not.toContain('reader-comment');
   });
 });
 
 describe('the end of the article marked by a rule', () => {
-  it('drops a label row after the content\'s last horizontal rule, and the rule', () => {
+  it("drops a label row after the content's last horizontal rule, and the rule", () => {
     // A magazine article: its body, then a rule and a "More topics:" label whose links went
     // with the chrome; a comment count boxed between two rules.
     const md = render(`<article><h1>Tides at the coast</h1><div class="article-text">${paras('body', 4)}
@@ -220,15 +243,21 @@ describe('the end of the article marked by a rule', () => {
     expect(md).toContain('first appeared in the spring issue');
     expect(md).not.toContain('More topics');
     expect(md).not.toMatch(/---\s*$/);
-    const two = render(`<article><h1>Tides at the coast</h1>${paras('body', 4)}<hr><p>No comments yet (comments appear after review)</p><hr></article>`);
+    const two = render(
+      `<article><h1>Tides at the coast</h1>${paras('body', 4)}<hr><p>No comments yet (comments appear after review)</p><hr></article>`,
+    );
     expect(two).toContain('body paragraph number 4');
     expect(two).not.toContain('No comments yet');
   });
 
   it('keeps what follows a rule when it is text: sentences, a picture, or more than a label', () => {
-    const sentences = render(`<article><h1>Tides at the coast</h1>${paras('body', 4)}<hr><p>Correction. An earlier version misnamed the harbour.</p></article>`);
+    const sentences = render(
+      `<article><h1>Tides at the coast</h1>${paras('body', 4)}<hr><p>Correction. An earlier version misnamed the harbour.</p></article>`,
+    );
     expect(sentences).toContain('An earlier version misnamed the harbour');
-    const picture = render(`<article><h1>Tides at the coast</h1>${paras('body', 4)}<hr><figure><img src="/chart.png" alt="Tide chart"></figure></article>`);
+    const picture = render(
+      `<article><h1>Tides at the coast</h1>${paras('body', 4)}<hr><figure><img src="/chart.png" alt="Tide chart"></figure></article>`,
+    );
     expect(picture).toContain('chart.png');
     const part = render(`<article><h1>Tides at the coast</h1>${paras('first', 3)}<hr>${paras('second', 2)}</article>`);
     expect(part).toContain('second paragraph number 2');
@@ -239,7 +268,8 @@ describe('the end of the article marked by a rule', () => {
 describe('a lead named like chrome', () => {
   // A news CMS writes the standfirst in <div class="teaser"> (the box its list pages show as
   // the story's teaser) inside the article, above the body.
-  const lead = 'The harbour authority closed the sea wall path on Monday after the highest spring tide in forty years flooded the old town.';
+  const lead =
+    'The harbour authority closed the sea wall path on Monday after the highest spring tide in forty years flooded the old town.';
   it('keeps a prose box inside the article ahead of its body, whatever its name', () => {
     const md = render(`<main><div class="news news-single"><div class="article"><h1>Tides at the coast</h1>
       <div class="teaser"><p>${lead}</p></div>

@@ -9,10 +9,17 @@ import { processHtml } from '../../../src/engine/document/index.js';
 import { titleCoverage } from '../../../src/engine/document/headline.js';
 
 const P = (n: number) =>
-  Array.from({ length: n }, (_, i) => `<p>Paragraph ${i + 1} of the field guide describes widgets of the deep sea, their habits, colours, and the depths where divers meet them.</p>`).join('');
+  Array.from(
+    { length: n },
+    (_, i) =>
+      `<p>Paragraph ${i + 1} of the field guide describes widgets of the deep sea, their habits, colours, and the depths where divers meet them.</p>`,
+  ).join('');
 const page = (title: string, body: string) =>
-  processHtml(`<html><head><title>${title}</title></head><body>${body}</body></html>`, { url: 'https://example.com/guide/deep-sea-widgets' }).markdown ?? '';
-const headings = (md: string, text: string) => md.split('\n').filter((l) => /^#{1,6} /.test(l) && l.includes(text)).length;
+  processHtml(`<html><head><title>${title}</title></head><body>${body}</body></html>`, {
+    url: 'https://example.com/guide/deep-sea-widgets',
+  }).markdown ?? '';
+const headings = (md: string, text: string) =>
+  md.split('\n').filter((l) => /^#{1,6} /.test(l) && l.includes(text)).length;
 
 describe('main heading', () => {
   it('keeps an h1 that repeats the <title> as the first line (WordPress entry-header)', () => {

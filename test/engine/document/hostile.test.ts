@@ -29,7 +29,9 @@ function depth(html: string): number {
 
 describe('hostile nesting is parsed in linear time and keeps its text', () => {
   it('200,000 nested divs, closed and unclosed', { timeout: 8_000 }, () => {
-    const closed = page(`${'<div>'.repeat(200_000)}<p>The deep paragraph, with commas, is still read.</p>${'</div>'.repeat(200_000)}`);
+    const closed = page(
+      `${'<div>'.repeat(200_000)}<p>The deep paragraph, with commas, is still read.</p>${'</div>'.repeat(200_000)}`,
+    );
     expect(run(closed).markdown).toContain('The deep paragraph');
     const open = page(`${'<div>'.repeat(200_000)}<p>The deep paragraph, with commas, is still read.</p>`);
     expect(run(open).markdown).toContain('The deep paragraph');
@@ -37,7 +39,9 @@ describe('hostile nesting is parsed in linear time and keeps its text', () => {
   });
 
   it('20,000 repetitions of never-closed mixed tags', { timeout: 8_000 }, () => {
-    const html = page('<p><b><i><span><div><a href="/x"><table><tr><td><li><ul>text '.repeat(20_000) + '<p>Last words of the page.</p>');
+    const html = page(
+      '<p><b><i><span><div><a href="/x"><table><tr><td><li><ul>text '.repeat(20_000) + '<p>Last words of the page.</p>',
+    );
     const doc = parseHtml(html);
     const text = textOf(doc);
     // Every repetition's text survives, flattened below the cap.
@@ -62,8 +66,16 @@ describe('hostile clean-up inside the content is bounded', () => {
   // The end-of-article check (a rule followed by a label row) once looked at every rule's
   // following nodes afresh: 5,000 rules at the end of an article took ~58 s.
   it('an article ending in 40,000 horizontal rules', { timeout: 8_000 }, () => {
-    const body = Array.from({ length: 20 }, (_, i) => `<p>The paragraph number ${i} explains, with commas and clauses, what the reporter saw.</p>`).join('');
-    const md = run(page(`<article><h1>Hostile</h1>${body}${'<hr>'.repeat(20_000)}<p>More topics:</p>${'<hr>'.repeat(20_000)}</article>`)).markdown ?? '';
+    const body = Array.from(
+      { length: 20 },
+      (_, i) => `<p>The paragraph number ${i} explains, with commas and clauses, what the reporter saw.</p>`,
+    ).join('');
+    const md =
+      run(
+        page(
+          `<article><h1>Hostile</h1>${body}${'<hr>'.repeat(20_000)}<p>More topics:</p>${'<hr>'.repeat(20_000)}</article>`,
+        ),
+      ).markdown ?? '';
     expect(md).toContain('The paragraph number 19');
     expect(md).not.toContain('More topics');
     expect(md).not.toContain('---');
@@ -72,15 +84,34 @@ describe('hostile clean-up inside the content is bounded', () => {
 
 describe('hostile extraction is bounded', () => {
   it('40,000 siblings named price, each unlike the next', { timeout: 5_000 }, () => {
-    const html = page('<h1>Item</h1>' + Array.from({ length: 40_000 }, (_, i) => `<div class="price p${i}">$${i + 1}.99</div>`).join(''));
-    const out = pageExtraction(compileSchema({ price: 'number', name: 'string' })).here(parseHtml(html), 'https://hostile.example/', html, 'https://hostile.example/');
+    const html = page(
+      '<h1>Item</h1>' +
+        Array.from({ length: 40_000 }, (_, i) => `<div class="price p${i}">$${i + 1}.99</div>`).join(''),
+    );
+    const out = pageExtraction(compileSchema({ price: 'number', name: 'string' })).here(
+      parseHtml(html),
+      'https://hostile.example/',
+      html,
+      'https://hostile.example/',
+    );
     expect(out.json.name).toBe('Item');
     expect(typeof out.json.price).toBe('number');
   });
 
   it('20,000 alike price cards linking elsewhere are other products, not this one', { timeout: 8_000 }, () => {
-    const html = page('<h1>Item</h1>' + Array.from({ length: 20_000 }, (_, i) => `<div class="card"><a href="/p${i}">Other</a><span class="price">$${i + 1}.99</span></div>`).join(''));
-    const out = pageExtraction(compileSchema({ price: 'number' })).here(parseHtml(html), 'https://hostile.example/', html, 'https://hostile.example/');
+    const html = page(
+      '<h1>Item</h1>' +
+        Array.from(
+          { length: 20_000 },
+          (_, i) => `<div class="card"><a href="/p${i}">Other</a><span class="price">$${i + 1}.99</span></div>`,
+        ).join(''),
+    );
+    const out = pageExtraction(compileSchema({ price: 'number' })).here(
+      parseHtml(html),
+      'https://hostile.example/',
+      html,
+      'https://hostile.example/',
+    );
     expect(out.json.price).toBeNull();
   });
 });

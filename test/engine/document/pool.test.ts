@@ -39,11 +39,27 @@ describe.skipIf(!compiled)('document pool (needs npm run build)', () => {
   it('extracts on the worker what extraction finds inline, from the schema sent as data', async () => {
     const p = pool(1);
     const product = `<html><head><title>Kettle</title><script type="application/ld+json">{"@type":"Product","name":"Kettle","sku":"K-1","offers":{"price":"39.00","priceCurrency":"EUR"}}</script></head><body><h1>Kettle</h1><p>Boils water.</p></body></html>`;
-    const extraction = pageExtraction(compileSchema({ name: 'string', price: 'number', currency: 'string', sku: 'string' }));
+    const extraction = pageExtraction(
+      compileSchema({ name: 'string', price: 'number', currency: 'string', sku: 'string' }),
+    );
     // A job whose extractor cannot run here: the worker must do it from the schema alone.
-    const remote = await p.process(product, opts, { ...extraction, here: () => { throw new Error('extraction ran on the main thread'); } });
-    expect(remote.extracted).toEqual({ json: { name: 'Kettle', price: 39, currency: 'EUR', sku: 'K-1' }, sources: expect.objectContaining({ price: 'json-ld:offers.price' }) });
-    expect(remote.extracted).toEqual(extractFromDocument(parseHtml(product), { schema: compileSchema({ name: 'string', price: 'number', currency: 'string', sku: 'string' }), url: opts.url, html: product }));
+    const remote = await p.process(product, opts, {
+      ...extraction,
+      here: () => {
+        throw new Error('extraction ran on the main thread');
+      },
+    });
+    expect(remote.extracted).toEqual({
+      json: { name: 'Kettle', price: 39, currency: 'EUR', sku: 'K-1' },
+      sources: expect.objectContaining({ price: 'json-ld:offers.price' }),
+    });
+    expect(remote.extracted).toEqual(
+      extractFromDocument(parseHtml(product), {
+        schema: compileSchema({ name: 'string', price: 'number', currency: 'string', sku: 'string' }),
+        url: opts.url,
+        html: product,
+      }),
+    );
     const { extracted: _e, ...doc } = remote;
     expect(doc).toEqual(processHtml(product, opts));
   });
@@ -92,7 +108,11 @@ describe.skipIf(!compiled)('document pool (needs npm run build)', () => {
 
 describe('document pool watchdog', () => {
   it('stops a worker that sits on a page too long, fails that page with a timeout, and carries on', async () => {
-    const p = new DocumentPool({ size: 1, workerUrl: new URL('../../helpers/silent-worker.mjs', import.meta.url), jobTimeoutMs: 200 });
+    const p = new DocumentPool({
+      size: 1,
+      workerUrl: new URL('../../helpers/silent-worker.mjs', import.meta.url),
+      jobTimeoutMs: 200,
+    });
     pools.push(p);
     const started = Date.now();
     await expect(p.process(page(1), opts)).rejects.toMatchObject({ code: 'timeout' });
@@ -106,7 +126,12 @@ describe.skipIf(!compiled)('one hostile page does not stall the others (needs np
   const slowUrl = new URL('../../helpers/slow-worker.mjs', import.meta.url);
   const spin = (pad = 0) => `<html><body><p>SPIN</p>${'x'.repeat(pad)}</body></html>`;
   const slow = (o: { jobTimeoutMs?: number; express?: boolean } = {}) => {
-    const p = new DocumentPool({ size: 1, workerUrl: slowUrl, jobTimeoutMs: o.jobTimeoutMs ?? 30_000, express: o.express ?? false });
+    const p = new DocumentPool({
+      size: 1,
+      workerUrl: slowUrl,
+      jobTimeoutMs: o.jobTimeoutMs ?? 30_000,
+      express: o.express ?? false,
+    });
     pools.push(p);
     return p;
   };
@@ -119,10 +144,13 @@ describe.skipIf(!compiled)('one hostile page does not stall the others (needs np
     expect((await next).metadata.title).toBe('Page 5');
   });
 
-  it('stops a page when its request\'s deadline passes, before the pool\'s own limit', async () => {
+  it("stops a page when its request's deadline passes, before the pool's own limit", async () => {
     const p = slow();
     const started = Date.now();
-    await expect(p.process(spin(), opts, undefined, { deadline: Date.now() + 250 })).rejects.toMatchObject({ code: 'timeout', detail: expect.stringMatching(/time budget/) });
+    await expect(p.process(spin(), opts, undefined, { deadline: Date.now() + 250 })).rejects.toMatchObject({
+      code: 'timeout',
+      detail: expect.stringMatching(/time budget/),
+    });
     expect(Date.now() - started).toBeLessThan(2_000);
     expect((await p.process(page(6), opts)).metadata.title).toBe('Page 6');
   });
@@ -156,7 +184,10 @@ describe.skipIf(!compiled)('one hostile page does not stall the others (needs np
     expect((await p.process(page(9), opts, undefined, control)).metadata.title).toBe('Page 9');
     const running = p.process(spin(), opts, undefined, control);
     const ahead = p.process(page(10), opts, undefined, control);
-    const dropped = Promise.all([expect(running).rejects.toThrow('crawl cancelled'), expect(ahead).rejects.toThrow('crawl cancelled')]);
+    const dropped = Promise.all([
+      expect(running).rejects.toThrow('crawl cancelled'),
+      expect(ahead).rejects.toThrow('crawl cancelled'),
+    ]);
     crawl.abort(new Error('crawl cancelled'));
     await dropped;
     expect((await p.process(page(11), opts)).metadata.title).toBe('Page 11');
@@ -171,7 +202,10 @@ describe.skipIf(!compiled)('one hostile page does not stall the others (needs np
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(p.expressRunning).toBe(true);
     let settled = false;
-    void large.then(() => (settled = true), () => (settled = true));
+    void large.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
     await new Promise((r) => setTimeout(r, 10));
     expect(settled).toBe(false);
   });
@@ -182,7 +216,12 @@ describe.skipIf(!compiled)('one hostile page does not stall the others (needs np
     const large = p.process(page(13) + `<!--${'q'.repeat(400_000)}-->`, opts);
     const small = Array.from({ length: 4 }, (_, i) => p.process(page(20 + i), opts));
     expect((await large).metadata.title).toBe('Page 13');
-    expect((await Promise.all(small)).map((r) => r.metadata.title)).toEqual(['Page 20', 'Page 21', 'Page 22', 'Page 23']);
+    expect((await Promise.all(small)).map((r) => r.metadata.title)).toEqual([
+      'Page 20',
+      'Page 21',
+      'Page 22',
+      'Page 23',
+    ]);
     expect(p.expressRunning).toBe(false);
   });
 

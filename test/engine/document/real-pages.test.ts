@@ -43,13 +43,16 @@ describe.skipIf(!present)('real pages', () => {
   });
 
   it('never takes a real product or article page for a bot wall', () => {
-    const files = [...pages('marketplace', ['page.html', 'page.html.gz']), ...pages('content/scrapinghub-aeb', ['source.html'])];
+    const files = [
+      ...pages('marketplace', ['page.html', 'page.html.gz']),
+      ...pages('content/scrapinghub-aeb', ['source.html']),
+    ];
     expect(files.length).toBeGreaterThan(50);
     const walls = files.filter((f) => detectBotWall(200, readHtml(f)));
     expect(walls).toEqual([]);
   });
 
-  it('keeps product pages\' own words: the item\'s heading, no cookie notice, Amazon\'s sections', () => {
+  it("keeps product pages' own words: the item's heading, no cookie notice, Amazon's sections", () => {
     const amazon = join(ROOT, 'marketplace/amazon_uk/zyte-peb-27021c0c0aea00d0/page.html');
     const walmart = join(ROOT, 'marketplace/walmart_us/bot-y-goplusplus/page.html');
     if (!existsSync(amazon) || !existsSync(walmart)) return;
@@ -60,4 +63,3 @@ describe.skipIf(!present)('real pages', () => {
     expect(w).toContain('# Pokémon GO Plus +');
   });
 });
-

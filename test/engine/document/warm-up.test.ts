@@ -9,7 +9,12 @@ import { samplePage, warmUp } from '../../../src/engine/document/warm-up.js';
 
 describe('document warm-up', () => {
   it('runs a sample page that goes through every markdown construct and drops its chrome', () => {
-    const r = processHtml(samplePage(1), { url: 'https://sample.invalid/page/1', onlyMainContent: true, markdown: true, links: true });
+    const r = processHtml(samplePage(1), {
+      url: 'https://sample.invalid/page/1',
+      onlyMainContent: true,
+      markdown: true,
+      links: true,
+    });
     const md = r.markdown!;
     expect(md).toMatch(/^## /m); // headings
     expect(md).toMatch(/^- .+\n\s+1\. /m); // a nested ordered list in a bullet list

@@ -143,6 +143,11 @@ export interface ScrapeBody {
   timeout_ms?: number;
   /** As a string: 1 to 500 characters. As a number: an integer. From 0 to 60000. */
   wait_for?: string | number;
+  /** PDF documents: read at most max_pages pages (default 200). */
+  pdf?: {
+    /** An integer. From 1 to 10000. */
+    max_pages?: number;
+  };
 }
 
 /** POST /v1/search: Live web search, re-ranked, with citations and quotable passages */
