@@ -171,7 +171,8 @@ async function benchCrawl() {
     const bid = (await call('POST', '/v1/batch/scrape', { urls })).job.job_id;
     const batch = await waitJob(bid);
     const batchS = (performance.now() - t1) / 1000;
-    const crawlee = await new Promise<{ pages: number; ms: number; maxRssMb: number }>((resolve, reject) => {
+    // BENCH_PEER=0: Trawl alone (quick comparisons of Trawl's own settings; no ratio).
+    const crawlee = process.env.BENCH_PEER === '0' ? { pages: NaN, ms: NaN, maxRssMb: NaN } : await new Promise<{ pages: number; ms: number; maxRssMb: number }>((resolve, reject) => {
       const child = fork(join(ROOT, 'bench/crawl-runners.mjs'), ['crawlee', `${base}`], { env: { ...process.env, BENCH_PAGES: String(CRAWL_PAGES), BENCH_CONCURRENCY: '16' }, execArgv: [] });
       child.once('message', (m) => resolve(m as { pages: number; ms: number; maxRssMb: number }));
       child.once('exit', (code) => code && reject(new Error(`crawlee runner exited ${code}`)));

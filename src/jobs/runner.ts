@@ -176,8 +176,10 @@ export class JobRunner {
     while (this.#running) {
       let claimed = 0;
       try {
+        // Scale-out: claims in batches of at least half a round (each claim is a locked transaction
+        // that counts the account's pages in hand; a page at a time would make many more of them).
         const room = pages ? 2 * concurrency - (await pages.waiting()) : concurrency - this.#inHand;
-        const items = room > 0 ? await repo.claimItems(this.#o.store.db, this.#o.store.now(), room, this.#leaseMs, this.#o.perAccount ?? 8, this.#o.accountCap) : [];
+        const items = room >= (pages ? concurrency / 2 : 1) ? await repo.claimItems(this.#o.store.db, this.#o.store.now(), room, this.#leaseMs, this.#o.perAccount ?? 8, this.#o.accountCap) : [];
         claimed = items.length;
         if (pages) {
           await pages.add(items);
