@@ -1,5 +1,6 @@
 /** The link rules of Firecrawl-style crawls (src/engine/crawl/link-rules.ts), case by case. */
 import { describe, expect, it } from 'vitest';
+import { pathFilter } from '../../src/engine/crawl/glob.js';
 import { compilePattern, linkFilter } from '../../src/engine/crawl/link-rules.js';
 
 const at = (href: string) => ({ href, pathname: new URL(href).pathname });
@@ -35,8 +36,25 @@ describe('linkFilter', () => {
 });
 
 describe('compilePattern', () => {
-  it('refuses patterns that can backtrack for ever, and broken ones, naming where', () => {
-    for (const p of ['(a+)+$', '(\\w*x)*', '(a|b?){2,}', '((a)+)+', '((ab)*c)+']) expect(() => compilePattern(p, 'includePaths[0]'), p).toThrow(/^includePaths\[0\]: nested quantifiers/);
+  it('matches in linear time whatever the pattern: shapes that backtrack for minutes answer at once', () => {
+    const path = `/${'a'.repeat(60)}`;
+    // On a backtracking engine the first takes ~30 s (ten .* take minutes), on the event loop every request shares.
+    for (const p of ['.*.*.*.*.*.*x', '\\d*\\d*\\d*\\d*\\d*\\d*x', '(a|a)*$', '(a+)+$', '(\\w*x)*', '((ab)*c)+']) {
+      const started = Date.now();
+      const ok = linkFilter({ include: [p] });
+      ok(at(`https://x.test${path}!`));
+      ok(at(`https://x.test/${'1'.repeat(60)}`));
+      expect(Date.now() - started, p).toBeLessThan(500);
+    }
+    expect(linkFilter({ include: ['(a+)+$'] })(at('https://x.test/aaa'))).toBe(true);
+    // Trawl's own globs (/v1/crawl include_paths) become regexes too: `**` is `.*`.
+    const started = Date.now();
+    expect(pathFilter(['/**a**a**a**a**a**a**b'])(path)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+
+  it('refuses what cannot match in linear time, and broken patterns, naming where', () => {
+    for (const p of ['(a)\\1', '/(?=docs)', '(?<!x)y', '(?:a{1,500}){1,500}']) expect(() => compilePattern(p, 'includePaths[0]'), p).toThrow(/^includePaths\[0\]: backreferences, lookarounds/);
     expect(() => compilePattern('(x', 'excludePaths[1]')).toThrow(/^excludePaths\[1\]: not a valid regular expression/);
     expect(() => compilePattern('a'.repeat(501), 'includePaths[2]')).toThrow('includePaths[2]: a pattern may have at most 500 characters');
   });

@@ -218,7 +218,7 @@ describe('options Trawl cannot honour are refused by name, nothing charged', () 
     const { key } = await svc.newKey(5);
     expect((await call('POST', '/v2/scrape', key, { url: `${t.site.url}/`, timeout: 500_000 })).body.error).toBe('timeout: must be an integer from 1000 to 120000 (milliseconds)');
     expect((await call('POST', '/v2/search', key, { query: 'x', limit: 50 })).body.error).toBe("limit: must be an integer from 1 to 20 (Trawl's search answers at most 20 results)");
-    expect((await call('POST', '/v2/crawl', key, { url: `${t.site.url}/`, includePaths: ['(a+)+$'] })).body.error).toMatch(/^includePaths\[0\]: nested quantifiers/);
+    expect((await call('POST', '/v2/crawl', key, { url: `${t.site.url}/`, includePaths: ['(a)\\1'] })).body.error).toMatch(/^includePaths\[0\]: backreferences, lookarounds/);
     expect((await call('POST', '/v2/crawl', key, { url: `${t.site.url}/`, includePaths: ['(unclosed'] })).body.error).toMatch(/^includePaths\[0\]: not a valid regular expression/);
     expect((await call('POST', '/v2/batch/scrape', key, { urls: [`${t.site.url}/`, 'not a url'] })).body.error).toMatch(/^urls\[1\]: must be an http or https URL/);
   });

@@ -84,6 +84,11 @@ describe("Firecrawl's webhook option", () => {
       [{ url: hook.url, events: ['finished'] }, 'webhook.events'],
       [{ url: hook.url, headers: { 'X-Firecrawl-Signature': 'forged' } }, 'webhook.headers.X-Firecrawl-Signature'],
       [{ url: hook.url, headers: { 'x-a': 'line\r\nbreak' } }, 'webhook.headers.x-a'],
+      // Values and names the HTTP client refuses on every attempt: each event would fail all its retries.
+      [{ url: hook.url, headers: { 'x-b': 'price in €' } }, 'webhook.headers.x-b'],
+      [{ url: hook.url, headers: { 'x-c': 'bell\u0007' } }, 'webhook.headers.x-c'],
+      [{ url: hook.url, headers: { 'x-d': 'del\u007f' } }, 'webhook.headers.x-d'],
+      [{ url: hook.url, headers: { Expect: '100-continue' } }, 'webhook.headers.Expect'],
       [{ url: 'ftp://example.com/' }, 'webhook.url'],
       [{ url: hook.url, secret: 'x' }, 'webhook.secret'],
     ];

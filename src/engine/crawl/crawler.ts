@@ -149,6 +149,9 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
           readSitemaps(fetchers.http, [...new Set([...r.sitemaps, `${startOrigin}/sitemap.xml`])], { signal, maxUrls: Math.max(o.limit * 5, 100), timeoutMs: o.pageTimeoutMs, fetchers }),
         )
       : Promise.resolve([] as string[]);
+  // Read only once the links run out: when the start page fails first (a refused address: its
+  // robots.txt read rejects too), nothing awaits it, and an unheard rejection ends the process.
+  sitemapSeeds.catch(() => undefined);
   let sitemapsMerged = options.useSitemap === false || o.maxDepth < 1;
 
   const acquireHost = async (host: string, delayMs: number) => {

@@ -1,3 +1,5 @@
+import { linearRegExp } from './linear-regexp.js';
+
 /**
  * include_paths / exclude_paths: globs on the URL path. `**` matches across segments, `*`
  * within one, `?` one character; a pattern without a leading slash matches anywhere below.
@@ -21,7 +23,8 @@ export function globToRegExp(glob: string): RegExp {
     else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
   }
   const end = glob.endsWith('/') ? '$' : '/?$';
-  return new RegExp(glob.startsWith('/') ? `^${re}${end}` : `(?:^|/)${re}${end}`);
+  // Linear time: `**a**a**a…` would backtrack for minutes on a long path.
+  return linearRegExp(glob.startsWith('/') ? `^${re}${end}` : `(?:^|/)${re}${end}`);
 }
 
 export function pathFilter(include: string[] = [], exclude: string[] = []): (path: string) => boolean {

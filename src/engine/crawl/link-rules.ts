@@ -2,10 +2,12 @@
  * Link rules of Firecrawl-style crawls (the /firecrawl surface), applied to the links a crawl
  * admits besides Trawl's own path globs: include/exclude regular expressions tested against the
  * URL's path (or the whole URL), a cap on the path's depth (number of segments) and a base path
- * the links must stay under. Patterns come from callers, so each is checked once for the shapes
- * that backtrack without end (a quantified group holding a quantifier) before it is compiled.
+ * the links must stay under. Patterns come from callers, so they run on V8's linear-time engine
+ * (linear-regexp.ts); a Node without it falls back to refusing the shapes that backtrack without
+ * end (a quantified group holding a quantifier).
  */
 import { invalidRequest } from '../../errors.js';
+import { LINEAR_REGEXP, linearRegExp, NOT_LINEAR } from './linear-regexp.js';
 
 export interface LinkRules {
   /** Regular expressions: a link must match one of them (when any). */
@@ -24,7 +26,7 @@ const MAX_PATTERN = 500;
 const OPEN_REPEAT = /^\{\d+,\d*\}/;
 
 /**
- * Whether a group repeated without bound (`+`, `*`, `{n,}`) holds a quantifier at any depth —
+ * (Without the linear engine only.) Whether a group repeated without bound (`+`, `*`, `{n,}`) holds a quantifier at any depth —
  * `(a+)+`, `(\w*x)*`, `((a)+)+`, `(a|b?){2,}`: the shapes whose backtracking grows exponentially.
  * Conservative: some such patterns are harmless, and are refused all the same.
  */
@@ -59,11 +61,13 @@ function nestedQuantifier(p: string): boolean {
 /** Compiles one caller pattern, or a 400 naming where it was given. */
 export function compilePattern(pattern: string, at: string): RegExp {
   if (pattern.length > MAX_PATTERN) throw invalidRequest(`${at}: a pattern may have at most ${MAX_PATTERN} characters`);
-  if (nestedQuantifier(pattern)) throw invalidRequest(`${at}: nested quantifiers such as (a+)+ are refused (they can backtrack for ever); simplify the pattern`);
+  if (!LINEAR_REGEXP && nestedQuantifier(pattern)) throw invalidRequest(`${at}: nested quantifiers such as (a+)+ are refused (they can backtrack for ever); simplify the pattern`);
   try {
-    return new RegExp(pattern);
+    return linearRegExp(pattern);
   } catch (e) {
-    throw invalidRequest(`${at}: not a valid regular expression (${(e as Error).message})`);
+    const why = (e as Error).message;
+    if (NOT_LINEAR.test(why)) throw invalidRequest(`${at}: backreferences, lookarounds (?= ?! ?<= ?<!) and large counted repeats such as {1,500} are not supported (patterns must match in linear time)`);
+    throw invalidRequest(`${at}: not a valid regular expression (${why})`);
   }
 }
 

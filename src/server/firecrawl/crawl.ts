@@ -15,6 +15,7 @@ import { compilePattern, type LinkRules } from '../../engine/crawl/link-rules.js
 import type { CrawlJobOptions } from '../../jobs/crawl-item.js';
 import { jobs as repo, newId } from '../../store/index.js';
 import type { ServerContext } from '../context.js';
+import { refuseForbidden } from '../routes/jobs.js';
 import { unsupported } from './errors.js';
 import { CRAWL, jobRoutes, jobUrl, type FirecrawlJobTag } from './jobs.js';
 import { bodyOf, boolAt, checkOptions, httpUrlAt, intIn, objectAt, onlyAt, refuse, stringsAt, type OptionTable } from './options.js';
@@ -103,6 +104,8 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext, version: V
       link_rules: linkRules(o, new URL(url), version),
       firecrawl: { fields: plan.fields },
     };
+    // As /v1/crawl: a start URL on a private address is a 403 now, not a job charged to fail.
+    await refuseForbidden(ctx, url);
     const hook = await webhookOf(ctx, o.webhook, 'crawl');
     if (hook) options.firecrawl!.webhook = hook.hook;
     const id = newId('job');

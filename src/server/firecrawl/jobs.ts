@@ -21,7 +21,6 @@ const JOB_ID = /^job_[0-9A-Za-z]{20}$/;
 /** Pages per answer at most, and the answer's size: Firecrawl pages its results by 10 MB. */
 const PAGE_LIMIT = 1000;
 const ANSWER_BYTES = 10 * 1024 * 1024;
-const READ_BATCH = 100;
 const ERRORS_SCAN = 1000;
 
 /** What a /firecrawl job keeps beside Trawl's options: the Firecrawl fields it answers with. */
@@ -58,31 +57,22 @@ function queryInt(request: FastifyRequest, name: string, min: number, max: numbe
 }
 
 /**
- * The documents after page `skip`, read a batch at a time until `limit` pages or the size budget
- * (at least one page, however large): `last` is the cursor of the last page read, `more` whether
- * pages already written follow it.
+ * The documents after page `skip`: up to `limit` pages or the size budget (at least one page,
+ * however large), read a few at a time (pagesWithin) so an answer never holds more of a job
+ * than it sends. `last` is the cursor of the last page read, `more` whether pages already
+ * written follow it.
  */
 async function pagesFrom(ctx: ServerContext, j: Job, skip: number, limit: number): Promise<{ data: Record<string, unknown>[]; last: number; more: boolean }> {
   const fields = fieldsOf(j);
+  const { rows, cut } = await repo.pagesWithin(ctx.store.db, j.id, skip, limit, ANSWER_BYTES);
   const data: Record<string, unknown>[] = [];
-  let last = skip;
-  let read = 0;
-  let bytes = 0;
-  for (;;) {
-    const want = Math.min(READ_BATCH, limit - read);
-    // One row more than wanted tells whether something follows.
-    const rows = await repo.pagesAfter(ctx.store.db, j.id, last, want + 1);
-    for (const r of rows.slice(0, want)) {
-      if (read > 0 && bytes + r.page.length > ANSWER_BYTES) return { data, last, more: true };
-      const page = JSON.parse(r.page) as Record<string, unknown>;
-      if (page.error === undefined) data.push(documentOfPage(page, fields));
-      bytes += r.page.length;
-      last = Number(r.n);
-      read++;
-    }
-    if (rows.length <= want) return { data, last, more: false };
-    if (read === limit) return { data, last, more: true };
+  for (const r of rows) {
+    const page = JSON.parse(r.page) as Record<string, unknown>;
+    if (page.error === undefined) data.push(documentOfPage(page, fields));
   }
+  const last = rows.length ? rows[rows.length - 1].n : skip;
+  const more = cut || (rows.length === limit && (await repo.hasPageAfter(ctx.store.db, j.id, last)));
+  return { data, last, more };
 }
 
 export function jobRoutes(app: FastifyInstance, ctx: ServerContext, version: Version, k: JobKind): void {
@@ -122,7 +112,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext, version: Ver
     const out: { id: string; url: string; code: string; error: string }[] = [];
     const robotsBlocked: string[] = [];
     for (let after = 0; ; ) {
-      const rows = await repo.pagesAfter(ctx.store.db, j.id, after, ERRORS_SCAN);
+      const rows = await repo.failedPagesAfter(ctx.store.db, j.id, after, ERRORS_SCAN);
       for (const r of rows) {
         const p = JSON.parse(r.page) as { url: string; error?: string; detail?: string };
         if (p.error === 'robots_disallowed') robotsBlocked.push(p.url);

@@ -33,7 +33,9 @@ const MAX_HEADERS = 20;
 const MAX_METADATA_BYTES = 8 * 1024;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 /** Headers the protocol sets or the connection owns: a caller's value would lie or break it. */
-const RESERVED = /^(host|content-length|content-type|transfer-encoding|connection|keep-alive|upgrade|te|trailer|proxy-.*|user-agent|accept|webhook-.*|x-service-signature|x-firecrawl-signature)$/i;
+const RESERVED = /^(host|content-length|content-type|transfer-encoding|connection|keep-alive|upgrade|expect|te|trailer|proxy-.*|user-agent|accept|webhook-.*|x-service-signature|x-firecrawl-signature)$/i;
+/** What a header value may hold on the wire (tab, visible ASCII, Latin-1): anything else is refused by the HTTP client on every attempt. */
+const VALUE = /^[\t\x20-\x7e\x80-\xff]{0,1024}$/;
 
 /** The option as given, checked (400 naming the part); the URL's reachability is checked by `webhookOf`. */
 export function parseWebhook(v: unknown, kind: FirecrawlWebhook['kind']): { url: string; hook: FirecrawlWebhook } | undefined {
@@ -51,7 +53,7 @@ export function parseWebhook(v: unknown, kind: FirecrawlWebhook['kind']): { url:
     for (const [name, value] of entries) {
       if (!TOKEN.test(name)) throw invalidRequest(`webhook.headers: "${name.slice(0, 40)}" is not a header name`);
       if (RESERVED.test(name)) throw invalidRequest(`webhook.headers.${name}: set by Trawl itself; choose another header`);
-      if (typeof value !== 'string' || value.length > 1024 || /[\r\n\0]/.test(value)) throw invalidRequest(`webhook.headers.${name}: must be a string of at most 1024 characters on one line`);
+      if (typeof value !== 'string' || !VALUE.test(value)) throw invalidRequest(`webhook.headers.${name}: must be a string of at most 1024 characters on one line, of printable ASCII or Latin-1 characters`);
     }
     if (entries.length) hook.headers = Object.fromEntries(entries) as Record<string, string>;
   }

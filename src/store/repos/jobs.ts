@@ -57,6 +57,26 @@ export const jobState = async (db: Db, id: string): Promise<JobState | undefined
 export const pagesAfter = (db: Db, jobId: string, after: number, limit: number) =>
   db.selectFrom('job_pages').select(['n', 'page']).where('job_id', '=', jobId).where('n', '>', after).orderBy('n').limit(limit).execute();
 
+/** Whether a page follows cursor `n` (its number only: the page is not read). */
+export const hasPageAfter = async (db: Db, jobId: string, after: number): Promise<boolean> =>
+  !!(await db.selectFrom('job_pages').select('n').where('job_id', '=', jobId).where('n', '>', after).limit(1).executeTakeFirst());
+
+/**
+ * Failed pages after cursor `n` (their items ended `failed`), in completion order: an errors
+ * listing reads these few small rows, not every page's content (a job's pages may be GBs).
+ */
+export const failedPagesAfter = (db: Db, jobId: string, after: number, limit: number) =>
+  db
+    .selectFrom('job_pages')
+    .innerJoin('job_items', (j) => j.onRef('job_items.job_id', '=', 'job_pages.job_id').onRef('job_items.seq', '=', 'job_pages.seq'))
+    .select(['job_pages.n', 'job_pages.page'])
+    .where('job_pages.job_id', '=', jobId)
+    .where('job_items.state', '=', 'failed')
+    .where('job_pages.n', '>', after)
+    .orderBy('job_pages.n')
+    .limit(limit)
+    .execute();
+
 /** Pages read from the store at once when a reader bounds its bytes (a page may be tens of MB). */
 const PAGES_PER_READ = 8;
 

@@ -1,0 +1,63 @@
+/**
+ * A service that may not reach private addresses (no TRAWL_ALLOW_PRIVATE_NETWORK): a crawl whose
+ * start page is refused — on a private address, or a public site whose robots.txt redirects to
+ * one — answers 403 and the process lives on (the sitemap read started beside the start page
+ * was a rejection nobody awaited: it ended the process); /firecrawl's crawl refuses a private
+ * start URL before charging, as /v1/crawl does.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobs } from '../../src/store/index.js';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+let svc: TestService;
+let site: FixtureServer;
+const unheard: unknown[] = [];
+const listen = (e: unknown) => void unheard.push(e);
+
+beforeAll(async () => {
+  site = await startFixtureServer({ '/': '<html><body><article><h1>Home</h1><p>Words on the page.</p></article></body></html>' });
+  // "public.test" is pinned to the fixture (an operator's pin is trusted); its robots.txt sends the crawler to 127.0.0.1.
+  site.route('/robots.txt', (_q, res) => void res.writeHead(302, { location: `http://127.0.0.1:${site.port}/inside` }).end());
+  svc = await startTestService('sqlite', { TRAWL_ALLOW_PRIVATE_NETWORK: '0', TRAWL_RESOLVE: `public.test=127.0.0.1:${site.port}` });
+  process.on('unhandledRejection', listen);
+}, 60_000);
+afterAll(async () => {
+  process.off('unhandledRejection', listen);
+  await svc?.stop();
+  await site?.close();
+});
+
+const settle = () => new Promise((r) => setTimeout(r, 200));
+
+describe('refused crawl targets', () => {
+  it('a synchronous /v1/crawl of a private address is a 403, and no rejection goes unheard', async () => {
+    const { key } = await svc.newKey(10);
+    const r = await svc.post('/v1/crawl', { url: `${site.url}/`, limit: 2 }, key);
+    expect(r.status).toBe(403);
+    expect(((await r.json()) as { error: string }).error).toBe('forbidden_target');
+    await settle();
+    expect(unheard).toEqual([]);
+  });
+
+  it("a public site whose robots.txt redirects to a private address: the crawl fails, the process does not", async () => {
+    const { key } = await svc.newKey(10);
+    const r = await svc.post('/v1/crawl', { url: 'http://public.test/', limit: 2 }, key);
+    expect(r.status).toBe(403);
+    await settle();
+    expect(unheard).toEqual([]);
+    // Still serving.
+    expect((await fetch(`${svc.url}/healthz`)).status).toBe(200);
+  });
+
+  it('/firecrawl crawl of a private start URL: 403 in Firecrawl shape, no job, no credit', async () => {
+    const { key, accountId } = await svc.newKey(10);
+    for (const v of ['v1', 'v2']) {
+      const r = await svc.post(`/firecrawl/${v}/crawl`, { url: `http://localhost:${site.port}/` }, key);
+      expect(r.status).toBe(403);
+      expect(await r.json()).toMatchObject({ success: false, code: 'forbidden_target', error: expect.stringContaining('loopback') });
+    }
+    expect(await svc.credits(accountId)).toBe(10);
+    expect(await jobs.listJobs(svc.store.db, accountId, 10)).toEqual([]);
+  });
+});
