@@ -6,6 +6,8 @@
 import { TrawlError, isTrawlError } from '../errors.js';
 import type { CompiledSchema } from './extract/schema.js';
 import type { LlmClient } from './extract/llm.js';
+import type { Action } from './fetch/actions.js';
+import type { PageSetup } from './fetch/emulation.js';
 import { fetchPage, type Fetchers, type RenderMode } from './fetch/page.js';
 import { documentFromPage } from './scrape.js';
 
@@ -20,6 +22,10 @@ export interface ExtractOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   llm?: LlmClient;
+  /** Device, location, and the caller's headers and cookies (each to its URL's own site). */
+  setup?: PageSetup;
+  /** Browser steps run on each page before it is read (their outputs are not returned). */
+  actions?: Action[];
 }
 
 export type ExtractResult =
@@ -37,7 +43,7 @@ export async function extract(fetchers: Fetchers, options: ExtractOptions): Prom
   const results = await Promise.all(
     options.urls.map(async (url): Promise<ExtractResult> => {
       try {
-        const page = await fetchPage(fetchers, url, { render: options.render, timeoutMs, signal: options.signal });
+        const page = await fetchPage(fetchers, url, { render: options.actions?.length ? 'browser' : options.render, timeoutMs, signal: options.signal, setup: options.setup, actions: options.actions });
         const doc = await documentFromPage(page, new Set(['json', ...(options.llm ? (['markdown'] as const) : [])]), {
           schema: options.schema,
           onlyMainContent: true,
