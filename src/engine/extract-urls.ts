@@ -65,7 +65,9 @@ export async function extract(fetchers: Fetchers, options: ExtractOptions): Prom
   if (!ok.length) {
     const first = results[0] as Extract<ExtractResult, { status: 'error' }>;
     const detail = results.length === 1 ? first.detail : `all ${results.length} URLs failed; first: ${first.url}: ${first.detail}`;
-    throw new TrawlError('fetch_failed', detail);
+    // Every page failed at one of the caller's steps: the steps are what to fix (422, as for scrape).
+    const code = results.every((r) => r.status === 'error' && r.error === 'action_failed') ? 'action_failed' : 'fetch_failed';
+    throw new TrawlError(code, detail);
   }
   return { data: mergeResults(ok.map((r) => r.json), options.schema), results };
 }

@@ -152,7 +152,7 @@ describe.skipIf(!chromium)('browser-grade options in batch scrape, extract, moni
       expect(out.actions.screenshots).toEqual([join(dir, 'page-action-1.png')]);
       expect(existsSync(join(dir, 'page-action-1.png'))).toBe(true);
       expect(out.actions.javascript_returns).toEqual(['Kettle']);
-      const bad = await promisify(execFile)(process.execPath, [BIN, '--json', 'scrape', `${site.url}/kettle`, '--action', 'hover:#x'], { env: { ...process.env, TRAWL_ALLOW_PRIVATE_NETWORK: '1', TRAWL_DATA_DIR: dir } }).catch((e) => e as { stdout: string; code: number });
+      const bad = (await promisify(execFile)(process.execPath, [BIN, '--json', 'scrape', `${site.url}/kettle`, '--action', 'hover:#x'], { env: { ...process.env, TRAWL_ALLOW_PRIVATE_NETWORK: '1', TRAWL_DATA_DIR: dir } }).catch((e) => e)) as { stdout: string; code?: number };
       expect(bad.code).toBe(1);
       expect(JSON.parse(bad.stdout)).toMatchObject({ error: 'invalid_request', detail: expect.stringContaining('"hover" is not an action') });
     } finally {

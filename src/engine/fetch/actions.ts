@@ -202,12 +202,13 @@ class Step {
   async #click(selector: string, all: boolean): Promise<void> {
     const limit = STEP_MS.element;
     const locator = await this.#element(selector, limit);
-    const before = this.ctx.navigations();
-    if (!all) {
-      await locator.first().click({ timeout: this.#bound(limit) }).catch((e) => {
-        throw isTimeout(e) ? this.#ranOut(limit, `the element matching ${quote(selector)} could not be clicked within ${limit} ms (hidden, disabled or covered by another element)`, e) : this.failed(`could not click ${quote(selector)} (${firstLine(e)})`, e);
-      });
-    } else {
+    await this.#input(async () => {
+      if (!all) {
+        await locator.first().click({ timeout: this.#bound(limit) }).catch((e) => {
+          throw isTimeout(e) ? this.#ranOut(limit, `the element matching ${quote(selector)} could not be clicked within ${limit} ms (hidden, disabled or covered by another element)`, e) : this.failed(`could not click ${quote(selector)} (${firstLine(e)})`, e);
+        });
+        return;
+      }
       const n = Math.min(await locator.count(), MAX_CLICKS);
       let clicked = 0;
       for (let k = 0; k < n; k++) {
@@ -216,21 +217,46 @@ class Step {
         if (ok) clicked++;
       }
       if (!clicked) throw this.#ranOut(limit, `none of the ${n} elements matching ${quote(selector)} could be clicked within ${limit} ms`, undefined);
-    }
-    await this.#afterInput(before, limit);
+    }, limit);
   }
 
-  /** A click or key that started a main-frame navigation waits for the new page to load (within the step's bound). */
-  async #afterInput(navigationsBefore: number, limit: number): Promise<void> {
-    // One round trip to the page: its handlers of the input have run, so a navigation they start is under way.
-    await this.page.evaluate(() => 0).catch(() => undefined);
-    if (this.ctx.navigations() === navigationsBefore) return;
-    const timeout = this.#bound(limit);
+  /**
+   * Listens for the main frame's next load (or its navigation failing) from before an input, so
+   * a navigation the input starts is waited for even when its page loads at once.
+   */
+  #watchLoad(): { loaded: Promise<void>; stop(): void } {
+    let done!: () => void;
+    const loaded = new Promise<void>((r) => (done = r));
     const main = this.page.mainFrame();
-    await Promise.race([
-      this.page.waitForEvent('load', { timeout }),
-      this.page.waitForEvent('requestfailed', { predicate: (r) => r.isNavigationRequest() && r.frame() === main, timeout }),
-    ]).catch(() => undefined);
+    const onFail = (r: { isNavigationRequest(): boolean; frame(): unknown }) => {
+      if (r.isNavigationRequest() && r.frame() === main) done();
+    };
+    this.page.on('load', done);
+    this.page.on('requestfailed', onFail);
+    return {
+      loaded,
+      stop: () => {
+        this.page.off('load', done);
+        this.page.off('requestfailed', onFail);
+      },
+    };
+  }
+
+  /** Runs an input (click, key); when it started a main-frame navigation, waits for the new page to load (within the step's bound). */
+  async #input(work: () => Promise<void>, limit: number): Promise<void> {
+    const before = this.ctx.navigations();
+    const watch = this.#watchLoad();
+    try {
+      await work();
+      // One round trip to the page: its handlers of the input have run, so a navigation they start is under way.
+      await this.page.evaluate(() => 0).catch(() => undefined);
+      if (this.ctx.navigations() === before) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([watch.loaded, new Promise((r) => (timer = setTimeout(r, this.#bound(limit))))]);
+      clearTimeout(timer);
+    } finally {
+      watch.stop();
+    }
   }
 
   async #write(text: string, selector?: string): Promise<void> {
@@ -247,12 +273,12 @@ class Step {
 
   async #press(key: string): Promise<void> {
     const limit = STEP_MS.element;
-    const before = this.ctx.navigations();
-    await this.#bounded(this.page.keyboard.press(key), limit, `pressing ${quote(key)} took more than ${limit} ms`).catch((e) => {
-      if (e instanceof TrawlError) throw e;
-      throw this.failed(/Unknown key/i.test(String((e as Error).message)) ? `unknown key ${quote(key)}; use key names such as Enter, Tab, Escape, ArrowDown, PageDown, a or Control+a` : `could not press ${quote(key)} (${firstLine(e)})`, e);
-    });
-    await this.#afterInput(before, limit);
+    await this.#input(async () => {
+      await this.#bounded(this.page.keyboard.press(key), limit, `pressing ${quote(key)} took more than ${limit} ms`).catch((e) => {
+        if (e instanceof TrawlError) throw e;
+        throw this.failed(/Unknown key/i.test(String((e as Error).message)) ? `unknown key ${quote(key)}; use key names such as Enter, Tab, Escape, ArrowDown, PageDown, a or Control+a` : `could not press ${quote(key)} (${firstLine(e)})`, e);
+      });
+    }, limit);
   }
 
   async #scroll(direction: 'down' | 'up', amount: number | 'bottom' | undefined): Promise<void> {
