@@ -199,16 +199,27 @@ class Step {
     await this.#element(selector, STEP_MS.waitSelector, 'visible');
   }
 
+  /** Why an element could not be used within the step's bound: none matches, or those that match would not take it. */
+  async #unusable(selector: string, limit: number, what: string, e: unknown): Promise<TrawlError> {
+    if (e instanceof TrawlError) return e;
+    if (!isTimeout(e)) {
+      if (/selector|Unexpected token|parsing/i.test(String((e as Error).message))) return this.failed(`${quote(selector)} is not a selector the browser can use (${firstLine(e)})`, e);
+      return this.failed(`could not ${what} ${quote(selector)} (${firstLine(e)})`, e);
+    }
+    const matched = await this.page.locator(selector).count().catch(() => 0);
+    return this.#ranOut(limit, matched ? `the element matching ${quote(selector)} could not be ${what === 'click' ? 'clicked' : 'focused'} within ${limit} ms (hidden, disabled or covered by another element)` : `no element matches ${quote(selector)} within ${limit} ms`, e);
+  }
+
   async #click(selector: string, all: boolean): Promise<void> {
     const limit = STEP_MS.element;
-    const locator = await this.#element(selector, limit);
     await this.#input(async () => {
       if (!all) {
-        await locator.first().click({ timeout: this.#bound(limit) }).catch((e) => {
-          throw isTimeout(e) ? this.#ranOut(limit, `the element matching ${quote(selector)} could not be clicked within ${limit} ms (hidden, disabled or covered by another element)`, e) : this.failed(`could not click ${quote(selector)} (${firstLine(e)})`, e);
-        });
+        // Playwright's click waits for the element to appear and to take the click: one round trip when it is there.
+        const e = await this.page.locator(selector).first().click({ timeout: this.#bound(limit) }).then(() => undefined, (err: unknown) => err);
+        if (e) throw await this.#unusable(selector, limit, 'click', e);
         return;
       }
+      const locator = await this.#element(selector, limit);
       const n = Math.min(await locator.count(), MAX_CLICKS);
       let clicked = 0;
       for (let k = 0; k < n; k++) {
@@ -262,10 +273,8 @@ class Step {
   async #write(text: string, selector?: string): Promise<void> {
     const limit = STEP_MS.element;
     if (selector !== undefined) {
-      const locator = await this.#element(selector, limit, 'visible');
-      await locator.first().focus({ timeout: this.#bound(limit) }).catch((e) => {
-        throw isTimeout(e) ? this.#ranOut(limit, `the element matching ${quote(selector)} could not be focused within ${limit} ms`, e) : this.failed(`could not focus ${quote(selector)} (${firstLine(e)})`, e);
-      });
+      const e = await this.page.locator(selector).first().focus({ timeout: this.#bound(limit) }).then(() => undefined, (err: unknown) => err);
+      if (e) throw await this.#unusable(selector, limit, 'focus', e);
     }
     // Key by key, so pages that listen for keys (suggestions, validation) see typing.
     await this.#bounded(this.page.keyboard.type(text), limit, `typing ${text.length} characters took more than ${limit} ms`);
