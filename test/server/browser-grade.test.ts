@@ -11,6 +11,7 @@ import { createServer as createNetServer, type AddressInfo, type Server as NetSe
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/engine/fetch/browser.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { makePdf } from '../helpers/pdf.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 const chromium = findChromium();
@@ -76,6 +77,7 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
       '/api': record('{}', 'application/json'),
       '/article': record('<html><head><title>Article</title></head><body><article><h1>Article</h1><p>Plain words of a plain article, long enough to be its content.</p></article></body></html>'),
       '/tall': record(`<html><head><title>Tall</title></head><body style="margin:0"><div style="height:3000px;background:#eee">Tall page</div></body></html>`),
+      '/doc.pdf': record(makePdf(['Quarterly report of the kettle works', 'Sales rose in the third quarter.'], 'Kettle report'), 'application/pdf'),
       '/huge': record(`<html><head><title>Huge</title></head><body style="margin:0"><div style="height:20000px">Huge page</div></body></html>`),
       // A redirect off the site: the caller's headers must not follow it.
       '/away': (req, res) => {
@@ -174,6 +176,12 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
     const j = await get(jpeg.body.screenshot);
     expect(j.type).toBe('image/jpeg');
     expect(j.bytes.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+    // A PDF: Chromium's viewer shows its first page; the markdown is the document's own text.
+    const pdf = await scrape(key, { url: 'http://www.shop.test/doc.pdf', formats: ['markdown', 'screenshot'] });
+    expect(pdf.status, JSON.stringify(pdf.body)).toBe(200);
+    expect(pdf.body.markdown).toContain('Sales rose in the third quarter.');
+    expect(pdf.body.metadata.content_type).toBe('application/pdf');
+    expect(pngSize((await get(pdf.body.screenshot)).bytes)).toEqual({ width: 1280, height: 800 });
     // Another id, or the right id with another extension, is not found (and says so in the contract's shape).
     const id = (viewport.body.screenshot as string).split('/').pop()!.split('.')[0];
     for (const wrong of [`${id}.jpeg`, `${'A'.repeat(32)}.png`, 'x.png', `${id}`]) {

@@ -148,15 +148,13 @@ export class ChromiumPool implements BrowserPool {
     const session = await this.#proxy.open().catch((e) => {
       throw fetchFailed('could not open the browser proxy', e);
     });
+    let context: BrowserContext | undefined;
     try {
-      const context = await browser.newContext({ javaScriptEnabled: true, ignoreHTTPSErrors: false, serviceWorkers: 'block', ...contextOptions(setup), proxy: { server: session.server, bypass: BYPASS } });
+      context = await browser.newContext({ javaScriptEnabled: true, ignoreHTTPSErrors: false, serviceWorkers: 'block', ...contextOptions(setup), proxy: { server: session.server, bypass: BYPASS } });
       // WebRTC sends STUN over UDP, which no HTTP proxy carries, and headless Chromium ignores the
       // ip-handling policy above: pages get no peer connections (nothing to extract needs them).
       await context.addInitScript(NO_WEBRTC).catch(() => undefined);
-      const page = await context.newPage().catch(async (e) => {
-        await context.close().catch(() => undefined);
-        throw e;
-      });
+      const page = await context.newPage();
       const languages = setup?.location ? languagesOf(setup.location) : [];
       if (languages.length) {
         // Playwright sends its locale alone as the document's Accept-Language and navigator.languages;
@@ -168,6 +166,7 @@ export class ChromiumPool implements BrowserPool {
       }
       return { session, context, page };
     } catch (e) {
+      await context?.close().catch(() => undefined);
       await session.close();
       throw fetchFailed(`Chromium could not open a page: ${(e as Error).message.split('\n')[0]}`, e);
     }

@@ -301,6 +301,7 @@ async function renderPage(fetchers: Fetchers, url: string, options: FetchPageOpt
   if (!fetchers.browser?.available) {
     throw new TrawlError('fetch_failed', 'render "browser" needs Chromium, which is not installed on this server (set CHROMIUM_PATH)', { retryable: false });
   }
+  const started = Date.now();
   const r = await fetchers.browser.render(url, {
     timeoutMs: options.timeoutMs ?? 30_000,
     waitFor: options.waitFor,
@@ -316,6 +317,12 @@ async function renderPage(fetchers: Fetchers, url: string, options: FetchPageOpt
   const wall = detectBotWall(r.status, r.html);
   if (wall) throw blocked(`${at} answered with a bot wall (${wall}); it was not scraped and no credit was charged`);
   if (r.status >= 400) throw fetchFailed(`${at} answered HTTP ${r.status}`, new TargetStatus(r.status));
+  if (kindOf(r.contentType, Buffer.alloc(0)) === 'pdf') {
+    // Chromium shows a PDF in its viewer (the screenshot is of its first page); the document
+    // itself is read from its bytes, fetched again over HTTP within what is left of the budget.
+    const doc = await fetchOverHttp(fetchers, url, { ...options, timeoutMs: Math.max(1000, (options.timeoutMs ?? 30_000) - (Date.now() - started)) }, 'http', undefined);
+    return { ...doc, sourceUrl: withoutCredentials(url), rendered: true, ...(r.screenshot ? { screenshot: r.screenshot } : {}), ...(r.actions ? { actions: r.actions } : {}) };
+  }
   return {
     sourceUrl: withoutCredentials(url),
     url: at,
