@@ -2,7 +2,8 @@
  * npm run bench:browser — two parts (BENCH_PART=render or =issue31 runs one).
  *
  * Issue 31, through the real service (in process, SQLite, guard on, the page under a pinned name):
- *  - a screenshot of a local page, warm (POST /v1/scrape formats ["screenshot"]): p50 < 400 ms;
+ *  - a screenshot of a local article (a stylesheet, two pictures), warm (POST /v1/scrape formats
+ *    ["screenshot"]): p50 < 400 ms;
  *  - a cache hit (max_age, after one miss): p50 < 20 ms;
  *  - actions (wait 200 ms, click, write, press, scroll, wait 100 ms) against the same render without
  *    them: what they add beyond their own 300 ms of waits.
@@ -49,6 +50,10 @@ async function main() {
   if (part !== 'issue31') await renderComparison();
 }
 
+/** A local article: a stylesheet, two pictures, forty paragraphs, no script. */
+const ARTICLE = `<!doctype html><html><head><title>Article bench</title><link rel="stylesheet" href="/s.css"></head>
+<body><main><h1>Article bench</h1><img src="/img0.png" alt="">${Array.from({ length: 40 }, (_, i) => para(i)).join('')}<img src="/img1.png" alt=""></main></body></html>`;
+
 const ACTIONS_PAGE = `<!doctype html><html><head><title>Actions bench</title></head><body><main><h1>Actions bench</h1>
 ${Array.from({ length: 30 }, (_, i) => para(i)).join('')}
 <button id="more" onclick="document.getElementById('extra').hidden = false">More</button><p id="extra" hidden>Revealed by a click.</p>
@@ -58,7 +63,8 @@ async function issue31() {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/actions') return void res.writeHead(200, { 'content-type': 'text/html' }).end(ACTIONS_PAGE);
-    if (path === '/' || path === '/cached') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page.replace('<script src="/a.js"></script><script src="/b.js" defer></script>', ''));
+    if (path === '/article') return void res.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE);
+    if (path === '/cached') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page);
     if (path.endsWith('.css')) return void res.writeHead(200, { 'content-type': 'text/css' }).end('body{font-family:sans-serif}p{margin:1em}');
     if (path.endsWith('.png')) return void res.writeHead(200, { 'content-type': 'image/png' }).end(pixel);
     if (path === '/data.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"text":"written by fetch"}');
@@ -89,7 +95,7 @@ async function issue31() {
     ];
     const runs: Record<string, () => Promise<unknown>> = {
       screenshot: async () => {
-        const r = await post({ url: 'http://bench.test/', formats: ['screenshot'] });
+        const r = await post({ url: 'http://bench.test/article', formats: ['screenshot'] });
         if (!String(r.screenshot).includes('/v1/files/')) throw new Error('no screenshot');
       },
       'cache hit': async () => {
