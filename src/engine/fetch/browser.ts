@@ -294,17 +294,20 @@ export class ChromiumPool implements BrowserPool {
     const actions = options.actions?.length
       ? await runActions(page, options.actions, { deadline, timeoutMs: options.timeoutMs, format: options.imageFormat ?? 'png', refused: refusedNavigation, navigations: () => navigations.length })
       : undefined;
-    const html = await page.content().catch((e) => {
-      throw refusedNavigation() ?? fetchFailed(`could not read ${url} in Chromium: ${(e as Error).message.split('\n')[0]}`, e);
-    });
+    // The page is read and photographed at once: the two are independent round trips to Chromium.
+    const [html, screenshot] = await Promise.all([
+      page.content().catch((e) => {
+        throw refusedNavigation() ?? fetchFailed(`could not read ${url} in Chromium: ${(e as Error).message.split('\n')[0]}`, e);
+      }),
+      options.screenshot
+        ? capture(page, options.screenshot, remaining()).catch((e) => {
+            if (/Timeout/.test((e as Error).message)) throw timeoutError(`the screenshot of ${url} was not done within the time budget (timeout_ms ${options.timeoutMs})`, e);
+            throw fetchFailed(`could not take a screenshot of ${url}: ${(e as Error).message.split('\n')[0]}`, e);
+          })
+        : undefined,
+    ]);
     const refused = refusedNavigation();
     if (refused) throw refused;
-    const screenshot = options.screenshot
-      ? await capture(page, options.screenshot, remaining()).catch((e) => {
-          if (/Timeout/.test((e as Error).message)) throw timeoutError(`the screenshot of ${url} was not done within the time budget (timeout_ms ${options.timeoutMs})`, e);
-          throw fetchFailed(`could not take a screenshot of ${url}: ${(e as Error).message.split('\n')[0]}`, e);
-        })
-      : undefined;
     const warnings: string[] = [];
     if (session.refused.size) {
       const hosts = [...session.refused.keys()].slice(0, 5).join(', ');
