@@ -112,8 +112,9 @@ export function resolveFormats<F extends ScrapeFormat>(formats: F[] | undefined,
   return set;
 }
 
-/** Whether the options need the browser (a screenshot or actions). */
-export const needsBrowser = (o: Pick<ScrapeOptions, 'formats' | 'actions'>) => !!o.actions?.length || !!o.formats?.some((f) => f.startsWith('screenshot'));
+/** Whether the options need the browser (a screenshot, actions, or something to wait for). */
+export const needsBrowser = (o: Pick<ScrapeOptions, 'formats' | 'actions' | 'waitFor' | 'render'>) =>
+  !!o.actions?.length || !!o.formats?.some((f) => f.startsWith('screenshot')) || (o.waitFor !== undefined && o.render !== 'http');
 
 /** The cache key's parts for a scrape's options. */
 export function cacheParts(options: ScrapeOptions): CacheKeyParts {
@@ -165,7 +166,7 @@ async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<Sc
   if (formats.has('json') && !options.schema) throw new TrawlError('invalid_schema', 'schema: is required when formats includes "json"');
   const shot = formats.has('screenshot@full_page') ? 'full' : formats.has('screenshot') ? 'viewport' : undefined;
   const browser = needsBrowser(options);
-  if (browser && options.render === 'http') throw new TrawlError('invalid_request', 'render: a screenshot or actions need the browser; leave render out or set it to "browser"');
+  if ((options.actions?.length || shot) && options.render === 'http') throw new TrawlError('invalid_request', 'render: screenshots and actions need the browser; leave render out or set it to "browser"');
   if ((shot || options.actions?.some((a) => a.type === 'screenshot')) && !options.files) throw new TrawlError('invalid_request', 'formats: screenshots need a place to keep them, which this caller has not set up');
   const started = Date.now();
   // One deadline for the whole request: fetch, render, actions, processing and extraction.

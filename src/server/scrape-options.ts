@@ -145,6 +145,7 @@ export function checkPageOptions(body: PageOptionsBody, defaultTimeoutMs = 30_00
   if (formats.includes('screenshot') && formats.includes('screenshot@full_page')) throw invalidRequest('formats: ask for either "screenshot" or "screenshot@full_page", not both');
   const browser = formats.some((f) => f.startsWith('screenshot')) || !!body.actions?.length;
   if (browser && body.render === 'http') throw invalidRequest('render: screenshots and actions need the browser; leave render out or set it to "browser"');
+  if (body.wait_for !== undefined && body.render === 'http') throw invalidRequest('wait_for: only applies when render is "browser" or "auto"');
   const waits = (body.actions ?? []).reduce((ms, a) => ms + (a.type === 'wait' && a.milliseconds ? a.milliseconds : 0), typeof body.wait_for === 'number' ? body.wait_for : 0);
   const budget = body.timeout_ms ?? defaultTimeoutMs;
   if (waits >= budget) throw invalidRequest(`actions: the waits add up to ${waits} ms, which does not fit in timeout_ms (${budget}); wait less or raise timeout_ms`);

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { scrape } from '../../engine/index.js';
-import { TrawlError } from '../../errors.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { ScrapeBody } from '../schemas.js';
@@ -13,9 +12,6 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post('/scrape', openapiRoute(ScrapeBody, 'Scrape one URL to markdown, html, links and schema JSON', docs.scrape), async (request, reply) => {
     const body = parseBody(ScrapeBody, request.body);
     const { schema } = formatsAndSchema(body.formats, body.schema);
-    if (body.wait_for !== undefined && body.render === 'http') {
-      throw new TrawlError('invalid_request', 'wait_for: only applies when render is "browser" or "auto"');
-    }
     checkPageOptions(body);
     const accountId = request.auth!.accountId;
     const stores = scrapeStores(ctx, accountId, publicBase(ctx, request), body.max_age);
@@ -26,7 +22,7 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
         url: body.url,
         schema,
         onlyMainContent: body.only_main_content,
-        render: body.wait_for !== undefined && (body.render ?? 'auto') === 'auto' ? 'browser' : body.render,
+        render: body.render,
         timeoutMs: body.timeout_ms,
         waitFor: body.wait_for,
         signal,
