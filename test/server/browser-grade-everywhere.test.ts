@@ -75,6 +75,8 @@ describe.skipIf(!chromium)('browser-grade options in batch scrape, extract, moni
     // Output-only steps and headers are validated as for scrape.
     const bad = await call('POST', '/v1/batch/scrape', key, { urls: [`${site.url}/kettle`], formats: ['screenshot'], render: 'http' });
     expect(bad).toEqual({ status: 400, body: { error: 'invalid_request', detail: 'render: screenshots and actions need the browser; leave render out or set it to "browser"' } });
+    const badWait = await call('POST', '/v1/batch/scrape', key, { urls: [`${site.url}/kettle`], wait_for: '#price', render: 'http' });
+    expect(badWait.body).toEqual({ error: 'invalid_request', detail: 'wait_for: only applies when render is "browser" or "auto"' });
   }, 60_000);
 
   it('extract: headers and cookies reach the page, actions prepare it before the fields are read', async () => {

@@ -282,6 +282,7 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
       [{ headers: { 'X-A': 'x'.repeat(5000) } }, 'headers.X-A: must be at most 4096 bytes'],
       [{ cookies: [{ name: 'a', value: 'b', domain: 'other.test' }] }, 'cookies[0].domain: "other.test" is not on the target\'s site (shop.test); cookies go to the target\'s own site only'],
       [{ formats: ['screenshot'], render: 'http' }, 'render: screenshots and actions need the browser; leave render out or set it to "browser"'],
+      [{ wait_for: 100, render: 'http' }, 'wait_for: only applies when render is "browser" or "auto"'],
       [{ formats: ['screenshot', 'screenshot@full_page'] }, 'formats: ask for either "screenshot" or "screenshot@full_page", not both'],
       [{ screenshot_format: 'gif' }, 'screenshot_format: must be one of png, jpeg'],
       [{ viewport: { width: 10, height: 800 } }, 'viewport.width: must be an integer from 240 to 3840'],
