@@ -318,7 +318,8 @@ export class ChromiumPool implements BrowserPool {
     return {
       url: page.url(),
       status: answer?.status() ?? 200,
-      contentType: (await answer?.headerValue('content-type').catch(() => null)) ?? 'text/html',
+      // The answer's headers as first seen (no round trip); the full set only when they lack it.
+      contentType: answer?.headers()['content-type'] ?? (await answer?.headerValue('content-type').catch(() => null)) ?? 'text/html',
       html,
       ...(warnings.length ? { warnings } : {}),
       ...(screenshot ? { screenshot } : {}),
