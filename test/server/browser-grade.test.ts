@@ -224,6 +224,15 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
       expect(t.headers['x-token']).toBeUndefined();
       expect(t.headers.cookie).toBeUndefined();
     }
+    // A site page that redirects to another site: the next hop gets neither (Chromium would carry intercepted headers over).
+    seen.length = 0;
+    const away = await scrape(key, { url: 'http://www.shop.test/away', render: 'browser', headers: { 'X-Token': 'tok-away' }, cookies: [{ name: 'sid', value: 'b2' }] });
+    expect(away.status, JSON.stringify(away.body)).toBe(200);
+    expect(away.body.url).toBe('http://third.test/article');
+    expect(seenAt('www.shop.test', '/away')[0].headers['x-token']).toBe('tok-away');
+    const [hop] = seenAt('third.test', '/article');
+    expect(hop.headers['x-token']).toBeUndefined();
+    expect(hop.headers.cookie).toBeUndefined();
   }, 30_000);
 
   it('mobile and location: user agent, viewport, touch, Accept-Language, locale and time zone', async () => {

@@ -241,11 +241,7 @@ export class ChromiumPool implements BrowserPool {
     // A cookie with a domain goes to it and the hosts under it (Playwright's leading dot); without one, to the URL's host only.
     if (setup?.cookies?.length) await context.addCookies(setup.cookies.map((c) => (c.domain ? { name: c.name, value: c.value, domain: `.${c.domain.replace(/^\./, '')}`, path: c.path ?? '/' } : { name: c.name, value: c.value, url: new URL(c.path ?? '/', url).href })));
     const headers = lowerCaseHeaders(setup?.headers);
-    if (Object.keys(headers).length) {
-      // Only requests to the target's own site carry them: sub-resources of other sites are not even intercepted.
-      const onSite = siteOf(url);
-      await context.route((u) => onSite(u), (route) => route.continue({ headers: { ...route.request().headers(), ...headers } }));
-    }
+    if (Object.keys(headers).length) await sendToSite(context, url, headers, deadline);
     // Main-frame navigations (the first load, its redirect hops, script navigations): a refused
     // one refuses the whole request, as a refused redirect hop does on the HTTP path.
     const navigations: string[] = [];
@@ -362,4 +358,27 @@ async function settle(page: Page, traffic: { inflight: number; last: number }, m
     const wait = traffic.inflight === 0 ? QUIET_MS - (Date.now() - traffic.last) : 25;
     await new Promise((r) => setTimeout(r, Math.max(5, Math.min(wait, end - Date.now()))));
   }
+}
+
+/**
+ * The caller's headers on every request of the page to the target's own site, and on no other.
+ * Chromium carries headers set on an intercepted request over to the redirects it follows, so a
+ * site request is not continued with them: it is made by Playwright (through the render's context,
+ * its proxy session and its cookies) with redirects not followed, and its answer handed to the
+ * page, which follows a redirect itself — to a request that is routed again, and gets the headers
+ * only if it is on the site. Requests to other sites are not intercepted at all.
+ */
+async function sendToSite(context: BrowserContext, url: string, headers: Record<string, string>, deadline: number): Promise<void> {
+  const onSite = siteOf(url);
+  await context.route(
+    (u) => onSite(u),
+    async (route) => {
+      try {
+        const response = await route.fetch({ headers: { ...route.request().headers(), ...headers }, maxRedirects: 0, timeout: Math.max(1, deadline - Date.now()) });
+        await route.fulfill({ response });
+      } catch {
+        await route.abort('failed').catch(() => undefined);
+      }
+    },
+  );
 }
