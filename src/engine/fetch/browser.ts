@@ -336,6 +336,9 @@ export class ChromiumPool implements BrowserPool {
   }
 }
 
+/** True for a page without scripts, frames, plugins or a refresh: after its load event, nothing of it fetches more. */
+const STATIC_PAGE = `document.scripts.length === 0 && !document.querySelector('iframe, frame, object, embed, meta[http-equiv="refresh" i]')`;
+
 /**
  * Waits until the page has had no request in flight for QUIET_MS and its main thread is free (a
  * round trip to the page waits for a script still running, e.g. a bundle about to fetch its
@@ -344,6 +347,8 @@ export class ChromiumPool implements BrowserPool {
  */
 async function settle(page: Page, traffic: { inflight: number; last: number }, maxMs: number): Promise<void> {
   const end = Date.now() + maxMs;
+  // A page with nothing that could start a request after its load (no script, no frame) is done now.
+  if (traffic.inflight === 0 && (await page.evaluate(STATIC_PAGE).catch(() => false))) return;
   const quiet = () => traffic.inflight === 0 && Date.now() - traffic.last >= QUIET_MS;
   while (Date.now() < end) {
     if (quiet()) {
