@@ -176,9 +176,8 @@ export class ChromiumPool implements BrowserPool {
   async #tabFor(browser: Browser, setup: PageSetup | undefined): Promise<Tab> {
     const spare = isPlainSetup(setup) ? this.#spare : undefined;
     if (spare) {
+      // The next one opens once this render's tab is closed (opening it beside the render slowed both on 2 cores).
       this.#spare = undefined;
-      // The next one opens while this render runs: back-to-back renders each find one ready.
-      this.#refill();
       const tab = await spare.catch(() => undefined);
       if (tab && !tab.page.isClosed()) {
         const want = viewportOf(setup);
