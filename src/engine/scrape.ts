@@ -11,7 +11,7 @@ import type { LlmClient } from './extract/llm.js';
 import { extractFromDocument, pageExtraction } from './extract/index.js';
 import type { Action, ActionOutput, ImageFormat } from './fetch/actions.js';
 import type { Cookie, Location, PageSetup, Viewport } from './fetch/emulation.js';
-import { fetchPage, releasePage, type Fetchers, type Page, type RenderMode } from './fetch/page.js';
+import { fetchPage, releasePage, withoutCredentials, type Fetchers, type Page, type RenderMode } from './fetch/page.js';
 import { cacheKey, type CacheKeyParts, type ResultCache } from './result-cache.js';
 
 /** What the document pipeline produces. */
@@ -147,13 +147,16 @@ export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promis
   const key = cacheKey(cacheParts(options), cache.account);
   const hit = await cache.store.get(key, new Date(Date.now() - cache.maxAgeMs));
   if (hit) return { ...hit.result, metadata: { ...hit.result.metadata, cache: 'hit', cached_at: hit.cachedAt } };
-  const files: Date[] = [];
   // The entry lives no longer than the files it points to.
-  const sink = options.files && { save: async (b: Buffer, f: ImageFormat) => {
-    const saved = await options.files!.save(b, f);
-    if (saved.expiresAt) files.push(saved.expiresAt);
-    return saved;
-  } };
+  const files: Date[] = [];
+  const given = options.files;
+  const sink: FileSink | undefined = given && {
+    async save(bytes, format) {
+      const saved = await given.save(bytes, format);
+      if (saved.expiresAt) files.push(saved.expiresAt);
+      return saved;
+    },
+  };
   const result = await scrapeNow(fetchers, { ...options, files: sink });
   const expiresAt = files.length ? new Date(Math.min(...files.map((d) => d.getTime()))) : undefined;
   // A cache that cannot be written is no reason to fail the scrape that was done.
@@ -220,7 +223,7 @@ async function actionResults(out: ActionOutput, format: ImageFormat, options: Sc
   const scrapes: ActionResults['scrapes'] = [];
   for (const s of out.scrapes) {
     const doc = await processDocument(documents, s.html, { url: s.url, onlyMainContent: options.onlyMainContent ?? true, markdown: true, html: false, links: false }, undefined, control);
-    scrapes.push({ url: s.url, markdown: doc.markdown ?? '' });
+    scrapes.push({ url: withoutCredentials(s.url), markdown: doc.markdown ?? '' });
   }
   return { screenshots, scrapes, javascript_returns: out.javascriptReturns };
 }
