@@ -53,13 +53,28 @@ export interface BrowserPool {
 }
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+/**
+ * Chromium reads only the last `--disable-features`, and Playwright passes its own before ours: its
+ * list (playwright-core 1.65's chromiumSwitches) is repeated here so that ours does not undo it —
+ * without it Chromium tries every http:// navigation over https first (HttpsUpgrades) and holds
+ * paint (PaintHolding).
+ */
+const DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync', 'DestroyProfileOnBrowserClose', 'HttpsUpgrades', 'HttpsFirstBalancedModeAutoEnable', 'LensOverlay',
+  'MediaRouter', 'PaintHolding', 'ThirdPartyStoragePartitioning', 'AvoidCorsURLLoaderRestartOnRedirect', 'OptimizationHints',
+  'NetworkTimeServiceQuerying', 'AimEnabled', 'PreconnectToSearch',
+  // Ours: no prefetching around the proxy; the network service in its own process.
+  'NetworkPrediction', 'NetworkServiceInProcess',
+  // Every new window of the full headless browser preloads the address bar's WebUI popups in a renderer of their own: ~2× the CPU of a simple page.
+  'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'WebUIOmniboxFullPopup',
+];
 const ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--mute-audio',
   // Nothing around the proxy: no name resolved by Chromium (the proxy resolves), no UDP that
   // WebRTC would send outside it, no prefetching.
   '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1', '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
-  '--dns-prefetch-disable', '--disable-features=NetworkPrediction,NetworkServiceInProcess',
+  '--dns-prefetch-disable', `--disable-features=${DISABLED_FEATURES.join(',')}`,
 ];
 const NO_WEBRTC = `for (const k of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'RTCIceCandidate', 'RTCSessionDescription']) { try { delete globalThis[k]; } catch {} }`;
 /** Chromium exempts loopback from proxies unless told otherwise. */
