@@ -1,5 +1,14 @@
 /**
- * npm run bench:browser — `render: "browser"` latency on a local page with sub-resources (a
+ * npm run bench:browser — two parts (BENCH_PART=render or =issue31 runs one).
+ *
+ * Issue 31, through the real service (in process, SQLite, guard on, the page under a pinned name):
+ *  - a screenshot of a local article (a stylesheet, two pictures), warm (POST /v1/scrape formats
+ *    ["screenshot"]): p50 < 400 ms;
+ *  - a cache hit (max_age, after one miss): p50 < 20 ms;
+ *  - actions (wait 200 ms, click, write, press, scroll, wait 100 ms) against the same render without
+ *    them: what they add beyond their own 300 ms of waits.
+ *
+ * Render: `render: "browser"` latency on a local page with sub-resources (a
  * stylesheet, two scripts, eight images, one fetch), interleaved in rounds in one process:
  *  - trawl: ChromiumPool as the service runs it (every byte through the guarded proxy);
  *  - route-hook: the guard as it was before issue 26 (Playwright's route hook asking the guard
@@ -11,8 +20,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config.js';
 import { ChromiumPool, findChromium } from '../src/engine/fetch/browser.js';
 import { HttpClient } from '../src/engine/fetch/http.js';
+import { startService } from '../src/runtime.js';
+import { accounts, keys } from '../src/store/index.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const PER_ROUND = Number(process.env.BENCH_RENDERS ?? 5);
@@ -30,6 +45,99 @@ const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length -
 
 async function main() {
   if (!findChromium()) throw new Error('bench:browser needs Chromium (apt install chromium, or CHROMIUM_PATH)');
+  const part = process.env.BENCH_PART;
+  if (part !== 'render') await issue31();
+  if (part !== 'issue31') await renderComparison();
+}
+
+/** A local article: a stylesheet, two pictures, forty paragraphs, no script. */
+const ARTICLE = `<!doctype html><html><head><title>Article bench</title><link rel="stylesheet" href="/s.css"></head>
+<body><main><h1>Article bench</h1><img src="/img0.png" alt="">${Array.from({ length: 40 }, (_, i) => para(i)).join('')}<img src="/img1.png" alt=""></main></body></html>`;
+
+const ACTIONS_PAGE = `<!doctype html><html><head><title>Actions bench</title></head><body><main><h1>Actions bench</h1>
+${Array.from({ length: 30 }, (_, i) => para(i)).join('')}
+<button id="more" onclick="document.getElementById('extra').hidden = false">More</button><p id="extra" hidden>Revealed by a click.</p>
+<input id="q"><div style="height:3000px"></div></main></body></html>`;
+
+async function issue31() {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/actions') return void res.writeHead(200, { 'content-type': 'text/html' }).end(ACTIONS_PAGE);
+    if (path === '/article') return void res.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE);
+    if (path === '/cached') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page);
+    if (path.endsWith('.css')) return void res.writeHead(200, { 'content-type': 'text/css' }).end('body{font-family:sans-serif}p{margin:1em}');
+    if (path.endsWith('.png')) return void res.writeHead(200, { 'content-type': 'image/png' }).end(pixel);
+    if (path === '/data.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"text":"written by fetch"}');
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  const dataDir = mkdtempSync(join(tmpdir(), 'trawl-bench-browser-'));
+  const service = await startService(loadConfig({ PORT: '0', HOST: '127.0.0.1', TRAWL_DATA_DIR: dataDir, TRAWL_RESOLVE: `bench.test=127.0.0.1:${port}`, TRAWL_RATE_LIMIT_PER_MINUTE: '1000000' }), { logger: false });
+  try {
+    const acc = await accounts.createAccount(service.store.db, { email: 'bench@test.local', credits: 1_000_000 });
+    await accounts.setRateLimitCeiling(service.store.db, acc.id, 1_000_000);
+    const { key } = await keys.createApiKey(service.store.db, { accountId: acc.id, rateLimitPerMinute: 1_000_000 });
+    const post = async (body: Record<string, unknown>) => {
+      const res = await fetch(`${service.url}/v1/scrape`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+      const json = (await res.json()) as { screenshot?: string; markdown: string; metadata: { cache?: string } };
+      if (res.status !== 200) throw new Error(`scrape answered ${res.status}: ${JSON.stringify(json)}`);
+      return json;
+    };
+    const waits = 300;
+    const steps = [
+      { type: 'wait', milliseconds: 200 },
+      { type: 'click', selector: '#more' },
+      { type: 'write', selector: '#q', text: 'kettle' },
+      { type: 'press', key: 'Enter' },
+      { type: 'scroll', direction: 'down', amount: 800 },
+      { type: 'wait', milliseconds: 100 },
+    ];
+    const runs: Record<string, () => Promise<unknown>> = {
+      screenshot: async () => {
+        const r = await post({ url: 'http://bench.test/article', formats: ['screenshot'] });
+        if (!String(r.screenshot).includes('/v1/files/')) throw new Error('no screenshot');
+      },
+      'cache hit': async () => {
+        const r = await post({ url: 'http://bench.test/cached', max_age: 3_600_000 });
+        if (r.metadata.cache !== 'hit') throw new Error('not a cache hit');
+      },
+      'render, no actions': () => post({ url: 'http://bench.test/actions', render: 'browser' }),
+      'render + actions': async () => {
+        const r = await post({ url: 'http://bench.test/actions', actions: steps });
+        if (!r.markdown.includes('Revealed by a click')) throw new Error('the actions did not run');
+      },
+    };
+    // Warm: Chromium launched, the cache entry stored, every path run once.
+    await post({ url: 'http://bench.test/cached', max_age: 3_600_000 });
+    for (const run of Object.values(runs)) await run();
+    const times: Record<string, number[]> = Object.fromEntries(Object.keys(runs).map((k) => [k, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, run] of Object.entries(runs)) {
+        for (let i = 0; i < PER_ROUND; i++) {
+          const t = performance.now();
+          await run();
+          times[name].push(performance.now() - t);
+        }
+      }
+    }
+    const line = (name: string, goal?: string) => `  ${name.padEnd(19)} p50 ${median(times[name]).toFixed(1)} ms, p90 ${p90(times[name]).toFixed(1)} ms${goal ? ` (goal: ${goal})` : ''}`;
+    console.log(`issue 31 through POST /v1/scrape (in process, SQLite, guard on), ${ROUNDS} interleaved rounds × ${PER_ROUND} requests each`);
+    console.log(line('screenshot', 'p50 < 400 ms'));
+    console.log(line('cache hit', 'p50 < 20 ms'));
+    console.log(line('render, no actions'));
+    console.log(line('render + actions'));
+    const added = median(times['render + actions']) - median(times['render, no actions']);
+    const work = steps.length - steps.filter((a) => a.type === 'wait').length;
+    console.log(`  actions add ${added.toFixed(1)} ms to the render: their own ${waits} ms of waits, and ${(added - waits).toFixed(1)} ms for the ${work} steps that click, type, press and scroll (goal: no wait beyond their own)`);
+  } finally {
+    await service.close();
+    server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function renderComparison() {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page);

@@ -43,6 +43,12 @@ export interface Config {
   runRetentionDays: number;
   /** Ended jobs' pages are kept this long, then deleted. */
   jobRetentionHours: number;
+  /** Screenshots are served this long after they were taken, then deleted. */
+  fileRetentionHours: number;
+  /** Bytes the scrape result cache (`max_age`) may hold; the oldest entries go first. */
+  cacheMaxBytes: number;
+  /** The service's address as its clients reach it (screenshot URLs); unset: the address each request came to. */
+  publicUrl?: string;
   /** Most time a client may take to send a request's headers and body (then 408). */
   requestTimeoutMs: number;
   /** Connections one client address may hold open at once (0 = no cap, e.g. behind a proxy). */
@@ -120,6 +126,20 @@ export function parseResolve(raw: string | undefined): ResolveOverride[] {
     });
 }
 
+/** An http(s) base URL without a trailing slash, or unset. */
+function publicUrl(raw: string | undefined): string | undefined {
+  const v = str(raw);
+  if (!v) return undefined;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new Error(`TRAWL_PUBLIC_URL: "${v}" is not a URL (e.g. https://trawl.example.com)`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`TRAWL_PUBLIC_URL: must be an http or https URL (got "${v}")`);
+  return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+}
+
 export function loadConfig(env: Env = loadEnv()): Config {
   return {
     port: int(env, 'PORT', 3000, 0, 65535),
@@ -139,6 +159,9 @@ export function loadConfig(env: Env = loadEnv()): Config {
     maxMonitorsPerAccount: int(env, 'TRAWL_MAX_MONITORS_PER_ACCOUNT', 1000, 1, 1_000_000),
     runRetentionDays: int(env, 'TRAWL_RUN_RETENTION_DAYS', 30, 1, 3650),
     jobRetentionHours: int(env, 'TRAWL_JOB_RETENTION_HOURS', 72, 1, 87_600),
+    fileRetentionHours: int(env, 'TRAWL_FILE_RETENTION_HOURS', 24, 1, 8_760),
+    cacheMaxBytes: int(env, 'TRAWL_CACHE_MAX_MB', 512, 1, 1_048_576) * 2 ** 20,
+    publicUrl: publicUrl(env.TRAWL_PUBLIC_URL),
     requestTimeoutMs: int(env, 'TRAWL_REQUEST_TIMEOUT_MS', 30_000, 100, 300_000),
     maxConnectionsPerIp: int(env, 'TRAWL_MAX_CONNECTIONS_PER_IP', 64, 0, 1_000_000),
     dbPoolSize: env.TRAWL_DB_POOL_SIZE ? int(env, 'TRAWL_DB_POOL_SIZE', 10, 1, 500) : undefined,

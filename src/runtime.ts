@@ -17,7 +17,7 @@ import { buildServer } from './server/app.js';
 import type { ServerContext } from './server/context.js';
 import { RedisTokenBuckets } from './server/redis-token-bucket.js';
 import { MemoryTokenBuckets, type RateLimiter } from './server/token-bucket.js';
-import { openStore, type Store } from './store/index.js';
+import { openStore, StoreResultCache, type Store } from './store/index.js';
 import { lockSqliteFile, type DataDirLock } from './store/lock.js';
 import { join } from 'node:path';
 
@@ -47,7 +47,18 @@ export interface WorkerOptions {
 /** The job runner of this process: it claims job items from the store like any other process. */
 function startJobs(config: Config, store: Store, engine: Engine, log: Log, redact: Redactor, scaleOut?: { pages: PageQueue; hosts: SharedHostGate }): JobRunner {
   const { retryBaseMs, maxAttempts } = deliveryConfig(config);
-  const runner = new JobRunner({ store, engine, log, redact, ...scaleOut, eventShape: firecrawlEvents, accountCap: config.accountConcurrency, webhooks: { retryBaseMs, maxAttempts } });
+  const runner = new JobRunner({
+    store,
+    engine,
+    log,
+    redact,
+    ...scaleOut,
+    eventShape: firecrawlEvents,
+    accountCap: config.accountConcurrency,
+    webhooks: { retryBaseMs, maxAttempts },
+    resultCache: new StoreResultCache(store, config.cacheMaxBytes),
+    fileRetentionHours: config.fileRetentionHours,
+  });
   runner.start();
   return runner;
 }
@@ -71,7 +82,7 @@ function startScheduler(config: Config, store: Store, engine: Engine, queue: Wor
 
 /** Retention runs where the scheduler runs: one pruner a process, harmless when several share a database. */
 function startPruner(config: Config, store: Store, log: Log): Pruner {
-  const pruner = new Pruner({ store, retentionDays: config.runRetentionDays, jobRetentionHours: config.jobRetentionHours, log });
+  const pruner = new Pruner({ store, retentionDays: config.runRetentionDays, jobRetentionHours: config.jobRetentionHours, cacheMaxBytes: config.cacheMaxBytes, log });
   pruner.start();
   return pruner;
 }
@@ -110,7 +121,7 @@ export async function startService(config: Config, options: { logger?: boolean |
     pruner = startPruner(config, store, log);
     jobs = startJobs(config, store, engine, log, redact);
   }
-  const ctx: ServerContext = { config, store, engine, rateLimiter, scheduler, jobs, queue, redact };
+  const ctx: ServerContext = { config, store, engine, rateLimiter, scheduler, jobs, queue, redact, resultCache: new StoreResultCache(store, config.cacheMaxBytes) };
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {

@@ -8,6 +8,10 @@ import { loadConfig, type Config } from '../config.js';
 import { ERROR_CATALOGUE, TrawlError, isTrawlError, type ErrorCode } from '../errors.js';
 import { compileSchema, crawl, createEngine, scrape, type Format } from '../engine/index.js';
 import { progressBar } from './progress.js';
+import { fileWriter, formatOfFile, parseAction, parseCookie, parseHeader, parseViewport } from './scrape-options.js';
+import { ScrapeBody } from '../server/schemas.js';
+import { parseBody } from '../server/validation.js';
+import { checkPageOptions, enginePageOptions } from '../server/scrape-options.js';
 import { pino } from 'pino';
 import { configSecrets, createRedactor, type Redactor } from '../redact.js';
 import { startService, startWorker } from '../runtime.js';
@@ -189,6 +193,8 @@ secret
     });
   });
 
+const list = (v: string, prev: string[] = []) => [...prev, v];
+
 program
   .command('scrape')
   .description('scrape one URL locally (no server needed)')
@@ -198,24 +204,54 @@ program
   .option('--all-content', 'keep navigation and page chrome (only_main_content=false)')
   .addOption(new Option('--render <mode>', 'how to fetch').choices(['auto', 'http', 'browser']).default('auto'))
   .option('--timeout-ms <ms>', 'time budget', positiveInt('timeout-ms'), 30_000)
-  .action(async (url: string, o: { format: Format; schema?: string; allContent?: boolean; render: 'auto' | 'http' | 'browser'; timeoutMs: number }) => {
-    let schema;
+  .option('--screenshot <file>', 'write a screenshot of the page to this file (.png, or .jpg for JPEG); implies the browser')
+  .option('--full-page', 'with --screenshot: the whole page (up to 16,384 px high), not only the viewport')
+  .option('--action <step>', 'a browser step, in order (repeatable): wait:500, wait:#list, click:#more, click-all:.expand, write:text, press:Enter, scroll:down[:px], scroll:bottom, screenshot[:full], scrape, js:return document.title, or a JSON step', list)
+  .option('--header <header>', '"Name: value" sent to the target\'s own site (repeatable)', list)
+  .option('--cookie <cookie>', '"name=value" sent to the target\'s host (repeatable)', list)
+  .option('--mobile', 'a phone: mobile user agent, 412x915 viewport, touch')
+  .option('--viewport <size>', 'browser viewport, e.g. 1280x800')
+  .option('--country <code>', 'ISO country code: the time zone and, without --language, the language (e.g. DE)')
+  .option('--language <tag>', 'a preferred language, e.g. de-DE (repeatable, in order)', list)
+  .action(async (url: string, o: ScrapeFlags) => {
+    let schemaRaw: unknown;
     if (o.schema) {
-      let raw: unknown;
       try {
-        raw = JSON.parse(readFileSync(o.schema, 'utf8'));
+        schemaRaw = JSON.parse(readFileSync(o.schema, 'utf8'));
       } catch (e) {
         throw new TrawlError('invalid_schema', `schema: ${o.schema} is not a readable JSON file (${(e as Error).message})`);
       }
-      schema = compileSchema(raw);
     }
     const format: Format = o.schema ? 'json' : o.format;
+    const shot = o.screenshot ? (o.fullPage ? 'screenshot@full_page' : 'screenshot') : undefined;
+    // The same body, shapes and checks as POST /v1/scrape.
+    const body = parseBody(ScrapeBody, {
+      url,
+      formats: [format, ...(shot ? [shot] : [])],
+      ...(schemaRaw !== undefined ? { schema: schemaRaw } : {}),
+      only_main_content: !o.allContent,
+      render: o.render === 'auto' ? undefined : o.render,
+      timeout_ms: o.timeoutMs,
+      ...(o.screenshot ? { screenshot_format: formatOfFile(o.screenshot) } : {}),
+      ...(o.action?.length ? { actions: o.action.map(parseAction) } : {}),
+      ...(o.header?.length ? { headers: Object.fromEntries(o.header.map(parseHeader)) } : {}),
+      ...(o.cookie?.length ? { cookies: o.cookie.map(parseCookie) } : {}),
+      ...(o.mobile ? { mobile: true } : {}),
+      ...(o.viewport ? { viewport: parseViewport(o.viewport) } : {}),
+      ...(o.country || o.language?.length ? { location: { ...(o.country ? { country: o.country } : {}), ...(o.language?.length ? { languages: o.language } : {}) } } : {}),
+    });
+    checkPageOptions(body);
+    const schema = schemaRaw !== undefined ? compileSchema(schemaRaw) : undefined;
     const engine = createEngine(loadConfig());
     try {
-      const r = await scrape(engine, { url, formats: [format], schema, onlyMainContent: !o.allContent, render: o.render, timeoutMs: o.timeoutMs });
+      const r = await scrape(engine, { ...enginePageOptions(body), url, schema, onlyMainContent: !o.allContent, render: o.render, timeoutMs: o.timeoutMs, files: fileWriter(o.screenshot, !!shot) });
       const { url: finalUrl, metadata, ...content } = r;
       // Warnings go to stderr so the markdown on stdout stays clean for pipes.
       for (const w of r.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
+      if (!json()) {
+        if (r.screenshot) process.stderr.write(`screenshot: ${r.screenshot}\n`);
+        if (r.actions) process.stderr.write(`actions: ${JSON.stringify(r.actions)}\n`);
+      }
       const human = format === 'json' ? JSON.stringify(r.json, null, 2) : format === 'links' ? (r.links ?? []).join('\n') : String(r[format as 'markdown'] ?? '');
       print({ status: 'ok', url: finalUrl, ...content, metadata }, human);
     } finally {
@@ -223,7 +259,23 @@ program
     }
   });
 
-const list = (v: string, prev: string[] = []) => [...prev, v];
+interface ScrapeFlags {
+  format: Format;
+  schema?: string;
+  allContent?: boolean;
+  render: 'auto' | 'http' | 'browser';
+  timeoutMs: number;
+  screenshot?: string;
+  fullPage?: boolean;
+  action?: string[];
+  header?: string[];
+  cookie?: string[];
+  mobile?: boolean;
+  viewport?: string;
+  country?: string;
+  language?: string[];
+}
+
 
 program
   .command('crawl')

@@ -6,6 +6,8 @@
 import { TrawlError, isTrawlError } from '../errors.js';
 import type { CompiledSchema } from './extract/schema.js';
 import type { LlmClient } from './extract/llm.js';
+import type { Action } from './fetch/actions.js';
+import type { PageSetup } from './fetch/emulation.js';
 import { fetchPage, type Fetchers, type RenderMode } from './fetch/page.js';
 import { documentFromPage } from './scrape.js';
 
@@ -20,6 +22,10 @@ export interface ExtractOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   llm?: LlmClient;
+  /** Device, location, and the caller's headers and cookies (each to its URL's own site). */
+  setup?: PageSetup;
+  /** Browser steps run on each page before it is read (their outputs are not returned). */
+  actions?: Action[];
 }
 
 export type ExtractResult =
@@ -37,7 +43,7 @@ export async function extract(fetchers: Fetchers, options: ExtractOptions): Prom
   const results = await Promise.all(
     options.urls.map(async (url): Promise<ExtractResult> => {
       try {
-        const page = await fetchPage(fetchers, url, { render: options.render, timeoutMs, signal: options.signal });
+        const page = await fetchPage(fetchers, url, { render: options.actions?.length ? 'browser' : options.render, timeoutMs, signal: options.signal, setup: options.setup, actions: options.actions });
         const doc = await documentFromPage(page, new Set(['json', ...(options.llm ? (['markdown'] as const) : [])]), {
           schema: options.schema,
           onlyMainContent: true,
@@ -59,7 +65,9 @@ export async function extract(fetchers: Fetchers, options: ExtractOptions): Prom
   if (!ok.length) {
     const first = results[0] as Extract<ExtractResult, { status: 'error' }>;
     const detail = results.length === 1 ? first.detail : `all ${results.length} URLs failed; first: ${first.url}: ${first.detail}`;
-    throw new TrawlError('fetch_failed', detail);
+    // Every page failed at one of the caller's steps: the steps are what to fix (422, as for scrape).
+    const code = results.every((r) => r.status === 'error' && r.error === 'action_failed') ? 'action_failed' : 'fetch_failed';
+    throw new TrawlError(code, detail);
   }
   return { data: mergeResults(ok.map((r) => r.json), options.schema), results };
 }

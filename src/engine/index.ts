@@ -12,7 +12,22 @@ import { OwnerSlots } from './fetch/owner-slots.js';
 import { createLlmClient, type LlmClient } from './extract/llm.js';
 import { createSearchProvider, type SearchProvider } from './search/index.js';
 
-export { scrape, documentFromPage, resolveFormats, FORMATS, type Format, type ScrapeOptions, type ScrapeResult } from './scrape.js';
+export {
+  scrape,
+  documentFromPage,
+  resolveFormats,
+  needsBrowser,
+  FORMATS,
+  SCRAPE_FORMATS,
+  type Format,
+  type ScrapeFormat,
+  type ScrapeOptions,
+  type ScrapeResult,
+  type FileSink,
+  type ScrapeCache,
+} from './scrape.js';
+export type { Action } from './fetch/actions.js';
+export type { Cookie, Location, Viewport, PageSetup } from './fetch/emulation.js';
 export { compileSchema, type CompiledSchema, type SchemaObject } from './extract/schema.js';
 export { HttpClient } from './fetch/http.js';
 export type { Fetchers } from './fetch/page.js';

@@ -8,23 +8,60 @@ import { processDocument, processPdf, type DocumentProcessor, type JobControl } 
 import type { CompiledSchema } from './extract/schema.js';
 import type { LlmClient } from './extract/llm.js';
 import { extractFromDocument, pageExtraction } from './extract/index.js';
-import { fetchPage, releasePage, type Fetchers, type Page, type RenderMode } from './fetch/page.js';
+import type { Action, ActionOutput, ImageFormat } from './fetch/actions.js';
+import type { Cookie, Location, PageSetup, Viewport } from './fetch/emulation.js';
+import { fetchPage, releasePage, withoutCredentials, type Fetchers, type Page, type RenderMode } from './fetch/page.js';
+import { cacheKey, type CacheKeyParts, type ResultCache } from './result-cache.js';
 
+/** What the document pipeline produces. */
 export type Format = 'markdown' | 'json' | 'html' | 'raw_html' | 'links';
 export const FORMATS: readonly Format[] = ['markdown', 'json', 'html', 'raw_html', 'links'];
+/** What a scrape may ask for: the document's formats, and a screenshot (of the viewport, or of the whole page). */
+export type ScrapeFormat = Format | 'screenshot' | 'screenshot@full_page';
+export const SCRAPE_FORMATS: readonly ScrapeFormat[] = [...FORMATS, 'screenshot', 'screenshot@full_page'];
+const isDocumentFormat = (f: ScrapeFormat): f is Format => (FORMATS as readonly string[]).includes(f);
+
+/** Where screenshots go: the service's file store (a URL), or the CLI's files (a path). */
+export interface FileSink {
+  save(bytes: Buffer, format: ImageFormat): Promise<{ ref: string; expiresAt?: Date }>;
+}
+
+export interface ScrapeCache {
+  store: ResultCache<ScrapeResult>;
+  /** A stored result younger than this is returned without fetching; 0 reads and stores nothing. */
+  maxAgeMs: number;
+  /** The account asking: results made with its headers, cookies or actions are its own. */
+  account: string;
+}
 
 export interface ScrapeOptions {
   url: string;
   /** @default ['markdown'] (plus 'json' when a schema is given) */
-  formats?: Format[];
+  formats?: ScrapeFormat[];
   schema?: CompiledSchema;
   /** @default true */
   onlyMainContent?: boolean;
-  /** @default 'auto' */
+  /** @default 'auto' ('browser' when a screenshot or actions are asked for) */
   render?: RenderMode;
   /** @default 30000 */
   timeoutMs?: number;
   waitFor?: string | number;
+  /** @default 'png' */
+  screenshotFormat?: ImageFormat;
+  /** @default 1280×800 (412×915 when mobile) */
+  viewport?: Viewport;
+  mobile?: boolean;
+  location?: Location;
+  /** Sent to the target's own site only (HTTP path and browser). */
+  headers?: Record<string, string>;
+  cookies?: Cookie[];
+  /** Browser steps run before the page is read (fetch/actions.ts). */
+  actions?: Action[];
+  /** Where screenshots are kept; required when one is asked for. */
+  files?: FileSink;
+  cache?: ScrapeCache;
+  /** Further options that change the result, for the cache key (e.g. PDF limits). */
+  cacheExtra?: Record<string, unknown>;
   signal?: AbortSignal;
   /** Fills the JSON fields the deterministic pass left empty. */
   llm?: LlmClient;
@@ -44,6 +81,16 @@ export interface ScrapeMetadata {
   canonical_url?: string | null;
   /** Pages of a PDF document. */
   pages?: number;
+  /** With `max_age`: whether the answer came from the cache. */
+  cache?: 'hit' | 'miss';
+  /** On a hit: when the cached result was made. */
+  cached_at?: string;
+}
+
+export interface ActionResults {
+  screenshots: string[];
+  scrapes: { url: string; markdown: string }[];
+  javascript_returns: unknown[];
 }
 
 export interface ScrapeResult {
@@ -53,6 +100,10 @@ export interface ScrapeResult {
   html?: string;
   raw_html?: string;
   links?: string[];
+  /** Where the screenshot is kept (a URL from the service's file store). */
+  screenshot?: string;
+  /** What the actions produced, in step order. */
+  actions?: ActionResults;
   metadata: ScrapeMetadata;
   /** Per JSON field, where its value came from (json-ld:offers.price, meta:og:title …). */
   sources?: Record<string, string>;
@@ -60,27 +111,96 @@ export interface ScrapeResult {
   warnings?: string[];
 }
 
-export function resolveFormats(formats: Format[] | undefined, hasSchema: boolean): Set<Format> {
-  const set = new Set<Format>(formats?.length ? formats : ['markdown']);
+export function resolveFormats<F extends ScrapeFormat>(formats: F[] | undefined, hasSchema: boolean): Set<F | 'markdown' | 'json'> {
+  const set = new Set<F | 'markdown' | 'json'>(formats?.length ? formats : ['markdown']);
   if (!formats?.length && hasSchema) set.add('json');
   return set;
 }
 
+/** Whether the options need the browser (a screenshot, actions, or something to wait for). */
+export const needsBrowser = (o: Pick<ScrapeOptions, 'formats' | 'actions' | 'waitFor' | 'render'>) =>
+  !!o.actions?.length || !!o.formats?.some((f) => f.startsWith('screenshot')) || (o.waitFor !== undefined && o.render !== 'http');
+
+/** The cache key's parts for a scrape's options. */
+export function cacheParts(options: ScrapeOptions): CacheKeyParts {
+  return {
+    url: options.url,
+    formats: [...resolveFormats(options.formats, !!options.schema)],
+    schema: options.schema?.schema,
+    onlyMainContent: options.onlyMainContent,
+    render: needsBrowser(options) ? 'browser' : options.render,
+    waitFor: options.waitFor,
+    screenshotFormat: options.formats?.some((f) => f.startsWith('screenshot')) || options.actions?.some((a) => a.type === 'screenshot') ? (options.screenshotFormat ?? 'png') : undefined,
+    viewport: options.viewport,
+    mobile: options.mobile,
+    location: options.location,
+    headers: options.headers,
+    cookies: options.cookies,
+    actions: options.actions,
+    extra: options.cacheExtra,
+  };
+}
+
+/**
+ * One page in the formats asked. With `cache` and a `maxAgeMs`, a result of the same URL and
+ * options younger than that is returned as it was stored (`metadata.cache: "hit"`); otherwise the
+ * page is fetched and its result stored (`"miss"`).
+ */
 export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promise<ScrapeResult> {
+  const cache = options.cache;
+  if (!cache || cache.maxAgeMs <= 0) return scrapeNow(fetchers, options);
+  const key = cacheKey(cacheParts(options), cache.account);
+  const hit = await cache.store.get(key, new Date(Date.now() - cache.maxAgeMs));
+  if (hit) return { ...hit.result, metadata: { ...hit.result.metadata, cache: 'hit', cached_at: hit.cachedAt } };
+  // The entry lives no longer than the files it points to.
+  const files: Date[] = [];
+  const given = options.files;
+  const sink: FileSink | undefined = given && {
+    async save(bytes, format) {
+      const saved = await given.save(bytes, format);
+      if (saved.expiresAt) files.push(saved.expiresAt);
+      return saved;
+    },
+  };
+  const result = await scrapeNow(fetchers, { ...options, files: sink });
+  const expiresAt = files.length ? new Date(Math.min(...files.map((d) => d.getTime()))) : undefined;
+  // A cache that cannot be written is no reason to fail the scrape that was done.
+  await cache.store.put(key, result, expiresAt).catch(() => undefined);
+  return { ...result, metadata: { ...result.metadata, cache: 'miss' } };
+}
+
+async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<ScrapeResult> {
   const formats = resolveFormats(options.formats, !!options.schema);
   if (formats.has('json') && !options.schema) throw new TrawlError('invalid_schema', 'schema: is required when formats includes "json"');
+  const shot = formats.has('screenshot@full_page') ? 'full' : formats.has('screenshot') ? 'viewport' : undefined;
+  const browser = needsBrowser(options);
+  if ((options.actions?.length || shot) && options.render === 'http') throw new TrawlError('invalid_request', 'render: screenshots and actions need the browser; leave render out or set it to "browser"');
+  if ((shot || options.actions?.some((a) => a.type === 'screenshot')) && !options.files) throw new TrawlError('invalid_request', 'formats: screenshots need a place to keep them, which this caller has not set up');
   const started = Date.now();
-  // One deadline for the whole request: fetch, render, processing and extraction.
+  // One deadline for the whole request: fetch, render, actions, processing and extraction.
   const deadline = started + (options.timeoutMs ?? 30_000);
+  const setup: PageSetup | undefined =
+    options.viewport || options.mobile || options.location || options.headers || options.cookies
+      ? { viewport: options.viewport, mobile: options.mobile, location: options.location, headers: options.headers, cookies: options.cookies }
+      : undefined;
+  const imageFormat = options.screenshotFormat ?? 'png';
   const page = await fetchPage(fetchers, options.url, {
-    render: options.render,
+    render: browser ? 'browser' : options.render,
     timeoutMs: options.timeoutMs,
     waitFor: options.waitFor,
     signal: options.signal,
+    setup,
+    actions: options.actions,
+    screenshot: shot ? { fullPage: shot === 'full', format: imageFormat } : undefined,
+    imageFormat,
   });
+  const control = { signal: options.signal, deadline };
   const useLlm = !!options.llm && !!options.schema && formats.has('json');
+  const docFormats = new Set([...formats].filter(isDocumentFormat));
+  const screenshot = page.screenshot;
+  const actionOutput = page.actions;
   // The LLM reads the page as markdown, even when markdown was not asked for.
-  const result = await documentFromPage(page, useLlm ? new Set([...formats, 'markdown']) : formats, { ...options, documents: fetchers.documents, control: { signal: options.signal, deadline } });
+  const result = await documentFromPage(page, useLlm ? new Set([...docFormats, 'markdown']) : docFormats, { ...options, documents: fetchers.documents, control });
   if (useLlm && result.json) {
     const filled = await options.llm!.fill({
       json: result.json,
@@ -96,8 +216,22 @@ export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promis
     result.sources = filled.sources;
     if (!formats.has('markdown')) delete result.markdown;
   }
+  if (screenshot) result.screenshot = (await options.files!.save(screenshot, imageFormat)).ref;
+  if (actionOutput) result.actions = await actionResults(actionOutput, imageFormat, options, fetchers.documents, control);
   if (page.warnings?.length) result.warnings = [...page.warnings, ...(result.warnings ?? [])];
   return result;
+}
+
+/** The actions' screenshots kept, their snapshots of the page as markdown. */
+async function actionResults(out: ActionOutput, format: ImageFormat, options: ScrapeOptions, documents: DocumentProcessor | undefined, control: JobControl): Promise<ActionResults> {
+  const screenshots: string[] = [];
+  for (const b of out.screenshots) screenshots.push((await options.files!.save(b, format)).ref);
+  const scrapes: ActionResults['scrapes'] = [];
+  for (const s of out.scrapes) {
+    const doc = await processDocument(documents, s.html, { url: s.url, onlyMainContent: options.onlyMainContent ?? true, markdown: true, html: false, links: false }, undefined, control);
+    scrapes.push({ url: withoutCredentials(s.url), markdown: doc.markdown ?? '' });
+  }
+  return { screenshots, scrapes, javascript_returns: out.javascriptReturns };
 }
 
 /** Turn a fetched page into the requested formats (shared by scrape and extract); its admission slot is let go after. */

@@ -5,11 +5,13 @@
  * in memory beyond the items in hand, a process killed mid-job costs nothing (its items' leases
  * pass and another takes them), and every item ends in exactly one page.
  */
-import { compileSchema, forOwner, scrape, type Engine } from '../engine/index.js';
+import { compileSchema, forOwner, scrape, type Engine, type ScrapeFormat } from '../engine/index.js';
+import type { Action } from '../engine/fetch/actions.js';
+import type { Cookie, Location, Viewport } from '../engine/fetch/emulation.js';
 import { isTrawlError } from '../errors.js';
 import { jobPages } from '../metrics.js';
 import type { Redactor } from '../redact.js';
-import { jobs as repo, storeUnreachable, type Store } from '../store/index.js';
+import { fileSink, jobs as repo, storeUnreachable, type Store, type StoreResultCache } from '../store/index.js';
 import type { ClaimedItem, Discovered, FinishedItem } from '../store/repos/jobs.js';
 import { crawlItem, RobotsCache, type CrawlJobOptions, type ItemOutcome } from './crawl-item.js';
 import { jobEvents, type EventShape } from './events.js';
@@ -55,17 +57,33 @@ export interface JobRunnerOptions {
   /** Job webhooks' retry schedule (TRAWL_WEBHOOK_RETRY_BASE_MS, TRAWL_WEBHOOK_MAX_ATTEMPTS). */
   webhooks?: { retryBaseMs: number; maxAttempts: number };
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** The scrape result cache (`max_age`); without it a batch's max_age reads and stores nothing. */
+  resultCache?: StoreResultCache;
+  /** How long screenshots are kept (TRAWL_FILE_RETENTION_HOURS). @default 24 */
+  fileRetentionHours?: number;
 }
 
 const claimKey = (it: ClaimedItem) => `${it.job_id}-${it.seq}-${it.attempts}`;
 
 /** What a batch item is scraped with (the request's scrape options, as stored on the job). */
 export interface BatchOptions {
-  formats?: ('markdown' | 'html' | 'raw_html' | 'links' | 'json')[];
+  formats?: ScrapeFormat[];
   schema?: Record<string, unknown>;
   only_main_content?: boolean;
   render?: 'auto' | 'http' | 'browser';
   timeout_ms?: number;
+  wait_for?: string | number;
+  /** Browser-grade options (contract section 9), as the request gave them. */
+  screenshot_format?: 'png' | 'jpeg';
+  viewport?: Viewport;
+  actions?: Action[];
+  headers?: Record<string, string>;
+  cookies?: Cookie[];
+  mobile?: boolean;
+  location?: Location;
+  max_age?: number;
+  /** The service's address as the job's creator reached it: screenshot URLs are made on it. */
+  files_base?: string;
 }
 
 export class JobRunner {
@@ -294,13 +312,25 @@ export class JobRunner {
     let failed = false;
     try {
       const schema = o.schema ? compileSchema(o.schema) : undefined;
-      const r = await scrape(forOwner(this.#o.engine, item.account_id), {
+      const account = item.account_id;
+      const cache = o.max_age && this.#o.resultCache ? { store: this.#o.resultCache.for(account), maxAgeMs: o.max_age, account } : undefined;
+      const r = await scrape(forOwner(this.#o.engine, account), {
         url: item.url,
         formats: o.formats ?? (schema ? ['markdown', 'json'] : ['markdown']),
         schema,
         onlyMainContent: o.only_main_content,
         render: o.render,
         timeoutMs: o.timeout_ms,
+        waitFor: o.wait_for,
+        screenshotFormat: o.screenshot_format,
+        viewport: o.viewport,
+        actions: o.actions,
+        headers: o.headers,
+        cookies: o.cookies,
+        mobile: o.mobile,
+        location: o.location,
+        files: o.files_base ? fileSink(this.#o.store, { base: o.files_base, retentionHours: this.#o.fileRetentionHours ?? 24, accountId: account }) : undefined,
+        cache,
         llm: this.#o.engine.llm,
       });
       const { url, metadata, sources: _sources, warnings, ...content } = r;

@@ -5,12 +5,14 @@
  *    TRAWL_RUN_RETENTION_DAYS → deleted (never a monitor's latest run or latest successful run,
  *    never a delivery still pending or sending, nor its event);
  *  - usage rows older than a day → summed per hour into usage_hourly (kept USAGE_HOURLY_DAYS);
- *  - snapshots no run and no baseline refers to, expired dashboard sessions → deleted.
+ *  - snapshots no run and no baseline refers to, expired dashboard sessions → deleted;
+ *  - screenshots past TRAWL_FILE_RETENTION_HOURS → deleted; scrape cache entries whose files are
+ *    gone, and the oldest while the cache is over TRAWL_CACHE_MAX_MB → deleted.
  * Every statement handles at most `batch` rows in a short transaction, and a pass stops after
  * `budgetMs`, so the pruner never holds long locks nor starves the scheduler. Several pruners on
  * one database are harmless (rows are taken with SKIP LOCKED and summed from what was deleted).
  */
-import { jobs as jobsRepo, retention as repo, type Store } from '../store/index.js';
+import { files as filesRepo, jobs as jobsRepo, resultCache as cacheRepo, retention as repo, type Store } from '../store/index.js';
 
 const DAY_MS = 86_400_000;
 /** Unchanged runs are collapsed into counts after this. */
@@ -31,6 +33,8 @@ export interface PruneOptions {
   retentionDays: number;
   /** Ended jobs (their pages and items) are kept this long. @default 72 */
   jobRetentionHours?: number;
+  /** Bytes the scrape result cache may hold. @default 512 MiB */
+  cacheMaxBytes?: number;
   now?: Date;
   batch?: number;
   budgetMs?: number;
@@ -53,12 +57,19 @@ export interface PruneStats {
   snapshots: number;
   /** Rows of ended jobs (pages, items, jobs). */
   jobRows: number;
+  /** Expired screenshots. */
+  files: number;
+  /** Scrape cache entries (expired, or the oldest over the bound). */
+  cacheEntries: number;
   /** Rows handled per second over the pass. */
   rowsPerSecond: number;
   ms: number;
   /** True when the budget ran out before everything due was pruned. */
   partial: boolean;
 }
+
+/** TRAWL_CACHE_MAX_MB's default. */
+const DEFAULT_CACHE_BYTES = 512 * 2 ** 20;
 
 const yieldToOthers = () => new Promise<void>((r) => setImmediate(r));
 
@@ -70,7 +81,7 @@ export async function prune(store: Store, options: PruneOptions): Promise<PruneS
   const started = Date.now();
   const deadline = started + (options.budgetMs ?? PRUNE_BUDGET_MS);
   const retentionCut = new Date(now.getTime() - options.retentionDays * DAY_MS);
-  const s: PruneStats = { collapsed: 0, runs: 0, runCounts: 0, deliveries: 0, attempts: 0, events: 0, usage: 0, usageHourly: 0, sessions: 0, snapshots: 0, jobRows: 0, rowsPerSecond: 0, ms: 0, partial: false };
+  const s: PruneStats = { collapsed: 0, runs: 0, runCounts: 0, deliveries: 0, attempts: 0, events: 0, usage: 0, usageHourly: 0, sessions: 0, snapshots: 0, jobRows: 0, files: 0, cacheEntries: 0, rowsPerSecond: 0, ms: 0, partial: false };
   const out = () => (options.stopped?.() || Date.now() >= deadline ? (s.partial = true) : false);
   /** Repeats `step` while it fills its batch and time is left; adds what it did to `key`. */
   const drain = async (key: keyof PruneStats, step: () => Promise<number>, full = (n: number) => n >= batch) => {
@@ -97,6 +108,9 @@ export async function prune(store: Store, options: PruneOptions): Promise<PruneS
   await drain('sessions', () => repo.deleteExpiredSessions(db, now, batch));
   const jobCut = new Date(now.getTime() - (options.jobRetentionHours ?? 72) * 3600_000).toISOString();
   await drain('jobRows', () => jobsRepo.pruneEndedJob(db, jobCut, batch), (n) => n > 0);
+  await drain('files', () => filesRepo.deleteExpiredFiles(db, now, batch));
+  // One call loops itself until the cache is under its bound.
+  await drain('cacheEntries', () => cacheRepo.pruneCache(db, now, options.cacheMaxBytes ?? DEFAULT_CACHE_BYTES, batch), () => false);
   // Last: the runs deleted above released their snapshots.
   // Pages through candidates in hash order, so snapshots kept by a baseline are not read again and again.
   let baselines: Set<string> | undefined;
@@ -111,7 +125,7 @@ export async function prune(store: Store, options: PruneOptions): Promise<PruneS
     await yieldToOthers();
   }
   s.ms = Date.now() - started;
-  const rows = s.collapsed + s.runs + s.runCounts + s.deliveries + s.attempts + s.events + s.usage + s.usageHourly + s.sessions + s.snapshots + s.jobRows;
+  const rows = s.collapsed + s.runs + s.runCounts + s.deliveries + s.attempts + s.events + s.usage + s.usageHourly + s.sessions + s.snapshots + s.jobRows + s.files + s.cacheEntries;
   s.rowsPerSecond = s.ms > 0 ? Math.round((rows * 1000) / s.ms) : rows;
   return s;
 }
@@ -120,6 +134,7 @@ export interface PrunerOptions {
   store: Store;
   retentionDays: number;
   jobRetentionHours?: number;
+  cacheMaxBytes?: number;
   everyMs?: number;
   log?: { info?(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
@@ -152,8 +167,8 @@ export class Pruner {
   /** One pass; errors are logged, not thrown (the next pass tries again). */
   async runOnce(): Promise<PruneStats | undefined> {
     try {
-      const stats = await prune(this.#o.store, { retentionDays: this.#o.retentionDays, jobRetentionHours: this.#o.jobRetentionHours, stopped: () => this.#stopped, sweepSnapshots: this.#passes++ % SNAPSHOT_SWEEP_EVERY === 0 });
-      const pruned = stats.collapsed + stats.runs + stats.deliveries + stats.events + stats.usage + stats.snapshots;
+      const stats = await prune(this.#o.store, { retentionDays: this.#o.retentionDays, jobRetentionHours: this.#o.jobRetentionHours, cacheMaxBytes: this.#o.cacheMaxBytes, stopped: () => this.#stopped, sweepSnapshots: this.#passes++ % SNAPSHOT_SWEEP_EVERY === 0 });
+      const pruned = stats.collapsed + stats.runs + stats.deliveries + stats.events + stats.usage + stats.snapshots + stats.files + stats.cacheEntries;
       if (pruned) this.#o.log?.info?.({ ...stats }, 'retention: pruned');
       return stats;
     } catch (err) {

@@ -4,7 +4,7 @@
  * delivery when something changed, in one transaction (the outbox). A run that fails sends
  * nothing, keeps the baseline and gives its credit back.
  */
-import { compileSchema, forOwner, scrape, type Engine } from '../engine/index.js';
+import { compileSchema, forOwner, scrape, type Action, type Cookie, type Engine, type Location, type PageSetup } from '../engine/index.js';
 import { marketplaceProduct } from '../engine/marketplace/index.js';
 import { advertiserFromUrl, metaAds, type MetaAdsConfig } from '../engine/meta-ads/index.js';
 import { isTrawlError, TrawlError } from '../errors.js';
@@ -44,7 +44,7 @@ export interface RunnerDeps {
   redact: Redactor;
 }
 
-type Claimed = { run: MonitorRun; url: string; watch: string[]; schema: string | null; marketplace: string | null; seen: RunTarget };
+type Claimed = { run: MonitorRun; url: string; watch: string[]; schema: string | null; marketplace: string | null; options: MonitorScrapeOptions; seen: RunTarget };
 
 /** Why a run was not run here: done or gone (nothing to do), or in another runner's hands until a time. */
 export type NotRun = { heldUntil?: string };
@@ -60,7 +60,7 @@ async function claim(deps: RunnerDeps, runId: string, now: Date): Promise<Claime
   if (c.kind === 'skipped') return 'skipped';
   if (c.kind === 'held') return { heldUntil: c.until };
   if (c.kind === 'none') return {};
-  return { run: c.run, url: c.monitor.url, watch: JSON.parse(c.monitor.watch), schema: c.monitor.schema, marketplace: c.monitor.marketplace, seen: c.monitor };
+  return { run: c.run, url: c.monitor.url, watch: JSON.parse(c.monitor.watch), schema: c.monitor.schema, marketplace: c.monitor.marketplace, options: c.monitor.scrape_options ? JSON.parse(c.monitor.scrape_options) : {}, seen: c.monitor };
 }
 
 /**
@@ -90,7 +90,7 @@ async function observePage(engine: Engine, c: Claimed, signal?: AbortSignal, met
   // A marketplace page without a schema of its own: the marketplace's product reader (its markdown
   // from the same parse when watched; `title` is the product's).
   if (c.marketplace && !c.schema) {
-    const r = await marketplaceProduct(engine, { marketplace: c.marketplace, url: c.url, timeoutMs: RUN_TIMEOUT_MS, signal, markdown: c.watch.includes('markdown') });
+    const r = await marketplaceProduct(engine, { marketplace: c.marketplace, url: c.url, timeoutMs: RUN_TIMEOUT_MS, signal, markdown: c.watch.includes('markdown'), setup: setupOf(c.options), actions: c.options.actions });
     for (const f of c.watch) values[f] = normalise(f === 'status_code' ? r.statusCode : f === 'markdown' ? r.markdown : r.product[f]);
     return { values, statusCode: r.statusCode };
   }
@@ -102,6 +102,8 @@ async function observePage(engine: Engine, c: Claimed, signal?: AbortSignal, met
     schema,
     timeoutMs: RUN_TIMEOUT_MS,
     signal,
+    // Never `cache`: a monitor observes the page as it is now.
+    ...c.options,
   });
   for (const f of c.watch) {
     const raw = f === 'title' && !(schema && Object.hasOwn(r.json ?? {}, f)) ? r.metadata.title
@@ -112,6 +114,17 @@ async function observePage(engine: Engine, c: Claimed, signal?: AbortSignal, met
   }
   return { values, statusCode: r.metadata.status_code };
 }
+
+/** How a monitor's page is fetched (stored on the monitor as JSON; contract section 9). */
+export interface MonitorScrapeOptions {
+  actions?: Action[];
+  headers?: Record<string, string>;
+  cookies?: Cookie[];
+  mobile?: boolean;
+  location?: Location;
+}
+
+const setupOf = (o: MonitorScrapeOptions): PageSetup | undefined => (o.headers || o.cookies || o.mobile || o.location ? { headers: o.headers, cookies: o.cookies, mobile: o.mobile, location: o.location } : undefined);
 
 class Superseded extends Error {}
 

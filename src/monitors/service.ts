@@ -9,6 +9,8 @@ import { compileSchema, type Engine } from '../engine/index.js';
 import { isMarketplaceId, marketplaceForUrl, MARKETPLACE_IDS, urlBelongsTo } from '../engine/marketplace/registry.js';
 import { invalidRequest, isTrawlError, notFound, TrawlError } from '../errors.js';
 import { httpUrl, oneOf, parseBody, text } from '../server/validation.js';
+import { checkPageOptions, checkPreparingActions, pageOptions } from '../server/scrape-options.js';
+import type { MonitorScrapeOptions } from './runner.js';
 import { accounts, monitors as repo, newId, snapshots, webhooks, type DeliveryAttempt, type Monitor, type MonitorRun, type Store } from '../store/index.js';
 import { parseConditions } from './diff.js';
 import { EVENT_TYPES } from './events.js';
@@ -46,6 +48,8 @@ export const CreateMonitorBody = z.strictObject({
   schema: z.unknown().optional().describe('Schema object for pages that are not marketplace products'),
   conditions: z.unknown().optional().describe('[{"field","op","value"}]: changed|increased|decreased|lt|lte|gt|gte|eq|ne'),
   events: eventList.optional().describe('Events sent to the webhook: change.detected (default), monitor.failing, monitor.recovered'),
+  // How the page is fetched on each run (contract section 9); never from the result cache.
+  ...pageOptions,
 });
 
 export const UpdateMonitorBody = z.strictObject({
@@ -57,7 +61,36 @@ export const UpdateMonitorBody = z.strictObject({
   events: eventList.optional(),
   /** `active` re-enables a disabled webhook (so does any `webhook`); `disabled` stops sending. */
   webhook_state: oneOf(['active', 'disabled']).optional(),
+  // Each given replaces the monitor's own (null removes it).
+  actions: pageOptions.actions.nullable(),
+  headers: pageOptions.headers.nullable(),
+  cookies: pageOptions.cookies.nullable(),
+  mobile: pageOptions.mobile.nullable(),
+  location: pageOptions.location.nullable(),
 });
+
+const SCRAPE_OPTION_KEYS = ['actions', 'headers', 'cookies', 'mobile', 'location'] as const;
+
+/** The scrape options of a monitor as stored (null when it has none), checked against its URL and kind. */
+function scrapeOptionsOf(url: string, o: MonitorScrapeOptions, advertiser: boolean): string | null {
+  const given = Object.fromEntries(SCRAPE_OPTION_KEYS.filter((k) => o[k] !== undefined && o[k] !== null).map((k) => [k, o[k]]));
+  if (!Object.keys(given).length) return null;
+  if (advertiser) throw invalidRequest(`${Object.keys(given)[0]}: a monitor of an advertiser's ads reads the Ad Library, not a page; it takes no page options`);
+  checkPageOptions({ url, ...given }, 30_000);
+  checkPreparingActions(o.actions, 'a monitor');
+  return JSON.stringify(given);
+}
+
+/** Headers and cookies are shown by name only: their values are often session tokens. */
+function presentScrapeOptions(raw: string | null) {
+  if (!raw) return {};
+  const o = JSON.parse(raw) as MonitorScrapeOptions;
+  return {
+    ...o,
+    ...(o.headers ? { headers: Object.fromEntries(Object.keys(o.headers).map((k) => [k, '[hidden]'])) } : {}),
+    ...(o.cookies ? { cookies: o.cookies.map((c) => ({ ...c, value: '[hidden]' })) } : {}),
+  };
+}
 
 /** First run of a monitor (or after resuming): anywhere in its first interval, so monitors created together keep apart for good (their phases stay spread; run now gives an immediate baseline). */
 const firstRunAt = (intervalSeconds: number, now = Date.now()) => new Date(now + Math.floor(Math.random() * intervalSeconds * 1000)).toISOString();
@@ -115,6 +148,7 @@ export async function createMonitor(ctx: MonitorContext, accountId: string, raw:
   const advertiser = !marketplace && !schema && !!advertiserFromUrl(body.url, ctx.config.metaAdLibraryBaseUrl);
   checkWatch(body.watch, schema, marketplace, advertiser);
   const conditions = parseConditions(body.conditions, body.watch);
+  const scrapeOptions = scrapeOptionsOf(body.url, body as MonitorScrapeOptions, advertiser);
   await checkAllowance(ctx, accountId);
   await checkReachable(ctx, 'url', body.url);
   await checkReachable(ctx, 'webhook', body.webhook);
@@ -130,6 +164,7 @@ export async function createMonitor(ctx: MonitorContext, accountId: string, raw:
     marketplace,
     schema: schema ? JSON.stringify(schema) : null,
     conditions: conditions ? JSON.stringify(conditions) : null,
+    scrape_options: scrapeOptions,
     state: 'active',
     health: 'ok',
     consecutive_failures: 0,
@@ -163,7 +198,7 @@ export async function findMonitor(ctx: Pick<MonitorContext, 'store'>, accountId:
 export async function updateMonitor(ctx: MonitorContext, accountId: string, id: string, raw: unknown): Promise<Monitor> {
   const body = parseBody(UpdateMonitorBody, raw);
   const m = await findMonitor(ctx, accountId, id);
-  if (!Object.keys(body).length) throw invalidRequest('body: give at least one of interval, watch, webhook, state, conditions, events, webhook_state');
+  if (!Object.keys(body).length) throw invalidRequest('body: give at least one of interval, watch, webhook, state, conditions, events, webhook_state, actions, headers, cookies, mobile, location');
   const patch: Partial<Monitor> = { updated_at: new Date().toISOString() };
   let intervalSeconds = m.interval_seconds;
   if (body.interval !== undefined) {
@@ -186,6 +221,10 @@ export async function updateMonitor(ctx: MonitorContext, accountId: string, id: 
     patch.webhook = body.webhook;
   }
   if (body.events) patch.events = JSON.stringify(body.events);
+  if (SCRAPE_OPTION_KEYS.some((k) => body[k] !== undefined)) {
+    const merged = { ...(m.scrape_options ? JSON.parse(m.scrape_options) : {}), ...Object.fromEntries(SCRAPE_OPTION_KEYS.filter((k) => body[k] !== undefined).map((k) => [k, body[k]])) };
+    patch.scrape_options = scrapeOptionsOf(m.url, merged, !m.marketplace && !m.schema && !!advertiserFromUrl(m.url, ctx.config.metaAdLibraryBaseUrl));
+  }
   // A new webhook URL (or the same one given again) or webhook_state "active" re-enables a
   // disabled webhook with a clean slate; events failed meanwhile are sent again by a replay.
   if (body.webhook_state === 'disabled') {
@@ -224,6 +263,7 @@ export function presentMonitor(m: Monitor) {
     ...(m.marketplace ? { marketplace: m.marketplace } : {}),
     ...(m.schema ? { schema: JSON.parse(m.schema) } : {}),
     ...(m.conditions ? { conditions: JSON.parse(m.conditions) } : {}),
+    ...presentScrapeOptions(m.scrape_options),
     events: JSON.parse(m.events) as string[],
     state: m.state,
     health: m.health,

@@ -25,6 +25,7 @@ import { monitorRoutes } from './routes/monitors.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { marketplaceRoutes } from './routes/marketplace.js';
 import { metaAdsRoutes } from './routes/meta-ads.js';
+import { fileRoutes } from './routes/files.js';
 import { dashboardRoutes } from '../web/routes.js';
 import { firecrawlRoutes } from './firecrawl/index.js';
 import { registerDocs } from './ops/docs.js';
@@ -126,6 +127,8 @@ export async function buildServer(given: Omit<ServerContext, 'redact'> & { redac
   healthRoutes(app, ctx, opsRedis);
   metricsRoutes(app, ctx, opsRedis);
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // Screenshots: public behind unguessable ids (no key), so outside the /v1 scope's auth.
+  fileRoutes(app, ctx);
 
   await app.register(
     async (v1) => {

@@ -5,7 +5,7 @@ import type { JobRunner } from '../jobs/runner.js';
 import type { MonitorScheduler } from '../monitors/scheduler.js';
 import type { WorkQueue } from '../queue/index.js';
 import type { Redactor } from '../redact.js';
-import type { Store } from '../store/index.js';
+import type { Store, StoreResultCache } from '../store/index.js';
 import type { RateLimiter } from './token-bucket.js';
 
 export interface ServerContext {
@@ -21,6 +21,8 @@ export interface ServerContext {
   queue?: WorkQueue;
   /** Removes configured secrets from text leaving the process (redact.ts). */
   redact: Redactor;
+  /** The scrape result cache (`max_age`) of this process; made on first use when absent. */
+  resultCache?: StoreResultCache;
 }
 
 export interface AuthInfo {

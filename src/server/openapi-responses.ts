@@ -111,6 +111,8 @@ const Metadata = z.object({
   source_url: z.string().describe('The URL asked for (without credentials)'),
   canonical_url: z.string().nullable().optional(),
   pages: z.number().int().optional().describe('Pages of a PDF document'),
+  cache: z.enum(['hit', 'miss']).optional().describe('With `max_age`: whether the answer came from the result cache'),
+  cached_at: iso.optional().describe('On a cache hit: when the result was made'),
 });
 
 const Scraped = {
@@ -121,6 +123,11 @@ const Scraped = {
   html: z.string().optional(),
   raw_html: z.string().optional(),
   links: z.array(z.string()).optional(),
+  screenshot: z.string().optional().describe('`{base}/v1/files/{id}.png|jpeg`: readable without a key until TRAWL_FILE_RETENTION_HOURS pass'),
+  actions: z
+    .object({ screenshots: z.array(z.string()), scrapes: z.array(z.object({ url: z.string(), markdown: z.string() })), javascript_returns: z.array(z.unknown()) })
+    .optional()
+    .describe("What the actions' screenshot, scrape and execute_javascript steps produced, in step order"),
   metadata: Metadata,
   warnings: z.array(z.string()).optional().describe('Present when the answer is less than it could be, and what would fix it'),
 };
@@ -263,6 +270,11 @@ const Monitor = z.object({
   marketplace: z.string().optional(),
   schema: anyObject.optional(),
   conditions: z.array(z.object({ field: z.string(), op: z.string(), value: z.unknown().optional() })).optional(),
+  actions: z.array(anyObject).optional().describe('Browser steps run before the page is read'),
+  headers: z.record(z.string(), z.string()).optional().describe('Header names; values shown as "[hidden]"'),
+  cookies: z.array(anyObject).optional().describe('Cookies; values shown as "[hidden]"'),
+  mobile: z.boolean().optional(),
+  location: anyObject.optional(),
   events: z.array(z.string()),
   state: z.enum(['active', 'paused']),
   health: z.enum(['ok', 'failing']),
@@ -365,10 +377,17 @@ export const docs = {
     operationId: 'scrape',
     tags: ['Scrape'],
     description: 'Costs 1 credit when it succeeds. `formats` defaults to `["markdown"]` (plus `json` when `schema` is given); `render: "auto"` uses Chromium only for pages drawn by JavaScript.',
-    bodyExamples: { markdown: { summary: 'A page as markdown', value: { url: 'https://example.com/widgets' } }, schema: { summary: 'Markdown and fields by a schema', value: { url: 'https://shop.example.com/lamp', formats: ['markdown', 'json'], schema: { name: 'string', price: 'number', in_stock: 'boolean' } } } },
+    bodyExamples: {
+      markdown: { summary: 'A page as markdown', value: { url: 'https://example.com/widgets' } },
+      schema: { summary: 'Markdown and fields by a schema', value: { url: 'https://shop.example.com/lamp', formats: ['markdown', 'json'], schema: { name: 'string', price: 'number', in_stock: 'boolean' } } },
+      browser: {
+        summary: 'Open a tab, then markdown and a screenshot, from a phone in Germany (cached for an hour)',
+        value: { url: 'https://shop.example.com/lamp', formats: ['markdown', 'screenshot'], actions: [{ type: 'click', selector: '#tab-specs' }, { type: 'wait', milliseconds: 500 }], mobile: true, location: { country: 'DE' }, max_age: 3_600_000 },
+      },
+    },
     response: {
-      ...answer(200, 'The page in the formats asked for', ScrapeAnswer, { status: 'ok', url: 'https://example.com/widgets', markdown: '# Deep Sea Widgets\n\nWidgets for the deep sea.', metadata: META }),
-      ...errors(...BODY, ...ALWAYS, ...FETCHING, 'invalid_schema'),
+      ...answer(200, 'The page in the formats asked for', ScrapeAnswer, { status: 'ok', url: 'https://example.com/widgets', markdown: '# Deep Sea Widgets\n\nWidgets for the deep sea.', screenshot: 'https://trawl.example.com/v1/files/3Lm9pQz7WbK2xT5vR8sNa1B2c3D4e5F6.png', metadata: { ...META, cache: 'miss' } }),
+      ...errors(...BODY, ...ALWAYS, ...FETCHING, 'invalid_schema', 'action_failed'),
     },
   }),
   extract: doc({
@@ -385,7 +404,7 @@ export const docs = {
           { url: 'https://other.example.net/lamp', status: 'error', error: 'fetch_failed', detail: 'https://other.example.net/lamp answered HTTP 404' },
         ],
       }),
-      ...errors(...BODY, ...ALWAYS, 'insufficient_credits', 'invalid_schema', 'fetch_failed'),
+      ...errors(...BODY, ...ALWAYS, 'insufficient_credits', 'invalid_schema', 'action_failed', 'fetch_failed'),
     },
   }),
   crawl: doc({

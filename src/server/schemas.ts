@@ -2,16 +2,19 @@
 import { z } from 'zod';
 import { FORMATS } from '../engine/scrape.js';
 import { bool, httpUrl, intIn, oneOf, text } from './validation.js';
+import { captureOptions, pageOptions, scrapeFormats } from './scrape-options.js';
 
 const schemaObject = z.unknown().describe('Schema object: field name → "string" | "number" | "integer" | "boolean" | {…} | [T]');
 
+/** The document's formats (crawl pages); scrape adds screenshots (scrape-options.ts). */
+const documentFormats = z
+  .array(oneOf(FORMATS as unknown as [string, ...string[]]), { error: `must be an array of ${FORMATS.join(', ')}` })
+  .min(1, { error: 'must list at least one format' })
+  .max(5, { error: 'must list at most 5 formats' });
+
 export const ScrapeBody = z.strictObject({
   url: httpUrl(),
-  formats: z
-    .array(oneOf(FORMATS as unknown as [string, ...string[]]), { error: `must be an array of ${FORMATS.join(', ')}` })
-    .min(1, { error: 'must list at least one format' })
-    .max(5, { error: 'must list at most 5 formats' })
-    .optional(),
+  formats: scrapeFormats.optional(),
   schema: schemaObject.optional(),
   only_main_content: bool().optional(),
   render: oneOf(['auto', 'http', 'browser']).optional(),
@@ -20,6 +23,9 @@ export const ScrapeBody = z.strictObject({
     .union([text(1, 500), intIn(0, 60_000)], { error: 'must be a CSS selector or a number of milliseconds from 0 to 60000' })
     .optional(),
   pdf: z.strictObject({ max_pages: intIn(1, 10_000).optional() }, { error: 'must be an object like {"max_pages": 200}' }).optional().describe('PDF documents: read at most max_pages pages (default 200)'),
+  // Browser-grade options (contract section 9).
+  ...pageOptions,
+  ...captureOptions,
 });
 export type ScrapeBody = z.output<typeof ScrapeBody>;
 
@@ -35,6 +41,7 @@ export const ExtractBody = z.strictObject({
   prompt: text(1, 2000).optional(),
   render: oneOf(['auto', 'http', 'browser']).optional(),
   timeout_ms: intIn(1000, 120_000).optional(),
+  ...pageOptions,
 });
 export type ExtractBody = z.output<typeof ExtractBody>;
 
@@ -63,7 +70,7 @@ export const CrawlBody = z.strictObject({
   allow_subdomains: bool().optional(),
   respect_robots: bool().optional(),
   use_sitemap: bool().optional(),
-  formats: ScrapeBody.shape.formats,
+  formats: documentFormats.optional(),
   schema: schemaObject.optional(),
   only_main_content: bool().optional(),
   timeout_ms: intIn(1000, 300_000).optional(),
@@ -78,6 +85,9 @@ export const BatchScrapeBody = z.strictObject({
   only_main_content: bool().optional(),
   render: oneOf(['auto', 'http', 'browser']).optional(),
   timeout_ms: intIn(1000, 120_000).optional(),
+  wait_for: ScrapeBody.shape.wait_for,
+  ...pageOptions,
+  ...captureOptions,
   ...jobWebhook,
 });
 export type BatchScrapeBody = z.output<typeof BatchScrapeBody>;

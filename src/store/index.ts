@@ -11,3 +11,6 @@ export * as sessions from './repos/sessions.js';
 export { sha256Hex, digestsEqual, verifyPassword, hashPassword, needsRehash, newId } from './ids.js';
 export * as snapshots from './repos/snapshots.js';
 export * as retention from './repos/retention.js';
+export * as files from './repos/files.js';
+export * as resultCache from './repos/result-cache.js';
+export { fileSink, StoreResultCache, FILE_ID, FILE_TYPES, type FileExt } from './scrape-stores.js';

@@ -58,6 +58,8 @@ export interface MonitorsTable {
   marketplace: string | null;
   schema: string | null;
   conditions: string | null;
+  /** How the page is fetched (actions, headers, cookies, mobile, location) as JSON; null: plainly. */
+  scrape_options: Generated<string | null>;
   state: MonitorState;
   health: MonitorHealth;
   consecutive_failures: number;
@@ -265,6 +267,31 @@ export interface JobEventsTable {
   updated_at: string;
 }
 
+/** Screenshots (contract section 9): served at /v1/files/{id}.{ext} until `expires_at`. */
+export interface FilesTable {
+  /** 32 base62 characters (190 bits): the URL is the only key to it. */
+  id: string;
+  account_id: string | null;
+  content_type: string;
+  bytes: number;
+  body: Buffer;
+  created_at: string;
+  expires_at: string;
+}
+
+/** Scrape results by the hash of URL and options (`max_age`). */
+export interface ResultCacheTable {
+  key: string;
+  /** The account whose request made it (the key holds whether it is private to it). */
+  account_id: string | null;
+  /** The result as JSON. */
+  body: string;
+  bytes: number;
+  created_at: string;
+  /** When its files are gone (null: no files); a later read misses. */
+  expires_at: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -283,6 +310,8 @@ export interface Database {
   job_items: JobItemsTable;
   job_pages: JobPagesTable;
   job_events: JobEventsTable;
+  files: FilesTable;
+  result_cache: ResultCacheTable;
 }
 
 export type Account = Selectable<AccountsTable>;

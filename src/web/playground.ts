@@ -1,8 +1,8 @@
 /**
  * The playground: try /v1/scrape from the dashboard, with the account's credits and the API's
  * own validation. Shows the markdown (rendered, as the page's cleaned HTML in a sandboxed frame
- * that runs no script, and raw), the JSON with its sources, what it cost, and the equivalent curl
- * command (with a placeholder, never a real key).
+ * that runs no script, and raw), the JSON with its sources, the screenshot, what it cost, and the
+ * equivalent curl command (with a placeholder, never a real key).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { forOwner, scrape } from '../engine/index.js';
@@ -10,6 +10,8 @@ import { charged } from '../billing.js';
 import { isTrawlError, TrawlError } from '../errors.js';
 import { ScrapeBody } from '../server/schemas.js';
 import { formatsAndSchema, parseBody } from '../server/validation.js';
+import { checkPageOptions, publicBase, scrapeStores } from '../server/scrape-options.js';
+import type { ScrapeFormat } from '../engine/index.js';
 import type { ServerContext } from '../server/context.js';
 import { usage } from '../store/index.js';
 import { html, raw, type Raw } from './html.js';
@@ -23,7 +25,7 @@ interface Kit {
 }
 
 type Form = Record<string, string | string[] | undefined>;
-const FORMAT_CHOICES = ['markdown', 'json', 'html', 'links'] as const;
+const FORMAT_CHOICES = ['markdown', 'json', 'html', 'links', 'screenshot'] as const;
 
 export function playgroundPage(app: FastifyInstance, ctx: ServerContext, kit: Kit): void {
   const { authed, shell, csrfField, send } = kit;
@@ -53,7 +55,10 @@ export function playgroundPage(app: FastifyInstance, ctx: ServerContext, kit: Ki
     let result;
     try {
       const parsed = parseBody(ScrapeBody, body);
-      const { formats: fmts, schema } = formatsAndSchema(parsed.formats, parsed.schema);
+      const { schema } = formatsAndSchema(parsed.formats, parsed.schema);
+      checkPageOptions(parsed);
+      const fmts = parsed.formats as ScrapeFormat[] | undefined;
+      const { files } = scrapeStores(ctx, s.account.id, publicBase(ctx, request));
       // A closed tab stops the work (and its charge), as a closed API connection does.
       const gone = new AbortController();
       const onClose = () => gone.abort(new TrawlError('fetch_failed', 'the browser tab closed the connection'));
@@ -61,7 +66,7 @@ export function playgroundPage(app: FastifyInstance, ctx: ServerContext, kit: Ki
       try {
         // The cleaned HTML is always asked for: it is what the "rendered" view shows.
         result = await charged(ctx.store.db, s.account.id, () =>
-          scrape(forOwner(ctx.engine, s.account.id), { url: parsed.url, formats: [...new Set([...(fmts ?? ['markdown']), 'html' as const])], schema, render: parsed.render, llm: ctx.engine.llm, signal: gone.signal }),
+          scrape(forOwner(ctx.engine, s.account.id), { url: parsed.url, formats: [...new Set([...(fmts ?? ['markdown']), 'html' as const])], schema, render: parsed.render, llm: ctx.engine.llm, signal: gone.signal, files }),
         );
       } finally {
         request.raw.socket?.off('close', onClose);
@@ -78,6 +83,7 @@ export function playgroundPage(app: FastifyInstance, ctx: ServerContext, kit: Ki
     const out = html`<h2>Result</h2><p class="muted">Cost: 1 credit · ${Date.now() - started} ms · status ${result.metadata.status_code} · ${result.metadata.title ?? ''}</p>
 ${result.markdown !== undefined && formats.includes('markdown') || !formats.length ? html`<h3>Markdown, rendered</h3><iframe title="Rendered content" sandbox="" style="width:100%;height:320px;border:1px solid #d1d5db;border-radius:6px;background:#fff" srcdoc="${result.html ?? ''}"></iframe>
 <h3>Markdown, raw</h3><pre class="secret" style="white-space:pre-wrap;max-height:360px;overflow:auto" data-testid="markdown">${result.markdown ?? ''}</pre>` : raw('')}
+${result.screenshot ? html`<h3>Screenshot</h3><img data-testid="screenshot" alt="Screenshot of the page" src="${new URL(result.screenshot).pathname}" style="max-width:100%;border:1px solid #d1d5db;border-radius:6px"><p class="muted">Kept ${ctx.config.fileRetentionHours} hours at <a href="${result.screenshot}">${result.screenshot}</a> (anyone with the link can open it).</p>` : raw('')}
 ${result.json ? html`<h3>JSON</h3><pre class="secret" data-testid="json">${JSON.stringify(result.json, null, 2)}</pre><h3>Sources</h3><pre class="secret">${JSON.stringify(result.sources ?? {}, null, 2)}</pre>` : raw('')}
 ${result.links ? html`<h3>Links (${result.links.length})</h3><pre class="secret" style="max-height:200px;overflow:auto">${result.links.join('\n')}</pre>` : raw('')}
 <h3>The same with curl</h3><pre class="secret" id="curl">${curl}</pre><button type="button" class="secondary" data-copy="curl">Copy</button>`;

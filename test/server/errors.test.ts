@@ -64,7 +64,8 @@ describe('a bug in the engine', () => {
     const body = doc.paths['/v1/scrape'].post.requestBody.content['application/json'].schema;
     expect(body.required).toEqual(['url']);
     expect(body.properties.timeout_ms).toMatchObject({ type: 'integer', minimum: 1000, maximum: 120000 });
-    expect(body.properties.formats.items.enum).toEqual(['markdown', 'json', 'html', 'raw_html', 'links']);
+    expect(body.properties.formats.items.enum).toEqual(['markdown', 'json', 'html', 'raw_html', 'links', 'screenshot', 'screenshot@full_page']);
+    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(['actions', 'headers', 'cookies', 'mobile', 'location', 'viewport', 'screenshot_format', 'max_age']));
     expect(body.additionalProperties).toBe(false);
   });
 });

@@ -53,10 +53,12 @@ export function authorityKey(hostname: string, port: number): string {
 }
 
 function parseAuthority(authority: string): { hostname: string; port: number } | undefined {
+  // The port as written: the URL parser drops 80 (http's default), which a CONNECT may name.
+  const port = /:(\d{1,5})$/.exec(authority)?.[1];
   try {
     const u = new URL(`http://${authority}`);
-    if (u.username || u.password || u.pathname !== '/' || !u.port) return undefined;
-    return { hostname: u.hostname, port: Number(u.port) };
+    if (u.username || u.password || u.pathname !== '/' || !port || Number(port) > 65535) return undefined;
+    return { hostname: u.hostname, port: Number(port) };
   } catch {
     return undefined;
   }

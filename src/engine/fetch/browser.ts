@@ -8,11 +8,14 @@
  * bytes pass the same address guard as the HTTP client, on the resolved address.
  */
 import { existsSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { TrawlError, fetchFailed, timeoutError } from '../../errors.js';
+import { capture, runActions, type Action, type ActionOutput, type ImageFormat, type ScreenshotSpec } from './actions.js';
 import { GuardedProxy, authorityKey, type ProxySession } from './browser-proxy.js';
+import { contextOptions, isPlainSetup, languageTags, languagesOf, lowerCaseHeaders, viewportOf, type PageSetup } from './emulation.js';
 import { FairSlots } from './fair-slots.js';
 import type { HttpClient } from './http.js';
+import { siteOf } from './site.js';
 
 export interface RenderResult {
   url: string;
@@ -21,6 +24,10 @@ export interface RenderResult {
   html: string;
   /** Requests of the page the guard refused (sub-resources, sockets, frames) and cut transfers. */
   warnings?: string[];
+  /** The page as it was read, when a screenshot was asked for. */
+  screenshot?: Buffer;
+  /** What the actions produced, when there were any. */
+  actions?: ActionOutput;
 }
 
 export interface RenderOptions {
@@ -29,6 +36,14 @@ export interface RenderOptions {
   signal?: AbortSignal;
   /** Whose render (an account): render slots are shared fairly between owners. */
   owner?: string;
+  /** Viewport, device, location, and the caller's headers and cookies (to the target's site only). */
+  setup?: PageSetup;
+  /** Steps run on the loaded page before it is read (actions.ts). */
+  actions?: Action[];
+  /** A screenshot of the page once it is read. */
+  screenshot?: ScreenshotSpec;
+  /** Format of the actions' screenshots. @default 'png' */
+  imageFormat?: ImageFormat;
 }
 
 export interface BrowserPool {
@@ -38,17 +53,43 @@ export interface BrowserPool {
 }
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+/**
+ * Chromium reads only the last `--disable-features`, and Playwright passes its own before ours: its
+ * list (playwright-core 1.65's chromiumSwitches) is repeated here so that ours does not undo it —
+ * without it Chromium tries every http:// navigation over https first (HttpsUpgrades) and holds
+ * paint (PaintHolding).
+ */
+const DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync', 'DestroyProfileOnBrowserClose', 'HttpsUpgrades', 'HttpsFirstBalancedModeAutoEnable', 'LensOverlay',
+  'MediaRouter', 'PaintHolding', 'ThirdPartyStoragePartitioning', 'AvoidCorsURLLoaderRestartOnRedirect', 'OptimizationHints',
+  'NetworkTimeServiceQuerying', 'AimEnabled', 'PreconnectToSearch',
+  // Ours: no prefetching around the proxy; the network service in its own process.
+  'NetworkPrediction', 'NetworkServiceInProcess',
+  // Every new window of the full headless browser preloads the address bar's WebUI popups in a renderer of their own: ~2× the CPU of a simple page.
+  'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'WebUIOmniboxFullPopup',
+];
 const ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--mute-audio',
   // Nothing around the proxy: no name resolved by Chromium (the proxy resolves), no UDP that
   // WebRTC would send outside it, no prefetching.
   '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1', '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
-  '--dns-prefetch-disable', '--disable-features=NetworkPrediction,NetworkServiceInProcess',
+  '--dns-prefetch-disable', `--disable-features=${DISABLED_FEATURES.join(',')}`,
 ];
 const NO_WEBRTC = `for (const k of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'RTCIceCandidate', 'RTCSessionDescription']) { try { delete globalThis[k]; } catch {} }`;
 /** Chromium exempts loopback from proxies unless told otherwise. */
 const BYPASS = '<-loopback>';
+/** After load, a page is read once no request has been in flight this long (and its scripts are idle)… */
+export const QUIET_MS = 150;
+/** …or after this much, whichever comes first. */
+const SETTLE_MAX_MS = 3000;
+
+/** A context of its own for one render: its proxy session, its context, its page. */
+interface Tab {
+  session: ProxySession;
+  context: BrowserContext;
+  page: Page;
+}
 
 const sizeOf = (n: number) => (n >= 2 ** 20 ? `${Math.round(n / 2 ** 20)} MiB` : `${Math.round(n / 1024)} KiB`);
 
@@ -81,6 +122,10 @@ export class ChromiumPool implements BrowserPool {
   readonly #max: number;
   #browser?: Promise<Browser>;
   #denyAll?: ProxySession;
+  /** A tab opened ahead for the next plain render (no device or locale): a new page is the costliest step of a render. */
+  #spare?: Promise<Tab>;
+  /** Tabs of finished renders still closing (the answer does not wait for them; close() does). */
+  readonly #closingTabs = new Set<Promise<void>>();
   /** Render slots, shared fairly between owners (accounts). */
   readonly #slots: FairSlots;
   #closing?: Promise<void>;
@@ -102,10 +147,76 @@ export class ChromiumPool implements BrowserPool {
       const { chromium } = await import('playwright-core');
       // Browser-wide proxy: refuses everything; only a render's own session lets bytes through.
       this.#denyAll ??= await this.#proxy.denyAll();
-      return chromium.launch({ executablePath: this.#path, args: ARGS, headless: true, env: browserEnv(), proxy: { server: this.#denyAll.server, bypass: BYPASS } });
+      const browser = await chromium.launch({ executablePath: this.#path, args: ARGS, headless: true, env: browserEnv(), proxy: { server: this.#denyAll.server, bypass: BYPASS } });
+      // A crashed browser is launched again on the next render (its spare tab went with it).
+      browser.on('disconnected', () => {
+        this.#browser = undefined;
+        this.#spare = undefined;
+      });
+      return browser;
     })();
     this.#browser.catch(() => (this.#browser = undefined));
     return this.#browser;
+  }
+
+  async #openTab(browser: Browser, setup: PageSetup | undefined): Promise<Tab> {
+    const session = await this.#proxy.open().catch((e) => {
+      throw fetchFailed('could not open the browser proxy', e);
+    });
+    let context: BrowserContext | undefined;
+    try {
+      context = await browser.newContext({ javaScriptEnabled: true, ignoreHTTPSErrors: false, serviceWorkers: 'block', ...contextOptions(setup), proxy: { server: session.server, bypass: BYPASS } });
+      // WebRTC sends STUN over UDP, which no HTTP proxy carries, and headless Chromium ignores the
+      // ip-handling policy above: pages get no peer connections (nothing to extract needs them).
+      await context.addInitScript(NO_WEBRTC).catch(() => undefined);
+      const page = await context.newPage();
+      const languages = setup?.location ? languagesOf(setup.location) : [];
+      if (languages.length) {
+        // Playwright sends its locale alone as the document's Accept-Language and navigator.languages;
+        // the whole list goes through the DevTools override (sub-resources get it from the context's headers).
+        const cdp = await context.newCDPSession(page);
+        const userAgent = (await page.evaluate('navigator.userAgent')) as string;
+        // The session stays open with the page: an override ends with the session that set it.
+        await cdp.send('Emulation.setUserAgentOverride', { userAgent, acceptLanguage: languageTags(languages).join(',') });
+      }
+      return { session, context, page };
+    } catch (e) {
+      await context?.close().catch(() => undefined);
+      await session.close();
+      throw fetchFailed(`Chromium could not open a page: ${(e as Error).message.split('\n')[0]}`, e);
+    }
+  }
+
+  /** The spare tab when the render can use it (its viewport set), else a new tab. */
+  async #tabFor(browser: Browser, setup: PageSetup | undefined): Promise<Tab> {
+    const spare = isPlainSetup(setup) ? this.#spare : undefined;
+    if (spare) {
+      // The next one opens once this render's tab is closed (opening it beside the render slowed both on 2 cores).
+      this.#spare = undefined;
+      const tab = await spare.catch(() => undefined);
+      if (tab && !tab.page.isClosed()) {
+        const want = viewportOf(setup);
+        const has = tab.page.viewportSize();
+        if (has?.width !== want.width || has?.height !== want.height) await tab.page.setViewportSize(want);
+        return tab;
+      }
+    }
+    return this.#openTab(browser, setup);
+  }
+
+  /** Opens the next spare tab in the background (once a render has shown the browser is used). */
+  #refill(): void {
+    if (this.#spare || this.#closing || !this.#browser) return;
+    const spare = this.#browser.then((b) => this.#openTab(b, undefined));
+    spare.catch(() => {
+      if (this.#spare === spare) this.#spare = undefined;
+    });
+    this.#spare = spare;
+  }
+
+  async #closeTab(tab: Tab): Promise<void> {
+    await tab.context.close().catch(() => undefined);
+    await tab.session.close();
   }
 
   async render(url: string, options: RenderOptions): Promise<RenderResult> {
@@ -113,27 +224,38 @@ export class ChromiumPool implements BrowserPool {
     const deadline = Date.now() + options.timeoutMs;
     // The wait comes out of the render's own budget and ends when its client goes away.
     const release = await this.#slots.take(options.owner ?? '', options.timeoutMs, options.signal);
-    const browser = await this.#launch().catch((e) => {
-      release();
-      throw fetchFailed(`Chromium could not be started: ${(e as Error).message.split('\n')[0]}`, e);
-    });
-    let session: ProxySession;
+    let tab: Tab;
     try {
-      session = await this.#proxy.open();
+      const browser = await this.#launch().catch((e) => {
+        throw fetchFailed(`Chromium could not be started: ${(e as Error).message.split('\n')[0]}`, e);
+      });
+      tab = await this.#tabFor(browser, options.setup);
     } catch (e) {
       release();
-      throw fetchFailed('could not open the browser proxy', e);
+      throw e;
     }
-    const context = await browser
-      .newContext({ javaScriptEnabled: true, ignoreHTTPSErrors: false, serviceWorkers: 'block', proxy: { server: session.server, bypass: BYPASS } })
-      .catch(async (e) => {
-        await session.close();
+    const onAbort = () => void tab.context.close().catch(() => undefined);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await this.#renderIn(tab, url, options, deadline);
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort);
+      // The answer does not wait for the tab to close; the render's slot does.
+      const closed = this.#closeTab(tab).finally(() => {
+        this.#closingTabs.delete(closed);
         release();
-        throw fetchFailed(`Chromium could not open a page: ${(e as Error).message.split('\n')[0]}`, e);
+        this.#refill();
       });
-    // WebRTC sends STUN over UDP, which no HTTP proxy carries, and headless Chromium ignores the
-    // ip-handling policy above: pages get no peer connections (nothing to extract needs them).
-    await context.addInitScript(NO_WEBRTC).catch(() => undefined);
+      this.#closingTabs.add(closed);
+    }
+  }
+
+  async #renderIn({ session, context, page }: Tab, url: string, options: RenderOptions, deadline: number): Promise<RenderResult> {
+    const setup = options.setup;
+    // A cookie with a domain goes to it and the hosts under it (Playwright's leading dot); without one, to the URL's host only.
+    if (setup?.cookies?.length) await context.addCookies(setup.cookies.map((c) => (c.domain ? { name: c.name, value: c.value, domain: `.${c.domain.replace(/^\./, '')}`, path: c.path ?? '/' } : { name: c.name, value: c.value, url: new URL(c.path ?? '/', url).href })));
+    const headers = lowerCaseHeaders(setup?.headers);
+    if (Object.keys(headers).length) await sendToSite(context, url, headers, deadline);
     // Main-frame navigations (the first load, its redirect hops, script navigations): a refused
     // one refuses the whole request, as a refused redirect hop does on the HTTP path.
     const navigations: string[] = [];
@@ -145,60 +267,137 @@ export class ChromiumPool implements BrowserPool {
       }
       return undefined;
     };
-    try {
-      const page = await context.newPage();
-      page.on('request', (r) => {
-        if (r.isNavigationRequest() && r.frame() === page.mainFrame() && /^https?:/.test(r.url())) navigations.push(r.url());
-      });
-      const onAbort = () => void context.close().catch(() => undefined);
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-      // Gone while Chromium started or the context opened: render nothing.
-      options.signal?.throwIfAborted();
-      const response = await page.goto(url, { waitUntil: 'load', timeout: Math.max(1, deadline - Date.now()) }).catch((e) => {
-        const refused = refusedNavigation();
-        if (refused) throw refused;
-        if (/Timeout/i.test((e as Error).name) || /Timeout/.test((e as Error).message)) throw timeoutError(`${url} did not load within ${options.timeoutMs} ms`, e);
-        throw fetchFailed(`could not load ${url} in Chromium: ${(e as Error).message.split('\n')[0]}`, e);
-      });
-      const remaining = () => Math.max(1, deadline - Date.now());
-      if (typeof options.waitFor === 'number') await page.waitForTimeout(Math.min(options.waitFor, remaining()));
-      else if (options.waitFor) {
-        await page.waitForSelector(options.waitFor, { timeout: remaining() }).catch((e) => {
-          throw refusedNavigation() ?? timeoutError(`wait_for: "${options.waitFor}" did not appear within the time budget`, e);
-        });
-      } else await page.waitForLoadState('networkidle', { timeout: Math.min(3000, remaining()) }).catch(() => undefined);
-      const html = await page.content().catch((e) => {
-        throw refusedNavigation() ?? fetchFailed(`could not read ${url} in Chromium: ${(e as Error).message.split('\n')[0]}`, e);
-      });
+    const traffic = { inflight: 0, last: Date.now() };
+    let document: Response | undefined;
+    page.on('request', (r) => {
+      traffic.inflight++;
+      traffic.last = Date.now();
+      if (r.isNavigationRequest() && r.frame() === page.mainFrame() && /^https?:/.test(r.url())) navigations.push(r.url());
+    });
+    const done = () => {
+      traffic.inflight = Math.max(0, traffic.inflight - 1);
+      traffic.last = Date.now();
+    };
+    page.on('requestfinished', done);
+    page.on('requestfailed', done);
+    // The page's own document: the last main-frame answer that is not a redirect.
+    page.on('response', (r) => {
+      if (r.request().isNavigationRequest() && r.frame() === page.mainFrame() && (r.status() < 300 || r.status() >= 400)) document = r;
+    });
+    // Gone while Chromium started or the context opened: render nothing.
+    options.signal?.throwIfAborted();
+    const response = await page.goto(url, { waitUntil: 'load', timeout: Math.max(1, deadline - Date.now()) }).catch((e) => {
       const refused = refusedNavigation();
       if (refused) throw refused;
-      options.signal?.removeEventListener('abort', onAbort);
-      const warnings: string[] = [];
-      if (session.refused.size) {
-        const hosts = [...session.refused.keys()].slice(0, 5).join(', ');
-        warnings.push(`the page's requests to ${session.refused.size} private or forbidden address(es) were refused (${hosts}); their content is missing`);
-      }
-      if (session.overBudget) warnings.push(`the page downloaded more than ${sizeOf(this.#proxy.maxBytes)}; its remaining transfers were cut`);
-      return {
-        url: page.url(),
-        status: response?.status() ?? 200,
-        contentType: (await response?.headerValue('content-type').catch(() => null)) ?? 'text/html',
-        html,
-        ...(warnings.length ? { warnings } : {}),
-      };
-    } finally {
-      await context.close().catch(() => undefined);
-      await session.close();
-      release();
+      if (/Timeout/i.test((e as Error).name) || /Timeout/.test((e as Error).message)) throw timeoutError(`${url} did not load within ${options.timeoutMs} ms`, e);
+      throw fetchFailed(`could not load ${url} in Chromium: ${(e as Error).message.split('\n')[0]}`, e);
+    });
+    const remaining = () => Math.max(1, deadline - Date.now());
+    if (typeof options.waitFor === 'number') await page.waitForTimeout(Math.min(options.waitFor, remaining()));
+    else if (options.waitFor) {
+      await page.waitForSelector(options.waitFor, { timeout: remaining() }).catch((e) => {
+        throw refusedNavigation() ?? timeoutError(`wait_for: "${options.waitFor}" did not appear within the time budget`, e);
+      });
+    } else await settle(page, traffic, Math.min(SETTLE_MAX_MS, remaining()));
+    const refusedEarly = refusedNavigation();
+    if (refusedEarly) throw refusedEarly;
+    const actions = options.actions?.length
+      ? await runActions(page, options.actions, { deadline, timeoutMs: options.timeoutMs, format: options.imageFormat ?? 'png', refused: refusedNavigation, navigations: () => navigations.length })
+      : undefined;
+    // The page is read and photographed at once: the two are independent round trips to Chromium.
+    const [html, screenshot] = await Promise.all([
+      page.content().catch((e) => {
+        throw refusedNavigation() ?? fetchFailed(`could not read ${url} in Chromium: ${(e as Error).message.split('\n')[0]}`, e);
+      }),
+      options.screenshot
+        ? capture(page, options.screenshot, remaining()).catch((e) => {
+            if (/Timeout/.test((e as Error).message)) throw timeoutError(`the screenshot of ${url} was not done within the time budget (timeout_ms ${options.timeoutMs})`, e);
+            throw fetchFailed(`could not take a screenshot of ${url}: ${(e as Error).message.split('\n')[0]}`, e);
+          })
+        : undefined,
+    ]);
+    const refused = refusedNavigation();
+    if (refused) throw refused;
+    const warnings: string[] = [];
+    if (session.refused.size) {
+      const hosts = [...session.refused.keys()].slice(0, 5).join(', ');
+      warnings.push(`the page's requests to ${session.refused.size} private or forbidden address(es) were refused (${hosts}); their content is missing`);
     }
+    if (session.overBudget) warnings.push(`the page downloaded more than ${sizeOf(this.#proxy.maxBytes)}; its remaining transfers were cut`);
+    const answer = document ?? response;
+    return {
+      url: page.url(),
+      status: answer?.status() ?? 200,
+      // The answer's headers as first seen (no round trip); the full set only when they lack it.
+      contentType: answer?.headers()['content-type'] ?? (await answer?.headerValue('content-type').catch(() => null)) ?? 'text/html',
+      html,
+      ...(warnings.length ? { warnings } : {}),
+      ...(screenshot ? { screenshot } : {}),
+      ...(actions ? { actions } : {}),
+    };
   }
 
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      await Promise.all(this.#closingTabs);
+      const spare = await this.#spare?.catch(() => undefined);
+      if (spare) await this.#closeTab(spare);
       const b = await this.#browser?.catch(() => undefined);
       await b?.close().catch(() => undefined);
       await this.#proxy.close();
     })();
     return this.#closing;
   }
+}
+
+/** True for a page without scripts, frames, plugins or a refresh: after its load event, nothing of it fetches more. */
+const STATIC_PAGE = `document.scripts.length === 0 && !document.querySelector('iframe, frame, object, embed, meta[http-equiv="refresh" i]')`;
+
+/**
+ * Waits until the page has had no request in flight for QUIET_MS and its main thread is free (a
+ * round trip to the page waits for a script still running, e.g. a bundle about to fetch its
+ * data), at most `maxMs`. Playwright's "networkidle" waits a fixed 500 ms after the last request
+ * on every page; this ends as soon as a quiet page is quiet.
+ */
+async function settle(page: Page, traffic: { inflight: number; last: number }, maxMs: number): Promise<void> {
+  const end = Date.now() + maxMs;
+  // A page with nothing that could start a request after its load (no script, no frame) is done now.
+  if (traffic.inflight === 0 && (await page.evaluate(STATIC_PAGE).catch(() => false))) return;
+  const quiet = () => traffic.inflight === 0 && Date.now() - traffic.last >= QUIET_MS;
+  while (Date.now() < end) {
+    if (quiet()) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        page.evaluate(() => new Promise((r) => setTimeout(r, 0))).catch(() => undefined),
+        new Promise((r) => (timer = setTimeout(r, Math.max(1, end - Date.now())))),
+      ]);
+      clearTimeout(timer);
+      if (quiet()) return;
+    }
+    const wait = traffic.inflight === 0 ? QUIET_MS - (Date.now() - traffic.last) : 25;
+    await new Promise((r) => setTimeout(r, Math.max(5, Math.min(wait, end - Date.now()))));
+  }
+}
+
+/**
+ * The caller's headers on every request of the page to the target's own site, and on no other.
+ * Chromium carries headers set on an intercepted request over to the redirects it follows, so a
+ * site request is not continued with them: it is made by Playwright (through the render's context,
+ * its proxy session and its cookies) with redirects not followed, and its answer handed to the
+ * page, which follows a redirect itself — to a request that is routed again, and gets the headers
+ * only if it is on the site. Requests to other sites are not intercepted at all.
+ */
+async function sendToSite(context: BrowserContext, url: string, headers: Record<string, string>, deadline: number): Promise<void> {
+  const onSite = siteOf(url);
+  await context.route(
+    (u) => onSite(u),
+    async (route) => {
+      try {
+        const response = await route.fetch({ headers: { ...route.request().headers(), ...headers }, maxRedirects: 0, timeout: Math.max(1, deadline - Date.now()) });
+        await route.fulfill({ response });
+      } catch {
+        await route.abort('failed').catch(() => undefined);
+      }
+    },
+  );
 }

@@ -39,6 +39,8 @@ export interface HttpClientOptions {
 export interface RequestOptions {
   method?: 'GET' | 'POST' | 'HEAD';
   headers?: Record<string, string>;
+  /** Headers for one hop only (the caller's own, which go to the target's site and not past a redirect elsewhere); lower-case names. */
+  hopHeaders?: (url: URL) => Record<string, string> | undefined;
   body?: string | Buffer;
   /** Total time budget for all hops and the body. @default 30000 */
   timeoutMs?: number;
@@ -62,7 +64,7 @@ export interface HttpResponse {
   redirects: string[];
 }
 
-export const DEFAULT_REQUEST: Required<Omit<RequestOptions, 'body' | 'signal' | 'headers' | 'followRedirect' | 'lease'>> = {
+export const DEFAULT_REQUEST: Required<Omit<RequestOptions, 'body' | 'signal' | 'headers' | 'hopHeaders' | 'followRedirect' | 'lease'>> = {
   method: 'GET',
   timeoutMs: 30_000,
   maxBytes: 10 * 1024 * 1024,
@@ -186,7 +188,8 @@ export class HttpClient {
         // Through a proxy the connector is not ours: check the address before sending.
         if (dispatcher !== this.#agent) await this.#target(current.hostname, Number(current.port) || 0);
         cancel.check();
-        const res = await exchange(dispatcher, current, method, headers, body, o.maxBytes, cancel, options.lease, options.signal);
+        const extra = options.hopHeaders?.(current);
+        const res = await exchange(dispatcher, current, method, extra ? { ...headers, ...extra } : headers, body, o.maxBytes, cancel, options.lease, options.signal);
         const location = res.headers.location;
         if (isRedirect(res.status, res.headers)) {
           if (hop >= o.maxRedirects) throw fetchFailed(`too many redirects (more than ${o.maxRedirects}) from ${url}`);

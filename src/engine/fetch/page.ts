@@ -4,7 +4,9 @@
  * contract's errors here so every capability (scrape, crawl, extract, monitors) agrees.
  */
 import { TrawlError, blocked, fetchFailed, timeoutError } from '../../errors.js';
+import type { Action, ActionOutput, ImageFormat, ScreenshotSpec } from './actions.js';
 import type { BrowserPool } from './browser.js';
+import { deviceHeaders, siteHeaders, type PageSetup } from './emulation.js';
 import type { DocumentProcessor } from '../document/pool.js';
 import { detectBotWall, visibleTextLength } from './bot-wall.js';
 import { decodeBody } from './charset.js';
@@ -42,6 +44,10 @@ export interface Page {
   warnings?: string[];
   /** A large page's admission slot (large-pages.ts): released once the page has been processed. */
   lease?: PageLease;
+  /** Rendered pages: the screenshot asked for. */
+  screenshot?: Buffer;
+  /** Rendered pages: what the actions produced. */
+  actions?: ActionOutput;
 }
 
 /** `url` without user:password@ (answers never repeat credentials). */
@@ -72,6 +78,14 @@ export interface FetchPageOptions {
   signal?: AbortSignal;
   headers?: Record<string, string>;
   followRedirect?: (next: URL) => boolean;
+  /** Viewport, device, location, the caller's headers and cookies (HTTP path and browser). */
+  setup?: PageSetup;
+  /** Browser only: steps run before the page is read. */
+  actions?: Action[];
+  /** Browser only: a screenshot of the page as read. */
+  screenshot?: ScreenshotSpec;
+  /** Format of the actions' screenshots. */
+  imageFormat?: ImageFormat;
 }
 
 export interface Fetchers {
@@ -249,7 +263,8 @@ async function fetchOverHttp(fetchers: Fetchers, url: string, options: FetchPage
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes,
     signal: options.signal,
-    headers: options.headers,
+    headers: options.setup ? { ...options.headers, ...deviceHeaders(options.setup) } : options.headers,
+    hopHeaders: siteHeaders(url, options.setup),
     followRedirect: options.followRedirect,
     lease,
   });
@@ -286,11 +301,38 @@ async function renderPage(fetchers: Fetchers, url: string, options: FetchPageOpt
   if (!fetchers.browser?.available) {
     throw new TrawlError('fetch_failed', 'render "browser" needs Chromium, which is not installed on this server (set CHROMIUM_PATH)', { retryable: false });
   }
-  const r = await fetchers.browser.render(url, { timeoutMs: options.timeoutMs ?? 30_000, waitFor: options.waitFor, signal: options.signal, owner: fetchers.slots?.owner });
+  const started = Date.now();
+  const r = await fetchers.browser.render(url, {
+    timeoutMs: options.timeoutMs ?? 30_000,
+    waitFor: options.waitFor,
+    signal: options.signal,
+    owner: fetchers.slots?.owner,
+    setup: options.setup,
+    actions: options.actions,
+    screenshot: options.screenshot,
+    imageFormat: options.imageFormat,
+  });
   // Credentials in the URL stay out of every answer, as on the HTTP path.
   const at = withoutCredentials(r.url);
   const wall = detectBotWall(r.status, r.html);
   if (wall) throw blocked(`${at} answered with a bot wall (${wall}); it was not scraped and no credit was charged`);
   if (r.status >= 400) throw fetchFailed(`${at} answered HTTP ${r.status}`, new TargetStatus(r.status));
-  return { sourceUrl: withoutCredentials(url), url: at, status: r.status, contentType: r.contentType || 'text/html', kind: 'html', text: r.html, rendered: true, ...(r.warnings ? { warnings: r.warnings } : {}) };
+  if (kindOf(r.contentType, Buffer.alloc(0)) === 'pdf') {
+    // Chromium shows a PDF in its viewer (the screenshot is of its first page); the document
+    // itself is read from its bytes, fetched again over HTTP within what is left of the budget.
+    const doc = await fetchOverHttp(fetchers, url, { ...options, timeoutMs: Math.max(1000, (options.timeoutMs ?? 30_000) - (Date.now() - started)) }, 'http', undefined);
+    return { ...doc, sourceUrl: withoutCredentials(url), rendered: true, ...(r.screenshot ? { screenshot: r.screenshot } : {}), ...(r.actions ? { actions: r.actions } : {}) };
+  }
+  return {
+    sourceUrl: withoutCredentials(url),
+    url: at,
+    status: r.status,
+    contentType: r.contentType || 'text/html',
+    kind: 'html',
+    text: r.html,
+    rendered: true,
+    ...(r.warnings ? { warnings: r.warnings } : {}),
+    ...(r.screenshot ? { screenshot: r.screenshot } : {}),
+    ...(r.actions ? { actions: r.actions } : {}),
+  };
 }

@@ -3,6 +3,8 @@
  * shopper of its region sends, refuse bot walls (502 blocked; one more try through another
  * proxy when proxies are configured), and read the product record on a document worker.
  */
+import type { Action } from '../fetch/actions.js';
+import type { PageSetup } from '../fetch/emulation.js';
 import { isTrawlError } from '../../errors.js';
 import { processDocument, type JobControl } from '../document/pool.js';
 import { fetchPage, releasePage, type Fetchers, type RenderMode } from '../fetch/page.js';
@@ -20,6 +22,10 @@ export interface MarketplaceOptions {
   signal?: AbortSignal;
   /** Also the page's markdown, from the same parse (monitors watching `markdown`). */
   markdown?: boolean;
+  /** A monitor's device, location, headers and cookies (fetch/emulation.ts). */
+  setup?: PageSetup;
+  /** A monitor's browser steps (fetch/actions.ts), run before the product is read. */
+  actions?: Action[];
 }
 
 export interface MarketplaceResult {
@@ -52,10 +58,12 @@ export async function marketplaceProduct(fetchers: Fetchers, options: Marketplac
   const region = regionOf(options.marketplace);
   const get = () =>
     fetchPage(fetchers, options.url, {
-      render: options.render ?? 'auto',
+      render: options.actions?.length ? 'browser' : (options.render ?? 'auto'),
       timeoutMs: Math.max(1000, deadline - Date.now()),
       signal: options.signal,
       headers: shopperHeaders(region.language),
+      setup: options.setup,
+      actions: options.actions,
     });
   let page;
   try {

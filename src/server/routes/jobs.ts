@@ -10,7 +10,9 @@ import { docRoute, openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
 import { decodeCursor, encodeCursor, limitOf } from '../paging.js';
 import { BatchScrapeBody } from '../schemas.js';
+import type { BatchOptions } from '../../jobs/runner.js';
 import { formatsAndSchema, parseBody } from '../validation.js';
+import { checkPageOptions, publicBase } from '../scrape-options.js';
 
 type IdParams = { Params: { id: string } };
 export const JOB_ID = /^job_[0-9A-Za-z]{20}$/;
@@ -55,6 +57,13 @@ export async function refuseForbidden(ctx: ServerContext, url: string, prefix = 
   }
 }
 
+/** What a batch's pages are scraped with, as stored on the job (the runner's BatchOptions). */
+function batchOptions(body: BatchScrapeBody, base: string): BatchOptions {
+  const { urls: _urls, webhook: _webhook, webhook_events: _events, ...options } = body;
+  const shots = !!body.formats?.some((f) => f.startsWith('screenshot')) || !!body.actions?.some((a) => a.type === 'screenshot');
+  return { ...(options as BatchOptions), ...(shots ? { files_base: base } : {}) };
+}
+
 export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const find = async (accountId: string, id: string) => {
     const j = JOB_ID.test(id) ? await repo.getJob(ctx.store.db, accountId, id) : undefined;
@@ -64,8 +73,9 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
   app.post('/batch/scrape', openapiRoute(BatchScrapeBody, 'Scrape up to 10,000 URLs as a job (202); read its pages from GET /v1/jobs/{id}', docs.batchScrape), async (request, reply) => {
     const body = parseBody(BatchScrapeBody, request.body);
-    const { formats, schema } = formatsAndSchema(body.formats, body.schema);
+    const { schema } = formatsAndSchema(body.formats, body.schema);
     if (schema) compileSchema(body.schema!);
+    checkPageOptions({ ...body, url: undefined, urls: body.urls });
     const id = newId('job');
     const at = ctx.store.now().toISOString();
     const accountId = request.auth!.accountId;
@@ -74,7 +84,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     const urls = [...new Set(body.urls)];
     // A job costs one credit when it is accepted (contract section 7).
     await charged(ctx.store.db, accountId, () =>
-      repo.createJob(ctx.store.db, { id, accountId, kind: 'batch', options: { formats, schema: body.schema, only_main_content: body.only_main_content, render: body.render, timeout_ms: body.timeout_ms }, urls, maxItems: urls.length, at, ...hook }),
+      repo.createJob(ctx.store.db, { id, accountId, kind: 'batch', options: batchOptions(body, publicBase(ctx, request)), urls, maxItems: urls.length, at, ...hook }),
     );
     request.creditsCharged = 1;
     ctx.jobs?.wake();

@@ -1,27 +1,28 @@
 import type { FastifyInstance } from 'fastify';
 import { scrape } from '../../engine/index.js';
-import { TrawlError } from '../../errors.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { ScrapeBody } from '../schemas.js';
 import { formatsAndSchema, parseBody } from '../validation.js';
+import { checkPageOptions, enginePageOptions, publicBase, scrapeStores } from '../scrape-options.js';
 import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
 
 export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post('/scrape', openapiRoute(ScrapeBody, 'Scrape one URL to markdown, html, links and schema JSON', docs.scrape), async (request, reply) => {
     const body = parseBody(ScrapeBody, request.body);
-    const { formats, schema } = formatsAndSchema(body.formats, body.schema);
-    if (body.wait_for !== undefined && body.render === 'http') {
-      throw new TrawlError('invalid_request', 'wait_for: only applies when render is "browser" or "auto"');
-    }
+    const { schema } = formatsAndSchema(body.formats, body.schema);
+    checkPageOptions(body);
+    const accountId = request.auth!.accountId;
+    const stores = scrapeStores(ctx, accountId, publicBase(ctx, request), body.max_age);
     const result = await withCredit(ctx, request, reply, (signal, engine) =>
       scrape(engine, {
+        ...enginePageOptions(body),
+        ...stores,
         url: body.url,
-        formats,
         schema,
         onlyMainContent: body.only_main_content,
-        render: body.wait_for !== undefined && (body.render ?? 'auto') === 'auto' ? 'browser' : body.render,
+        render: body.render,
         timeoutMs: body.timeout_ms,
         waitFor: body.wait_for,
         signal,

@@ -21,9 +21,11 @@ export interface RunTarget {
   event_sequence: number;
   consecutive_failures: number;
   updated_at: string;
+  /** How the page is fetched (actions, headers, cookies, mobile, location) as JSON, or null. */
+  scrape_options: string | null;
 }
 
-const TARGET_COLUMNS = ['url', 'watch', 'schema', 'marketplace', 'conditions', 'events', 'last_values', 'baseline_at', 'event_sequence', 'consecutive_failures', 'updated_at'] as const;
+const TARGET_COLUMNS = ['url', 'watch', 'schema', 'marketplace', 'conditions', 'events', 'last_values', 'baseline_at', 'event_sequence', 'consecutive_failures', 'updated_at', 'scrape_options'] as const;
 
 export type RunClaim =
   | { kind: 'claimed'; run: MonitorRun; monitor: RunTarget }

@@ -1,0 +1,74 @@
+/**
+ * The engine's file sink and result cache (engine/scrape.ts, engine/result-cache.ts) backed by the
+ * store, so that in a scale-out every process reads what any other wrote: a screenshot taken by a
+ * worker is served by any API process, and a cached result is shared by all of them.
+ */
+import type { ScrapeResult, FileSink } from '../engine/scrape.js';
+import type { CachedResult, ResultCache } from '../engine/result-cache.js';
+import type { Store } from './db.js';
+import { randomBase62 } from './ids.js';
+import { saveFile } from './repos/files.js';
+import { getEntry, pruneCache, putEntry } from './repos/result-cache.js';
+
+export const FILE_TYPES = { png: 'image/png', jpeg: 'image/jpeg' } as const;
+export type FileExt = keyof typeof FILE_TYPES;
+/** Ids of files: 32 base62 characters, about 190 random bits. */
+export const FILE_ID = /^[0-9A-Za-z]{32}$/;
+
+/** Where `base` is the service's public URL (`https://trawl.example.com`): files are `{base}/v1/files/{id}.{ext}`. */
+export function fileSink(store: Store, o: { base: string; retentionHours: number; accountId?: string }): FileSink {
+  return {
+    async save(bytes, format) {
+      const id = randomBase62(32);
+      const now = new Date();
+      const expiresAt = new Date(now.getTime() + o.retentionHours * 3600_000);
+      await saveFile(store.db, { id, accountId: o.accountId ?? null, contentType: FILE_TYPES[format], body: bytes, createdAt: now, expiresAt });
+      return { ref: `${o.base.replace(/\/+$/, '')}/v1/files/${id}.${format}`, expiresAt };
+    },
+  };
+}
+
+/** Share of the bound written between two size checks (a check sums the table). */
+const CHECK_EVERY = 0.05;
+
+/** The result cache in the store, for one account's requests. Writes past a twentieth of the bound trigger a prune. */
+export class StoreResultCache {
+  #written = 0;
+  #pruning?: Promise<unknown>;
+
+  constructor(
+    private readonly store: Store,
+    readonly maxBytes: number,
+  ) {}
+
+  /** The cache as one account uses it (private entries are marked with its id). */
+  for(accountId: string): ResultCache<ScrapeResult> {
+    return {
+      get: (key, notBefore) => this.#get(key, notBefore),
+      put: (key, result, expiresAt) => this.#put(key, result, accountId, expiresAt),
+    };
+  }
+
+  async #get(key: string, notBefore: Date): Promise<CachedResult<ScrapeResult> | undefined> {
+    const row = await getEntry(this.store.db, key, notBefore, new Date());
+    return row && { result: JSON.parse(row.body) as ScrapeResult, cachedAt: row.created_at };
+  }
+
+  async #put(key: string, result: ScrapeResult, accountId: string, expiresAt?: Date): Promise<void> {
+    const body = JSON.stringify(result);
+    // One entry larger than the whole cache would only push everything else out.
+    if (Buffer.byteLength(body) > this.maxBytes) return;
+    this.#written += await putEntry(this.store.db, { key, accountId, body, createdAt: new Date(), expiresAt });
+    if (this.#written >= this.maxBytes * CHECK_EVERY && !this.#pruning) {
+      this.#written = 0;
+      this.#pruning = pruneCache(this.store.db, new Date(), this.maxBytes, 500)
+        .catch(() => undefined)
+        .finally(() => (this.#pruning = undefined));
+    }
+  }
+
+  /** Waits for a prune under way (tests, shutdown). */
+  async settled(): Promise<void> {
+    await this.#pruning;
+  }
+}
