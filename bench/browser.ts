@@ -31,10 +31,25 @@ import { accounts, keys } from '../src/store/index.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const PER_ROUND = Number(process.env.BENCH_RENDERS ?? 5);
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--mute-audio'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+  '--mute-audio',
+];
 
-const pixel = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
-const para = (i: number) => `<p>Paragraph ${i}: a rendered page fetches its scripts, styles and pictures, and each of them goes through the browser's proxy.</p>`;
+const pixel = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
+  'base64',
+);
+const para = (i: number) =>
+  `<p>Paragraph ${i}: a rendered page fetches its scripts, styles and pictures, and each of them goes through the browser's proxy.</p>`;
 const page = `<!doctype html><html><head><title>Render bench</title><link rel="stylesheet" href="/s.css"><script src="/a.js"></script><script src="/b.js" defer></script></head>
 <body><main><h1>Render bench</h1>${Array.from({ length: 40 }, (_, i) => para(i)).join('')}
 ${Array.from({ length: 8 }, (_, i) => `<img src="/img${i}.png" alt="">`).join('')}<p id="late"></p>
@@ -65,21 +80,36 @@ async function issue31() {
     if (path === '/actions') return void res.writeHead(200, { 'content-type': 'text/html' }).end(ACTIONS_PAGE);
     if (path === '/article') return void res.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE);
     if (path === '/cached') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page);
-    if (path.endsWith('.css')) return void res.writeHead(200, { 'content-type': 'text/css' }).end('body{font-family:sans-serif}p{margin:1em}');
+    if (path.endsWith('.css'))
+      return void res.writeHead(200, { 'content-type': 'text/css' }).end('body{font-family:sans-serif}p{margin:1em}');
     if (path.endsWith('.png')) return void res.writeHead(200, { 'content-type': 'image/png' }).end(pixel);
-    if (path === '/data.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"text":"written by fetch"}');
+    if (path === '/data.json')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"text":"written by fetch"}');
     res.writeHead(404).end();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   const dataDir = mkdtempSync(join(tmpdir(), 'trawl-bench-browser-'));
-  const service = await startService(loadConfig({ PORT: '0', HOST: '127.0.0.1', TRAWL_DATA_DIR: dataDir, TRAWL_RESOLVE: `bench.test=127.0.0.1:${port}`, TRAWL_RATE_LIMIT_PER_MINUTE: '1000000' }), { logger: false });
+  const service = await startService(
+    loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      TRAWL_DATA_DIR: dataDir,
+      TRAWL_RESOLVE: `bench.test=127.0.0.1:${port}`,
+      TRAWL_RATE_LIMIT_PER_MINUTE: '1000000',
+    }),
+    { logger: false },
+  );
   try {
     const acc = await accounts.createAccount(service.store.db, { email: 'bench@test.local', credits: 1_000_000 });
     await accounts.setRateLimitCeiling(service.store.db, acc.id, 1_000_000);
     const { key } = await keys.createApiKey(service.store.db, { accountId: acc.id, rateLimitPerMinute: 1_000_000 });
     const post = async (body: Record<string, unknown>) => {
-      const res = await fetch(`${service.url}/v1/scrape`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+      const res = await fetch(`${service.url}/v1/scrape`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify(body),
+      });
       const json = (await res.json()) as { screenshot?: string; markdown: string; metadata: { cache?: string } };
       if (res.status !== 200) throw new Error(`scrape answered ${res.status}: ${JSON.stringify(json)}`);
       return json;
@@ -121,15 +151,20 @@ async function issue31() {
         }
       }
     }
-    const line = (name: string, goal?: string) => `  ${name.padEnd(19)} p50 ${median(times[name]).toFixed(1)} ms, p90 ${p90(times[name]).toFixed(1)} ms${goal ? ` (goal: ${goal})` : ''}`;
-    console.log(`issue 31 through POST /v1/scrape (in process, SQLite, guard on), ${ROUNDS} interleaved rounds × ${PER_ROUND} requests each`);
+    const line = (name: string, goal?: string) =>
+      `  ${name.padEnd(19)} p50 ${median(times[name]).toFixed(1)} ms, p90 ${p90(times[name]).toFixed(1)} ms${goal ? ` (goal: ${goal})` : ''}`;
+    console.log(
+      `issue 31 through POST /v1/scrape (in process, SQLite, guard on), ${ROUNDS} interleaved rounds × ${PER_ROUND} requests each`,
+    );
     console.log(line('screenshot', 'p50 < 400 ms'));
     console.log(line('cache hit', 'p50 < 20 ms'));
     console.log(line('render, no actions'));
     console.log(line('render + actions'));
     const added = median(times['render + actions']) - median(times['render, no actions']);
     const work = steps.length - steps.filter((a) => a.type === 'wait').length;
-    console.log(`  actions add ${added.toFixed(1)} ms to the render: their own ${waits} ms of waits, and ${(added - waits).toFixed(1)} ms for the ${work} steps that click, type, press and scroll (goal: no wait beyond their own)`);
+    console.log(
+      `  actions add ${added.toFixed(1)} ms to the render: their own ${waits} ms of waits, and ${(added - waits).toFixed(1)} ms for the ${work} steps that click, type, press and scroll (goal: no wait beyond their own)`,
+    );
   } finally {
     await service.close();
     server.close();
@@ -141,10 +176,13 @@ async function renderComparison() {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page);
-    if (path.endsWith('.css')) return void res.writeHead(200, { 'content-type': 'text/css' }).end('body{font-family:sans-serif}p{margin:1em}');
-    if (path.endsWith('.js')) return void res.writeHead(200, { 'content-type': 'text/javascript' }).end('window.x = (window.x || 0) + 1;');
+    if (path.endsWith('.css'))
+      return void res.writeHead(200, { 'content-type': 'text/css' }).end('body{font-family:sans-serif}p{margin:1em}');
+    if (path.endsWith('.js'))
+      return void res.writeHead(200, { 'content-type': 'text/javascript' }).end('window.x = (window.x || 0) + 1;');
     if (path.endsWith('.png')) return void res.writeHead(200, { 'content-type': 'image/png' }).end(pixel);
-    if (path === '/data.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"text":"written by fetch"}');
+    if (path === '/data.json')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"text":"written by fetch"}');
     res.writeHead(404).end();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -199,10 +237,15 @@ async function renderComparison() {
     }
   }
   const rss = Math.round(process.memoryUsage().rss / 2 ** 20);
-  console.log(`render: "browser" on a local page with 12 sub-resources, ${ROUNDS} interleaved rounds × ${PER_ROUND} renders each (main process RSS ${rss} MB)`);
-  for (const [name, xs] of Object.entries(times)) console.log(`  ${name.padEnd(11)} median ${median(xs).toFixed(1)} ms, p90 ${p90(xs).toFixed(1)} ms`);
+  console.log(
+    `render: "browser" on a local page with 12 sub-resources, ${ROUNDS} interleaved rounds × ${PER_ROUND} renders each (main process RSS ${rss} MB)`,
+  );
+  for (const [name, xs] of Object.entries(times))
+    console.log(`  ${name.padEnd(11)} median ${median(xs).toFixed(1)} ms, p90 ${p90(xs).toFixed(1)} ms`);
   const m = (k: string) => median(times[k]);
-  console.log(`  trawl / route-hook (before issue 26): ${(m('trawl') / m('route-hook')).toFixed(2)}×; trawl / bare Playwright: ${(m('trawl') / m('bare')).toFixed(2)}×`);
+  console.log(
+    `  trawl / route-hook (before issue 26): ${(m('trawl') / m('route-hook')).toFixed(2)}×; trawl / bare Playwright: ${(m('trawl') / m('bare')).toFixed(2)}×`,
+  );
   await pool.close();
   await Promise.all([hookBrowser.close(), bareBrowser.close()]);
   await Promise.all([http.close(), guardAllowingLoopback.close()]);

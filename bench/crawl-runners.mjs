@@ -56,7 +56,9 @@ function cpuMs(from) {
 async function runTrawl(base) {
   // The compiled engine, as `trawl serve` runs it (npm run bench:crawl builds first) — or
   // another checkout's build (BENCH_TRAWL_DIST, the baseline of an A/B run: see crawl.ts).
-  const dist = process.env.BENCH_TRAWL_DIST ? `${pathToFileURL(resolve(process.env.BENCH_TRAWL_DIST)).href}/` : new URL('../dist/', import.meta.url).href;
+  const dist = process.env.BENCH_TRAWL_DIST
+    ? `${pathToFileURL(resolve(process.env.BENCH_TRAWL_DIST)).href}/`
+    : new URL('../dist/', import.meta.url).href;
   const { crawl } = await import(`${dist}engine/crawl/index.js`);
   const { HttpClient } = await import(`${dist}engine/fetch/http.js`);
   const { DocumentPool } = await import(`${dist}engine/document/pool.js`);
@@ -67,7 +69,10 @@ async function runTrawl(base) {
   const passes = process.env.BENCH_WARM_UP ? Number(process.env.BENCH_WARM_UP) : undefined;
   const noWarmUp = passes === 0;
   const before = threadCpu();
-  const documents = new DocumentPool({ size: process.env.BENCH_WORKERS ? Number(process.env.BENCH_WORKERS) : undefined, warmUpPasses: passes });
+  const documents = new DocumentPool({
+    size: process.env.BENCH_WORKERS ? Number(process.env.BENCH_WORKERS) : undefined,
+    warmUpPasses: passes,
+  });
   const nursery = /--max-semi-space-size=(\d+)/.exec(process.env.NODE_OPTIONS ?? '')?.[1];
   const name = `trawl${process.env.BENCH_TRAWL_DIST ? ' BASELINE' : ''} (markdown on, ${documents.size} doc worker${documents.size === 1 ? '' : 's'}${nursery ? `, ${nursery} MB nursery` : ''}${noWarmUp && documents.size ? ', no warm-up' : ''}${warmNote})`;
   // The service's pool is started with the service, long before a crawl arrives: wait for
@@ -75,7 +80,19 @@ async function runTrawl(base) {
   // warmUpMs) so the crawl is timed as it runs there. The main thread starts cold.
   await documents.process('<p>ready</p>', { url: `${base}/` });
   const warmUpMs = await documents.ready();
-  const site = (url, limit) => crawl({ http, documents }, { url, maxDepth: 10, limit, concurrency: CONCURRENCY, useSitemap: false, formats: ['markdown'], timeoutMs: 600_000 });
+  const site = (url, limit) =>
+    crawl(
+      { http, documents },
+      {
+        url,
+        maxDepth: 10,
+        limit,
+        concurrency: CONCURRENCY,
+        useSitemap: false,
+        formats: ['markdown'],
+        timeoutMs: 600_000,
+      },
+    );
   if (WARM) await site(`${base}/w/0`, WARM_PAGES);
   // Threads started with the pool are its workers (V8's helper threads are the process's).
   const workerTids = new Set([...threadCpu().keys()].filter((t) => !before.has(t)));
@@ -95,7 +112,15 @@ async function runTrawl(base) {
   await documents.close();
   const chars = r.pages.reduce((n, p) => n + (p.markdown?.length ?? 0), 0);
   if (chars < r.pages.length * 1000) throw new Error('trawl produced too little markdown');
-  return { name, pages: r.pages.length, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: cpuMs(cpu0), warmUpMs, threads: threads0.size ? threads : undefined };
+  return {
+    name,
+    pages: r.pages.length,
+    ms,
+    maxRssMb: process.resourceUsage().maxRSS / 1024,
+    cpuMs: cpuMs(cpu0),
+    warmUpMs,
+    threads: threads0.size ? threads : undefined,
+  };
 }
 
 /**
@@ -107,7 +132,9 @@ async function runCrawlee(base, inMemory) {
   const storage = mkdtempSync(join(tmpdir(), 'crawlee-'));
   process.env.CRAWLEE_STORAGE_DIR = storage;
   const { CheerioCrawler, Configuration, RequestQueue } = await import('@crawlee/cheerio');
-  const config = inMemory ? new Configuration({ persistStorage: false, purgeOnStart: true }) : Configuration.getGlobalConfig();
+  const config = inMemory
+    ? new Configuration({ persistStorage: false, purgeOnStart: true })
+    : Configuration.getGlobalConfig();
   let pages = 0;
   // Crawlee's defaults otherwise (its autoscaled pool grows towards the maximum).
   const crawler = (limit, more = {}) =>
@@ -135,11 +162,21 @@ async function runCrawlee(base, inMemory) {
   await timed.run([`${base}/`]);
   const ms = performance.now() - t0;
   rmSync(storage, { recursive: true, force: true });
-  return { name: `crawlee CheerioCrawler${inMemory ? ' (in-memory queue' : ' (defaults'}${warmNote})`, pages, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: cpuMs(cpu0) };
+  return {
+    name: `crawlee CheerioCrawler${inMemory ? ' (in-memory queue' : ' (defaults'}${warmNote})`,
+    pages,
+    ms,
+    maxRssMb: process.resourceUsage().maxRSS / 1024,
+    cpuMs: cpuMs(cpu0),
+  };
 }
 
 const [role, base] = process.argv.slice(2);
-const runners = { trawl: () => runTrawl(base), crawlee: () => runCrawlee(base, false), 'crawlee-memory': () => runCrawlee(base, true) };
+const runners = {
+  trawl: () => runTrawl(base),
+  crawlee: () => runCrawlee(base, false),
+  'crawlee-memory': () => runCrawlee(base, true),
+};
 const result = await runners[role]?.();
 if (!result) throw new Error(`unknown crawler ${role}`);
 process.send(result);

@@ -24,15 +24,26 @@ const SELF = fileURLToPath(import.meta.url);
 // The crawlers run from plain JavaScript under plain node, as in production (see that file).
 const RUNNERS = join(dirname(SELF), 'crawl-runners.mjs');
 
-type Result = { name: string; pages: number; ms: number; maxRssMb: number; cpuMs: number; warmUpMs?: number; threads?: { main: number; workers: number; other: number } };
+type Result = {
+  name: string;
+  pages: number;
+  ms: number;
+  maxRssMb: number;
+  cpuMs: number;
+  warmUpMs?: number;
+  threads?: { main: number; workers: number; other: number };
+};
 
 /** Deterministic pseudo-random numbers, so every run crawls the same site. */
 function rng(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
-const WORDS = 'the crawler reads pages links markdown content site server request response article section paragraph data index search result value page model language table list item user agent robots sitemap cache queue worker fetch parse render extract'.split(' ');
+const WORDS =
+  'the crawler reads pages links markdown content site server request response article section paragraph data index search result value page model language table list item user agent robots sitemap cache queue worker fetch parse render extract'.split(
+    ' ',
+  );
 
 /** Page `i` of a section: the timed site (/p/, PAGES pages) or the warm-up one (/w/). */
 function makePage(i: number, section = 'p', count = PAGES): string {
@@ -50,7 +61,10 @@ function makePage(i: number, section = 'p', count = PAGES): string {
     return `<a href="/${section}/${t}${r() < 0.2 ? `?utm_source=bench&ref=${i}` : ''}${r() < 0.1 ? '#top' : ''}">${word()} ${word()}</a>`;
   };
   const target = 20_000 + Math.floor(r() * 40_000);
-  const nav = Array.from({ length: 30 }, (_, k) => `<li><a href="/${section}/${(i * 7 + k * 31) % count}">Section ${k}</a></li>`).join('');
+  const nav = Array.from(
+    { length: 30 },
+    (_, k) => `<li><a href="/${section}/${(i * 7 + k * 31) % count}">Section ${k}</a></li>`,
+  ).join('');
   let body = '';
   let n = 0;
   while (body.length < target - 3000) {
@@ -88,12 +102,24 @@ async function serveSite(): Promise<void> {
   process.send!({ port: (server.address() as AddressInfo).port });
 }
 
-function child(role: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ proc: ChildProcess; message: unknown }> {
+function child(
+  role: string,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ proc: ChildProcess; message: unknown }> {
   return new Promise((resolve, reject) => {
     const proc =
       role === 'site'
-        ? fork(SELF, ['--child', role, ...args], { execArgv: process.execArgv, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
-        : fork(RUNNERS, [role, ...args], { execArgv: [], env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+        ? fork(SELF, ['--child', role, ...args], {
+            execArgv: process.execArgv,
+            env: { ...process.env, ...env },
+            stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+          })
+        : fork(RUNNERS, [role, ...args], {
+            execArgv: [],
+            env: { ...process.env, ...env },
+            stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+          });
     proc.once('message', (message) => resolve({ proc, message }));
     proc.once('exit', (code) => code && reject(new Error(`${role} exited with ${code}`)));
   });
@@ -107,7 +133,9 @@ function child(role: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): 
  * whichever ran then), and reported as its median: a ratio compares two medians.
  */
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const BASELINE = process.env.BENCH_BASELINE ? { BENCH_TRAWL_DIST: join(process.env.BENCH_BASELINE, 'dist') } : undefined;
+const BASELINE = process.env.BENCH_BASELINE
+  ? { BENCH_TRAWL_DIST: join(process.env.BENCH_BASELINE, 'dist') }
+  : undefined;
 
 type Config = { role: string; env?: NodeJS.ProcessEnv };
 
@@ -138,7 +166,10 @@ if (process.argv[2] === '--child') {
     // crawl after a single pass over its pages, 100–110 ms from the third on — a handicap
     // for whichever crawler ran first. Three passes over every page, over keep-alive
     // connections at the crawlers' concurrency, as they fetch.
-    const urls = [...Array.from({ length: PAGES }, (_, i) => `${base}/p/${i}`), ...Array.from({ length: WARM_PAGES }, (_, i) => `${base}/w/${i}`)];
+    const urls = [
+      ...Array.from({ length: PAGES }, (_, i) => `${base}/p/${i}`),
+      ...Array.from({ length: WARM_PAGES }, (_, i) => `${base}/w/${i}`),
+    ];
     for (let pass = 0; pass < 3; pass++) {
       let next = 0;
       await Promise.all(
@@ -160,7 +191,12 @@ if (process.argv[2] === '--child') {
     const small = { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-semi-space-size=4`.trim() };
     const trawlCold: Config[] = only
       ? [{ role: 'trawl' }]
-      : [{ role: 'trawl' }, { role: 'trawl', env: { BENCH_WARM_UP: '0' } }, { role: 'trawl', env: { BENCH_WORKERS: '0' } }, { role: 'trawl', env: small }];
+      : [
+          { role: 'trawl' },
+          { role: 'trawl', env: { BENCH_WARM_UP: '0' } },
+          { role: 'trawl', env: { BENCH_WORKERS: '0' } },
+          { role: 'trawl', env: small },
+        ];
     if (BASELINE) trawlCold.splice(1, 0, { role: 'trawl', env: BASELINE });
     const cold = await interleaved(base, [...trawlCold, { role: 'crawlee' }, { role: 'crawlee-memory' }]);
     const [peer, lean] = cold.slice(-2);
@@ -178,15 +214,22 @@ if (process.argv[2] === '--child') {
     const [pooledWarm, peerWarm, leanWarm] = [steady[0], ...steady.slice(-2)];
     const rate = (r: Result) => r.pages / (r.ms / 1000);
     const cpu = (r: Result) => r.cpuMs / r.pages;
-    const line = (r: Result) => `${r.name.padEnd(76)} ${String(r.pages).padStart(5)} pages  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${rate(r).toFixed(1).padStart(7)} pages/s  peak RSS ${r.maxRssMb.toFixed(0)} MB  CPU ${cpu(r).toFixed(2)} ms/page`;
+    const line = (r: Result) =>
+      `${r.name.padEnd(76)} ${String(r.pages).padStart(5)} pages  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${rate(r).toFixed(1).padStart(7)} pages/s  peak RSS ${r.maxRssMb.toFixed(0)} MB  CPU ${cpu(r).toFixed(2)} ms/page`;
     const ratios = (r: Result, p: Result, label: string) =>
       `${r.name.padEnd(76)} vs Crawlee ${label.padEnd(9)}: speed ${(rate(r) / rate(p)).toFixed(1)}x   memory ${(r.maxRssMb / p.maxRssMb).toFixed(2)} of its peak RSS   CPU per page ${(cpu(p) / cpu(r)).toFixed(1)}x less`;
-    console.log(`site: ${PAGES} generated pages (20–60 KB, ~45 links each), concurrency ${CONCURRENCY} (Crawlee: maxConcurrency ${CONCURRENCY}, otherwise its defaults), each crawler in its own plain-node process, ${RUNS} interleaved rounds`);
-    console.log(`\ncold start (a fresh process per crawl; the document worker's start-up warm-up took ${pooled.warmUpMs?.toFixed(0)} ms, before the clock):`);
+    console.log(
+      `site: ${PAGES} generated pages (20–60 KB, ~45 links each), concurrency ${CONCURRENCY} (Crawlee: maxConcurrency ${CONCURRENCY}, otherwise its defaults), each crawler in its own plain-node process, ${RUNS} interleaved rounds`,
+    );
+    console.log(
+      `\ncold start (a fresh process per crawl; the document worker's start-up warm-up took ${pooled.warmUpMs?.toFixed(0)} ms, before the clock):`,
+    );
     for (const r of [...ours, peer, lean]) console.log(line(r));
     for (const r of ours) console.log(ratios(r, peer, 'defaults'));
     for (const r of ours) console.log(ratios(r, lean, 'in-memory'));
-    console.log(`\nsteady state (each process first crawls a ${WARM_PAGES}-page warm-up section of the site, untimed):`);
+    console.log(
+      `\nsteady state (each process first crawls a ${WARM_PAGES}-page warm-up section of the site, untimed):`,
+    );
     for (const r of [pooledWarm, peerWarm, leanWarm]) console.log(line(r));
     console.log(ratios(pooledWarm, peerWarm, 'defaults'));
     console.log(ratios(pooledWarm, leanWarm, 'in-memory'));
@@ -200,7 +243,9 @@ if (process.argv[2] === '--child') {
       const byThread = (r: Result, b: Result, label: string) => {
         if (!r.threads || !b.threads) return;
         const t = (x: Result, k: 'main' | 'workers' | 'other') => (x.threads![k] / x.pages).toFixed(3);
-        console.log(`${label.padEnd(11)} CPU ms per page by thread, this build vs baseline: main ${t(r, 'main')} vs ${t(b, 'main')}, document workers ${t(r, 'workers')} vs ${t(b, 'workers')}, V8 helpers (GC, compiler) ${t(r, 'other')} vs ${t(b, 'other')}`);
+        console.log(
+          `${label.padEnd(11)} CPU ms per page by thread, this build vs baseline: main ${t(r, 'main')} vs ${t(b, 'main')}, document workers ${t(r, 'workers')} vs ${t(b, 'workers')}, V8 helpers (GC, compiler) ${t(r, 'other')} vs ${t(b, 'other')}`,
+        );
       };
       byThread(pooled, cold[1], 'cold');
       byThread(pooledWarm, steady[1], 'steady');

@@ -20,16 +20,41 @@ if (!path) {
   process.exit(0);
 }
 const dataDir = mkdtempSync(join(tmpdir(), 'trawl-bench-dash-'));
-const server = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), 'serve'], { env: { ...process.env, PORT: String(PORT), TRAWL_DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'error' }, stdio: 'ignore' });
+const server = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), 'serve'], {
+  env: {
+    ...process.env,
+    PORT: String(PORT),
+    TRAWL_DATA_DIR: dataDir,
+    DATABASE_URL: '',
+    REDIS_URL: '',
+    LOG_LEVEL: 'error',
+  },
+  stdio: 'ignore',
+});
 try {
   await waitHealthy(BASE);
   // Sign-up opens no session (it answers the same for a taken email): log in after it. The login's
   // scrypt (N=2^17, ~0.3–0.7 s) is paid once here, outside the timed page loads.
-  const form = { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=bench%40example.com&password=benchmark-password' } as const;
+  const form = {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'email=bench%40example.com&password=benchmark-password',
+  } as const;
   await fetch(`${BASE}/signup`, form);
   const login = await fetch(`${BASE}/login`, form);
   const token = login.headers.get('set-cookie')!.split(';')[0].split('=')[1];
-  const browser = await chromium.launch({ executablePath: path, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--no-first-run'] });
+  const browser = await chromium.launch({
+    executablePath: path,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--disable-background-networking',
+      '--no-first-run',
+    ],
+  });
   const context = await browser.newContext();
   await context.addCookies([{ name: 'trawl_session', value: token, url: BASE }]);
   const fcp: number[] = [];
@@ -43,7 +68,12 @@ try {
     page.on('response', async (r) => {
       const type = r.headers()['content-type'] ?? '';
       const n = (await r.body().catch(() => Buffer.alloc(0))).length;
-      const wire = (await r.request().sizes().catch(() => ({ responseBodySize: n }))).responseBodySize;
+      const wire = (
+        await r
+          .request()
+          .sizes()
+          .catch(() => ({ responseBodySize: n }))
+      ).responseBodySize;
       if (type.includes('javascript')) {
         sizes.js += n;
         sizes.jsWire += wire;
@@ -71,8 +101,12 @@ try {
   }
   await browser.close();
   const median = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1];
-  console.log(`overview, first visit: ${(js / 1024).toFixed(1)} KiB JavaScript + ${(css / 1024).toFixed(1)} KiB CSS (${(wire / 1024).toFixed(1)} KiB over the wire, gzip), no build step, no framework`);
-  console.log(`time to first contentful paint: median ${median(fcp).toFixed(0)} ms; to the usage chart drawn: median ${median(chart).toFixed(0)} ms (10 loads, warm, Chromium ${browser.version()})`);
+  console.log(
+    `overview, first visit: ${(js / 1024).toFixed(1)} KiB JavaScript + ${(css / 1024).toFixed(1)} KiB CSS (${(wire / 1024).toFixed(1)} KiB over the wire, gzip), no build step, no framework`,
+  );
+  console.log(
+    `time to first contentful paint: median ${median(fcp).toFixed(0)} ms; to the usage chart drawn: median ${median(chart).toFixed(0)} ms (10 loads, warm, Chromium ${browser.version()})`,
+  );
 } finally {
   server.kill();
   rmSync(dataDir, { recursive: true, force: true });

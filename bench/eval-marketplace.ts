@@ -26,7 +26,13 @@ const errorsOfAll = process.argv[process.argv.indexOf('--errors') + 1] === 'all'
 const FIELDS = ['price', 'currency', 'in_stock', 'id', 'title', 'brand', 'rating', 'review_count'] as const;
 type Field = (typeof FIELDS)[number];
 type Truth = Partial<Record<Field, unknown[]>>;
-interface Case { id: string; marketplace: string; url: string; file: string; truth: Truth }
+interface Case {
+  id: string;
+  marketplace: string;
+  url: string;
+  file: string;
+  truth: Truth;
+}
 
 function cases(): Case[] {
   const root = requireFixtures('marketplace');
@@ -54,7 +60,8 @@ function cases(): Case[] {
       if (typeof exp.expected?.retailerSku === 'string') truth.id = [exp.expected.retailerSku];
       const idInUrl = productIdFromUrl(marketplace, url);
       if (!truth.id && idInUrl) truth.id = [idInUrl];
-      if (Object.keys(truth).length) out.push({ id: `${marketplace}/${name}`, marketplace, url: url.replace(/^https:/, 'http:'), file, truth });
+      if (Object.keys(truth).length)
+        out.push({ id: `${marketplace}/${name}`, marketplace, url: url.replace(/^https:/, 'http:'), file, truth });
     }
   }
   return out.sort((a, b) => a.id.localeCompare(b.id));
@@ -68,17 +75,34 @@ if (!all.length) {
 const site = await serveSavedPages(all);
 const dataDir = mkdtempSync(join(tmpdir(), 'trawl-eval-mkt-'));
 const PORT = 3932;
-const env = { ...process.env, TRAWL_DATA_DIR: dataDir, PORT: String(PORT), HOST: '127.0.0.1', DATABASE_URL: '', REDIS_URL: '', LLM_BASE_URL: '', LOG_LEVEL: 'warn', TRAWL_RESOLVE: site.resolve };
+const env = {
+  ...process.env,
+  TRAWL_DATA_DIR: dataDir,
+  PORT: String(PORT),
+  HOST: '127.0.0.1',
+  DATABASE_URL: '',
+  REDIS_URL: '',
+  LLM_BASE_URL: '',
+  LOG_LEVEL: 'warn',
+  TRAWL_RESOLVE: site.resolve,
+};
 await trawlCli(['account', 'create', '--email', 'eval@local', '--credits', '100000'], env);
 await trawlCli(['account', 'limits', '--email', 'eval@local', '--rate-limit-ceiling', '100000'], env);
-const { key: apiKey } = JSON.parse(await trawlCli(['keys', 'create', '--email', 'eval@local', '--rate-limit', '100000'], env));
+const { key: apiKey } = JSON.parse(
+  await trawlCli(['keys', 'create', '--email', 'eval@local', '--rate-limit', '100000'], env),
+);
 const server = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), 'serve'], { env, stdio: 'ignore' });
 
 /** The service's answer: T on success, the contract's error body otherwise. */
-type Answer<T> = { ok: true; status: number; body: T } | { ok: false; status: number; body: { error: string; detail: string } };
+type Answer<T> =
+  { ok: true; status: number; body: T } | { ok: false; status: number; body: { error: string; detail: string } };
 
 const post = async <T>(path: string, body: unknown): Promise<Answer<T>> => {
-  const res = await fetch(`http://127.0.0.1:${PORT}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify(body) });
+  const res = await fetch(`http://127.0.0.1:${PORT}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+    body: JSON.stringify(body),
+  });
   return { ok: res.ok, status: res.status, body: await res.json() } as Answer<T>;
 };
 
@@ -110,7 +134,19 @@ try {
     const t0 = performance.now();
     const m = await post<MarketplaceResult>('/v1/marketplace', { marketplace: c.marketplace, url: c.url });
     times.push(performance.now() - t0);
-    const e = await post<ExtractResult>('/v1/extract', { urls: [c.url], schema: { title: 'string', price: 'number', currency: 'string', in_stock: 'boolean', sku: 'string', brand: 'string', rating: 'number', review_count: 'integer' } });
+    const e = await post<ExtractResult>('/v1/extract', {
+      urls: [c.url],
+      schema: {
+        title: 'string',
+        price: 'number',
+        currency: 'string',
+        in_stock: 'boolean',
+        sku: 'string',
+        brand: 'string',
+        rating: 'number',
+        review_count: 'integer',
+      },
+    });
     const extracted = e.ok ? e.body.results[0] : undefined;
     const answers = {
       marketplace: m.ok ? m.body.product : {},
@@ -127,20 +163,31 @@ try {
           t.n++;
           if (ok) t.ok++;
         }
-        if (showErrors && !ok && who === 'marketplace' && (errorsOfAll || halfOf(c.id) === 'study')) console.log(`${f.padEnd(12)} ${c.id.padEnd(56)} truth=${JSON.stringify(truth)} got=${JSON.stringify(got?.[f])} from ${(m.ok ? m.body.sources?.[f] : undefined) ?? '-'}`);
+        if (showErrors && !ok && who === 'marketplace' && (errorsOfAll || halfOf(c.id) === 'study'))
+          console.log(
+            `${f.padEnd(12)} ${c.id.padEnd(56)} truth=${JSON.stringify(truth)} got=${JSON.stringify(got?.[f])} from ${(m.ok ? m.body.sources?.[f] : undefined) ?? '-'}`,
+          );
       }
     }
   }
   const cell = (t?: { ok: number; n: number }) => (t ? `${(t.ok / t.n).toFixed(3)} (${t.n})` : '—').padEnd(12);
-  console.log(`pages: ${all.length} marketplace fixtures with ground truth (study ${all.filter((c) => halfOf(c.id) === 'study').length}, measure ${all.filter((c) => halfOf(c.id) === 'measure').length}); accuracy (pages with truth for the field); target ≥ 0.98 for price, in_stock, id, title`);
-  console.log(`${'field'.padEnd(13)}${'/v1/marketplace'.padEnd(14)}${'study'.padEnd(12)}${'measure'.padEnd(12)}| ${'/v1/extract'.padEnd(12)}${'study'.padEnd(12)}measure`);
+  console.log(
+    `pages: ${all.length} marketplace fixtures with ground truth (study ${all.filter((c) => halfOf(c.id) === 'study').length}, measure ${all.filter((c) => halfOf(c.id) === 'measure').length}); accuracy (pages with truth for the field); target ≥ 0.98 for price, in_stock, id, title`,
+  );
+  console.log(
+    `${'field'.padEnd(13)}${'/v1/marketplace'.padEnd(14)}${'study'.padEnd(12)}${'measure'.padEnd(12)}| ${'/v1/extract'.padEnd(12)}${'study'.padEnd(12)}measure`,
+  );
   for (const f of FIELDS) {
     const m = tallies.marketplace;
     const x = tallies.extract;
-    console.log(`${f.padEnd(13)}${cell(m.all[f]).padEnd(14)}${cell(m.study[f])}${cell(m.measure[f])}| ${cell(x.all[f])}${cell(x.study[f])}${cell(x.measure[f])}`);
+    console.log(
+      `${f.padEnd(13)}${cell(m.all[f]).padEnd(14)}${cell(m.study[f])}${cell(m.measure[f])}| ${cell(x.all[f])}${cell(x.study[f])}${cell(x.measure[f])}`,
+    );
   }
   times.sort((a, b) => a - b);
-  console.log(`latency per /v1/marketplace call (one at a time): median ${times[times.length >> 1].toFixed(0)} ms, max ${times[times.length - 1].toFixed(0)} ms`);
+  console.log(
+    `latency per /v1/marketplace call (one at a time): median ${times[times.length >> 1].toFixed(0)} ms, max ${times[times.length - 1].toFixed(0)} ms`,
+  );
 } finally {
   server.kill();
   site.close();

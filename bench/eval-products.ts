@@ -21,9 +21,19 @@ const showErrors = process.argv.includes('--errors');
 const errorsOfAll = process.argv[process.argv.indexOf('--errors') + 1] === 'all';
 const SCHEMA = { price: 'number', currency: 'string', in_stock: 'boolean', sku: 'string', brand: 'string' };
 
-interface Case { id: string; url: string; file: string; truth: Record<string, string[]> }
+interface Case {
+  id: string;
+  url: string;
+  file: string;
+  truth: Record<string, string[]>;
+}
 /** Other fixtures that assert one price (metascraper-shopping, PennyPincher): a second, smaller check. */
-interface PriceAssertion { id: string; url: string; file: string; price: number | null }
+interface PriceAssertion {
+  id: string;
+  url: string;
+  file: string;
+  price: number | null;
+}
 
 function cases(): { zyte: Case[]; asserted: PriceAssertion[] } {
   const dir = requireFixtures('marketplace');
@@ -43,14 +53,25 @@ function cases(): { zyte: Case[]; asserted: PriceAssertion[] } {
           zyte.push({ id, url: url.replace(/^https:/, 'http:'), file, truth: exp.ground_truth });
         } else if (exp.expected && 'price' in exp.expected && (exp.input_url ?? exp.url)) {
           const raw = exp.expected.price;
-          const price = raw === null ? null : typeof raw === 'number' ? raw : typeof raw?.amountMinor === 'number' ? raw.amountMinor / 100 : undefined;
-          if (price !== undefined) asserted.push({ id, url: String(exp.input_url ?? exp.url).replace(/^https:/, 'http:'), file, price });
+          const price =
+            raw === null
+              ? null
+              : typeof raw === 'number'
+                ? raw
+                : typeof raw?.amountMinor === 'number'
+                  ? raw.amountMinor / 100
+                  : undefined;
+          if (price !== undefined)
+            asserted.push({ id, url: String(exp.input_url ?? exp.url).replace(/^https:/, 'http:'), file, price });
         }
       }
     }
   };
   walk(dir);
-  return { zyte: zyte.sort((a, b) => a.id.localeCompare(b.id)), asserted: asserted.sort((a, b) => a.id.localeCompare(b.id)) };
+  return {
+    zyte: zyte.sort((a, b) => a.id.localeCompare(b.id)),
+    asserted: asserted.sort((a, b) => a.id.localeCompare(b.id)),
+  };
 }
 
 const { zyte: all, asserted } = cases();
@@ -101,15 +122,30 @@ try {
   type Tally = { tp: number; fp: number; fn: number; support: number };
   const tallies: Record<'all' | 'study' | 'measure', Record<string, Tally>> = { all: {}, study: {}, measure: {} };
   const tally = tallies.all;
-  const score = (field: string, truth: string[] | undefined, pred: string | undefined, eq: (a: string, b: string) => boolean, c: Case) => {
+  const score = (
+    field: string,
+    truth: string[] | undefined,
+    pred: string | undefined,
+    eq: (a: string, b: string) => boolean,
+    c: Case,
+  ) => {
     for (const h of ['all', halfOf(c.id)] as const) tallyOne(tallies[h], field, truth, pred, eq);
     const has = !!truth?.length;
     const ok = pred === undefined ? !has : has && truth!.some((v) => eq(v, pred));
     const src = sourcesOf.get(c.id)?.[field === 'availability' ? 'in_stock' : field];
     if (field === 'availability') return; // its misses are in_stock's
-    if (showErrors && !ok && (errorsOfAll || halfOf(c.id) === 'study')) console.log(`${field.padEnd(12)} ${c.id.padEnd(60)} truth=${JSON.stringify(truth)} predicted=${JSON.stringify(pred)} from ${src ?? '-'}`);
+    if (showErrors && !ok && (errorsOfAll || halfOf(c.id) === 'study'))
+      console.log(
+        `${field.padEnd(12)} ${c.id.padEnd(60)} truth=${JSON.stringify(truth)} predicted=${JSON.stringify(pred)} from ${src ?? '-'}`,
+      );
   };
-  const tallyOne = (tally: Record<string, Tally>, field: string, truth: string[] | undefined, pred: string | undefined, eq: (a: string, b: string) => boolean) => {
+  const tallyOne = (
+    tally: Record<string, Tally>,
+    field: string,
+    truth: string[] | undefined,
+    pred: string | undefined,
+    eq: (a: string, b: string) => boolean,
+  ) => {
     const t = (tally[field] ??= { tp: 0, fp: 0, fn: 0, support: 0 });
     const has = !!truth?.length;
     if (has) t.support++;
@@ -141,13 +177,25 @@ try {
     score('sku', c.truth.sku, str(p.sku), exact, c);
     score('availability', c.truth.availability, p.in_stock === false ? 'OutOfStock' : 'InStock', exact, c);
     // The same without the benchmark's default: no answer is a miss (what a caller sees).
-    score('in_stock', c.truth.availability, p.in_stock === false ? 'OutOfStock' : p.in_stock === true ? 'InStock' : undefined, exact, c);
+    score(
+      'in_stock',
+      c.truth.availability,
+      p.in_stock === false ? 'OutOfStock' : p.in_stock === true ? 'InStock' : undefined,
+      exact,
+      c,
+    );
     score('brand', c.truth.brand, str(p.brand), loose, c);
     score('currency', c.truth.currency, str(p.currency), sameCurrency, c);
   }
-  console.log(`pages: ${all.length} with Zyte-format ground truth (shared part of the fixtures), through POST /v1/extract`);
-  console.log('field         precision  recall     F1   support   (anchors: Zyte price 0.918 / sku 0.841 / availability 0.957; extruct 0.685 / 0.537 / 0.626)');
-  console.log('(availability: the benchmark\'s rule, no answer = InStock; in_stock: the same answers with no answer a miss)');
+  console.log(
+    `pages: ${all.length} with Zyte-format ground truth (shared part of the fixtures), through POST /v1/extract`,
+  );
+  console.log(
+    'field         precision  recall     F1   support   (anchors: Zyte price 0.918 / sku 0.841 / availability 0.957; extruct 0.685 / 0.537 / 0.626)',
+  );
+  console.log(
+    "(availability: the benchmark's rule, no answer = InStock; in_stock: the same answers with no answer a miss)",
+  );
   const prf = (t: Tally) => {
     const p = t.tp + t.fp ? t.tp / (t.tp + t.fp) : 0;
     const r = t.tp + t.fn ? t.tp / (t.tp + t.fn) : 0;
@@ -155,8 +203,12 @@ try {
   };
   for (const [field, t] of Object.entries(tally)) {
     const { p, r, f1 } = prf(t);
-    const halves = (['study', 'measure'] as const).map((h) => `${h} ${prf(tallies[h][field]).f1.toFixed(3)} (${tallies[h][field].support})`).join('  ');
-    console.log(`${field.padEnd(12)} ${p.toFixed(3).padStart(9)} ${r.toFixed(3).padStart(7)} ${f1.toFixed(3).padStart(6)} ${String(t.support).padStart(8)}   F1 ${halves}`);
+    const halves = (['study', 'measure'] as const)
+      .map((h) => `${h} ${prf(tallies[h][field]).f1.toFixed(3)} (${tallies[h][field].support})`)
+      .join('  ');
+    console.log(
+      `${field.padEnd(12)} ${p.toFixed(3).padStart(9)} ${r.toFixed(3).padStart(7)} ${f1.toFixed(3).padStart(6)} ${String(t.support).padStart(8)}   F1 ${halves}`,
+    );
   }
   // Which way in_stock errs (a count per half, no page named): in stock read as sold out, or the reverse.
   const confusion = (h: 'study' | 'measure') => {
@@ -168,12 +220,19 @@ try {
       const k = `${c.truth.availability![0]}→${p === true ? 'true' : p === false ? 'false' : 'none'} (${src})`;
       n[k] = (n[k] ?? 0) + 1;
     }
-    return Object.entries(n).sort().map(([k, v]) => `${k} ${v}`).join(', ');
+    return Object.entries(n)
+      .sort()
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
   };
   console.log(`in_stock answers, study: ${confusion('study')}; measure: ${confusion('measure')}`);
-  console.log(`pages per half: study ${all.filter((c) => halfOf(c.id) === 'study').length}, measure ${all.filter((c) => halfOf(c.id) === 'measure').length}`);
+  console.log(
+    `pages per half: study ${all.filter((c) => halfOf(c.id) === 'study').length}, measure ${all.filter((c) => halfOf(c.id) === 'measure').length}`,
+  );
   latencies.sort((a, b) => a - b);
-  console.log(`latency per /v1/extract call (6 at a time): median ${latencies[latencies.length >> 1].toFixed(0)} ms, max ${latencies[latencies.length - 1].toFixed(0)} ms`);
+  console.log(
+    `latency per /v1/extract call (6 at a time): median ${latencies[latencies.length >> 1].toFixed(0)} ms, max ${latencies[latencies.length - 1].toFixed(0)} ms`,
+  );
   // The second check: pages whose fixture asserts one price (or that there is none).
   let agreed = 0;
   for (const a of asserted) {
@@ -186,9 +245,15 @@ try {
     const got = res.ok ? (body.results?.[0]?.json?.price ?? null) : undefined;
     const ok = got === a.price || (typeof got === 'number' && a.price !== null && Math.abs(got - a.price) < 1e-9);
     if (ok) agreed++;
-    else if (showErrors) console.log(`asserted price ${a.id.padEnd(50)} expected=${a.price} predicted=${got} from ${body.results?.[0]?.sources?.price ?? '-'}`);
+    else if (showErrors)
+      console.log(
+        `asserted price ${a.id.padEnd(50)} expected=${a.price} predicted=${got} from ${body.results?.[0]?.sources?.price ?? '-'}`,
+      );
   }
-  if (asserted.length) console.log(`also: ${agreed}/${asserted.length} single-price assertions of other fixture sets (metascraper-shopping, PennyPincher) agree`);
+  if (asserted.length)
+    console.log(
+      `also: ${agreed}/${asserted.length} single-price assertions of other fixture sets (metascraper-shopping, PennyPincher) agree`,
+    );
   // The third: manufacturer codes, asked for on their own ({gtin, mpn}), scored like the rest.
   const codes: Record<string, Tally> = {};
   let nextCode = 0;
@@ -237,13 +302,21 @@ try {
         });
         const body = await res.json();
         const digits = String(Math.floor(Number(price)));
-        if (res.ok && String(body.markdown ?? '').replace(/[.,\s\u00a0\u202f']/g, '').includes(digits)) shown++;
+        if (
+          res.ok &&
+          String(body.markdown ?? '')
+            .replace(/[.,\s\u00a0\u202f']/g, '')
+            .includes(digits)
+        )
+          shown++;
       }
     }),
   );
   console.log(`also: scrape markdown (main content) shows the ground-truth price on ${shown}/${priced} pages`);
   const f1 = (t: Tally) => (2 * t.tp) / (2 * t.tp + t.fp + t.fn || 1);
-  console.log(`also, schema {gtin, mpn}: gtin F1 ${f1(codes.gtin).toFixed(3)} (support ${codes.gtin.support}), mpn F1 ${f1(codes.mpn).toFixed(3)} (support ${codes.mpn.support}; the annotators left most pages' mpn blank)`);
+  console.log(
+    `also, schema {gtin, mpn}: gtin F1 ${f1(codes.gtin).toFixed(3)} (support ${codes.gtin.support}), mpn F1 ${f1(codes.mpn).toFixed(3)} (support ${codes.mpn.support}; the annotators left most pages' mpn blank)`,
+  );
 } finally {
   server.kill('SIGTERM');
   site.close();

@@ -27,12 +27,16 @@ const PER_QUERY = 5;
 
 function rng(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 const random = rng(42);
 const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)];
 
-const STOP = new Set('the and for that with this from have has had was were are but not you your they their them his her its our out who what when where which will would there been into than then also more most some such only over other about after before said says can could just like'.split(' '));
+const STOP = new Set(
+  'the and for that with this from have has had was were are but not you your they their them his her its our out who what when where which will would there been into than then also more most some such only over other about after before said says can could just like'.split(
+    ' ',
+  ),
+);
 
 const pages = aebPages().filter((p) => (p.articleBody ?? '').length > 1500);
 const site = createServer((req, res) => {
@@ -45,19 +49,29 @@ await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
 const base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
 const titles = pages.map((p) => processHtml(p.html, { url: p.url, markdown: false }).metadata.title ?? 'Untitled');
 
-interface Query { text: string; sentence: string; answer: number; others: number[] }
+interface Query {
+  text: string;
+  sentence: string;
+  answer: number;
+  others: number[];
+}
 const corpusTexts = pages.map((p) => p.articleBody ?? '');
 const corpus = Object.assign(new Bm25(corpusTexts), { map: <T>(f: (t: string, i: number) => T) => corpusTexts.map(f) });
 const queries: Query[] = [];
 while (queries.length < QUERIES) {
   const answer = Math.floor(random() * pages.length);
-  const sentences = (pages[answer].articleBody ?? '').split(/(?<=[.!?])\s+/).filter((s) => s.length >= 80 && s.length <= 300);
+  const sentences = (pages[answer].articleBody ?? '')
+    .split(/(?<=[.!?])\s+/)
+    .filter((s) => s.length >= 80 && s.length <= 300);
   if (!sentences.length) continue;
   const sentence = pick(sentences.slice(1, -1).length ? sentences.slice(1, -1) : sentences);
   const words = [...new Set(tokens(sentence).filter((w) => w.length >= 4 && !STOP.has(w) && !/^\d+$/.test(w)))];
   if (words.length < 4) continue;
   // A person's query: a handful of the sentence's words, in their order.
-  const text = words.filter((_, i) => i % Math.ceil(words.length / 4) === 0).slice(0, 4).join(' ');
+  const text = words
+    .filter((_, i) => i % Math.ceil(words.length / 4) === 0)
+    .slice(0, 4)
+    .join(' ');
   // Hard distractors: the other pages that match the query best, as a search engine's would.
   const others = corpus
     .map((_, i) => ({ i, s: i === answer ? -1 : corpus.score(text, i) }))
@@ -69,7 +83,12 @@ while (queries.length < QUERIES) {
 
 const http = new HttpClient({ allowPrivateNetwork: true });
 const rr = (rank: number) => (rank > 0 ? 1 / rank : 0);
-const norm = (s: string) => s.replace(/[*_`\\[\]()#>]/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
+const norm = (s: string) =>
+  s
+    .replace(/[*_`\\[\]()#>]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
 
 for (const mode of ['noisy', 'good'] as const) {
   let ours = 0;
@@ -115,6 +134,8 @@ for (const mode of ['noisy', 'good'] as const) {
       `answer sentence in first highlight ${((100 * highlightHits) / n).toFixed(0)}%   highlights quotable ${((100 * quotable) / Math.max(1, highlightCount)).toFixed(1)}%   ${(ms / n).toFixed(0)} ms/query`,
   );
 }
-console.log(`${queries.length} queries over ${pages.length} shared AEB article pages, ${PER_QUERY} results each, pages fetched from a local server`);
+console.log(
+  `${queries.length} queries over ${pages.length} shared AEB article pages, ${PER_QUERY} results each, pages fetched from a local server`,
+);
 await http.close();
 site.close();

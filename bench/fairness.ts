@@ -25,18 +25,32 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 40);
 const A_MONITORS = Number(process.env.BENCH_A_MONITORS ?? 500);
 const B_MONITORS = 20;
 
-const receiver = createServer((req, res) => { req.resume(); req.on('end', () => res.writeHead(204).end()); });
-const fast = createServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>Fast</title></head><body><main><h1>Fast</h1><p class="price">$1.00</p></main></body></html>'));
+const receiver = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => res.writeHead(204).end());
+});
+const fast = createServer(
+  (_req, res) =>
+    void res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(
+        '<html><head><title>Fast</title></head><body><main><h1>Fast</h1><p class="price">$1.00</p></main></body></html>',
+      ),
+);
 const hanging = createServer(() => undefined); // accepts, never answers
 for (const s of [fast, hanging, receiver]) await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
 const FAST = `http://127.0.0.1:${(fast.address() as AddressInfo).port}/p`;
 const HOOK = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 const HANG = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/p`;
 
-const pct = (xs: number[], p: number) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN);
+const pct = (xs: number[], p: number) =>
+  xs.length ? xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN;
 
 function launch(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), '--json', 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), '--json', 'serve'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   if (process.env.DBG) child.stdout!.on('data', (d) => process.stderr.write(d));
   return new Promise((resolve, reject) => {
     child.stdout!.once('data', () => resolve(child));
@@ -48,14 +62,37 @@ async function phase(name: string, withA: boolean, cap: number): Promise<number[
   const dataDir = mkdtempSync(join(tmpdir(), 'trawl-bench-fairness-'));
   let store = await openStore({ dataDir });
   const http = new HttpClient({ allowPrivateNetwork: true });
-  const env = { PORT: '0', TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', TRAWL_MIN_INTERVAL_SECONDS: '1', LOG_LEVEL: process.env.DBG ? 'info' : 'error', DATABASE_URL: '', REDIS_URL: '', TRAWL_ACCOUNT_CONCURRENCY: String(cap) };
+  const env = {
+    PORT: '0',
+    TRAWL_DATA_DIR: dataDir,
+    TRAWL_ALLOW_PRIVATE_NETWORK: '1',
+    TRAWL_MIN_INTERVAL_SECONDS: '1',
+    LOG_LEVEL: process.env.DBG ? 'info' : 'error',
+    DATABASE_URL: '',
+    REDIS_URL: '',
+    TRAWL_ACCOUNT_CONCURRENCY: String(cap),
+  };
   // Held to the limits of the service launched below (its environment, its defaults).
   const ctx = { store, engine: { http }, config: loadConfig({ ...process.env, ...env }) };
   const b = await accounts.createAccount(store.db, { email: 'b@local', credits: 1_000_000 });
-  for (let i = 0; i < B_MONITORS; i++) await createMonitor(ctx, b.id, { url: `${FAST}?m=${i}`, interval: '2s', watch: ['price'], webhook: HOOK, schema: { price: 'number' } });
+  for (let i = 0; i < B_MONITORS; i++)
+    await createMonitor(ctx, b.id, {
+      url: `${FAST}?m=${i}`,
+      interval: '2s',
+      watch: ['price'],
+      webhook: HOOK,
+      schema: { price: 'number' },
+    });
   if (withA) {
     const a = await accounts.createAccount(store.db, { email: 'a@local', credits: 1_000_000 });
-    for (let i = 0; i < A_MONITORS; i++) await createMonitor(ctx, a.id, { url: `${HANG}?m=${i}`, interval: '2s', watch: ['price'], webhook: HOOK, schema: { price: 'number' } });
+    for (let i = 0; i < A_MONITORS; i++)
+      await createMonitor(ctx, a.id, {
+        url: `${HANG}?m=${i}`,
+        interval: '2s',
+        watch: ['price'],
+        webhook: HOOK,
+        schema: { price: 'number' },
+      });
   }
   await http.close();
   await store.close(); // the service owns the file while it runs
@@ -75,20 +112,28 @@ async function phase(name: string, withA: boolean, cap: number): Promise<number[
     .where('due_at', '<=', new Date(end).toISOString())
     .execute();
   // Due times not even turned into runs (the scheduler never got to them) are missing here: count B's expected runs too.
-  const lags = runs.map((r) => (r.started_at ? Date.parse(r.started_at) : t0 + SECONDS * 1000) - Date.parse(r.due_at)).sort((x, y) => x - y);
+  const lags = runs
+    .map((r) => (r.started_at ? Date.parse(r.started_at) : t0 + SECONDS * 1000) - Date.parse(r.due_at))
+    .sort((x, y) => x - y);
   const expected = Math.floor(((SECONDS - 10) / 2) * B_MONITORS);
   await store.close();
   rmSync(dataDir, { recursive: true, force: true });
-  console.log(`  ${name.padEnd(44)} B lag p50 ${pct(lags, 50)} ms, p99 ${pct(lags, 99)} ms over ${lags.length} runs (≈${expected} due)`);
+  console.log(
+    `  ${name.padEnd(44)} B lag p50 ${pct(lags, 50)} ms, p99 ${pct(lags, 99)} ms over ${lags.length} runs (≈${expected} due)`,
+  );
   return lags;
 }
 
-console.log(`bench:fairness — account B: ${B_MONITORS} monitors every 2 s on a fast page; account A: ${A_MONITORS} every 2 s on a page that never answers; ${SECONDS} s per phase, embedded`);
+console.log(
+  `bench:fairness — account B: ${B_MONITORS} monitors every 2 s on a fast page; account A: ${A_MONITORS} every 2 s on a page that never answers; ${SECONDS} s per phase, embedded`,
+);
 const alone = await phase('B alone', false, 8);
 const capped = await phase('B beside A, TRAWL_ACCOUNT_CONCURRENCY=8', true, 8);
 const uncapped = await phase('B beside A, no cap (before issue 26)', true, 10_000);
 const ratio = (xs: number[]) => (pct(xs, 99) / Math.max(1, pct(alone, 99))).toFixed(2);
-console.log(`  B's p99 lag vs alone: capped ${ratio(capped)}× (target ≤ 2×; runs ${capped.length}/${alone.length} of alone), uncapped ${ratio(uncapped)}× (runs ${uncapped.length}/${alone.length})`);
+console.log(
+  `  B's p99 lag vs alone: capped ${ratio(capped)}× (target ≤ 2×; runs ${capped.length}/${alone.length} of alone), uncapped ${ratio(uncapped)}× (runs ${uncapped.length}/${alone.length})`,
+);
 fast.close();
 receiver.close();
 hanging.closeAllConnections();

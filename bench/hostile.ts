@@ -25,18 +25,24 @@ const NORMAL = `<!doctype html><html><head><title>Normal page</title></head><bod
 const HOSTILE: Record<string, () => string> = {
   '200,000 nested <div> (closed)': () => `<html><body>${'<div>'.repeat(200_000)}x${'</div>'.repeat(200_000)}`,
   '200,000 nested <div> (unclosed)': () => `<html><body>${'<div>'.repeat(200_000)}x`,
-  '20,000 × <p><b><i><span><div><a><table><tr><td><li><ul>text': () => `<html><body>${'<p><b><i><span><div><a><table><tr><td><li><ul>text'.repeat(20_000)}`,
+  '20,000 × <p><b><i><span><div><a><table><tr><td><li><ul>text': () =>
+    `<html><body>${'<p><b><i><span><div><a><table><tr><td><li><ul>text'.repeat(20_000)}`,
   '50,000 nested <ul><li>': () => `<html><body>${'<ul><li>'.repeat(50_000)}x`,
   '50,000 nested <b><i>': () => `<html><body>${'<b><i>'.repeat(50_000)}x`,
-  '20,000 siblings classed price (schema {price})': () => `<html><body><h1>Item</h1>${Array.from({ length: 20_000 }, (_, i) => `<div class="price p${i}">$${i}.99</div>`).join('')}`,
+  '20,000 siblings classed price (schema {price})': () =>
+    `<html><body><h1>Item</h1>${Array.from({ length: 20_000 }, (_, i) => `<div class="price p${i}">$${i}.99</div>`).join('')}`,
 };
 const schemaFor = (name: string) => (name.includes('price') ? { price: 'number' } : undefined);
 const NINE_MB = (() => {
-  const para = '<p>Nine megabytes of ordinary article text, sentence after sentence, with commas, clauses and full stops, to fill the page. </p>\n';
+  const para =
+    '<p>Nine megabytes of ordinary article text, sentence after sentence, with commas, clauses and full stops, to fill the page. </p>\n';
   return `<!doctype html><html><head><title>Large page</title></head><body><article><h1>Large page</h1>${para.repeat(Math.floor((9 * 1024 * 1024) / para.length))}</article></body></html>`;
 })();
 
-const pages = new Map<string, string>([['/normal', NORMAL], ['/nine-mb', NINE_MB]]);
+const pages = new Map<string, string>([
+  ['/normal', NORMAL],
+  ['/nine-mb', NINE_MB],
+]);
 Object.values(HOSTILE).forEach((make, i) => pages.set(`/hostile/${i}`, make()));
 const site = createServer((req, res) => {
   const body = pages.get(req.url ?? '');
@@ -47,7 +53,17 @@ await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
 const SITE = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'trawl-hostile-'));
-const env = { ...process.env, TRAWL_DATA_DIR: dataDir, PORT: String(PORT), HOST: '127.0.0.1', DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'error', TRAWL_ALLOW_PRIVATE_NETWORK: '1', TRAWL_RATE_LIMIT_PER_MINUTE: '1000000' };
+const env = {
+  ...process.env,
+  TRAWL_DATA_DIR: dataDir,
+  PORT: String(PORT),
+  HOST: '127.0.0.1',
+  DATABASE_URL: '',
+  REDIS_URL: '',
+  LOG_LEVEL: 'error',
+  TRAWL_ALLOW_PRIVATE_NETWORK: '1',
+  TRAWL_RATE_LIMIT_PER_MINUTE: '1000000',
+};
 const cli = (args: string[]) => trawlCli(args, env);
 await cli(['account', 'create', '--email', 'bench@local', '--credits', '1000000']);
 const { key } = JSON.parse(await cli(['keys', 'create', '--email', 'bench@local', '--rate-limit', '1000000']));
@@ -69,7 +85,8 @@ const scrape = async (path: string, extra: Record<string, unknown> = {}, signal?
     return { status: 0, ms: performance.now() - t };
   }
 };
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
 try {
   for (let i = 0; ; i++) {
@@ -88,7 +105,9 @@ try {
   for (let i = 0; i < names.length; i++) {
     const schema = schemaFor(names[i]);
     const r = await scrape(`/hostile/${i}`, schema ? { schema } : {});
-    console.log(`   ${names[i].padEnd(58)} ${(pages.get(`/hostile/${i}`)!.length / 1e6).toFixed(2)} MB  ${String(r.status).padStart(3)}  ${r.ms.toFixed(0).padStart(6)} ms`);
+    console.log(
+      `   ${names[i].padEnd(58)} ${(pages.get(`/hostile/${i}`)!.length / 1e6).toFixed(2)} MB  ${String(r.status).padStart(3)}  ${r.ms.toFixed(0).padStart(6)} ms`,
+    );
   }
 
   console.log('\n2. a normal page while 12 hostile scrapes are in flight');
@@ -113,7 +132,9 @@ try {
   }
   stop.abort();
   await Promise.allSettled(flood);
-  console.log(`   60 normal scrapes: p50 ${pct(latencies, 50).toFixed(0)} ms, p99 ${pct(latencies, 99).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms; statuses ${JSON.stringify(Object.fromEntries(statuses))}; ${hostileDone} hostile scrapes answered meanwhile (target p99 < 1000 ms)`);
+  console.log(
+    `   60 normal scrapes: p50 ${pct(latencies, 50).toFixed(0)} ms, p99 ${pct(latencies, 99).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms; statuses ${JSON.stringify(Object.fromEntries(statuses))}; ${hostileDone} hostile scrapes answered meanwhile (target p99 < 1000 ms)`,
+  );
 
   console.log('\n3. 16 concurrent scrapes of a 9 MB page');
   await new Promise((r) => setTimeout(r, 3000));
@@ -128,7 +149,9 @@ try {
   for (const r of big) codes.set(r.status, (codes.get(r.status) ?? 0) + 1);
   await new Promise((r) => setTimeout(r, 5000));
   const idle = rss();
-  console.log(`   RSS before ${before.toFixed(0)} MB, peak ${peak.toFixed(0)} MB, idle 5 s after ${idle.toFixed(0)} MB; statuses ${JSON.stringify(Object.fromEntries(codes))}; all answered in ${(took / 1000).toFixed(1)} s (targets < 600 MB peak, < 250 MB idle)`);
+  console.log(
+    `   RSS before ${before.toFixed(0)} MB, peak ${peak.toFixed(0)} MB, idle 5 s after ${idle.toFixed(0)} MB; statuses ${JSON.stringify(Object.fromEntries(codes))}; all answered in ${(took / 1000).toFixed(1)} s (targets < 600 MB peak, < 250 MB idle)`,
+  );
 } finally {
   server.kill('SIGTERM');
   site.close();

@@ -39,9 +39,11 @@ const rss = (pid: number, field: 'VmHWM' | 'VmRSS') => {
 };
 /** Page i of the crawl site: ~8 KB of text, links to the next pages (all reachable) and to random ones. */
 function crawlPage(i: number): string {
-  let x = i * 2654435761 >>> 0;
-  const rnd = () => ((x = (x * 1664525 + 1013904223) >>> 0) % CRAWL_PAGES);
-  const links = [...[1, 2, 3].map((k) => (i + k) % CRAWL_PAGES), ...Array.from({ length: 12 }, rnd)].map((t) => `<a href="/p/${t}">Page ${t}</a>`).join(' ');
+  let x = (i * 2654435761) >>> 0;
+  const rnd = () => (x = (x * 1664525 + 1013904223) >>> 0) % CRAWL_PAGES;
+  const links = [...[1, 2, 3].map((k) => (i + k) % CRAWL_PAGES), ...Array.from({ length: 12 }, rnd)]
+    .map((t) => `<a href="/p/${t}">Page ${t}</a>`)
+    .join(' ');
   const para = `<p>Page ${i} of the benchmark site describes how a crawler reads pages, follows their links and writes their content as markdown for a language model to read.</p>`;
   return `<!doctype html><html><head><title>Page ${i}</title></head><body><nav>${links}</nav><main><h1>Page ${i}</h1>${para.repeat(40)}</main></body></html>`;
 }
@@ -55,18 +57,29 @@ await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
 const base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
 const per = Math.ceil(URLS / CHILDREN);
 const children = Array.from({ length: CHILDREN }, (_, c) =>
-  gzipSync(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${Array.from({ length: per }, (_, i) => `<url><loc>${base}/products/item-${c * per + i}</loc><lastmod>2026-11-01</lastmod></url>`).join('')}</urlset>`),
+  gzipSync(
+    `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${Array.from({ length: per }, (_, i) => `<url><loc>${base}/products/item-${c * per + i}</loc><lastmod>2026-11-01</lastmod></url>`).join('')}</urlset>`,
+  ),
 );
 const index = `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${children.map((_, c) => `<sitemap><loc>${base}/sitemaps/part-${c}.xml.gz</loc></sitemap>`).join('')}</sitemapindex>`;
 site.on('request', (req, res) => {
   const path = req.url ?? '/';
-  if (path === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end(`User-agent: *\nSitemap: ${base}/sitemaps/index.xml\n`);
+  if (path === '/robots.txt')
+    return void res
+      .writeHead(200, { 'content-type': 'text/plain' })
+      .end(`User-agent: *\nSitemap: ${base}/sitemaps/index.xml\n`);
   if (path === '/sitemaps/index.xml') return void res.writeHead(200, { 'content-type': 'application/xml' }).end(index);
   const m = /^\/sitemaps\/part-(\d+)\.xml\.gz$/.exec(path);
   if (m) return void res.writeHead(200, { 'content-type': 'application/gzip' }).end(children[Number(m[1])]);
-  if (path === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body><a href="/products/item-1">First</a><a href="/about">About</a><a href="/p/0">Pages</a></body></html>');
+  if (path === '/')
+    return void res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(
+        '<html><body><a href="/products/item-1">First</a><a href="/about">About</a><a href="/p/0">Pages</a></body></html>',
+      );
   const p = /^\/p\/(\d+)(?:\?.*)?$/.exec(path);
-  if (p && Number(p[1]) < CRAWL_PAGES) return void res.writeHead(200, { 'content-type': 'text/html' }).end(crawlPage(Number(p[1])));
+  if (p && Number(p[1]) < CRAWL_PAGES)
+    return void res.writeHead(200, { 'content-type': 'text/html' }).end(crawlPage(Number(p[1])));
   res.writeHead(404).end();
 });
 
@@ -83,7 +96,16 @@ const naive = async () => {
 };
 
 const dataDir = mkdtempSync(join(tmpdir(), 'trawl-bench-jobs-'));
-const env = { ...process.env, TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', PORT: String(PORT), HOST: '127.0.0.1', DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'warn' };
+const env = {
+  ...process.env,
+  TRAWL_DATA_DIR: dataDir,
+  TRAWL_ALLOW_PRIVATE_NETWORK: '1',
+  PORT: String(PORT),
+  HOST: '127.0.0.1',
+  DATABASE_URL: '',
+  REDIS_URL: '',
+  LOG_LEVEL: 'warn',
+};
 await trawlCli(['account', 'create', '--email', 'bench@local', '--credits', '100000'], env);
 const { key } = JSON.parse(await trawlCli(['keys', 'create', '--email', 'bench@local'], env));
 const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), 'serve'], { env, stdio: 'ignore' });
@@ -100,9 +122,18 @@ setTimeout(() => rmSync(dataDir, { recursive: true, force: true }), 500);
 async function benchMap() {
   const map = async () => {
     const t0 = performance.now();
-    const res = await fetch(`http://127.0.0.1:${PORT}/v1/map`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ url: `${base}/`, limit: 30_000 }) });
+    const res = await fetch(`http://127.0.0.1:${PORT}/v1/map`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ url: `${base}/`, limit: 30_000 }),
+    });
     const body = (await res.json()) as { links: unknown[]; total: number };
-    return { seconds: (performance.now() - t0) / 1000, links: body.links.length, total: body.total, status: res.status };
+    return {
+      seconds: (performance.now() - t0) / 1000,
+      links: body.links.length,
+      total: body.total,
+      status: res.status,
+    };
   };
   await map(); // warm-up (first parse compiles)
   const runs = [];
@@ -115,13 +146,18 @@ async function benchMap() {
   const ours = med(runs.map((r) => r.seconds));
   const theirs = med(peers.map((r) => r.seconds));
   console.log(`map: sitemap index of ${CHILDREN} gzip children, ${URLS} URLs (median of 3, after one warm-up)`);
-  console.log(`  trawl POST /v1/map (limit 30000): ${ours.toFixed(2)} s — ${runs[0].links} links, total ${runs[0].total}, HTTP ${runs[0].status}  (target < 3 s)`);
+  console.log(
+    `  trawl POST /v1/map (limit 30000): ${ours.toFixed(2)} s — ${runs[0].links} links, total ${runs[0].total}, HTTP ${runs[0].status}  (target < 3 s)`,
+  );
   console.log(`  naive sequential fetch + gunzip + regex: ${theirs.toFixed(2)} s — ${peers[0].urls} URLs`);
   console.log(`  ratio (trawl / naive time): ${(ours / theirs).toFixed(2)}x`);
 }
 
 function launch(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), '--json', ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), '--json', ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     child.stdout!.once('data', (d) => resolve({ child, line: String(d).split('\n')[0] }));
     child.once('exit', (code) => reject(new Error(`trawl ${args[0]} exited (${code})`)));
@@ -139,14 +175,33 @@ async function benchCrawl() {
   dbUrl.pathname = `/${dbName}`;
   const prefix = `trawl-bench-jobs-${process.pid}`;
   const dir = mkdtempSync(join(tmpdir(), 'trawl-bench-jobs-so-'));
-  const soEnv = { ...process.env, TRAWL_DATA_DIR: dir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: dbUrl.href, REDIS_URL, TRAWL_QUEUE_PREFIX: prefix, LOG_LEVEL: 'error', TRAWL_ACCOUNT_CONCURRENCY: process.env.BENCH_ACCOUNT_CONCURRENCY ?? '64' };
+  const soEnv = {
+    ...process.env,
+    TRAWL_DATA_DIR: dir,
+    TRAWL_ALLOW_PRIVATE_NETWORK: '1',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_URL: dbUrl.href,
+    REDIS_URL,
+    TRAWL_QUEUE_PREFIX: prefix,
+    LOG_LEVEL: 'error',
+    TRAWL_ACCOUNT_CONCURRENCY: process.env.BENCH_ACCOUNT_CONCURRENCY ?? '64',
+  };
   await trawlCli(['account', 'create', '--email', 'bench@local', '--credits', '1000'], soEnv);
   await trawlCli(['account', 'limits', '--email', 'bench@local', '--rate-limit-ceiling', '100000'], soEnv);
-  const { key: soKey } = JSON.parse(await trawlCli(['keys', 'create', '--email', 'bench@local', '--rate-limit', '100000'], soEnv));
+  const { key: soKey } = JSON.parse(
+    await trawlCli(['keys', 'create', '--email', 'bench@local', '--rate-limit', '100000'], soEnv),
+  );
   const procs = [await launch(['serve'], soEnv), await launch(['worker'], soEnv), await launch(['worker'], soEnv)];
   const api = JSON.parse(procs[0].line).url as string;
   const call = async (method: string, path: string, body?: unknown) =>
-    (await (await fetch(`${api}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${soKey}` }, body: body ? JSON.stringify(body) : undefined })).json()) as { job: Job };
+    (await (
+      await fetch(`${api}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${soKey}` },
+        body: body ? JSON.stringify(body) : undefined,
+      })
+    ).json()) as { job: Job };
   const waitJob = async (id: string, at1000?: (pids: number[]) => void) => {
     let sampled = false;
     for (;;) {
@@ -162,7 +217,15 @@ async function benchCrawl() {
   try {
     let at1000: number[] = [];
     const t0 = performance.now();
-    const id = (await call('POST', '/v1/crawl', { url: `${base}/p/0`, async: true, max_depth: 10, limit: CRAWL_PAGES, use_sitemap: false })).job.job_id;
+    const id = (
+      await call('POST', '/v1/crawl', {
+        url: `${base}/p/0`,
+        async: true,
+        max_depth: 10,
+        limit: CRAWL_PAGES,
+        use_sitemap: false,
+      })
+    ).job.job_id;
     const job = await waitJob(id, (pids) => (at1000 = pids.map((pid) => Math.round(rss(pid, 'VmRSS')))));
     const crawlS = (performance.now() - t0) / 1000;
     const peaks = procs.map((p) => Math.round(rss(p.child.pid!, 'VmHWM')));
@@ -172,19 +235,33 @@ async function benchCrawl() {
     const batch = await waitJob(bid);
     const batchS = (performance.now() - t1) / 1000;
     // BENCH_PEER=0: Trawl alone (quick comparisons of Trawl's own settings; no ratio).
-    const crawlee = process.env.BENCH_PEER === '0' ? { pages: NaN, ms: NaN, maxRssMb: NaN } : await new Promise<{ pages: number; ms: number; maxRssMb: number }>((resolve, reject) => {
-      const child = fork(join(ROOT, 'bench/crawl-runners.mjs'), ['crawlee', `${base}`], { env: { ...process.env, BENCH_PAGES: String(CRAWL_PAGES), BENCH_CONCURRENCY: '16' }, execArgv: [] });
-      child.once('message', (m) => resolve(m as { pages: number; ms: number; maxRssMb: number }));
-      child.once('exit', (code) => code && reject(new Error(`crawlee runner exited ${code}`)));
-    });
+    const crawlee =
+      process.env.BENCH_PEER === '0'
+        ? { pages: NaN, ms: NaN, maxRssMb: NaN }
+        : await new Promise<{ pages: number; ms: number; maxRssMb: number }>((resolve, reject) => {
+            const child = fork(join(ROOT, 'bench/crawl-runners.mjs'), ['crawlee', `${base}`], {
+              env: { ...process.env, BENCH_PAGES: String(CRAWL_PAGES), BENCH_CONCURRENCY: '16' },
+              execArgv: [],
+            });
+            child.once('message', (m) => resolve(m as { pages: number; ms: number; maxRssMb: number }));
+            child.once('exit', (code) => code && reject(new Error(`crawlee runner exited ${code}`)));
+          });
     const ours = (job.progress.done + job.progress.failed) / crawlS;
     const theirs = crawlee.pages / (crawlee.ms / 1000);
     console.log(`async crawl of a ${CRAWL_PAGES}-page local site (~8 KB pages, 15 links each), concurrency 16:`);
-    console.log(`  trawl (serve + 2 workers, PostgreSQL + Redis, markdown stored per page): ${job.progress.done} done, ${job.progress.failed} failed in ${crawlS.toFixed(1)} s = ${ours.toFixed(0)} pages/s, state ${job.state}`);
-    console.log(`    RSS at 1,000 pages: ${at1000.join(' / ')} MB; peak at the end: ${peaks.join(' / ')} MB (serve / worker / worker)`);
-    console.log(`  crawlee CheerioCrawler (defaults, no markdown): ${crawlee.pages} pages in ${(crawlee.ms / 1000).toFixed(1)} s = ${theirs.toFixed(0)} pages/s, peak RSS ${Math.round(crawlee.maxRssMb)} MB`);
+    console.log(
+      `  trawl (serve + 2 workers, PostgreSQL + Redis, markdown stored per page): ${job.progress.done} done, ${job.progress.failed} failed in ${crawlS.toFixed(1)} s = ${ours.toFixed(0)} pages/s, state ${job.state}`,
+    );
+    console.log(
+      `    RSS at 1,000 pages: ${at1000.join(' / ')} MB; peak at the end: ${peaks.join(' / ')} MB (serve / worker / worker)`,
+    );
+    console.log(
+      `  crawlee CheerioCrawler (defaults, no markdown): ${crawlee.pages} pages in ${(crawlee.ms / 1000).toFixed(1)} s = ${theirs.toFixed(0)} pages/s, peak RSS ${Math.round(crawlee.maxRssMb)} MB`,
+    );
     console.log(`  ratio (trawl / crawlee pages/s): ${(ours / theirs).toFixed(2)}x  (target >= 10x)`);
-    console.log(`batch scrape of 1,000 URLs: ${batch.progress.done} done, ${batch.progress.failed} failed in ${batchS.toFixed(1)} s = ${(1000 / batchS).toFixed(0)} pages/s`);
+    console.log(
+      `batch scrape of 1,000 URLs: ${batch.progress.done} done, ${batch.progress.failed} failed in ${batchS.toFixed(1)} s = ${(1000 / batchS).toFixed(0)} pages/s`,
+    );
   } finally {
     for (const p of procs) p.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 1000));

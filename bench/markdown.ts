@@ -20,7 +20,8 @@ async function runPipeline(name: string): Promise<Result> {
   let convert: (html: string, url: string) => string;
   if (name === 'trawl') {
     // The compiled pipeline, as the service runs it (npm run bench:markdown builds first).
-    const { processHtml } = await compiled<typeof import('../src/engine/document/index.js')>('engine/document/index.js');
+    const { processHtml } =
+      await compiled<typeof import('../src/engine/document/index.js')>('engine/document/index.js');
     convert = (html, url) => processHtml(html, { url }).markdown ?? '';
   } else {
     const { JSDOM, VirtualConsole } = await import('jsdom');
@@ -76,12 +77,22 @@ async function runPooled(pages: ReturnType<typeof allContentPages>, bytes: numbe
   );
   const ms = performance.now() - t0;
   await pool.close();
-  return { name: 'trawl (document worker)', pages: pages.length, bytes, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, outChars };
+  return {
+    name: 'trawl (document worker)',
+    pages: pages.length,
+    bytes,
+    ms,
+    maxRssMb: process.resourceUsage().maxRSS / 1024,
+    outChars,
+  };
 }
 
 function child(name: string): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const p = fork(fileURLToPath(import.meta.url), ['--child', name], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const p = fork(fileURLToPath(import.meta.url), ['--child', name], {
+      execArgv: process.execArgv,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     p.on('message', (m) => resolve(m as Result));
     p.on('exit', (code) => code && reject(new Error(`${name} exited with ${code}`)));
   });
@@ -102,5 +113,7 @@ if (process.argv[2] === '--child') {
   console.log(line(ours));
   console.log(line(pooled));
   console.log(line(peer));
-  console.log(`speed ratio (trawl / readability+turndown): ${(peer.ms / ours.ms).toFixed(2)}x; in a document worker: ${(peer.ms / pooled.ms).toFixed(2)}x`);
+  console.log(
+    `speed ratio (trawl / readability+turndown): ${(peer.ms / ours.ms).toFixed(2)}x; in a document worker: ${(peer.ms / pooled.ms).toFixed(2)}x`,
+  );
 }

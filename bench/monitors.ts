@@ -35,7 +35,11 @@ const REDIS_URL = process.env.TRAWL_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 let n = 0;
 const site = createServer((_req, res) => {
-  res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><html><head><title>Widget</title></head><body><main><h1>Widget</h1><p class="price">$${++n}.00</p><p>A product page with one changing price.</p></main></body></html>`);
+  res
+    .writeHead(200, { 'content-type': 'text/html' })
+    .end(
+      `<!doctype html><html><head><title>Widget</title></head><body><main><h1>Widget</h1><p class="price">$${++n}.00</p><p>A product page with one changing price.</p></main></body></html>`,
+    );
 });
 let delivered = 0;
 const receiver = createServer((req, res) => {
@@ -60,14 +64,18 @@ const peakRss = (pid: number) => {
 
 /** Start `trawl <args>` and resolve once it says it is up (`--json` prints one line then). */
 function launch(args: string[], env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), '--json', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), '--json', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     child.stdout!.once('data', () => resolve(child));
     child.once('exit', (code) => reject(new Error(`trawl ${args.join(' ')} exited with ${code}`)));
   });
 }
 
-const pct = (xs: number[], p: number) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN);
+const pct = (xs: number[], p: number) =>
+  xs.length ? xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN;
 
 async function runMode(mode: string): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'trawl-bench-monitors-'));
@@ -97,13 +105,20 @@ async function runMode(mode: string): Promise<void> {
   };
   const store = await openStore({ dataDir, databaseUrl });
   const accs = [];
-  for (let a = 0; a < ACCOUNTS; a++) accs.push(await accounts.createAccount(store.db, { email: `bench${a}@local`, credits: 100_000_000 }));
+  for (let a = 0; a < ACCOUNTS; a++)
+    accs.push(await accounts.createAccount(store.db, { email: `bench${a}@local`, credits: 100_000_000 }));
   const http = new HttpClient({ allowPrivateNetwork: true });
   const created = Date.now();
   // Held to the limits of the service launched below (its environment, its defaults).
   const ctx = { store, engine: { http }, config: loadConfig({ ...process.env, ...env }) };
   for (let i = 0; i < MONITORS; i++) {
-    await createMonitor(ctx, accs[i % accs.length].id, { url: `${SITE}?m=${i}`, interval: INTERVAL, watch: ['price', 'title'], webhook: HOOK, schema: { price: 'number' } });
+    await createMonitor(ctx, accs[i % accs.length].id, {
+      url: `${SITE}?m=${i}`,
+      interval: INTERVAL,
+      watch: ['price', 'title'],
+      webhook: HOOK,
+      schema: { price: 'number' },
+    });
   }
   await http.close();
   const createSeconds = (Date.now() - created) / 1000;
@@ -114,10 +129,17 @@ async function runMode(mode: string): Promise<void> {
   const ids = await store.db.selectFrom('monitors').select('id').execute();
   await store.db.transaction().execute(async (trx) => {
     for (const { id } of ids) {
-      await trx.updateTable('monitors').set({ next_run_at: new Date(startAt + Math.floor(Math.random() * intervalSeconds * 1000)).toISOString() }).where('id', '=', id).execute();
+      await trx
+        .updateTable('monitors')
+        .set({ next_run_at: new Date(startAt + Math.floor(Math.random() * intervalSeconds * 1000)).toISOString() })
+        .where('id', '=', id)
+        .execute();
     }
   });
-  const children = await Promise.all([launch(['serve'], env), ...(mode === 'scale-out' ? [launch(['worker'], env), launch(['worker'], env)] : [])]);
+  const children = await Promise.all([
+    launch(['serve'], env),
+    ...(mode === 'scale-out' ? [launch(['worker'], env), launch(['worker'], env)] : []),
+  ]);
   const t0 = Date.now();
   delivered = 0;
   await new Promise((r) => setTimeout(r, SECONDS * 1000));
@@ -136,22 +158,51 @@ async function runMode(mode: string): Promise<void> {
     .where('started_at', '>=', from)
     .where('started_at', '<=', windowEnd)
     .execute();
-  const lagOf = (rs: typeof runs) => rs.filter((r) => r.started_at).map((r) => Date.parse(r.started_at!) - Date.parse(r.due_at)).sort((a, b) => a - b);
+  const lagOf = (rs: typeof runs) =>
+    rs
+      .filter((r) => r.started_at)
+      .map((r) => Date.parse(r.started_at!) - Date.parse(r.due_at))
+      .sort((a, b) => a - b);
   const lags = lagOf(runs);
   // Steady state: runs due after the first interval (the first includes catching up on monitors due while the processes started).
   const intervalMs = Number.parseInt(INTERVAL) * (INTERVAL.endsWith('m') ? 60_000 : 1000);
   const steady = lagOf(runs.filter((r) => Date.parse(r.due_at) >= t0 + intervalMs));
-  const notStarted = (await store.db.selectFrom('monitors').select((eb) => eb.fn.countAll<number>().as('n')).where('next_run_at', '<', windowEnd).executeTakeFirst())?.n ?? 0;
+  const notStarted =
+    (
+      await store.db
+        .selectFrom('monitors')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('next_run_at', '<', windowEnd)
+        .executeTakeFirst()
+    )?.n ?? 0;
   const succeeded = runs.filter((r) => r.status === 'succeeded').length;
-  const attempts = await store.db.selectFrom('delivery_attempts').select((eb) => eb.fn.countAll<number>().as('n')).where('outcome', '=', 'succeeded').executeTakeFirst();
-  const events = await store.db.selectFrom('webhook_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  const attempts = await store.db
+    .selectFrom('delivery_attempts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('outcome', '=', 'succeeded')
+    .executeTakeFirst();
+  const events = await store.db
+    .selectFrom('webhook_events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirst();
   await store.close();
   const windowSeconds = SECONDS - 20;
-  console.log(`\n${mode === 'embedded' ? 'embedded (SQLite, one process)' : 'scale-out (PostgreSQL + Redis, API + 2 workers)'}: ${MONITORS} monitors of ${ACCOUNTS} accounts every ${INTERVAL}, ${SECONDS} s (created in ${createSeconds.toFixed(1)} s)`);
-  console.log(`  scheduling lag (due → start): p50 ${pct(lags, 50)} ms, p99 ${pct(lags, 99)} ms, max ${lags.at(-1)} ms over ${lags.length} runs started in the window; ${notStarted} monitors overdue at its end  (target p99 < 200 ms embedded, < 2000 ms scale-out)`);
-  if (steady.length) console.log(`  steady state (due after the first interval): p50 ${pct(steady, 50)} ms, p99 ${pct(steady, 99)} ms, max ${steady.at(-1)} ms over ${steady.length} runs`);
-  console.log(`  runs: ${(runs.length / windowSeconds).toFixed(1)} started/s, ${(succeeded / windowSeconds).toFixed(1)} succeeded/s (${succeeded}/${runs.length}); steady-state demand ${(MONITORS / Number.parseInt(INTERVAL) / (INTERVAL.endsWith('m') ? 60 : 1)).toFixed(1)}/s`);
-  console.log(`  webhooks: ${Number(events?.n ?? 0)} events, ${Number(attempts?.n ?? 0)} delivered (${(deliveredInRun / SECONDS).toFixed(1)} deliveries/s received over the run)`);
+  console.log(
+    `\n${mode === 'embedded' ? 'embedded (SQLite, one process)' : 'scale-out (PostgreSQL + Redis, API + 2 workers)'}: ${MONITORS} monitors of ${ACCOUNTS} accounts every ${INTERVAL}, ${SECONDS} s (created in ${createSeconds.toFixed(1)} s)`,
+  );
+  console.log(
+    `  scheduling lag (due → start): p50 ${pct(lags, 50)} ms, p99 ${pct(lags, 99)} ms, max ${lags.at(-1)} ms over ${lags.length} runs started in the window; ${notStarted} monitors overdue at its end  (target p99 < 200 ms embedded, < 2000 ms scale-out)`,
+  );
+  if (steady.length)
+    console.log(
+      `  steady state (due after the first interval): p50 ${pct(steady, 50)} ms, p99 ${pct(steady, 99)} ms, max ${steady.at(-1)} ms over ${steady.length} runs`,
+    );
+  console.log(
+    `  runs: ${(runs.length / windowSeconds).toFixed(1)} started/s, ${(succeeded / windowSeconds).toFixed(1)} succeeded/s (${succeeded}/${runs.length}); steady-state demand ${(MONITORS / Number.parseInt(INTERVAL) / (INTERVAL.endsWith('m') ? 60 : 1)).toFixed(1)}/s`,
+  );
+  console.log(
+    `  webhooks: ${Number(events?.n ?? 0)} events, ${Number(attempts?.n ?? 0)} delivered (${(deliveredInRun / SECONDS).toFixed(1)} deliveries/s received over the run)`,
+  );
   console.log(`  peak RSS: ${peaks.map((p, i) => `${i === 0 ? 'serve' : `worker ${i}`} ${p} MB`).join(', ')}`);
   rmSync(dataDir, { recursive: true, force: true });
   if (dbName) {

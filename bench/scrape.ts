@@ -22,7 +22,10 @@ function article(): string {
   const para = (i: number) =>
     `<p>Paragraph ${i} of the benchmark article explains, in ordinary sentences, how a crawler fetches a page, finds its main content, and turns it into markdown that a language model can read without the navigation, the cookie banner or the footer getting in the way.</p>`;
   const nav = Array.from({ length: 40 }, (_, i) => `<li><a href="/section/${i}">Section ${i}</a></li>`).join('');
-  const body = Array.from({ length: 105 }, (_, i) => (i % 10 === 0 ? `<h2>Part ${i / 10 + 1}</h2>` : '') + para(i)).join('\n');
+  const body = Array.from(
+    { length: 105 },
+    (_, i) => (i % 10 === 0 ? `<h2>Part ${i / 10 + 1}</h2>` : '') + para(i),
+  ).join('\n');
   return `<!doctype html><html lang="en"><head><title>Benchmark article</title><meta name="description" content="A 30 KB page"></head>
 <body><header><nav><ul>${nav}</ul></nav></header><main><article><h1>Benchmark article</h1>${body}</article></main>
 <footer><p>© Bench</p></footer></body></html>`;
@@ -45,7 +48,13 @@ const cli = trawlCli;
 
 async function load(url: string, headers: Record<string, string>, body: string) {
   const r = await autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, duration: DURATION });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx, total: r.requests.total };
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.non2xx,
+    total: r.requests.total,
+  };
 }
 
 const html = article();
@@ -55,7 +64,16 @@ const sitePort = (site.address() as AddressInfo).port;
 const target = `http://127.0.0.1:${sitePort}/article`;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'trawl-bench-'));
-const env = { ...process.env, TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', PORT: '3917', HOST: '127.0.0.1', DATABASE_URL: '', LOG_LEVEL: 'warn', TRAWL_MAX_CONNECTIONS_PER_IP: '0' };
+const env = {
+  ...process.env,
+  TRAWL_DATA_DIR: dataDir,
+  TRAWL_ALLOW_PRIVATE_NETWORK: '1',
+  PORT: '3917',
+  HOST: '127.0.0.1',
+  DATABASE_URL: '',
+  LOG_LEVEL: 'warn',
+  TRAWL_MAX_CONNECTIONS_PER_IP: '0',
+};
 await cli(['account', 'create', '--email', 'bench@local', '--credits', '10000000'], env);
 await cli(['account', 'limits', '--email', 'bench@local', '--rate-limit-ceiling', '10000000'], env);
 const { key } = JSON.parse(await cli(['keys', 'create', '--email', 'bench@local', '--rate-limit', '10000000'], env));
@@ -66,15 +84,27 @@ try {
   const body = JSON.stringify({ url: target, render: 'http' });
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
   // Warm-up, then the measured run.
-  await autocannon({ url: 'http://127.0.0.1:3917/v1/scrape', method: 'POST', headers, body, connections: 8, duration: 2 });
+  await autocannon({
+    url: 'http://127.0.0.1:3917/v1/scrape',
+    method: 'POST',
+    headers,
+    body,
+    connections: 8,
+    duration: 2,
+  });
   const ours = await load('http://127.0.0.1:3917/v1/scrape', headers, body);
 
-  peer = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/lib/naive-scrape-server.ts')], { env: { ...process.env, PORT: '3918' }, stdio: 'ignore' });
+  peer = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/lib/naive-scrape-server.ts')], {
+    env: { ...process.env, PORT: '3918' },
+    stdio: 'ignore',
+  });
   await waitFor('http://127.0.0.1:3918/healthz');
   await autocannon({ url: 'http://127.0.0.1:3918/scrape', method: 'POST', headers, body, connections: 8, duration: 2 });
   const naive = await load('http://127.0.0.1:3918/scrape', headers, body);
 
-  console.log(`article: ${(Buffer.byteLength(html) / 1024).toFixed(1)} KB, ${CONNECTIONS} connections, ${DURATION} s each, 2 cores shared by load generator, target and server`);
+  console.log(
+    `article: ${(Buffer.byteLength(html) / 1024).toFixed(1)} KB, ${CONNECTIONS} connections, ${DURATION} s each, 2 cores shared by load generator, target and server`,
+  );
   const row = (name: string, r: Awaited<ReturnType<typeof load>>) =>
     `${name.padEnd(40)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  errors/non-2xx ${r.errors}`;
   console.log(row('trawl /v1/scrape (auth+limits+credits)', ours));

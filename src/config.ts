@@ -136,7 +136,8 @@ function publicUrl(raw: string | undefined): string | undefined {
   } catch {
     throw new Error(`TRAWL_PUBLIC_URL: "${v}" is not a URL (e.g. https://trawl.example.com)`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`TRAWL_PUBLIC_URL: must be an http or https URL (got "${v}")`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new Error(`TRAWL_PUBLIC_URL: must be an http or https URL (got "${v}")`);
   return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
 }
 
@@ -167,12 +168,15 @@ export function loadConfig(env: Env = loadEnv()): Config {
     dbPoolSize: env.TRAWL_DB_POOL_SIZE ? int(env, 'TRAWL_DB_POOL_SIZE', 10, 1, 500) : undefined,
     signupCredits: int(env, 'TRAWL_SIGNUP_CREDITS', 100, 0, 1_000_000_000),
     chromiumPath: str(env.CHROMIUM_PATH),
-    documentWorkers: str(env.TRAWL_DOCUMENT_WORKERS) === undefined ? undefined : int(env, 'TRAWL_DOCUMENT_WORKERS', 0, 0, 64),
+    documentWorkers:
+      str(env.TRAWL_DOCUMENT_WORKERS) === undefined ? undefined : int(env, 'TRAWL_DOCUMENT_WORKERS', 0, 0, 64),
     documentBudgetMs: int(env, 'TRAWL_DOCUMENT_BUDGET_MS', 10_000, 100, 120_000),
     // A large page costs ~50–100 MB while it is handled: one per 8 GiB of memory, 2 to 8.
     largePages: int(env, 'TRAWL_LARGE_PAGES', Math.max(2, Math.min(8, Math.floor(totalmem() / 2 ** 33))), 1, 256),
     // Bytes held are ~3× in memory (body, text, the worker's copy): 1/64 of memory, 64–512 MiB.
-    pageBytesBudget: int(env, 'TRAWL_PAGE_BYTES_MB', Math.max(64, Math.min(512, Math.floor(totalmem() / 2 ** 26))), 8, 65_536) * 2 ** 20,
+    pageBytesBudget:
+      int(env, 'TRAWL_PAGE_BYTES_MB', Math.max(64, Math.min(512, Math.floor(totalmem() / 2 ** 26))), 8, 65_536) *
+      2 ** 20,
     searchProvider: str(env.SEARCH_PROVIDER),
     searxngUrl: str(env.SEARXNG_URL),
     braveApiKey: str(env.BRAVE_API_KEY),
@@ -185,11 +189,15 @@ export function loadConfig(env: Env = loadEnv()): Config {
     metaAdLibraryBaseUrl: str(env.META_AD_LIBRARY_BASE_URL) ?? 'https://www.facebook.com',
     metaGraphBaseUrl: str(env.META_GRAPH_BASE_URL) ?? 'https://graph.facebook.com',
     metaRetryBaseMs: int(env, 'TRAWL_META_RETRY_BASE_MS', 2000, 1, 60_000),
-    proxyUrls: (env.HTTP_PROXY_URLS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    proxyUrls: (env.HTTP_PROXY_URLS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     resolve: parseResolve(env.TRAWL_RESOLVE),
     logLevel: str(env.LOG_LEVEL) ?? 'info',
     metricsToken: str(env.TRAWL_METRICS_TOKEN),
-    workerMetricsPort: str(env.TRAWL_WORKER_METRICS_PORT) === undefined ? undefined : int(env, 'TRAWL_WORKER_METRICS_PORT', 0, 0, 65535),
+    workerMetricsPort:
+      str(env.TRAWL_WORKER_METRICS_PORT) === undefined ? undefined : int(env, 'TRAWL_WORKER_METRICS_PORT', 0, 0, 65535),
   };
 }
 
@@ -201,4 +209,9 @@ export const deliveryConfig = (config: Config) => ({
 });
 
 /** The slice the Ad Library client needs (meta-ads, and monitors on an advertiser). */
-export const metaConfig = (config: Config) => ({ libraryBaseUrl: config.metaAdLibraryBaseUrl, graphBaseUrl: config.metaGraphBaseUrl, accessToken: config.metaAccessToken, retryBaseMs: config.metaRetryBaseMs });
+export const metaConfig = (config: Config) => ({
+  libraryBaseUrl: config.metaAdLibraryBaseUrl,
+  graphBaseUrl: config.metaGraphBaseUrl,
+  accessToken: config.metaAccessToken,
+  retryBaseMs: config.metaRetryBaseMs,
+});

@@ -72,7 +72,8 @@ export const fetchFailed = (detail: string, cause?: unknown) =>
   new TrawlError('fetch_failed', detail, { cause, retryable: true });
 export const forbiddenTarget = (detail: string) => new TrawlError('forbidden_target', detail, { retryable: false });
 export const blocked = (detail: string) => new TrawlError('blocked', detail, { retryable: false });
-export const timeoutError = (detail: string, cause?: unknown) => new TrawlError('timeout', detail, { cause, retryable: true });
+export const timeoutError = (detail: string, cause?: unknown) =>
+  new TrawlError('timeout', detail, { cause, retryable: true });
 
 export function isTrawlError(e: unknown): e is TrawlError {
   return e instanceof TrawlError;

@@ -96,8 +96,10 @@ export const jobPages = new Counter({
 // Every known series starts at 0, so rate() and increase() see the first event (a series that
 // appears only when its first event happens hides that event from them).
 for (const by of ['request', 'monitor_run']) for (const c of [creditsCharged, creditsRefunded]) c.inc({ by }, 0);
-for (const outcome of ['ok', 'fetch_failed', 'blocked', 'forbidden_target', 'timeout', 'cancelled', 'error']) pageFetches.inc({ outcome }, 0);
-for (const outcome of ['delivered', 'rejected', 'unreachable', 'interrupted']) for (const trigger of ['schedule', 'manual']) webhookAttempts.inc({ outcome, trigger }, 0);
+for (const outcome of ['ok', 'fetch_failed', 'blocked', 'forbidden_target', 'timeout', 'cancelled', 'error'])
+  pageFetches.inc({ outcome }, 0);
+for (const outcome of ['delivered', 'rejected', 'unreachable', 'interrupted'])
+  for (const trigger of ['schedule', 'manual']) webhookAttempts.inc({ outcome, trigger }, 0);
 for (const state of ['succeeded', 'failed']) webhookDeliveriesEnded.inc({ state }, 0);
 for (const status of ['succeeded', 'failed', 'skipped']) monitorRuns.inc({ status }, 0);
 for (const kind of ['crawl', 'batch']) for (const outcome of ['done', 'failed']) jobPages.inc({ kind, outcome }, 0);

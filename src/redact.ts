@@ -20,7 +20,9 @@ const hexDigit = (d: string) => (/[a-f]/i.test(d) ? `[${d.toLowerCase()}${d.toUp
 function charPattern(c: string): string {
   const alts = new Set([escapeRe(c), escapeRe(JSON.stringify(c).slice(1, -1))]);
   if (c === ' ') alts.add('\\+');
-  const bytes = [...Buffer.from(c, 'utf8')].map((b) => `%(?:25)*${[...b.toString(16).toUpperCase().padStart(2, '0')].map(hexDigit).join('')}`);
+  const bytes = [...Buffer.from(c, 'utf8')].map(
+    (b) => `%(?:25)*${[...b.toString(16).toUpperCase().padStart(2, '0')].map(hexDigit).join('')}`,
+  );
   alts.add(bytes.join(''));
   return `(?:${[...alts].join('|')})`;
 }
@@ -67,6 +69,13 @@ export function configSecrets(config: Config): string[] {
     config.metricsToken,
     // `user:password` whole (a user name alone is no secret, and redacting it could cut page text).
     ...config.proxyUrls.flatMap((p) => urlCredentials(p, true)),
-    ...[config.searxngUrl, config.databaseUrl, config.redisUrl, config.llmBaseUrl, config.braveApiUrl, config.duckduckgoUrl].flatMap((u) => urlCredentials(u)),
+    ...[
+      config.searxngUrl,
+      config.databaseUrl,
+      config.redisUrl,
+      config.llmBaseUrl,
+      config.braveApiUrl,
+      config.duckduckgoUrl,
+    ].flatMap((u) => urlCredentials(u)),
   ].filter((s): s is string => !!s);
 }

@@ -45,7 +45,14 @@ export interface WorkerOptions {
 }
 
 /** The job runner of this process: it claims job items from the store like any other process. */
-function startJobs(config: Config, store: Store, engine: Engine, log: Log, redact: Redactor, scaleOut?: { pages: PageQueue; hosts: SharedHostGate }): JobRunner {
+function startJobs(
+  config: Config,
+  store: Store,
+  engine: Engine,
+  log: Log,
+  redact: Redactor,
+  scaleOut?: { pages: PageQueue; hosts: SharedHostGate },
+): JobRunner {
   const { retryBaseMs, maxAttempts } = deliveryConfig(config);
   const runner = new JobRunner({
     store,
@@ -63,7 +70,15 @@ function startJobs(config: Config, store: Store, engine: Engine, log: Log, redac
   return runner;
 }
 
-function startScheduler(config: Config, store: Store, engine: Engine, queue: WorkQueue, log: Log, redact: Redactor, soleProcess: boolean): MonitorScheduler {
+function startScheduler(
+  config: Config,
+  store: Store,
+  engine: Engine,
+  queue: WorkQueue,
+  log: Log,
+  redact: Redactor,
+  soleProcess: boolean,
+): MonitorScheduler {
   const scheduler = new MonitorScheduler({
     store,
     engine,
@@ -82,12 +97,21 @@ function startScheduler(config: Config, store: Store, engine: Engine, queue: Wor
 
 /** Retention runs where the scheduler runs: one pruner a process, harmless when several share a database. */
 function startPruner(config: Config, store: Store, log: Log): Pruner {
-  const pruner = new Pruner({ store, retentionDays: config.runRetentionDays, jobRetentionHours: config.jobRetentionHours, cacheMaxBytes: config.cacheMaxBytes, log });
+  const pruner = new Pruner({
+    store,
+    retentionDays: config.runRetentionDays,
+    jobRetentionHours: config.jobRetentionHours,
+    cacheMaxBytes: config.cacheMaxBytes,
+    log,
+  });
   pruner.start();
   return pruner;
 }
 
-export async function startService(config: Config, options: { logger?: boolean | object; listen?: boolean; scheduler?: boolean } = {}): Promise<Service> {
+export async function startService(
+  config: Config,
+  options: { logger?: boolean | object; listen?: boolean; scheduler?: boolean } = {},
+): Promise<Service> {
   let app: FastifyInstance | undefined;
   // One redactor for this process: the server's bodies and log lines, and stored run errors.
   const redact = createRedactor(configSecrets(config));
@@ -121,7 +145,17 @@ export async function startService(config: Config, options: { logger?: boolean |
     pruner = startPruner(config, store, log);
     jobs = startJobs(config, store, engine, log, redact);
   }
-  const ctx: ServerContext = { config, store, engine, rateLimiter, scheduler, jobs, queue, redact, resultCache: new StoreResultCache(store, config.cacheMaxBytes) };
+  const ctx: ServerContext = {
+    config,
+    store,
+    engine,
+    rateLimiter,
+    scheduler,
+    jobs,
+    queue,
+    redact,
+    resultCache: new StoreResultCache(store, config.cacheMaxBytes),
+  };
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
@@ -141,7 +175,10 @@ export async function startService(config: Config, options: { logger?: boolean |
     if (options.listen !== false) {
       await app.listen({ port: config.port, host: config.host });
       const addr = app.server.address();
-      url = typeof addr === 'object' && addr ? `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}` : '';
+      url =
+        typeof addr === 'object' && addr
+          ? `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`
+          : '';
     } else {
       await app.ready();
     }
@@ -171,8 +208,16 @@ export interface WorkerProcess {
  * deliveries) with the same engine functions as the API. Any number may run side by side.
  */
 export async function startWorker(config: Config, log: Log, options: WorkerOptions = {}): Promise<WorkerProcess> {
-  if (!isScaleOut(config)) throw new Error('trawl worker needs DATABASE_URL (PostgreSQL) and REDIS_URL; without them `trawl serve` runs monitors in process');
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize ?? WORKER_POOL, onError: (err) => log.warn({ err: err.message }, 'database connection dropped; it will be reopened') });
+  if (!isScaleOut(config))
+    throw new Error(
+      'trawl worker needs DATABASE_URL (PostgreSQL) and REDIS_URL; without them `trawl serve` runs monitors in process',
+    );
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.dbPoolSize ?? WORKER_POOL,
+    onError: (err) => log.warn({ err: err.message }, 'database connection dropped; it will be reopened'),
+  });
   const engine = createEngine(config, log);
   const queue = new BullQueue({
     redisUrl: config.redisUrl!,
@@ -183,7 +228,13 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
   });
   let metrics: Awaited<ReturnType<typeof serveWorkerMetrics>> | undefined;
   try {
-    if (config.workerMetricsPort !== undefined) metrics = await serveWorkerMetrics({ host: config.host, port: config.workerMetricsPort, token: config.metricsToken, queue });
+    if (config.workerMetricsPort !== undefined)
+      metrics = await serveWorkerMetrics({
+        host: config.host,
+        port: config.workerMetricsPort,
+        token: config.metricsToken,
+        queue,
+      });
   } catch (e) {
     // (Port in use …): nothing of this worker keeps running.
     await Promise.all([queue.close(), engine.close(), store.close()]);
@@ -194,11 +245,18 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
   const pruner = startPruner(config, store, log);
   // Pages of jobs as BullMQ jobs any worker takes (the runner closes this queue when it stops).
   const prefix = options.queuePrefix ?? config.queuePrefix;
-  const pages = new PageQueue({ redisUrl: config.redisUrl!, prefix, onError: (err) => log.error({ err }, 'page queue error') });
+  const pages = new PageQueue({
+    redisUrl: config.redisUrl!,
+    prefix,
+    onError: (err) => log.error({ err }, 'page queue error'),
+  });
   // Fails fast while Redis is away: the gate then falls back to this process's own.
   const gateRedis = new Redis(config.redisUrl!, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   gateRedis.on('error', () => undefined);
-  const jobs = startJobs(config, store, engine, log, createRedactor(configSecrets(config)), { pages, hosts: new SharedHostGate(gateRedis, prefix ?? 'trawl') });
+  const jobs = startJobs(config, store, engine, log, createRedactor(configSecrets(config)), {
+    pages,
+    hosts: new SharedHostGate(gateRedis, prefix ?? 'trawl'),
+  });
   // Seen by the API processes' /readyz: someone is there to do the work.
   const heartbeat = new WorkerHeartbeat(config.redisUrl!, prefix);
   await heartbeat.start();

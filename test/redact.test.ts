@@ -28,7 +28,9 @@ describe('createRedactor', () => {
   });
 
   it('redacts the secret part of id|secret alone, and its JSON-quoted form in log lines', () => {
-    expect(redact(`the app secret ${SECRET} and s3cr3tApp%53ecretValue`)).toBe('the app secret [redacted] and [redacted]');
+    expect(redact(`the app secret ${SECRET} and s3cr3tApp%53ecretValue`)).toBe(
+      'the app secret [redacted] and [redacted]',
+    );
     expect(redact(JSON.stringify({ msg: `token=${TOKEN}` }))).toBe('{"msg":"token=[redacted]"}');
     expect(redact('1234567890 alone is an app id, not a secret')).toBe('1234567890 alone is an app id, not a secret');
   });
@@ -50,7 +52,9 @@ describe('createRedactor', () => {
 
   it('redacts non-ASCII secrets by their UTF-8 bytes, and a space as a form-encoded +', () => {
     const r = createRedactor(['clé secrète 42']);
-    expect(r(`q=${encodeURIComponent('clé secrète 42')}&f=${new URLSearchParams({ k: 'clé secrète 42' })}`)).toBe('q=[redacted]&f=k=[redacted]');
+    expect(r(`q=${encodeURIComponent('clé secrète 42')}&f=${new URLSearchParams({ k: 'clé secrète 42' })}`)).toBe(
+      'q=[redacted]&f=k=[redacted]',
+    );
   });
 
   it('is the identity without secrets', () => {
@@ -64,15 +68,30 @@ describe('configSecrets', () => {
       META_ACCESS_TOKEN: TOKEN,
       LLM_API_KEY: 'sk-llm-key-123456',
       BRAVE_API_KEY: 'BSAbrave-key-7890',
-      HTTP_PROXY_URLS: 'http://user:pa55word-xyz@127.0.0.1:1, http://127.0.0.1:2,http://alice:p%40ssw0rd!@proxy.test:8080',
+      HTTP_PROXY_URLS:
+        'http://user:pa55word-xyz@127.0.0.1:1, http://127.0.0.1:2,http://alice:p%40ssw0rd!@proxy.test:8080',
       SEARXNG_URL: 'http://searx:searx-pass-1@searx.test',
       DATABASE_URL: 'postgres://trawl:db-pass-22@db.test/trawl',
       REDIS_URL: 'redis://:redis-pass-333@redis.test:6379',
     });
     const secrets = configSecrets(config);
-    for (const s of [TOKEN, SECRET, 'sk-llm-key-123456', 'BSAbrave-key-7890', 'pa55word-xyz', 'user:pa55word-xyz', 'p@ssw0rd!', 'searx-pass-1', 'db-pass-22', 'redis-pass-333']) expect(secrets).toContain(s);
+    for (const s of [
+      TOKEN,
+      SECRET,
+      'sk-llm-key-123456',
+      'BSAbrave-key-7890',
+      'pa55word-xyz',
+      'user:pa55word-xyz',
+      'p@ssw0rd!',
+      'searx-pass-1',
+      'db-pass-22',
+      'redis-pass-333',
+    ])
+      expect(secrets).toContain(s);
     const redact = createRedactor(secrets);
-    expect(redact('via http://user:pa55word-xyz@127.0.0.1:1 and http://alice:p%40ssw0rd!@proxy.test:8080')).toBe('via http://[redacted]@127.0.0.1:1 and http://[redacted]@proxy.test:8080');
+    expect(redact('via http://user:pa55word-xyz@127.0.0.1:1 and http://alice:p%40ssw0rd!@proxy.test:8080')).toBe(
+      'via http://[redacted]@127.0.0.1:1 and http://[redacted]@proxy.test:8080',
+    );
     expect(redact('postgres://trawl:db-pass-22@db.test/trawl')).toBe('postgres://trawl:[redacted]@db.test/trawl');
   });
 

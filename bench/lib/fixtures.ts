@@ -35,15 +35,19 @@ export function readHtml(path: string): string {
 
 export function aebPages(): ContentPage[] {
   const dir = requireFixtures('content/scrapinghub-aeb');
-  return readdirSync(dir).sort().map((id) => {
-    const expected = JSON.parse(readFileSync(join(dir, id, 'expected.json'), 'utf8'));
-    return { id, html: readHtml(join(dir, id, 'source.html')), url: expected.url, articleBody: expected.articleBody };
-  });
+  return readdirSync(dir)
+    .sort()
+    .map((id) => {
+      const expected = JSON.parse(readFileSync(join(dir, id, 'expected.json'), 'utf8'));
+      return { id, html: readHtml(join(dir, id, 'source.html')), url: expected.url, articleBody: expected.articleBody };
+    });
 }
 
 export function readabilityPages(): ContentPage[] {
   const dir = requireFixtures('content/readability');
-  return readdirSync(dir).sort().map((id) => ({ id, html: readHtml(join(dir, id, 'source.html')), url: `http://fakehost/test/${id}/` }));
+  return readdirSync(dir)
+    .sort()
+    .map((id) => ({ id, html: readHtml(join(dir, id, 'source.html')), url: `http://fakehost/test/${id}/` }));
 }
 
 export function allContentPages(): ContentPage[] {
@@ -60,10 +64,20 @@ export interface SnippetPage extends ContentPage {
 /** trafilatura's evaluation corpus: pages with snippets that must and must not be kept. */
 export function trafilaturaPages(): SnippetPage[] {
   const dir = requireFixtures('content/trafilatura-eval');
-  return readdirSync(dir).sort().map((id) => {
-    const expected = JSON.parse(readFileSync(join(dir, id, 'expected.json'), 'utf8'));
-    // Some entries name a file, not a URL ("hard::site-page.html"): any base URL will do.
-    const url = /^https?:\/\//.test(expected.url) ? expected.url : `http://fakehost/${encodeURIComponent(expected.file ?? id)}`;
-    return { id, html: readHtml(join(dir, id, 'source.html.gz')), url, with: expected.with ?? [], without: expected.without ?? [] };
-  });
+  return readdirSync(dir)
+    .sort()
+    .map((id) => {
+      const expected = JSON.parse(readFileSync(join(dir, id, 'expected.json'), 'utf8'));
+      // Some entries name a file, not a URL ("hard::site-page.html"): any base URL will do.
+      const url = /^https?:\/\//.test(expected.url)
+        ? expected.url
+        : `http://fakehost/${encodeURIComponent(expected.file ?? id)}`;
+      return {
+        id,
+        html: readHtml(join(dir, id, 'source.html.gz')),
+        url,
+        with: expected.with ?? [],
+        without: expected.without ?? [],
+      };
+    });
 }

@@ -36,7 +36,9 @@ export async function waitHealthy(base: string): Promise<void> {
  * told to resolve their hosts here: `resolve` is the TRAWL_RESOLVE value. Two captures of one
  * URL (logged in / out) are told apart with a marker parameter — their `url` is changed.
  */
-export async function serveSavedPages(pages: { url: string; file: string }[]): Promise<{ resolve: string; close(): void }> {
+export async function serveSavedPages(
+  pages: { url: string; file: string }[],
+): Promise<{ resolve: string; close(): void }> {
   const taken = new Set<string>();
   for (const p of pages) {
     if (taken.has(p.url)) p.url += `${p.url.includes('?') ? '&' : '?'}fixture=${taken.size}`;

@@ -22,7 +22,9 @@ export type TpFpFn = [number, number, number];
 export function shingleMatch(truth: string, pred: string): TpFpFn {
   const t = shingles(truth);
   const p = shingles(pred);
-  let tp = 0, fp = 0, fn = 0;
+  let tp = 0,
+    fp = 0,
+    fn = 0;
   for (const k of new Set([...t.keys(), ...p.keys()])) {
     const a = t.get(k) ?? 0;
     const b = p.get(k) ?? 0;
@@ -95,7 +97,11 @@ const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 /** trafilatura's evaluation: each wanted snippet found is a true positive, each unwanted one found a false positive. */
 export function snippetScores(plain: string, withSnippets: string[], withoutSnippets: string[]): SnippetTally {
   const t: SnippetTally = { tp: 0, fn: 0, fp: 0, tn: 0 };
-  for (const s of withSnippets) if (plain.includes(squash(s))) t.tp++; else t.fn++;
-  for (const s of withoutSnippets) if (plain.includes(squash(s))) t.fp++; else t.tn++;
+  for (const s of withSnippets)
+    if (plain.includes(squash(s))) t.tp++;
+    else t.fn++;
+  for (const s of withoutSnippets)
+    if (plain.includes(squash(s))) t.fp++;
+    else t.tn++;
   return t;
 }

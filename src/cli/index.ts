@@ -20,7 +20,10 @@ import { loggerOptions } from '../server/ops/logging.js';
 import { accounts, hashPassword, keys, openStore, sessions, type Store } from '../store/index.js';
 
 const program = new Command();
-program.name('trawl').description('Trawl: web data extraction API').option('--json', 'print one JSON object on stdout', false);
+program
+  .name('trawl')
+  .description('Trawl: web data extraction API')
+  .option('--json', 'print one JSON object on stdout', false);
 
 const json = () => program.opts().json as boolean;
 
@@ -40,23 +43,32 @@ async function withStore<T>(fn: (store: Store, config: Config) => Promise<T>): P
 
 async function accountByEmail(store: Store, email: string) {
   const row = await accounts.findAccountByEmail(store.db, email);
-  if (!row) throw new TrawlError('not_found', `no account with email ${email}; create it with: trawl account create --email ${email}`);
+  if (!row)
+    throw new TrawlError(
+      'not_found',
+      `no account with email ${email}; create it with: trawl account create --email ${email}`,
+    );
   return row;
 }
 
 const positiveInt = (name: string) => (v: string) => {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new TrawlError('invalid_request', `${name}: must be a whole number ≥ 0 (got "${v}")`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new TrawlError('invalid_request', `${name}: must be a whole number ≥ 0 (got "${v}")`);
   return n;
 };
 
 program
   .command('serve')
-  .description('start the API (SQLite under ./data and the in-process scheduler unless DATABASE_URL / REDIS_URL are set)')
+  .description(
+    'start the API (SQLite under ./data and the in-process scheduler unless DATABASE_URL / REDIS_URL are set)',
+  )
   .action(async () => {
     const config = loadConfig();
     // Readable logs on a terminal; JSON lines when stdout is a file or a pipe (and with --json, whose stdout is for machines).
-    const service = await startService(config, { logger: loggerOptions({ level: config.logLevel, pretty: !json() && !!process.stdout.isTTY }) });
+    const service = await startService(config, {
+      logger: loggerOptions({ level: config.logLevel, pretty: !json() && !!process.stdout.isTTY }),
+    });
     if (json()) print({ status: 'listening', url: service.url }, '');
     if (process.stderr.isTTY) process.stderr.write(startupBanner({ url: service.url, config }));
     const stop = async () => {
@@ -69,7 +81,9 @@ program
 
 program
   .command('worker')
-  .description('consume monitor runs and webhook deliveries from Redis (needs DATABASE_URL and REDIS_URL); run as many as you like')
+  .description(
+    'consume monitor runs and webhook deliveries from Redis (needs DATABASE_URL and REDIS_URL); run as many as you like',
+  )
   .action(async () => {
     const config = loadConfig();
     const { level, stream } = loggerOptions({ level: config.logLevel, pretty: !json() && !!process.stdout.isTTY });
@@ -93,11 +107,16 @@ account
   .option('--password <password>', 'password for the dashboard')
   .option('--credits <n>', 'starting credits', positiveInt('credits'), 0)
   .action(async (o: { email: string; password?: string; credits: number }) => {
-    if (!/^[^\s@]+@[^\s@]+$/.test(o.email)) throw new TrawlError('invalid_request', `email: "${o.email}" is not an email address`);
+    if (!/^[^\s@]+@[^\s@]+$/.test(o.email))
+      throw new TrawlError('invalid_request', `email: "${o.email}" is not an email address`);
     await withStore(async (store) => {
-      if (await accounts.findAccountByEmail(store.db, o.email)) throw new TrawlError('invalid_request', `email: an account with ${o.email} already exists`);
+      if (await accounts.findAccountByEmail(store.db, o.email))
+        throw new TrawlError('invalid_request', `email: an account with ${o.email} already exists`);
       const row = await accounts.createAccount(store.db, { email: o.email, password: o.password, credits: o.credits });
-      print({ account_id: row.id, email: row.email, credits: row.credits }, `created account ${row.id} (${row.email}) with ${row.credits} credits`);
+      print(
+        { account_id: row.id, email: row.email, credits: row.credits },
+        `created account ${row.id} (${row.email}) with ${row.credits} credits`,
+      );
     });
   });
 
@@ -107,12 +126,16 @@ account
   .requiredOption('--email <email>', 'account email')
   .requiredOption('--password <password>', 'the new password (8 to 200 characters)')
   .action(async (o: { email: string; password: string }) => {
-    if (o.password.length < 8 || o.password.length > 200) throw new TrawlError('invalid_request', 'password: must be 8 to 200 characters');
+    if (o.password.length < 8 || o.password.length > 200)
+      throw new TrawlError('invalid_request', 'password: must be 8 to 200 characters');
     await withStore(async (store) => {
       const row = await accountByEmail(store, o.email);
       await accounts.setPasswordHash(store.db, row.id, await hashPassword(o.password));
       await sessions.endAllSessions(store.db, row.id);
-      print({ account_id: row.id, email: row.email }, `password set for ${row.email}; its dashboard sessions were ended`);
+      print(
+        { account_id: row.id, email: row.email },
+        `password set for ${row.email}; its dashboard sessions were ended`,
+      );
     });
   });
 
@@ -120,7 +143,10 @@ account
   .command('limits')
   .description("set the highest rate limit (requests per minute) the account's keys may have; users cannot go above it")
   .requiredOption('--email <email>', 'account email')
-  .requiredOption('--rate-limit-ceiling <perMinute|default>', 'the ceiling, or "default" for TRAWL_RATE_LIMIT_PER_MINUTE')
+  .requiredOption(
+    '--rate-limit-ceiling <perMinute|default>',
+    'the ceiling, or "default" for TRAWL_RATE_LIMIT_PER_MINUTE',
+  )
   .action(async (o: { email: string; rateLimitCeiling: string }) => {
     const ceiling = o.rateLimitCeiling === 'default' ? null : positiveInt('rate-limit-ceiling')(o.rateLimitCeiling);
     if (ceiling === 0) throw new TrawlError('invalid_request', 'rate-limit-ceiling: must be at least 1 (or "default")');
@@ -131,7 +157,8 @@ account
       const above = await accounts.countKeysAbove(store.db, acc.id, effective);
       print(
         { account_id: acc.id, rate_limit_ceiling: effective, keys_above_ceiling: above },
-        `${acc.email}: keys may make at most ${effective} requests per minute` + (above ? ` (${above} key${above > 1 ? 's' : ''} set higher now run at ${effective})` : ''),
+        `${acc.email}: keys may make at most ${effective} requests per minute` +
+          (above ? ` (${above} key${above > 1 ? 's' : ''} set higher now run at ${effective})` : ''),
       );
     });
   });
@@ -144,14 +171,22 @@ program
   .option('--name <name>', 'a name to recognise the key by')
   .option('--rate-limit <perMinute>', 'requests per minute for this key', positiveInt('rate-limit'))
   .action(async (o: { email: string; name?: string; rateLimit?: number }) => {
-    if (o.rateLimit !== undefined && o.rateLimit < 1) throw new TrawlError('invalid_request', 'rate-limit: must be at least 1');
+    if (o.rateLimit !== undefined && o.rateLimit < 1)
+      throw new TrawlError('invalid_request', 'rate-limit: must be at least 1');
     await withStore(async (store, config) => {
       const acc = await accountByEmail(store, o.email);
       const ceiling = accounts.rateLimitCeiling(acc, config.rateLimitPerMinute);
       if (o.rateLimit !== undefined && o.rateLimit > ceiling) {
-        throw new TrawlError('invalid_request', `rate-limit: above this account's ceiling of ${ceiling} per minute; raise it first with: trawl account limits --email ${acc.email} --rate-limit-ceiling ${o.rateLimit}`);
+        throw new TrawlError(
+          'invalid_request',
+          `rate-limit: above this account's ceiling of ${ceiling} per minute; raise it first with: trawl account limits --email ${acc.email} --rate-limit-ceiling ${o.rateLimit}`,
+        );
       }
-      const { key, row } = await keys.createApiKey(store.db, { accountId: acc.id, name: o.name, rateLimitPerMinute: o.rateLimit });
+      const { key, row } = await keys.createApiKey(store.db, {
+        accountId: acc.id,
+        name: o.name,
+        rateLimitPerMinute: o.rateLimit,
+      });
       print({ key, key_id: row.id }, `${key}\n(key ${row.id}; shown once, store it now)`);
     });
   });
@@ -189,7 +224,10 @@ secret
       const overlapMs = config.webhookSecretOverlapHours * 3600_000;
       const s = await accounts.rotateSigningSecret(store.db, acc.id, overlapMs);
       const until = overlapMs > 0 ? new Date(Date.now() + overlapMs).toISOString() : null;
-      print({ signing_secret: s, previous_valid_until: until }, until ? `${s}\n(the previous secret still signs beside it until ${until})` : s);
+      print(
+        { signing_secret: s, previous_valid_until: until },
+        until ? `${s}\n(the previous secret still signs beside it until ${until})` : s,
+      );
     });
   });
 
@@ -199,14 +237,25 @@ program
   .command('scrape')
   .description('scrape one URL locally (no server needed)')
   .argument('<url>')
-  .addOption(new Option('--format <format>', 'output format').choices(['markdown', 'json', 'html', 'raw_html', 'links']).default('markdown'))
+  .addOption(
+    new Option('--format <format>', 'output format')
+      .choices(['markdown', 'json', 'html', 'raw_html', 'links'])
+      .default('markdown'),
+  )
   .option('--schema <file>', 'JSON file with a schema object (implies --format json)')
   .option('--all-content', 'keep navigation and page chrome (only_main_content=false)')
   .addOption(new Option('--render <mode>', 'how to fetch').choices(['auto', 'http', 'browser']).default('auto'))
   .option('--timeout-ms <ms>', 'time budget', positiveInt('timeout-ms'), 30_000)
-  .option('--screenshot <file>', 'write a screenshot of the page to this file (.png, or .jpg for JPEG); implies the browser')
+  .option(
+    '--screenshot <file>',
+    'write a screenshot of the page to this file (.png, or .jpg for JPEG); implies the browser',
+  )
   .option('--full-page', 'with --screenshot: the whole page (up to 16,384 px high), not only the viewport')
-  .option('--action <step>', 'a browser step, in order (repeatable): wait:500, wait:#list, click:#more, click-all:.expand, write:text, press:Enter, scroll:down[:px], scroll:bottom, screenshot[:full], scrape, js:return document.title, or a JSON step', list)
+  .option(
+    '--action <step>',
+    'a browser step, in order (repeatable): wait:500, wait:#list, click:#more, click-all:.expand, write:text, press:Enter, scroll:down[:px], scroll:bottom, screenshot[:full], scrape, js:return document.title, or a JSON step',
+    list,
+  )
   .option('--header <header>', '"Name: value" sent to the target\'s own site (repeatable)', list)
   .option('--cookie <cookie>', '"name=value" sent to the target\'s host (repeatable)', list)
   .option('--mobile', 'a phone: mobile user agent, 412x915 viewport, touch')
@@ -219,7 +268,10 @@ program
       try {
         schemaRaw = JSON.parse(readFileSync(o.schema, 'utf8'));
       } catch (e) {
-        throw new TrawlError('invalid_schema', `schema: ${o.schema} is not a readable JSON file (${(e as Error).message})`);
+        throw new TrawlError(
+          'invalid_schema',
+          `schema: ${o.schema} is not a readable JSON file (${(e as Error).message})`,
+        );
       }
     }
     const format: Format = o.schema ? 'json' : o.format;
@@ -238,13 +290,28 @@ program
       ...(o.cookie?.length ? { cookies: o.cookie.map(parseCookie) } : {}),
       ...(o.mobile ? { mobile: true } : {}),
       ...(o.viewport ? { viewport: parseViewport(o.viewport) } : {}),
-      ...(o.country || o.language?.length ? { location: { ...(o.country ? { country: o.country } : {}), ...(o.language?.length ? { languages: o.language } : {}) } } : {}),
+      ...(o.country || o.language?.length
+        ? {
+            location: {
+              ...(o.country ? { country: o.country } : {}),
+              ...(o.language?.length ? { languages: o.language } : {}),
+            },
+          }
+        : {}),
     });
     checkPageOptions(body);
     const schema = schemaRaw !== undefined ? compileSchema(schemaRaw) : undefined;
     const engine = createEngine(loadConfig());
     try {
-      const r = await scrape(engine, { ...enginePageOptions(body), url, schema, onlyMainContent: !o.allContent, render: o.render, timeoutMs: o.timeoutMs, files: fileWriter(o.screenshot, !!shot) });
+      const r = await scrape(engine, {
+        ...enginePageOptions(body),
+        url,
+        schema,
+        onlyMainContent: !o.allContent,
+        render: o.render,
+        timeoutMs: o.timeoutMs,
+        files: fileWriter(o.screenshot, !!shot),
+      });
       const { url: finalUrl, metadata, ...content } = r;
       // Warnings go to stderr so the markdown on stdout stays clean for pipes.
       for (const w of r.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
@@ -252,7 +319,12 @@ program
         if (r.screenshot) process.stderr.write(`screenshot: ${r.screenshot}\n`);
         if (r.actions) process.stderr.write(`actions: ${JSON.stringify(r.actions)}\n`);
       }
-      const human = format === 'json' ? JSON.stringify(r.json, null, 2) : format === 'links' ? (r.links ?? []).join('\n') : String(r[format as 'markdown'] ?? '');
+      const human =
+        format === 'json'
+          ? JSON.stringify(r.json, null, 2)
+          : format === 'links'
+            ? (r.links ?? []).join('\n')
+            : String(r[format as 'markdown'] ?? '');
       print({ status: 'ok', url: finalUrl, ...content, metadata }, human);
     } finally {
       await engine.close();
@@ -276,7 +348,6 @@ interface ScrapeFlags {
   language?: string[];
 }
 
-
 program
   .command('crawl')
   .description('crawl one site locally (no server needed), with a progress bar on a terminal')
@@ -290,43 +361,82 @@ program
   .option('--no-sitemap', 'do not seed from sitemaps')
   .addOption(new Option('--format <format>', 'page content').choices(['markdown', 'html', 'links']).default('markdown'))
   .option('--timeout-ms <ms>', 'time budget for the whole crawl', positiveInt('timeout-ms'), 120_000)
-  .option('--async', 'run it as a job on a Trawl server (TRAWL_API_URL, TRAWL_API_KEY): up to 100,000 pages; prints the job id, then its progress')
+  .option(
+    '--async',
+    'run it as a job on a Trawl server (TRAWL_API_URL, TRAWL_API_KEY): up to 100,000 pages; prints the job id, then its progress',
+  )
   .option('--no-wait', 'with --async: print the job id and return')
-  .action(async (url: string, o: { maxDepth: number; limit: number; include?: string[]; exclude?: string[]; subdomains?: boolean; ignoreRobots?: boolean; sitemap: boolean; format: Format; timeoutMs: number; async?: boolean; wait: boolean }) => {
-    if (o.async) {
-      const job = (await api<{ job: RemoteJob }>('POST', '/v1/crawl', { url, async: true, max_depth: o.maxDepth, limit: o.limit, include_paths: o.include, exclude_paths: o.exclude, allow_subdomains: o.subdomains, respect_robots: !o.ignoreRobots, use_sitemap: o.sitemap, formats: [o.format] })).job;
-      if (!o.wait) return print({ status: 'ok', job }, job.job_id);
-      if (!json()) process.stderr.write(`job ${job.job_id}\n`);
-      const ended = await followProgress(job.job_id, o.limit);
-      return print({ status: 'ok', job: ended }, `${ended.job_id} ${ended.state}: ${ended.progress.done} pages done, ${ended.progress.failed} failed — read them with: trawl jobs get ${ended.job_id}`);
-    }
-    if (o.limit < 1 || o.limit > 1000) throw new TrawlError('invalid_request', 'limit: must be an integer from 1 to 1000 (up to 100000 with --async)');
-    if (o.maxDepth > 10) throw new TrawlError('invalid_request', 'max-depth: must be an integer from 0 to 10');
-    const engine = createEngine(loadConfig());
-    const bar = progressBar();
-    try {
-      const r = await crawl(engine, {
-        url,
-        maxDepth: o.maxDepth,
-        limit: o.limit,
-        includePaths: o.include,
-        excludePaths: o.exclude,
-        allowSubdomains: o.subdomains,
-        respectRobots: !o.ignoreRobots,
-        useSitemap: o.sitemap,
-        formats: [o.format],
-        timeoutMs: o.timeoutMs,
-        concurrency: 8,
-        onProgress: (p) => bar.update(p.done, p.queued, o.limit),
-      });
-      bar.done();
-      const human = r.pages.map((p) => `${'  '.repeat(p.depth)}${p.url}  (${p.status_code}) ${p.title ?? ''}`).join('\n') + `\n${r.total} pages${r.truncated ? ' (truncated)' : ''}, ${r.errors.length} errors`;
-      print({ status: 'ok', ...r }, human);
-    } finally {
-      bar.done();
-      await engine.close();
-    }
-  });
+  .action(
+    async (
+      url: string,
+      o: {
+        maxDepth: number;
+        limit: number;
+        include?: string[];
+        exclude?: string[];
+        subdomains?: boolean;
+        ignoreRobots?: boolean;
+        sitemap: boolean;
+        format: Format;
+        timeoutMs: number;
+        async?: boolean;
+        wait: boolean;
+      },
+    ) => {
+      if (o.async) {
+        const job = (
+          await api<{ job: RemoteJob }>('POST', '/v1/crawl', {
+            url,
+            async: true,
+            max_depth: o.maxDepth,
+            limit: o.limit,
+            include_paths: o.include,
+            exclude_paths: o.exclude,
+            allow_subdomains: o.subdomains,
+            respect_robots: !o.ignoreRobots,
+            use_sitemap: o.sitemap,
+            formats: [o.format],
+          })
+        ).job;
+        if (!o.wait) return print({ status: 'ok', job }, job.job_id);
+        if (!json()) process.stderr.write(`job ${job.job_id}\n`);
+        const ended = await followProgress(job.job_id, o.limit);
+        return print(
+          { status: 'ok', job: ended },
+          `${ended.job_id} ${ended.state}: ${ended.progress.done} pages done, ${ended.progress.failed} failed — read them with: trawl jobs get ${ended.job_id}`,
+        );
+      }
+      if (o.limit < 1 || o.limit > 1000)
+        throw new TrawlError('invalid_request', 'limit: must be an integer from 1 to 1000 (up to 100000 with --async)');
+      if (o.maxDepth > 10) throw new TrawlError('invalid_request', 'max-depth: must be an integer from 0 to 10');
+      const engine = createEngine(loadConfig());
+      const bar = progressBar();
+      try {
+        const r = await crawl(engine, {
+          url,
+          maxDepth: o.maxDepth,
+          limit: o.limit,
+          includePaths: o.include,
+          excludePaths: o.exclude,
+          allowSubdomains: o.subdomains,
+          respectRobots: !o.ignoreRobots,
+          useSitemap: o.sitemap,
+          formats: [o.format],
+          timeoutMs: o.timeoutMs,
+          concurrency: 8,
+          onProgress: (p) => bar.update(p.done, p.queued, o.limit),
+        });
+        bar.done();
+        const human =
+          r.pages.map((p) => `${'  '.repeat(p.depth)}${p.url}  (${p.status_code}) ${p.title ?? ''}`).join('\n') +
+          `\n${r.total} pages${r.truncated ? ' (truncated)' : ''}, ${r.errors.length} errors`;
+        print({ status: 'ok', ...r }, human);
+      } finally {
+        bar.done();
+        await engine.close();
+      }
+    },
+  );
 
 const jobsCmd = program.command('jobs').description("a Trawl server's jobs (TRAWL_API_URL, TRAWL_API_KEY)");
 jobsCmd
@@ -337,7 +447,10 @@ jobsCmd
   .action(async (id: string, o: { follow?: boolean }) => {
     let cursor: string | null | undefined;
     for (;;) {
-      const r = await api<{ pages: unknown[]; next_cursor: string | null }>('GET', `/v1/jobs/${encodeURIComponent(id)}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const r = await api<{ pages: unknown[]; next_cursor: string | null }>(
+        'GET',
+        `/v1/jobs/${encodeURIComponent(id)}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       for (const page of r.pages) process.stdout.write(`${JSON.stringify(page)}\n`);
       if (!r.next_cursor) return; // the job ended and every page was read
       if (!r.pages.length) {
@@ -351,7 +464,9 @@ jobsCmd
 
 program
   .command('mcp')
-  .description('serve Trawl to AI agents as an MCP server, on stdio (default) or Streamable HTTP at /mcp (--http); it calls TRAWL_API_URL with TRAWL_API_KEY, or runs the service in process when TRAWL_API_URL is not set')
+  .description(
+    'serve Trawl to AI agents as an MCP server, on stdio (default) or Streamable HTTP at /mcp (--http); it calls TRAWL_API_URL with TRAWL_API_KEY, or runs the service in process when TRAWL_API_URL is not set',
+  )
   .option('--http', 'serve Streamable HTTP instead of stdio')
   .option('--port <n>', 'HTTP port (0: any free port)', positiveInt('port'), 3100)
   .option('--host <address>', 'HTTP address to listen on', '127.0.0.1')
@@ -360,7 +475,11 @@ program
     // Loaded here: the MCP SDK is not needed by the other commands.
     const { runMcp } = await import('../mcp/index.js');
     const running = await runMcp({ http: o.http, port: o.port, host: o.host }).catch((e: NodeJS.ErrnoException) => {
-      if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') throw new TrawlError('invalid_request', `--host/--port: cannot listen on ${o.host}:${o.port} (${e.code}); choose another`);
+      if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL')
+        throw new TrawlError(
+          'invalid_request',
+          `--host/--port: cannot listen on ${o.host}:${o.port} (${e.code}); choose another`,
+        );
       throw e;
     });
     // stdio: stdout belongs to the MCP messages, nothing else is printed there.
@@ -384,14 +503,25 @@ interface RemoteJob {
 async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const base = process.env.TRAWL_API_URL;
   const key = process.env.TRAWL_API_KEY;
-  if (!base || !key) throw new TrawlError('invalid_request', 'set TRAWL_API_URL (e.g. http://127.0.0.1:3000) and TRAWL_API_KEY to talk to a Trawl server');
-  const res = await fetch(new URL(path, base), { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined }).catch((e: Error) => {
+  if (!base || !key)
+    throw new TrawlError(
+      'invalid_request',
+      'set TRAWL_API_URL (e.g. http://127.0.0.1:3000) and TRAWL_API_KEY to talk to a Trawl server',
+    );
+  const res = await fetch(new URL(path, base), {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  }).catch((e: Error) => {
     throw new TrawlError('fetch_failed', `could not reach ${base}: ${e.message}`);
   });
   const answer = await res.json().catch(() => ({}));
   if (!res.ok) {
     const { error, detail } = answer as { error?: unknown; detail?: string };
-    throw new TrawlError(typeof error === 'string' && error in ERROR_CATALOGUE ? (error as ErrorCode) : 'fetch_failed', detail ?? `${base} answered HTTP ${res.status}`);
+    throw new TrawlError(
+      typeof error === 'string' && error in ERROR_CATALOGUE ? (error as ErrorCode) : 'fetch_failed',
+      detail ?? `${base} answered HTTP ${res.status}`,
+    );
   }
   return answer as T;
 }
@@ -426,11 +556,20 @@ export async function main(argv = process.argv): Promise<void> {
     await program.parseAsync(argv);
   } catch (e) {
     const err = e as { code?: string; exitCode?: number; message?: string };
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return;
-    const t = isTrawlError(e) ? e : err.code?.startsWith('commander.') ? new TrawlError('invalid_request', err.message?.replace(/^error: /, '') ?? 'bad arguments') : undefined;
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')
+      return;
+    const t = isTrawlError(e)
+      ? e
+      : err.code?.startsWith('commander.')
+        ? new TrawlError('invalid_request', err.message?.replace(/^error: /, '') ?? 'bad arguments')
+        : undefined;
     const redact = errorRedactor();
-    if (json()) process.stdout.write(`${redact(JSON.stringify(t ? { error: t.code, detail: t.detail } : { error: 'internal_error', detail: (e as Error).message }))}\n`);
-    else if (!err.code?.startsWith('commander.')) process.stderr.write(`error: ${redact(String(t ? t.detail : (e as Error).stack))}\n`);
+    if (json())
+      process.stdout.write(
+        `${redact(JSON.stringify(t ? { error: t.code, detail: t.detail } : { error: 'internal_error', detail: (e as Error).message }))}\n`,
+      );
+    else if (!err.code?.startsWith('commander.'))
+      process.stderr.write(`error: ${redact(String(t ? t.detail : (e as Error).stack))}\n`);
     process.exitCode = 1;
   }
 }

@@ -38,7 +38,11 @@ export function parseAction(spec: string, index: number): Record<string, unknown
     case 'scroll': {
       const [direction, amount] = arg.split(':');
       if (direction === 'bottom') return { type, direction: 'down', amount: 'bottom' };
-      return { type, direction: direction || 'down', ...(amount ? { amount: amount === 'bottom' ? amount : Number(amount) } : {}) };
+      return {
+        type,
+        direction: direction || 'down',
+        ...(amount ? { amount: amount === 'bottom' ? amount : Number(amount) } : {}),
+      };
     }
     case 'screenshot':
       return { type, ...(arg === 'full' ? { full_page: true } : {}) };
@@ -48,7 +52,9 @@ export function parseAction(spec: string, index: number): Record<string, unknown
     case 'execute_javascript':
       return { type: 'execute_javascript', script: arg };
     default:
-      throw invalidRequest(`${at}: "${type}" is not an action; use wait, click, click-all, write, press, scroll, screenshot, scrape or js (or a JSON step)`);
+      throw invalidRequest(
+        `${at}: "${type}" is not an action; use wait, click, click-all, write, press, scroll, screenshot, scrape or js (or a JSON step)`,
+      );
   }
 }
 

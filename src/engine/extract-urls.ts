@@ -43,7 +43,13 @@ export async function extract(fetchers: Fetchers, options: ExtractOptions): Prom
   const results = await Promise.all(
     options.urls.map(async (url): Promise<ExtractResult> => {
       try {
-        const page = await fetchPage(fetchers, url, { render: options.actions?.length ? 'browser' : options.render, timeoutMs, signal: options.signal, setup: options.setup, actions: options.actions });
+        const page = await fetchPage(fetchers, url, {
+          render: options.actions?.length ? 'browser' : options.render,
+          timeoutMs,
+          signal: options.signal,
+          setup: options.setup,
+          actions: options.actions,
+        });
         const doc = await documentFromPage(page, new Set(['json', ...(options.llm ? (['markdown'] as const) : [])]), {
           schema: options.schema,
           onlyMainContent: true,
@@ -53,8 +59,24 @@ export async function extract(fetchers: Fetchers, options: ExtractOptions): Prom
         });
         let json = doc.json ?? options.schema.empty();
         let sources = doc.sources ?? {};
-        if (options.llm) ({ json, sources } = await options.llm.fill({ json, sources, schema: options.schema, markdown: doc.markdown ?? '', url: doc.url, prompt: options.prompt, signal: options.signal, timeoutMs: deadline - Date.now() }));
-        return { url, status: 'ok', json, ...(Object.keys(sources).length ? { sources } : {}), ...(page.warnings ? { warnings: page.warnings } : {}) };
+        if (options.llm)
+          ({ json, sources } = await options.llm.fill({
+            json,
+            sources,
+            schema: options.schema,
+            markdown: doc.markdown ?? '',
+            url: doc.url,
+            prompt: options.prompt,
+            signal: options.signal,
+            timeoutMs: deadline - Date.now(),
+          }));
+        return {
+          url,
+          status: 'ok',
+          json,
+          ...(Object.keys(sources).length ? { sources } : {}),
+          ...(page.warnings ? { warnings: page.warnings } : {}),
+        };
       } catch (e) {
         if (!isTrawlError(e) || e.code === 'internal_error') throw e;
         return { url, status: 'error', error: e.code, detail: e.detail };
@@ -64,12 +86,21 @@ export async function extract(fetchers: Fetchers, options: ExtractOptions): Prom
   const ok = results.filter((r): r is Extract<ExtractResult, { status: 'ok' }> => r.status === 'ok');
   if (!ok.length) {
     const first = results[0] as Extract<ExtractResult, { status: 'error' }>;
-    const detail = results.length === 1 ? first.detail : `all ${results.length} URLs failed; first: ${first.url}: ${first.detail}`;
+    const detail =
+      results.length === 1 ? first.detail : `all ${results.length} URLs failed; first: ${first.url}: ${first.detail}`;
     // Every page failed at one of the caller's steps: the steps are what to fix (422, as for scrape).
-    const code = results.every((r) => r.status === 'error' && r.error === 'action_failed') ? 'action_failed' : 'fetch_failed';
+    const code = results.every((r) => r.status === 'error' && r.error === 'action_failed')
+      ? 'action_failed'
+      : 'fetch_failed';
     throw new TrawlError(code, detail);
   }
-  return { data: mergeResults(ok.map((r) => r.json), options.schema), results };
+  return {
+    data: mergeResults(
+      ok.map((r) => r.json),
+      options.schema,
+    ),
+    results,
+  };
 }
 
 export function mergeResults(items: Record<string, unknown>[], schema: CompiledSchema): Record<string, unknown> {
@@ -81,20 +112,24 @@ function mergeInto(base: unknown, items: unknown[]): unknown {
   if (Array.isArray(base)) {
     const seen = new Set<string>();
     const out: unknown[] = [];
-    for (const it of items) for (const v of Array.isArray(it) ? it : []) {
-      const k = JSON.stringify(v);
-      if (!seen.has(k)) {
-        seen.add(k);
-        out.push(v);
+    for (const it of items)
+      for (const v of Array.isArray(it) ? it : []) {
+        const k = JSON.stringify(v);
+        if (!seen.has(k)) {
+          seen.add(k);
+          out.push(v);
+        }
       }
-    }
     return out;
   }
   if (base && typeof base === 'object') {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(base)) {
       const sub = base as Record<string, unknown>;
-      out[k] = mergeInto(sub[k], items.map((i) => (i && typeof i === 'object' ? (i as Record<string, unknown>)[k] : undefined)));
+      out[k] = mergeInto(
+        sub[k],
+        items.map((i) => (i && typeof i === 'object' ? (i as Record<string, unknown>)[k] : undefined)),
+      );
     }
     // A nested object that no item filled stays as the schema's empty shape.
     return out;

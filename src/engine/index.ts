@@ -58,11 +58,29 @@ export function forOwner(engine: Engine, owner: string): Engine {
 }
 
 export type EngineConfig = Pick<Config, 'allowPrivateNetwork' | 'resolve' | 'proxyUrls' | 'chromiumPath'> &
-  Partial<Pick<Config, 'documentWorkers' | 'documentBudgetMs' | 'largePages' | 'pageBytesBudget' | 'accountConcurrency'>> &
-  Partial<Pick<Config, 'llmBaseUrl' | 'llmApiKey' | 'llmModel' | 'searchProvider' | 'searxngUrl' | 'braveApiKey' | 'braveApiUrl' | 'duckduckgoUrl'>>;
+  Partial<
+    Pick<Config, 'documentWorkers' | 'documentBudgetMs' | 'largePages' | 'pageBytesBudget' | 'accountConcurrency'>
+  > &
+  Partial<
+    Pick<
+      Config,
+      | 'llmBaseUrl'
+      | 'llmApiKey'
+      | 'llmModel'
+      | 'searchProvider'
+      | 'searxngUrl'
+      | 'braveApiKey'
+      | 'braveApiUrl'
+      | 'duckduckgoUrl'
+    >
+  >;
 
 export function createEngine(config: EngineConfig, log?: { warn(obj: object, msg: string): void }): Engine {
-  const http = new HttpClient({ allowPrivateNetwork: config.allowPrivateNetwork, resolve: config.resolve, proxyUrls: config.proxyUrls });
+  const http = new HttpClient({
+    allowPrivateNetwork: config.allowPrivateNetwork,
+    resolve: config.resolve,
+    proxyUrls: config.proxyUrls,
+  });
   const browser = new ChromiumPool({ executablePath: config.chromiumPath, http });
   const documents = new DocumentPool({ size: config.documentWorkers, jobTimeoutMs: config.documentBudgetMs });
   const largePages = new LargePageGate(LARGE_PAGE_BYTES, config.largePages ?? 2, config.pageBytesBudget ?? Infinity);
@@ -70,7 +88,13 @@ export function createEngine(config: EngineConfig, log?: { warn(obj: object, msg
   // addresses, so they get their own client; user-supplied URLs never travel through it.
   const trustedHttp = new HttpClient({ allowPrivateNetwork: true, proxyUrls: [] });
   const llm = config.llmBaseUrl
-    ? createLlmClient({ baseUrl: config.llmBaseUrl, apiKey: config.llmApiKey, model: config.llmModel ?? 'gpt-4o-mini', http: trustedHttp, log })
+    ? createLlmClient({
+        baseUrl: config.llmBaseUrl,
+        apiKey: config.llmApiKey,
+        model: config.llmModel ?? 'gpt-4o-mini',
+        http: trustedHttp,
+        log,
+      })
     : undefined;
   let searchProvider: SearchProvider | undefined;
   let searchProviderError: string | undefined;
@@ -89,6 +113,9 @@ export function createEngine(config: EngineConfig, log?: { warn(obj: object, msg
     searchProvider,
     searchProviderError,
     ownerSlots: new OwnerSlots(config.accountConcurrency ?? Infinity),
-    close: () => (closing ??= Promise.all([browser.close(), http.close(), trustedHttp.close(), documents.close()]).then(() => undefined)),
+    close: () =>
+      (closing ??= Promise.all([browser.close(), http.close(), trustedHttp.close(), documents.close()]).then(
+        () => undefined,
+      )),
   };
 }

@@ -44,13 +44,17 @@ function stable(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(stable).join(',')}]`;
   if (v && typeof v === 'object') {
     const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, x]) => `${JSON.stringify(k)}:${stable(x)}`).join(',')}}`;
+    return `{${entries
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, x]) => `${JSON.stringify(k)}:${stable(x)}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v ?? null);
 }
 
 /** Whether a result is the asking account's own (made with its headers, cookies or actions). */
-export const isPrivateResult = (p: CacheKeyParts) => !!(p.actions?.length || p.cookies?.length || (p.headers && Object.keys(p.headers).length));
+export const isPrivateResult = (p: CacheKeyParts) =>
+  !!(p.actions?.length || p.cookies?.length || (p.headers && Object.keys(p.headers).length));
 
 /**
  * The cache key: SHA-256 over the scope and the options. Header names count in any case, the
@@ -64,7 +68,16 @@ export function cacheKey(parts: CacheKeyParts, account: string): string {
   } catch {
     // An invalid URL never reaches the cache; kept as given.
   }
-  const headers = parts.headers ? Object.fromEntries(Object.entries(parts.headers).map(([k, v]) => [k.toLowerCase(), v])) : undefined;
-  const body = stable({ ...parts, url, headers, formats: [...new Set(parts.formats)].sort(), onlyMainContent: parts.onlyMainContent ?? true, render: parts.render ?? 'auto' });
+  const headers = parts.headers
+    ? Object.fromEntries(Object.entries(parts.headers).map(([k, v]) => [k.toLowerCase(), v]))
+    : undefined;
+  const body = stable({
+    ...parts,
+    url,
+    headers,
+    formats: [...new Set(parts.formats)].sort(),
+    onlyMainContent: parts.onlyMainContent ?? true,
+    render: parts.render ?? 'auto',
+  });
   return createHash('sha256').update(`${scope}\n${body}`).digest('hex');
 }

@@ -111,7 +111,10 @@ export interface ScrapeResult {
   warnings?: string[];
 }
 
-export function resolveFormats<F extends ScrapeFormat>(formats: F[] | undefined, hasSchema: boolean): Set<F | 'markdown' | 'json'> {
+export function resolveFormats<F extends ScrapeFormat>(
+  formats: F[] | undefined,
+  hasSchema: boolean,
+): Set<F | 'markdown' | 'json'> {
   const set = new Set<F | 'markdown' | 'json'>(formats?.length ? formats : ['markdown']);
   if (!formats?.length && hasSchema) set.add('json');
   return set;
@@ -119,7 +122,9 @@ export function resolveFormats<F extends ScrapeFormat>(formats: F[] | undefined,
 
 /** Whether the options need the browser (a screenshot, actions, or something to wait for). */
 export const needsBrowser = (o: Pick<ScrapeOptions, 'formats' | 'actions' | 'waitFor' | 'render'>) =>
-  !!o.actions?.length || !!o.formats?.some((f) => f.startsWith('screenshot')) || (o.waitFor !== undefined && o.render !== 'http');
+  !!o.actions?.length ||
+  !!o.formats?.some((f) => f.startsWith('screenshot')) ||
+  (o.waitFor !== undefined && o.render !== 'http');
 
 /** The cache key's parts for a scrape's options. */
 export function cacheParts(options: ScrapeOptions): CacheKeyParts {
@@ -130,7 +135,10 @@ export function cacheParts(options: ScrapeOptions): CacheKeyParts {
     onlyMainContent: options.onlyMainContent,
     render: needsBrowser(options) ? 'browser' : options.render,
     waitFor: options.waitFor,
-    screenshotFormat: options.formats?.some((f) => f.startsWith('screenshot')) || options.actions?.some((a) => a.type === 'screenshot') ? (options.screenshotFormat ?? 'png') : undefined,
+    screenshotFormat:
+      options.formats?.some((f) => f.startsWith('screenshot')) || options.actions?.some((a) => a.type === 'screenshot')
+        ? (options.screenshotFormat ?? 'png')
+        : undefined,
     viewport: options.viewport,
     mobile: options.mobile,
     location: options.location,
@@ -171,17 +179,32 @@ export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promis
 
 async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<ScrapeResult> {
   const formats = resolveFormats(options.formats, !!options.schema);
-  if (formats.has('json') && !options.schema) throw new TrawlError('invalid_schema', 'schema: is required when formats includes "json"');
+  if (formats.has('json') && !options.schema)
+    throw new TrawlError('invalid_schema', 'schema: is required when formats includes "json"');
   const shot = formats.has('screenshot@full_page') ? 'full' : formats.has('screenshot') ? 'viewport' : undefined;
   const browser = needsBrowser(options);
-  if ((options.actions?.length || shot) && options.render === 'http') throw new TrawlError('invalid_request', 'render: screenshots and actions need the browser; leave render out or set it to "browser"');
-  if ((shot || options.actions?.some((a) => a.type === 'screenshot')) && !options.files) throw new TrawlError('invalid_request', 'formats: screenshots need a place to keep them, which this caller has not set up');
+  if ((options.actions?.length || shot) && options.render === 'http')
+    throw new TrawlError(
+      'invalid_request',
+      'render: screenshots and actions need the browser; leave render out or set it to "browser"',
+    );
+  if ((shot || options.actions?.some((a) => a.type === 'screenshot')) && !options.files)
+    throw new TrawlError(
+      'invalid_request',
+      'formats: screenshots need a place to keep them, which this caller has not set up',
+    );
   const started = Date.now();
   // One deadline for the whole request: fetch, render, actions, processing and extraction.
   const deadline = started + (options.timeoutMs ?? 30_000);
   const setup: PageSetup | undefined =
     options.viewport || options.mobile || options.location || options.headers || options.cookies
-      ? { viewport: options.viewport, mobile: options.mobile, location: options.location, headers: options.headers, cookies: options.cookies }
+      ? {
+          viewport: options.viewport,
+          mobile: options.mobile,
+          location: options.location,
+          headers: options.headers,
+          cookies: options.cookies,
+        }
       : undefined;
   const imageFormat = options.screenshotFormat ?? 'png';
   const page = await fetchPage(fetchers, options.url, {
@@ -200,7 +223,11 @@ async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<Sc
   const screenshot = page.screenshot;
   const actionOutput = page.actions;
   // The LLM reads the page as markdown, even when markdown was not asked for.
-  const result = await documentFromPage(page, useLlm ? new Set([...docFormats, 'markdown']) : docFormats, { ...options, documents: fetchers.documents, control });
+  const result = await documentFromPage(page, useLlm ? new Set([...docFormats, 'markdown']) : docFormats, {
+    ...options,
+    documents: fetchers.documents,
+    control,
+  });
   if (useLlm && result.json) {
     const filled = await options.llm!.fill({
       json: result.json,
@@ -217,18 +244,31 @@ async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<Sc
     if (!formats.has('markdown')) delete result.markdown;
   }
   if (screenshot) result.screenshot = (await options.files!.save(screenshot, imageFormat)).ref;
-  if (actionOutput) result.actions = await actionResults(actionOutput, imageFormat, options, fetchers.documents, control);
+  if (actionOutput)
+    result.actions = await actionResults(actionOutput, imageFormat, options, fetchers.documents, control);
   if (page.warnings?.length) result.warnings = [...page.warnings, ...(result.warnings ?? [])];
   return result;
 }
 
 /** The actions' screenshots kept, their snapshots of the page as markdown. */
-async function actionResults(out: ActionOutput, format: ImageFormat, options: ScrapeOptions, documents: DocumentProcessor | undefined, control: JobControl): Promise<ActionResults> {
+async function actionResults(
+  out: ActionOutput,
+  format: ImageFormat,
+  options: ScrapeOptions,
+  documents: DocumentProcessor | undefined,
+  control: JobControl,
+): Promise<ActionResults> {
   const screenshots: string[] = [];
   for (const b of out.screenshots) screenshots.push((await options.files!.save(b, format)).ref);
   const scrapes: ActionResults['scrapes'] = [];
   for (const s of out.scrapes) {
-    const doc = await processDocument(documents, s.html, { url: s.url, onlyMainContent: options.onlyMainContent ?? true, markdown: true, html: false, links: false }, undefined, control);
+    const doc = await processDocument(
+      documents,
+      s.html,
+      { url: s.url, onlyMainContent: options.onlyMainContent ?? true, markdown: true, html: false, links: false },
+      undefined,
+      control,
+    );
     scrapes.push({ url: withoutCredentials(s.url), markdown: doc.markdown ?? '' });
   }
   return { screenshots, scrapes, javascript_returns: out.javascriptReturns };
@@ -238,7 +278,13 @@ async function actionResults(out: ActionOutput, format: ImageFormat, options: Sc
 export async function documentFromPage(
   page: Page,
   formats: Set<Format>,
-  options: { onlyMainContent?: boolean; schema?: CompiledSchema; documents?: DocumentProcessor; control?: JobControl; pdf?: { maxPages?: number } },
+  options: {
+    onlyMainContent?: boolean;
+    schema?: CompiledSchema;
+    documents?: DocumentProcessor;
+    control?: JobControl;
+    pdf?: { maxPages?: number };
+  },
 ): Promise<ScrapeResult> {
   try {
     return await convertPage(page, formats, options);
@@ -250,7 +296,13 @@ export async function documentFromPage(
 async function convertPage(
   page: Page,
   formats: Set<Format>,
-  options: { onlyMainContent?: boolean; schema?: CompiledSchema; documents?: DocumentProcessor; control?: JobControl; pdf?: { maxPages?: number } },
+  options: {
+    onlyMainContent?: boolean;
+    schema?: CompiledSchema;
+    documents?: DocumentProcessor;
+    control?: JobControl;
+    pdf?: { maxPages?: number };
+  },
 ): Promise<ScrapeResult> {
   const base = {
     status_code: page.status,
@@ -258,12 +310,23 @@ async function convertPage(
     source_url: page.sourceUrl,
   };
   if (page.kind === 'pdf') {
-    const { markdown, title, pages, warnings } = await processPdf(options.documents, page.bytes!, { maxPages: options.pdf?.maxPages }, options.control).catch((e) => {
+    const { markdown, title, pages, warnings } = await processPdf(
+      options.documents,
+      page.bytes!,
+      { maxPages: options.pdf?.maxPages },
+      options.control,
+    ).catch((e) => {
       // (a time limit or a cancellation is what it is; anything else is the document's fault)
       if (e instanceof TrawlError || options.control?.signal?.aborted) throw e;
-      throw new TrawlError('fetch_failed', `${page.url} could not be read as a PDF: ${(e as Error)?.message ?? e}`, { cause: e, retryable: false });
+      throw new TrawlError('fetch_failed', `${page.url} could not be read as a PDF: ${(e as Error)?.message ?? e}`, {
+        cause: e,
+        retryable: false,
+      });
     });
-    const result: ScrapeResult = { url: page.url, metadata: { title, description: null, language: null, ...base, pages } };
+    const result: ScrapeResult = {
+      url: page.url,
+      metadata: { title, description: null, language: null, ...base, pages },
+    };
     if (warnings.length) result.warnings = warnings;
     if (formats.has('markdown')) result.markdown = markdown;
     if (formats.has('links')) result.links = [];
@@ -273,8 +336,14 @@ async function convertPage(
   if (page.kind === 'text') {
     const text = page.text ?? '';
     const ct = base.content_type;
-    const markdown = ct.includes('json') || ct.includes('xml') ? `\`\`\`${ct.includes('json') ? 'json' : 'xml'}\n${text.trim()}\n\`\`\`` : text.trim();
-    const result: ScrapeResult = { url: page.url, metadata: { title: null, description: null, language: null, ...base } };
+    const markdown =
+      ct.includes('json') || ct.includes('xml')
+        ? `\`\`\`${ct.includes('json') ? 'json' : 'xml'}\n${text.trim()}\n\`\`\``
+        : text.trim();
+    const result: ScrapeResult = {
+      url: page.url,
+      metadata: { title: null, description: null, language: null, ...base },
+    };
     if (formats.has('markdown')) result.markdown = markdown;
     if (formats.has('raw_html')) result.raw_html = text;
     if (formats.has('links')) result.links = [];
@@ -284,7 +353,13 @@ async function convertPage(
   const doc = await processDocument(
     options.documents,
     page.text ?? '',
-    { url: page.url, onlyMainContent: options.onlyMainContent ?? true, markdown: formats.has('markdown'), html: formats.has('html'), links: formats.has('links') },
+    {
+      url: page.url,
+      onlyMainContent: options.onlyMainContent ?? true,
+      markdown: formats.has('markdown'),
+      html: formats.has('html'),
+      links: formats.has('links'),
+    },
     formats.has('json') && options.schema ? pageExtraction(options.schema) : undefined,
     options.control,
   );
@@ -310,7 +385,10 @@ async function convertPage(
   return result;
 }
 
-function extractFromText(text: string, schema: CompiledSchema): { json: Record<string, unknown>; sources: Record<string, string> } {
+function extractFromText(
+  text: string,
+  schema: CompiledSchema,
+): { json: Record<string, unknown>; sources: Record<string, string> } {
   // Plain text and PDFs have no markup: only "Label: value" lines can answer.
   return extractFromDocument(parseHtml(''), { schema, url: 'about:blank', text });
 }

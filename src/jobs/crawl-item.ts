@@ -60,13 +60,25 @@ export class RobotsCache {
 }
 
 /** The page's outcome; undefined when `wanted` said no once its host's turn came (its job was cancelled). */
-export async function crawlItem(engine: Engine, item: { url: string; depth: number }, o: CrawlJobOptions, schema: CompiledSchema | undefined, robots: RobotsCache, hosts: Gate, wanted?: () => Promise<boolean>): Promise<ItemOutcome | undefined> {
+export async function crawlItem(
+  engine: Engine,
+  item: { url: string; depth: number },
+  o: CrawlJobOptions,
+  schema: CompiledSchema | undefined,
+  robots: RobotsCache,
+  hosts: Gate,
+  wanted?: () => Promise<boolean>,
+): Promise<ItemOutcome | undefined> {
   const maxDepth = o.max_depth ?? 2;
   const formats = new Set<Format>(o.formats?.length ? o.formats : schema ? ['markdown', 'json'] : ['markdown']);
   const sameSite = siteMatcher(new URL(o.url).hostname, o.allow_subdomains);
   const allowedPath = pathFilter(o.include_paths, o.exclude_paths);
   const allowedLink = linkFilter(o.link_rules);
-  const fail = (error: string, detail: string): ItemOutcome => ({ page: { url: item.url, depth: item.depth, error, detail }, failed: true, discovered: [] });
+  const fail = (error: string, detail: string): ItemOutcome => ({
+    page: { url: item.url, depth: item.depth, error, detail },
+    failed: true,
+    discovered: [],
+  });
   const u = new URL(item.url);
   const rules = o.respect_robots === false ? undefined : await robots.get(engine, u.origin);
   if (rules && !rules.allow(u.pathname + u.search)) return fail('robots_disallowed', 'robots.txt disallows this URL');
@@ -89,7 +101,8 @@ export async function crawlItem(engine: Engine, item: { url: string; depth: numb
     });
   } catch (e) {
     // A redirect off the site was not followed: the same error as the synchronous crawl's.
-    if (isTrawlError(e) && typeof e.fields.redirect === 'string') return fail('off_site_redirect', `redirected off the site to ${e.fields.redirect}`);
+    if (isTrawlError(e) && typeof e.fields.redirect === 'string')
+      return fail('off_site_redirect', `redirected off the site to ${e.fields.redirect}`);
     throw e;
   } finally {
     leave();
@@ -105,8 +118,17 @@ export async function crawlItem(engine: Engine, item: { url: string; depth: numb
     return fail('not_html', `${page.url} is ${page.contentType || 'not HTML'}; a crawl keeps HTML pages only`);
   }
   const wantLinks = item.depth < maxDepth;
-  const doc = await documentFromPage(page, new Set([...formats, ...(wantLinks ? (['links'] as const) : [])]), { onlyMainContent: o.only_main_content ?? true, schema, documents: engine.documents });
-  const result: Record<string, unknown> = { url: page.url, depth: item.depth, status_code: doc.metadata.status_code, title: doc.metadata.title };
+  const doc = await documentFromPage(page, new Set([...formats, ...(wantLinks ? (['links'] as const) : [])]), {
+    onlyMainContent: o.only_main_content ?? true,
+    schema,
+    documents: engine.documents,
+  });
+  const result: Record<string, unknown> = {
+    url: page.url,
+    depth: item.depth,
+    status_code: doc.metadata.status_code,
+    title: doc.metadata.title,
+  };
   if (formats.has('markdown')) result.markdown = doc.markdown ?? '';
   if (formats.has('html')) result.html = doc.html ?? '';
   if (formats.has('json')) result.json = doc.json ?? schema?.empty();
@@ -116,13 +138,23 @@ export async function crawlItem(engine: Engine, item: { url: string; depth: numb
     // (The start page's robots rules were read above; its final origin may differ after a redirect.)
     const keep = (raw: string) => {
       const c = canonicalParts(raw);
-      return c && site(c) && !NOT_PAGES.test(c.pathname) && allowedPath(c.pathname) && allowedLink(c) ? c.href : undefined;
+      return c && site(c) && !NOT_PAGES.test(c.pathname) && allowedPath(c.pathname) && allowedLink(c)
+        ? c.href
+        : undefined;
     };
-    discovered.push({ urls: [...new Set((doc.links ?? []).map(keep).filter((x): x is string => !!x))], depth: item.depth + 1 });
+    discovered.push({
+      urls: [...new Set((doc.links ?? []).map(keep).filter((x): x is string => !!x))],
+      depth: item.depth + 1,
+    });
     // The start page's sitemaps join at depth 1, after its links.
     if (item.depth === 0 && o.use_sitemap !== false) {
-      const finalRules = o.respect_robots === false ? undefined : await robots.get(engine, final.origin).catch(() => undefined);
-      const urls = await readSitemaps(engine.http, [...new Set([...(finalRules?.sitemaps ?? []), `${final.origin}/sitemap.xml`])], { maxUrls: Math.min(o.limit * 2, 50_000), timeoutMs: PAGE_TIMEOUT_MS, fetchers: engine }).catch(() => []);
+      const finalRules =
+        o.respect_robots === false ? undefined : await robots.get(engine, final.origin).catch(() => undefined);
+      const urls = await readSitemaps(
+        engine.http,
+        [...new Set([...(finalRules?.sitemaps ?? []), `${final.origin}/sitemap.xml`])],
+        { maxUrls: Math.min(o.limit * 2, 50_000), timeoutMs: PAGE_TIMEOUT_MS, fetchers: engine },
+      ).catch(() => []);
       discovered.push({ urls: [...new Set(urls.map(keep).filter((x): x is string => !!x))], depth: 1 });
     }
   }

@@ -18,7 +18,11 @@ const ENDED = new Set(['completed', 'failed', 'cancelled']);
 const CONTENT = ['raw_html', 'rawHtml', 'html', 'markdown', 'links', 'json', 'metadata'];
 
 export function progressOf(j: Job) {
-  return { done: Number(j.done), failed: Number(j.failed), queued: j.state === 'cancelled' ? 0 : Math.max(0, Number(j.total) - Number(j.done) - Number(j.failed)) };
+  return {
+    done: Number(j.done),
+    failed: Number(j.failed),
+    queued: j.state === 'cancelled' ? 0 : Math.max(0, Number(j.total) - Number(j.done) - Number(j.failed)),
+  };
 }
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
@@ -27,11 +31,16 @@ const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
  * A body carrying a page, under MAX_BODY_BYTES: whole when it fits, else without the page's
  * largest content fields, named in `omitted` (`body` builds it from the page as it stands).
  */
-export function fitPage(page: Record<string, unknown>, body: (page: Record<string, unknown>, omitted?: string[]) => string): string {
+export function fitPage(
+  page: Record<string, unknown>,
+  body: (page: Record<string, unknown>, omitted?: string[]) => string,
+): string {
   const p = { ...page };
   let s = body(p);
   const omitted: string[] = [];
-  const bySize = CONTENT.filter((f) => f in p).sort((a, b) => bytes(JSON.stringify(p[b])) - bytes(JSON.stringify(p[a])));
+  const bySize = CONTENT.filter((f) => f in p).sort(
+    (a, b) => bytes(JSON.stringify(p[b])) - bytes(JSON.stringify(p[a])),
+  );
   for (const f of bySize) {
     if (bytes(s) < MAX_BODY_BYTES) break;
     delete p[f];
@@ -43,12 +52,33 @@ export function fitPage(page: Record<string, unknown>, body: (page: Record<strin
 
 /** The page as sent: whole when it fits, else without its largest content fields. */
 export function pageEventBody(e: { id: string; jobId: string; n: number; page: unknown; at: string }): string {
-  return fitPage(e.page as Record<string, unknown>, (page, omitted) => JSON.stringify({ id: e.id, event: 'job.page', job_id: e.jobId, sequence: e.n, page, ...(omitted ? { omitted } : {}), at: e.at }));
+  return fitPage(e.page as Record<string, unknown>, (page, omitted) =>
+    JSON.stringify({
+      id: e.id,
+      event: 'job.page',
+      job_id: e.jobId,
+      sequence: e.n,
+      page,
+      ...(omitted ? { omitted } : {}),
+      at: e.at,
+    }),
+  );
 }
 
 export function completedEventBody(e: { id: string; job: Job; at: string }): string {
   const j = e.job;
-  return JSON.stringify({ id: e.id, event: 'job.completed', job_id: j.id, kind: j.kind, state: j.state, progress: progressOf(j), sequence: Number(j.written) + 1, created_at: j.created_at, finished_at: j.finished_at, at: e.at });
+  return JSON.stringify({
+    id: e.id,
+    event: 'job.completed',
+    job_id: j.id,
+    kind: j.kind,
+    state: j.state,
+    progress: progressOf(j),
+    sequence: Number(j.written) + 1,
+    created_at: j.created_at,
+    finished_at: j.finished_at,
+    at: e.at,
+  });
 }
 
 /**

@@ -29,10 +29,11 @@ export class HostGate implements Gate {
     h.active++;
     const wait = h.next - Date.now();
     h.next = Math.max(Date.now(), h.next) + Math.min(10_000, Math.max(0, delayMs));
-    if (wait > 0) await new Promise<void>((r) => {
-      const t = setTimeout(r, wait);
-      signal?.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
-    });
+    if (wait > 0)
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, wait);
+        signal?.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
+      });
     let left = false;
     return () => {
       if (left) return;

@@ -140,7 +140,9 @@ export class JobRunner {
     this.#checking = true;
     const handed = [...this.#handed];
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('queue slow')), this.#leaseMs / 3)));
+    const late = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error('queue slow')), this.#leaseMs / 3)),
+    );
     void Promise.race([pages.notTaken(handed.map(([, it]) => it)), late])
       .then(
         (waiting) => {
@@ -179,7 +181,15 @@ export class JobRunner {
   async #send(): Promise<void> {
     const o = this.#o;
     const w = o.webhooks ?? { retryBaseMs: 5000, maxAttempts: 8 };
-    await sendJobEvents({ store: o.store, engine: o.engine, redact: o.redact, ...w, pollMs: POLL_MS, running: () => this.#running, onError: (err) => o.log?.error({ err }, 'job webhook attempt failed; retrying') });
+    await sendJobEvents({
+      store: o.store,
+      engine: o.engine,
+      redact: o.redact,
+      ...w,
+      pollMs: POLL_MS,
+      running: () => this.#running,
+      onError: (err) => o.log?.error({ err }, 'job webhook attempt failed; retrying'),
+    });
   }
 
   /**
@@ -197,7 +207,17 @@ export class JobRunner {
         // Scale-out: claims in batches of at least half a round (each claim is a locked transaction
         // that counts the account's pages in hand; a page at a time would make many more of them).
         const room = pages ? 2 * concurrency - (await pages.waiting()) : concurrency - this.#inHand;
-        const items = room >= (pages ? concurrency / 2 : 1) ? await repo.claimItems(this.#o.store.db, this.#o.store.now(), room, this.#leaseMs, this.#o.perAccount ?? 8, this.#o.accountCap) : [];
+        const items =
+          room >= (pages ? concurrency / 2 : 1)
+            ? await repo.claimItems(
+                this.#o.store.db,
+                this.#o.store.now(),
+                room,
+                this.#leaseMs,
+                this.#o.perAccount ?? 8,
+                this.#o.accountCap,
+              )
+            : [];
         claimed = items.length;
         if (pages) {
           await pages.add(items);
@@ -230,7 +250,14 @@ export class JobRunner {
       if (this.#o.pages) {
         this.#handed.delete(claimKey(item));
         // Taken from the queue: a claim that is no longer the item's (claimed again, cancelled) is dropped unfetched.
-        if (!(await repo.takeItem(this.#o.store.db, item, new Date(this.#o.store.now().getTime() + this.#leaseMs).toISOString()))) return;
+        if (
+          !(await repo.takeItem(
+            this.#o.store.db,
+            item,
+            new Date(this.#o.store.now().getTime() + this.#leaseMs).toISOString(),
+          ))
+        )
+          return;
       }
       if (await this.#stillRunning(item.job_id)) await this.#process(item);
     } catch (err) {
@@ -257,7 +284,13 @@ export class JobRunner {
    * takes everything that ended meanwhile — one transaction for many pages under load, one for
    * one when idle, and no timer.
    */
-  async #finish(item: ClaimedItem, page: unknown, failed: boolean, discovered?: Discovered[], final?: string): Promise<boolean> {
+  async #finish(
+    item: ClaimedItem,
+    page: unknown,
+    failed: boolean,
+    discovered?: Discovered[],
+    final?: string,
+  ): Promise<boolean> {
     const written = await new Promise<boolean>((resolve, reject) => {
       this.#ending.push({ entry: { item, page, failed, discovered, final }, resolve, reject });
       if (!this.#writing) void this.#writeEnded();
@@ -272,7 +305,14 @@ export class JobRunner {
       const batch = this.#ending.splice(0, 64);
       const at = this.#o.store.now().toISOString();
       try {
-        const written = await this.#whileUnreachable(() => repo.finishItems(this.#o.store.db, batch.map((b) => b.entry), at, jobEvents(at, this.#o.eventShape)));
+        const written = await this.#whileUnreachable(() =>
+          repo.finishItems(
+            this.#o.store.db,
+            batch.map((b) => b.entry),
+            at,
+            jobEvents(at, this.#o.eventShape),
+          ),
+        );
         batch.forEach((b, i) => b.resolve(written[i]));
       } catch (e) {
         for (const b of batch) b.reject(e);
@@ -303,7 +343,11 @@ export class JobRunner {
   async #process(item: ClaimedItem): Promise<void> {
     if (item.attempts > MAX_ITEM_ATTEMPTS) {
       const detail = `given up after ${MAX_ITEM_ATTEMPTS} attempts: each worker that took this page stopped before finishing it`;
-      await this.#finish(item, { url: item.url, ...(item.kind === 'crawl' ? { depth: item.depth } : {}), error: 'internal_error', detail }, true);
+      await this.#finish(
+        item,
+        { url: item.url, ...(item.kind === 'crawl' ? { depth: item.depth } : {}), error: 'internal_error', detail },
+        true,
+      );
       return;
     }
     if (item.kind === 'crawl') return this.#crawl(item);
@@ -313,7 +357,10 @@ export class JobRunner {
     try {
       const schema = o.schema ? compileSchema(o.schema) : undefined;
       const account = item.account_id;
-      const cache = o.max_age && this.#o.resultCache ? { store: this.#o.resultCache.for(account), maxAgeMs: o.max_age, account } : undefined;
+      const cache =
+        o.max_age && this.#o.resultCache
+          ? { store: this.#o.resultCache.for(account), maxAgeMs: o.max_age, account }
+          : undefined;
       const r = await scrape(forOwner(this.#o.engine, account), {
         url: item.url,
         formats: o.formats ?? (schema ? ['markdown', 'json'] : ['markdown']),
@@ -329,15 +376,33 @@ export class JobRunner {
         cookies: o.cookies,
         mobile: o.mobile,
         location: o.location,
-        files: o.files_base ? fileSink(this.#o.store, { base: o.files_base, retentionHours: this.#o.fileRetentionHours ?? 24, accountId: account }) : undefined,
+        files: o.files_base
+          ? fileSink(this.#o.store, {
+              base: o.files_base,
+              retentionHours: this.#o.fileRetentionHours ?? 24,
+              accountId: account,
+            })
+          : undefined,
         cache,
         llm: this.#o.engine.llm,
       });
       const { url, metadata, sources: _sources, warnings, ...content } = r;
-      page = { url: item.url, final_url: url, status_code: metadata.status_code, title: metadata.title ?? null, ...content, metadata, ...(warnings ? { warnings } : {}) };
+      page = {
+        url: item.url,
+        final_url: url,
+        status_code: metadata.status_code,
+        title: metadata.title ?? null,
+        ...content,
+        metadata,
+        ...(warnings ? { warnings } : {}),
+      };
     } catch (e) {
       failed = true;
-      page = { url: item.url, error: isTrawlError(e) ? e.code : 'internal_error', ...(isTrawlError(e) && e.detail ? { detail: this.#o.redact(e.detail) } : {}) };
+      page = {
+        url: item.url,
+        error: isTrawlError(e) ? e.code : 'internal_error',
+        ...(isTrawlError(e) && e.detail ? { detail: this.#o.redact(e.detail) } : {}),
+      };
     }
     await this.#finish(item, page, failed);
   }
@@ -354,11 +419,28 @@ export class JobRunner {
       // Asked again once its host's turn comes (a Crawl-delay may hold it for long): a cancel meanwhile
       // means no fetch. (The store away: fetch — the write checks the job's state anyway.)
       const wanted = () => this.#stillRunning(item.job_id).catch(() => true);
-      const result = await crawlItem(forOwner(this.#o.engine, item.account_id), item, o, o.schema ? compileSchema(o.schema) : undefined, this.#robots, this.#hosts, wanted);
+      const result = await crawlItem(
+        forOwner(this.#o.engine, item.account_id),
+        item,
+        o,
+        o.schema ? compileSchema(o.schema) : undefined,
+        this.#robots,
+        this.#hosts,
+        wanted,
+      );
       if (!result) return;
       outcome = result;
     } catch (e) {
-      outcome = { page: { url: item.url, depth: item.depth, error: isTrawlError(e) ? e.code : 'internal_error', ...(isTrawlError(e) && e.detail ? { detail: this.#o.redact(e.detail) } : {}) }, failed: true, discovered: [] };
+      outcome = {
+        page: {
+          url: item.url,
+          depth: item.depth,
+          error: isTrawlError(e) ? e.code : 'internal_error',
+          ...(isTrawlError(e) && e.detail ? { detail: this.#o.redact(e.detail) } : {}),
+        },
+        failed: true,
+        discovered: [],
+      };
     }
     await this.#finish(item, outcome.page, outcome.failed, outcome.discovered, outcome.final);
   }

@@ -39,7 +39,11 @@ export class SharedHostGate {
   readonly #local: HostGate;
 
   /** `redis` should fail fast when disconnected (enableOfflineQueue false), so the fallback applies. */
-  constructor(redis: Redis, prefix: string, readonly perHost = 16) {
+  constructor(
+    redis: Redis,
+    prefix: string,
+    readonly perHost = 16,
+  ) {
     this.#redis = redis;
     this.#prefix = prefix;
     this.#local = new HostGate(perHost);

@@ -22,14 +22,17 @@ export interface JobWebhookOptions {
 }
 
 /** Claims up to `limit` due events for attempts (see claimDue: fair between accounts). */
-export const claimJobEvents = (o: JobWebhookOptions, limit: number): Promise<ClaimedEvent[]> => claimDue(o.store.db, o.store.now(), limit, o.perAccount ?? 4, DELIVERY_LEASE_MS);
+export const claimJobEvents = (o: JobWebhookOptions, limit: number): Promise<ClaimedEvent[]> =>
+  claimDue(o.store.db, o.store.now(), limit, o.perAccount ?? 4, DELIVERY_LEASE_MS);
 
 /**
  * Sends due events in lanes: `lanes` attempts in flight at once, a lane taken again as soon as
  * its attempt ends (a slow receiver holds its own lanes only, never a whole pass of others'
  * events). Resolves when `running()` turns false and the attempts in flight ended.
  */
-export async function sendJobEvents(o: JobWebhookOptions & { lanes?: number; pollMs: number; running: () => boolean; onError?: (err: unknown) => void }): Promise<void> {
+export async function sendJobEvents(
+  o: JobWebhookOptions & { lanes?: number; pollMs: number; running: () => boolean; onError?: (err: unknown) => void },
+): Promise<void> {
   const lanes = o.lanes ?? 16;
   const inFlight = new Set<Promise<void>>();
   while (o.running()) {
@@ -62,7 +65,14 @@ async function attempt(o: JobWebhookOptions, e: ClaimedEvent): Promise<void> {
   // A Firecrawl-shaped event also carries Firecrawl's header: the seed scheme's HMAC, keyed with the account's secret.
   if (!e.event.startsWith('job.')) headers['x-firecrawl-signature'] = signature(e.signing_secret, e.body);
   const sent = e.url
-    ? await send(o, e.id, { url: e.url, body: e.body, headers, signing_secret: e.signing_secret, previous_signing_secret: e.previous_signing_secret, previous_secret_expires_at: e.previous_secret_expires_at })
+    ? await send(o, e.id, {
+        url: e.url,
+        body: e.body,
+        headers,
+        signing_secret: e.signing_secret,
+        previous_signing_secret: e.previous_signing_secret,
+        previous_secret_expires_at: e.previous_secret_expires_at,
+      })
     : { ok: false, status: null, error: 'the job has no webhook', durationMs: 0 };
   const doneMs = o.store.now().getTime();
   const exhausted = !sent.ok && (!e.url || sent.status === 410 || e.attempts >= o.maxAttempts);
@@ -74,7 +84,10 @@ async function attempt(o: JobWebhookOptions, e: ClaimedEvent): Promise<void> {
       status: sent.status,
       error: sent.error,
       // As for monitors: a later Retry-After moves the attempt on, an earlier one does not bring it forward.
-      nextAttemptAt: sent.ok || exhausted ? null : new Date(doneMs + Math.max(sent.retryAfterMs ?? 0, retryDelayMs(e.attempts, o.retryBaseMs))).toISOString(),
+      nextAttemptAt:
+        sent.ok || exhausted
+          ? null
+          : new Date(doneMs + Math.max(sent.retryAfterMs ?? 0, retryDelayMs(e.attempts, o.retryBaseMs))).toISOString(),
     },
     new Date(doneMs).toISOString(),
   );

@@ -89,7 +89,16 @@ export interface TrimmedJson {
 export function trimJson(value: unknown, maxChars: number): TrimmedJson {
   if (JSON.stringify(value ?? null).length <= maxChars) return { value, notes: [] };
   let best: TrimmedJson = { value, notes: [] };
-  for (const [maxString, maxItems] of [[2000, Infinity], [500, Infinity], [500, 50], [200, 20], [100, 10], [60, 5], [40, 3], [20, 1]] as const) {
+  for (const [maxString, maxItems] of [
+    [2000, Infinity],
+    [500, Infinity],
+    [500, 50],
+    [200, 20],
+    [100, 10],
+    [60, 5],
+    [40, 3],
+    [20, 1],
+  ] as const) {
     const notes = new Set<string>();
     const v = shrink(value, maxString, maxItems, notes, '');
     best = { value: v, notes: [...notes] };
@@ -110,7 +119,9 @@ function shrink(v: unknown, maxString: number, maxItems: number, notes: Set<stri
     return kept;
   }
   if (v && typeof v === 'object') {
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shrink(x, maxString, maxItems, notes, path ? `${path}.${k}` : k)]));
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [k, shrink(x, maxString, maxItems, notes, path ? `${path}.${k}` : k)]),
+    );
   }
   return v;
 }

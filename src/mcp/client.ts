@@ -24,8 +24,10 @@ export class ApiError extends Error {
 
 /** Codes whose contract body has no `detail`: the model still gets a sentence saying what to do. */
 const DEFAULT_DETAIL: Record<string, string> = {
-  unauthorized: 'the Trawl API key was refused (missing, unknown or revoked); set TRAWL_API_KEY to a valid key (trawl keys create --email …)',
-  insufficient_credits: 'the Trawl account has no credits left; add some (trawl credits add --email … N) and call again',
+  unauthorized:
+    'the Trawl API key was refused (missing, unknown or revoked); set TRAWL_API_KEY to a valid key (trawl keys create --email …)',
+  insufficient_credits:
+    'the Trawl account has no credits left; add some (trawl credits add --email … N) and call again',
   internal_error: 'the Trawl server failed on this request; calling again may work, and its log has the request id',
 };
 
@@ -62,7 +64,12 @@ export class TrawlApi {
   }
 
   async request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-    if (!this.#key) throw new ApiError(401, { error: 'unauthorized', detail: 'no Trawl API key: set TRAWL_API_KEY in the MCP server\'s environment (or send "Authorization: Bearer trawl_…" to its HTTP endpoint)' });
+    if (!this.#key)
+      throw new ApiError(401, {
+        error: 'unauthorized',
+        detail:
+          'no Trawl API key: set TRAWL_API_KEY in the MCP server\'s environment (or send "Authorization: Bearer trawl_…" to its HTTP endpoint)',
+      });
     const timeout = AbortSignal.timeout(CALL_TIMEOUT_MS);
     let res: Response;
     try {
@@ -78,9 +85,17 @@ export class TrawlApi {
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
     } catch (e) {
-      if (signal?.aborted) throw new ApiError(499, { error: 'cancelled', detail: 'the call was cancelled by the client' });
-      if (timeout.aborted) throw new ApiError(504, { error: 'timeout', detail: `the Trawl server at ${this.#base} did not answer within ${CALL_TIMEOUT_MS / 1000} s` });
-      throw new ApiError(502, { error: 'fetch_failed', detail: `could not reach the Trawl server at ${this.#base}: ${causeOf(e)}; check TRAWL_API_URL and that the server runs` });
+      if (signal?.aborted)
+        throw new ApiError(499, { error: 'cancelled', detail: 'the call was cancelled by the client' });
+      if (timeout.aborted)
+        throw new ApiError(504, {
+          error: 'timeout',
+          detail: `the Trawl server at ${this.#base} did not answer within ${CALL_TIMEOUT_MS / 1000} s`,
+        });
+      throw new ApiError(502, {
+        error: 'fetch_failed',
+        detail: `could not reach the Trawl server at ${this.#base}: ${causeOf(e)}; check TRAWL_API_URL and that the server runs`,
+      });
     }
     const text = await res.text().catch(() => '');
     let answer: { error?: unknown; detail?: unknown; retry_after?: unknown } | undefined;
@@ -91,7 +106,10 @@ export class TrawlApi {
     }
     if (res.ok && answer && typeof answer === 'object') return answer as T;
     if (answer && typeof answer.error === 'string') {
-      const err: ApiErrorBody = { error: answer.error, detail: typeof answer.detail === 'string' ? answer.detail : DEFAULT_DETAIL[answer.error] };
+      const err: ApiErrorBody = {
+        error: answer.error,
+        detail: typeof answer.detail === 'string' ? answer.detail : DEFAULT_DETAIL[answer.error],
+      };
       if (typeof answer.retry_after === 'number') {
         err.retry_after = answer.retry_after;
         err.detail = `the Trawl API key's rate limit was reached; call again in ${answer.retry_after} s`;
@@ -99,7 +117,10 @@ export class TrawlApi {
       throw new ApiError(res.status, err);
     }
     // Not Trawl's JSON (a proxy's error page, a wrong TRAWL_API_URL): say what answered.
-    throw new ApiError(res.status >= 400 ? res.status : 502, { error: 'fetch_failed', detail: `${this.#base}${path} answered HTTP ${res.status} without a Trawl JSON body; is TRAWL_API_URL a Trawl server?` });
+    throw new ApiError(res.status >= 400 ? res.status : 502, {
+      error: 'fetch_failed',
+      detail: `${this.#base}${path} answered HTTP ${res.status} without a Trawl JSON body; is TRAWL_API_URL a Trawl server?`,
+    });
   }
 }
 

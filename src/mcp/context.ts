@@ -15,7 +15,8 @@ export interface ToolContext {
 }
 
 /** The key a call's cache entries are kept under: whose key it was, never the key itself. */
-export const callerOf = (extra: Extra) => (extra.authInfo?.token ? createHash('sha256').update(extra.authInfo.token).digest('hex').slice(0, 16) : 'server');
+export const callerOf = (extra: Extra) =>
+  extra.authInfo?.token ? createHash('sha256').update(extra.authInfo.token).digest('hex').slice(0, 16) : 'server';
 
 /**
  * Recent scrape answers, so a model reading a long page on (`offset`) gets the rest of the

@@ -43,29 +43,46 @@ function hostnameOf(value: string | undefined): string | undefined {
 
 function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   // JSON-RPC's shape, as the SDK's own transport answers transport-level errors.
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  res
+    .writeHead(status, { 'content-type': 'application/json', ...headers })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
 export async function serveHttp(o: HttpOptions): Promise<HttpMcp> {
   const loopback = isLoopback(o.host);
-  const handle = async (req: IncomingMessage & { auth?: { token: string; clientId: string; scopes: string[] } }, res: ServerResponse) => {
+  const handle = async (
+    req: IncomingMessage & { auth?: { token: string; clientId: string; scopes: string[] } },
+    res: ServerResponse,
+  ) => {
     const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '');
     if (path !== MCP_PATH) return refuse(res, 404, `not found: the MCP endpoint is ${MCP_PATH}`);
     if (loopback) {
       const host = hostnameOf(req.headers.host);
       const origin = req.headers.origin;
-      if (!host || !isLoopback(host)) return refuse(res, 403, 'forbidden: the Host header must name this machine (localhost, 127.0.0.1 or [::1])');
+      if (!host || !isLoopback(host))
+        return refuse(res, 403, 'forbidden: the Host header must name this machine (localhost, 127.0.0.1 or [::1])');
       // `Origin: null` is a sandboxed frame or a data: page: a web page all the same.
-      if (origin && !isLoopback(hostnameOf(origin) ?? '')) return refuse(res, 403, `forbidden: requests from the web origin ${origin.slice(0, 100)} are refused`);
+      if (origin && !isLoopback(hostnameOf(origin) ?? ''))
+        return refuse(res, 403, `forbidden: requests from the web origin ${origin.slice(0, 100)} are refused`);
     }
     // The scheme is case-insensitive (RFC 9110). A header that is not a key is refused rather
     // than served with the server's key: its sender meant to pay with their own.
     const authorization = req.headers.authorization;
     const bearer = /^Bearer\s+(trawl_[A-Za-z0-9]+)\s*$/i.exec(authorization ?? '')?.[1];
     if (bearer) req.auth = { token: bearer, clientId: 'bearer', scopes: [] };
-    else if (authorization !== undefined) return refuse(res, 401, 'unauthorized: the Authorization header is not a Trawl API key; send it as "Authorization: Bearer trawl_…"', { 'www-authenticate': 'Bearer' });
-    else if (!loopback) return refuse(res, 401, 'unauthorized: send your Trawl API key as "Authorization: Bearer trawl_…"', { 'www-authenticate': 'Bearer' });
-    if (req.method !== 'POST') return refuse(res, 405, 'method not allowed: this stateless server takes POST only', { allow: 'POST' });
+    else if (authorization !== undefined)
+      return refuse(
+        res,
+        401,
+        'unauthorized: the Authorization header is not a Trawl API key; send it as "Authorization: Bearer trawl_…"',
+        { 'www-authenticate': 'Bearer' },
+      );
+    else if (!loopback)
+      return refuse(res, 401, 'unauthorized: send your Trawl API key as "Authorization: Bearer trawl_…"', {
+        'www-authenticate': 'Bearer',
+      });
+    if (req.method !== 'POST')
+      return refuse(res, 405, 'method not allowed: this stateless server takes POST only', { allow: 'POST' });
     const server = o.newServer();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {

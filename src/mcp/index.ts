@@ -29,7 +29,10 @@ function openBackend(): { ready: Promise<Backend>; close(): Promise<void> } {
   const url = process.env.TRAWL_API_URL?.trim();
   if (url) {
     const key = process.env.TRAWL_API_KEY?.trim() || undefined;
-    if (!key) log('TRAWL_API_URL is set but TRAWL_API_KEY is not: calls will be refused unless an HTTP client sends its own key');
+    if (!key)
+      log(
+        'TRAWL_API_URL is set but TRAWL_API_KEY is not: calls will be refused unless an HTTP client sends its own key',
+      );
     return { ready: Promise.resolve({ baseUrl: url, key }), close: async () => undefined };
   }
   const local = startLocalService(log);
@@ -56,16 +59,28 @@ export async function runMcp(o: McpOptions = {}): Promise<RunningMcp> {
   const ctx: ToolContext = {
     async api(extra) {
       const b = await backend.ready.catch((e: Error) => {
-        throw new ApiError(500, { error: 'internal_error', detail: `the in-process Trawl service could not start: ${e.message}` });
+        throw new ApiError(500, {
+          error: 'internal_error',
+          detail: `the in-process Trawl service could not start: ${e.message}`,
+        });
       });
-      return new TrawlApi({ baseUrl: b.baseUrl, key: extra.authInfo?.token ?? b.key, userAgent: `trawl-mcp/${VERSION}` });
+      return new TrawlApi({
+        baseUrl: b.baseUrl,
+        key: extra.authInfo?.token ?? b.key,
+        userAgent: `trawl-mcp/${VERSION}`,
+      });
     },
     log,
     pages: new PageCache(),
   };
 
   if (o.http) {
-    const http = await serveHttp({ host: o.host ?? '127.0.0.1', port: o.port ?? 3100, newServer: () => createMcpServer(ctx), log }).catch(async (e) => {
+    const http = await serveHttp({
+      host: o.host ?? '127.0.0.1',
+      port: o.port ?? 3100,
+      newServer: () => createMcpServer(ctx),
+      log,
+    }).catch(async (e) => {
       await backend.close();
       throw e;
     });

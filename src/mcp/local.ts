@@ -81,7 +81,11 @@ async function localKey(store: Store, dataDir: string): Promise<string> {
     const row = await keys.findKeyByHash(db, sha256Hex(saved));
     if (row && !row.revoked_at && row.account_id === acc.id) return saved;
   }
-  const { key } = await keys.createApiKey(db, { accountId: acc.id, name: 'trawl mcp (in-process)', rateLimitPerMinute: LOCAL_RATE_PER_MINUTE });
+  const { key } = await keys.createApiKey(db, {
+    accountId: acc.id,
+    name: 'trawl mcp (in-process)',
+    rateLimitPerMinute: LOCAL_RATE_PER_MINUTE,
+  });
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, `${key}\n`, { mode: 0o600 });
   renameSync(tmp, file);

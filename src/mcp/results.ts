@@ -16,7 +16,11 @@ export function toolError(body: ApiErrorBody): CallToolResult {
 }
 
 /** Runs a tool's body; an API error (or a bug) becomes a tool error the model can read. */
-export async function guarded(log: (msg: string) => void, tool: string, fn: () => Promise<CallToolResult>): Promise<CallToolResult> {
+export async function guarded(
+  log: (msg: string) => void,
+  tool: string,
+  fn: () => Promise<CallToolResult>,
+): Promise<CallToolResult> {
   try {
     return await fn();
   } catch (e) {

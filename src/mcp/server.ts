@@ -19,11 +19,14 @@ export const VERSION: string = (() => {
 })();
 
 const INSTRUCTIONS =
-  'Trawl reads the web for you. search finds pages (cite results as [n]); scrape reads one page as markdown; map lists a site\'s URLs; crawl reads many pages of a site; ' +
+  "Trawl reads the web for you. search finds pages (cite results as [n]); scrape reads one page as markdown; map lists a site's URLs; crawl reads many pages of a site; " +
   'extract, marketplace and meta_ads return structured data; monitors_* watch pages and send webhooks on change. Long text is cut to max_tokens with a note saying how to read on. Each fetch costs the account 1 credit.';
 
 export function createMcpServer(ctx: ToolContext): McpServer {
-  const server = new McpServer({ name: 'trawl', title: 'Trawl', version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
+  const server = new McpServer(
+    { name: 'trawl', title: 'Trawl', version: VERSION },
+    { instructions: INSTRUCTIONS, capabilities: { tools: {} } },
+  );
   registerScrape(server, ctx);
   registerSearch(server, ctx);
   registerMap(server, ctx);

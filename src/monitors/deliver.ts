@@ -48,20 +48,39 @@ export interface Sent extends AttemptResult {
 }
 
 /** Where one attempt goes and what it is signed with (a monitor's delivery or a job's event). */
-export type SendTarget = Pick<DeliveryTarget, 'url' | 'body' | 'signing_secret' | 'previous_signing_secret' | 'previous_secret_expires_at'> & {
+export type SendTarget = Pick<
+  DeliveryTarget,
+  'url' | 'body' | 'signing_secret' | 'previous_signing_secret' | 'previous_secret_expires_at'
+> & {
   /** More headers (a caller's own); the protocol's own headers win over any of the same name. */
   headers?: Record<string, string>;
 };
 
 /** One signed POST through the guarded client; never throws (a failure is an outcome). */
-export async function send(deps: Pick<DeliveryDeps, 'engine' | 'redact' | 'now'>, eventId: string, t: SendTarget): Promise<Sent> {
+export async function send(
+  deps: Pick<DeliveryDeps, 'engine' | 'redact' | 'now'>,
+  eventId: string,
+  t: SendTarget,
+): Promise<Sent> {
   const started = Date.now();
   const nowMs = (deps.now ?? Date.now)();
   try {
     const res = await deps.engine.http.request(t.url, {
       method: 'POST',
       body: t.body,
-      headers: { ...t.headers, ...webhookHeaders(eventId, t.body, { current: t.signing_secret, previous: t.previous_signing_secret, previousExpiresAt: t.previous_secret_expires_at }, nowMs) },
+      headers: {
+        ...t.headers,
+        ...webhookHeaders(
+          eventId,
+          t.body,
+          {
+            current: t.signing_secret,
+            previous: t.previous_signing_secret,
+            previousExpiresAt: t.previous_secret_expires_at,
+          },
+          nowMs,
+        ),
+      },
       timeoutMs: DELIVERY_TIMEOUT_MS,
       maxBytes: 1024 * 1024,
       followRedirect: () => false,
@@ -76,7 +95,11 @@ export async function send(deps: Pick<DeliveryDeps, 'engine' | 'redact' | 'now'>
     };
   } catch (e) {
     const status = isTrawlError(e) && typeof e.fields.status === 'number' ? e.fields.status : null;
-    const error = status ? `the receiver redirected (${status}); a redirect is not a success` : isTrawlError(e) ? `${e.code}: ${e.detail}` : (e as Error).message;
+    const error = status
+      ? `the receiver redirected (${status}); a redirect is not a success`
+      : isTrawlError(e)
+        ? `${e.code}: ${e.detail}`
+        : (e as Error).message;
     return { ok: false, status, error: deps.redact(error), durationMs: Date.now() - started };
   }
 }
@@ -89,7 +112,14 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
   // Leases and due times on the database's clock (tests may inject one).
   const clock = deps.now ?? (() => deps.store.now().getTime());
   const startedAt = new Date(clock());
-  const claimed = await repo.claimAttempt(deps.store.db, deliveryId, attempts, startedAt, DELIVERY_LEASE_MS, deps.accountCap);
+  const claimed = await repo.claimAttempt(
+    deps.store.db,
+    deliveryId,
+    attempts,
+    startedAt,
+    DELIVERY_LEASE_MS,
+    deps.accountCap,
+  );
   if (!claimed || claimed.kind === 'busy') return false;
   if (claimed.kind === 'not_sent') {
     webhookDeliveriesEnded.inc({ state: 'failed' });
@@ -113,9 +143,17 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
       state: sent.ok ? 'succeeded' : exhausted ? 'failed' : 'pending',
       // A Retry-After later than the schedule moves the attempt on; an earlier one (0 …) does not
       // bring it forward, or a receiver answering "Retry-After: 0" would spend the whole schedule in a second.
-      nextAttemptAt: sent.ok || exhausted ? null : new Date(doneMs + Math.max(sent.retryAfterMs ?? 0, retryDelayMs(failed, deps.retryBaseMs))).toISOString(),
+      nextAttemptAt:
+        sent.ok || exhausted
+          ? null
+          : new Date(doneMs + Math.max(sent.retryAfterMs ?? 0, retryDelayMs(failed, deps.retryBaseMs))).toISOString(),
     },
-    { monitorId: d.monitor_id, attemptAt: startedAt.toISOString(), gone, disableIfFailingSince: new Date(doneMs - (deps.disableAfterMs ?? DISABLE_AFTER_MS)).toISOString() },
+    {
+      monitorId: d.monitor_id,
+      attemptAt: startedAt.toISOString(),
+      gone,
+      disableIfFailingSince: new Date(doneMs - (deps.disableAfterMs ?? DISABLE_AFTER_MS)).toISOString(),
+    },
   );
   countAttempt(sent, 'schedule');
   if (sent.ok || exhausted) webhookDeliveriesEnded.inc({ state: sent.ok ? 'succeeded' : 'failed' });
@@ -131,7 +169,15 @@ export async function recoverInterrupted(deps: DeliveryDeps, stale: WebhookDeliv
   for (const d of stale) {
     const failed = d.attempts + 1 - Number(d.schedule_offset ?? 0);
     const exhausted = failed >= deps.maxAttempts;
-    const taken = await repo.interruptAttempt(deps.store.db, d, { state: exhausted ? 'failed' : 'pending', nextAttemptAt: exhausted ? null : new Date(now + retryDelayMs(failed, deps.retryBaseMs)).toISOString() }, new Date(now).toISOString());
+    const taken = await repo.interruptAttempt(
+      deps.store.db,
+      d,
+      {
+        state: exhausted ? 'failed' : 'pending',
+        nextAttemptAt: exhausted ? null : new Date(now + retryDelayMs(failed, deps.retryBaseMs)).toISOString(),
+      },
+      new Date(now).toISOString(),
+    );
     if (!taken) continue;
     webhookAttempts.inc({ outcome: 'interrupted', trigger: 'schedule' });
     if (exhausted) webhookDeliveriesEnded.inc({ state: 'failed' });
@@ -149,8 +195,16 @@ export async function redeliver(deps: DeliveryDeps, d: WebhookDelivery): Promise
   const target = await repo.deliveryTarget(db, d.event_id);
   const started = new Date((deps.now ?? Date.now)()).toISOString();
   const attemptId = await repo.startManualAttempt(db, d.id, target?.url ?? d.url, started);
-  const sent: Sent = target ? await send(deps, d.event_id, target) : { ok: false, status: null, error: 'the event is gone', durationMs: 0 };
-  await repo.finishManualAttempt(db, { id: d.id, monitorId: d.monitor_id }, attemptId, sent, new Date((deps.now ?? Date.now)()).toISOString());
+  const sent: Sent = target
+    ? await send(deps, d.event_id, target)
+    : { ok: false, status: null, error: 'the event is gone', durationMs: 0 };
+  await repo.finishManualAttempt(
+    db,
+    { id: d.id, monitorId: d.monitor_id },
+    attemptId,
+    sent,
+    new Date((deps.now ?? Date.now)()).toISOString(),
+  );
   countAttempt(sent, 'manual');
 }
 

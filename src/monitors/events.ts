@@ -23,10 +23,16 @@ const DIFF_BUDGET_BYTES = 192 * 1024;
 const DIFF_MAX_BYTES = 64 * 1024;
 
 /** Whether the monitor (its `events` column) sends this type. */
-export const sends = (eventsJson: string | null | undefined, type: EventType): boolean => (eventsJson ? (JSON.parse(eventsJson) as string[]) : ['change.detected']).includes(type);
+export const sends = (eventsJson: string | null | undefined, type: EventType): boolean =>
+  (eventsJson ? (JSON.parse(eventsJson) as string[]) : ['change.detected']).includes(type);
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
-const sha256 = (v: Value) => (v === null ? null : createHash('sha256').update(typeof v === 'string' ? v : JSON.stringify(v), 'utf8').digest('hex'));
+const sha256 = (v: Value) =>
+  v === null
+    ? null
+    : createHash('sha256')
+        .update(typeof v === 'string' ? v : JSON.stringify(v), 'utf8')
+        .digest('hex');
 const isLarge = (v: Value) => typeof v === 'string' && bytes(v) > LARGE_STRING_BYTES;
 
 /** Changes as sent: small values whole, large strings as a diff with both sides' SHA-256. */
@@ -41,7 +47,12 @@ export function compactChanges(changes: Changes): Record<string, unknown> {
     }
     const text = (v: Value) => (v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
     const { diff, truncated } = unifiedDiff(text(c.from), text(c.to), cap);
-    out[f] = { diff, ...(truncated ? { diff_truncated: true } : {}), from_sha256: sha256(c.from), to_sha256: sha256(c.to) };
+    out[f] = {
+      diff,
+      ...(truncated ? { diff_truncated: true } : {}),
+      from_sha256: sha256(c.from),
+      to_sha256: sha256(c.to),
+    };
   }
   return out;
 }
@@ -50,11 +61,29 @@ export function compactChanges(changes: Changes): Record<string, unknown> {
  * The body, held under MAX_BODY_BYTES: should other values still be too large together (big
  * arrays, many fields), the largest are replaced by their hashes (`{"from_sha256","to_sha256","omitted":true}`).
  */
-export function changeEventBody(e: { id: string; monitorId: string; url: string; sequence: number; changes: Changes; at: string }): string {
+export function changeEventBody(e: {
+  id: string;
+  monitorId: string;
+  url: string;
+  sequence: number;
+  changes: Changes;
+  at: string;
+}): string {
   const changes = compactChanges(e.changes);
-  const body = () => JSON.stringify({ id: e.id, event: 'change.detected', monitor_id: e.monitorId, url: e.url, sequence: e.sequence, changes, at: e.at });
+  const body = () =>
+    JSON.stringify({
+      id: e.id,
+      event: 'change.detected',
+      monitor_id: e.monitorId,
+      url: e.url,
+      sequence: e.sequence,
+      changes,
+      at: e.at,
+    });
   let s = body();
-  const bySize = Object.keys(changes).sort((a, b) => bytes(JSON.stringify(changes[b])) - bytes(JSON.stringify(changes[a])));
+  const bySize = Object.keys(changes).sort(
+    (a, b) => bytes(JSON.stringify(changes[b])) - bytes(JSON.stringify(changes[a])),
+  );
   for (const f of bySize) {
     if (bytes(s) < MAX_BODY_BYTES) break;
     const c = e.changes[f];
@@ -64,7 +93,16 @@ export function changeEventBody(e: { id: string; monitorId: string; url: string;
   return s;
 }
 
-export function healthEventBody(e: { id: string; type: 'monitor.failing' | 'monitor.recovered'; monitorId: string; url: string; sequence: number; failures: number; error?: string; at: string }): string {
+export function healthEventBody(e: {
+  id: string;
+  type: 'monitor.failing' | 'monitor.recovered';
+  monitorId: string;
+  url: string;
+  sequence: number;
+  failures: number;
+  error?: string;
+  at: string;
+}): string {
   return JSON.stringify({
     id: e.id,
     event: e.type,
@@ -87,8 +125,21 @@ interface Context {
 }
 
 /** Writes a change.detected event (id chosen by the run, which records it) and its delivery. Returns the delivery id. */
-export async function writeChangeEvent(trx: Db, ctx: Context & { eventId: string; changes: Changes }): Promise<string | undefined> {
-  const r = await webhooks.writeEvent(trx, ctx, (sequence, url) => ({ id: ctx.eventId, body: changeEventBody({ id: ctx.eventId, monitorId: ctx.monitorId, url, sequence, changes: ctx.changes, at: ctx.at }) }));
+export async function writeChangeEvent(
+  trx: Db,
+  ctx: Context & { eventId: string; changes: Changes },
+): Promise<string | undefined> {
+  const r = await webhooks.writeEvent(trx, ctx, (sequence, url) => ({
+    id: ctx.eventId,
+    body: changeEventBody({
+      id: ctx.eventId,
+      monitorId: ctx.monitorId,
+      url,
+      sequence,
+      changes: ctx.changes,
+      at: ctx.at,
+    }),
+  }));
   return r?.deliveryId;
 }
 
@@ -96,9 +147,25 @@ export async function writeChangeEvent(trx: Db, ctx: Context & { eventId: string
  * monitor.failing (the run that makes FAILING_AFTER failures in a row) or monitor.recovered (the
  * first success after that), if the monitor opted in (`events`). Returns the delivery id.
  */
-export async function writeHealthEvent(trx: Db, type: 'monitor.failing' | 'monitor.recovered', ctx: Context & { events: string | null; failures: number; error?: string }): Promise<string | undefined> {
+export async function writeHealthEvent(
+  trx: Db,
+  type: 'monitor.failing' | 'monitor.recovered',
+  ctx: Context & { events: string | null; failures: number; error?: string },
+): Promise<string | undefined> {
   if (!sends(ctx.events, type)) return undefined;
   const id = newId('evt');
-  const r = await webhooks.writeEvent(trx, ctx, (sequence, url) => ({ id, body: healthEventBody({ id, type, monitorId: ctx.monitorId, url, sequence, failures: ctx.failures, error: ctx.error, at: ctx.at }) }));
+  const r = await webhooks.writeEvent(trx, ctx, (sequence, url) => ({
+    id,
+    body: healthEventBody({
+      id,
+      type,
+      monitorId: ctx.monitorId,
+      url,
+      sequence,
+      failures: ctx.failures,
+      error: ctx.error,
+      at: ctx.at,
+    }),
+  }));
   return r?.deliveryId;
 }

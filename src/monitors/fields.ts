@@ -9,10 +9,15 @@ export const BUILTIN_FIELDS = ['title', 'markdown', 'status_code'] as const;
 
 /** What a monitor on an advertiser's Ad Library (or page) URL watches: their ads. */
 export const ADVERTISER_FIELDS = ['total', 'ad_ids'] as const;
-export const watchesAdvertiser = (watch: string[]) => watch.length > 0 && watch.every((f) => (ADVERTISER_FIELDS as readonly string[]).includes(f));
+export const watchesAdvertiser = (watch: string[]) =>
+  watch.length > 0 && watch.every((f) => (ADVERTISER_FIELDS as readonly string[]).includes(f));
 
 /** Names a monitor with this schema / marketplace (or on an advertiser's URL) can watch. */
-export function watchableFields(schema: Record<string, unknown> | null, marketplace: string | null, advertiser = false): Set<string> {
+export function watchableFields(
+  schema: Record<string, unknown> | null,
+  marketplace: string | null,
+  advertiser = false,
+): Set<string> {
   const names = new Set<string>(BUILTIN_FIELDS);
   if (advertiser) for (const k of ADVERTISER_FIELDS) names.add(k);
   if (schema) for (const k of Object.keys(schema)) names.add(k);

@@ -12,7 +12,13 @@
  * `budgetMs`, so the pruner never holds long locks nor starves the scheduler. Several pruners on
  * one database are harmless (rows are taken with SKIP LOCKED and summed from what was deleted).
  */
-import { files as filesRepo, jobs as jobsRepo, resultCache as cacheRepo, retention as repo, type Store } from '../store/index.js';
+import {
+  files as filesRepo,
+  jobs as jobsRepo,
+  resultCache as cacheRepo,
+  retention as repo,
+  type Store,
+} from '../store/index.js';
 
 const DAY_MS = 86_400_000;
 /** Unchanged runs are collapsed into counts after this. */
@@ -81,7 +87,24 @@ export async function prune(store: Store, options: PruneOptions): Promise<PruneS
   const started = Date.now();
   const deadline = started + (options.budgetMs ?? PRUNE_BUDGET_MS);
   const retentionCut = new Date(now.getTime() - options.retentionDays * DAY_MS);
-  const s: PruneStats = { collapsed: 0, runs: 0, runCounts: 0, deliveries: 0, attempts: 0, events: 0, usage: 0, usageHourly: 0, sessions: 0, snapshots: 0, jobRows: 0, files: 0, cacheEntries: 0, rowsPerSecond: 0, ms: 0, partial: false };
+  const s: PruneStats = {
+    collapsed: 0,
+    runs: 0,
+    runCounts: 0,
+    deliveries: 0,
+    attempts: 0,
+    events: 0,
+    usage: 0,
+    usageHourly: 0,
+    sessions: 0,
+    snapshots: 0,
+    jobRows: 0,
+    files: 0,
+    cacheEntries: 0,
+    rowsPerSecond: 0,
+    ms: 0,
+    partial: false,
+  };
   const out = () => (options.stopped?.() || Date.now() >= deadline ? (s.partial = true) : false);
   /** Repeats `step` while it fills its batch and time is left; adds what it did to `key`. */
   const drain = async (key: keyof PruneStats, step: () => Promise<number>, full = (n: number) => n >= batch) => {
@@ -95,22 +118,42 @@ export async function prune(store: Store, options: PruneOptions): Promise<PruneS
   };
   await drain('collapsed', () => repo.collapseUnchangedRuns(db, new Date(now.getTime() - COLLAPSE_AFTER_MS), batch));
   await drain('runs', () => repo.deleteOldRuns(db, retentionCut, batch));
-  await drain('runCounts', () => repo.deleteOldRunCounts(db, retentionCut.toISOString().slice(0, 10), batch), (n) => n > 0);
-  await drain('deliveries', async () => {
-    // Attempts are up to TRAWL_WEBHOOK_MAX_ATTEMPTS a delivery: fewer deliveries a batch keeps the statement bounded.
-    const [d, a] = await repo.deleteOldDeliveries(db, retentionCut, Math.max(1, Math.floor(batch / 4)));
-    s.attempts += a;
-    return d;
-  }, (n) => n >= Math.max(1, Math.floor(batch / 4)));
+  await drain(
+    'runCounts',
+    () => repo.deleteOldRunCounts(db, retentionCut.toISOString().slice(0, 10), batch),
+    (n) => n > 0,
+  );
+  await drain(
+    'deliveries',
+    async () => {
+      // Attempts are up to TRAWL_WEBHOOK_MAX_ATTEMPTS a delivery: fewer deliveries a batch keeps the statement bounded.
+      const [d, a] = await repo.deleteOldDeliveries(db, retentionCut, Math.max(1, Math.floor(batch / 4)));
+      s.attempts += a;
+      return d;
+    },
+    (n) => n >= Math.max(1, Math.floor(batch / 4)),
+  );
   await drain('events', () => repo.deleteOldEvents(db, retentionCut, batch));
   await drain('usage', () => repo.aggregateUsage(db, new Date(now.getTime() - USAGE_RAW_MS), batch));
-  await drain('usageHourly', () => repo.deleteOldUsageHour(db, new Date(now.getTime() - USAGE_HOURLY_DAYS * DAY_MS)), (n) => n > 0);
+  await drain(
+    'usageHourly',
+    () => repo.deleteOldUsageHour(db, new Date(now.getTime() - USAGE_HOURLY_DAYS * DAY_MS)),
+    (n) => n > 0,
+  );
   await drain('sessions', () => repo.deleteExpiredSessions(db, now, batch));
   const jobCut = new Date(now.getTime() - (options.jobRetentionHours ?? 72) * 3600_000).toISOString();
-  await drain('jobRows', () => jobsRepo.pruneEndedJob(db, jobCut, batch), (n) => n > 0);
+  await drain(
+    'jobRows',
+    () => jobsRepo.pruneEndedJob(db, jobCut, batch),
+    (n) => n > 0,
+  );
   await drain('files', () => filesRepo.deleteExpiredFiles(db, now, batch));
   // One call loops itself until the cache is under its bound.
-  await drain('cacheEntries', () => cacheRepo.pruneCache(db, now, options.cacheMaxBytes ?? DEFAULT_CACHE_BYTES, batch), () => false);
+  await drain(
+    'cacheEntries',
+    () => cacheRepo.pruneCache(db, now, options.cacheMaxBytes ?? DEFAULT_CACHE_BYTES, batch),
+    () => false,
+  );
   // Last: the runs deleted above released their snapshots.
   // Pages through candidates in hash order, so snapshots kept by a baseline are not read again and again.
   let baselines: Set<string> | undefined;
@@ -125,7 +168,20 @@ export async function prune(store: Store, options: PruneOptions): Promise<PruneS
     await yieldToOthers();
   }
   s.ms = Date.now() - started;
-  const rows = s.collapsed + s.runs + s.runCounts + s.deliveries + s.attempts + s.events + s.usage + s.usageHourly + s.sessions + s.snapshots + s.jobRows + s.files + s.cacheEntries;
+  const rows =
+    s.collapsed +
+    s.runs +
+    s.runCounts +
+    s.deliveries +
+    s.attempts +
+    s.events +
+    s.usage +
+    s.usageHourly +
+    s.sessions +
+    s.snapshots +
+    s.jobRows +
+    s.files +
+    s.cacheEntries;
   s.rowsPerSecond = s.ms > 0 ? Math.round((rows * 1000) / s.ms) : rows;
   return s;
 }
@@ -167,8 +223,22 @@ export class Pruner {
   /** One pass; errors are logged, not thrown (the next pass tries again). */
   async runOnce(): Promise<PruneStats | undefined> {
     try {
-      const stats = await prune(this.#o.store, { retentionDays: this.#o.retentionDays, jobRetentionHours: this.#o.jobRetentionHours, cacheMaxBytes: this.#o.cacheMaxBytes, stopped: () => this.#stopped, sweepSnapshots: this.#passes++ % SNAPSHOT_SWEEP_EVERY === 0 });
-      const pruned = stats.collapsed + stats.runs + stats.deliveries + stats.events + stats.usage + stats.snapshots + stats.files + stats.cacheEntries;
+      const stats = await prune(this.#o.store, {
+        retentionDays: this.#o.retentionDays,
+        jobRetentionHours: this.#o.jobRetentionHours,
+        cacheMaxBytes: this.#o.cacheMaxBytes,
+        stopped: () => this.#stopped,
+        sweepSnapshots: this.#passes++ % SNAPSHOT_SWEEP_EVERY === 0,
+      });
+      const pruned =
+        stats.collapsed +
+        stats.runs +
+        stats.deliveries +
+        stats.events +
+        stats.usage +
+        stats.snapshots +
+        stats.files +
+        stats.cacheEntries;
       if (pruned) this.#o.log?.info?.({ ...stats }, 'retention: pruned');
       return stats;
     } catch (err) {

@@ -4,7 +4,16 @@
  * delivery when something changed, in one transaction (the outbox). A run that fails sends
  * nothing, keeps the baseline and gives its credit back.
  */
-import { compileSchema, forOwner, scrape, type Action, type Cookie, type Engine, type Location, type PageSetup } from '../engine/index.js';
+import {
+  compileSchema,
+  forOwner,
+  scrape,
+  type Action,
+  type Cookie,
+  type Engine,
+  type Location,
+  type PageSetup,
+} from '../engine/index.js';
 import { marketplaceProduct } from '../engine/marketplace/index.js';
 import { advertiserFromUrl, metaAds, type MetaAdsConfig } from '../engine/meta-ads/index.js';
 import { isTrawlError, TrawlError } from '../errors.js';
@@ -44,7 +53,15 @@ export interface RunnerDeps {
   redact: Redactor;
 }
 
-type Claimed = { run: MonitorRun; url: string; watch: string[]; schema: string | null; marketplace: string | null; options: MonitorScrapeOptions; seen: RunTarget };
+type Claimed = {
+  run: MonitorRun;
+  url: string;
+  watch: string[];
+  schema: string | null;
+  marketplace: string | null;
+  options: MonitorScrapeOptions;
+  seen: RunTarget;
+};
 
 /** Why a run was not run here: done or gone (nothing to do), or in another runner's hands until a time. */
 export type NotRun = { heldUntil?: string };
@@ -60,14 +77,27 @@ async function claim(deps: RunnerDeps, runId: string, now: Date): Promise<Claime
   if (c.kind === 'skipped') return 'skipped';
   if (c.kind === 'held') return { heldUntil: c.until };
   if (c.kind === 'none') return {};
-  return { run: c.run, url: c.monitor.url, watch: JSON.parse(c.monitor.watch), schema: c.monitor.schema, marketplace: c.monitor.marketplace, options: c.monitor.scrape_options ? JSON.parse(c.monitor.scrape_options) : {}, seen: c.monitor };
+  return {
+    run: c.run,
+    url: c.monitor.url,
+    watch: JSON.parse(c.monitor.watch),
+    schema: c.monitor.schema,
+    marketplace: c.monitor.marketplace,
+    options: c.monitor.scrape_options ? JSON.parse(c.monitor.scrape_options) : {},
+    seen: c.monitor,
+  };
 }
 
 /**
  * The watched values of one page. A page answering ≥ 400 is an observation when `status_code`
  * is watched: that value alone (the other fields keep their baseline and stay out of the diff).
  */
-async function observe(engine: Engine, c: Claimed, signal?: AbortSignal, meta?: MetaAdsConfig): Promise<{ values: Record<string, Value>; statusCode: number }> {
+async function observe(
+  engine: Engine,
+  c: Claimed,
+  signal?: AbortSignal,
+  meta?: MetaAdsConfig,
+): Promise<{ values: Record<string, Value>; statusCode: number }> {
   try {
     return await observePage(engine, c, signal, meta);
   } catch (e) {
@@ -77,10 +107,18 @@ async function observe(engine: Engine, c: Claimed, signal?: AbortSignal, meta?: 
   }
 }
 
-async function observePage(engine: Engine, c: Claimed, signal?: AbortSignal, meta?: MetaAdsConfig): Promise<{ values: Record<string, Value>; statusCode: number }> {
+async function observePage(
+  engine: Engine,
+  c: Claimed,
+  signal?: AbortSignal,
+  meta?: MetaAdsConfig,
+): Promise<{ values: Record<string, Value>; statusCode: number }> {
   const values: Record<string, Value> = {};
   // An advertiser's ads: how many, and which (a launch or a stop changes the list).
-  const advertiser = meta && !c.marketplace && !c.schema && watchesAdvertiser(c.watch) ? advertiserFromUrl(c.url, meta.libraryBaseUrl) : undefined;
+  const advertiser =
+    meta && !c.marketplace && !c.schema && watchesAdvertiser(c.watch)
+      ? advertiserFromUrl(c.url, meta.libraryBaseUrl)
+      : undefined;
   if (advertiser) {
     const r = await metaAds(engine.http, { ...advertiser, limit: 500, timeoutMs: RUN_TIMEOUT_MS, signal }, meta!);
     const ids = r.ads.map((a) => a.id).sort();
@@ -90,8 +128,17 @@ async function observePage(engine: Engine, c: Claimed, signal?: AbortSignal, met
   // A marketplace page without a schema of its own: the marketplace's product reader (its markdown
   // from the same parse when watched; `title` is the product's).
   if (c.marketplace && !c.schema) {
-    const r = await marketplaceProduct(engine, { marketplace: c.marketplace, url: c.url, timeoutMs: RUN_TIMEOUT_MS, signal, markdown: c.watch.includes('markdown'), setup: setupOf(c.options), actions: c.options.actions });
-    for (const f of c.watch) values[f] = normalise(f === 'status_code' ? r.statusCode : f === 'markdown' ? r.markdown : r.product[f]);
+    const r = await marketplaceProduct(engine, {
+      marketplace: c.marketplace,
+      url: c.url,
+      timeoutMs: RUN_TIMEOUT_MS,
+      signal,
+      markdown: c.watch.includes('markdown'),
+      setup: setupOf(c.options),
+      actions: c.options.actions,
+    });
+    for (const f of c.watch)
+      values[f] = normalise(f === 'status_code' ? r.statusCode : f === 'markdown' ? r.markdown : r.product[f]);
     return { values, statusCode: r.statusCode };
   }
   const schema = c.schema ? compileSchema(JSON.parse(c.schema)) : undefined;
@@ -106,10 +153,14 @@ async function observePage(engine: Engine, c: Claimed, signal?: AbortSignal, met
     ...c.options,
   });
   for (const f of c.watch) {
-    const raw = f === 'title' && !(schema && Object.hasOwn(r.json ?? {}, f)) ? r.metadata.title
-      : f === 'markdown' ? r.markdown
-      : f === 'status_code' ? r.metadata.status_code
-      : r.json?.[f];
+    const raw =
+      f === 'title' && !(schema && Object.hasOwn(r.json ?? {}, f))
+        ? r.metadata.title
+        : f === 'markdown'
+          ? r.markdown
+          : f === 'status_code'
+            ? r.metadata.status_code
+            : r.json?.[f];
     values[f] = normalise(raw);
   }
   return { values, statusCode: r.metadata.status_code };
@@ -124,7 +175,10 @@ export interface MonitorScrapeOptions {
   location?: Location;
 }
 
-const setupOf = (o: MonitorScrapeOptions): PageSetup | undefined => (o.headers || o.cookies || o.mobile || o.location ? { headers: o.headers, cookies: o.cookies, mobile: o.mobile, location: o.location } : undefined);
+const setupOf = (o: MonitorScrapeOptions): PageSetup | undefined =>
+  o.headers || o.cookies || o.mobile || o.location
+    ? { headers: o.headers, cookies: o.cookies, mobile: o.mobile, location: o.location }
+    : undefined;
 
 class Superseded extends Error {}
 
@@ -132,7 +186,11 @@ class Superseded extends Error {}
  * What a succeeded observation means against a monitor's state: its changes (against the baseline's
  * values, `previous`, with snapshot references expanded) and whether it sends an event.
  */
-function decide(m: { watch: string; conditions: string | null; events: string | null }, previous: Record<string, Value> | null, values: Record<string, Value>) {
+function decide(
+  m: { watch: string; conditions: string | null; events: string | null },
+  previous: Record<string, Value> | null,
+  values: Record<string, Value>,
+) {
   const watch: string[] = JSON.parse(m.watch);
   const changes: Changes = diffValues(previous, values, watch);
   const conditions: Condition[] | null = m.conditions ? JSON.parse(m.conditions) : null;
@@ -144,7 +202,8 @@ function decide(m: { watch: string; conditions: string | null; events: string | 
  * The next baseline as stored: the run's values as written (large ones as snapshot references),
  * and for fields this run did not observe (a page answering >= 400), the previous baseline's.
  */
-const baselineOf = (storedValues: string, lastValues: string | null, watch: string[]) => JSON.stringify(nextBaseline(lastValues ? JSON.parse(lastValues) : null, JSON.parse(storedValues), watch));
+const baselineOf = (storedValues: string, lastValues: string | null, watch: string[]) =>
+  JSON.stringify(nextBaseline(lastValues ? JSON.parse(lastValues) : null, JSON.parse(storedValues), watch));
 
 /**
  * Keeps the run's lease ahead while it works. When the renewal finds the run no longer ours (a
@@ -156,7 +215,7 @@ function renewLease(deps: RunnerDeps, run: MonitorRun, lost: AbortController): N
     runsRepo
       .renewLease(deps.store.db, run, new Date(deps.store.now().getTime() + RUN_LEASE_MS).toISOString())
       .then((ours) => {
-        if (!ours) lost.abort(new Error('the run is no longer this runner\'s'));
+        if (!ours) lost.abort(new Error("the run is no longer this runner's"));
       })
       .catch(() => undefined);
   }, RUN_LEASE_MS / 3);
@@ -192,11 +251,17 @@ async function runOnce(deps: RunnerDeps, runId: string, signal?: AbortSignal): P
   const renewal = renewLease(deps, run, lost);
   let statusCode: number | undefined;
   try {
-    outcome = await observe(forOwner(deps.engine, run.account_id), claimed, signal ? AbortSignal.any([signal, lost.signal]) : lost.signal, deps.meta);
+    outcome = await observe(
+      forOwner(deps.engine, run.account_id),
+      claimed,
+      signal ? AbortSignal.any([signal, lost.signal]) : lost.signal,
+      deps.meta,
+    );
   } catch (e) {
     error = isTrawlError(e) ? deps.redact(`${e.code}: ${e.detail}`) : 'internal_error: the run failed unexpectedly';
     statusCode = targetStatusOf(e);
-    if (!isTrawlError(e) && !lost.signal.aborted) deps.log?.warn({ err: e, run: runId }, 'monitor run failed unexpectedly');
+    if (!isTrawlError(e) && !lost.signal.aborted)
+      deps.log?.warn({ err: e, run: runId }, 'monitor run failed unexpectedly');
   } finally {
     clearInterval(renewal);
   }
@@ -223,7 +288,13 @@ async function runOnce(deps: RunnerDeps, runId: string, signal?: AbortSignal): P
   const valuesJson = outcome ? JSON.stringify(outcome.values) : '';
   // (Only without snapshots: large values are written in the transaction below, with their references.)
   const small = valuesJson.length <= snapshots.SNAPSHOT_MIN_BYTES && !seen.last_values?.includes('"$snapshot"');
-  if (deps.store.dialect === 'postgres' && outcome && small && seen.consecutive_failures < FAILING_AFTER && !(seen.baseline_at && run.started_at! < seen.baseline_at)) {
+  if (
+    deps.store.dialect === 'postgres' &&
+    outcome &&
+    small &&
+    seen.consecutive_failures < FAILING_AFTER &&
+    !(seen.baseline_at && run.started_at! < seen.baseline_at)
+  ) {
     const d = decide(seen, seen.last_values ? JSON.parse(seen.last_values) : null, outcome.values);
     const changesJson = Object.keys(d.changes).length ? JSON.stringify(d.changes) : null;
     const deliveryId = newId('dlv');
@@ -235,13 +306,36 @@ async function runOnce(deps: RunnerDeps, runId: string, signal?: AbortSignal): P
       valuesJson,
       changesJson,
       baselineJson: baselineOf(valuesJson, seen.last_values, d.watch),
-      event: d.eventId ? { id: d.eventId, deliveryId, handedUntil, body: changeEventBody({ id: d.eventId, monitorId: run.monitor_id, url: seen.url, sequence: seen.event_sequence + 1, changes: d.changes, at: finishedIso }) } : undefined,
+      event: d.eventId
+        ? {
+            id: d.eventId,
+            deliveryId,
+            handedUntil,
+            body: changeEventBody({
+              id: d.eventId,
+              monitorId: run.monitor_id,
+              url: seen.url,
+              sequence: seen.event_sequence + 1,
+              changes: d.changes,
+              at: finishedIso,
+            }),
+          }
+        : undefined,
       usage: { status: 200, credits: run.credits, durationMs: Date.now() - started },
     });
     if (result === 'superseded') return {};
     if (result === 'done') {
       if (d.eventId) deps.onDelivery?.(deliveryId, 0);
-      return { ...run, status: 'succeeded', finished_at: finishedIso, lease_until: null, status_code: outcome.statusCode, values: valuesJson, changes: changesJson, event_id: d.eventId };
+      return {
+        ...run,
+        status: 'succeeded',
+        finished_at: finishedIso,
+        lease_until: null,
+        status_code: outcome.statusCode,
+        values: valuesJson,
+        changes: changesJson,
+        event_id: d.eventId,
+      };
     }
   }
   try {
@@ -257,25 +351,64 @@ async function runOnce(deps: RunnerDeps, runId: string, signal?: AbortSignal): P
       };
       if (!outcome) {
         const failures = m.consecutive_failures + 1;
-        await finish({ status: 'failed', finished_at: finishedIso, lease_until: null, credits: 0, error: error ?? 'failed', status_code: statusCode ?? null });
+        await finish({
+          status: 'failed',
+          finished_at: finishedIso,
+          lease_until: null,
+          credits: 0,
+          error: error ?? 'failed',
+          status_code: statusCode ?? null,
+        });
         await runsRepo.recordFailure(trx, run, failures, failures >= FAILING_AFTER ? 'failing' : 'ok', finishedIso);
         await usageRepo.recordUsage(trx, usageRow(502, 0));
-        if (failures === FAILING_AFTER) deliveries.push(await writeHealthEvent(trx, 'monitor.failing', { ...event, events: m.events, failures, error: error ?? 'failed' }));
+        if (failures === FAILING_AFTER)
+          deliveries.push(
+            await writeHealthEvent(trx, 'monitor.failing', {
+              ...event,
+              events: m.events,
+              failures,
+              error: error ?? 'failed',
+            }),
+          );
         return;
       }
       // An observation older than the baseline's never replaces it (nor is diffed against it).
       if (m.baseline_at && run.started_at! < m.baseline_at) {
-        await finish({ status: 'succeeded', finished_at: finishedIso, lease_until: null, status_code: outcome.statusCode, values: JSON.stringify(outcome.values), error: 'superseded: a newer observation is the baseline' });
+        await finish({
+          status: 'succeeded',
+          finished_at: finishedIso,
+          lease_until: null,
+          status_code: outcome.statusCode,
+          values: JSON.stringify(outcome.values),
+          error: 'superseded: a newer observation is the baseline',
+        });
         await usageRepo.recordUsage(trx, usageRow(200, run.credits));
         return;
       }
-      const previous = (m.last_values ? await snapshots.expand(trx, JSON.parse(m.last_values), outcome.values) : null) as Record<string, Value> | null;
+      const previous = (
+        m.last_values ? await snapshots.expand(trx, JSON.parse(m.last_values), outcome.values) : null
+      ) as Record<string, Value> | null;
       const { watch, changes, eventId } = decide(m, previous, outcome.values);
       // Retention: large values (markdown …) stored once by hash; the run and the baseline keep references.
       const stored = await snapshots.storeRun(trx, runId, outcome.values, Object.keys(changes).length ? changes : null);
       const baselineJson = baselineOf(stored.values, m.last_values, watch);
-      await finish({ status: 'succeeded', finished_at: finishedIso, lease_until: null, status_code: outcome.statusCode, values: stored.values, changes: stored.changes, event_id: eventId });
-      if (m.consecutive_failures >= FAILING_AFTER) deliveries.push(await writeHealthEvent(trx, 'monitor.recovered', { ...event, events: m.events, failures: m.consecutive_failures }));
+      await finish({
+        status: 'succeeded',
+        finished_at: finishedIso,
+        lease_until: null,
+        status_code: outcome.statusCode,
+        values: stored.values,
+        changes: stored.changes,
+        event_id: eventId,
+      });
+      if (m.consecutive_failures >= FAILING_AFTER)
+        deliveries.push(
+          await writeHealthEvent(trx, 'monitor.recovered', {
+            ...event,
+            events: m.events,
+            failures: m.consecutive_failures,
+          }),
+        );
       if (eventId) deliveries.push(await writeChangeEvent(trx, { ...event, eventId, changes }));
       // The run's values are the new baseline (fields no longer watched drop out).
       await runsRepo.moveBaseline(trx, run, baselineJson, finishedIso);

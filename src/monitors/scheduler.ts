@@ -25,7 +25,6 @@ const BATCH = 500;
  */
 const QUEUE_LEASE_MS = 60_000;
 
-
 export interface SchedulerOptions {
   store: Store;
   engine: Engine;
@@ -57,7 +56,15 @@ export class MonitorScheduler {
 
   constructor(options: SchedulerOptions) {
     this.#o = options;
-    this.#delivery = { store: options.store, engine: options.engine, retryBaseMs: options.retryBaseMs, maxAttempts: options.maxAttempts, disableAfterMs: options.disableAfterMs, redact: options.redact, accountCap: options.accountCap };
+    this.#delivery = {
+      store: options.store,
+      engine: options.engine,
+      retryBaseMs: options.retryBaseMs,
+      maxAttempts: options.maxAttempts,
+      disableAfterMs: options.disableAfterMs,
+      redact: options.redact,
+      accountCap: options.accountCap,
+    };
   }
 
   /** The handlers a queue consumer runs (the embedded service, `trawl worker`). */
@@ -65,7 +72,17 @@ export class MonitorScheduler {
     return {
       run: async (runId: string) => {
         try {
-          const r = await executeRun({ store: this.#o.store, engine: this.#o.engine, log: this.#o.log, meta: this.#o.meta, redact: this.#o.redact, onDelivery: (id, n) => this.handDelivery(id, n) }, runId);
+          const r = await executeRun(
+            {
+              store: this.#o.store,
+              engine: this.#o.engine,
+              log: this.#o.log,
+              meta: this.#o.meta,
+              redact: this.#o.redact,
+              onDelivery: (id, n) => this.handDelivery(id, n),
+            },
+            runId,
+          );
           // Another runner holds it: look again when its lease ends (it may have died), rather than
           // dropping the job and waiting for the sweep.
           if ('heldUntil' in r && r.heldUntil) return { retryAt: Date.parse(r.heldUntil) + 1000 };
@@ -139,7 +156,11 @@ export class MonitorScheduler {
       const all = this.#firstSweep && this.#o.soleProcess;
       this.#firstSweep = false;
       const stale = await monitorRepo.takeStaleRuns(store.db, now, BATCH, QUEUE_LEASE_MS, all);
-      await this.#handOut(stale, (ids) => queue.addRuns(ids), (ids) => monitorRepo.releaseQueuedRuns(store.db, ids));
+      await this.#handOut(
+        stale,
+        (ids) => queue.addRuns(ids),
+        (ids) => monitorRepo.releaseQueuedRuns(store.db, ids),
+      );
       const sending = await webhookRepo.staleSending(store.db, now, all);
       if (sending.length) {
         this.#o.log?.warn({ deliveries: sending.length }, 'resuming webhook deliveries interrupted mid-attempt');
@@ -152,19 +173,35 @@ export class MonitorScheduler {
     while (room > 0) {
       const asked = Math.min(BATCH, room);
       const runs = await monitorRepo.claimDueMonitors(store.db, now, asked, QUEUE_LEASE_MS, this.#o.accountCap);
-      await this.#handOut(runs, (ids) => queue.addRuns(ids), (ids) => monitorRepo.releaseQueuedRuns(store.db, ids));
+      await this.#handOut(
+        runs,
+        (ids) => queue.addRuns(ids),
+        (ids) => monitorRepo.releaseQueuedRuns(store.db, ids),
+      );
       room -= runs.length;
       if (runs.length < asked) break;
     }
     const due = await webhookRepo.handDueDeliveries(store.db, now, BATCH, HANDED_MS, this.#o.accountCap);
-    await this.#handOut(due, (ds) => queue.addDeliveries(ds), (ds) => webhookRepo.releaseHanded(store.db, ds.map((d) => d.id)));
+    await this.#handOut(
+      due,
+      (ds) => queue.addDeliveries(ds),
+      (ds) =>
+        webhookRepo.releaseHanded(
+          store.db,
+          ds.map((d) => d.id),
+        ),
+    );
   }
 
   /**
    * Add claimed work to the queue; what the queue refused (Redis away) is released in the store at
    * once, so the next pass hands it out again instead of it waiting out its lease.
    */
-  async #handOut<T>(items: T[], add: (items: T[]) => Promise<void>, release: (items: T[]) => Promise<unknown>): Promise<void> {
+  async #handOut<T>(
+    items: T[],
+    add: (items: T[]) => Promise<void>,
+    release: (items: T[]) => Promise<unknown>,
+  ): Promise<void> {
     if (!items.length) return;
     try {
       await add(items);
@@ -173,7 +210,6 @@ export class MonitorScheduler {
       throw e;
     }
   }
-
 
   async stop(): Promise<void> {
     this.#running = false;

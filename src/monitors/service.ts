@@ -11,7 +11,17 @@ import { invalidRequest, isTrawlError, notFound, TrawlError } from '../errors.js
 import { httpUrl, oneOf, parseBody, text } from '../server/validation.js';
 import { checkPageOptions, checkPreparingActions, pageOptions } from '../server/scrape-options.js';
 import type { MonitorScrapeOptions } from './runner.js';
-import { accounts, monitors as repo, newId, snapshots, webhooks, type DeliveryAttempt, type Monitor, type MonitorRun, type Store } from '../store/index.js';
+import {
+  accounts,
+  monitors as repo,
+  newId,
+  snapshots,
+  webhooks,
+  type DeliveryAttempt,
+  type Monitor,
+  type MonitorRun,
+  type Store,
+} from '../store/index.js';
 import { parseConditions } from './diff.js';
 import { EVENT_TYPES } from './events.js';
 import { ADVERTISER_FIELDS, watchableFields } from './fields.js';
@@ -27,7 +37,9 @@ export interface MonitorContext {
 }
 
 const watchList = z
-  .array(text(1, 64), { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array of 1 to 20 field names') })
+  .array(text(1, 64), {
+    error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array of 1 to 20 field names'),
+  })
   .min(1, { error: 'must be an array of 1 to 20 field names' })
   .max(20, { error: 'must be an array of 1 to 20 field names' });
 
@@ -46,8 +58,13 @@ export const CreateMonitorBody = z.strictObject({
   webhook: httpUrl(),
   marketplace: z.string({ error: 'must be a marketplace id such as "amazon_us"' }).optional(),
   schema: z.unknown().optional().describe('Schema object for pages that are not marketplace products'),
-  conditions: z.unknown().optional().describe('[{"field","op","value"}]: changed|increased|decreased|lt|lte|gt|gte|eq|ne'),
-  events: eventList.optional().describe('Events sent to the webhook: change.detected (default), monitor.failing, monitor.recovered'),
+  conditions: z
+    .unknown()
+    .optional()
+    .describe('[{"field","op","value"}]: changed|increased|decreased|lt|lte|gt|gte|eq|ne'),
+  events: eventList
+    .optional()
+    .describe('Events sent to the webhook: change.detected (default), monitor.failing, monitor.recovered'),
   // How the page is fetched on each run (contract section 9); never from the result cache.
   ...pageOptions,
 });
@@ -73,9 +90,14 @@ const SCRAPE_OPTION_KEYS = ['actions', 'headers', 'cookies', 'mobile', 'location
 
 /** The scrape options of a monitor as stored (null when it has none), checked against its URL and kind. */
 function scrapeOptionsOf(url: string, o: MonitorScrapeOptions, advertiser: boolean): string | null {
-  const given = Object.fromEntries(SCRAPE_OPTION_KEYS.filter((k) => o[k] !== undefined && o[k] !== null).map((k) => [k, o[k]]));
+  const given = Object.fromEntries(
+    SCRAPE_OPTION_KEYS.filter((k) => o[k] !== undefined && o[k] !== null).map((k) => [k, o[k]]),
+  );
   if (!Object.keys(given).length) return null;
-  if (advertiser) throw invalidRequest(`${Object.keys(given)[0]}: a monitor of an advertiser's ads reads the Ad Library, not a page; it takes no page options`);
+  if (advertiser)
+    throw invalidRequest(
+      `${Object.keys(given)[0]}: a monitor of an advertiser's ads reads the Ad Library, not a page; it takes no page options`,
+    );
   checkPageOptions({ url, ...given }, 30_000);
   checkPreparingActions(o.actions, 'a monitor');
   return JSON.stringify(given);
@@ -93,19 +115,30 @@ function presentScrapeOptions(raw: string | null) {
 }
 
 /** First run of a monitor (or after resuming): anywhere in its first interval, so monitors created together keep apart for good (their phases stay spread; run now gives an immediate baseline). */
-const firstRunAt = (intervalSeconds: number, now = Date.now()) => new Date(now + Math.floor(Math.random() * intervalSeconds * 1000)).toISOString();
+const firstRunAt = (intervalSeconds: number, now = Date.now()) =>
+  new Date(now + Math.floor(Math.random() * intervalSeconds * 1000)).toISOString();
 
-function checkWatch(watch: string[], schema: Record<string, unknown> | null, marketplace: string | null, advertiser = false): void {
+function checkWatch(
+  watch: string[],
+  schema: Record<string, unknown> | null,
+  marketplace: string | null,
+  advertiser = false,
+): void {
   const allowed = watchableFields(schema, marketplace, advertiser);
   const ads = watch.filter((f) => (ADVERTISER_FIELDS as readonly string[]).includes(f));
-  if (advertiser && ads.length && ads.length !== watch.length) throw invalidRequest(`watch: ${ADVERTISER_FIELDS.join(' and ')} watch the advertiser's ads and cannot be mixed with page fields (${watch.filter((f) => !ads.includes(f)).join(', ')}); make a second monitor`);
+  if (advertiser && ads.length && ads.length !== watch.length)
+    throw invalidRequest(
+      `watch: ${ADVERTISER_FIELDS.join(' and ')} watch the advertiser's ads and cannot be mixed with page fields (${watch.filter((f) => !ads.includes(f)).join(', ')}); make a second monitor`,
+    );
   const seen = new Set<string>();
   watch.forEach((f, i) => {
     if (seen.has(f)) throw invalidRequest(`watch[${i}]: "${f}" is listed twice`);
     seen.add(f);
     if (!allowed.has(f)) {
       const hint = schema ? 'a key of schema' : marketplace ? 'a product field' : 'add a schema with this field';
-      throw invalidRequest(`watch[${i}]: "${f}" cannot be produced for this page; use ${[...allowed].join(', ')} (or ${hint})`);
+      throw invalidRequest(
+        `watch[${i}]: "${f}" cannot be produced for this page; use ${[...allowed].join(', ')} (or ${hint})`,
+      );
     }
   });
 }
@@ -120,7 +153,9 @@ async function checkAllowance(ctx: MonitorContext, accountId: string): Promise<v
   if (!account || Number(account.credits) <= 0) throw new TrawlError('insufficient_credits');
   const max = ctx.config.maxMonitorsPerAccount;
   if ((await repo.countMonitors(ctx.store.db, accountId)) >= max) {
-    throw invalidRequest(`monitors: this account already has ${max} monitors, the most it may have; delete one it no longer needs first`);
+    throw invalidRequest(
+      `monitors: this account already has ${max} monitors, the most it may have; delete one it no longer needs first`,
+    );
   }
 }
 
@@ -128,7 +163,8 @@ async function checkReachable(ctx: MonitorContext, field: string, url: string): 
   try {
     await ctx.engine.http.checkTarget(url);
   } catch (e) {
-    if (isTrawlError(e) && e.code === 'forbidden_target') throw new TrawlError('forbidden_target', `${field}: ${e.detail}`, { retryable: false });
+    if (isTrawlError(e) && e.code === 'forbidden_target')
+      throw new TrawlError('forbidden_target', `${field}: ${e.detail}`, { retryable: false });
   }
 }
 
@@ -138,13 +174,18 @@ export async function createMonitor(ctx: MonitorContext, accountId: string, raw:
   const url = new URL(body.url);
   let marketplace: string | null;
   if (body.marketplace !== undefined) {
-    if (!isMarketplaceId(body.marketplace)) throw invalidRequest(`marketplace: "${body.marketplace.slice(0, 40)}" is not a marketplace id; use one of ${MARKETPLACE_IDS.join(', ')}`);
-    if (!urlBelongsTo(url, body.marketplace)) throw invalidRequest(`url: ${url.hostname} is not a page of marketplace ${body.marketplace}`);
+    if (!isMarketplaceId(body.marketplace))
+      throw invalidRequest(
+        `marketplace: "${body.marketplace.slice(0, 40)}" is not a marketplace id; use one of ${MARKETPLACE_IDS.join(', ')}`,
+      );
+    if (!urlBelongsTo(url, body.marketplace))
+      throw invalidRequest(`url: ${url.hostname} is not a page of marketplace ${body.marketplace}`);
     marketplace = body.marketplace;
   } else {
     marketplace = marketplaceForUrl(url) ?? null;
   }
-  const schema = body.schema === undefined ? null : (compileSchema(body.schema), body.schema as Record<string, unknown>);
+  const schema =
+    body.schema === undefined ? null : (compileSchema(body.schema), body.schema as Record<string, unknown>);
   const advertiser = !marketplace && !schema && !!advertiserFromUrl(body.url, ctx.config.metaAdLibraryBaseUrl);
   checkWatch(body.watch, schema, marketplace, advertiser);
   const conditions = parseConditions(body.conditions, body.watch);
@@ -195,10 +236,18 @@ export async function findMonitor(ctx: Pick<MonitorContext, 'store'>, accountId:
   return row;
 }
 
-export async function updateMonitor(ctx: MonitorContext, accountId: string, id: string, raw: unknown): Promise<Monitor> {
+export async function updateMonitor(
+  ctx: MonitorContext,
+  accountId: string,
+  id: string,
+  raw: unknown,
+): Promise<Monitor> {
   const body = parseBody(UpdateMonitorBody, raw);
   const m = await findMonitor(ctx, accountId, id);
-  if (!Object.keys(body).length) throw invalidRequest('body: give at least one of interval, watch, webhook, state, conditions, events, webhook_state, actions, headers, cookies, mobile, location');
+  if (!Object.keys(body).length)
+    throw invalidRequest(
+      'body: give at least one of interval, watch, webhook, state, conditions, events, webhook_state, actions, headers, cookies, mobile, location',
+    );
   const patch: Partial<Monitor> = { updated_at: new Date().toISOString() };
   let intervalSeconds = m.interval_seconds;
   if (body.interval !== undefined) {
@@ -208,7 +257,12 @@ export async function updateMonitor(ctx: MonitorContext, accountId: string, id: 
   }
   const watch: string[] = body.watch ?? JSON.parse(m.watch);
   if (body.watch) {
-    checkWatch(body.watch, m.schema ? JSON.parse(m.schema) : null, m.marketplace, !m.marketplace && !m.schema && !!advertiserFromUrl(m.url, ctx.config.metaAdLibraryBaseUrl));
+    checkWatch(
+      body.watch,
+      m.schema ? JSON.parse(m.schema) : null,
+      m.marketplace,
+      !m.marketplace && !m.schema && !!advertiserFromUrl(m.url, ctx.config.metaAdLibraryBaseUrl),
+    );
     patch.watch = JSON.stringify(body.watch);
   }
   if (body.conditions !== undefined || body.watch) {
@@ -222,32 +276,54 @@ export async function updateMonitor(ctx: MonitorContext, accountId: string, id: 
   }
   if (body.events) patch.events = JSON.stringify(body.events);
   if (SCRAPE_OPTION_KEYS.some((k) => body[k] !== undefined)) {
-    const merged = { ...(m.scrape_options ? JSON.parse(m.scrape_options) : {}), ...Object.fromEntries(SCRAPE_OPTION_KEYS.filter((k) => body[k] !== undefined).map((k) => [k, body[k]])) };
-    patch.scrape_options = scrapeOptionsOf(m.url, merged, !m.marketplace && !m.schema && !!advertiserFromUrl(m.url, ctx.config.metaAdLibraryBaseUrl));
+    const merged = {
+      ...(m.scrape_options ? JSON.parse(m.scrape_options) : {}),
+      ...Object.fromEntries(SCRAPE_OPTION_KEYS.filter((k) => body[k] !== undefined).map((k) => [k, body[k]])),
+    };
+    patch.scrape_options = scrapeOptionsOf(
+      m.url,
+      merged,
+      !m.marketplace && !m.schema && !!advertiserFromUrl(m.url, ctx.config.metaAdLibraryBaseUrl),
+    );
   }
   // A new webhook URL (or the same one given again) or webhook_state "active" re-enables a
   // disabled webhook with a clean slate; events failed meanwhile are sent again by a replay.
   if (body.webhook_state === 'disabled') {
-    if (m.webhook_state !== 'disabled') Object.assign(patch, { webhook_state: 'disabled', webhook_disabled_at: patch.updated_at, webhook_disabled_reason: 'disabled by its owner' });
+    if (m.webhook_state !== 'disabled')
+      Object.assign(patch, {
+        webhook_state: 'disabled',
+        webhook_disabled_at: patch.updated_at,
+        webhook_disabled_reason: 'disabled by its owner',
+      });
   } else if (body.webhook || body.webhook_state === 'active') {
-    Object.assign(patch, { webhook_state: 'active', webhook_disabled_at: null, webhook_disabled_reason: null, webhook_failing_since: null });
+    Object.assign(patch, {
+      webhook_state: 'active',
+      webhook_disabled_at: null,
+      webhook_disabled_reason: null,
+      webhook_failing_since: null,
+    });
   }
   const state = body.state ?? m.state;
   patch.state = state;
   if (state === 'active' && (m.state === 'paused' || body.interval !== undefined)) {
     // Resumed, or a new interval: the next run keeps the monitor's phase when it can.
     const from = m.last_run_at ? Date.parse(m.last_run_at) + intervalSeconds * 1000 : Date.parse(m.next_run_at);
-    patch.next_run_at = m.state === 'paused' || from <= Date.now() ? firstRunAt(intervalSeconds) : new Date(Math.min(from, Date.now() + intervalSeconds * 1000)).toISOString();
+    patch.next_run_at =
+      m.state === 'paused' || from <= Date.now()
+        ? firstRunAt(intervalSeconds)
+        : new Date(Math.min(from, Date.now() + intervalSeconds * 1000)).toISOString();
   }
   await repo.updateMonitor(ctx.store.db, accountId, id, patch);
   // Owner-disabled: the pending deliveries fail now (kept for a replay), as for a 410.
-  if (patch.webhook_state === 'disabled') await webhooks.disableWebhook(ctx.store.db, id, 'disabled by its owner', patch.updated_at!);
+  if (patch.webhook_state === 'disabled')
+    await webhooks.disableWebhook(ctx.store.db, id, 'disabled by its owner', patch.updated_at!);
   ctx.wake?.();
   return { ...m, ...patch };
 }
 
 export async function deleteMonitor(ctx: Pick<MonitorContext, 'store'>, accountId: string, id: string): Promise<void> {
-  if (!MONITOR_ID.test(id) || !(await repo.deleteMonitor(ctx.store.db, accountId, id))) throw notFound(`no monitor ${id.slice(0, 40)}`);
+  if (!MONITOR_ID.test(id) || !(await repo.deleteMonitor(ctx.store.db, accountId, id)))
+    throw notFound(`no monitor ${id.slice(0, 40)}`);
 }
 
 const json = (s: string | null) => (s === null ? null : JSON.parse(s));
@@ -268,7 +344,9 @@ export function presentMonitor(m: Monitor) {
     state: m.state,
     health: m.health,
     webhook_state: m.webhook_state,
-    ...(m.webhook_state === 'disabled' ? { webhook_disabled_at: m.webhook_disabled_at, webhook_disabled_reason: m.webhook_disabled_reason } : {}),
+    ...(m.webhook_state === 'disabled'
+      ? { webhook_disabled_at: m.webhook_disabled_at, webhook_disabled_reason: m.webhook_disabled_reason }
+      : {}),
     created_at: m.created_at,
     next_run_at: m.state === 'active' ? m.next_run_at : null,
     last_run_at: m.last_run_at,
@@ -300,11 +378,18 @@ export async function expandRun(ctx: Pick<MonitorContext, 'store'>, run: Monitor
 /** Unchanged runs older than a day that the pruner counted instead of keeping: the total and per day. */
 export async function collapsedRuns(ctx: Pick<MonitorContext, 'store'>, monitorId: string) {
   const days = await repo.unchangedRunCounts(ctx.store.db, monitorId);
-  return { total: days.reduce((n, d) => n + Number(d.unchanged_runs), 0), days: days.map((d) => ({ day: d.day, runs: Number(d.unchanged_runs) })) };
+  return {
+    total: days.reduce((n, d) => n + Number(d.unchanged_runs), 0),
+    days: days.map((d) => ({ day: d.day, runs: Number(d.unchanged_runs) })),
+  };
 }
 
 export async function monitorDetail(ctx: Pick<MonitorContext, 'store'>, m: Monitor) {
-  const [runs, [lastValues], collapsed] = await Promise.all([repo.listRuns(ctx.store.db, m.id, 10), snapshots.expandAll(ctx.store.db, [m.last_values]), collapsedRuns(ctx, m.id)]);
+  const [runs, [lastValues], collapsed] = await Promise.all([
+    repo.listRuns(ctx.store.db, m.id, 10),
+    snapshots.expandAll(ctx.store.db, [m.last_values]),
+    collapsedRuns(ctx, m.id),
+  ]);
   return {
     ...presentMonitor(m),
     consecutive_failures: m.consecutive_failures,
@@ -315,9 +400,17 @@ export async function monitorDetail(ctx: Pick<MonitorContext, 'store'>, m: Monit
   };
 }
 
-export async function listDeliveries(ctx: Pick<MonitorContext, 'store'>, monitorId: string, limit: number, deliveryId?: string) {
+export async function listDeliveries(
+  ctx: Pick<MonitorContext, 'store'>,
+  monitorId: string,
+  limit: number,
+  deliveryId?: string,
+) {
   const rows = await webhooks.listDeliveries(ctx.store.db, monitorId, limit, deliveryId);
-  const attempts = await webhooks.attemptsOf(ctx.store.db, rows.map((r) => r.id));
+  const attempts = await webhooks.attemptsOf(
+    ctx.store.db,
+    rows.map((r) => r.id),
+  );
   const byDelivery = new Map<string, DeliveryAttempt[]>();
   for (const a of attempts) byDelivery.set(a.delivery_id, [...(byDelivery.get(a.delivery_id) ?? []), a]);
   return rows.map((d) => ({

@@ -11,10 +11,12 @@ import { createHmac } from 'node:crypto';
 
 export const USER_AGENT = 'Trawl-Webhooks/1';
 
-export const signature = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
+export const signature = (secret: string, body: string) =>
+  `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
 
 /** The HMAC key of a `whsec_` secret: its base64 part decoded (a first-form base62 secret decodes too). */
-export const secretKey = (secret: string): Buffer => Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
+export const secretKey = (secret: string): Buffer =>
+  Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
 
 export const standardSignature = (secret: string, id: string, timestamp: number, body: string) =>
   `v1,${createHmac('sha256', secretKey(secret)).update(`${id}.${timestamp}.${body}`, 'utf8').digest('base64')}`;
@@ -34,7 +36,10 @@ export const previousInForce = (s: Secrets, nowMs: number): string | undefined =
 export function webhookHeaders(eventId: string, body: string, secrets: Secrets, nowMs: number): Record<string, string> {
   const timestamp = Math.floor(nowMs / 1000);
   const old = previousInForce(secrets, nowMs);
-  const v1 = [standardSignature(secrets.current, eventId, timestamp, body), ...(old ? [standardSignature(old, eventId, timestamp, body)] : [])];
+  const v1 = [
+    standardSignature(secrets.current, eventId, timestamp, body),
+    ...(old ? [standardSignature(old, eventId, timestamp, body)] : []),
+  ];
   return {
     'content-type': 'application/json',
     'user-agent': USER_AGENT,

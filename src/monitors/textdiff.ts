@@ -40,7 +40,10 @@ function edits(a: string[], b: string[]): Op[] {
   if (x.length * y.length <= MAX_CELLS && x.length && y.length) {
     const w = y.length + 1;
     const lcs = new Uint32Array((x.length + 1) * w);
-    for (let i = x.length - 1; i >= 0; i--) for (let j = y.length - 1; j >= 0; j--) lcs[i * w + j] = x[i] === y[j] ? lcs[(i + 1) * w + j + 1] + 1 : Math.max(lcs[(i + 1) * w + j], lcs[i * w + j + 1]);
+    for (let i = x.length - 1; i >= 0; i--)
+      for (let j = y.length - 1; j >= 0; j--)
+        lcs[i * w + j] =
+          x[i] === y[j] ? lcs[(i + 1) * w + j + 1] + 1 : Math.max(lcs[(i + 1) * w + j], lcs[i * w + j + 1]);
     let i = 0;
     let j = 0;
     while (i < x.length && j < y.length) {

@@ -38,7 +38,12 @@ export function connection(url: string): ConnectionOptions {
 
 // A handler that throws (the database away) is retried a few times; after that the store's
 // leases bring the work back (the sweep re-adds it, which works because nothing is kept).
-const JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true, attempts: 5, backoff: { type: 'exponential', delay: 1000 } };
+const JOB_OPTIONS = {
+  removeOnComplete: true,
+  removeOnFail: true,
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 1000 },
+};
 
 export class BullQueue implements WorkQueue {
   readonly kind = 'bullmq' as const;
@@ -56,12 +61,21 @@ export class BullQueue implements WorkQueue {
   }
 
   async addRuns(runIds: string[]): Promise<void> {
-    if (runIds.length) await this.#runs.addBulk(runIds.map((runId) => ({ name: 'run', data: { runId }, opts: { ...JOB_OPTIONS, jobId: runId } })));
+    if (runIds.length)
+      await this.#runs.addBulk(
+        runIds.map((runId) => ({ name: 'run', data: { runId }, opts: { ...JOB_OPTIONS, jobId: runId } })),
+      );
   }
 
   async addDeliveries(deliveries: { id: string; attempts: number }[]): Promise<void> {
     if (deliveries.length) {
-      await this.#deliveries.addBulk(deliveries.map((d) => ({ name: 'delivery', data: { deliveryId: d.id, attempts: d.attempts }, opts: { ...JOB_OPTIONS, jobId: `${d.id}-${d.attempts}` } })));
+      await this.#deliveries.addBulk(
+        deliveries.map((d) => ({
+          name: 'delivery',
+          data: { deliveryId: d.id, attempts: d.attempts },
+          opts: { ...JOB_OPTIONS, jobId: `${d.id}-${d.attempts}` },
+        })),
+      );
     }
   }
 
@@ -90,7 +104,10 @@ export class BullQueue implements WorkQueue {
         },
         { ...base, concurrency: this.#opts.runConcurrency ?? 32 },
       ),
-      new Worker(DELIVERIES, async (job) => handlers.delivery(job.data.deliveryId, job.data.attempts), { ...base, concurrency: this.#opts.deliveryConcurrency ?? 64 }),
+      new Worker(DELIVERIES, async (job) => handlers.delivery(job.data.deliveryId, job.data.attempts), {
+        ...base,
+        concurrency: this.#opts.deliveryConcurrency ?? 64,
+      }),
     );
     for (const w of this.#workers) w.on('error', (err) => this.#opts.onError?.(err));
   }
@@ -105,14 +122,23 @@ const COUNTED = ['wait', 'active', 'delayed', 'prioritized'] as const;
 
 async function countJobs(queues: Queue[]): Promise<QueueDepth[]> {
   const counts = await Promise.all(queues.map((q) => q.getJobCounts(...COUNTED)));
-  return queues.flatMap((q, i) => COUNTED.map((state) => ({ queue: q.name, state: state === 'wait' ? 'waiting' : state, count: counts[i][state] ?? 0 })));
+  return queues.flatMap((q, i) =>
+    COUNTED.map((state) => ({
+      queue: q.name,
+      state: state === 'wait' ? 'waiting' : state,
+      count: counts[i][state] ?? 0,
+    })),
+  );
 }
 
 /**
  * The queues' depth as any process sees it in Redis (an API process of a scale-out deployment,
  * which holds no queue of its own), on a connection the caller owns and closes.
  */
-export function bullQueueDepth(connection: Redis, prefix: string): { read(): Promise<QueueDepth[]>; close(): Promise<void> } {
+export function bullQueueDepth(
+  connection: Redis,
+  prefix: string,
+): { read(): Promise<QueueDepth[]>; close(): Promise<void> } {
   const queues = [RUNS, DELIVERIES].map((name) => new Queue(name, { connection, prefix }));
   return { read: () => countJobs(queues), close: async () => void (await Promise.all(queues.map((q) => q.close()))) };
 }

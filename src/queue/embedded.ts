@@ -71,7 +71,9 @@ export class EmbeddedQueue implements WorkQueue {
   readonly #deliveries: Lane;
   readonly #runConcurrency: number;
 
-  constructor(options: { runConcurrency?: number; deliveryConcurrency?: number; onError?: (err: unknown) => void } = {}) {
+  constructor(
+    options: { runConcurrency?: number; deliveryConcurrency?: number; onError?: (err: unknown) => void } = {},
+  ) {
     this.#runConcurrency = options.runConcurrency ?? 32;
     this.#runs = new Lane(this.#runConcurrency, undefined, options.onError);
     this.#deliveries = new Lane(options.deliveryConcurrency ?? 64, undefined, options.onError);

@@ -34,7 +34,10 @@ export class PageQueue {
   }
 
   async add(items: ClaimedItem[]): Promise<void> {
-    if (items.length) await this.#queue.addBulk(items.map((it) => ({ name: 'page', data: it, opts: { ...OPTIONS, jobId: pageJobId(it) } })));
+    if (items.length)
+      await this.#queue.addBulk(
+        items.map((it) => ({ name: 'page', data: it, opts: { ...OPTIONS, jobId: pageJobId(it) } })),
+      );
   }
 
   /**

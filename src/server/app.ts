@@ -43,7 +43,10 @@ function withRedaction(logger: boolean | object, redact: Redactor): boolean | ob
 }
 
 /** `redact` defaults to one built from `config` (startService passes the process's own). */
-export async function buildServer(given: Omit<ServerContext, 'redact'> & { redact?: Redactor }, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
+export async function buildServer(
+  given: Omit<ServerContext, 'redact'> & { redact?: Redactor },
+  options: { logger?: boolean | object } = {},
+): Promise<FastifyInstance> {
   const ctx: ServerContext = { ...given, redact: given.redact ?? createRedactor(configSecrets(given.config)) };
   const { redact } = ctx;
   const timeout = ctx.config.requestTimeoutMs;
@@ -52,7 +55,11 @@ export async function buildServer(given: Omit<ServerContext, 'redact'> & { redac
     // (client-errors.ts). Node checks these deadlines only every connectionsCheckingInterval
     // (30 s by default), so check often enough for the deadline to hold.
     requestTimeout: timeout,
-    http: { requestTimeout: timeout, headersTimeout: timeout, connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(timeout / 4))) },
+    http: {
+      requestTimeout: timeout,
+      headersTimeout: timeout,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(timeout / 4))),
+    },
     logger: withRedaction(options.logger ?? false, redact),
     bodyLimit: BODY_LIMIT,
     genReqId: () => newId('req', 16),
@@ -62,7 +69,11 @@ export async function buildServer(given: Omit<ServerContext, 'redact'> & { redac
     // A path Fastify cannot decode (`/%`) answers in the contract's shape, like every other 400.
     frameworkErrors: (error, _request, reply) => {
       const r = reply as unknown as { code(n: number): { send(b: object): void } };
-      if (error.code === 'FST_ERR_BAD_URL') r.code(400).send({ error: 'invalid_request', detail: 'path: not a valid URL (broken percent-encoding); encode it again' });
+      if (error.code === 'FST_ERR_BAD_URL')
+        r.code(400).send({
+          error: 'invalid_request',
+          detail: 'path: not a valid URL (broken percent-encoding); encode it again',
+        });
       else r.code(500).send({ error: 'internal_error' });
     },
     // `__proto__` keys stay plain data; parseBody refuses them naming where (validation.ts).
@@ -84,7 +95,12 @@ export async function buildServer(given: Omit<ServerContext, 'redact'> & { redac
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const at = jsonTooDeepAt(body as string);
     if (at !== undefined) {
-      done(invalidRequest(`body: nested more than ${MAX_JSON_DEPTH} levels deep (at character ${at}); send a flatter body`), undefined);
+      done(
+        invalidRequest(
+          `body: nested more than ${MAX_JSON_DEPTH} levels deep (at character ${at}); send a flatter body`,
+        ),
+        undefined,
+      );
       return;
     }
     parseJson(request, body as string, done);
@@ -101,9 +117,18 @@ export async function buildServer(given: Omit<ServerContext, 'redact'> & { redac
       info: {
         title: 'Trawl API',
         version: '1',
-        description: 'Web data extraction: scrape, crawl, search, extract, marketplaces, ad library, monitors. Every /v1 request needs `Authorization: Bearer trawl_…`; failures answer `{"error": code, "detail"}` (see each operation\'s error responses).',
+        description:
+          'Web data extraction: scrape, crawl, search, extract, marketplaces, ad library, monitors. Every /v1 request needs `Authorization: Bearer trawl_…`; failures answer `{"error": code, "detail"}` (see each operation\'s error responses).',
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: trawl keys create --email … (or the dashboard\'s API keys page)' } } },
+      components: {
+        securitySchemes: {
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: "An API key: trawl keys create --email … (or the dashboard's API keys page)",
+          },
+        },
+      },
       tags: [
         { name: 'Scrape', description: 'One page to markdown, HTML, links and schema JSON' },
         { name: 'Extract', description: 'Schema-guided JSON from several pages, merged' },

@@ -42,7 +42,9 @@ export class RedisTokenBuckets implements RateLimiter {
     // Redis TIME would be more exact across hosts; Date.now() is what the memory bucket uses too.
     let answer: [number, string];
     try {
-      answer = (await (this.#redis as unknown as { trawlTake: (...a: unknown[]) => Promise<[number, string]> }).trawlTake(this.#prefix + key, perMinute, Date.now())) as [number, string];
+      answer = (await (
+        this.#redis as unknown as { trawlTake: (...a: unknown[]) => Promise<[number, string]> }
+      ).trawlTake(this.#prefix + key, perMinute, Date.now())) as [number, string];
     } catch {
       return this.#fallback.take(key, perMinute);
     }
@@ -51,11 +53,20 @@ export class RedisTokenBuckets implements RateLimiter {
     const rate = perMinute / 60_000;
     const reset = Math.ceil((perMinute - tokens) / rate / 1000);
     if (allowed === 1) return { allowed: true, limit: perMinute, remaining: Math.floor(tokens), retryAfter: 0, reset };
-    return { allowed: false, limit: perMinute, remaining: 0, retryAfter: Math.max(1, Math.ceil((1 - tokens) / rate / 1000)), reset };
+    return {
+      allowed: false,
+      limit: perMinute,
+      remaining: 0,
+      retryAfter: Math.max(1, Math.ceil((1 - tokens) / rate / 1000)),
+      reset,
+    };
   }
 
   close(): Promise<void> {
-    this.#closing ??= this.#redis.quit().then(() => undefined, () => undefined);
+    this.#closing ??= this.#redis.quit().then(
+      () => undefined,
+      () => undefined,
+    );
     return this.#closing;
   }
 }

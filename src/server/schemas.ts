@@ -4,7 +4,9 @@ import { FORMATS } from '../engine/scrape.js';
 import { bool, httpUrl, intIn, oneOf, text } from './validation.js';
 import { captureOptions, pageOptions, scrapeFormats } from './scrape-options.js';
 
-const schemaObject = z.unknown().describe('Schema object: field name → "string" | "number" | "integer" | "boolean" | {…} | [T]');
+const schemaObject = z
+  .unknown()
+  .describe('Schema object: field name → "string" | "number" | "integer" | "boolean" | {…} | [T]');
 
 /** The document's formats (crawl pages); scrape adds screenshots (scrape-options.ts). */
 const documentFormats = z
@@ -20,20 +22,31 @@ export const ScrapeBody = z.strictObject({
   render: oneOf(['auto', 'http', 'browser']).optional(),
   timeout_ms: intIn(1000, 120_000).optional(),
   wait_for: z
-    .union([text(1, 500), intIn(0, 60_000)], { error: 'must be a CSS selector or a number of milliseconds from 0 to 60000' })
+    .union([text(1, 500), intIn(0, 60_000)], {
+      error: 'must be a CSS selector or a number of milliseconds from 0 to 60000',
+    })
     .optional(),
-  pdf: z.strictObject({ max_pages: intIn(1, 10_000).optional() }, { error: 'must be an object like {"max_pages": 200}' }).optional().describe('PDF documents: read at most max_pages pages (default 200)'),
+  pdf: z
+    .strictObject({ max_pages: intIn(1, 10_000).optional() }, { error: 'must be an object like {"max_pages": 200}' })
+    .optional()
+    .describe('PDF documents: read at most max_pages pages (default 200)'),
   // Browser-grade options (contract section 9).
   ...pageOptions,
   ...captureOptions,
 });
 export type ScrapeBody = z.output<typeof ScrapeBody>;
 
-export const ErrorBody = z.object({ error: z.string(), detail: z.string().optional(), retry_after: z.number().int().optional() });
+export const ErrorBody = z.object({
+  error: z.string(),
+  detail: z.string().optional(),
+  retry_after: z.number().int().optional(),
+});
 
 export const ExtractBody = z.strictObject({
   urls: z
-    .array(httpUrl(), { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array of 1 to 20 http or https URLs') })
+    .array(httpUrl(), {
+      error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array of 1 to 20 http or https URLs'),
+    })
     .min(1, { error: 'must be an array of 1 to 20 http or https URLs' })
     .max(20, { error: 'must be an array of 1 to 20 http or https URLs' }),
   // Checked by the schema compiler, which answers 422 invalid_schema (also when missing).
@@ -50,7 +63,9 @@ const glob = text(1, 500);
 /** A job's webhook (contract section 7): job.completed always; job.page when asked for. */
 const JOB_EVENTS = ['job.completed', 'job.page'] as const;
 const jobWebhook = {
-  webhook: httpUrl().optional().describe('Where job.completed (and, when asked, job.page) events are sent, signed as in section 5'),
+  webhook: httpUrl()
+    .optional()
+    .describe('Where job.completed (and, when asked, job.page) events are sent, signed as in section 5'),
   webhook_events: z
     .array(oneOf([...JOB_EVENTS]), { error: `must be an array of event types: ${JOB_EVENTS.join(', ')}` })
     .max(JOB_EVENTS.length, { error: 'must not list an event type twice' })
@@ -65,8 +80,14 @@ export const CrawlBody = z.strictObject({
   /** ≤ 1,000 synchronous; ≤ 100,000 with `async` (checked in the route, which knows both). */
   limit: intIn(1, 100_000).optional(),
   async: bool().optional(),
-  include_paths: z.array(glob, { error: 'must be an array of path globs' }).max(50, { error: 'must have at most 50 patterns' }).optional(),
-  exclude_paths: z.array(glob, { error: 'must be an array of path globs' }).max(50, { error: 'must have at most 50 patterns' }).optional(),
+  include_paths: z
+    .array(glob, { error: 'must be an array of path globs' })
+    .max(50, { error: 'must have at most 50 patterns' })
+    .optional(),
+  exclude_paths: z
+    .array(glob, { error: 'must be an array of path globs' })
+    .max(50, { error: 'must have at most 50 patterns' })
+    .optional(),
   allow_subdomains: bool().optional(),
   respect_robots: bool().optional(),
   use_sitemap: bool().optional(),
@@ -79,7 +100,10 @@ export const CrawlBody = z.strictObject({
 export type CrawlBody = z.output<typeof CrawlBody>;
 
 export const BatchScrapeBody = z.strictObject({
-  urls: z.array(httpUrl(), { error: 'must be an array of http or https URLs' }).min(1, { error: 'must list at least one URL' }).max(10_000, { error: 'must list at most 10000 URLs' }),
+  urls: z
+    .array(httpUrl(), { error: 'must be an array of http or https URLs' })
+    .min(1, { error: 'must list at least one URL' })
+    .max(10_000, { error: 'must list at most 10000 URLs' }),
   formats: ScrapeBody.shape.formats,
   schema: schemaObject.optional(),
   only_main_content: bool().optional(),
@@ -106,14 +130,22 @@ export const SearchBody = z.strictObject({
   query: text(1, 400),
   limit: intIn(1, 20).optional(),
   scrape: bool().optional(),
-  country: z.string({ error: 'must be an ISO 3166-1 alpha-2 code such as "US"' }).regex(/^[A-Za-z]{2}$/, { error: 'must be an ISO 3166-1 alpha-2 code such as "US"' }).optional(),
-  language: z.string({ error: 'must be an ISO 639-1 code such as "en"' }).regex(/^[A-Za-z]{2}(?:-[A-Za-z]{2})?$/, { error: 'must be an ISO 639-1 code such as "en"' }).optional(),
+  country: z
+    .string({ error: 'must be an ISO 3166-1 alpha-2 code such as "US"' })
+    .regex(/^[A-Za-z]{2}$/, { error: 'must be an ISO 3166-1 alpha-2 code such as "US"' })
+    .optional(),
+  language: z
+    .string({ error: 'must be an ISO 639-1 code such as "en"' })
+    .regex(/^[A-Za-z]{2}(?:-[A-Za-z]{2})?$/, { error: 'must be an ISO 639-1 code such as "en"' })
+    .optional(),
   timeout_ms: intIn(1000, 60_000).optional(),
 });
 export type SearchBody = z.output<typeof SearchBody>;
 
 export const MarketplaceBody = z.strictObject({
-  marketplace: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a marketplace id such as "amazon_us"') }),
+  marketplace: z.string({
+    error: (iss) => (iss.input === undefined ? 'is required' : 'must be a marketplace id such as "amazon_us"'),
+  }),
   url: httpUrl(),
   mode: oneOf(['basic', 'rich']).optional(),
   render: oneOf(['auto', 'http', 'browser']).optional(),
@@ -124,9 +156,17 @@ export type MarketplaceBody = z.output<typeof MarketplaceBody>;
 export const MetaAdsBody = z.strictObject({
   advertiser: z
     .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a page handle such as "nike"') })
-    .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, { error: 'must be a page handle: 1 to 64 lower-case letters, digits, ".", "_" or "-", starting with a letter or digit' }),
+    .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, {
+      error:
+        'must be a page handle: 1 to 64 lower-case letters, digits, ".", "_" or "-", starting with a letter or digit',
+    }),
   country: z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an upper-case ISO 3166-1 alpha-2 code such as "US", or "ALL"') })
+    .string({
+      error: (iss) =>
+        iss.input === undefined
+          ? 'is required'
+          : 'must be an upper-case ISO 3166-1 alpha-2 code such as "US", or "ALL"',
+    })
     .regex(/^(?:[A-Z]{2}|ALL)$/, { error: 'must be an upper-case ISO 3166-1 alpha-2 code such as "US", or "ALL"' }),
   active_status: oneOf(['active', 'inactive', 'all']).optional(),
   platforms: z
@@ -149,11 +189,20 @@ const realDate = (s: string) => {
 };
 
 const isoTime = z
-  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an ISO-8601 date and time such as "2026-11-26T00:00:00Z"') })
+  .string({
+    error: (iss) =>
+      iss.input === undefined ? 'is required' : 'must be an ISO-8601 date and time such as "2026-11-26T00:00:00Z"',
+  })
   .max(40, { error: 'must be an ISO-8601 date and time such as "2026-11-26T00:00:00Z"' })
-  .refine((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)) && realDate(s), {
-    error: 'must be an ISO-8601 date and time with its offset, such as "2026-11-26T00:00:00Z"',
-  });
+  .refine(
+    (s) =>
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(s) &&
+      !Number.isNaN(Date.parse(s)) &&
+      realDate(s),
+    {
+      error: 'must be an ISO-8601 date and time with its offset, such as "2026-11-26T00:00:00Z"',
+    },
+  );
 
 export const ReplayBody = z.strictObject({
   since: isoTime,

@@ -39,7 +39,13 @@ export class MemoryTokenBuckets implements RateLimiter {
     b.at = now;
     if (b.tokens >= 1) {
       b.tokens -= 1;
-      return { allowed: true, limit: perMinute, remaining: Math.floor(b.tokens), retryAfter: 0, reset: Math.ceil((perMinute - b.tokens) / rate / 1000) };
+      return {
+        allowed: true,
+        limit: perMinute,
+        remaining: Math.floor(b.tokens),
+        retryAfter: 0,
+        reset: Math.ceil((perMinute - b.tokens) / rate / 1000),
+      };
     }
     return {
       allowed: false,
@@ -51,6 +57,7 @@ export class MemoryTokenBuckets implements RateLimiter {
   }
 
   #sweep(now: number): void {
-    for (const [k, b] of this.#buckets) if (b.tokens + (now - b.at) * (b.limit / 60_000) >= b.limit) this.#buckets.delete(k);
+    for (const [k, b] of this.#buckets)
+      if (b.tokens + (now - b.at) * (b.limit / 60_000) >= b.limit) this.#buckets.delete(k);
   }
 }

@@ -15,17 +15,20 @@ export const intIn = (min: number, max: number) => {
 };
 
 export const httpUrl = (what = 'an http or https URL') =>
-  z.string(req(`must be ${what}`)).max(8192, { error: 'must be at most 8192 characters' }).refine(
-    (s) => {
-      try {
-        const u = new URL(s);
-        return (u.protocol === 'http:' || u.protocol === 'https:') && !!u.hostname;
-      } catch {
-        return false;
-      }
-    },
-    { error: `must be ${what}` },
-  );
+  z
+    .string(req(`must be ${what}`))
+    .max(8192, { error: 'must be at most 8192 characters' })
+    .refine(
+      (s) => {
+        try {
+          const u = new URL(s);
+          return (u.protocol === 'http:' || u.protocol === 'https:') && !!u.hostname;
+        } catch {
+          return false;
+        }
+      },
+      { error: `must be ${what}` },
+    );
 
 export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, req(`must be one of ${values.join(', ')}`));
@@ -33,7 +36,8 @@ export const oneOf = <const T extends readonly [string, ...string[]]>(values: T)
 export const bool = () => z.boolean(req('must be true or false'));
 
 export const text = (min: number, max: number) => {
-  const msg = min > 0 ? `must be a string of ${min} to ${max} characters` : `must be a string of at most ${max} characters`;
+  const msg =
+    min > 0 ? `must be a string of ${min} to ${max} characters` : `must be a string of at most ${max} characters`;
   return z.string(req(msg)).min(min, { error: msg }).max(max, { error: msg });
 };
 
@@ -54,7 +58,8 @@ export function jsonTooDeepAt(text: string, max = MAX_JSON_DEPTH): number | unde
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: the next character is escaped
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -105,18 +110,26 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.outp
   const r = schema.safeParse(body);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  const unknown = r.error.issues.find((i) => i.code === 'unrecognized_keys') as { keys: string[]; path: PropertyKey[] } | undefined;
+  const unknown = r.error.issues.find((i) => i.code === 'unrecognized_keys') as
+    { keys: string[]; path: PropertyKey[] } | undefined;
   // "url" sent where "urls" is expected: name both, so the fix is obvious.
   if (unknown && issue.code === 'invalid_type' && issue.message === 'is required') {
-    throw invalidRequest(`${fieldPath(issue.path)}: is required; ${unknown.keys.map((k) => fieldPath([...unknown.path, k])).join(', ')}: unknown field`);
+    throw invalidRequest(
+      `${fieldPath(issue.path)}: is required; ${unknown.keys.map((k) => fieldPath([...unknown.path, k])).join(', ')}: unknown field`,
+    );
   }
   if (issue.code === 'unrecognized_keys') {
     const keys = (issue as { keys: string[] }).keys;
-    throw invalidRequest(`${keys.map((k) => fieldPath([...issue.path, k])).join(', ')}: unknown field${keys.length > 1 ? 's' : ''}`);
+    throw invalidRequest(
+      `${keys.map((k) => fieldPath([...issue.path, k])).join(', ')}: unknown field${keys.length > 1 ? 's' : ''}`,
+    );
   }
   let message = issue.message;
   if (message.startsWith('Invalid input')) {
-    message = issue.code === 'invalid_type' ? `must be ${article((issue as { expected?: string }).expected ?? 'value')}` : 'has an invalid value';
+    message =
+      issue.code === 'invalid_type'
+        ? `must be ${article((issue as { expected?: string }).expected ?? 'value')}`
+        : 'has an invalid value';
   }
   throw invalidRequest(`${fieldPath(issue.path)}: ${message}`);
 }
@@ -127,7 +140,10 @@ const article = (t: string) => (/^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`);
  * `formats` + `schema` of scrape and crawl: the formats asked (json added when a schema comes
  * without formats) and the compiled schema; json without a schema is 422.
  */
-export function formatsAndSchema(formats: string[] | undefined, schema: unknown): { formats?: Format[]; schema?: CompiledSchema } {
+export function formatsAndSchema(
+  formats: string[] | undefined,
+  schema: unknown,
+): { formats?: Format[]; schema?: CompiledSchema } {
   const f = formats as Format[] | undefined;
   const wantsJson = f ? f.includes('json') : schema !== undefined;
   if (wantsJson && schema === undefined) throw invalidSchema('schema: is required when formats includes "json"');

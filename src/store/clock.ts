@@ -38,7 +38,9 @@ export class DbClock {
 
   async #measure(db: Kysely<Database>): Promise<void> {
     const sent = Date.now();
-    const r = await sql<{ ms: string | number }>`SELECT (extract(epoch from clock_timestamp()) * 1000)::float8 AS ms`.execute(db);
+    const r = await sql<{
+      ms: string | number;
+    }>`SELECT (extract(epoch from clock_timestamp()) * 1000)::float8 AS ms`.execute(db);
     const back = Date.now();
     this.#record(Number(r.rows[0].ms), sent, back);
   }

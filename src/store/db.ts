@@ -63,7 +63,12 @@ export function storeUnreachable(e: unknown): boolean {
   const err = e as { code?: unknown; message?: unknown } | undefined;
   const code = typeof err?.code === 'string' ? err.code : '';
   if (/^(ECONN|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|08|57P0|SQLITE_BUSY)/.test(code)) return true;
-  return typeof err?.message === 'string' && /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(err.message);
+  return (
+    typeof err?.message === 'string' &&
+    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+      err.message,
+    )
+  );
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
@@ -77,7 +82,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     pg.types.setTypeParser(20, (v) => Number(v));
     // A connection that cannot be opened (server or link down) fails in 10 s instead of waiting
     // for ever; keepalive lets the kernel notice a link that went silent under an idle client.
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis: 10_000, keepAlive: true });
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 10_000,
+      keepAlive: true,
+    });
     // An idle connection that the server closes (restart, failover, admin) must not take the
     // process down: the pool drops it and opens a new one on the next query.
     pool.on('error', (err) => options.onError?.(err));
@@ -101,7 +111,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     await db.destroy();
-    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error)?.message ?? 'unknown error'}`);
+    throw new Error(
+      `database migration ${failed?.migrationName ?? ''} failed: ${(error as Error)?.message ?? 'unknown error'}`,
+    );
   }
   const clock = new DbClock();
   if (dialect === 'postgres') await clock.follow(db);

@@ -2,7 +2,12 @@ import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type Scry
 import { promisify } from 'node:util';
 
 // Async scrypt: it runs on libuv's thread pool, never on the event loop.
-const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, options: ScryptOptions) => Promise<Buffer>;
+const scrypt = promisify(scryptCb) as (
+  pw: string,
+  salt: Buffer,
+  len: number,
+  options: ScryptOptions,
+) => Promise<Buffer>;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /** Uniform base62 from rejection sampling (no modulo bias). */

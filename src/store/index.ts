@@ -1,5 +1,14 @@
 export { openStore, storeUnreachable, type Store, type StoreOptions, type Dialect } from './db.js';
-export type { Account, ApiKey, Database, Job, Monitor, MonitorRun, WebhookDelivery, DeliveryAttempt } from './tables.js';
+export type {
+  Account,
+  ApiKey,
+  Database,
+  Job,
+  Monitor,
+  MonitorRun,
+  WebhookDelivery,
+  DeliveryAttempt,
+} from './tables.js';
 export * as accounts from './repos/accounts.js';
 export * as keys from './repos/keys.js';
 export * as usage from './repos/usage.js';

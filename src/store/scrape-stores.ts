@@ -22,7 +22,14 @@ export function fileSink(store: Store, o: { base: string; retentionHours: number
       const id = randomBase62(32);
       const now = new Date();
       const expiresAt = new Date(now.getTime() + o.retentionHours * 3600_000);
-      await saveFile(store.db, { id, accountId: o.accountId ?? null, contentType: FILE_TYPES[format], body: bytes, createdAt: now, expiresAt });
+      await saveFile(store.db, {
+        id,
+        accountId: o.accountId ?? null,
+        contentType: FILE_TYPES[format],
+        body: bytes,
+        createdAt: now,
+        expiresAt,
+      });
       return { ref: `${o.base.replace(/\/+$/, '')}/v1/files/${id}.${format}`, expiresAt };
     },
   };

@@ -13,8 +13,16 @@ import type { Raw } from './html.js';
 import type { SessionInfo } from './session.js';
 
 interface Kit {
-  authed: (h: (request: FastifyRequest, reply: FastifyReply, s: SessionInfo) => Promise<unknown>) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
-  shell: (s: SessionInfo, path: string, title: string, body: Raw, notice?: { kind: 'ok' | 'error'; text: string }) => string;
+  authed: (
+    h: (request: FastifyRequest, reply: FastifyReply, s: SessionInfo) => Promise<unknown>,
+  ) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+  shell: (
+    s: SessionInfo,
+    path: string,
+    title: string,
+    body: Raw,
+    notice?: { kind: 'ok' | 'error'; text: string },
+  ) => string;
   send: (reply: FastifyReply, status: number, body: string) => FastifyReply;
   when: (iso: string | null) => string;
 }
@@ -22,40 +30,83 @@ interface Kit {
 export function jobPages(app: FastifyInstance, ctx: ServerContext, kit: Kit): void {
   const { authed, shell, send, when } = kit;
 
-  app.get('/jobs', { schema: { hide: true } }, authed(async (_request, reply, s) => {
-    const rows = await repo.listJobs(ctx.store.db, s.account.id, 100);
-    const body = rows.length
-      ? html`<div class="table-wrap" tabindex="0"><table aria-label="Jobs"><thead><tr><th scope="col">Job</th><th scope="col">Kind</th><th scope="col">State</th><th scope="col">Progress</th><th scope="col">Created</th><th scope="col">Finished</th><th scope="col">Results</th></tr></thead><tbody>${rows.map((j) => {
-          const total = Number(j.total);
-          const ended = Number(j.done) + Number(j.failed);
-          return html`<tr><td><code>${j.id}</code></td><td>${j.kind}</td><td>${j.state}</td><td><progress max="${String(Math.max(1, total))}" value="${String(ended)}" aria-label="${ended} of ${total}"></progress> ${Number(j.done)} done, ${Number(j.failed)} failed of ${total}</td><td>${when(j.created_at)}</td><td>${when(j.finished_at)}</td><td><a href="/jobs/${j.id}/pages.jsonl" download>JSON lines</a></td></tr>`;
-        })}</tbody></table></div>`
-      : html`<p class="empty">No jobs yet. Start one with <code>POST /v1/crawl</code> and <code>"async": true</code>, or <code>POST /v1/batch/scrape</code>; they show here with their progress.</p>`;
-    return send(reply, 200, shell(s, '/jobs', 'Jobs', body));
-  }));
+  app.get(
+    '/jobs',
+    { schema: { hide: true } },
+    authed(async (_request, reply, s) => {
+      const rows = await repo.listJobs(ctx.store.db, s.account.id, 100);
+      const body = rows.length
+        ? html`<div class="table-wrap" tabindex="0">
+            <table aria-label="Jobs">
+              <thead>
+                <tr>
+                  <th scope="col">Job</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Progress</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Finished</th>
+                  <th scope="col">Results</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${rows.map((j) => {
+                  const total = Number(j.total);
+                  const ended = Number(j.done) + Number(j.failed);
+                  return html`<tr>
+                    <td><code>${j.id}</code></td>
+                    <td>${j.kind}</td>
+                    <td>${j.state}</td>
+                    <td>
+                      <progress
+                        max="${String(Math.max(1, total))}"
+                        value="${String(ended)}"
+                        aria-label="${ended} of ${total}"
+                      ></progress>
+                      ${Number(j.done)} done, ${Number(j.failed)} failed of ${total}
+                    </td>
+                    <td>${when(j.created_at)}</td>
+                    <td>${when(j.finished_at)}</td>
+                    <td><a href="/jobs/${j.id}/pages.jsonl" download>JSON lines</a></td>
+                  </tr>`;
+                })}
+              </tbody>
+            </table>
+          </div>`
+        : html`<p class="empty">
+            No jobs yet. Start one with <code>POST /v1/crawl</code> and <code>"async": true</code>, or
+            <code>POST /v1/batch/scrape</code>; they show here with their progress.
+          </p>`;
+      return send(reply, 200, shell(s, '/jobs', 'Jobs', body));
+    }),
+  );
 
-  app.get('/jobs/:id/pages.jsonl', { schema: { hide: true } }, authed(async (request, reply, s) => {
-    const id = (request.params as { id: string }).id;
-    // (An id that cannot be a job's is not looked up: PostgreSQL refuses some bytes, a NUL, with an error.)
-    const job = JOB_ID.test(id) ? await repo.getJob(ctx.store.db, s.account.id, id) : undefined;
-    if (!job) return send(reply, 404, shell(s, '/jobs', 'Jobs', html`<p>No such job.</p>`));
-    let after = 0;
-    const db = ctx.store.db;
-    const lines = Readable.from(
-      (async function* () {
-        for (;;) {
-          // A few pages at a time, a line each: pages may be tens of MB (a hundred joined made
-          // a string longer than V8 allows, and the download broke off).
-          const rows = await repo.pagesAfter(db, job.id, after, 8);
-          if (!rows.length) return;
-          for (const r of rows) yield `${r.page}\n`;
-          after = Number(rows.at(-1)!.n);
-        }
-      })(),
-    );
-    return reply
-      .header('content-type', 'application/x-ndjson; charset=utf-8')
-      .header('content-disposition', `attachment; filename="${job.id}.jsonl"`)
-      .send(lines);
-  }));
+  app.get(
+    '/jobs/:id/pages.jsonl',
+    { schema: { hide: true } },
+    authed(async (request, reply, s) => {
+      const id = (request.params as { id: string }).id;
+      // (An id that cannot be a job's is not looked up: PostgreSQL refuses some bytes, a NUL, with an error.)
+      const job = JOB_ID.test(id) ? await repo.getJob(ctx.store.db, s.account.id, id) : undefined;
+      if (!job) return send(reply, 404, shell(s, '/jobs', 'Jobs', html`<p>No such job.</p>`));
+      let after = 0;
+      const db = ctx.store.db;
+      const lines = Readable.from(
+        (async function* () {
+          for (;;) {
+            // A few pages at a time, a line each: pages may be tens of MB (a hundred joined made
+            // a string longer than V8 allows, and the download broke off).
+            const rows = await repo.pagesAfter(db, job.id, after, 8);
+            if (!rows.length) return;
+            for (const r of rows) yield `${r.page}\n`;
+            after = Number(rows.at(-1)!.n);
+          }
+        })(),
+      );
+      return reply
+        .header('content-type', 'application/x-ndjson; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${job.id}.jsonl"`)
+        .send(lines);
+    }),
+  );
 }

@@ -32,7 +32,12 @@ export function cookieOf(request: FastifyRequest, name: string): string | undefi
   return undefined;
 }
 
-export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, maxAgeSeconds: number): void {
+export function setSessionCookie(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  token: string,
+  maxAgeSeconds: number,
+): void {
   const secure = request.protocol === 'https' ? '; Secure' : '';
   reply.header('set-cookie', `${COOKIE}=${token}; HttpOnly; SameSite=Lax; Path=/; Max-Age=${maxAgeSeconds}${secure}`);
 }

@@ -14,7 +14,9 @@ let site: FixtureServer;
 
 async function trawl(args: string[], env: Record<string, string> = {}) {
   try {
-    const r = await run(process.execPath, [BIN, '--json', ...args], { env: { ...process.env, TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', DATABASE_URL: '', ...env } });
+    const r = await run(process.execPath, [BIN, '--json', ...args], {
+      env: { ...process.env, TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', DATABASE_URL: '', ...env },
+    });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -31,8 +33,10 @@ const one = (stdout: string) => {
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'trawl-cli-'));
   site = await startFixtureServer({
-    '/app': '<!doctype html><html><head><title>App</title></head><body><div id="root"></div><script src="/bundle.js"></script></body></html>',
-    '/page': '<html><head><title>CLI page</title></head><body><article><h1>CLI page</h1><p>Written for the command line test, with enough words, commas, and a full stop.</p><p>Price: $12.50</p></article></body></html>',
+    '/app':
+      '<!doctype html><html><head><title>App</title></head><body><div id="root"></div><script src="/bundle.js"></script></body></html>',
+    '/page':
+      '<html><head><title>CLI page</title></head><body><article><h1>CLI page</h1><p>Written for the command line test, with enough words, commas, and a full stop.</p><p>Price: $12.50</p></article></body></html>',
   });
 });
 afterAll(async () => {
@@ -54,7 +58,9 @@ describe('trawl CLI', () => {
     const r = await trawl(['account', 'password', '--email', 'pw@test.local', '--password', 'short']);
     expect(r.code).toBe(1);
     expect(one(r.stdout)).toMatchObject({ error: 'invalid_request', detail: 'password: must be 8 to 200 characters' });
-    expect(one((await trawl(['account', 'password', '--email', 'pw@test.local', '--password', 'long enough pw'])).stdout)).toMatchObject({ email: 'pw@test.local' });
+    expect(
+      one((await trawl(['account', 'password', '--email', 'pw@test.local', '--password', 'long enough pw'])).stdout),
+    ).toMatchObject({ email: 'pw@test.local' });
     const { openStore, verifyPassword, accounts } = await import('../../src/store/index.js');
     const store = await openStore({ dataDir });
     try {
@@ -72,14 +78,26 @@ describe('trawl CLI', () => {
     // A key above the account's ceiling (TRAWL_RATE_LIMIT_PER_MINUTE, 60, until the operator raises it) is refused.
     const high = await trawl(['keys', 'create', '--email', 'cli@test.local', '--rate-limit', '120']);
     expect(high.code).toBe(1);
-    expect(one(high.stdout)).toEqual({ error: 'invalid_request', detail: "rate-limit: above this account's ceiling of 60 per minute; raise it first with: trawl account limits --email cli@test.local --rate-limit-ceiling 120" });
-    expect(one((await trawl(['account', 'limits', '--email', 'cli@test.local', '--rate-limit-ceiling', '120'])).stdout)).toEqual({ account_id: acc.account_id, rate_limit_ceiling: 120, keys_above_ceiling: 0 });
-    const key = one((await trawl(['keys', 'create', '--email', 'cli@test.local', '--name', 'ci', '--rate-limit', '120'])).stdout);
+    expect(one(high.stdout)).toEqual({
+      error: 'invalid_request',
+      detail:
+        "rate-limit: above this account's ceiling of 60 per minute; raise it first with: trawl account limits --email cli@test.local --rate-limit-ceiling 120",
+    });
+    expect(
+      one((await trawl(['account', 'limits', '--email', 'cli@test.local', '--rate-limit-ceiling', '120'])).stdout),
+    ).toEqual({ account_id: acc.account_id, rate_limit_ceiling: 120, keys_above_ceiling: 0 });
+    const key = one(
+      (await trawl(['keys', 'create', '--email', 'cli@test.local', '--name', 'ci', '--rate-limit', '120'])).stdout,
+    );
     expect(key.key).toMatch(/^trawl_[0-9A-Za-z]{40}$/);
     expect(key.key_id).toMatch(/^key_/);
     // Lowering the ceiling later caps that key at once; the operator is told how many keys it caps.
-    expect(one((await trawl(['account', 'limits', '--email', 'cli@test.local', '--rate-limit-ceiling', '30'])).stdout)).toMatchObject({ rate_limit_ceiling: 30, keys_above_ceiling: 1 });
-    expect(one((await trawl(['account', 'limits', '--email', 'cli@test.local', '--rate-limit-ceiling', 'default'])).stdout)).toMatchObject({ rate_limit_ceiling: 60 });
+    expect(
+      one((await trawl(['account', 'limits', '--email', 'cli@test.local', '--rate-limit-ceiling', '30'])).stdout),
+    ).toMatchObject({ rate_limit_ceiling: 30, keys_above_ceiling: 1 });
+    expect(
+      one((await trawl(['account', 'limits', '--email', 'cli@test.local', '--rate-limit-ceiling', 'default'])).stdout),
+    ).toMatchObject({ rate_limit_ceiling: 60 });
     expect((await trawl(['account', 'limits', '--email', 'cli@test.local', '--rate-limit-ceiling', '0'])).code).toBe(1);
     expect(one((await trawl(['credits', 'add', '--email', 'cli@test.local', '5'])).stdout)).toEqual({ credits: 12 });
     const shown = one((await trawl(['secret', 'show', '--email', 'cli@test.local'])).stdout);
@@ -106,9 +124,16 @@ describe('trawl CLI', () => {
     const url = 'http://127.0.0.1:9/?k=sk-llm-secret-4242&e=sk%2Dllm%252Dsecret-4242';
     const r = await trawl(['scrape', url], env);
     expect(r.code).toBe(1);
-    expect(one(r.stdout)).toEqual({ error: 'fetch_failed', detail: 'could not fetch http://127.0.0.1:9/?k=[redacted]&e=[redacted]: connection refused' });
-    const human = await run(process.execPath, [BIN, 'scrape', url], { env: { ...process.env, TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', ...env } }).catch((e) => e as { stderr: string });
-    expect(human.stderr).toBe('error: could not fetch http://127.0.0.1:9/?k=[redacted]&e=[redacted]: connection refused\n');
+    expect(one(r.stdout)).toEqual({
+      error: 'fetch_failed',
+      detail: 'could not fetch http://127.0.0.1:9/?k=[redacted]&e=[redacted]: connection refused',
+    });
+    const human = await run(process.execPath, [BIN, 'scrape', url], {
+      env: { ...process.env, TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', ...env },
+    }).catch((e) => e as { stderr: string });
+    expect(human.stderr).toBe(
+      'error: could not fetch http://127.0.0.1:9/?k=[redacted]&e=[redacted]: connection refused\n',
+    );
   });
 
   it('scrapes locally to markdown and to schema JSON', async () => {
@@ -123,13 +148,19 @@ describe('trawl CLI', () => {
     writeFileSync(schemaFile, JSON.stringify({ price: 'money' }));
     const bad = await trawl(['scrape', `${site.url}/page`, '--schema', schemaFile]);
     expect(bad.code).toBe(1);
-    expect(one(bad.stdout)).toMatchObject({ error: 'invalid_schema', detail: expect.stringContaining("schema.price: unknown type 'money'") });
+    expect(one(bad.stdout)).toMatchObject({
+      error: 'invalid_schema',
+      detail: expect.stringContaining("schema.price: unknown type 'money'"),
+    });
   });
 });
 
 describe('trawl crawl', () => {
   it('crawls locally and prints one JSON object with --json (no progress bar in pipes)', async () => {
-    site.route('/home', '<html><head><title>Home</title></head><body><p>Home page text, long enough, with commas, to be content.</p><a href="/page">p</a></body></html>');
+    site.route(
+      '/home',
+      '<html><head><title>Home</title></head><body><p>Home page text, long enough, with commas, to be content.</p><a href="/page">p</a></body></html>',
+    );
     const r = await trawl(['crawl', `${site.url}/home`, '--max-depth', '1', '--limit', '5', '--no-sitemap']);
     expect(r.code).toBe(0);
     const body = one(r.stdout);

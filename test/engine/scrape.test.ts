@@ -28,11 +28,16 @@ const APP_SHELL = `<!doctype html><html><head><title>App</title></head><body><di
 
 beforeAll(async () => {
   site = await startFixtureServer({
-    '/doc.pdf': (_q, res) => res.writeHead(200, { 'content-type': 'application/pdf' }).end(makePdf(['Quarterly report', 'Revenue grew by twelve percent.'])),
-    '/notes.txt': (_q, res) => res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('Plain notes\nPrice: 9.99'),
+    '/doc.pdf': (_q, res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/pdf' })
+        .end(makePdf(['Quarterly report', 'Revenue grew by twelve percent.'])),
+    '/notes.txt': (_q, res) =>
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('Plain notes\nPrice: 9.99'),
     '/data.json': (_q, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"a":1}'),
     '/app': APP_SHELL,
-    '/article': '<html><head><title>Kettle</title></head><body><article><h1>Kettle</h1><p>A kettle that boils water quickly, with a long paragraph of words, commas, and sentences.</p></article><span class="price">$39.00</span></body></html>',
+    '/article':
+      '<html><head><title>Kettle</title></head><body><article><h1>Kettle</h1><p>A kettle that boils water quickly, with a long paragraph of words, commas, and sentences.</p></article><span class="price">$39.00</span></body></html>',
   });
   engine = createEngine({ allowPrivateNetwork: true, resolve: [], proxyUrls: [] });
 });
@@ -50,7 +55,10 @@ describe('scrape', () => {
       process: async (s: string, o: PooledOptions, x?: PageExtraction) => {
         seen.push({ url: o.url, schema: x?.schema });
         let extracted: ExtractOutput | undefined;
-        const r = processHtml(s, { ...o, onDocument: x ? (d, base) => (extracted = x.here(d, base, s, o.url)) : undefined });
+        const r = processHtml(s, {
+          ...o,
+          onDocument: x ? (d, base) => (extracted = x.here(d, base, s, o.url)) : undefined,
+        });
         return { ...r, extracted };
       },
       close: async () => {},
@@ -60,11 +68,20 @@ describe('scrape', () => {
     try {
       const md = await scrape({ http, documents }, { url: `${site.url}/article` });
       expect(md.markdown).toContain('A kettle that boils water quickly');
-      const json = await scrape({ http, documents }, { url: `${site.url}/article`, formats: ['markdown', 'json'], schema: compileSchema({ price: 'number' }) });
+      const json = await scrape(
+        { http, documents },
+        { url: `${site.url}/article`, formats: ['markdown', 'json'], schema: compileSchema({ price: 'number' }) },
+      );
       expect(json.json).toEqual({ price: 39 });
       expect(json.markdown).toContain('A kettle that boils water quickly');
-      expect(seen).toEqual([{ url: `${site.url}/article`, schema: undefined }, { url: `${site.url}/article`, schema: { price: 'number' } }]);
-      const fallback = await scrape({ http, documents: plain }, { url: `${site.url}/article`, formats: ['json'], schema: compileSchema({ price: 'number' }) });
+      expect(seen).toEqual([
+        { url: `${site.url}/article`, schema: undefined },
+        { url: `${site.url}/article`, schema: { price: 'number' } },
+      ]);
+      const fallback = await scrape(
+        { http, documents: plain },
+        { url: `${site.url}/article`, formats: ['json'], schema: compileSchema({ price: 'number' }) },
+      );
       expect(fallback.json).toEqual({ price: 39 });
     } finally {
       await http.close();
@@ -93,9 +110,15 @@ describe('scrape', () => {
 
   it('never repeats user:password@ from a URL in links, metadata or the final URL', async () => {
     const port = new URL(site.url).port;
-    site.route('/creds', `<html><head><title>Creds</title><link rel="canonical" href="http://admin:hunter2@127.0.0.1:${port}/creds"><meta property="og:url" content="http://admin:hunter2@127.0.0.1:${port}/og"></head>
-      <body><article><h1>Creds</h1><p>A page whose links carry credentials, with commas, and a full stop.</p><a href="/relative">relative</a> <a href="http://u:p@other.example/x">absolute</a></article></body></html>`);
-    const r = await scrape(engine, { url: `http://user:secret@127.0.0.1:${port}/creds`, formats: ['markdown', 'links', 'html'] });
+    site.route(
+      '/creds',
+      `<html><head><title>Creds</title><link rel="canonical" href="http://admin:hunter2@127.0.0.1:${port}/creds"><meta property="og:url" content="http://admin:hunter2@127.0.0.1:${port}/og"></head>
+      <body><article><h1>Creds</h1><p>A page whose links carry credentials, with commas, and a full stop.</p><a href="/relative">relative</a> <a href="http://u:p@other.example/x">absolute</a></article></body></html>`,
+    );
+    const r = await scrape(engine, {
+      url: `http://user:secret@127.0.0.1:${port}/creds`,
+      formats: ['markdown', 'links', 'html'],
+    });
     const everything = JSON.stringify(r);
     expect(everything).not.toMatch(/secret|hunter2|admin:|u:p@|user:/);
     expect(r.url).toBe(`http://127.0.0.1:${port}/creds`);
@@ -106,45 +129,71 @@ describe('scrape', () => {
 
   const slowWorker = new URL('../helpers/slow-worker.mjs', import.meta.url);
   const compiled = existsSync(fileURLToPath(new URL('../../dist/engine/document/pipeline.js', import.meta.url)));
-  it.skipIf(!compiled)('timeout_ms covers processing: a page still being processed at the deadline is stopped with a timeout, others go on', async () => {
-    site.route('/spin', '<html><body><p>SPIN</p></body></html>');
-    const documents = new DocumentPool({ size: 1, workerUrl: slowWorker, jobTimeoutMs: 60_000, express: false });
-    const http = new HttpClient({ allowPrivateNetwork: true });
-    try {
-      const started = Date.now();
-      await expect(scrape({ http, documents }, { url: `${site.url}/spin`, timeoutMs: 1_000 })).rejects.toMatchObject({ code: 'timeout' });
-      expect(Date.now() - started).toBeLessThan(3_000);
-      expect((await scrape({ http, documents }, { url: `${site.url}/article` })).markdown).toContain('A kettle that boils water');
-      // A caller that goes away stops its page too.
-      const gone = new AbortController();
-      const pending = scrape({ http, documents }, { url: `${site.url}/spin`, timeoutMs: 60_000, signal: gone.signal });
-      setTimeout(() => gone.abort(new Error('client left')), 300);
-      await expect(pending).rejects.toThrow('client left');
-      expect((await scrape({ http, documents }, { url: `${site.url}/article` })).markdown).toContain('A kettle');
-    } finally {
-      await documents.close();
-      await http.close();
-    }
-  }, 20_000);
+  it.skipIf(!compiled)(
+    'timeout_ms covers processing: a page still being processed at the deadline is stopped with a timeout, others go on',
+    async () => {
+      site.route('/spin', '<html><body><p>SPIN</p></body></html>');
+      const documents = new DocumentPool({ size: 1, workerUrl: slowWorker, jobTimeoutMs: 60_000, express: false });
+      const http = new HttpClient({ allowPrivateNetwork: true });
+      try {
+        const started = Date.now();
+        await expect(scrape({ http, documents }, { url: `${site.url}/spin`, timeoutMs: 1_000 })).rejects.toMatchObject({
+          code: 'timeout',
+        });
+        expect(Date.now() - started).toBeLessThan(3_000);
+        expect((await scrape({ http, documents }, { url: `${site.url}/article` })).markdown).toContain(
+          'A kettle that boils water',
+        );
+        // A caller that goes away stops its page too.
+        const gone = new AbortController();
+        const pending = scrape(
+          { http, documents },
+          { url: `${site.url}/spin`, timeoutMs: 60_000, signal: gone.signal },
+        );
+        setTimeout(() => gone.abort(new Error('client left')), 300);
+        await expect(pending).rejects.toThrow('client left');
+        expect((await scrape({ http, documents }, { url: `${site.url}/article` })).markdown).toContain('A kettle');
+      } finally {
+        await documents.close();
+        await http.close();
+      }
+    },
+    20_000,
+  );
 
   const chromium = findChromium();
-  it.skipIf(!chromium)('renders a JavaScript-only page in Chromium (auto detects the empty shell)', async () => {
-    const http = await scrape(engine, { url: `${site.url}/app`, render: 'http' });
-    expect(http.markdown).not.toContain('Rendered heading');
-    const auto = await scrape(engine, { url: `${site.url}/app`, render: 'auto', timeoutMs: 20_000 });
-    expect(auto.markdown).toContain('This paragraph was written by JavaScript');
-    const waited = await scrape(engine, { url: `${site.url}/app`, render: 'browser', waitFor: 'p.late', timeoutMs: 20_000 });
-    expect(waited.markdown).toContain('This paragraph was written by JavaScript');
-  }, 60_000);
+  it.skipIf(!chromium)(
+    'renders a JavaScript-only page in Chromium (auto detects the empty shell)',
+    async () => {
+      const http = await scrape(engine, { url: `${site.url}/app`, render: 'http' });
+      expect(http.markdown).not.toContain('Rendered heading');
+      const auto = await scrape(engine, { url: `${site.url}/app`, render: 'auto', timeoutMs: 20_000 });
+      expect(auto.markdown).toContain('This paragraph was written by JavaScript');
+      const waited = await scrape(engine, {
+        url: `${site.url}/app`,
+        render: 'browser',
+        waitFor: 'p.late',
+        timeoutMs: 20_000,
+      });
+      expect(waited.markdown).toContain('This paragraph was written by JavaScript');
+    },
+    60_000,
+  );
 
-  it.skipIf(!chromium)('refuses private targets in the browser too', async () => {
-    const guarded = createEngine({ allowPrivateNetwork: false, resolve: [], proxyUrls: [] });
-    try {
-      await expect(scrape(guarded, { url: `${site.url}/app`, render: 'browser', timeoutMs: 20_000 })).rejects.toMatchObject({ code: 'forbidden_target' });
-    } finally {
-      await guarded.close();
-    }
-  }, 60_000);
+  it.skipIf(!chromium)(
+    'refuses private targets in the browser too',
+    async () => {
+      const guarded = createEngine({ allowPrivateNetwork: false, resolve: [], proxyUrls: [] });
+      try {
+        await expect(
+          scrape(guarded, { url: `${site.url}/app`, render: 'browser', timeoutMs: 20_000 }),
+        ).rejects.toMatchObject({ code: 'forbidden_target' });
+      } finally {
+        await guarded.close();
+      }
+    },
+    60_000,
+  );
 });
 
 describe('proxies', () => {
@@ -180,7 +229,10 @@ describe('proxies', () => {
   afterAll(() => proxies.forEach((p) => p.server.close()));
 
   it('rotates requests over HTTP_PROXY_URLS', async () => {
-    const client = new HttpClient({ allowPrivateNetwork: true, proxyUrls: proxies.map((p) => `http://127.0.0.1:${p.port}`) });
+    const client = new HttpClient({
+      allowPrivateNetwork: true,
+      proxyUrls: proxies.map((p) => `http://127.0.0.1:${p.port}`),
+    });
     try {
       for (let i = 0; i < 4; i++) {
         const r = await client.request(`${site.url}/notes.txt`, { headers: { connection: 'close' } });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ExtractResults } from '../../src/server/firecrawl/extract-results.js';
 
 describe('ExtractResults', () => {
-  it("answers an id to its account only, and forgets it after an hour", () => {
+  it('answers an id to its account only, and forgets it after an hour', () => {
     let now = 0;
     const kept = new ExtractResults(() => now);
     const id = kept.put('acc_a', { success: true, data: { title: 'A' } });
@@ -17,7 +17,9 @@ describe('ExtractResults', () => {
     const kept = new ExtractResults();
     // Answers carrying a page's 4 MB description each (an extraction of a big JSON-LD field).
     const big = 'd'.repeat(4_000_000);
-    const ids = Array.from({ length: 40 }, (_, i) => kept.put('acc_a', { success: true, data: { description: big, i } }));
+    const ids = Array.from({ length: 40 }, (_, i) =>
+      kept.put('acc_a', { success: true, data: { description: big, i } }),
+    );
     expect(kept.get('acc_a', ids[0])).toBeUndefined();
     expect(kept.get('acc_a', ids[39])).toMatchObject({ data: { i: 39 } });
     const still = ids.filter((id) => kept.get('acc_a', id) !== undefined).length;

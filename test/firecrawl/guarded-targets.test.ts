@@ -16,10 +16,18 @@ const unheard: unknown[] = [];
 const listen = (e: unknown) => void unheard.push(e);
 
 beforeAll(async () => {
-  site = await startFixtureServer({ '/': '<html><body><article><h1>Home</h1><p>Words on the page.</p></article></body></html>' });
+  site = await startFixtureServer({
+    '/': '<html><body><article><h1>Home</h1><p>Words on the page.</p></article></body></html>',
+  });
   // "public.test" is pinned to the fixture (an operator's pin is trusted); its robots.txt sends the crawler to 127.0.0.1.
-  site.route('/robots.txt', (_q, res) => void res.writeHead(302, { location: `http://127.0.0.1:${site.port}/inside` }).end());
-  svc = await startTestService('sqlite', { TRAWL_ALLOW_PRIVATE_NETWORK: '0', TRAWL_RESOLVE: `public.test=127.0.0.1:${site.port}` });
+  site.route(
+    '/robots.txt',
+    (_q, res) => void res.writeHead(302, { location: `http://127.0.0.1:${site.port}/inside` }).end(),
+  );
+  svc = await startTestService('sqlite', {
+    TRAWL_ALLOW_PRIVATE_NETWORK: '0',
+    TRAWL_RESOLVE: `public.test=127.0.0.1:${site.port}`,
+  });
   process.on('unhandledRejection', listen);
 }, 60_000);
 afterAll(async () => {
@@ -40,7 +48,7 @@ describe('refused crawl targets', () => {
     expect(unheard).toEqual([]);
   });
 
-  it("a public site whose robots.txt redirects to a private address: the crawl fails, the process does not", async () => {
+  it('a public site whose robots.txt redirects to a private address: the crawl fails, the process does not', async () => {
     const { key } = await svc.newKey(10);
     const r = await svc.post('/v1/crawl', { url: 'http://public.test/', limit: 2 }, key);
     expect(r.status).toBe(403);
@@ -55,7 +63,11 @@ describe('refused crawl targets', () => {
     for (const v of ['v1', 'v2']) {
       const r = await svc.post(`/firecrawl/${v}/crawl`, { url: `http://localhost:${site.port}/` }, key);
       expect(r.status).toBe(403);
-      expect(await r.json()).toMatchObject({ success: false, code: 'forbidden_target', error: expect.stringContaining('loopback') });
+      expect(await r.json()).toMatchObject({
+        success: false,
+        code: 'forbidden_target',
+        error: expect.stringContaining('loopback'),
+      });
     }
     expect(await svc.credits(accountId)).toBe(10);
     expect(await jobs.listJobs(svc.store.db, accountId, 10)).toEqual([]);

@@ -25,7 +25,13 @@ afterAll(async () => {
 
 it('fails in the loader after a successful answer (firecrawl-js 4 returns no `success`)', async () => {
   const { key, accountId } = await svc.newKey(5);
-  const loader = new FireCrawlLoader({ url: `${t.site.url}/blog/tides`, apiKey: key, apiUrl: `${svc.url}/firecrawl`, mode: 'scrape', params: { formats: ['markdown'] } });
+  const loader = new FireCrawlLoader({
+    url: `${t.site.url}/blog/tides`,
+    apiKey: key,
+    apiUrl: `${svc.url}/firecrawl`,
+    mode: 'scrape',
+    params: { formats: ['markdown'] },
+  });
   await expect(loader.load()).rejects.toThrow('Firecrawl: Failed to scrape URL. Error: undefined');
   // Trawl answered the scrape (200, one credit kept): the loader misread the answer.
   expect(await svc.credits(accountId)).toBe(4);

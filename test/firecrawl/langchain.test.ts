@@ -32,10 +32,20 @@ afterAll(async () => {
 describe("LangChain's FireCrawlLoader against Trawl", () => {
   it('scrape mode: one Document with the page as markdown and its metadata', async () => {
     const before = await svc.credits(accountId);
-    const docs = await new FireCrawlLoader({ url: `${t.site.url}/blog/tides`, apiKey: key, apiUrl: `${svc.url}/firecrawl`, mode: 'scrape', params: { formats: ['markdown'] } }).load();
+    const docs = await new FireCrawlLoader({
+      url: `${t.site.url}/blog/tides`,
+      apiKey: key,
+      apiUrl: `${svc.url}/firecrawl`,
+      mode: 'scrape',
+      params: { formats: ['markdown'] },
+    }).load();
     expect(docs).toHaveLength(1);
     expect(docs[0].pageContent).toContain('gravitational pull of the Moon');
-    expect(docs[0].metadata).toMatchObject({ title: 'Why tides turn', sourceURL: `${t.site.url}/blog/tides`, statusCode: 200 });
+    expect(docs[0].metadata).toMatchObject({
+      title: 'Why tides turn',
+      sourceURL: `${t.site.url}/blog/tides`,
+      statusCode: 200,
+    });
     expect(await svc.credits(accountId)).toBe(before - 1);
   });
 
@@ -48,13 +58,23 @@ describe("LangChain's FireCrawlLoader against Trawl", () => {
       params: { limit: 10, maxDiscoveryDepth: 1, ignoreSitemap: true, scrapeOptions: { formats: ['markdown'] } },
     }).load();
     const byUrl = new Map(docs.map((d) => [d.metadata.sourceURL, d.pageContent]));
-    expect([...byUrl.keys()].sort()).toEqual(['/', '/blog/tides', '/docs/intro', '/docs/setup', '/product/anchor'].map((p) => `${t.site.url}${p}`).sort());
+    expect([...byUrl.keys()].sort()).toEqual(
+      ['/', '/blog/tides', '/docs/intro', '/docs/setup', '/product/anchor'].map((p) => `${t.site.url}${p}`).sort(),
+    );
     expect(byUrl.get(`${t.site.url}/docs/setup`)).toContain('a wrench, a rope');
     expect(byUrl.get(`${t.site.url}/`)).toContain('makers of anchors and ropes');
   });
 
   it('map mode: a Document per URL', async () => {
-    const docs = await new FireCrawlLoader({ url: t.site.url, apiKey: key, apiUrl: `${svc.url}/firecrawl`, mode: 'map', params: {} }).load();
-    expect(docs.map((d) => JSON.parse(d.pageContent))).toEqual(expect.arrayContaining([`${t.site.url}/docs/intro`, `${t.site.url}/product/anchor`]));
+    const docs = await new FireCrawlLoader({
+      url: t.site.url,
+      apiKey: key,
+      apiUrl: `${svc.url}/firecrawl`,
+      mode: 'map',
+      params: {},
+    }).load();
+    expect(docs.map((d) => JSON.parse(d.pageContent))).toEqual(
+      expect.arrayContaining([`${t.site.url}/docs/intro`, `${t.site.url}/product/anchor`]),
+    );
   });
 });

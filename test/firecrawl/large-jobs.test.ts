@@ -30,18 +30,56 @@ beforeAll(async () => {
     const acc = await accounts.createAccount(store.db, { email: 'large@test.local', credits: 10 });
     key = (await keys.createApiKey(store.db, { accountId: acc.id })).key;
     const at = new Date().toISOString();
-    await store.db.insertInto('jobs').values({ id, account_id: acc.id, kind: 'batch', state: 'completed', options: '{}', total: PAGES, done: PAGES - FAILED.size, failed: FAILED.size, written: PAGES, max_items: PAGES, seq_next: PAGES, error: null, created_at: at, started_at: at, finished_at: at, webhook: null, webhook_events: null }).execute();
+    await store.db
+      .insertInto('jobs')
+      .values({
+        id,
+        account_id: acc.id,
+        kind: 'batch',
+        state: 'completed',
+        options: '{}',
+        total: PAGES,
+        done: PAGES - FAILED.size,
+        failed: FAILED.size,
+        written: PAGES,
+        max_items: PAGES,
+        seq_next: PAGES,
+        error: null,
+        created_at: at,
+        started_at: at,
+        finished_at: at,
+        webhook: null,
+        webhook_events: null,
+      })
+      .execute();
     for (let k = 0; k < PAGES; k++) {
       const url = `https://big.test/${k}`;
       const failed = FAILED.has(k);
-      const page = failed ? { url, error: 'fetch_failed', detail: `page ${k} failed` } : { url, final_url: url, markdown: `${k % 10}`.repeat(PAGE_CHARS), metadata: { title: `Page ${k}`, status_code: 200 } };
-      await store.db.insertInto('job_items').values({ job_id: id, seq: k, url, depth: 0, state: failed ? 'failed' : 'done', lease_until: null }).execute();
-      await store.db.insertInto('job_pages').values({ job_id: id, n: k + 1, seq: k, page: JSON.stringify(page), created_at: at }).execute();
+      const page = failed
+        ? { url, error: 'fetch_failed', detail: `page ${k} failed` }
+        : {
+            url,
+            final_url: url,
+            markdown: `${k % 10}`.repeat(PAGE_CHARS),
+            metadata: { title: `Page ${k}`, status_code: 200 },
+          };
+      await store.db
+        .insertInto('job_items')
+        .values({ job_id: id, seq: k, url, depth: 0, state: failed ? 'failed' : 'done', lease_until: null })
+        .execute();
+      await store.db
+        .insertInto('job_pages')
+        .values({ job_id: id, n: k + 1, seq: k, page: JSON.stringify(page), created_at: at })
+        .execute();
     }
   } finally {
     await store.close();
   }
-  const launched = await launchTrawl(['serve'], { TRAWL_DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'warn', NODE_OPTIONS: '--max-old-space-size=192' }, journal);
+  const launched = await launchTrawl(
+    ['serve'],
+    { TRAWL_DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'warn', NODE_OPTIONS: '--max-old-space-size=192' },
+    journal,
+  );
   child = launched.child;
   base = `${JSON.parse(launched.line).url}/firecrawl/v2/batch/scrape/${id}`;
 }, 120_000);
@@ -65,7 +103,16 @@ describe('a job of large pages', () => {
   it('lists its errors without reading its pages', async () => {
     const r = await get(`${base}/errors`);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ success: true, errors: [...FAILED].map((k) => ({ id: `${id}-${k + 1}`, url: `https://big.test/${k}`, code: 'fetch_failed', error: `page ${k} failed` })), robotsBlocked: [] });
+    expect(r.body).toEqual({
+      success: true,
+      errors: [...FAILED].map((k) => ({
+        id: `${id}-${k + 1}`,
+        url: `https://big.test/${k}`,
+        code: 'fetch_failed',
+        error: `page ${k} failed`,
+      })),
+      robotsBlocked: [],
+    });
   });
 
   it('answers its documents about 10 MB at a time, following next to the end', async () => {
@@ -80,7 +127,11 @@ describe('a job of large pages', () => {
       next = r.body.next;
       answers++;
     }
-    expect(urls).toEqual(Array.from({ length: PAGES }, (_, k) => k).filter((k) => !FAILED.has(k)).map((k) => `https://big.test/${k}`));
+    expect(urls).toEqual(
+      Array.from({ length: PAGES }, (_, k) => k)
+        .filter((k) => !FAILED.has(k))
+        .map((k) => `https://big.test/${k}`),
+    );
     expect(answers).toBeGreaterThanOrEqual(20);
     expect(child!.exitCode).toBeNull();
   });

@@ -54,12 +54,16 @@ describe('compilePattern', () => {
   });
 
   it('refuses what cannot match in linear time, and broken patterns, naming where', () => {
-    for (const p of ['(a)\\1', '/(?=docs)', '(?<!x)y', '(?:a{1,500}){1,500}']) expect(() => compilePattern(p, 'includePaths[0]'), p).toThrow(/^includePaths\[0\]: backreferences, lookarounds/);
+    for (const p of ['(a)\\1', '/(?=docs)', '(?<!x)y', '(?:a{1,500}){1,500}'])
+      expect(() => compilePattern(p, 'includePaths[0]'), p).toThrow(/^includePaths\[0\]: backreferences, lookarounds/);
     expect(() => compilePattern('(x', 'excludePaths[1]')).toThrow(/^excludePaths\[1\]: not a valid regular expression/);
-    expect(() => compilePattern('a'.repeat(501), 'includePaths[2]')).toThrow('includePaths[2]: a pattern may have at most 500 characters');
+    expect(() => compilePattern('a'.repeat(501), 'includePaths[2]')).toThrow(
+      'includePaths[2]: a pattern may have at most 500 characters',
+    );
   });
 
   it('compiles the usual ones', () => {
-    for (const p of ['^/blog/', 'docs/.*', '/products/[a-z-]+$', '\\.html$', '(en|de)/news/\\d+']) expect(compilePattern(p, 'x')).toBeInstanceOf(RegExp);
+    for (const p of ['^/blog/', 'docs/.*', '/products/[a-z-]+$', '\\.html$', '(en|de)/news/\\d+'])
+      expect(compilePattern(p, 'x')).toBeInstanceOf(RegExp);
   });
 });

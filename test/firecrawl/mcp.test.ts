@@ -41,7 +41,11 @@ afterAll(async () => {
   await t?.close();
 });
 
-const text = (r: CallToolResult) => (r.content as { type: string; text: string }[]).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+const text = (r: CallToolResult) =>
+  (r.content as { type: string; text: string }[])
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
 async function call(name: string, args: Record<string, unknown>) {
   const r = (await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })) as CallToolResult;
   if (r.isError) throw new Error(`${name} failed: ${text(r)}\n${stderr}`);
@@ -52,14 +56,23 @@ describe('firecrawl-mcp over stdio against Trawl', () => {
   it('lists its tools', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((x) => x.name);
-    for (const n of ['firecrawl_scrape', 'firecrawl_map', 'firecrawl_search', 'firecrawl_crawl', 'firecrawl_extract']) expect(names).toContain(n);
+    for (const n of ['firecrawl_scrape', 'firecrawl_map', 'firecrawl_search', 'firecrawl_crawl', 'firecrawl_extract'])
+      expect(names).toContain(n);
   });
 
   it('scrapes a page to markdown', async () => {
     const before = await svc.credits(accountId);
-    const doc = await call('firecrawl_scrape', { url: `${t.site.url}/blog/tides`, formats: ['markdown'], onlyMainContent: true });
+    const doc = await call('firecrawl_scrape', {
+      url: `${t.site.url}/blog/tides`,
+      formats: ['markdown'],
+      onlyMainContent: true,
+    });
     expect(doc.markdown).toContain('gravitational pull of the Moon');
-    expect(doc.metadata).toMatchObject({ sourceURL: `${t.site.url}/blog/tides`, statusCode: 200, title: 'Why tides turn' });
+    expect(doc.metadata).toMatchObject({
+      sourceURL: `${t.site.url}/blog/tides`,
+      statusCode: 200,
+      title: 'Why tides turn',
+    });
     expect(await svc.credits(accountId)).toBe(before - 1);
   });
 
@@ -80,7 +93,12 @@ describe('firecrawl-mcp over stdio against Trawl', () => {
   });
 
   it('searches, scraping the results when asked', async () => {
-    const r = await call('firecrawl_search', { query: 'tides moon', limit: 2, sources: [{ type: 'web' }], scrapeOptions: { formats: ['markdown'] } });
+    const r = await call('firecrawl_search', {
+      query: 'tides moon',
+      limit: 2,
+      sources: [{ type: 'web' }],
+      scrapeOptions: { formats: ['markdown'] },
+    });
     expect(r.success).toBe(true);
     expect(r.data.web[0]).toMatchObject({ url: `${t.site.url}/blog/tides`, title: 'Why tides turn' });
     expect(r.data.web[0].markdown).toContain('gravitational pull of the Moon');
@@ -92,12 +110,18 @@ describe('firecrawl-mcp over stdio against Trawl', () => {
     const urls = c.data.map((d: { metadata: { sourceURL: string } }) => d.metadata.sourceURL).sort();
     expect(urls).toEqual([`${t.site.url}/docs/intro`]);
     expect(c.data[0].markdown).toContain('how the harbour tools fit together');
-    const e = await call('firecrawl_extract', { urls: [`${t.site.url}/product/anchor`], schema: { type: 'object', properties: { sku: { type: 'string' } } } });
+    const e = await call('firecrawl_extract', {
+      urls: [`${t.site.url}/product/anchor`],
+      schema: { type: 'object', properties: { sku: { type: 'string' } } },
+    });
     expect(e).toMatchObject({ success: true, data: { sku: 'ANC-12' } });
   });
 
-  it('passes Trawl\'s named refusal back to the agent', async () => {
-    const r = (await client.callTool({ name: 'firecrawl_scrape', arguments: { url: `${t.site.url}/`, formats: ['markdown'], mobile: true } })) as CallToolResult;
+  it("passes Trawl's named refusal back to the agent", async () => {
+    const r = (await client.callTool({
+      name: 'firecrawl_scrape',
+      arguments: { url: `${t.site.url}/`, formats: ['markdown'], mobile: true },
+    })) as CallToolResult;
     expect(r.isError).toBe(true);
     expect(text(r)).toContain('mobile: not supported');
   });

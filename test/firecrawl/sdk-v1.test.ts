@@ -22,7 +22,14 @@ beforeAll(async () => {
   for (let i = 0; i < 20; i++) {
     t.site.route(`/slow/${i}`, async (_q, res) => {
       await new Promise((r) => setTimeout(r, 400));
-      res.writeHead(200, { 'content-type': 'text/html' }).end(articlePage(`Slow ${i}`, `<p>Slow page ${i}. ${Array.from({ length: 20 }, (_, k) => `<a href="/slow/${k}">s${k}</a>`).join(' ')}</p>`));
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          articlePage(
+            `Slow ${i}`,
+            `<p>Slow page ${i}. ${Array.from({ length: 20 }, (_, k) => `<a href="/slow/${k}">s${k}</a>`).join(' ')}</p>`,
+          ),
+        );
     });
   }
   svc = await startTestService('sqlite', { SEARXNG_URL: t.searx.url });
@@ -35,8 +42,11 @@ afterAll(async () => {
 });
 
 // A JSON Schema, as v1's wire format takes it (the client's types say Zod; it converts those first).
- 
-const schema: any = { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' }, sku: { type: 'string' } } };
+
+const schema: any = {
+  type: 'object',
+  properties: { name: { type: 'string' }, price: { type: 'number' }, sku: { type: 'string' } },
+};
 
 describe('Firecrawl v1 SDK (FirecrawlAppV1) against Trawl', () => {
   it('is the same client the unified SDK hands out as .v1', () => {
@@ -44,11 +54,18 @@ describe('Firecrawl v1 SDK (FirecrawlAppV1) against Trawl', () => {
   });
 
   it('scrapes markdown and json (jsonOptions), and v1 "extract"', async () => {
-    const r = await v1.scrapeUrl(`${t.site.url}/product/anchor`, { formats: ['markdown', 'json'], jsonOptions: { schema } });
+    const r = await v1.scrapeUrl(`${t.site.url}/product/anchor`, {
+      formats: ['markdown', 'json'],
+      jsonOptions: { schema },
+    });
     if (!r.success) throw new Error(r.error);
     expect(r.markdown).toContain('12 kg galvanised anchor');
     expect(r.json).toEqual({ name: 'Galvanised Anchor', price: 129.5, sku: 'ANC-12' });
-    expect(r.metadata).toMatchObject({ title: 'Galvanised Anchor', sourceURL: `${t.site.url}/product/anchor`, statusCode: 200 });
+    expect(r.metadata).toMatchObject({
+      title: 'Galvanised Anchor',
+      sourceURL: `${t.site.url}/product/anchor`,
+      statusCode: 200,
+    });
     const e = await v1.scrapeUrl(`${t.site.url}/product/anchor`, { formats: ['extract'], extract: { schema } });
     if (!e.success) throw new Error(e.error);
     expect(e.extract).toEqual({ name: 'Galvanised Anchor', price: 129.5, sku: 'ANC-12' });
@@ -57,7 +74,11 @@ describe('Firecrawl v1 SDK (FirecrawlAppV1) against Trawl', () => {
   });
 
   it('crawls and waits, with v1 maxDepth as path depth', async () => {
-    const r = await v1.crawlUrl(t.site.url, { limit: 20, maxDepth: 1, ignoreSitemap: true, scrapeOptions: { formats: ['markdown'] } }, 1);
+    const r = await v1.crawlUrl(
+      t.site.url,
+      { limit: 20, maxDepth: 1, ignoreSitemap: true, scrapeOptions: { formats: ['markdown'] } },
+      1,
+    );
     if (!r.success) throw new Error(r.error);
     expect(r.status).toBe('completed');
     const urls = r.data.map((d) => d.metadata?.sourceURL).sort();
@@ -71,7 +92,11 @@ describe('Firecrawl v1 SDK (FirecrawlAppV1) against Trawl', () => {
   });
 
   it('starts a crawl, reads its status and errors, cancels it', async () => {
-    const started = await v1.asyncCrawlUrl(`${t.site.url}/slow/0`, { limit: 20, allowBackwardLinks: true, ignoreSitemap: true });
+    const started = await v1.asyncCrawlUrl(`${t.site.url}/slow/0`, {
+      limit: 20,
+      allowBackwardLinks: true,
+      ignoreSitemap: true,
+    });
     if (!started.success) throw new Error(started.error);
     expect(started.url).toBe(`${svc.url}/firecrawl/v1/crawl/${started.id}`);
     const status = await v1.checkCrawlStatus(started.id);
@@ -112,9 +137,13 @@ describe('Firecrawl v1 SDK (FirecrawlAppV1) against Trawl', () => {
     expect(usage).toMatchObject({ success: true, data: { remaining_credits: await svc.credits(accountId) } });
   });
 
-  it('surfaces Trawl\'s errors through the v1 client', async () => {
+  it("surfaces Trawl's errors through the v1 client", async () => {
     // The v1 client words only 400, 402, 403, 408, 409 and 500 answers with their error; a 502 keeps its status.
-    await expect(v1.scrapeUrl(`${t.site.url}/gone`, { formats: ['markdown'] })).rejects.toMatchObject({ statusCode: 502 });
-    await expect(v1.scrapeUrl(`${t.site.url}/`, { formats: ['markdown'], actions: [{ type: 'click', selector: '#x' }] })).rejects.toMatchObject({ statusCode: 400, message: expect.stringContaining('actions: not supported') });
+    await expect(v1.scrapeUrl(`${t.site.url}/gone`, { formats: ['markdown'] })).rejects.toMatchObject({
+      statusCode: 502,
+    });
+    await expect(
+      v1.scrapeUrl(`${t.site.url}/`, { formats: ['markdown'], actions: [{ type: 'click', selector: '#x' }] }),
+    ).rejects.toMatchObject({ statusCode: 400, message: expect.stringContaining('actions: not supported') });
   });
 });

@@ -11,7 +11,8 @@ export interface TestSite {
   close(): Promise<void>;
 }
 
-const para = (s: string) => `<p>${s} ${'This sentence is here so the page has enough words to be read as its main content. '.repeat(3)}</p>`;
+const para = (s: string) =>
+  `<p>${s} ${'This sentence is here so the page has enough words to be read as its main content. '.repeat(3)}</p>`;
 
 export async function startTestSite(): Promise<TestSite> {
   const site = await startFixtureServer();
@@ -22,10 +23,22 @@ export async function startTestSite(): Promise<TestSite> {
       <nav><a href="/docs/intro">Intro</a> <a href="/docs/setup">Setup</a> <a href="/blog/tides">Tides</a> <a href="/product/anchor">Anchor</a> <a href="/gone">Gone</a></nav>
       <article><h1>Harbour Tools</h1>${para('Welcome to Harbour Tools, makers of anchors and ropes since 1921.')}</article></body></html>`,
   );
-  site.route('/docs/intro', articlePage('Intro to the docs', `${para('The intro explains how the harbour tools fit together.')}<a href="/docs/setup">Next: setup</a> <a href="/docs/deep/one">Deep one</a>`));
-  site.route('/docs/setup', articlePage('Setting up', para('Setting up takes a wrench, a rope and ten minutes of patience.')));
+  site.route(
+    '/docs/intro',
+    articlePage(
+      'Intro to the docs',
+      `${para('The intro explains how the harbour tools fit together.')}<a href="/docs/setup">Next: setup</a> <a href="/docs/deep/one">Deep one</a>`,
+    ),
+  );
+  site.route(
+    '/docs/setup',
+    articlePage('Setting up', para('Setting up takes a wrench, a rope and ten minutes of patience.')),
+  );
   site.route('/docs/deep/one', articlePage('Deep page one', para('A page three segments deep in the docs section.')));
-  site.route('/blog/tides', articlePage('Why tides turn', para('Tides are caused mainly by the gravitational pull of the Moon on the oceans.')));
+  site.route(
+    '/blog/tides',
+    articlePage('Why tides turn', para('Tides are caused mainly by the gravitational pull of the Moon on the oceans.')),
+  );
   site.route(
     '/product/anchor',
     `<html><head><title>Galvanised Anchor</title><script type="application/ld+json">${JSON.stringify({
@@ -36,11 +49,21 @@ export async function startTestSite(): Promise<TestSite> {
       offers: { '@type': 'Offer', price: '129.50', priceCurrency: 'EUR', availability: 'https://schema.org/InStock' },
     })}</script></head><body><article><h1>Galvanised Anchor</h1>${para('A 12 kg galvanised anchor for boats up to nine metres.')}</article></body></html>`,
   );
-  site.route('/robots.txt', (_q, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end(`User-agent: *\nDisallow: /private\nSitemap: ${u}/sitemap.xml\n`));
-  site.route('/sitemap.xml', (_q, res) =>
-    void res
-      .writeHead(200, { 'content-type': 'application/xml' })
-      .end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${['/', '/docs/intro', '/docs/setup', '/blog/tides', '/private/notes'].map((p) => `<url><loc>${u}${p}</loc></url>`).join('')}</urlset>`),
+  site.route(
+    '/robots.txt',
+    (_q, res) =>
+      void res
+        .writeHead(200, { 'content-type': 'text/plain' })
+        .end(`User-agent: *\nDisallow: /private\nSitemap: ${u}/sitemap.xml\n`),
+  );
+  site.route(
+    '/sitemap.xml',
+    (_q, res) =>
+      void res
+        .writeHead(200, { 'content-type': 'application/xml' })
+        .end(
+          `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${['/', '/docs/intro', '/docs/setup', '/blog/tides', '/private/notes'].map((p) => `<url><loc>${u}${p}</loc></url>`).join('')}</urlset>`,
+        ),
   );
   site.route('/private/notes', articlePage('Private notes', para('Robots may not read this.')));
   const searx = await startFixtureServer({

@@ -26,7 +26,10 @@ afterAll(async () => {
 async function call(method: string, path: string, key: string | undefined, body?: unknown) {
   const res = await fetch(`${svc.url}/firecrawl${path}`, {
     method,
-    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   return { status: res.status, headers: res.headers, body: (await res.json()) as any };
@@ -35,7 +38,10 @@ async function call(method: string, path: string, key: string | undefined, body?
 describe('auth, limits, credits and usage as /v1, in Firecrawl shapes', () => {
   it('401 without a valid key, nothing logged', async () => {
     const r = await call('POST', '/v2/scrape', undefined, { url: `${t.site.url}/` });
-    expect(r).toMatchObject({ status: 401, body: { success: false, code: 'unauthorized', error: 'A valid API key is required.' } });
+    expect(r).toMatchObject({
+      status: 401,
+      body: { success: false, code: 'unauthorized', error: 'A valid API key is required.' },
+    });
     expect(r.headers.get('x-request-id')).toMatch(/^req_/);
     const bad = await call('GET', '/v2/team/credit-usage', 'trawl_00000000000000000000000000000000');
     expect(bad.status).toBe(401);
@@ -66,22 +72,40 @@ describe('auth, limits, credits and usage as /v1, in Firecrawl shapes', () => {
     expect((await call('POST', '/v2/scrape', key, { url: `${t.site.url}/docs/intro` })).status).toBe(200);
     expect((await call('POST', '/v1/map', key, { url: t.site.url })).status).toBe(200);
     expect((await call('POST', '/v2/search', key, { query: 'tides' })).status).toBe(200);
-    expect((await call('POST', '/v2/extract', key, { urls: [`${t.site.url}/product/anchor`], schema: { type: 'object', properties: { sku: { type: 'string' } } } })).body.data).toEqual({ sku: 'ANC-12' });
+    expect(
+      (
+        await call('POST', '/v2/extract', key, {
+          urls: [`${t.site.url}/product/anchor`],
+          schema: { type: 'object', properties: { sku: { type: 'string' } } },
+        })
+      ).body.data,
+    ).toEqual({ sku: 'ANC-12' });
     const crawl = await call('POST', '/v2/crawl', key, { url: `${t.site.url}/docs/intro`, limit: 2 });
     expect(crawl.status).toBe(200);
     expect(await svc.credits(accountId)).toBe(15);
     expect((await call('GET', `/v2/crawl/${crawl.body.id}`, key)).status).toBe(200);
     expect((await call('GET', `/v2/crawl/${crawl.body.id}/errors`, key)).status).toBe(200);
-    expect((await call('GET', '/v2/team/credit-usage', key)).body).toEqual({ success: true, data: { remainingCredits: 15, billingPeriodStart: null, billingPeriodEnd: null } });
+    expect((await call('GET', '/v2/team/credit-usage', key)).body).toEqual({
+      success: true,
+      data: { remainingCredits: 15, billingPeriodStart: null, billingPeriodEnd: null },
+    });
     expect(await svc.credits(accountId)).toBe(15);
     const rows = await usage.listUsage(svc.store.db, accountId);
     const endpoints = rows.map((r) => `${r.endpoint} ${r.status} ${r.credits}`);
     expect(endpoints).toEqual(
-      expect.arrayContaining(['POST /firecrawl/v2/scrape 200 1', 'POST /firecrawl/v1/map 200 1', 'POST /firecrawl/v2/search 200 1', 'POST /firecrawl/v2/extract 200 1', 'POST /firecrawl/v2/crawl 200 1', 'GET /firecrawl/v2/crawl/:id 200 0', 'GET /firecrawl/v2/team/credit-usage 200 0']),
+      expect.arrayContaining([
+        'POST /firecrawl/v2/scrape 200 1',
+        'POST /firecrawl/v1/map 200 1',
+        'POST /firecrawl/v2/search 200 1',
+        'POST /firecrawl/v2/extract 200 1',
+        'POST /firecrawl/v2/crawl 200 1',
+        'GET /firecrawl/v2/crawl/:id 200 0',
+        'GET /firecrawl/v2/team/credit-usage 200 0',
+      ]),
     );
   });
 
-  it('refunds a failed scrape and answers it in Firecrawl\'s shape', async () => {
+  it("refunds a failed scrape and answers it in Firecrawl's shape", async () => {
     const { key, accountId } = await svc.newKey(3);
     const r = await call('POST', '/v2/scrape', key, { url: `${t.site.url}/gone` });
     expect(r.status).toBe(502);
@@ -91,20 +115,38 @@ describe('auth, limits, credits and usage as /v1, in Firecrawl shapes', () => {
     expect(priv.body).toEqual({ success: false, code: 'invalid_request', error: 'url: must be an http or https URL' });
   });
 
-  it('answers body faults, unknown paths and unknown ids in Firecrawl\'s shape', async () => {
+  it("answers body faults, unknown paths and unknown ids in Firecrawl's shape", async () => {
     const { key } = await svc.newKey(3);
-    expect(await call('POST', '/v2/scrape', key, '{"url": ')).toMatchObject({ status: 400, body: { success: false, code: 'invalid_request', error: expect.stringContaining('not valid JSON') } });
-    expect(await call('POST', '/v2/scrape', key, [1])).toMatchObject({ status: 400, body: { success: false, error: 'body: must be a JSON object' } });
-    const text = await fetch(`${svc.url}/firecrawl/v2/scrape`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' }, body: 'x' });
+    expect(await call('POST', '/v2/scrape', key, '{"url": ')).toMatchObject({
+      status: 400,
+      body: { success: false, code: 'invalid_request', error: expect.stringContaining('not valid JSON') },
+    });
+    expect(await call('POST', '/v2/scrape', key, [1])).toMatchObject({
+      status: 400,
+      body: { success: false, error: 'body: must be a JSON object' },
+    });
+    const text = await fetch(`${svc.url}/firecrawl/v2/scrape`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' },
+      body: 'x',
+    });
     expect(text.status).toBe(415);
     expect(await text.json()).toMatchObject({ success: false, code: 'unsupported_media_type' });
-    expect(await call('POST', '/v2/agent', key, {})).toMatchObject({ status: 404, body: { success: false, code: 'not_found', error: expect.stringContaining('POST /firecrawl/v2/agent') } });
-    expect(await call('GET', '/v2/crawl/not-a-job', key)).toMatchObject({ status: 404, body: { success: false, code: 'not_found' } });
+    expect(await call('POST', '/v2/agent', key, {})).toMatchObject({
+      status: 404,
+      body: { success: false, code: 'not_found', error: expect.stringContaining('POST /firecrawl/v2/agent') },
+    });
+    expect(await call('GET', '/v2/crawl/not-a-job', key)).toMatchObject({
+      status: 404,
+      body: { success: false, code: 'not_found' },
+    });
   });
 
   it('pages a job by `next` (absolute, with skip and the limit asked), every page once', async () => {
     const { key } = await svc.newKey(3);
-    const urls = ['/', '/docs/intro', '/docs/setup', '/blog/tides', '/product/anchor', '/gone'].map((p) => `${t.site.url}${p}`);
+    const urls = ['/', '/docs/intro', '/docs/setup', '/blog/tides', '/product/anchor', '/gone'].map(
+      (p) => `${t.site.url}${p}`,
+    );
     const started = await call('POST', '/v2/batch/scrape', key, { urls });
     let status: any;
     for (let i = 0; i < 100; i++) {
@@ -123,14 +165,28 @@ describe('auth, limits, credits and usage as /v1, in Firecrawl shapes', () => {
       const b = (await res.json()) as any;
       answers++;
       seen.push(...b.data.map((d: any) => d.metadata.sourceURL));
-      if (b.next) expect(b.next).toMatch(new RegExp(`^${svc.url}/firecrawl/v2/batch/scrape/${started.body.id}\\?skip=\\d+&limit=2$`));
+      if (b.next)
+        expect(b.next).toMatch(
+          new RegExp(`^${svc.url}/firecrawl/v2/batch/scrape/${started.body.id}\\?skip=\\d+&limit=2$`),
+        );
       next = b.next;
     }
     // Six pages, two per answer; the failed one is not a document (it is an error).
     expect(answers).toBe(3);
     expect(seen.sort()).toEqual(urls.filter((u) => !u.endsWith('/gone')).sort());
     const errors = (await call('GET', `/v2/batch/scrape/${started.body.id}/errors`, key)).body;
-    expect(errors).toEqual({ success: true, errors: [{ id: expect.stringMatching(/^job_\w+-\d+$/), url: `${t.site.url}/gone`, code: 'fetch_failed', error: expect.stringContaining('404') }], robotsBlocked: [] });
+    expect(errors).toEqual({
+      success: true,
+      errors: [
+        {
+          id: expect.stringMatching(/^job_\w+-\d+$/),
+          url: `${t.site.url}/gone`,
+          code: 'fetch_failed',
+          error: expect.stringContaining('404'),
+        },
+      ],
+      robotsBlocked: [],
+    });
   });
 
   it("another account's crawl is 404 to read, cancel or list errors", async () => {
@@ -138,7 +194,11 @@ describe('auth, limits, credits and usage as /v1, in Firecrawl shapes', () => {
     const b = await svc.newKey(3);
     const started = await call('POST', '/v1/crawl', a.key, { url: `${t.site.url}/docs/intro`, limit: 1 });
     expect(started.status).toBe(200);
-    for (const [m, p] of [['GET', ''], ['DELETE', ''], ['GET', '/errors']]) {
+    for (const [m, p] of [
+      ['GET', ''],
+      ['DELETE', ''],
+      ['GET', '/errors'],
+    ]) {
       const r = await call(m, `/v1/crawl/${started.body.id}${p}`, b.key);
       expect(r, `${m} ${p}`).toMatchObject({ status: 404, body: { success: false, code: 'not_found' } });
     }
@@ -162,9 +222,19 @@ describe('options Trawl cannot honour are refused by name, nothing charged', () 
     ['/v2/scrape', 'screenshot', { formats: ['markdown', 'screenshot'] }, 'formats[1]'],
     ['/v2/scrape', 'changeTracking', { formats: [{ type: 'changeTracking' }] }, 'formats[0]'],
     ['/v2/scrape', 'summary without an LLM', { formats: ['summary'] }, 'formats[0]'],
-    ['/v2/scrape', 'json prompt without schema', { formats: [{ type: 'json', prompt: 'the price' }] }, 'formats[0].schema'],
+    [
+      '/v2/scrape',
+      'json prompt without schema',
+      { formats: [{ type: 'json', prompt: 'the price' }] },
+      'formats[0].schema',
+    ],
     ['/v2/scrape', 'an unknown option', { colour: 'blue' }, 'colour'],
-    ['/v1/scrape', 'v1 changeTrackingOptions', { changeTrackingOptions: { modes: ['git-diff'] } }, 'changeTrackingOptions'],
+    [
+      '/v1/scrape',
+      'v1 changeTrackingOptions',
+      { changeTrackingOptions: { modes: ['git-diff'] } },
+      'changeTrackingOptions',
+    ],
     ['/v2/crawl', 'a wildcard URL', { url: 'https://example.com/blog/*' }, 'url'],
     ['/v2/crawl', 'crawl prompt', { prompt: 'only blog posts' }, 'prompt'],
     ['/v2/crawl', 'allowExternalLinks', { allowExternalLinks: true }, 'allowExternalLinks'],
@@ -177,8 +247,22 @@ describe('options Trawl cannot honour are refused by name, nothing charged', () 
     ['/v2/search', 'tbs', { query: 'x', tbs: 'qdr:d' }, 'tbs'],
     ['/v2/search', 'html for results', { query: 'x', scrapeOptions: { formats: ['html'] } }, 'scrapeOptions.formats'],
     ['/v2/extract', 'prompt only', { urls: ['https://example.com/'], prompt: 'the price' }, 'schema'],
-    ['/v2/extract', 'web search', { urls: ['https://example.com/'], schema: { type: 'object', properties: { a: { type: 'string' } } }, enableWebSearch: true }, 'enableWebSearch'],
-    ['/v2/extract', 'a wildcard URL', { urls: ['https://example.com/*'], schema: { type: 'object', properties: { a: { type: 'string' } } } }, 'urls[0]'],
+    [
+      '/v2/extract',
+      'web search',
+      {
+        urls: ['https://example.com/'],
+        schema: { type: 'object', properties: { a: { type: 'string' } } },
+        enableWebSearch: true,
+      },
+      'enableWebSearch',
+    ],
+    [
+      '/v2/extract',
+      'a wildcard URL',
+      { urls: ['https://example.com/*'], schema: { type: 'object', properties: { a: { type: 'string' } } } },
+      'urls[0]',
+    ],
     ['/v2/batch/scrape', 'appendToId', { urls: ['https://example.com/'], appendToId: 'job_x' }, 'appendToId'],
   ];
   it.each(refused)('%s: %s', async (path, _what, extra, option) => {
@@ -188,7 +272,9 @@ describe('options Trawl cannot honour are refused by name, nothing charged', () 
     const r = await call('POST', path, key, body);
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ success: false, code: 'invalid_request', details: { unsupported_option: option } });
-    expect(r.body.error).toMatch(new RegExp(`^${option.replace(/[[\].]/g, '\\$&')}: not supported by Trawl's Firecrawl-compatible API — .+`));
+    expect(r.body.error).toMatch(
+      new RegExp(`^${option.replace(/[[\].]/g, '\\$&')}: not supported by Trawl's Firecrawl-compatible API — .+`),
+    );
     expect(await svc.credits(accountId)).toBe(2);
     expect(t.site.hits('/')).toBe(hits);
   });
@@ -216,11 +302,21 @@ describe('options Trawl cannot honour are refused by name, nothing charged', () 
 
   it('reads values of mapped options strictly', async () => {
     const { key } = await svc.newKey(5);
-    expect((await call('POST', '/v2/scrape', key, { url: `${t.site.url}/`, timeout: 500_000 })).body.error).toBe('timeout: must be an integer from 1000 to 120000 (milliseconds)');
-    expect((await call('POST', '/v2/search', key, { query: 'x', limit: 50 })).body.error).toBe("limit: must be an integer from 1 to 20 (Trawl's search answers at most 20 results)");
-    expect((await call('POST', '/v2/crawl', key, { url: `${t.site.url}/`, includePaths: ['(a)\\1'] })).body.error).toMatch(/^includePaths\[0\]: backreferences, lookarounds/);
-    expect((await call('POST', '/v2/crawl', key, { url: `${t.site.url}/`, includePaths: ['(unclosed'] })).body.error).toMatch(/^includePaths\[0\]: not a valid regular expression/);
-    expect((await call('POST', '/v2/batch/scrape', key, { urls: [`${t.site.url}/`, 'not a url'] })).body.error).toMatch(/^urls\[1\]: must be an http or https URL/);
+    expect((await call('POST', '/v2/scrape', key, { url: `${t.site.url}/`, timeout: 500_000 })).body.error).toBe(
+      'timeout: must be an integer from 1000 to 120000 (milliseconds)',
+    );
+    expect((await call('POST', '/v2/search', key, { query: 'x', limit: 50 })).body.error).toBe(
+      "limit: must be an integer from 1 to 20 (Trawl's search answers at most 20 results)",
+    );
+    expect(
+      (await call('POST', '/v2/crawl', key, { url: `${t.site.url}/`, includePaths: ['(a)\\1'] })).body.error,
+    ).toMatch(/^includePaths\[0\]: backreferences, lookarounds/);
+    expect(
+      (await call('POST', '/v2/crawl', key, { url: `${t.site.url}/`, includePaths: ['(unclosed'] })).body.error,
+    ).toMatch(/^includePaths\[0\]: not a valid regular expression/);
+    expect((await call('POST', '/v2/batch/scrape', key, { urls: [`${t.site.url}/`, 'not a url'] })).body.error).toMatch(
+      /^urls\[1\]: must be an http or https URL/,
+    );
   });
 });
 
@@ -241,7 +337,10 @@ describe('JSON Schema for json extraction', () => {
       additionalProperties: false,
       $defs: { Offer: { type: 'object', properties: { price: { type: 'number' } } } },
     };
-    const r = await call('POST', '/v2/scrape', key, { url: `${t.site.url}/product/anchor`, formats: [{ type: 'json', schema }] });
+    const r = await call('POST', '/v2/scrape', key, {
+      url: `${t.site.url}/product/anchor`,
+      formats: [{ type: 'json', schema }],
+    });
     expect(r.status).toBe(200);
     expect(r.body.data.json).toMatchObject({ name: 'Galvanised Anchor', sku: 'ANC-12', tags: [] });
     expect(Object.keys(r.body.data.json).sort()).toEqual(['currency', 'name', 'offer', 'sku', 'tags']);
@@ -251,17 +350,47 @@ describe('JSON Schema for json extraction', () => {
   it('refuses what has no schema-object form, naming where (422)', async () => {
     const { key, accountId } = await svc.newKey(5);
     const fanOut: Record<string, unknown> = { D19: { type: 'string' } };
-    for (let i = 0; i < 19; i++) fanOut[`D${i}`] = { type: 'object', properties: { a: { $ref: `#/$defs/D${i + 1}` }, b: { $ref: `#/$defs/D${i + 1}` } } };
+    for (let i = 0; i < 19; i++)
+      fanOut[`D${i}`] = {
+        type: 'object',
+        properties: { a: { $ref: `#/$defs/D${i + 1}` }, b: { $ref: `#/$defs/D${i + 1}` } },
+      };
     const cases: [unknown, unknown][] = [
-      [{ type: 'object', properties: { a: { anyOf: [{ type: 'string' }, { type: 'number' }] } } }, 'formats[0].schema.properties.a: anyOf/oneOf is supported only as one type or null'],
-      [{ type: 'object', properties: { a: { type: 'array' } } }, 'formats[0].schema.properties.a.items: an array needs "items" with one JSON Schema'],
-      [{ type: 'array', items: { type: 'string' } }, 'formats[0].schema: the root must be an object schema ({"type":"object","properties":{…}})'],
-      [{ type: 'object', properties: { a: { type: 'string', not: { const: 'x' } } } }, "formats[0].schema.properties.a.not: JSON Schema keyword 'not' is not supported by Trawl's extractor"],
-      [{ type: 'object', properties: { a: { $ref: 'https://example.com/s.json' } } }, 'formats[0].schema.properties.a.$ref: only references inside the schema ("#/…") are supported'],
-      [{ type: 'object', properties: { ['__proto__']: { type: 'string' } } }, 'formats[0].schema.properties.__proto__: "__proto__" cannot be a field name; choose another name'],
-      [{ type: 'object', properties: { a: { $ref: '#' } } }, expect.stringMatching(/^formats\[0\]\.schema(\.properties\.a)+: \$ref nests too deep \(a recursive schema has no schema-object form\)$/)],
+      [
+        { type: 'object', properties: { a: { anyOf: [{ type: 'string' }, { type: 'number' }] } } },
+        'formats[0].schema.properties.a: anyOf/oneOf is supported only as one type or null',
+      ],
+      [
+        { type: 'object', properties: { a: { type: 'array' } } },
+        'formats[0].schema.properties.a.items: an array needs "items" with one JSON Schema',
+      ],
+      [
+        { type: 'array', items: { type: 'string' } },
+        'formats[0].schema: the root must be an object schema ({"type":"object","properties":{…}})',
+      ],
+      [
+        { type: 'object', properties: { a: { type: 'string', not: { const: 'x' } } } },
+        "formats[0].schema.properties.a.not: JSON Schema keyword 'not' is not supported by Trawl's extractor",
+      ],
+      [
+        { type: 'object', properties: { a: { $ref: 'https://example.com/s.json' } } },
+        'formats[0].schema.properties.a.$ref: only references inside the schema ("#/…") are supported',
+      ],
+      [
+        { type: 'object', properties: { ['__proto__']: { type: 'string' } } },
+        'formats[0].schema.properties.__proto__: "__proto__" cannot be a field name; choose another name',
+      ],
+      [
+        { type: 'object', properties: { a: { $ref: '#' } } },
+        expect.stringMatching(
+          /^formats\[0\]\.schema(\.properties\.a)+: \$ref nests too deep \(a recursive schema has no schema-object form\)$/,
+        ),
+      ],
       // $refs that fan out (each level refers twice to the next: 2^19 paths), stopped by the node budget.
-      [{ type: 'object', properties: { x: { $ref: '#/$defs/D0' } }, $defs: fanOut }, expect.stringMatching(/: the schema is too large \(more than 2000 nodes once its \$refs are followed\)$/)],
+      [
+        { type: 'object', properties: { x: { $ref: '#/$defs/D0' } }, $defs: fanOut },
+        expect.stringMatching(/: the schema is too large \(more than 2000 nodes once its \$refs are followed\)$/),
+      ],
     ];
     for (const [schema, error] of cases) {
       const r = await call('POST', '/v2/scrape', key, { url: `${t.site.url}/`, formats: [{ type: 'json', schema }] });
@@ -284,7 +413,11 @@ describe('with an LLM configured', () => {
     await llm?.close();
   });
   const post = async (key: string, body: unknown) => {
-    const res = await fetch(`${withLlm.url}/firecrawl/v2/scrape`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${withLlm.url}/firecrawl/v2/scrape`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
 
@@ -305,7 +438,14 @@ describe('with an LLM configured', () => {
     const { key, accountId } = await withLlm.newKey(5);
     llm.answer = 'garbage';
     const r = await post(key, { url: `${t.site.url}/blog/tides`, formats: ['markdown', 'summary'] });
-    expect(r).toMatchObject({ status: 502, body: { success: false, code: 'fetch_failed', error: 'summary: the configured LLM wrote no summary of this page' } });
+    expect(r).toMatchObject({
+      status: 502,
+      body: {
+        success: false,
+        code: 'fetch_failed',
+        error: 'summary: the configured LLM wrote no summary of this page',
+      },
+    });
     expect(await withLlm.credits(accountId)).toBe(5);
   });
 
@@ -313,7 +453,16 @@ describe('with an LLM configured', () => {
     const { key } = await withLlm.newKey(5);
     llm.answer = { motto: 'Anchors aweigh' };
     llm.requests.length = 0;
-    const r = await post(key, { url: `${t.site.url}/product/anchor`, formats: [{ type: 'json', prompt: 'the shop motto, if any', schema: { type: 'object', properties: { name: { type: 'string' }, motto: { type: 'string' } } } }] });
+    const r = await post(key, {
+      url: `${t.site.url}/product/anchor`,
+      formats: [
+        {
+          type: 'json',
+          prompt: 'the shop motto, if any',
+          schema: { type: 'object', properties: { name: { type: 'string' }, motto: { type: 'string' } } },
+        },
+      ],
+    });
     expect(r.body.data.json).toEqual({ name: 'Galvanised Anchor', motto: 'Anchors aweigh' });
     expect(JSON.stringify(llm.requests[0].body)).toContain('Hint: the shop motto, if any');
   });

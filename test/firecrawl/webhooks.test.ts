@@ -28,7 +28,8 @@ afterAll(async () => {
   await hook?.close();
 });
 
-const eventsOf = (id: string) => hook.received.filter((r) => JSON.parse(r.body).id === id).map((r) => ({ r, e: JSON.parse(r.body) }));
+const eventsOf = (id: string) =>
+  hook.received.filter((r) => JSON.parse(r.body).id === id).map((r) => ({ r, e: JSON.parse(r.body) }));
 const until = async (fn: () => boolean, ms = 20_000) => {
   const end = Date.now() + ms;
   while (!fn()) {
@@ -42,7 +43,15 @@ describe("Firecrawl's webhook option", () => {
     const { key, accountId } = await svc.newKey(10);
     const secret = (await accounts.findAccountById(svc.store.db, accountId))!.signing_secret;
     const fc = new Firecrawl({ apiKey: key, apiUrl: `${svc.url}/firecrawl` });
-    const started = await fc.startCrawl(`${t.site.url}/docs/intro`, { limit: 5, webhook: { url: hook.url, metadata: { project: 'harbour' }, headers: { 'x-team': 'blue' }, events: ['started', 'page', 'completed'] } });
+    const started = await fc.startCrawl(`${t.site.url}/docs/intro`, {
+      limit: 5,
+      webhook: {
+        url: hook.url,
+        metadata: { project: 'harbour' },
+        headers: { 'x-team': 'blue' },
+        events: ['started', 'page', 'completed'],
+      },
+    });
     await until(() => eventsOf(started.id).some(({ e }) => e.type === 'crawl.completed'));
     const got = eventsOf(started.id);
     const types = got.map(({ e }) => e.type);
@@ -51,15 +60,22 @@ describe("Firecrawl's webhook option", () => {
     const pages = got.filter(({ e }) => e.type === 'crawl.page').map(({ e }) => e);
     const status = await fc.getCrawlStatus(started.id);
     expect(pages).toHaveLength(status.data.length);
-    expect(pages.map((p) => p.data[0].metadata.sourceURL).sort()).toEqual(status.data.map((d) => d.metadata!.sourceURL).sort());
+    expect(pages.map((p) => p.data[0].metadata.sourceURL).sort()).toEqual(
+      status.data.map((d) => d.metadata!.sourceURL).sort(),
+    );
     // Each page event carries the same Document as the status answer.
-    for (const p of pages) expect(p.data[0].markdown).toBe(status.data.find((d) => d.metadata!.sourceURL === p.data[0].metadata.sourceURL)!.markdown);
+    for (const p of pages)
+      expect(p.data[0].markdown).toBe(
+        status.data.find((d) => d.metadata!.sourceURL === p.data[0].metadata.sourceURL)!.markdown,
+      );
     expect(pages.some((p) => /harbour tools fit together/.test(p.data[0].markdown))).toBe(true);
     for (const { r, e } of got) {
       expect(e).toMatchObject({ success: true, id: started.id, metadata: { project: 'harbour' } });
       expect(e.webhookId).toBe(r.headers['webhook-id']);
       expect(r.headers['x-team']).toBe('blue');
-      expect(r.headers['x-firecrawl-signature']).toBe(`sha256=${createHmac('sha256', secret).update(r.body).digest('hex')}`);
+      expect(r.headers['x-firecrawl-signature']).toBe(
+        `sha256=${createHmac('sha256', secret).update(r.body).digest('hex')}`,
+      );
       expect(new Webhook(secret).verify(r.body, r.headers as Record<string, string>)).toEqual(e);
     }
     expect(Object.keys(got[0].e)).toEqual(['success', 'type', 'id', 'webhookId', 'data', 'metadata']);
@@ -68,14 +84,27 @@ describe("Firecrawl's webhook option", () => {
   it('a batch scrape with a webhook URL sends every event; cancel sends failed when asked', async () => {
     const { key } = await svc.newKey(10);
     const fc = new Firecrawl({ apiKey: key, apiUrl: `${svc.url}/firecrawl` });
-    const batch = await fc.startBatchScrape([`${t.site.url}/docs/setup`, `${t.site.url}/blog/tides`], { options: { formats: ['markdown'] }, webhook: hook.url });
+    const batch = await fc.startBatchScrape([`${t.site.url}/docs/setup`, `${t.site.url}/blog/tides`], {
+      options: { formats: ['markdown'] },
+      webhook: hook.url,
+    });
     await until(() => eventsOf(batch.id).some(({ e }) => e.type === 'batch_scrape.completed'));
-    expect(eventsOf(batch.id).map(({ e }) => e.type).sort()).toEqual(['batch_scrape.completed', 'batch_scrape.page', 'batch_scrape.page', 'batch_scrape.started']);
+    expect(
+      eventsOf(batch.id)
+        .map(({ e }) => e.type)
+        .sort(),
+    ).toEqual(['batch_scrape.completed', 'batch_scrape.page', 'batch_scrape.page', 'batch_scrape.started']);
 
     const crawl = await fc.startCrawl(`${t.site.url}/`, { limit: 50, webhook: { url: hook.url, events: ['failed'] } });
     await fc.cancelCrawl(crawl.id);
     await until(() => eventsOf(crawl.id).length === 1);
-    expect(eventsOf(crawl.id)[0].e).toMatchObject({ success: false, type: 'crawl.failed', id: crawl.id, data: [], error: 'the job was cancelled' });
+    expect(eventsOf(crawl.id)[0].e).toMatchObject({
+      success: false,
+      type: 'crawl.failed',
+      id: crawl.id,
+      data: [],
+      error: 'the job was cancelled',
+    });
   });
 
   it('refuses a bad webhook by name, with no credit', async () => {
@@ -93,7 +122,11 @@ describe("Firecrawl's webhook option", () => {
       [{ url: hook.url, secret: 'x' }, 'webhook.secret'],
     ];
     for (const [webhook, where] of bad) {
-      const r = await fetch(`${svc.url}/firecrawl/v2/crawl`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: `${t.site.url}/`, webhook }) });
+      const r = await fetch(`${svc.url}/firecrawl/v2/crawl`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: `${t.site.url}/`, webhook }),
+      });
       expect(r.status).toBe(400);
       const body = (await r.json()) as { success: boolean; error: string };
       expect(body.success).toBe(false);

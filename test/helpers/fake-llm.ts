@@ -20,9 +20,16 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       fake.requests.push({ body: JSON.parse(raw), headers: req.headers });
       const a = fake.answer;
       if (a === 'timeout') return; // never answers
-      if (a === 'garbage') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"choices":[{"message":{"content":"not json at all"}}]}');
+      if (a === 'garbage')
+        return void res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end('{"choices":[{"message":{"content":"not json at all"}}]}');
       res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify(a) }, finish_reason: 'stop' }] }),
+        JSON.stringify({
+          id: 'chatcmpl-test',
+          object: 'chat.completion',
+          choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify(a) }, finish_reason: 'stop' }],
+        }),
       );
     });
   });

@@ -57,17 +57,24 @@ export async function startFakeMeta(o: FakeMetaOptions): Promise<FakeMeta> {
   let limited = 0;
   const server = createServer(async (req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
-    const json = (status: number, v: unknown, prefix = '') => res.writeHead(status, { 'content-type': 'application/json' }).end(prefix + JSON.stringify(v));
+    const json = (status: number, v: unknown, prefix = '') =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(prefix + JSON.stringify(v));
     if (u.pathname === '/api/graphql/' && req.method === 'POST') {
       const form = new URLSearchParams(await body(req));
       const variables = JSON.parse(form.get('variables') ?? '{}');
-      graphqlCalls.push({ lsd: req.headers['x-fb-lsd'] as string | undefined, docId: form.get('doc_id') ?? undefined, variables });
+      graphqlCalls.push({
+        lsd: req.headers['x-fb-lsd'] as string | undefined,
+        docId: form.get('doc_id') ?? undefined,
+        variables,
+      });
       if (limited > 0) {
         limited--;
         return json(200, o.rateLimited, 'for (;;);');
       }
       const page = o.nextPages[variables.cursor];
-      return page ? json(200, { data: page }, 'for (;;);') : json(200, { errors: [{ message: 'bad cursor', code: 1357001 }] });
+      return page
+        ? json(200, { data: page }, 'for (;;);')
+        : json(200, { errors: [{ message: 'bad cursor', code: 1357001 }] });
     }
     if (u.pathname === '/ads/library/') {
       const html = `<!DOCTYPE html><html><head><title>Ad Library</title></head><body><div id="content"></div>
@@ -86,22 +93,43 @@ ${o.withoutDocId ? '' : `<script type="application/json" data-sjs>{"require":[["
         const records = o.graphRecords ?? [];
         const from = Number(u.searchParams.get('after') ?? 0);
         const to = Math.min(records.length, from + Math.min(size, Number(u.searchParams.get('limit') ?? size)));
-        const paging = to < records.length ? { cursors: { before: String(from), after: String(to) }, next: `${u.origin}${u.pathname}?after=${to}` } : { cursors: { before: String(from), after: String(to) } };
+        const paging =
+          to < records.length
+            ? { cursors: { before: String(from), after: String(to) }, next: `${u.origin}${u.pathname}?after=${to}` }
+            : { cursors: { before: String(from), after: String(to) } };
         return json(200, { data: records.slice(from, to), paging });
       }
       const p = o.pages[graph[1]];
-      return p ? json(200, { id: p.id, name: p.name, link: `https://www.facebook.com/${graph[1]}` }) : json(404, { error: { message: `(#803) Some of the aliases you requested do not exist: ${graph[1]}`, type: 'OAuthException', code: 803 } });
+      return p
+        ? json(200, { id: p.id, name: p.name, link: `https://www.facebook.com/${graph[1]}` })
+        : json(404, {
+            error: {
+              message: `(#803) Some of the aliases you requested do not exist: ${graph[1]}`,
+              type: 'OAuthException',
+              code: 803,
+            },
+          });
     }
     const handle = /^\/([a-z0-9._-]+)\/$/.exec(u.pathname)?.[1];
-    if (handle && o.loginWalled?.includes(handle)) return res.writeHead(302, { location: `/login/?next=%2F${handle}%2F` }).end();
-    if (u.pathname === '/login/') return res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body><form id="login_form" action="/login/device-based/regular/login/"><input name="email"><button name="login" type="submit">Log in</button></form></body></html>');
+    if (handle && o.loginWalled?.includes(handle))
+      return res.writeHead(302, { location: `/login/?next=%2F${handle}%2F` }).end();
+    if (u.pathname === '/login/')
+      return res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          '<html><body><form id="login_form" action="/login/device-based/regular/login/"><input name="email"><button name="login" type="submit">Log in</button></form></body></html>',
+        );
     if (handle && o.pages[handle]) {
       const p = o.pages[handle];
       return res
         .writeHead(200, { 'content-type': 'text/html' })
-        .end(`<html><head><title>${p.name} | Facebook</title><meta property="og:title" content="${p.name}"><meta property="al:android:url" content="fb://page/${p.id}?referrer=app_link"></head><body><script>{"pageID":"${p.id}","userVanity":"${handle}"}</script></body></html>`);
+        .end(
+          `<html><head><title>${p.name} | Facebook</title><meta property="og:title" content="${p.name}"><meta property="al:android:url" content="fb://page/${p.id}?referrer=app_link"></head><body><script>{"pageID":"${p.id}","userVanity":"${handle}"}</script></body></html>`,
+        );
     }
-    res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body>This content isn\'t available right now</body></html>');
+    res
+      .writeHead(404, { 'content-type': 'text/html' })
+      .end("<html><body>This content isn't available right now</body></html>");
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {

@@ -21,7 +21,9 @@ export async function startFixtureServer(routes: Record<string, Handler | string
   const table = new Map<string, Handler>();
   const counts = new Map<string, number>();
   const toHandler = (h: Handler | string): Handler =>
-    typeof h === 'string' ? (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(h) : h;
+    typeof h === 'string'
+      ? (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(h)
+      : h;
   for (const [p, h] of Object.entries(routes)) table.set(p, toHandler(h));
   const server: Server = createServer(async (req, res) => {
     const path = (req.url ?? '/').split('?')[0];

@@ -59,7 +59,10 @@ export async function startTestService(dialect: TestDialect, env: Record<string,
     ...service,
     config,
     async newKey(credits = 100, rateLimitPerMinute = 10_000) {
-      const acc = await accounts.createAccount(service.store.db, { email: `u${++n}-${Math.random().toString(36).slice(2)}@test.local`, credits });
+      const acc = await accounts.createAccount(service.store.db, {
+        email: `u${++n}-${Math.random().toString(36).slice(2)}@test.local`,
+        credits,
+      });
       // As the operator would: the account's ceiling lets the key have the rate asked for.
       await accounts.setRateLimitCeiling(service.store.db, acc.id, rateLimitPerMinute);
       const { key, row } = await keys.createApiKey(service.store.db, { accountId: acc.id, rateLimitPerMinute });

@@ -14,8 +14,15 @@ export interface Launched {
   exit?: number | string | null;
 }
 
-export function launchTrawl(args: string[], env: Record<string, string>, journal: Launched[] = []): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, [BIN, '--json', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function launchTrawl(
+  args: string[],
+  env: Record<string, string>,
+  journal: Launched[] = [],
+): Promise<{ child: ChildProcess; line: string }> {
+  const child = spawn(process.execPath, [BIN, '--json', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const entry: Launched = { args: args.join(' '), err: '' };
   journal.push(entry);
   child.stderr!.on('data', (d) => (entry.err = (entry.err + d).slice(-4000)));

@@ -30,7 +30,12 @@ export async function startWebhookReceiver(path = '/hook'): Promise<WebhookRecei
     req.on('end', () => {
       const fail = failing > 0;
       const status = fail ? (failing--, failStatus) : 204;
-      received.push({ body: Buffer.concat(chunks).toString('utf8'), headers: req.headers, at: Date.now(), answered: status });
+      received.push({
+        body: Buffer.concat(chunks).toString('utf8'),
+        headers: req.headers,
+        at: Date.now(),
+        answered: status,
+      });
       res.writeHead(status, fail ? failHeaders : {}).end();
     });
   });
@@ -47,7 +52,8 @@ export async function startWebhookReceiver(path = '/hook'): Promise<WebhookRecei
     async waitFor(n, timeoutMs = 10_000) {
       const until = Date.now() + timeoutMs;
       while (received.length < n) {
-        if (Date.now() > until) throw new Error(`webhook receiver: ${received.length} of ${n} requests after ${timeoutMs} ms`);
+        if (Date.now() > until)
+          throw new Error(`webhook receiver: ${received.length} of ${n} requests after ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 20));
       }
       return received;

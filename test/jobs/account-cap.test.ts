@@ -26,7 +26,9 @@ describe('jobs: the account cap across runners (postgres)', () => {
       peak.set(who, Math.max(peak.get(who) ?? 0, inFlight.get(who)!));
       await new Promise((r) => setTimeout(r, 120));
       inFlight.set(who, inFlight.get(who)! - 1);
-      res.writeHead(200, { 'content-type': 'text/html' }).end(articlePage('Slow', '<p>A page that takes its time, with words enough to be content.</p>'));
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(articlePage('Slow', '<p>A page that takes its time, with words enough to be content.</p>'));
     });
     svc = await startTestService('postgres', { TRAWL_ACCOUNT_CONCURRENCY: String(CAP) });
     // A second process's runner, as a worker would run it: its own engine (fetch slots), the same store.
@@ -45,12 +47,21 @@ describe('jobs: the account cap across runners (postgres)', () => {
     const a = await svc.newKey(5);
     const b = await svc.newKey(5);
     const start = async (key: string, acc: string, n: number) => {
-      const r = await svc.post('/v1/batch/scrape', { urls: Array.from({ length: n }, (_, i) => `${site.url}/slow?acc=${acc}&i=${i}`) }, key);
+      const r = await svc.post(
+        '/v1/batch/scrape',
+        { urls: Array.from({ length: n }, (_, i) => `${site.url}/slow?acc=${acc}&i=${i}`) },
+        key,
+      );
       return ((await r.json()) as any).job.job_id as string;
     };
     const ja = await start(a.key, 'a', 30);
     const jb = await start(b.key, 'b', 6);
-    const state = async (key: string, id: string) => ((await (await fetch(`${svc.url}/v1/jobs/${id}?limit=1`, { headers: { authorization: `Bearer ${key}` } })).json()) as any).job;
+    const state = async (key: string, id: string) =>
+      (
+        (await (
+          await fetch(`${svc.url}/v1/jobs/${id}?limit=1`, { headers: { authorization: `Bearer ${key}` } })
+        ).json()) as any
+      ).job;
     let sa: any;
     let sb: any;
     const t0 = Date.now();

@@ -23,11 +23,13 @@ describe('HostGate', () => {
     const gate = new HostGate(8);
     const t0 = Date.now();
     const starts: number[] = [];
-    await Promise.all([0, 1, 2].map(async () => {
-      const leave = await gate.enter('slow.test', 150);
-      starts.push(Date.now() - t0);
-      leave();
-    }));
+    await Promise.all(
+      [0, 1, 2].map(async () => {
+        const leave = await gate.enter('slow.test', 150);
+        starts.push(Date.now() - t0);
+        leave();
+      }),
+    );
     starts.sort((x, y) => x - y);
     expect(starts[1]).toBeGreaterThanOrEqual(140);
     expect(starts[2]).toBeGreaterThanOrEqual(290);
@@ -71,17 +73,24 @@ describe('SharedHostGate (Redis): one politeness for every worker', () => {
     const [a, b] = [worker(8), worker(8)];
     await Promise.all(clients.map(ready));
     const t0 = Date.now();
-    const starts = await Promise.all([a, b, a, b].map(async (g) => {
-      const leave = await g.enter('delay.test', 120);
-      leave();
-      return Date.now() - t0;
-    }));
+    const starts = await Promise.all(
+      [a, b, a, b].map(async (g) => {
+        const leave = await g.enter('delay.test', 120);
+        leave();
+        return Date.now() - t0;
+      }),
+    );
     starts.sort((x, y) => x - y);
     for (let i = 1; i < starts.length; i++) expect(starts[i] - starts[i - 1]).toBeGreaterThanOrEqual(100);
   });
 
   it('falls back to its own gate while Redis cannot be reached', async () => {
-    const dead = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true, retryStrategy: () => null });
+    const dead = new Redis('redis://127.0.0.1:1', {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      lazyConnect: true,
+      retryStrategy: () => null,
+    });
     dead.on('error', () => undefined);
     const gate = new SharedHostGate(dead, prefix, 1);
     const leave = await gate.enter('down.test', 0);

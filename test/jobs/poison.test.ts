@@ -32,11 +32,46 @@ describe('jobs: a page that kills its workers', () => {
     const at = new Date(Date.now() - 3600_000).toISOString();
     // As three dead workers leave it: running, its lease long past, three claims made.
     await db.transaction().execute(async (trx) => {
-      await trx.insertInto('jobs').values({ id: 'job_poison0000000000000', account_id: accountId, kind: 'batch', state: 'running', options: '{}', total: 2, max_items: 2, seq_next: 2, error: null, created_at: at, started_at: at, finished_at: null, webhook: null, webhook_events: null }).execute();
-      await trx.insertInto('job_items').values([
-        { job_id: 'job_poison0000000000000', seq: 0, url: `${site.url}/poison`, state: 'running', lease_until: at, attempts: MAX_ITEM_ATTEMPTS },
-        { job_id: 'job_poison0000000000000', seq: 1, url: `${site.url}/ok`, state: 'queued', lease_until: null, attempts: 0 },
-      ]).execute();
+      await trx
+        .insertInto('jobs')
+        .values({
+          id: 'job_poison0000000000000',
+          account_id: accountId,
+          kind: 'batch',
+          state: 'running',
+          options: '{}',
+          total: 2,
+          max_items: 2,
+          seq_next: 2,
+          error: null,
+          created_at: at,
+          started_at: at,
+          finished_at: null,
+          webhook: null,
+          webhook_events: null,
+        })
+        .execute();
+      await trx
+        .insertInto('job_items')
+        .values([
+          {
+            job_id: 'job_poison0000000000000',
+            seq: 0,
+            url: `${site.url}/poison`,
+            state: 'running',
+            lease_until: at,
+            attempts: MAX_ITEM_ATTEMPTS,
+          },
+          {
+            job_id: 'job_poison0000000000000',
+            seq: 1,
+            url: `${site.url}/ok`,
+            state: 'queued',
+            lease_until: null,
+            attempts: 0,
+          },
+        ])
+        .execute();
     });
     let job = await jobs.getJob(db, accountId, 'job_poison0000000000000');
     for (let i = 0; i < 100 && job?.state !== 'completed'; i++) {
@@ -45,7 +80,11 @@ describe('jobs: a page that kills its workers', () => {
     }
     expect(job).toMatchObject({ state: 'completed', done: 1, failed: 1 });
     const pages = (await jobs.pagesAfter(db, 'job_poison0000000000000', 0, 10)).map((p) => JSON.parse(p.page));
-    expect(pages.find((p) => p.url.endsWith('/poison'))).toEqual({ url: `${site.url}/poison`, error: 'internal_error', detail: expect.stringContaining(`given up after ${MAX_ITEM_ATTEMPTS} attempts`) });
+    expect(pages.find((p) => p.url.endsWith('/poison'))).toEqual({
+      url: `${site.url}/poison`,
+      error: 'internal_error',
+      detail: expect.stringContaining(`given up after ${MAX_ITEM_ATTEMPTS} attempts`),
+    });
     expect(pages.find((p) => p.url.endsWith('/ok')).markdown).toContain('main content');
     expect(fetched).toBe(0);
   });

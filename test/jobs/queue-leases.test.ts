@@ -27,12 +27,22 @@ describe('jobs: claims of pages waiting in the queue (postgres + Redis)', () => 
   const fetched = new Map<string, number>();
   beforeAll(async () => {
     site = await startFixtureServer();
-    site.route('/', articlePage('Hub', `<p>A hub page with links to every item of the site.</p>${Array.from({ length: PAGES }, (_, i) => `<a href="/p/${i}">Item ${i}</a>`).join(' ')}`));
+    site.route(
+      '/',
+      articlePage(
+        'Hub',
+        `<p>A hub page with links to every item of the site.</p>${Array.from({ length: PAGES }, (_, i) => `<a href="/p/${i}">Item ${i}</a>`).join(' ')}`,
+      ),
+    );
     for (let i = 0; i < PAGES; i++) {
       site.route(`/p/${i}`, async (_q, res) => {
         fetched.set(`/p/${i}`, (fetched.get(`/p/${i}`) ?? 0) + 1);
         await new Promise((r) => setTimeout(r, 250));
-        res.writeHead(200, { 'content-type': 'text/html' }).end(articlePage(`Item ${i}`, `<p>The page of item ${i}, with words enough to be the content of a page.</p>`));
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            articlePage(`Item ${i}`, `<p>The page of item ${i}, with words enough to be the content of a page.</p>`),
+          );
       });
     }
     // API only (scale-out: no runner of its own); two runners stand for two `trawl worker`s.
@@ -42,7 +52,15 @@ describe('jobs: claims of pages waiting in the queue (postgres + Redis)', () => 
     for (let i = 0; i < 2; i++) {
       const engine = createEngine(svc.config);
       engines.push(engine);
-      const runner = new JobRunner({ store: svc.store, engine, redact: (s) => s, pages: new PageQueue({ redisUrl: REDIS_URL, prefix }), hosts: gate, concurrency: 3, leaseMs: LEASE_MS });
+      const runner = new JobRunner({
+        store: svc.store,
+        engine,
+        redact: (s) => s,
+        pages: new PageQueue({ redisUrl: REDIS_URL, prefix }),
+        hosts: gate,
+        concurrency: 3,
+        leaseMs: LEASE_MS,
+      });
       runner.start();
       runners.push(runner);
     }
@@ -60,7 +78,11 @@ describe('jobs: claims of pages waiting in the queue (postgres + Redis)', () => 
 
   it('every page fetched once and done, though pages wait in the queue several leases long', async () => {
     const { key, accountId } = await svc.newKey(5);
-    const r = await svc.post('/v1/crawl', { url: `${site.url}/`, async: true, max_depth: 1, use_sitemap: false, respect_robots: false }, key);
+    const r = await svc.post(
+      '/v1/crawl',
+      { url: `${site.url}/`, async: true, max_depth: 1, use_sitemap: false, respect_robots: false },
+      key,
+    );
     expect(r.status).toBe(202);
     const id = ((await r.json()) as any).job.job_id as string;
     const end = Date.now() + 60_000;
@@ -82,19 +104,60 @@ describe('jobs: claims of pages waiting in the queue (postgres + Redis)', () => 
     const at = new Date().toISOString();
     // Claimed twice: claim 2 holds (its lease far off); claim 1's queue job is still to be taken.
     await svc.store.db.transaction().execute(async (trx) => {
-      await trx.insertInto('jobs').values({ id, account_id: accountId, kind: 'batch', state: 'running', options: '{}', total: 1, max_items: 1, seq_next: 1, error: null, created_at: at, started_at: at, finished_at: null, webhook: null, webhook_events: null }).execute();
-      await trx.insertInto('job_items').values({ job_id: id, seq: 0, url: `${site.url}/p/0`, state: 'running', lease_until: new Date(Date.now() + 600_000).toISOString(), attempts: 2 }).execute();
+      await trx
+        .insertInto('jobs')
+        .values({
+          id,
+          account_id: accountId,
+          kind: 'batch',
+          state: 'running',
+          options: '{}',
+          total: 1,
+          max_items: 1,
+          seq_next: 1,
+          error: null,
+          created_at: at,
+          started_at: at,
+          finished_at: null,
+          webhook: null,
+          webhook_events: null,
+        })
+        .execute();
+      await trx
+        .insertInto('job_items')
+        .values({
+          job_id: id,
+          seq: 0,
+          url: `${site.url}/p/0`,
+          state: 'running',
+          lease_until: new Date(Date.now() + 600_000).toISOString(),
+          attempts: 2,
+        })
+        .execute();
     });
     const before = fetched.get('/p/0') ?? 0;
     const queue = new PageQueue({ redisUrl: REDIS_URL, prefix });
-    const stale = { job_id: id, seq: 0, url: `${site.url}/p/0`, depth: 0, account_id: accountId, kind: 'batch' as const, options: '{}', attempts: 1 };
+    const stale = {
+      job_id: id,
+      seq: 0,
+      url: `${site.url}/p/0`,
+      depth: 0,
+      account_id: accountId,
+      kind: 'batch' as const,
+      options: '{}',
+      attempts: 1,
+    };
     await queue.add([stale]);
     const end = Date.now() + 10_000;
     while ((await queue.notTaken([stale])).length && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
     await new Promise((r) => setTimeout(r, 500));
     await queue.close();
     expect(fetched.get('/p/0') ?? 0).toBe(before);
-    const item = await svc.store.db.selectFrom('job_items').selectAll().where('job_id', '=', id).executeTakeFirstOrThrow();
+    const item = await svc.store.db
+      .selectFrom('job_items')
+      .selectAll()
+      .where('job_id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(item).toMatchObject({ state: 'running', attempts: 2 });
   });
 });

@@ -40,14 +40,33 @@ describe('async crawl across two workers, one killed', () => {
     });
     const site = await startFixtureServer();
     cleanup.push(() => site.close());
-    site.route('/', articlePage('Home', `<p>A catalogue with many pages, each one linked from here.</p>${Array.from({ length: PAGES }, (_, i) => `<a href="/item/${i}">Item ${i}</a>`).join(' ')}`));
+    site.route(
+      '/',
+      articlePage(
+        'Home',
+        `<p>A catalogue with many pages, each one linked from here.</p>${Array.from({ length: PAGES }, (_, i) => `<a href="/item/${i}">Item ${i}</a>`).join(' ')}`,
+      ),
+    );
     for (let i = 0; i < PAGES; i++) {
       site.route(`/item/${i}`, async (_q, res) => {
         await new Promise((r) => setTimeout(r, 60));
-        res.writeHead(200, { 'content-type': 'text/html' }).end(articlePage(`Item ${i}`, `<p>The page of item ${i}, with words enough to be the content of a page.</p>`));
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            articlePage(`Item ${i}`, `<p>The page of item ${i}, with words enough to be the content of a page.</p>`),
+          );
       });
     }
-    const env = { PORT: '0', TRAWL_DATA_DIR: dataDir, DATABASE_URL: pg.url, REDIS_URL, TRAWL_QUEUE_PREFIX: prefix, TRAWL_ALLOW_PRIVATE_NETWORK: '1', TRAWL_DOCUMENT_WORKERS: '0', LOG_LEVEL: 'silent' };
+    const env = {
+      PORT: '0',
+      TRAWL_DATA_DIR: dataDir,
+      DATABASE_URL: pg.url,
+      REDIS_URL,
+      TRAWL_QUEUE_PREFIX: prefix,
+      TRAWL_ALLOW_PRIVATE_NETWORK: '1',
+      TRAWL_DOCUMENT_WORKERS: '0',
+      LOG_LEVEL: 'silent',
+    };
     const store = await openStore({ dataDir, databaseUrl: pg.url });
     cleanup.push(() => store.close());
     const acc = await accounts.createAccount(store.db, { email: 'jobs-so@test.local', credits: 10 });
@@ -62,8 +81,22 @@ describe('async crawl across two workers, one killed', () => {
     procs.push(...workers.map((w) => w.child));
 
     const call = async (method: string, path: string, body?: unknown) =>
-      (await (await fetch(`${api}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined })).json()) as any;
-    const id = (await call('POST', '/v1/crawl', { url: `${site.url}/`, async: true, max_depth: 1, limit: 1000, use_sitemap: false })).job.job_id;
+      (await (
+        await fetch(`${api}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: body ? JSON.stringify(body) : undefined,
+        })
+      ).json()) as any;
+    const id = (
+      await call('POST', '/v1/crawl', {
+        url: `${site.url}/`,
+        async: true,
+        max_depth: 1,
+        limit: 1000,
+        use_sitemap: false,
+      })
+    ).job.job_id;
     for (;;) {
       const j = (await call('GET', `/v1/jobs/${id}?limit=1`)).job;
       if (j.progress.done >= 40) break;
@@ -96,6 +129,8 @@ describe('async crawl across two workers, one killed', () => {
     const redis = new Redis(REDIS_URL);
     const events = await redis.xrange(`${prefix}:job-pages:events`, '-', '+');
     await redis.quit();
-    expect(events.filter(([, f]) => f[0] === 'event' && f[1] === 'completed').length).toBeGreaterThanOrEqual(PAGES + 1 - 16);
+    expect(events.filter(([, f]) => f[0] === 'event' && f[1] === 'completed').length).toBeGreaterThanOrEqual(
+      PAGES + 1 - 16,
+    );
   }, 150_000);
 });

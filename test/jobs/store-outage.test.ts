@@ -19,11 +19,26 @@ describe('jobs: a PostgreSQL outage while pages are in flight', () => {
     site = await startFixtureServer();
     site.route('/slow', async (_q, res) => {
       await new Promise((r) => setTimeout(r, 1500));
-      res.writeHead(200, { 'content-type': 'text/html' }).end(articlePage('Slow', '<p>A page that takes its time, with words enough to be content.</p>'));
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(articlePage('Slow', '<p>A page that takes its time, with words enough to be content.</p>'));
     });
-    site.route('/robots.txt', (_q, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nCrawl-delay: 1\n'));
-    site.route('/c/', articlePage('Hub', `<p>A hub linking the pages of a polite site.</p>${[0, 1, 2, 3, 4].map((i) => `<a href="/c/${i}">C${i}</a>`).join(' ')}`));
-    for (let i = 0; i < 5; i++) site.route(`/c/${i}`, articlePage(`C${i}`, `<p>Page ${i} of a polite site, with words enough to be content.</p>`));
+    site.route(
+      '/robots.txt',
+      (_q, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nCrawl-delay: 1\n'),
+    );
+    site.route(
+      '/c/',
+      articlePage(
+        'Hub',
+        `<p>A hub linking the pages of a polite site.</p>${[0, 1, 2, 3, 4].map((i) => `<a href="/c/${i}">C${i}</a>`).join(' ')}`,
+      ),
+    );
+    for (let i = 0; i < 5; i++)
+      site.route(
+        `/c/${i}`,
+        articlePage(`C${i}`, `<p>Page ${i} of a polite site, with words enough to be content.</p>`),
+      );
     pg = await createTestDatabase();
     const u = new URL(pg.url);
     proxy = await startTcpProxy(u.hostname, Number(u.port) || 5432);
@@ -59,7 +74,11 @@ describe('jobs: a PostgreSQL outage while pages are in flight', () => {
 
   it('crawl pages whose Crawl-delay turn comes during the outage are fetched, not failed', async () => {
     const { key, accountId } = await svc.newKey(5);
-    const r = await svc.post('/v1/crawl', { url: `${site.url}/c/`, async: true, max_depth: 1, use_sitemap: false }, key);
+    const r = await svc.post(
+      '/v1/crawl',
+      { url: `${site.url}/c/`, async: true, max_depth: 1, use_sitemap: false },
+      key,
+    );
     const id = ((await r.json()) as any).job.job_id as string;
     while (site.hits('/c/0') + site.hits('/c/1') < 1) await new Promise((res) => setTimeout(res, 20));
     proxy.cut();

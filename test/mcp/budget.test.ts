@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { cutText, shareBudget, tokensToChars, trimJson } from '../../src/mcp/budget.js';
 
-const paragraphs = (n: number) => Array.from({ length: n }, (_, i) => `Paragraph ${i + 1} says something of its own, in a sentence or two of prose.`);
+const paragraphs = (n: number) =>
+  Array.from({ length: n }, (_, i) => `Paragraph ${i + 1} says something of its own, in a sentence or two of prose.`);
 
 describe('cutText', () => {
   it('returns short text whole', () => {
@@ -36,7 +37,8 @@ describe('cutText', () => {
   });
 
   it('falls back to a line, a sentence, then a word boundary, and closes a code fence it cut into', () => {
-    const oneParagraph = 'First sentence is here. Second sentence follows it. Third one ends the run of words without any break at all';
+    const oneParagraph =
+      'First sentence is here. Second sentence follows it. Third one ends the run of words without any break at all';
     const c = cutText(oneParagraph, 60);
     expect(c.text).toBe('First sentence is here. Second sentence follows it.');
     const words = 'word '.repeat(100);
@@ -67,7 +69,10 @@ describe('trimJson', () => {
   it('leaves JSON that fits alone, and cuts long strings then long lists to fit, saying so', () => {
     const small = { a: 1, b: 'x' };
     expect(trimJson(small, 100)).toEqual({ value: small, notes: [] });
-    const big = { description: paragraphs(200).join('\n\n'), images: Array.from({ length: 300 }, (_, i) => `https://img.example/${i}.jpg`) };
+    const big = {
+      description: paragraphs(200).join('\n\n'),
+      images: Array.from({ length: 300 }, (_, i) => `https://img.example/${i}.jpg`),
+    };
     const t = trimJson(big, tokensToChars(1000));
     expect(JSON.stringify(t.value).length).toBeLessThanOrEqual(4000);
     const v = t.value as { description: string; images: string[] };

@@ -21,7 +21,11 @@ const journal: Launched[] = [];
 let serverKey: { key: string; accountId: string };
 
 async function startHttp(extraArgs: string[] = []): Promise<string> {
-  const { child, line } = await launchTrawl(['mcp', '--http', '--port', '0', ...extraArgs], { TRAWL_API_URL: svc.url, TRAWL_API_KEY: serverKey.key, LOG_LEVEL: 'warn' }, journal);
+  const { child, line } = await launchTrawl(
+    ['mcp', '--http', '--port', '0', ...extraArgs],
+    { TRAWL_API_URL: svc.url, TRAWL_API_KEY: serverKey.key, LOG_LEVEL: 'warn' },
+    journal,
+  );
   children.push(child);
   const out = JSON.parse(line);
   expect(out).toEqual({ status: 'listening', url: expect.stringMatching(/^http:\/\/.+:\d+\/mcp$/) });
@@ -30,32 +34,65 @@ async function startHttp(extraArgs: string[] = []): Promise<string> {
 
 async function connect(url: string, key?: string): Promise<Client> {
   const client = new Client({ name: 'trawl-http-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), key ? { requestInit: { headers: { authorization: `Bearer ${key}` } } } : undefined));
+  await client.connect(
+    new StreamableHTTPClientTransport(
+      new URL(url),
+      key ? { requestInit: { headers: { authorization: `Bearer ${key}` } } } : undefined,
+    ),
+  );
   return client;
 }
 
 /** A raw request, with whatever Host and Origin headers the test wants. */
-function raw(url: string, o: { method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: string }> {
+function raw(
+  url: string,
+  o: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: o.method ?? 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...o.headers } }, (res) => {
-      let body = '';
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
+    const req = request(
+      url,
+      {
+        method: o.method ?? 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...o.headers },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      },
+    );
     req.on('error', reject);
     req.end(o.body);
   });
 }
 
-const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const INIT = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
 
 beforeAll(async () => {
   site = await startFixtureServer({
     '/a': articlePage('Page A', '<p>Page A has a paragraph about harbours and boats.</p>'),
-    '/big/': articlePage('Big', `<p>An index.</p>${Array.from({ length: 30 }, (_, i) => `<a href="/big/${i}">P${i}</a>`).join(' ')}`),
+    '/big/': articlePage(
+      'Big',
+      `<p>An index.</p>${Array.from({ length: 30 }, (_, i) => `<a href="/big/${i}">P${i}</a>`).join(' ')}`,
+    ),
   });
   for (let i = 0; i < 30; i++) {
-    site.route(`/big/${i}`, (_q, res) => void setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(articlePage(`P${i}`, `<p>Page ${i} of the index.</p>`)), 200));
+    site.route(
+      `/big/${i}`,
+      (_q, res) =>
+        void setTimeout(
+          () =>
+            res
+              .writeHead(200, { 'content-type': 'text/html' })
+              .end(articlePage(`P${i}`, `<p>Page ${i} of the index.</p>`)),
+          200,
+        ),
+    );
   }
   svc = await startTestService('sqlite');
   serverKey = await svc.newKey(50);
@@ -73,7 +110,7 @@ afterAll(async () => {
 });
 
 describe('trawl mcp --http', () => {
-  it('serves the tools over Streamable HTTP; calls use the server key, or the caller\'s own', async () => {
+  it("serves the tools over Streamable HTTP; calls use the server key, or the caller's own", async () => {
     const url = await startHttp();
     const client = await connect(url);
     const { tools } = await client.listTools();
@@ -83,7 +120,10 @@ describe('trawl mcp --http', () => {
     const r = (await client.callTool({ name: 'scrape', arguments: { url: `${site.url}/a` } })) as ToolAnswer;
     expect(r.structuredContent).toMatchObject({ title: 'Page A', truncated: false });
     expect(await svc.credits(serverKey.accountId)).toBe(before - 1);
-    const missing = (await client.callTool({ name: 'monitors_get', arguments: { monitor_id: 'mon_nope' } })) as ToolAnswer;
+    const missing = (await client.callTool({
+      name: 'monitors_get',
+      arguments: { monitor_id: 'mon_nope' },
+    })) as ToolAnswer;
     expect(errorOf(missing)).toMatchObject({ error: 'not_found' });
     await client.close();
 
@@ -133,13 +173,22 @@ describe('trawl mcp --http', () => {
     const before = await svc.credits(serverKey.accountId);
     // HTTP auth schemes are case-insensitive: the caller pays, not the server's account.
     const client = new Client({ name: 'trawl-http-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `bearer ${own.key}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { authorization: `bearer ${own.key}` } },
+      }),
+    );
     const r = (await client.callTool({ name: 'scrape', arguments: { url: `${site.url}/a` } })) as ToolAnswer;
     expect(r.isError).toBeFalsy();
     expect(await svc.credits(own.accountId)).toBe(4);
     await client.close();
     // A key with a typo, another scheme, or an empty variable: 401, never the server's key.
-    for (const authorization of [`Bearer ${own.key}-`, `Basic ${Buffer.from(`x:${own.key}`).toString('base64')}`, 'Bearer ', 'Bearer sk-123']) {
+    for (const authorization of [
+      `Bearer ${own.key}-`,
+      `Basic ${Buffer.from(`x:${own.key}`).toString('base64')}`,
+      'Bearer ',
+      'Bearer sk-123',
+    ]) {
       const refused = await raw(url, { headers: { authorization }, body: INIT });
       expect({ authorization, status: refused.status }).toEqual({ authorization, status: 401 });
       expect(JSON.parse(refused.body).error.message).toMatch(/not a Trawl API key/);
@@ -165,9 +214,18 @@ describe('trawl mcp --http', () => {
   });
 
   it('refuses a port out of range or in use with the contract error', async () => {
-    await expect(launchTrawl(['mcp', '--http', '--port', '70000'], {}, journal)).resolves.toMatchObject({ line: expect.stringContaining('"error":"invalid_request"') });
+    await expect(launchTrawl(['mcp', '--http', '--port', '70000'], {}, journal)).resolves.toMatchObject({
+      line: expect.stringContaining('"error":"invalid_request"'),
+    });
     const taken = new URL(await startHttp()).port;
-    const busy = await launchTrawl(['mcp', '--http', '--port', taken], { TRAWL_API_URL: svc.url, TRAWL_API_KEY: serverKey.key }, journal);
-    expect(JSON.parse(busy.line)).toEqual({ error: 'invalid_request', detail: `--host/--port: cannot listen on 127.0.0.1:${taken} (EADDRINUSE); choose another` });
+    const busy = await launchTrawl(
+      ['mcp', '--http', '--port', taken],
+      { TRAWL_API_URL: svc.url, TRAWL_API_KEY: serverKey.key },
+      journal,
+    );
+    expect(JSON.parse(busy.line)).toEqual({
+      error: 'invalid_request',
+      detail: `--host/--port: cannot listen on 127.0.0.1:${taken} (EADDRINUSE); choose another`,
+    });
   });
 });

@@ -26,9 +26,13 @@ const tempDir = () => {
 beforeAll(async () => {
   site = await startFixtureServer({
     '/': articlePage('Local page', '<p>A page served on 127.0.0.1 for the in-process service to read.</p>'),
-    '/site/': articlePage('Site', `<p>Index.</p>${Array.from({ length: 24 }, (_, i) => `<a href="/site/${i}">S${i}</a>`).join(' ')}`),
+    '/site/': articlePage(
+      'Site',
+      `<p>Index.</p>${Array.from({ length: 24 }, (_, i) => `<a href="/site/${i}">S${i}</a>`).join(' ')}`,
+    ),
   });
-  for (let i = 0; i < 24; i++) site.route(`/site/${i}`, articlePage(`S${i}`, `<p>Site page ${i}, with a sentence of its own.</p>`));
+  for (let i = 0; i < 24; i++)
+    site.route(`/site/${i}`, articlePage(`S${i}`, `<p>Site page ${i}, with a sentence of its own.</p>`));
 });
 afterAll(async () => {
   await site?.close();
@@ -94,11 +98,17 @@ describe('trawl mcp in process (no TRAWL_API_URL)', () => {
 
   it('shares a store that `trawl serve` holds: that process runs the crawl job', async () => {
     const dataDir = tempDir();
-    const serve = await startService(loadConfig({ PORT: '0', HOST: '127.0.0.1', TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1' }), { logger: false });
+    const serve = await startService(
+      loadConfig({ PORT: '0', HOST: '127.0.0.1', TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1' }),
+      { logger: false },
+    );
     try {
       const s = await connectStdio({ TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1' });
       try {
-        const r = (await s.client.callTool({ name: 'crawl', arguments: { url: `${site.url}/site/`, limit: 25, max_depth: 1, use_sitemap: false } })) as ToolAnswer;
+        const r = (await s.client.callTool({
+          name: 'crawl',
+          arguments: { url: `${site.url}/site/`, limit: 25, max_depth: 1, use_sitemap: false },
+        })) as ToolAnswer;
         expect(r.structuredContent.job).toMatchObject({ state: 'completed', progress: { done: 25, failed: 0 } });
         expect(s.stderr()).toMatch(/another trawl process \(pid \d+\) is serving .*: sharing its store/);
         expect(s.clientErrors).toEqual([]);

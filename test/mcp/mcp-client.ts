@@ -36,7 +36,11 @@ export async function connectStdio(env: Record<string, string>): Promise<StdioSe
 
 export type ToolAnswer = CallToolResult & { structuredContent?: any };
 
-export const textOf = (r: CallToolResult) => (r.content as { type: string; text: string }[]).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+export const textOf = (r: CallToolResult) =>
+  (r.content as { type: string; text: string }[])
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
 
 /** The contract's error body a failed tool answered with. */
 export function errorOf(r: CallToolResult): { error: string; detail?: string; retry_after?: number } {

@@ -23,21 +23,42 @@ let session: StdioSession;
 let accountId: string;
 let apiKey: string;
 
-const call = (name: string, args: Record<string, unknown>) => session.client.callTool({ name, arguments: args }) as Promise<ToolAnswer>;
+const call = (name: string, args: Record<string, unknown>) =>
+  session.client.callTool({ name, arguments: args }) as Promise<ToolAnswer>;
 
 beforeAll(async () => {
   site = await startFixtureServer({
-    '/': articlePage('Home', `<p>The home page of a small site about the sea, with four pages.</p>${[0, 1, 2, 3].map((i) => `<a href="/n/${i}">Note ${i}</a>`).join(' ')}`),
+    '/': articlePage(
+      'Home',
+      `<p>The home page of a small site about the sea, with four pages.</p>${[0, 1, 2, 3].map((i) => `<a href="/n/${i}">Note ${i}</a>`).join(' ')}`,
+    ),
     '/long': LONG,
     '/product': PRODUCT,
     '/hook': (_q, res) => res.writeHead(200).end('ok'),
-    '/big/': articlePage('Big', `<p>The index of a larger site.</p>${Array.from({ length: BIG_PAGES }, (_, i) => `<a href="/big/${i}">Page ${i}</a>`).join(' ')}`),
+    '/big/': articlePage(
+      'Big',
+      `<p>The index of a larger site.</p>${Array.from({ length: BIG_PAGES }, (_, i) => `<a href="/big/${i}">Page ${i}</a>`).join(' ')}`,
+    ),
     '/dp/B0TESTDE01': readFileSync(join(import.meta.dirname, '../fixtures/marketplace/amazon-de-deal.html'), 'utf8'),
   });
-  for (let i = 0; i < 4; i++) site.route(`/n/${i}`, articlePage(`Note ${i}`, `<p>Note ${i} is a small page about tides, with words enough to be content.</p>`));
+  for (let i = 0; i < 4; i++)
+    site.route(
+      `/n/${i}`,
+      articlePage(`Note ${i}`, `<p>Note ${i} is a small page about tides, with words enough to be content.</p>`),
+    );
   // Slow pages, so the job runs long enough to report progress more than once.
   for (let i = 0; i < BIG_PAGES; i++) {
-    site.route(`/big/${i}`, (_q, res) => void setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(articlePage(`Big ${i}`, `<p>Big page ${i} has a paragraph of content of its own.</p>`)), 200));
+    site.route(
+      `/big/${i}`,
+      (_q, res) =>
+        void setTimeout(
+          () =>
+            res
+              .writeHead(200, { 'content-type': 'text/html' })
+              .end(articlePage(`Big ${i}`, `<p>Big page ${i} has a paragraph of content of its own.</p>`)),
+          200,
+        ),
+    );
   }
   const u = site.url;
   site.route('/searx/search', (_q, res) =>
@@ -50,7 +71,11 @@ beforeAll(async () => {
       }),
     ),
   );
-  svc = await startTestService('sqlite', { SEARXNG_URL: `${u}/searx`, TRAWL_RESOLVE: `www.amazon.de=127.0.0.1:${site.port}`, TRAWL_MIN_INTERVAL_SECONDS: '1' });
+  svc = await startTestService('sqlite', {
+    SEARXNG_URL: `${u}/searx`,
+    TRAWL_RESOLVE: `www.amazon.de=127.0.0.1:${site.port}`,
+    TRAWL_MIN_INTERVAL_SECONDS: '1',
+  });
   const k = await svc.newKey(100);
   accountId = k.accountId;
   apiKey = k.key;
@@ -68,7 +93,21 @@ describe('trawl mcp (stdio) against a Trawl server', () => {
     const { tools } = await session.client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual(
-      ['crawl', 'crawl_status', 'extract', 'map', 'marketplace', 'meta_ads', 'monitors_create', 'monitors_delete', 'monitors_get', 'monitors_history', 'monitors_list', 'scrape', 'search'].sort(),
+      [
+        'crawl',
+        'crawl_status',
+        'extract',
+        'map',
+        'marketplace',
+        'meta_ads',
+        'monitors_create',
+        'monitors_delete',
+        'monitors_get',
+        'monitors_history',
+        'monitors_list',
+        'scrape',
+        'search',
+      ].sort(),
     );
     for (const t of tools) {
       expect(t.description!.length).toBeGreaterThan(40);
@@ -80,7 +119,12 @@ describe('trawl mcp (stdio) against a Trawl server', () => {
     expect(scrape.properties.max_tokens).toMatchObject({ type: 'integer', minimum: 100 });
     expect(scrape.properties.formats.items.enum).toEqual(['markdown', 'json', 'links', 'html']);
     expect((byName.extract.inputSchema as any).required.sort()).toEqual(['schema', 'urls']);
-    expect((byName.monitors_create.inputSchema as any).required.sort()).toEqual(['interval', 'url', 'watch', 'webhook']);
+    expect((byName.monitors_create.inputSchema as any).required.sort()).toEqual([
+      'interval',
+      'url',
+      'watch',
+      'webhook',
+    ]);
     expect((byName.meta_ads.inputSchema as any).properties.active_status.enum).toEqual(['active', 'inactive', 'all']);
     expect(byName.monitors_delete.annotations).toMatchObject({ destructiveHint: true });
   });
@@ -89,7 +133,12 @@ describe('trawl mcp (stdio) against a Trawl server', () => {
     const before = await svc.credits(accountId);
     const r = await call('scrape', { url: `${site.url}/n/1` });
     expect(r.isError).toBeFalsy();
-    expect(r.structuredContent).toMatchObject({ url: `${site.url}/n/1`, title: 'Note 1', truncated: false, metadata: { status_code: 200 } });
+    expect(r.structuredContent).toMatchObject({
+      url: `${site.url}/n/1`,
+      title: 'Note 1',
+      truncated: false,
+      metadata: { status_code: 200 },
+    });
     expect(r.structuredContent.markdown).toContain('Note 1 is a small page about tides');
     expect(textOf(r)).toContain(`URL: ${site.url}/n/1`);
     expect(await svc.credits(accountId)).toBe(before - 1);
@@ -104,7 +153,9 @@ describe('trawl mcp (stdio) against a Trawl server', () => {
     expect(s.markdown.length).toBeLessThanOrEqual(600);
     expect(s.markdown).toMatch(/number \d+\.$/); // a whole paragraph ends it
     expect(s.total_chars).toBeGreaterThan(6000);
-    expect(textOf(first)).toContain(`[Cut to fit 150 tokens: characters 0–${s.next_offset} of ${s.total_chars} shown. To read on, call scrape again with url "${site.url}/long", the same options and offset ${s.next_offset}`);
+    expect(textOf(first)).toContain(
+      `[Cut to fit 150 tokens: characters 0–${s.next_offset} of ${s.total_chars} shown. To read on, call scrape again with url "${site.url}/long", the same options and offset ${s.next_offset}`,
+    );
     const lastShown = Number(/number (\d+)\.$/.exec(s.markdown)![1]);
     const second = await call('scrape', { url: `${site.url}/long`, max_tokens: 150, offset: s.next_offset });
     expect(second.structuredContent.offset).toBe(s.next_offset);
@@ -144,12 +195,18 @@ describe('trawl mcp (stdio) against a Trawl server', () => {
   });
 
   it('extract returns schema-shaped data, and an invalid schema is a tool error with invalid_schema', async () => {
-    const r = await call('extract', { urls: [`${site.url}/product`], schema: { name: 'string', price: 'number', currency: 'string' } });
+    const r = await call('extract', {
+      urls: [`${site.url}/product`],
+      schema: { name: 'string', price: 'number', currency: 'string' },
+    });
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent.data).toEqual({ name: 'Trail Kettle', price: 24.5, currency: 'EUR' });
     expect(r.structuredContent.results).toEqual([{ url: `${site.url}/product`, status: 'ok' }]);
     const bad = await call('extract', { urls: [`${site.url}/product`], schema: { price: 'money' } });
-    expect(errorOf(bad)).toEqual({ error: 'invalid_schema', detail: expect.stringMatching(/^schema\.price: unknown type 'money'/) });
+    expect(errorOf(bad)).toEqual({
+      error: 'invalid_schema',
+      detail: expect.stringMatching(/^schema\.price: unknown type 'money'/),
+    });
     expect(bad.structuredContent).toBeUndefined();
   });
 
@@ -168,13 +225,26 @@ describe('trawl mcp (stdio) against a Trawl server', () => {
   it('crawl of many pages runs as a job, waits on it and reports progress', async () => {
     const progress: { progress: number; total?: number; message?: string }[] = [];
     const r = (await session.client.callTool(
-      { name: 'crawl', arguments: { url: `${site.url}/big/`, limit: BIG_PAGES + 1, max_depth: 1, use_sitemap: false, max_tokens: 2000 } },
+      {
+        name: 'crawl',
+        arguments: {
+          url: `${site.url}/big/`,
+          limit: BIG_PAGES + 1,
+          max_depth: 1,
+          use_sitemap: false,
+          max_tokens: 2000,
+        },
+      },
       undefined,
       { onprogress: (p) => void progress.push(p), resetTimeoutOnProgress: true },
     )) as ToolAnswer;
     expect(r.isError).toBeFalsy();
     const c = r.structuredContent;
-    expect(c.job).toMatchObject({ job_id: expect.stringMatching(/^job_/), state: 'completed', progress: { done: BIG_PAGES + 1, failed: 0, queued: 0 } });
+    expect(c.job).toMatchObject({
+      job_id: expect.stringMatching(/^job_/),
+      state: 'completed',
+      progress: { done: BIG_PAGES + 1, failed: 0, queued: 0 },
+    });
     expect(c.total).toBe(BIG_PAGES + 1);
     // Budget 2000 tokens → 13 pages an answer; the rest through crawl_status with the cursor.
     expect(c.pages.length).toBe(13);
@@ -205,17 +275,27 @@ describe('trawl mcp (stdio) against a Trawl server', () => {
     expect(['queued', 'running']).toContain(job.state);
     expect(textOf(early)).toContain(`The job is still running; call crawl_status with job_id "${job.job_id}"`);
     const later = await call('crawl_status', { job_id: job.job_id, wait_seconds: 60, max_tokens: 500 });
-    expect(later.structuredContent.job).toMatchObject({ job_id: job.job_id, state: 'completed', progress: { done: BIG_PAGES + 1 } });
+    expect(later.structuredContent.job).toMatchObject({
+      job_id: job.job_id,
+      state: 'completed',
+      progress: { done: BIG_PAGES + 1 },
+    });
 
     const abort = new AbortController();
     const cancelled = session.client
-      .callTool({ name: 'crawl', arguments: args }, undefined, { signal: abort.signal, onprogress: () => abort.abort(), resetTimeoutOnProgress: true })
+      .callTool({ name: 'crawl', arguments: args }, undefined, {
+        signal: abort.signal,
+        onprogress: () => abort.abort(),
+        resetTimeoutOnProgress: true,
+      })
       .then(
         () => 'answered',
         () => 'aborted',
       );
     expect(await cancelled).toBe('aborted');
-    const jobs = async () => (await (await fetch(`${svc.url}/v1/jobs?limit=1`, { headers: { authorization: `Bearer ${apiKey}` } })).json()).jobs[0];
+    const jobs = async () =>
+      (await (await fetch(`${svc.url}/v1/jobs?limit=1`, { headers: { authorization: `Bearer ${apiKey}` } })).json())
+        .jobs[0];
     const deadline = Date.now() + 10_000;
     while ((await jobs()).state !== 'cancelled' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const last = await jobs();
@@ -225,15 +305,28 @@ describe('trawl mcp (stdio) against a Trawl server', () => {
   });
 
   it('marketplace answers the product record', async () => {
-    const r = await call('marketplace', { marketplace: 'amazon_de', url: 'http://www.amazon.de/dp/B0TESTDE01', mode: 'basic' });
+    const r = await call('marketplace', {
+      marketplace: 'amazon_de',
+      url: 'http://www.amazon.de/dp/B0TESTDE01',
+      mode: 'basic',
+    });
     expect(r.isError).toBeFalsy();
-    expect(r.structuredContent).toMatchObject({ marketplace: 'amazon_de', product: { id: 'B0TESTDE01', price: 1049.99, currency: 'EUR', in_stock: true }, notes: [] });
+    expect(r.structuredContent).toMatchObject({
+      marketplace: 'amazon_de',
+      product: { id: 'B0TESTDE01', price: 1049.99, currency: 'EUR', in_stock: true },
+      notes: [],
+    });
     const bad = await call('marketplace', { marketplace: 'amazon_xx', url: 'http://www.amazon.de/dp/B0TESTDE01' });
     expect(errorOf(bad)).toMatchObject({ error: 'invalid_request', detail: expect.stringContaining('amazon_xx') });
   });
 
   it('monitors: create, list, get, history of a field over runs, delete', async () => {
-    const created = await call('monitors_create', { url: `${site.url}/n/2`, interval: '1h', watch: ['title'], webhook: `${site.url}/hook` });
+    const created = await call('monitors_create', {
+      url: `${site.url}/n/2`,
+      interval: '1h',
+      watch: ['title'],
+      webhook: `${site.url}/hook`,
+    });
     expect(created.isError).toBeFalsy();
     const id = created.structuredContent.monitor.monitor_id;
     expect(id).toMatch(/^mon_/);
@@ -243,7 +336,10 @@ describe('trawl mcp (stdio) against a Trawl server', () => {
     expect(textOf(list)).toContain(`${id} [active] ${site.url}/n/2 every 1h, watching title`);
     // Two runs (through the API, as the scheduler would): the field's history has two points.
     for (let i = 0; i < 2; i++) {
-      const res = await fetch(`${svc.url}/v1/monitors/${id}/run`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` } });
+      const res = await fetch(`${svc.url}/v1/monitors/${id}/run`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
       expect(res.status).toBe(200);
     }
     const history = await call('monitors_history', { monitor_id: id, field: 'title' });
@@ -282,7 +378,10 @@ describe('trawl mcp (stdio) against a Trawl server', () => {
     ] as const) {
       const other = await connectStdio({ TRAWL_API_URL: svc.url, TRAWL_API_KEY: key });
       try {
-        const r = (await other.client.callTool({ name: 'scrape', arguments: { url: `${site.url}/n/0` } })) as ToolAnswer;
+        const r = (await other.client.callTool({
+          name: 'scrape',
+          arguments: { url: `${site.url}/n/0` },
+        })) as ToolAnswer;
         expect(errorOf(r)).toEqual({ error: code, detail: expect.stringMatching(detail) });
         expect(textOf(r)).not.toContain(key);
       } finally {

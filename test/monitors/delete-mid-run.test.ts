@@ -8,7 +8,8 @@ import type { ServerResponse } from 'node:http';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { DIALECTS, startTestService, type TestService } from '../helpers/service.js';
 
-const PAGE = '<html><head><title>Slow page</title></head><body><main><h1>Slow page</h1><p>A page that answers when the test says so, long enough to be content.</p></main></body></html>';
+const PAGE =
+  '<html><head><title>Slow page</title></head><body><main><h1>Slow page</h1><p>A page that answers when the test says so, long enough to be content.</p></main></body></html>';
 
 describe.each(DIALECTS)('deleting a monitor during its run (%s)', (dialect) => {
   let svc: TestService;
@@ -33,16 +34,32 @@ describe.each(DIALECTS)('deleting a monitor during its run (%s)', (dialect) => {
   });
 
   const call = async (method: string, path: string, key: string, body?: unknown) => {
-    const res = await fetch(`${svc.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const res = await fetch(`${svc.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     return { status: res.status, body: await res.json() };
   };
   const pausedMonitor = async (key: string, path: string) => {
-    const id = (await call('POST', '/v1/monitors', key, { url: `${site.url}${path}`, interval: '1d', watch: ['title'], webhook: 'http://127.0.0.1:9/hook' })).body.monitor.monitor_id as string;
+    const id = (
+      await call('POST', '/v1/monitors', key, {
+        url: `${site.url}${path}`,
+        interval: '1d',
+        watch: ['title'],
+        webhook: 'http://127.0.0.1:9/hook',
+      })
+    ).body.monitor.monitor_id as string;
     await call('PATCH', `/v1/monitors/${id}`, key, { state: 'paused' });
     return id;
   };
   const monitorRunUsage = async (accountId: string) =>
-    svc.store.db.selectFrom('usage').select(['credits']).where('account_id', '=', accountId).where('endpoint', '=', 'monitor run').execute();
+    svc.store.db
+      .selectFrom('usage')
+      .select(['credits'])
+      .where('account_id', '=', accountId)
+      .where('endpoint', '=', 'monitor run')
+      .execute();
 
   it('refunds the credit of the run in flight; the run ends 404 and leaves no charge', async () => {
     const { key, accountId } = await svc.newKey(5);
@@ -61,13 +78,18 @@ describe.each(DIALECTS)('deleting a monitor during its run (%s)', (dialect) => {
     expect(ended.body.error).toBe('not_found');
     expect(await svc.credits(accountId)).toBe(5);
     expect(await monitorRunUsage(accountId)).toEqual([]);
-    expect(await svc.store.db.selectFrom('monitor_runs').select('id').where('monitor_id', '=', id).execute()).toEqual([]);
+    expect(await svc.store.db.selectFrom('monitor_runs').select('id').where('monitor_id', '=', id).execute()).toEqual(
+      [],
+    );
   });
 
   it('a run that finished before the delete stays paid for, with its usage row', async () => {
     const { key, accountId } = await svc.newKey(5);
     const id = await pausedMonitor(key, '/fast');
-    expect((await call('POST', `/v1/monitors/${id}/run`, key, {})).body.run).toMatchObject({ status: 'succeeded', credits: 1 });
+    expect((await call('POST', `/v1/monitors/${id}/run`, key, {})).body.run).toMatchObject({
+      status: 'succeeded',
+      credits: 1,
+    });
     expect((await call('DELETE', `/v1/monitors/${id}`, key)).status).toBe(200);
     expect(await svc.credits(accountId)).toBe(4);
     expect((await monitorRunUsage(accountId)).map((u) => Number(u.credits))).toEqual([1]);

@@ -42,35 +42,97 @@ describe('delivery attempts', () => {
     const now = new Date().toISOString();
     await store.db
       .insertInto('monitors')
-      .values({ id: `mon_${id}`, account_id: acc.id, url: 'http://example.com/', interval: '1h', interval_seconds: 3600, watch: '["title"]', webhook: url, marketplace: null, schema: null, conditions: null, state: 'paused', health: 'ok', consecutive_failures: 0, last_values: null, last_success_at: null, last_run_at: null, next_run_at: now, created_at: now, updated_at: now })
+      .values({
+        id: `mon_${id}`,
+        account_id: acc.id,
+        url: 'http://example.com/',
+        interval: '1h',
+        interval_seconds: 3600,
+        watch: '["title"]',
+        webhook: url,
+        marketplace: null,
+        schema: null,
+        conditions: null,
+        state: 'paused',
+        health: 'ok',
+        consecutive_failures: 0,
+        last_values: null,
+        last_success_at: null,
+        last_run_at: null,
+        next_run_at: now,
+        created_at: now,
+        updated_at: now,
+      })
       .execute();
-    await store.db.insertInto('webhook_events').values({ id: `evt_${id}`, monitor_id: `mon_${id}`, account_id: acc.id, run_id: 'run_x', body: '{"id":"evt"}', created_at: now }).execute();
+    await store.db
+      .insertInto('webhook_events')
+      .values({
+        id: `evt_${id}`,
+        monitor_id: `mon_${id}`,
+        account_id: acc.id,
+        run_id: 'run_x',
+        body: '{"id":"evt"}',
+        created_at: now,
+      })
+      .execute();
     await store.db
       .insertInto('webhook_deliveries')
-      .values({ id: `dlv_${id}`, event_id: `evt_${id}`, monitor_id: `mon_${id}`, account_id: acc.id, url, state: 'pending', attempts: 0, next_attempt_at: now, created_at: now, updated_at: now })
+      .values({
+        id: `dlv_${id}`,
+        event_id: `evt_${id}`,
+        monitor_id: `mon_${id}`,
+        account_id: acc.id,
+        url,
+        state: 'pending',
+        attempts: 0,
+        next_attempt_at: now,
+        created_at: now,
+        updated_at: now,
+      })
       .execute();
   }
-  const attemptsOf = (id: string) => store.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', `dlv_${id}`).execute();
+  const attemptsOf = (id: string) =>
+    store.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', `dlv_${id}`).execute();
 
   it('refuses a private address at attempt time and sends nothing', async () => {
     await pendingDelivery('guard');
     const http = new HttpClient({ allowPrivateNetwork: false });
-    expect(await attemptDelivery({ store, engine: { http }, retryBaseMs: 1000, maxAttempts: 3, redact: (s: string) => s }, 'dlv_guard', 0)).toBe(true);
+    expect(
+      await attemptDelivery(
+        { store, engine: { http }, retryBaseMs: 1000, maxAttempts: 3, redact: (s: string) => s },
+        'dlv_guard',
+        0,
+      ),
+    ).toBe(true);
     await http.close();
     expect(hits).toBe(0);
     const [a] = await attemptsOf('guard');
     expect(a).toMatchObject({ attempt: 1, outcome: 'failed', status_code: null });
     expect(a.error).toMatch(/^forbidden_target: /);
-    const d = await store.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', 'dlv_guard').executeTakeFirstOrThrow();
+    const d = await store.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('id', '=', 'dlv_guard')
+      .executeTakeFirstOrThrow();
     expect(d).toMatchObject({ state: 'pending', attempts: 1 });
     // The same attempt is never made twice: a second claim of attempt 1 does nothing.
-    expect(await attemptDelivery({ store, engine: { http }, retryBaseMs: 1000, maxAttempts: 3, redact: (s: string) => s }, 'dlv_guard', 0)).toBe(false);
+    expect(
+      await attemptDelivery(
+        { store, engine: { http }, retryBaseMs: 1000, maxAttempts: 3, redact: (s: string) => s },
+        'dlv_guard',
+        0,
+      ),
+    ).toBe(false);
   });
 
   it('counts a redirect as a failed attempt without following it', async () => {
     await pendingDelivery('redirect');
     const http = new HttpClient({ allowPrivateNetwork: true });
-    await attemptDelivery({ store, engine: { http }, retryBaseMs: 1000, maxAttempts: 3, redact: (s: string) => s }, 'dlv_redirect', 0);
+    await attemptDelivery(
+      { store, engine: { http }, retryBaseMs: 1000, maxAttempts: 3, redact: (s: string) => s },
+      'dlv_redirect',
+      0,
+    );
     await http.close();
     expect(hits).toBe(1);
     const [a] = await attemptsOf('redirect');
@@ -81,11 +143,21 @@ describe('delivery attempts', () => {
   it('stores the attempt error without configured secrets (issue 26)', async () => {
     await pendingDelivery('secret', 'http://127.0.0.1:9/hook?k=pa55word-xyz&e=pa55word%252Dxyz');
     const http = new HttpClient({ allowPrivateNetwork: true });
-    await attemptDelivery({ store, engine: { http }, retryBaseMs: 1000, maxAttempts: 3, redact: createRedactor(['pa55word-xyz']) }, 'dlv_secret', 0);
+    await attemptDelivery(
+      { store, engine: { http }, retryBaseMs: 1000, maxAttempts: 3, redact: createRedactor(['pa55word-xyz']) },
+      'dlv_secret',
+      0,
+    );
     await http.close();
     const [a] = await attemptsOf('secret');
-    expect(a.error).toBe('fetch_failed: could not fetch http://127.0.0.1:9/hook?k=[redacted]&e=[redacted]: connection refused');
-    const d = await store.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', 'dlv_secret').executeTakeFirstOrThrow();
+    expect(a.error).toBe(
+      'fetch_failed: could not fetch http://127.0.0.1:9/hook?k=[redacted]&e=[redacted]: connection refused',
+    );
+    const d = await store.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('id', '=', 'dlv_secret')
+      .executeTakeFirstOrThrow();
     expect(d.last_error).toBe(a.error);
   });
 });

@@ -18,7 +18,10 @@ import { accounts, keys, monitors, openStore } from '../../src/store/index.js';
 const BIN = join(import.meta.dirname, '../../bin/trawl.js');
 
 function startServe(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--expose-gc', BIN, '--json', 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--expose-gc', BIN, '--json', 'serve'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
@@ -94,9 +97,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const site = await startFixtureServer({
         '/slow': async (_q, res) => {
           while (slowHangs) await new Promise((r) => setTimeout(r, 50));
-          res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>Slow</title></head><body><p>Finally here.</p></body></html>');
+          res
+            .writeHead(200, { 'content-type': 'text/html' })
+            .end('<html><head><title>Slow</title></head><body><p>Finally here.</p></body></html>');
         },
-        '/p': (_q, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>P</title></head><body><main><h1>P</h1><p class="price">$${price}</p></main></body></html>`),
+        '/p': (_q, res) =>
+          res
+            .writeHead(200, { 'content-type': 'text/html' })
+            .end(
+              `<html><head><title>P</title></head><body><main><h1>P</h1><p class="price">$${price}</p></main></body></html>`,
+            ),
       });
       cleanup.push(() => site.close());
       const hook = await receiver();
@@ -109,11 +119,23 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const acc = await accounts.createAccount(store.db, { email: `kill-${dialect}@test.local`, credits: 20 });
       const { key } = await keys.createApiKey(store.db, { accountId: acc.id });
       const api = async (method: string, path: string, body?: unknown) => {
-        const res = await fetch(`${serve.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+        const res = await fetch(`${serve.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
         return (await res.json()) as any;
       };
       const make = async () => {
-        const id = (await api('POST', '/v1/monitors', { url: `${site.url}/p`, interval: '1h', watch: ['price'], webhook: hook.url, schema: { price: 'number' } })).monitor.monitor_id as string;
+        const id = (
+          await api('POST', '/v1/monitors', {
+            url: `${site.url}/p`,
+            interval: '1h',
+            watch: ['price'],
+            webhook: hook.url,
+            schema: { price: 'number' },
+          })
+        ).monitor.monitor_id as string;
         await api('PATCH', `/v1/monitors/${id}`, { state: 'paused' });
         await api('POST', `/v1/monitors/${id}/run`, {});
         return id;
@@ -121,7 +143,14 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const kept = await make();
       const doomed = await make();
       // A run in the middle of fetching a page when the process dies.
-      const slow = (await api('POST', '/v1/monitors', { url: `${site.url}/slow`, interval: '1h', watch: ['title'], webhook: hook.url })).monitor.monitor_id as string;
+      const slow = (
+        await api('POST', '/v1/monitors', {
+          url: `${site.url}/slow`,
+          interval: '1h',
+          watch: ['title'],
+          webhook: hook.url,
+        })
+      ).monitor.monitor_id as string;
       await api('PATCH', `/v1/monitors/${slow}`, { state: 'paused' });
       void api('POST', `/v1/monitors/${slow}/run`, {}).catch(() => undefined);
       await until('the slow page requested', () => site.hits('/slow') > 0);
@@ -149,7 +178,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       // dead one's work back at once; on PostgreSQL others may share the store, so the work comes
       // back when its lease runs out (deliveries 20 s, runs 30 s, on the database's clock).
       const recovery = dialect === 'postgres' ? 60_000 : 20_000;
-      await until('the kept event delivered', () => hook.got.some((g) => g.mode === 'ok' && idOf(g.body) === eventKept), recovery);
+      await until(
+        'the kept event delivered',
+        () => hook.got.some((g) => g.mode === 'ok' && idOf(g.body) === eventKept),
+        recovery,
+      );
       const mine = hook.got.filter((g) => idOf(g.body) === eventKept);
       expect(new Set(mine.map((g) => g.body)).size).toBe(1); // the same bytes, the same id
       const deliveries = (await api('GET', `/v1/monitors/${kept}/deliveries`)).deliveries;
@@ -162,10 +195,20 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(outcomes.slice(-2)).toEqual(['interrupted', 'succeeded']);
       expect(outcomes.slice(0, -2).every((o) => o === 'failed')).toBe(true);
       // The run killed mid-fetch was taken up again and finished, charged once.
-      const resumed = await until('the interrupted run finished', async () => {
-        const r = await store.db.selectFrom('monitor_runs').selectAll().where('monitor_id', '=', slow).where('trigger', '=', 'manual').orderBy('due_at', 'desc').executeTakeFirst();
-        return r?.status === 'succeeded' ? r : undefined;
-      }, recovery);
+      const resumed = await until(
+        'the interrupted run finished',
+        async () => {
+          const r = await store.db
+            .selectFrom('monitor_runs')
+            .selectAll()
+            .where('monitor_id', '=', slow)
+            .where('trigger', '=', 'manual')
+            .orderBy('due_at', 'desc')
+            .executeTakeFirst();
+          return r?.status === 'succeeded' ? r : undefined;
+        },
+        recovery,
+      );
       expect(resumed.credits).toBe(1);
       expect(Number((await accounts.findAccountById(store.db, acc.id))!.credits)).toBe(creditsBefore);
       // Give the doomed event every chance to (wrongly) go out.

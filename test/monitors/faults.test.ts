@@ -38,7 +38,10 @@ describe('monitors under faults (PostgreSQL + Redis through proxies the test cut
     cleanup.push(() => pgDb.drop());
     const pgProxy: TcpProxy = await startTcpProxy('127.0.0.1', 5432);
     const redisProxy: TcpProxy = await startTcpProxy(REDIS.hostname, Number(REDIS.port) || 6379);
-    cleanup.push(() => pgProxy.close(), () => redisProxy.close());
+    cleanup.push(
+      () => pgProxy.close(),
+      () => redisProxy.close(),
+    );
     const viaProxy = new URL(pgDb.url);
     viaProxy.port = String(pgProxy.port);
     const dataDir = mkdtempSync(join(tmpdir(), 'trawl-faults-'));
@@ -58,11 +61,18 @@ describe('monitors under faults (PostgreSQL + Redis through proxies the test cut
         const n = (counts.get(m) ?? 0) + 1;
         counts.set(m, n);
         if (Number(m) % 4 === 0) await sleep(2500);
-        res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>P${m}</title></head><body><main><h1>P${m}</h1><p class="price">$${n}.00</p></main></body></html>`);
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            `<html><head><title>P${m}</title></head><body><main><h1>P${m}</h1><p class="price">$${n}.00</p></main></body></html>`,
+          );
       },
     });
     const hook = await startWebhookReceiver();
-    cleanup.push(() => site.close(), () => hook.close());
+    cleanup.push(
+      () => site.close(),
+      () => hook.close(),
+    );
 
     const env: Record<string, string> = {
       PORT: '0',
@@ -92,11 +102,26 @@ describe('monitors under faults (PostgreSQL + Redis through proxies the test cut
     procs.push(...workers.map((w) => w.child));
 
     const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${api}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(`${api}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return (await res.json()) as any;
     };
     const ids: string[] = [];
-    for (let i = 0; i < 16; i++) ids.push((await call('POST', '/v1/monitors', { url: `${site.url}/p?m=${i}`, interval: '2s', watch: ['price'], webhook: hook.url, schema: { price: 'number' } })).monitor.monitor_id);
+    for (let i = 0; i < 16; i++)
+      ids.push(
+        (
+          await call('POST', '/v1/monitors', {
+            url: `${site.url}/p?m=${i}`,
+            interval: '2s',
+            watch: ['price'],
+            webhook: hook.url,
+            schema: { price: 'number' },
+          })
+        ).monitor.monitor_id,
+      );
 
     await sleep(6000);
     workers[0].child.kill('SIGKILL'); // mid-run and mid-attempt, most likely
@@ -124,13 +149,29 @@ describe('monitors under faults (PostgreSQL + Redis through proxies the test cut
     // Once the faults are gone nothing stays stuck: leases (runs 30 s, deliveries 20 s) bring back what died.
     const end = Date.now() + 90_000;
     for (;;) {
-      const open = await store.db.selectFrom('webhook_deliveries').select('id').where('state', 'in', ['pending', 'sending']).execute();
-      const running = await store.db.selectFrom('monitor_runs').select('id').where('status', 'in', ['queued', 'running']).execute();
+      const open = await store.db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('state', 'in', ['pending', 'sending'])
+        .execute();
+      const running = await store.db
+        .selectFrom('monitor_runs')
+        .select('id')
+        .where('status', 'in', ['queued', 'running'])
+        .execute();
       if (!open.length && !running.length) break;
       if (Date.now() > end) {
         const detail = {
-          deliveries: await store.db.selectFrom('webhook_deliveries').selectAll().where('state', 'in', ['pending', 'sending']).execute(),
-          runs: await store.db.selectFrom('monitor_runs').selectAll().where('status', 'in', ['queued', 'running']).execute(),
+          deliveries: await store.db
+            .selectFrom('webhook_deliveries')
+            .selectAll()
+            .where('state', 'in', ['pending', 'sending'])
+            .execute(),
+          runs: await store.db
+            .selectFrom('monitor_runs')
+            .selectAll()
+            .where('status', 'in', ['queued', 'running'])
+            .execute(),
           now: new Date().toISOString(),
           processes: journal.map((j) => ({ ...j, err: j.err.slice(-1500) })),
           redis: await (async () => {
@@ -146,14 +187,23 @@ describe('monitors under faults (PostgreSQL + Redis through proxies the test cut
             return out;
           })(),
         };
-        throw new Error(`${open.length} deliveries and ${running.length} runs still open 90 s after the faults: ${JSON.stringify(detail)}`);
+        throw new Error(
+          `${open.length} deliveries and ${running.length} runs still open 90 s after the faults: ${JSON.stringify(detail)}`,
+        );
       }
       await sleep(250);
     }
 
     // No process died of the faults (only the one the test killed).
-    expect(journal.filter((j) => j.exit !== undefined && j.exit !== 'SIGKILL').map((j) => `${j.args}: ${j.exit} ${j.err.slice(-300)}`)).toEqual([]);
-    const events = await store.db.selectFrom('webhook_events').select(['id', 'monitor_id', 'body', 'created_at']).execute();
+    expect(
+      journal
+        .filter((j) => j.exit !== undefined && j.exit !== 'SIGKILL')
+        .map((j) => `${j.args}: ${j.exit} ${j.err.slice(-300)}`),
+    ).toEqual([]);
+    const events = await store.db
+      .selectFrom('webhook_events')
+      .select(['id', 'monitor_id', 'body', 'created_at'])
+      .execute();
     expect(events.length).toBeGreaterThan(16);
     const deliveries = await store.db.selectFrom('webhook_deliveries').select(['event_id', 'state']).execute();
     expect(deliveries.filter((d) => d.state !== 'succeeded')).toEqual([]);
@@ -163,7 +213,10 @@ describe('monitors under faults (PostgreSQL + Redis through proxies the test cut
     for (const e of events) expect(receivedOk.has(e.id)).toBe(true);
     // One change, one event: per monitor the events chain (each from = the previous to) and no value repeats.
     for (const id of ids) {
-      const mine = events.filter((e) => e.monitor_id === id).map((e) => JSON.parse(e.body)).sort((a, b) => a.changes.price.to - b.changes.price.to);
+      const mine = events
+        .filter((e) => e.monitor_id === id)
+        .map((e) => JSON.parse(e.body))
+        .sort((a, b) => a.changes.price.to - b.changes.price.to);
       const tos = mine.map((e) => e.changes.price.to);
       expect(new Set(tos).size).toBe(tos.length);
       for (let i = 1; i < mine.length; i++) expect(mine[i].changes.price.from).toBe(mine[i - 1].changes.price.to);

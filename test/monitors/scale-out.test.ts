@@ -25,13 +25,31 @@ describe('two workers on PostgreSQL + Redis', () => {
   beforeAll(async () => {
     site = await startFixtureServer({
       // Every fetch shows a new price: every run after the baseline finds a change.
-      '/p': (_q, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>P</title></head><body><main><h1>P</h1><p class="price">$${++n}.00</p></main></body></html>`),
+      '/p': (_q, res) =>
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            `<html><head><title>P</title></head><body><main><h1>P</h1><p class="price">$${++n}.00</p></main></body></html>`,
+          ),
     });
     hook = await startWebhookReceiver();
-    const env = { REDIS_URL, TRAWL_MIN_INTERVAL_SECONDS: '1', TRAWL_WEBHOOK_RETRY_BASE_MS: '20', TRAWL_DOCUMENT_WORKERS: '0' };
+    const env = {
+      REDIS_URL,
+      TRAWL_MIN_INTERVAL_SECONDS: '1',
+      TRAWL_WEBHOOK_RETRY_BASE_MS: '20',
+      TRAWL_DOCUMENT_WORKERS: '0',
+    };
     svc = await startTestService('postgres', env);
-    const config = loadConfig({ ...env, DATABASE_URL: svc.config.databaseUrl!, TRAWL_ALLOW_PRIVATE_NETWORK: '1', TRAWL_DATA_DIR: svc.config.dataDir });
-    for (let i = 0; i < 2; i++) workers.push(await startWorker(config, quiet, { queuePrefix: prefix, runConcurrency: 8, deliveryConcurrency: 8 }));
+    const config = loadConfig({
+      ...env,
+      DATABASE_URL: svc.config.databaseUrl!,
+      TRAWL_ALLOW_PRIVATE_NETWORK: '1',
+      TRAWL_DATA_DIR: svc.config.dataDir,
+    });
+    for (let i = 0; i < 2; i++)
+      workers.push(
+        await startWorker(config, quiet, { queuePrefix: prefix, runConcurrency: 8, deliveryConcurrency: 8 }),
+      );
   });
   afterAll(async () => {
     for (const w of workers) await w.close();
@@ -49,7 +67,11 @@ describe('two workers on PostgreSQL + Redis', () => {
     const { key } = await svc.newKey(1000);
     const ids: string[] = [];
     for (let i = 0; i < 12; i++) {
-      const r = await svc.post('/v1/monitors', { url: `${site.url}/p`, interval: '1s', watch: ['price'], webhook: hook.url, schema: { price: 'number' } }, key);
+      const r = await svc.post(
+        '/v1/monitors',
+        { url: `${site.url}/p`, interval: '1s', watch: ['price'], webhook: hook.url, schema: { price: 'number' } },
+        key,
+      );
       ids.push(((await r.json()) as any).monitor.monitor_id);
     }
     const started = Date.now();
@@ -57,13 +79,26 @@ describe('two workers on PostgreSQL + Redis', () => {
     hook.failNext(1_000_000, 500);
     await new Promise((r) => setTimeout(r, 4000));
     hook.failNext(0);
-    for (const id of ids) await fetch(`${svc.url}/v1/monitors/${id}`, { method: 'PATCH', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ state: 'paused' }) });
+    for (const id of ids)
+      await fetch(`${svc.url}/v1/monitors/${id}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ state: 'paused' }),
+      });
     const db = svc.store.db;
     // Let retries finish.
     const end = Date.now() + 20_000;
     for (;;) {
-      const open = await db.selectFrom('webhook_deliveries').select('id').where('state', 'in', ['pending', 'sending']).execute();
-      const running = await db.selectFrom('monitor_runs').select('id').where('status', 'in', ['queued', 'running']).execute();
+      const open = await db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('state', 'in', ['pending', 'sending'])
+        .execute();
+      const running = await db
+        .selectFrom('monitor_runs')
+        .select('id')
+        .where('status', 'in', ['queued', 'running'])
+        .execute();
       if (!open.length && !running.length) break;
       if (Date.now() > end) throw new Error(`${open.length} deliveries and ${running.length} runs still open`);
       await new Promise((r) => setTimeout(r, 100));
@@ -73,7 +108,9 @@ describe('two workers on PostgreSQL + Redis', () => {
     expect(runs.length).toBeGreaterThanOrEqual(12 * 3);
     expect(new Set(runs.map((r) => `${r.monitor_id}|${r.due_at}`)).size).toBe(runs.length);
     // Runs still queued when the monitors were paused are skipped, not run.
-    expect(runs.filter((r) => r.status !== 'succeeded' && !(r.status === 'skipped' && r.error?.includes('paused')))).toEqual([]);
+    expect(
+      runs.filter((r) => r.status !== 'succeeded' && !(r.status === 'skipped' && r.error?.includes('paused'))),
+    ).toEqual([]);
     const events = await db.selectFrom('webhook_events').select('id').execute();
     expect(events.length).toBeGreaterThanOrEqual(12 * 2);
     const deliveries = await db.selectFrom('webhook_deliveries').selectAll().execute();
@@ -81,7 +118,11 @@ describe('two workers on PostgreSQL + Redis', () => {
     // Requests per event as the receiver saw them = attempts the store logged, attempt numbers without repeats.
     const perEvent = new Map<string, number>();
     for (const g of hook.received) perEvent.set(JSON.parse(g.body).id, (perEvent.get(JSON.parse(g.body).id) ?? 0) + 1);
-    const attempts = await db.selectFrom('delivery_attempts').innerJoin('webhook_deliveries', 'webhook_deliveries.id', 'delivery_attempts.delivery_id').select(['webhook_deliveries.event_id', 'delivery_attempts.attempt', 'delivery_attempts.outcome']).execute();
+    const attempts = await db
+      .selectFrom('delivery_attempts')
+      .innerJoin('webhook_deliveries', 'webhook_deliveries.id', 'delivery_attempts.delivery_id')
+      .select(['webhook_deliveries.event_id', 'delivery_attempts.attempt', 'delivery_attempts.outcome'])
+      .execute();
     const logged = new Map<string, number[]>();
     for (const a of attempts) logged.set(a.event_id, [...(logged.get(a.event_id) ?? []), a.attempt]);
     for (const e of events) {

@@ -19,7 +19,8 @@ describe('monitor rules', () => {
     expect(parseInterval('2s', 1)).toBe(2);
     expect(() => parseInterval('59s', 60)).toThrow(/from 1m to 30d/);
     expect(() => parseInterval('721h', 60)).toThrow(/out of bounds/);
-    for (const bad of ['1.5h', ' 1h', '1H', '1 h', '01m', 'h', '', '1w']) expect(() => parseInterval(bad, 60), bad).toThrow(/^interval: /);
+    for (const bad of ['1.5h', ' 1h', '1H', '1 h', '01m', 'h', '', '1w'])
+      expect(() => parseInterval(bad, 60), bad).toThrow(/^interval: /);
   });
 
   it('retries on a schedule of more than 24 h (5 s, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h), scaled by the base, with at most 10 % added', () => {
@@ -42,7 +43,8 @@ describe('monitor rules', () => {
     expect(retryAfterMs(500, '7', now)).toBeUndefined();
     expect(retryAfterMs(429, 'soon', now)).toBeUndefined();
     // Garbage is not a date (Date.parse reads "-5" and "1.5" as days of 2001): the schedule applies.
-    for (const v of ['-5', '1.5', '2', ' 12 x', '0x10', 'Infinity', '1e9']) expect(retryAfterMs(429, v, now), v).toBe(/^\d+$/.test(v) ? Number(v) * 1000 : undefined);
+    for (const v of ['-5', '1.5', '2', ' 12 x', '0x10', 'Infinity', '1e9'])
+      expect(retryAfterMs(429, v, now), v).toBe(/^\d+$/.test(v) ? Number(v) * 1000 : undefined);
     expect(retryAfterMs(429, '99999999999', now)).toBe(24 * 3600_000);
     expect(retryAfterMs(503, 'Sunday, 06-Nov-94 08:49:37 GMT', now)).toBe(0);
     expect(retryAfterMs(429, undefined, now)).toBeUndefined();
@@ -52,7 +54,21 @@ describe('monitor rules', () => {
     const from = 'One. Two. Three. Four. Five. Six. Seven. Eight. Nine. Ten.';
     const to = 'One. Two. Three. Four. Five. 6! Seven. Eight. Nine. Ten. Eleven.';
     expect(unifiedDiff(from, to, 10_000)).toEqual({
-      diff: ['--- from', '+++ to', '@@ -3,8 +3,9 @@', ' Three.', ' Four.', ' Five.', '-Six.', '+6!', ' Seven.', ' Eight.', ' Nine.', ' Ten.', '+Eleven.'].join('\n'),
+      diff: [
+        '--- from',
+        '+++ to',
+        '@@ -3,8 +3,9 @@',
+        ' Three.',
+        ' Four.',
+        ' Five.',
+        '-Six.',
+        '+6!',
+        ' Seven.',
+        ' Eight.',
+        ' Nine.',
+        ' Ten.',
+        '+Eleven.',
+      ].join('\n'),
       truncated: false,
     });
     // From nothing (a null side): every line added, the old side empty.
@@ -62,8 +78,13 @@ describe('monitor rules', () => {
   });
 
   it('sends a string over 16 KiB as a diff with both hashes, small values whole', () => {
-    const long = (w: string) => Array.from({ length: 2000 }, (_, i) => `Sentence ${i} is ${i === 7 ? w : 'plain'}.`).join(' ');
-    const out = compactChanges({ price: { from: 1, to: 2 }, markdown: { from: long('plain'), to: long('new') }, note: { from: null, to: long('x') } }) as Record<string, any>;
+    const long = (w: string) =>
+      Array.from({ length: 2000 }, (_, i) => `Sentence ${i} is ${i === 7 ? w : 'plain'}.`).join(' ');
+    const out = compactChanges({
+      price: { from: 1, to: 2 },
+      markdown: { from: long('plain'), to: long('new') },
+      note: { from: null, to: long('x') },
+    }) as Record<string, any>;
     expect(out.price).toEqual({ from: 1, to: 2 });
     expect(out.markdown.diff).toContain('-Sentence 7 is plain.\n+Sentence 7 is new.');
     expect(out.markdown.from_sha256).toBe(createHash('sha256').update(long('plain')).digest('hex'));
@@ -72,7 +93,9 @@ describe('monitor rules', () => {
   });
 
   it('signs as the contract says', () => {
-    expect(signature('whsec_test', '{"a":1}')).toBe(`sha256=${createHmac('sha256', 'whsec_test').update('{"a":1}').digest('hex')}`);
+    expect(signature('whsec_test', '{"a":1}')).toBe(
+      `sha256=${createHmac('sha256', 'whsec_test').update('{"a":1}').digest('hex')}`,
+    );
     expect(signature('whsec_test', '{"a":1}')).toMatch(/^sha256=[0-9a-f]{64}$/);
     expect(signature('whsec_test', '{"a":1}')).not.toBe(signature('whsec_other', '{"a":1}'));
   });
@@ -88,7 +111,12 @@ describe('monitor rules', () => {
     expect(diffValues(null, { p: 1 }, ['p'])).toEqual({});
     expect(diffValues({ p: 1 }, { p: 2, q: 3 }, ['p', 'q'])).toEqual({ p: { from: 1, to: 2 } });
     expect(shouldNotify({}, { p: 1 }, null)).toBe(false);
-    expect(shouldNotify({ p: { from: 1, to: 2 } }, { p: 2 }, [{ field: 'p', op: 'gte', value: 2 }, { field: 'p', op: 'increased' }])).toBe(true);
+    expect(
+      shouldNotify({ p: { from: 1, to: 2 } }, { p: 2 }, [
+        { field: 'p', op: 'gte', value: 2 },
+        { field: 'p', op: 'increased' },
+      ]),
+    ).toBe(true);
     expect(shouldNotify({ p: { from: 1, to: 2 } }, { p: 2 }, [{ field: 'p', op: 'ne', value: 2 }])).toBe(false);
   });
 

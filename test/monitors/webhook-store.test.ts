@@ -58,28 +58,81 @@ describe.each(DIALECTS)('webhook store rules on %s', (dialect) => {
     const monitorId = `mon_${randomBase62(20)}`;
     await store.db
       .insertInto('monitors')
-      .values({ id: monitorId, account_id: acc.id, url: 'http://example.com/', interval: '1h', interval_seconds: 3600, watch: '["title"]', webhook: hookUrl, marketplace: null, schema: null, conditions: null, state: 'paused', health: 'ok', consecutive_failures: 0, last_values: null, last_success_at: null, last_run_at: null, next_run_at: now, created_at: now, updated_at: now })
+      .values({
+        id: monitorId,
+        account_id: acc.id,
+        url: 'http://example.com/',
+        interval: '1h',
+        interval_seconds: 3600,
+        watch: '["title"]',
+        webhook: hookUrl,
+        marketplace: null,
+        schema: null,
+        conditions: null,
+        state: 'paused',
+        health: 'ok',
+        consecutive_failures: 0,
+        last_values: null,
+        last_success_at: null,
+        last_run_at: null,
+        next_run_at: now,
+        created_at: now,
+        updated_at: now,
+      })
       .execute();
     const deliveries: string[] = [];
     for (let i = 0; i < n; i++) {
       const evt = `evt_${randomBase62(20)}`;
-      await store.db.insertInto('webhook_events').values({ id: evt, monitor_id: monitorId, account_id: acc.id, run_id: 'run_x', body: `{"id":"${evt}"}`, created_at: now }).execute();
+      await store.db
+        .insertInto('webhook_events')
+        .values({
+          id: evt,
+          monitor_id: monitorId,
+          account_id: acc.id,
+          run_id: 'run_x',
+          body: `{"id":"${evt}"}`,
+          created_at: now,
+        })
+        .execute();
       const id = `dlv_${randomBase62(20)}`;
       await store.db
         .insertInto('webhook_deliveries')
-        .values({ id, event_id: evt, monitor_id: monitorId, account_id: acc.id, url: hookUrl, state: 'pending', attempts: 0, next_attempt_at: now, created_at: now, updated_at: now })
+        .values({
+          id,
+          event_id: evt,
+          monitor_id: monitorId,
+          account_id: acc.id,
+          url: hookUrl,
+          state: 'pending',
+          attempts: 0,
+          next_attempt_at: now,
+          created_at: now,
+          updated_at: now,
+        })
         .execute();
       deliveries.push(id);
     }
     return { monitorId, deliveries };
   }
-  const monitorRow = (id: string) => store.db.selectFrom('monitors').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const deliveryRow = (id: string) => store.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const deps = (offsetMs: number): DeliveryDeps => ({ store, engine: { http }, retryBaseMs: 10, maxAttempts: 50, redact: (s) => s, now: () => Date.now() + offsetMs });
+  const monitorRow = (id: string) =>
+    store.db.selectFrom('monitors').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const deliveryRow = (id: string) =>
+    store.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const deps = (offsetMs: number): DeliveryDeps => ({
+    store,
+    engine: { http },
+    retryBaseMs: 10,
+    maxAttempts: 50,
+    redact: (s) => s,
+    now: () => Date.now() + offsetMs,
+  });
 
   it('disables a webhook that has failed for 3 days without a 2xx, and fails its pending deliveries', async () => {
     answer = 500;
-    const { monitorId, deliveries: [a, b] } = await monitorWithDeliveries('three-days', 2);
+    const {
+      monitorId,
+      deliveries: [a, b],
+    } = await monitorWithDeliveries('three-days', 2);
     expect(await attemptDelivery(deps(0), a, 0)).toBe(true);
     const first = await monitorRow(monitorId);
     expect(first.webhook_state).toBe('active');
@@ -104,7 +157,10 @@ describe.each(DIALECTS)('webhook store rules on %s', (dialect) => {
   });
 
   it('starts the 3 days again after a 2xx', async () => {
-    const { monitorId, deliveries: [a, b] } = await monitorWithDeliveries('reset', 2);
+    const {
+      monitorId,
+      deliveries: [a, b],
+    } = await monitorWithDeliveries('reset', 2);
     answer = 500;
     await attemptDelivery(deps(0), a, 0);
     answer = 204;
@@ -124,9 +180,29 @@ describe.each(DIALECTS)('webhook store rules on %s', (dialect) => {
     const old = `whsec_${randomBase62(40)}`;
     const now = new Date().toISOString();
     const raw = store.db as any;
-    await raw.insertInto('accounts').values({ id: `acc_old_${dialect}`, email: `old-${dialect}@test.local`, password_hash: null, credits: 0, signing_secret: old, created_at: now }).execute();
+    await raw
+      .insertInto('accounts')
+      .values({
+        id: `acc_old_${dialect}`,
+        email: `old-${dialect}@test.local`,
+        password_hash: null,
+        credits: 0,
+        signing_secret: old,
+        created_at: now,
+      })
+      .execute();
     const current = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
-    await raw.insertInto('accounts').values({ id: `acc_new_${dialect}`, email: `new-${dialect}@test.local`, password_hash: null, credits: 0, signing_secret: current, created_at: now }).execute();
+    await raw
+      .insertInto('accounts')
+      .values({
+        id: `acc_new_${dialect}`,
+        email: `new-${dialect}@test.local`,
+        password_hash: null,
+        credits: 0,
+        signing_secret: current,
+        created_at: now,
+      })
+      .execute();
     const up = await migrator.migrateToLatest();
     expect(up.error).toBeUndefined();
 
@@ -135,11 +211,23 @@ describe.each(DIALECTS)('webhook store rules on %s', (dialect) => {
     expect(Buffer.from(rotated.signing_secret.slice(6), 'base64')).toHaveLength(32);
     expect(rotated.previous_signing_secret).toBe(old);
     expect(Math.abs(Date.parse(rotated.previous_secret_expires_at!) - (Date.now() + DAY))).toBeLessThan(60_000);
-    expect((await accounts.findAccountById(store.db, `acc_new_${dialect}`))!).toMatchObject({ signing_secret: current, previous_signing_secret: null });
+    expect((await accounts.findAccountById(store.db, `acc_new_${dialect}`))!).toMatchObject({
+      signing_secret: current,
+      previous_signing_secret: null,
+    });
 
     // During the overlap both the new and the old (first-form) secret verify with the library.
     const body = '{"id":"evt_x","event":"change.detected"}';
-    const headers = webhookHeaders('evt_x', body, { current: rotated.signing_secret, previous: rotated.previous_signing_secret, previousExpiresAt: rotated.previous_secret_expires_at }, Date.now());
+    const headers = webhookHeaders(
+      'evt_x',
+      body,
+      {
+        current: rotated.signing_secret,
+        previous: rotated.previous_signing_secret,
+        previousExpiresAt: rotated.previous_secret_expires_at,
+      },
+      Date.now(),
+    );
     expect(new Webhook(rotated.signing_secret).verify(body, headers)).toMatchObject({ id: 'evt_x' });
     expect(new Webhook(old).verify(body, headers)).toMatchObject({ id: 'evt_x' });
   });

@@ -35,7 +35,9 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
 
 /** Both schemes, each per its own specification; returns the parsed event. */
 function verified(got: Received, secret: string): Record<string, any> {
-  expect(got.headers['x-service-signature']).toBe(`sha256=${createHmac('sha256', secret).update(got.body).digest('hex')}`);
+  expect(got.headers['x-service-signature']).toBe(
+    `sha256=${createHmac('sha256', secret).update(got.body).digest('hex')}`,
+  );
   const event = new Webhook(secret).verify(got.body, got.headers as Record<string, string>) as Record<string, any>;
   expect(got.headers['webhook-id']).toBe(event.id);
   expect(Math.abs(Number(got.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(10);
@@ -44,7 +46,8 @@ function verified(got: Received, secret: string): Record<string, any> {
   return event;
 }
 
-const page = (title: string, price: number) => `<!doctype html><html><head><title>${title}</title></head><body><main><h1>${title}</h1><p class="price">$${price}</p><p>A paragraph long enough to be the main content of this small test page.</p></main></body></html>`;
+const page = (title: string, price: number) =>
+  `<!doctype html><html><head><title>${title}</title></head><body><main><h1>${title}</h1><p class="price">$${price}</p><p>A paragraph long enough to be the main content of this small test page.</p></main></body></html>`;
 
 describe.each(DIALECTS)('webhooks on %s', (dialect) => {
   let svc: TestService;
@@ -57,10 +60,17 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
   beforeAll(async () => {
     site = await startFixtureServer({
       '/p': (_q, res) => res.writeHead(status, { 'content-type': 'text/html' }).end(page('Widget', price)),
-      '/big': (_q, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>Big</title></head><body><article>${big}</article></body></html>`),
+      '/big': (_q, res) =>
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(`<html><head><title>Big</title></head><body><article>${big}</article></body></html>`),
     });
     hook = await startWebhookReceiver();
-    svc = await startTestService(dialect, { TRAWL_MIN_INTERVAL_SECONDS: '1', TRAWL_WEBHOOK_RETRY_BASE_MS: '10', TRAWL_WEBHOOK_MAX_ATTEMPTS: '3' });
+    svc = await startTestService(dialect, {
+      TRAWL_MIN_INTERVAL_SECONDS: '1',
+      TRAWL_WEBHOOK_RETRY_BASE_MS: '10',
+      TRAWL_WEBHOOK_MAX_ATTEMPTS: '3',
+    });
   }, 60_000);
   afterAll(async () => {
     await svc?.stop();
@@ -68,7 +78,14 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
     await hook?.close();
   });
 
-  const body = (extra: Record<string, unknown> = {}) => ({ url: `${site.url}/p`, interval: '1h', watch: ['price'], webhook: hook.url, schema: { price: 'number' }, ...extra });
+  const body = (extra: Record<string, unknown> = {}) => ({
+    url: `${site.url}/p`,
+    interval: '1h',
+    watch: ['price'],
+    webhook: hook.url,
+    schema: { price: 'number' },
+    ...extra,
+  });
   /** A paused monitor: it runs only when the test says so. */
   async function monitor(key: string, extra: Record<string, unknown> = {}): Promise<string> {
     const r = await call(svc, 'POST', '/v1/monitors', key, body(extra));
@@ -78,9 +95,12 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
     return id;
   }
   const run = async (key: string, id: string) => (await call(svc, 'POST', `/v1/monitors/${id}/run`, key, {})).body.run;
-  const receivedFor = (r: WebhookReceiver, id: string) => r.received.filter((g) => JSON.parse(g.body).monitor_id === id);
-  const deliveries = async (key: string, id: string) => (await call(svc, 'GET', `/v1/monitors/${id}/deliveries`, key)).body.deliveries as any[];
-  const secretOf = async (accountId: string) => (await accounts.findAccountById(svc.store.db, accountId))!.signing_secret;
+  const receivedFor = (r: WebhookReceiver, id: string) =>
+    r.received.filter((g) => JSON.parse(g.body).monitor_id === id);
+  const deliveries = async (key: string, id: string) =>
+    (await call(svc, 'GET', `/v1/monitors/${id}/deliveries`, key)).body.deliveries as any[];
+  const secretOf = async (accountId: string) =>
+    (await accounts.findAccountById(svc.store.db, accountId))!.signing_secret;
 
   it('signs every delivery with both schemes (standardwebhooks verifies it unchanged) and counts events in `sequence`', async () => {
     const { key, accountId } = await svc.newKey(20);
@@ -105,8 +125,15 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
     expect(Object.keys(events[0])).toEqual(['id', 'event', 'monitor_id', 'url', 'sequence', 'changes', 'at']);
     // A tampered body or another secret is refused by the library.
     const got = receivedFor(hook, id)[0];
-    expect(() => new Webhook(secret).verify(got.body.replace('11', '99'), got.headers as Record<string, string>)).toThrow();
-    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(got.body, got.headers as Record<string, string>)).toThrow();
+    expect(() =>
+      new Webhook(secret).verify(got.body.replace('11', '99'), got.headers as Record<string, string>),
+    ).toThrow();
+    expect(() =>
+      new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(
+        got.body,
+        got.headers as Record<string, string>,
+      ),
+    ).toThrow();
   });
 
   it('keeps the previous secret signing during the rotation overlap, and only the new one after it', async () => {
@@ -123,13 +150,21 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
     const [during] = await until('a delivery', async () => receivedFor(hook, id).length >= 1 && receivedFor(hook, id));
     expect(String(during.headers['webhook-signature']).split(' ')).toHaveLength(2);
     expect(verified(during, fresh).changes.price.to).toBe(21); // X-Service-Signature carries the new secret
-    expect(new Webhook(old).verify(during.body, during.headers as Record<string, string>)).toMatchObject({ sequence: 1 });
+    expect(new Webhook(old).verify(during.body, during.headers as Record<string, string>)).toMatchObject({
+      sequence: 1,
+    });
 
     // The overlap ends (as 24 h later): only the new secret signs.
-    await svc.store.db.updateTable('accounts').set({ previous_secret_expires_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', accountId).execute();
+    await svc.store.db
+      .updateTable('accounts')
+      .set({ previous_secret_expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('id', '=', accountId)
+      .execute();
     price = 22;
     await run(key, id);
-    const after = (await until('a second delivery', async () => receivedFor(hook, id).length >= 2 && receivedFor(hook, id)))[1];
+    const after = (
+      await until('a second delivery', async () => receivedFor(hook, id).length >= 2 && receivedFor(hook, id))
+    )[1];
     expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
     expect(verified(after, fresh)).toMatchObject({ sequence: 2 });
     expect(() => new Webhook(old).verify(after.body, after.headers as Record<string, string>)).toThrow();
@@ -196,23 +231,34 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
         return got.webhook_state === 'disabled' && got;
       });
       expect(m.webhook_disabled_reason).toMatch(/410 Gone/);
-      expect((await call(svc, 'GET', '/v1/monitors', key)).body.monitors.find((x: any) => x.monitor_id === id).webhook_state).toBe('disabled');
+      expect(
+        (await call(svc, 'GET', '/v1/monitors', key)).body.monitors.find((x: any) => x.monitor_id === id).webhook_state,
+      ).toBe('disabled');
       const [d1] = await deliveries(key, id);
       expect(d1).toMatchObject({ state: 'failed', attempts: 1, last_status: 410 });
       // While disabled: the event is written, its delivery fails without being sent.
       price = 42;
       const later = await run(key, id);
       expect(later.event_id).toMatch(/^evt_/);
-      await until('the second delivery failed', async () => (await deliveries(key, id)).every((d) => d.state === 'failed') && (await deliveries(key, id)).length === 2);
+      await until(
+        'the second delivery failed',
+        async () =>
+          (await deliveries(key, id)).every((d) => d.state === 'failed') && (await deliveries(key, id)).length === 2,
+      );
       await sleep(200);
       expect(r.received).toHaveLength(1);
       // Replay skips a disabled webhook's deliveries.
-      expect((await call(svc, 'POST', '/v1/webhooks/replay', key, { since: '2020-01-01T00:00:00Z', monitor_id: id })).body).toEqual({ status: 'ok', replayed: 0 });
+      expect(
+        (await call(svc, 'POST', '/v1/webhooks/replay', key, { since: '2020-01-01T00:00:00Z', monitor_id: id })).body,
+      ).toEqual({ status: 'ok', replayed: 0 });
 
       // A PATCH of the webhook (the same URL here) re-enables it; the replay sends both events again.
       const p = await call(svc, 'PATCH', `/v1/monitors/${id}`, key, { webhook: r.url });
       expect(p.body.monitor.webhook_state).toBe('active');
-      const replay = await call(svc, 'POST', '/v1/webhooks/replay', key, { since: new Date(Date.now() - 60_000).toISOString(), monitor_id: id });
+      const replay = await call(svc, 'POST', '/v1/webhooks/replay', key, {
+        since: new Date(Date.now() - 60_000).toISOString(),
+        monitor_id: id,
+      });
       expect(replay).toEqual({ status: 200, body: { status: 'ok', replayed: 2 } });
       const got = await r.waitFor(3);
       const secret = await secretOf(accountId);
@@ -230,7 +276,10 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
       price = 45;
       const id = await monitor(key, { webhook: r.url });
       const off = await call(svc, 'PATCH', `/v1/monitors/${id}`, key, { webhook_state: 'disabled' });
-      expect(off.body.monitor).toMatchObject({ webhook_state: 'disabled', webhook_disabled_reason: 'disabled by its owner' });
+      expect(off.body.monitor).toMatchObject({
+        webhook_state: 'disabled',
+        webhook_disabled_reason: 'disabled by its owner',
+      });
       await run(key, id);
       price = 46;
       await run(key, id);
@@ -242,7 +291,9 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
       const on = await call(svc, 'PATCH', `/v1/monitors/${id}`, key, { webhook_state: 'active' });
       expect(on.body.monitor.webhook_state).toBe('active');
       expect(on.body.monitor).not.toHaveProperty('webhook_disabled_reason');
-      expect((await call(svc, 'POST', '/v1/webhooks/replay', key, { since: '2020-01-01T00:00:00+00:00' })).body.replayed).toBe(1);
+      expect(
+        (await call(svc, 'POST', '/v1/webhooks/replay', key, { since: '2020-01-01T00:00:00+00:00' })).body.replayed,
+      ).toBe(1);
       expect(JSON.parse((await r.waitFor(1))[0].body)).toMatchObject({ monitor_id: id, sequence: 1 });
     } finally {
       await r.close();
@@ -278,7 +329,12 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
       // Redeliver: same id, fresh timestamp and signatures, to the current URL.
       await sleep(1100);
       const re = await call(svc, 'POST', `/v1/monitors/${id}/deliveries/${d.delivery_id}/redeliver`, key, {});
-      expect(re.body.delivery.attempt_log.at(-1)).toMatchObject({ attempt: 3, manual: true, url: b.url, status_code: 204 });
+      expect(re.body.delivery.attempt_log.at(-1)).toMatchObject({
+        attempt: 3,
+        manual: true,
+        url: b.url,
+        status_code: 204,
+      });
       const again = b.received[1];
       expect(again.body).toBe(got.body);
       expect(Number(again.headers['webhook-timestamp'])).toBeGreaterThan(Number(got.headers['webhook-timestamp']));
@@ -318,8 +374,14 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
       }
       // Another account: its replay of this monitor is 404, and its own replay touches nothing here.
       expect((await call(svc, 'POST', '/v1/webhooks/replay', other.key, { since, monitor_id: id })).status).toBe(404);
-      expect((await call(svc, 'POST', '/v1/webhooks/replay', other.key, { since })).body).toEqual({ status: 'ok', replayed: 0 });
-      expect((await call(svc, 'POST', '/v1/webhooks/replay', key, { since: new Date(Date.now() + 60_000).toISOString() })).body.replayed).toBe(0);
+      expect((await call(svc, 'POST', '/v1/webhooks/replay', other.key, { since })).body).toEqual({
+        status: 'ok',
+        replayed: 0,
+      });
+      expect(
+        (await call(svc, 'POST', '/v1/webhooks/replay', key, { since: new Date(Date.now() + 60_000).toISOString() }))
+          .body.replayed,
+      ).toBe(0);
       expect((await deliveries(key, id))[0].state).toBe('failed');
 
       const res = await call(svc, 'POST', '/v1/webhooks/replay', key, { since });
@@ -342,7 +404,8 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
 
   it('sends a large string value as a capped unified diff with SHA-256 of both sides, under 256 KiB', async () => {
     const { key, accountId } = await svc.newKey(20);
-    const para = (i: number, word = 'steady') => `<p>Paragraph ${i} says the ${word} things it always says, at some length so the page grows large.</p>`;
+    const para = (i: number, word = 'steady') =>
+      `<p>Paragraph ${i} says the ${word} things it always says, at some length so the page grows large.</p>`;
     big = Array.from({ length: 4000 }, (_, i) => para(i)).join('');
     const id = await monitor(key, { url: `${site.url}/big`, watch: ['markdown'], schema: undefined });
     const first = await run(key, id);
@@ -370,10 +433,16 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
     big = Array.from({ length: 4000 }, (_, i) => para(i, `changed${i}`)).join('');
     const third = await run(key, id);
     expect(third.event_id).toMatch(/^evt_/);
-    const all = (await until('a second delivery', async () => receivedFor(hook, id).length >= 2 && receivedFor(hook, id)))[1];
+    const all = (
+      await until('a second delivery', async () => receivedFor(hook, id).length >= 2 && receivedFor(hook, id))
+    )[1];
     expect(Buffer.byteLength(all.body)).toBeLessThan(256 * 1024);
     const capped = verified(all, await secretOf(accountId)).changes.markdown;
-    expect(capped).toMatchObject({ diff_truncated: true, from_sha256: sha(second.values.markdown), to_sha256: sha(third.values.markdown) });
+    expect(capped).toMatchObject({
+      diff_truncated: true,
+      from_sha256: sha(second.values.markdown),
+      to_sha256: sha(third.values.markdown),
+    });
   });
 
   it('sends monitor.failing after 3 failed runs in a row and monitor.recovered on the next success, only when opted in', async () => {
@@ -383,18 +452,33 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
     status = 200;
     const opted = await monitor(key, { events: ['change.detected', 'monitor.failing', 'monitor.recovered'] });
     const plain = await monitor(key);
-    expect((await call(svc, 'GET', `/v1/monitors/${opted}`, key)).body.monitor.events).toEqual(['change.detected', 'monitor.failing', 'monitor.recovered']);
+    expect((await call(svc, 'GET', `/v1/monitors/${opted}`, key)).body.monitor.events).toEqual([
+      'change.detected',
+      'monitor.failing',
+      'monitor.recovered',
+    ]);
     expect((await call(svc, 'GET', `/v1/monitors/${plain}`, key)).body.monitor.events).toEqual(['change.detected']);
     for (const id of [opted, plain]) await run(key, id);
     status = 500;
     for (let i = 0; i < 4; i++) for (const id of [opted, plain]) expect((await run(key, id)).status).toBe('failed');
-    const [failing] = await until('monitor.failing', async () => receivedFor(hook, opted).length >= 1 && receivedFor(hook, opted));
-    expect(verified(failing, secret)).toMatchObject({ event: 'monitor.failing', monitor_id: opted, sequence: 1, consecutive_failures: 3 });
+    const [failing] = await until(
+      'monitor.failing',
+      async () => receivedFor(hook, opted).length >= 1 && receivedFor(hook, opted),
+    );
+    expect(verified(failing, secret)).toMatchObject({
+      event: 'monitor.failing',
+      monitor_id: opted,
+      sequence: 1,
+      consecutive_failures: 3,
+    });
     expect(JSON.parse(failing.body).error).toMatch(/^fetch_failed: .*500/);
     status = 200;
     price = 71;
     for (const id of [opted, plain]) await run(key, id);
-    const got = await until('recovered and the change', async () => receivedFor(hook, opted).length >= 3 && receivedFor(hook, opted));
+    const got = await until(
+      'recovered and the change',
+      async () => receivedFor(hook, opted).length >= 3 && receivedFor(hook, opted),
+    );
     // Deliveries run side by side, so arrival order is not event order: `sequence` is.
     const events = got.map((g) => verified(g, secret)).sort((x, y) => x.sequence - y.sequence);
     expect(events.map((e) => [e.event, e.sequence])).toEqual([
@@ -425,11 +509,19 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
     await run(key, unwatched);
     status = 404;
     const gone = await run(key, id);
-    expect(gone).toMatchObject({ status: 'succeeded', status_code: 404, values: { status_code: 404 }, changes: { status_code: { from: 200, to: 404 } } });
+    expect(gone).toMatchObject({
+      status: 'succeeded',
+      status_code: 404,
+      values: { status_code: 404 },
+      changes: { status_code: { from: 200, to: 404 } },
+    });
     const [got] = await until('the 404 event', async () => receivedFor(hook, id).length >= 1 && receivedFor(hook, id));
     expect(verified(got, await secretOf(accountId)).changes).toEqual({ status_code: { from: 200, to: 404 } });
     // The other watched fields keep their baseline.
-    expect((await call(svc, 'GET', `/v1/monitors/${id}`, key)).body.monitor.last_values).toEqual({ status_code: 404, price: 80 });
+    expect((await call(svc, 'GET', `/v1/monitors/${id}`, key)).body.monitor.last_values).toEqual({
+      status_code: 404,
+      price: 80,
+    });
     // Not watching status_code: the run fails, with the status recorded.
     const failed = await run(key, unwatched);
     expect(failed).toMatchObject({ status: 'failed', status_code: 404, credits: 0 });

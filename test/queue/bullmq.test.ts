@@ -47,7 +47,7 @@ describe('BullQueue', () => {
     await until('second', () => calls.filter((c) => c.id === 'run_again').length === 2);
   });
 
-  it('delays a held run to the holder\'s lease end, then runs it', async () => {
+  it("delays a held run to the holder's lease end, then runs it", async () => {
     holdUntil = Date.now() + 800;
     const t0 = Date.now();
     await queue.addRuns(['run_held']);

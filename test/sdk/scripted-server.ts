@@ -40,13 +40,25 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      hits.push({ method: req.method!, path: req.url!, at: Date.now(), headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      hits.push({
+        method: req.method!,
+        path: req.url!,
+        at: Date.now(),
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       const a = queue.shift() ?? fallback;
       if (a.reset) return void req.socket.destroy();
       if (a.stall) return;
       const text = typeof a.body === 'string' ? a.body : JSON.stringify(a.body ?? {});
       const type = typeof a.body === 'string' ? 'text/html' : 'application/json';
-      res.writeHead(a.status ?? 200, { 'content-type': type, 'x-request-id': `req_scripted${hits.length}`, ...a.headers }).end(text);
+      res
+        .writeHead(a.status ?? 200, {
+          'content-type': type,
+          'x-request-id': `req_scripted${hits.length}`,
+          ...a.headers,
+        })
+        .end(text);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -9,7 +9,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Trawl, TrawlConnectionError, TrawlError, TrawlTimeoutError, WebhookVerificationError, verifyWebhook, type Job, type RetryInfo } from '../../sdk/typescript/src/index.js';
+import {
+  Trawl,
+  TrawlConnectionError,
+  TrawlError,
+  TrawlTimeoutError,
+  WebhookVerificationError,
+  verifyWebhook,
+  type Job,
+  type RetryInfo,
+} from '../../sdk/typescript/src/index.js';
 import { parseRetryAfter } from '../../sdk/typescript/src/retry.js';
 import { renderRequestTypes } from '../../sdk/typescript/scripts/openapi-to-ts.js';
 import { webhookHeaders } from '../../src/monitors/signing.js';
@@ -41,7 +50,8 @@ async function rejection(p: Promise<unknown>): Promise<any> {
   throw new Error('expected the call to fail');
 }
 
-const productPage = (price: number) => `<!doctype html><html><head><title>Widget</title></head><body><main><h1>Widget</h1><p class="price">$${price}</p><p>A paragraph long enough to be the main content of this small test page.</p></main></body></html>`;
+const productPage = (price: number) =>
+  `<!doctype html><html><head><title>Widget</title></head><body><main><h1>Widget</h1><p class="price">$${price}</p><p>A paragraph long enough to be the main content of this small test page.</p></main></body></html>`;
 
 describe('TypeScript SDK against the service', () => {
   let svc: TestService;
@@ -53,20 +63,32 @@ describe('TypeScript SDK against the service', () => {
 
   beforeAll(async () => {
     site = await startFixtureServer({
-      '/article': articlePage('Tides', '<p>Tides are caused mainly by the gravitational pull of the Moon on the oceans of the Earth.</p><p>Price: $19.99</p>'),
+      '/article': articlePage(
+        'Tides',
+        '<p>Tides are caused mainly by the gravitational pull of the Moon on the oceans of the Earth.</p><p>Price: $19.99</p>',
+      ),
       '/product': productPage(10),
       '/p': (_q, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(productPage(price)),
       '/slow': async (_q, res) => {
         await sleep(150);
-        res.writeHead(200, { 'content-type': 'text/html' }).end(articlePage('Slow', '<p>A page that takes its time, with words enough to be the content.</p>'));
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(articlePage('Slow', '<p>A page that takes its time, with words enough to be the content.</p>'));
       },
       '/stall': async (_q, res) => {
         await sleep(4000);
-        if (!res.destroyed) res.writeHead(200, { 'content-type': 'text/html' }).end(articlePage('Late', '<p>Too late for anyone to read this.</p>'));
+        if (!res.destroyed)
+          res
+            .writeHead(200, { 'content-type': 'text/html' })
+            .end(articlePage('Late', '<p>Too late for anyone to read this.</p>'));
       },
       '/c/': `<html><head><title>Index</title></head><body><main><h1>Index</h1>${Array.from({ length: 9 }, (_, i) => `<a href="/c/${i + 1}">Page ${i + 1}</a>`).join(' ')}</main></body></html>`,
     });
-    for (let i = 1; i <= 9; i++) site.route(`/c/${i}`, articlePage(`Crawled ${i}`, `<p>Crawled page number ${i}, with words enough to be the main content.</p>`));
+    for (let i = 1; i <= 9; i++)
+      site.route(
+        `/c/${i}`,
+        articlePage(`Crawled ${i}`, `<p>Crawled page number ${i}, with words enough to be the main content.</p>`),
+      );
     site.route('/dp/B0TESTDE01', readFileSync(join(ROOT, 'test/fixtures/marketplace/amazon-de-deal.html'), 'utf8'));
     providers = await startFixtureServer({
       '/searx/search': (req, res) => {
@@ -79,7 +101,11 @@ describe('TypeScript SDK against the service', () => {
       },
     });
     const own = (p: string) => JSON.parse(readFileSync(join(ROOT, 'test/fixtures/meta-ads', p), 'utf8'));
-    meta = await startFakeMeta({ pages: { abyssgear: { id: '4242', name: 'Abyss Gear' } }, firstBatch: own('search_page.json').data, nextPages: {} });
+    meta = await startFakeMeta({
+      pages: { abyssgear: { id: '4242', name: 'Abyss Gear' } },
+      firstBatch: own('search_page.json').data,
+      nextPages: {},
+    });
     hook = await startWebhookReceiver();
     svc = await startTestService('sqlite', {
       SEARXNG_URL: `${providers.url}/searx`,
@@ -103,13 +129,16 @@ describe('TypeScript SDK against the service', () => {
     const trawl = new Trawl({
       apiKey: k.key,
       baseUrl: svc.url,
-      fetch: (input, init) => (calls.push(`${init?.method ?? 'GET'} ${String(input).slice(svc.url.length)}`), fetch(input, init)),
+      fetch: (input, init) => (
+        calls.push(`${init?.method ?? 'GET'} ${String(input).slice(svc.url.length)}`),
+        fetch(input, init)
+      ),
       onRetry: (r) => retries.push(r),
     });
     return { trawl, calls, retries, ...k };
   }
 
-  it('has request types generated from this server\'s /v1/openapi.json (regenerate with npm run generate)', async () => {
+  it("has request types generated from this server's /v1/openapi.json (regenerate with npm run generate)", async () => {
     const document = await (await fetch(`${svc.url}/v1/openapi.json`)).json();
     const committed = readFileSync(join(ROOT, 'sdk/typescript/src/generated/requests.ts'), 'utf8');
     expect(renderRequestTypes(document)).toBe(committed);
@@ -117,11 +146,19 @@ describe('TypeScript SDK against the service', () => {
     expect(committed).toContain("render?: 'auto' | 'http' | 'browser';");
   });
 
-  it('account, scrape, crawl, map, search and extract answer the API\'s bodies and charge as the API does', async () => {
+  it("account, scrape, crawl, map, search and extract answer the API's bodies and charge as the API does", async () => {
     const { trawl, accountId } = await client(20);
-    expect(await trawl.account()).toEqual({ account_id: accountId, email: expect.stringContaining('@test.local'), credits: 20 });
+    expect(await trawl.account()).toEqual({
+      account_id: accountId,
+      email: expect.stringContaining('@test.local'),
+      credits: 20,
+    });
 
-    const page = await trawl.scrape({ url: `${site.url}/article`, formats: ['markdown', 'json', 'links'], schema: { title: 'string', price: 'number' } });
+    const page = await trawl.scrape({
+      url: `${site.url}/article`,
+      formats: ['markdown', 'json', 'links'],
+      schema: { title: 'string', price: 'number' },
+    });
     expect(page.status).toBe('ok');
     expect(page.markdown).toContain('gravitational pull of the Moon');
     expect(page.json).toEqual({ title: 'Tides', price: 19.99 });
@@ -141,7 +178,10 @@ describe('TypeScript SDK against the service', () => {
     expect(found.results[0].url).toBe(`${site.url}/article`);
     expect(found.results[0].highlights[0].text).toContain('gravitational pull');
 
-    const extracted = await trawl.extract({ urls: [`${site.url}/article`, `${site.url}/missing`], schema: { price: 'number' } });
+    const extracted = await trawl.extract({
+      urls: [`${site.url}/article`, `${site.url}/missing`],
+      schema: { price: 'number' },
+    });
     expect(extracted.data).toEqual({ price: 19.99 });
     expect(extracted.results.map((r) => r.status)).toEqual(['ok', 'error']);
 
@@ -151,7 +191,13 @@ describe('TypeScript SDK against the service', () => {
   it('marketplace and metaAds', async () => {
     const { trawl } = await client(5);
     const m = await trawl.marketplace({ marketplace: 'amazon_de', url: 'http://www.amazon.de/dp/B0TESTDE01' });
-    expect(m.product).toMatchObject({ id: 'B0TESTDE01', price: 1049.99, currency: 'EUR', availability: 'limited', in_stock: true });
+    expect(m.product).toMatchObject({
+      id: 'B0TESTDE01',
+      price: 1049.99,
+      currency: 'EUR',
+      availability: 'limited',
+      in_stock: true,
+    });
     expect(m.sources.price).toMatch(/^amazon:/);
     const ads = await trawl.metaAds({ advertiser: 'abyssgear', country: 'US', active_status: 'all' });
     expect(ads.source).toBe('web');
@@ -171,7 +217,9 @@ describe('TypeScript SDK against the service', () => {
     expect(bad.message).toBe(`invalid_request: ${bad.detail}`);
     const schema = await rejection(trawl.extract({ urls: [`${site.url}/article`] } as never));
     expect(schema).toMatchObject({ status: 422, code: 'invalid_schema' });
-    const market = await rejection(trawl.marketplace({ marketplace: 'amazon_xx', url: 'http://www.amazon.de/dp/B0TESTDE01' }));
+    const market = await rejection(
+      trawl.marketplace({ marketplace: 'amazon_xx', url: 'http://www.amazon.de/dp/B0TESTDE01' }),
+    );
     expect(market.detail).toMatch(/^marketplace: "amazon_xx" is not a marketplace id; use one of amazon_us/);
     const missing = await rejection(trawl.getJob('job_00000000000000000000'));
     expect(missing).toMatchObject({ status: 404, code: 'not_found' });
@@ -181,7 +229,10 @@ describe('TypeScript SDK against the service', () => {
     const stranger = new Trawl({ apiKey: 'trawl_not_a_key_of_this_service_00000000', baseUrl: svc.url });
     expect(await rejection(stranger.account())).toMatchObject({ status: 401, code: 'unauthorized', detail: undefined });
     const { trawl: broke } = await client(0);
-    expect(await rejection(broke.scrape({ url: `${site.url}/article` }))).toMatchObject({ status: 402, code: 'insufficient_credits' });
+    expect(await rejection(broke.scrape({ url: `${site.url}/article` }))).toMatchObject({
+      status: 402,
+      code: 'insufficient_credits',
+    });
     expect(() => new Trawl({ apiKey: '' })).toThrow(/apiKey is required/);
   });
 
@@ -206,7 +257,11 @@ describe('TypeScript SDK against the service', () => {
     expect(pages.map((p) => p.url).sort()).toEqual([...urls].sort());
     expect(pages.every((p) => p.markdown?.includes('takes its time'))).toBe(true);
     // Pages came through several cursors, not one read at the end.
-    const cursors = new Set(calls.filter((c) => c.includes(`/v1/jobs/${started.job_id}?`) && c.includes('limit=5')).map((c) => new URL(c, 'http://x').searchParams.get('cursor')));
+    const cursors = new Set(
+      calls
+        .filter((c) => c.includes(`/v1/jobs/${started.job_id}?`) && c.includes('limit=5'))
+        .map((c) => new URL(c, 'http://x').searchParams.get('cursor')),
+    );
     expect(cursors.size).toBeGreaterThanOrEqual(5);
     // Without follow: what is there, once.
     const again: any[] = [];
@@ -225,9 +280,13 @@ describe('TypeScript SDK against the service', () => {
     expect(first.next_cursor).toEqual(expect.any(String));
     const rest: any[] = [];
     for await (const p of trawl.jobPages(crawl.job_id, { limit: 3, cursor: first.next_cursor! })) rest.push(p);
-    expect([...first.pages, ...rest].map((p) => p.url).sort()).toEqual([`${site.url}/c/`, ...Array.from({ length: 9 }, (_, i) => `${site.url}/c/${i + 1}`)].sort());
+    expect([...first.pages, ...rest].map((p) => p.url).sort()).toEqual(
+      [`${site.url}/c/`, ...Array.from({ length: 9 }, (_, i) => `${site.url}/c/${i + 1}`)].sort(),
+    );
 
-    const batch = await trawl.startBatchScrape({ urls: Array.from({ length: 60 }, (_, i) => `${site.url}/slow?n=${i}`) });
+    const batch = await trawl.startBatchScrape({
+      urls: Array.from({ length: 60 }, (_, i) => `${site.url}/slow?n=${i}`),
+    });
     await until('a page done', async () => (await trawl.getJob(batch.job_id, { limit: 1 })).job.progress.done > 0);
     const cancelled = await trawl.cancelJob(batch.job_id);
     expect(cancelled.state).toBe('cancelled');
@@ -242,12 +301,28 @@ describe('TypeScript SDK against the service', () => {
     const { trawl, accountId } = await client(30);
     const secret = (await accounts.findAccountById(svc.store.db, accountId))!.signing_secret;
     price = 10;
-    const created = await trawl.createMonitor({ url: `${site.url}/p`, interval: '1h', watch: ['price'], webhook: hook.url, schema: { price: 'number' } });
-    expect(created).toMatchObject({ monitor_id: expect.stringMatching(/^mon_/), state: 'active', watch: ['price'], interval_seconds: 3600 });
+    const created = await trawl.createMonitor({
+      url: `${site.url}/p`,
+      interval: '1h',
+      watch: ['price'],
+      webhook: hook.url,
+      schema: { price: 'number' },
+    });
+    expect(created).toMatchObject({
+      monitor_id: expect.stringMatching(/^mon_/),
+      state: 'active',
+      watch: ['price'],
+      interval_seconds: 3600,
+    });
     const id = created.monitor_id;
     const paused = await trawl.updateMonitor(id, { state: 'paused' });
     expect(paused).toMatchObject({ state: 'paused', next_run_at: null });
-    const other = await trawl.createMonitor({ url: `${site.url}/p`, interval: '2h', watch: ['title'], webhook: hook.url });
+    const other = await trawl.createMonitor({
+      url: `${site.url}/p`,
+      interval: '2h',
+      watch: ['title'],
+      webhook: hook.url,
+    });
     expect((await trawl.listMonitors()).monitors.map((m) => m.monitor_id)).toEqual([other.monitor_id, id]);
     const all: string[] = [];
     for await (const m of trawl.iterateMonitors({ limit: 1 })) all.push(m.monitor_id);
@@ -257,14 +332,26 @@ describe('TypeScript SDK against the service', () => {
     expect(baseline).toMatchObject({ status: 'succeeded', values: { price: 10 }, event_id: null, trigger: 'manual' });
     price = 11;
     const changed = await trawl.runMonitor(id);
-    expect(changed).toMatchObject({ status: 'succeeded', changes: { price: { from: 10, to: 11 } }, event_id: expect.stringMatching(/^evt_/) });
+    expect(changed).toMatchObject({
+      status: 'succeeded',
+      changes: { price: { from: 10, to: 11 } },
+      event_id: expect.stringMatching(/^evt_/),
+    });
 
     // The delivery the service sent, checked by the SDK and by the official library.
     const [got] = await hook.waitFor(1);
     const event = await verifyWebhook(got.body, got.headers, secret);
     expect(event).toEqual(new Webhook(secret).verify(got.body, got.headers as Record<string, string>));
-    expect(event).toMatchObject({ id: changed.event_id, event: 'change.detected', monitor_id: id, sequence: 1, changes: { price: { from: 10, to: 11 } } });
-    await expect(verifyWebhook(got.body.replace('11', '12'), got.headers, secret)).rejects.toMatchObject({ reason: 'invalid_signature' });
+    expect(event).toMatchObject({
+      id: changed.event_id,
+      event: 'change.detected',
+      monitor_id: id,
+      sequence: 1,
+      changes: { price: { from: 10, to: 11 } },
+    });
+    await expect(verifyWebhook(got.body.replace('11', '12'), got.headers, secret)).rejects.toMatchObject({
+      reason: 'invalid_signature',
+    });
 
     const [delivery] = await until('the delivery succeeded', async () => {
       const d = await trawl.listDeliveries(id);
@@ -282,7 +369,10 @@ describe('TypeScript SDK against the service', () => {
 
     const history = await trawl.monitorHistory(id, { field: 'price' });
     expect(history.points.map((p) => p.value)).toEqual([10, 11]);
-    expect(await rejection(trawl.monitorHistory(id, { field: 'nope' }))).toMatchObject({ status: 400, detail: expect.stringMatching(/^field: /) });
+    expect(await rejection(trawl.monitorHistory(id, { field: 'nope' }))).toMatchObject({
+      status: 400,
+      detail: expect.stringMatching(/^field: /),
+    });
     const runs = await trawl.listMonitorRuns(id, { limit: 5 });
     expect(runs.runs.map((r) => r.run_id)).toEqual([changed.run_id, baseline.run_id]);
     expect(runs.unchanged_runs_collapsed).toEqual({ total: 0, days: [] });
@@ -295,9 +385,14 @@ describe('TypeScript SDK against the service', () => {
     hook.failNext(2, 500);
     price = 12;
     const third = await trawl.runMonitor(id);
-    await until('the delivery failed', async () => (await trawl.listDeliveries(id, { limit: 1 }))[0]?.state === 'failed');
+    await until(
+      'the delivery failed',
+      async () => (await trawl.listDeliveries(id, { limit: 1 }))[0]?.state === 'failed',
+    );
     expect(await trawl.replayWebhooks({ since, monitor_id: id })).toEqual({ replayed: 1 });
-    const replayed = await until('the replayed delivery', async () => hook.received.find((r, i) => i >= 4 && JSON.parse(r.body).id === third.event_id && r.answered === 204));
+    const replayed = await until('the replayed delivery', async () =>
+      hook.received.find((r, i) => i >= 4 && JSON.parse(r.body).id === third.event_id && r.answered === 204),
+    );
     expect((await verifyWebhook(replayed.body, replayed.headers, secret)).sequence).toBe(2);
 
     expect(await trawl.deleteMonitor(id)).toEqual({ status: 'ok', monitor_id: id, deleted: true });
@@ -329,12 +424,22 @@ describe('TypeScript SDK against the service', () => {
     const { trawl, retries } = await client(5, 60);
     // Empty the key's bucket (60 a minute, refilled one a second), each call allowed no retry.
     let limited: any;
-    for (let i = 0; i < 80 && !limited; i++) limited = await trawl.account({ maxRetries: 0 }).then(() => undefined, (e) => e);
+    for (let i = 0; i < 80 && !limited; i++)
+      limited = await trawl.account({ maxRetries: 0 }).then(
+        () => undefined,
+        (e) => e,
+      );
     expect(limited).toMatchObject({ status: 429, code: 'rate_limited', retryAfter: 1 });
     const t0 = Date.now();
     expect((await trawl.account()).credits).toBe(5);
     expect(retries.length).toBeGreaterThanOrEqual(1);
-    expect(retries[0]).toMatchObject({ method: 'GET', path: '/v1/account', attempt: 0, delayMs: 1000, error: { status: 429 } });
+    expect(retries[0]).toMatchObject({
+      method: 'GET',
+      path: '/v1/account',
+      attempt: 0,
+      delayMs: 1000,
+      error: { status: 429 },
+    });
     expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
   });
 });
@@ -346,12 +451,16 @@ describe('TypeScript SDK retries (scripted answers)', () => {
   });
   afterAll(async () => server?.close());
 
-  const trawl = (extra: Partial<ConstructorParameters<typeof Trawl>[0]> = {}) => new Trawl({ apiKey: 'trawl_test', baseUrl: server.url, retryBaseDelayMs: 100, ...extra });
+  const trawl = (extra: Partial<ConstructorParameters<typeof Trawl>[0]> = {}) =>
+    new Trawl({ apiKey: 'trawl_test', baseUrl: server.url, retryBaseDelayMs: 100, ...extra });
   const gaps = () => server.hits.slice(1).map((h, i) => h.at - server.hits[i].at);
   const ok = { status: 200, body: { account_id: 'acc_1', email: 'a@b.c', credits: 3 } };
 
   it('honours retry_after of a 429 body (and Retry-After alone) before trying again', async () => {
-    server.script([{ status: 429, body: { error: 'rate_limited', retry_after: 1 }, headers: { 'retry-after': '1' } }], ok);
+    server.script(
+      [{ status: 429, body: { error: 'rate_limited', retry_after: 1 }, headers: { 'retry-after': '1' } }],
+      ok,
+    );
     const t0 = Date.now();
     expect(await trawl().account()).toEqual(ok.body);
     expect(server.hits).toHaveLength(2);
@@ -373,19 +482,31 @@ describe('TypeScript SDK retries (scripted answers)', () => {
   });
 
   it('retries a 429 on calls that charge (429 means not processed), but not past maxRetryDelayMs', async () => {
-    server.script([{ status: 429, body: { error: 'rate_limited', retry_after: 1 } }], { status: 200, body: { status: 'ok', job: { job_id: 'job_1' } } });
+    server.script([{ status: 429, body: { error: 'rate_limited', retry_after: 1 } }], {
+      status: 200,
+      body: { status: 'ok', job: { job_id: 'job_1' } },
+    });
     expect((await trawl().startBatchScrape({ urls: ['https://example.com/'] })).job_id).toBe('job_1');
     expect(server.hits.map((h) => h.method)).toEqual(['POST', 'POST']);
     expect(JSON.parse(server.hits[1].body)).toEqual({ urls: ['https://example.com/'] });
 
-    server.script([{ status: 429, body: { error: 'rate_limited', retry_after: 120 }, headers: { 'retry-after': '120' } }], ok);
+    server.script(
+      [{ status: 429, body: { error: 'rate_limited', retry_after: 120 }, headers: { 'retry-after': '120' } }],
+      ok,
+    );
     const e = await rejection(trawl({ maxRetryDelayMs: 10_000 }).account());
     expect(e).toMatchObject({ status: 429, code: 'rate_limited', retryAfter: 120 });
     expect(server.hits).toHaveLength(1);
   });
 
   it('backs off exponentially with jitter on 502/504 for a GET, up to maxRetries', async () => {
-    server.script([{ status: 502, body: '<html>Bad Gateway</html>' }, { status: 504, body: { error: 'timeout', detail: 'the proxy gave up' } }], ok);
+    server.script(
+      [
+        { status: 502, body: '<html>Bad Gateway</html>' },
+        { status: 504, body: { error: 'timeout', detail: 'the proxy gave up' } },
+      ],
+      ok,
+    );
     const seen: RetryInfo[] = [];
     expect(await trawl({ onRetry: (r) => seen.push(r) }).account()).toEqual(ok.body);
     expect(server.hits).toHaveLength(3);
@@ -403,7 +524,11 @@ describe('TypeScript SDK retries (scripted answers)', () => {
 
     server.script([], { status: 502, body: '<html><body>Bad Gateway</body></html>' });
     const e = await rejection(trawl({ maxRetries: 2 }).getJob('job_1'));
-    expect(e).toMatchObject({ status: 502, code: 'unexpected_response', detail: 'HTTP 502: <html><body>Bad Gateway</body></html>' });
+    expect(e).toMatchObject({
+      status: 502,
+      code: 'unexpected_response',
+      detail: 'HTTP 502: <html><body>Bad Gateway</body></html>',
+    });
     expect(server.hits).toHaveLength(3);
     // Also a lost connection on a read, and a 503 on the replay (safe to repeat).
     server.script([{ reset: true }], ok);
@@ -420,10 +545,23 @@ describe('TypeScript SDK retries (scripted answers)', () => {
       ['startCrawl', (t) => t.startCrawl({ url: 'https://example.com/' })],
       ['startBatchScrape', (t) => t.startBatchScrape({ urls: ['https://example.com/'] })],
       ['runMonitor', (t) => t.runMonitor('mon_1')],
-      ['createMonitor', (t) => t.createMonitor({ url: 'https://example.com/', interval: '1h', watch: ['title'], webhook: 'https://example.com/hook' })],
+      [
+        'createMonitor',
+        (t) =>
+          t.createMonitor({
+            url: 'https://example.com/',
+            interval: '1h',
+            watch: ['title'],
+            webhook: 'https://example.com/hook',
+          }),
+      ],
     ];
     for (const [name, call] of cases) {
-      for (const answer of [{ status: 502, body: { error: 'fetch_failed', detail: 'target answered 503' } }, { status: 504, body: { error: 'timeout', detail: 'budget' } }, { reset: true }]) {
+      for (const answer of [
+        { status: 502, body: { error: 'fetch_failed', detail: 'target answered 503' } },
+        { status: 504, body: { error: 'timeout', detail: 'budget' } },
+        { reset: true },
+      ]) {
         server.script([answer], ok);
         const e = await rejection(call(trawl()));
         expect({ name, hits: server.hits.length }).toEqual({ name, hits: 1 });
@@ -478,9 +616,18 @@ describe('TypeScript SDK retries (scripted answers)', () => {
 describe('verifyWebhook', () => {
   const secret = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
   const oldSecret = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
-  const body = JSON.stringify({ id: 'evt_1', event: 'change.detected', monitor_id: 'mon_1', url: 'https://shop.example/p', sequence: 4, changes: { title: { from: 'Café', to: 'Café €' } }, at: '2026-11-21T23:00:00.000Z' });
+  const body = JSON.stringify({
+    id: 'evt_1',
+    event: 'change.detected',
+    monitor_id: 'mon_1',
+    url: 'https://shop.example/p',
+    sequence: 4,
+    changes: { title: { from: 'Café', to: 'Café €' } },
+    at: '2026-11-21T23:00:00.000Z',
+  });
   /** Signed by the server's own signing code. */
-  const sign = (at = Date.now(), secrets: Parameters<typeof webhookHeaders>[2] = { current: secret }) => webhookHeaders('evt_1', body, secrets, at);
+  const sign = (at = Date.now(), secrets: Parameters<typeof webhookHeaders>[2] = { current: secret }) =>
+    webhookHeaders('evt_1', body, secrets, at);
   const official = (raw: string, headers: Record<string, string>, s: string) => {
     try {
       return new Webhook(s).verify(raw, headers);
@@ -515,7 +662,11 @@ describe('verifyWebhook', () => {
   });
 
   it('accepts either secret while a rotation overlaps (two v1 entries)', async () => {
-    const h = sign(Date.now(), { current: secret, previous: oldSecret, previousExpiresAt: new Date(Date.now() + 3600_000).toISOString() });
+    const h = sign(Date.now(), {
+      current: secret,
+      previous: oldSecret,
+      previousExpiresAt: new Date(Date.now() + 3600_000).toISOString(),
+    });
     expect(h['webhook-signature'].split(' ')).toHaveLength(2);
     expect(await ours(body, h, secret)).toMatchObject({ id: 'evt_1' });
     expect(await ours(body, h, oldSecret)).toMatchObject({ id: 'evt_1' });
@@ -528,13 +679,19 @@ describe('verifyWebhook', () => {
     expect(await ours(body, seedOnly, secret)).toBe('missing_headers');
     expect(await ours(body, seedOnly, secret, { allowSeedSignature: true })).toMatchObject({ id: 'evt_1' });
     expect(await ours(`${body} `, seedOnly, secret, { allowSeedSignature: true })).toBe('invalid_signature');
-    expect(await ours(body, { 'x-service-signature': 'sha256=00' }, secret, { allowSeedSignature: true })).toBe('invalid_signature');
+    expect(await ours(body, { 'x-service-signature': 'sha256=00' }, secret, { allowSeedSignature: true })).toBe(
+      'invalid_signature',
+    );
     // A replayed old delivery keeps its stale timestamp: the seed signature cannot rescue it.
     expect(await ours(body, sign(Date.now() - 3600_000), secret, { allowSeedSignature: true })).toBe('stale_timestamp');
   });
 
   it('agrees with the standardwebhooks library on every delivery', async () => {
-    const rotated = sign(Date.now(), { current: secret, previous: oldSecret, previousExpiresAt: new Date(Date.now() + 3600_000).toISOString() });
+    const rotated = sign(Date.now(), {
+      current: secret,
+      previous: oldSecret,
+      previousExpiresAt: new Date(Date.now() + 3600_000).toISOString(),
+    });
     const cases: [string, Record<string, string>, string][] = [
       [body, sign(), secret],
       [body, sign(), oldSecret],
@@ -551,7 +708,10 @@ describe('verifyWebhook', () => {
     for (const [raw, headers, s] of cases) {
       const theirs = official(raw, headers, s);
       const mine = await ours(raw, headers, s);
-      expect({ headers, accepted: typeof mine === 'object' }).toEqual({ headers, accepted: typeof theirs === 'object' });
+      expect({ headers, accepted: typeof mine === 'object' }).toEqual({
+        headers,
+        accepted: typeof theirs === 'object',
+      });
       if (typeof mine === 'object') expect(mine).toEqual(theirs);
     }
   });
@@ -573,7 +733,11 @@ describe('verifyWebhook', () => {
         clock.mockReturnValue(now);
         const theirs = official(body, headers, secret);
         const mine = await ours(body, headers, secret, { now });
-        expect({ now, headers, accepted: typeof mine === 'object' }).toEqual({ now, headers, accepted: typeof theirs === 'object' });
+        expect({ now, headers, accepted: typeof mine === 'object' }).toEqual({
+          now,
+          headers,
+          accepted: typeof theirs === 'object',
+        });
       }
     } finally {
       clock.mockRestore();

@@ -29,7 +29,9 @@ describe('per-account fetch slots', () => {
   it('one account at its cap waits (then 504, no credit); another account is not slowed', async () => {
     const a = await svc.newKey(10);
     const b = await svc.newKey(10);
-    const stuck = [1, 2].map(() => svc.post('/v1/scrape', { url: `${site.url}/hang`, render: 'http', timeout_ms: 20_000 }, a.key));
+    const stuck = [1, 2].map(() =>
+      svc.post('/v1/scrape', { url: `${site.url}/hang`, render: 'http', timeout_ms: 20_000 }, a.key),
+    );
     while (hanging.length < 2) await new Promise((r) => setTimeout(r, 20));
 
     const t0 = Date.now();
@@ -51,10 +53,14 @@ describe('per-account fetch slots', () => {
     const next = svc.post('/v1/scrape', { url: `${site.url}/fast`, render: 'http', timeout_ms: 10_000 }, a.key);
     await new Promise((r) => setTimeout(r, 300));
     expect(site.hits('/fast')).toBe(fastBefore);
-    hanging[0].writeHead(200, { 'content-type': 'text/html' }).end(articlePage('Slow', '<p>Late but whole, with words enough to count as content here.</p>'));
+    hanging[0]
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(articlePage('Slow', '<p>Late but whole, with words enough to count as content here.</p>'));
     expect((await next).status).toBe(200);
     expect((await stuck[0]).status).toBe(200);
-    hanging[1].writeHead(200, { 'content-type': 'text/html' }).end(articlePage('Slow', '<p>Late but whole, with words enough to count as content here.</p>'));
+    hanging[1]
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(articlePage('Slow', '<p>Late but whole, with words enough to count as content here.</p>'));
     expect((await stuck[1]).status).toBe(200);
     // Three successes charged, the 504 not.
     expect(await svc.credits(a.accountId)).toBe(7);

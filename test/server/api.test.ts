@@ -47,7 +47,11 @@ for (const dialect of DIALECTS) {
 
     it('scrapes a page, charges one credit and logs usage', async () => {
       const { key, accountId } = await svc.newKey(5);
-      const res = await svc.post('/v1/scrape', { url: `${site.url}/article`, formats: ['markdown', 'links', 'html'] }, key);
+      const res = await svc.post(
+        '/v1/scrape',
+        { url: `${site.url}/article`, formats: ['markdown', 'links', 'html'] },
+        key,
+      );
       expect(res.status).toBe(200);
       expect(res.headers.get('x-request-id')).toMatch(/^req_/);
       expect(res.headers.get('x-ratelimit-limit')).toBe('10000');
@@ -65,11 +69,23 @@ for (const dialect of DIALECTS) {
       expect(body.markdown).not.toContain('About');
       expect(body.links).toEqual([`${site.url}/`, `${site.url}/about`]);
       expect(body.html).toContain('<p>This paragraph');
-      expect(body.metadata).toMatchObject({ title: 'Fixture article', description: 'A page written for the tests.', language: 'en', status_code: 200, content_type: 'text/html', source_url: `${site.url}/article` });
+      expect(body.metadata).toMatchObject({
+        title: 'Fixture article',
+        description: 'A page written for the tests.',
+        language: 'en',
+        status_code: 200,
+        content_type: 'text/html',
+        source_url: `${site.url}/article`,
+      });
       expect(await svc.credits(accountId)).toBe(4);
       const rows = await usage.listUsage(svc.store.db, accountId);
       expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ endpoint: 'POST /v1/scrape', status: 200, credits: 1, request_id: res.headers.get('x-request-id') });
+      expect(rows[0]).toMatchObject({
+        endpoint: 'POST /v1/scrape',
+        status: 200,
+        credits: 1,
+        request_id: res.headers.get('x-request-id'),
+      });
       // The request's own duration (also without a logger): it took at least the page's 300 ms.
       await svc.post('/v1/scrape', { url: `${site.url}/late` }, key);
       const late = (await usage.listUsage(svc.store.db, accountId))[0];
@@ -121,7 +137,10 @@ for (const dialect of DIALECTS) {
         [{ url: 'not a url' }, 'url: must be an http or https URL'],
         [{ url: `${site.url}/article`, timeout_ms: 999_999 }, 'timeout_ms: must be an integer from 1000 to 120000'],
         [{ url: `${site.url}/article`, timeout_ms: 1500.5 }, 'timeout_ms: must be an integer from 1000 to 120000'],
-        [{ url: `${site.url}/article`, formats: ['pdf'] }, 'formats[0]: must be one of markdown, json, html, raw_html, links'],
+        [
+          { url: `${site.url}/article`, formats: ['pdf'] },
+          'formats[0]: must be one of markdown, json, html, raw_html, links',
+        ],
         [{ url: `${site.url}/article`, formats: 'markdown' }, 'formats: must be an array'],
         [{ url: `${site.url}/article`, only_main_content: 'yes' }, 'only_main_content: must be true or false'],
         [{ url: `${site.url}/article`, render: 'magic' }, 'render: must be one of auto, http, browser'],
@@ -157,13 +176,28 @@ for (const dialect of DIALECTS) {
         [{ url: `${site.url}/article`, schema: 'price' }, 'schema: must be an object'],
         [{ url: `${site.url}/article`, schema: {} }, 'schema: must have at least one field'],
         [{ url: `${site.url}/article`, schema: { price: 'money' } }, "schema.price: unknown type 'money'"],
-        [{ url: `${site.url}/article`, schema: { items: [{ price: 'float' }] } }, "schema.items[0].price: unknown type 'float'"],
-        [{ url: `${site.url}/article`, schema: { tags: ['string', 'number'] } }, 'schema.tags: an array type must have exactly one element'],
-        [{ url: `${site.url}/article`, schema: { a: { b: { c: { d: { e: { f: 'string' } } } } } } }, 'schema.a.b.c.d.e: too deep'],
+        [
+          { url: `${site.url}/article`, schema: { items: [{ price: 'float' }] } },
+          "schema.items[0].price: unknown type 'float'",
+        ],
+        [
+          { url: `${site.url}/article`, schema: { tags: ['string', 'number'] } },
+          'schema.tags: an array type must have exactly one element',
+        ],
+        [
+          { url: `${site.url}/article`, schema: { a: { b: { c: { d: { e: { f: 'string' } } } } } } },
+          'schema.a.b.c.d.e: too deep',
+        ],
       ];
       // Raw JSON: a JavaScript object literal cannot hold a "__proto__" key.
-      cases.push([`{"url":"${site.url}/article","schema":{"__proto__":"string"}}`, 'schema.__proto__: "__proto__" cannot be a field name']);
-      cases.push([`{"url":"${site.url}/article","schema":{"item":{"__proto__":{"x":"string"}}}}`, 'schema.item.__proto__:']);
+      cases.push([
+        `{"url":"${site.url}/article","schema":{"__proto__":"string"}}`,
+        'schema.__proto__: "__proto__" cannot be a field name',
+      ]);
+      cases.push([
+        `{"url":"${site.url}/article","schema":{"item":{"__proto__":{"x":"string"}}}}`,
+        'schema.item.__proto__:',
+      ]);
       for (const [body, detail] of cases) {
         const res = await svc.post('/v1/scrape', body, key);
         const json = await res.json();
@@ -173,7 +207,10 @@ for (const dialect of DIALECTS) {
       // Elsewhere in the body such a key is a 400 that says where.
       const elsewhere = await svc.post('/v1/scrape', `{"url":"${site.url}/article","__proto__":{"admin":true}}`, key);
       expect(elsewhere.status).toBe(400);
-      expect(await elsewhere.json()).toEqual({ error: 'invalid_request', detail: expect.stringContaining('__proto__') });
+      expect(await elsewhere.json()).toEqual({
+        error: 'invalid_request',
+        detail: expect.stringContaining('__proto__'),
+      });
       expect(({} as Record<string, unknown>).admin).toBeUndefined();
       expect(await svc.credits(accountId)).toBe(5);
     });
@@ -263,7 +300,9 @@ for (const dialect of DIALECTS) {
     it('credits stay exact under dozens of concurrent requests', async () => {
       const { key, accountId } = await svc.newKey(20);
       const results = await Promise.all(
-        Array.from({ length: 60 }, () => svc.post('/v1/scrape', { url: `${site.url}/article`, formats: ['links'] }, key).then((r) => r.status)),
+        Array.from({ length: 60 }, () =>
+          svc.post('/v1/scrape', { url: `${site.url}/article`, formats: ['links'] }, key).then((r) => r.status),
+        ),
       );
       expect(results.filter((s) => s === 200)).toHaveLength(20);
       expect(results.filter((s) => s === 402)).toHaveLength(40);
@@ -276,7 +315,9 @@ for (const dialect of DIALECTS) {
     it('refunds every credit when concurrent requests fail upstream', async () => {
       const { key, accountId } = await svc.newKey(10);
       const results = await Promise.all(
-        Array.from({ length: 30 }, (_, i) => svc.post('/v1/scrape', { url: `${site.url}/${i % 2 ? 'article' : 'missing'}` }, key).then((r) => r.status)),
+        Array.from({ length: 30 }, (_, i) =>
+          svc.post('/v1/scrape', { url: `${site.url}/${i % 2 ? 'article' : 'missing'}` }, key).then((r) => r.status),
+        ),
       );
       const ok = results.filter((s) => s === 200).length;
       expect(ok).toBeLessThanOrEqual(10);
@@ -303,10 +344,15 @@ describe('errors before any route runs', () => {
     });
 
   it('answers headers that are too large, and requests that are not HTTP, in the contract shape', async () => {
-    const huge = await raw(`POST /v1/scrape HTTP/1.1\r\nHost: x\r\nX-Pad: ${'x'.repeat(20_000)}\r\nContent-Length: 2\r\n\r\n{}`);
+    const huge = await raw(
+      `POST /v1/scrape HTTP/1.1\r\nHost: x\r\nX-Pad: ${'x'.repeat(20_000)}\r\nContent-Length: 2\r\n\r\n{}`,
+    );
     expect(huge).toMatch(/^HTTP\/1\.1 431 /);
     expect(huge).toMatch(/x-request-id: req_/i);
-    expect(JSON.parse(huge.split('\r\n\r\n')[1])).toEqual({ error: 'invalid_request', detail: expect.stringMatching(/headers/) });
+    expect(JSON.parse(huge.split('\r\n\r\n')[1])).toEqual({
+      error: 'invalid_request',
+      detail: expect.stringMatching(/headers/),
+    });
     const junk = await raw('NOT HTTP AT ALL\r\n\r\n');
     expect(junk).toMatch(/^HTTP\/1\.1 400 /);
     expect(JSON.parse(junk.split('\r\n\r\n')[1])).toEqual({ error: 'invalid_request', detail: expect.any(String) });
@@ -319,7 +365,10 @@ describe('SSRF guard through the API', () => {
   beforeAll(async () => {
     site = await startFixtureServer({ '/article': ARTICLE });
     site.route('/to-private', (_q, res) => res.writeHead(302, { location: `${site.url}/article` }).end());
-    svc = await startTestService('sqlite', { TRAWL_ALLOW_PRIVATE_NETWORK: '0', TRAWL_RESOLVE: `public.test=127.0.0.1:${site.port}` });
+    svc = await startTestService('sqlite', {
+      TRAWL_ALLOW_PRIVATE_NETWORK: '0',
+      TRAWL_RESOLVE: `public.test=127.0.0.1:${site.port}`,
+    });
   });
   afterAll(async () => {
     await svc?.stop();
@@ -370,7 +419,8 @@ describe('SSRF guard through the API', () => {
 describe('a JavaScript-only page on a server without Chromium', () => {
   let svc: TestService;
   let site: FixtureServer;
-  const SHELL = '<!doctype html><html><head><title>App</title></head><body><div id="root"></div><script src="/bundle.js"></script></body></html>';
+  const SHELL =
+    '<!doctype html><html><head><title>App</title></head><body><div id="root"></div><script src="/bundle.js"></script></body></html>';
   beforeAll(async () => {
     site = await startFixtureServer({ '/app': SHELL, '/article': ARTICLE });
     svc = await startTestService('sqlite', { CHROMIUM_PATH: '/nonexistent/chromium' });
@@ -393,7 +443,9 @@ describe('a JavaScript-only page on a server without Chromium', () => {
     // A page that needs no browser carries no warning.
     expect((await (await svc.post('/v1/scrape', { url: `${site.url}/article` }, key)).json()).warnings).toBeUndefined();
     // Extraction says it per URL.
-    const ex = await (await svc.post('/v1/extract', { urls: [`${site.url}/app`], schema: { title: 'string' } }, key)).json();
+    const ex = await (
+      await svc.post('/v1/extract', { urls: [`${site.url}/app`], schema: { title: 'string' } }, key)
+    ).json();
     expect(ex.results[0].warnings?.[0]).toMatch(/CHROMIUM_PATH/);
     expect(await svc.credits(accountId)).toBe(2);
   });

@@ -50,7 +50,10 @@ describe('deeply nested JSON bodies', () => {
     for (const path of ['/%', '/v1/scrape%E0%A4%A', '/monitors/%']) {
       const res = await fetch(`${svc.url}${path}`);
       expect(res.status).toBe(400);
-      expect(await res.json()).toMatchObject({ error: 'invalid_request', detail: expect.stringContaining('percent-encoding') });
+      expect(await res.json()).toMatchObject({
+        error: 'invalid_request',
+        detail: expect.stringContaining('percent-encoding'),
+      });
     }
   });
 });
@@ -83,7 +86,9 @@ describe('slow requests', () => {
   it('a body that trickles in is cut off with 408 in the contract shape', async () => {
     const c = rawConnection(svc.url);
     await c.connected;
-    c.socket.write(`POST /v1/scrape HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
+    c.socket.write(
+      `POST /v1/scrape HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`,
+    );
     const started = Date.now();
     const timer = setInterval(() => c.socket.writable && c.socket.write(' '), 100);
     const raw = await c.closed;

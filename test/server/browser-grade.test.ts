@@ -46,7 +46,10 @@ const PROBE_PAGE = `<!doctype html><html><head><title>Probe</title><meta name="v
   document.getElementById('probe').textContent = JSON.stringify({ tz: Intl.DateTimeFormat().resolvedOptions().timeZone, lang: navigator.language, langs: navigator.languages, width: innerWidth, touch: navigator.maxTouchPoints, ua: navigator.userAgent });
 </script></main></body></html>`;
 
-const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+const PIXEL = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
+  'base64',
+);
 
 describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () => {
   let site: FixtureServer;
@@ -62,23 +65,36 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
     intranet = createNetServer((s) => {
       intranetConnections++;
       s.on('error', () => undefined);
-      s.end(`HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nAccess-Control-Allow-Origin: *\r\nConnection: close\r\n\r\n<p>${SECRET}</p>`);
+      s.end(
+        `HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nAccess-Control-Allow-Origin: *\r\nConnection: close\r\n\r\n<p>${SECRET}</p>`,
+      );
     });
     await new Promise<void>((r) => intranet.listen(0, '127.0.0.1', r));
     intranetPort = (intranet.address() as AddressInfo).port;
-    const record = (body: string | Buffer, type = 'text/html; charset=utf-8') => (req: import('node:http').IncomingMessage, res: ServerResponse) => {
-      seen.push({ host: req.headers.host ?? '', path: (req.url ?? '').split('?')[0], headers: req.headers });
-      res.writeHead(200, { 'content-type': type }).end(body);
-    };
+    const record =
+      (body: string | Buffer, type = 'text/html; charset=utf-8') =>
+      (req: import('node:http').IncomingMessage, res: ServerResponse) => {
+        seen.push({ host: req.headers.host ?? '', path: (req.url ?? '').split('?')[0], headers: req.headers });
+        res.writeHead(200, { 'content-type': type }).end(body);
+      };
     site = await startFixtureServer({
       '/actions': record(ACTIONS_PAGE.replace('INTRANET', String(intranetPort))),
       '/probe': record(PROBE_PAGE),
       '/pixel.png': record(PIXEL, 'image/png'),
       '/api': record('{}', 'application/json'),
-      '/article': record('<html><head><title>Article</title></head><body><article><h1>Article</h1><p>Plain words of a plain article, long enough to be its content.</p></article></body></html>'),
-      '/tall': record(`<html><head><title>Tall</title></head><body style="margin:0"><div style="height:3000px;background:#eee">Tall page</div></body></html>`),
-      '/doc.pdf': record(makePdf(['Quarterly report of the kettle works', 'Sales rose in the third quarter.'], 'Kettle report'), 'application/pdf'),
-      '/huge': record(`<html><head><title>Huge</title></head><body style="margin:0"><div style="height:20000px">Huge page</div></body></html>`),
+      '/article': record(
+        '<html><head><title>Article</title></head><body><article><h1>Article</h1><p>Plain words of a plain article, long enough to be its content.</p></article></body></html>',
+      ),
+      '/tall': record(
+        `<html><head><title>Tall</title></head><body style="margin:0"><div style="height:3000px;background:#eee">Tall page</div></body></html>`,
+      ),
+      '/doc.pdf': record(
+        makePdf(['Quarterly report of the kettle works', 'Sales rose in the third quarter.'], 'Kettle report'),
+        'application/pdf',
+      ),
+      '/huge': record(
+        `<html><head><title>Huge</title></head><body style="margin:0"><div style="height:20000px">Huge page</div></body></html>`,
+      ),
       // A redirect off the site: the caller's headers must not follow it.
       '/away': (req, res) => {
         seen.push({ host: req.headers.host ?? '', path: '/away', headers: req.headers });
@@ -115,15 +131,25 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
         { type: 'write', text: ' blue' },
         { type: 'press', key: 'Enter' },
         { type: 'scroll', direction: 'down', amount: 700 },
-        { type: 'execute_javascript', script: 'return { scrolled: window.scrollY, count: window.count, echo: document.getElementById("echo").textContent, entered: document.body.dataset.entered }' },
+        {
+          type: 'execute_javascript',
+          script:
+            'return { scrolled: window.scrollY, count: window.count, echo: document.getElementById("echo").textContent, entered: document.body.dataset.entered }',
+        },
         { type: 'scroll', direction: 'down', amount: 'bottom' },
         { type: 'screenshot' },
-        { type: 'execute_javascript', script: 'await new Promise((r) => setTimeout(r, 10)); return window.scrollY > 3000' },
+        {
+          type: 'execute_javascript',
+          script: 'await new Promise((r) => setTimeout(r, 10)); return window.scrollY > 3000',
+        },
         { type: 'scrape' },
       ],
     });
     expect(status, JSON.stringify(body)).toBe(200);
-    expect(body.actions.javascript_returns).toEqual([{ scrolled: 700, count: 3, echo: 'kettle blue', entered: 'q' }, true]);
+    expect(body.actions.javascript_returns).toEqual([
+      { scrolled: 700, count: 3, echo: 'kettle blue', entered: 'q' },
+      true,
+    ]);
     expect(body.actions.scrapes).toHaveLength(2);
     expect(body.actions.scrapes[0].url).toBe('http://www.shop.test/actions');
     // The first snapshot was before the click: the hidden paragraph is not there yet, the late one is.
@@ -140,16 +166,37 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
 
   it('a step that cannot be done is 422 action_failed naming it, and costs nothing', async () => {
     const { key, accountId } = await svc.newKey(5);
-    const missing = await scrape(key, { url: 'http://www.shop.test/actions', actions: [{ type: 'wait', milliseconds: 10 }, { type: 'click', selector: '#nope' }] });
+    const missing = await scrape(key, {
+      url: 'http://www.shop.test/actions',
+      actions: [
+        { type: 'wait', milliseconds: 10 },
+        { type: 'click', selector: '#nope' },
+      ],
+    });
     expect(missing.status).toBe(422);
-    expect(missing.body).toEqual({ error: 'action_failed', detail: "actions[1]: no element matches '#nope' within 5000 ms" });
-    const thrown = await scrape(key, { url: 'http://www.shop.test/actions', actions: [{ type: 'execute_javascript', script: 'throw new Error("boom")' }] });
+    expect(missing.body).toEqual({
+      error: 'action_failed',
+      detail: "actions[1]: no element matches '#nope' within 5000 ms",
+    });
+    const thrown = await scrape(key, {
+      url: 'http://www.shop.test/actions',
+      actions: [{ type: 'execute_javascript', script: 'throw new Error("boom")' }],
+    });
     expect(thrown.status).toBe(422);
     expect(thrown.body.detail).toBe('actions[0]: the script threw: Error: boom');
-    const tooBig = await scrape(key, { url: 'http://www.shop.test/actions', actions: [{ type: 'execute_javascript', script: 'return "x".repeat(70000)' }] });
+    const tooBig = await scrape(key, {
+      url: 'http://www.shop.test/actions',
+      actions: [{ type: 'execute_javascript', script: 'return "x".repeat(70000)' }],
+    });
     expect(tooBig.body).toMatchObject({ error: 'action_failed', detail: expect.stringContaining('at most 64 KiB') });
-    const key2 = await scrape(key, { url: 'http://www.shop.test/actions', actions: [{ type: 'press', key: 'NoSuchKey' }] });
-    expect(key2.body).toMatchObject({ error: 'action_failed', detail: expect.stringContaining("unknown key 'NoSuchKey'") });
+    const key2 = await scrape(key, {
+      url: 'http://www.shop.test/actions',
+      actions: [{ type: 'press', key: 'NoSuchKey' }],
+    });
+    expect(key2.body).toMatchObject({
+      error: 'action_failed',
+      detail: expect.stringContaining("unknown key 'NoSuchKey'"),
+    });
     expect(await svc.credits(accountId)).toBe(5);
   }, 60_000);
 
@@ -165,14 +212,22 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
     expect(viewport.status).toBe(200);
     expect(viewport.body.markdown).toBeUndefined();
     expect(pngSize((await get(viewport.body.screenshot)).bytes)).toEqual({ width: 1280, height: 800 });
-    const small = await scrape(key, { url: 'http://www.shop.test/tall', formats: ['markdown', 'screenshot'], viewport: { width: 640, height: 480 } });
+    const small = await scrape(key, {
+      url: 'http://www.shop.test/tall',
+      formats: ['markdown', 'screenshot'],
+      viewport: { width: 640, height: 480 },
+    });
     expect(small.body.markdown).toContain('Tall page');
     expect(pngSize((await get(small.body.screenshot)).bytes)).toEqual({ width: 640, height: 480 });
     const full = await scrape(key, { url: 'http://www.shop.test/tall', formats: ['screenshot@full_page'] });
     expect(pngSize((await get(full.body.screenshot)).bytes)).toEqual({ width: 1280, height: 3000 });
     const capped = await scrape(key, { url: 'http://www.shop.test/huge', formats: ['screenshot@full_page'] });
     expect(pngSize((await get(capped.body.screenshot)).bytes)).toEqual({ width: 1280, height: 16_384 });
-    const jpeg = await scrape(key, { url: 'http://www.shop.test/tall', formats: ['screenshot'], screenshot_format: 'jpeg' });
+    const jpeg = await scrape(key, {
+      url: 'http://www.shop.test/tall',
+      formats: ['screenshot'],
+      screenshot_format: 'jpeg',
+    });
     const j = await get(jpeg.body.screenshot);
     expect(j.type).toBe('image/jpeg');
     expect(j.bytes.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
@@ -194,12 +249,25 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
   it('headers and cookies reach the target and its own site, never a third party nor a redirect elsewhere (HTTP path)', async () => {
     const { key } = await svc.newKey(10);
     seen.length = 0;
-    const ok = await scrape(key, { url: 'http://www.shop.test/article', render: 'http', headers: { 'X-Token': 'tok-http' }, cookies: [{ name: 'sid', value: 's1' }, { name: 'wide', value: 'w1', domain: 'shop.test' }] });
+    const ok = await scrape(key, {
+      url: 'http://www.shop.test/article',
+      render: 'http',
+      headers: { 'X-Token': 'tok-http' },
+      cookies: [
+        { name: 'sid', value: 's1' },
+        { name: 'wide', value: 'w1', domain: 'shop.test' },
+      ],
+    });
     expect(ok.status).toBe(200);
     const [target] = seenAt('www.shop.test', '/article');
     expect(target.headers['x-token']).toBe('tok-http');
     expect(target.headers.cookie).toBe('sid=s1; wide=w1');
-    const away = await scrape(key, { url: 'http://www.shop.test/away', render: 'http', headers: { 'X-Token': 'tok-away' }, cookies: [{ name: 'sid', value: 's2' }] });
+    const away = await scrape(key, {
+      url: 'http://www.shop.test/away',
+      render: 'http',
+      headers: { 'X-Token': 'tok-away' },
+      cookies: [{ name: 'sid', value: 's2' }],
+    });
     expect(away.status).toBe(200);
     expect(seenAt('www.shop.test', '/away')[0].headers['x-token']).toBe('tok-away');
     const [third] = seenAt('third.test', '/article');
@@ -210,7 +278,15 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
   it('headers and cookies in the browser go to the target and same-site sub-resources only', async () => {
     const { key } = await svc.newKey(10);
     seen.length = 0;
-    const r = await scrape(key, { url: 'http://www.shop.test/probe', render: 'browser', headers: { 'X-Token': 'tok-b' }, cookies: [{ name: 'sid', value: 'b1' }, { name: 'wide', value: 'w2', domain: 'shop.test' }] });
+    const r = await scrape(key, {
+      url: 'http://www.shop.test/probe',
+      render: 'browser',
+      headers: { 'X-Token': 'tok-b' },
+      cookies: [
+        { name: 'sid', value: 'b1' },
+        { name: 'wide', value: 'w2', domain: 'shop.test' },
+      ],
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const [doc] = seenAt('www.shop.test', '/probe');
     expect(doc.headers['x-token']).toBe('tok-b');
@@ -226,7 +302,12 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
     }
     // A site page that redirects to another site: the next hop gets neither (Chromium would carry intercepted headers over).
     seen.length = 0;
-    const away = await scrape(key, { url: 'http://www.shop.test/away', render: 'browser', headers: { 'X-Token': 'tok-away' }, cookies: [{ name: 'sid', value: 'b2' }] });
+    const away = await scrape(key, {
+      url: 'http://www.shop.test/away',
+      render: 'browser',
+      headers: { 'X-Token': 'tok-away' },
+      cookies: [{ name: 'sid', value: 'b2' }],
+    });
     expect(away.status, JSON.stringify(away.body)).toBe(200);
     expect(away.body.url).toBe('http://third.test/article');
     expect(seenAt('www.shop.test', '/away')[0].headers['x-token']).toBe('tok-away');
@@ -238,7 +319,13 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
   it('mobile and location: user agent, viewport, touch, Accept-Language, locale and time zone', async () => {
     const { key } = await svc.newKey(10);
     seen.length = 0;
-    const r = await scrape(key, { url: 'http://www.shop.test/probe', render: 'browser', formats: ['raw_html', 'screenshot'], mobile: true, location: { country: 'DE', languages: ['de-DE', 'en'] } });
+    const r = await scrape(key, {
+      url: 'http://www.shop.test/probe',
+      render: 'browser',
+      formats: ['raw_html', 'screenshot'],
+      mobile: true,
+      location: { country: 'DE', languages: ['de-DE', 'en'] },
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const probe = JSON.parse(/<p id="probe">([^<]*)<\/p>/.exec(r.body.raw_html)![1].replace(/&quot;/g, '"'));
     expect(probe).toMatchObject({ tz: 'Europe/Berlin', lang: 'de-DE', width: 412 });
@@ -247,10 +334,18 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
     const [doc] = seenAt('www.shop.test', '/probe');
     expect(doc.headers['user-agent']).toMatch(/Android.*Mobile/);
     expect(doc.headers['accept-language']).toMatch(/^de-DE,.*en/);
-    expect(pngSize(Buffer.from(await (await fetch(r.body.screenshot)).arrayBuffer()))).toEqual({ width: 412, height: 915 });
+    expect(pngSize(Buffer.from(await (await fetch(r.body.screenshot)).arrayBuffer()))).toEqual({
+      width: 412,
+      height: 915,
+    });
     // The HTTP path sends the same device and languages.
     seen.length = 0;
-    await scrape(key, { url: 'http://www.shop.test/article', render: 'http', mobile: true, location: { country: 'FR' } });
+    await scrape(key, {
+      url: 'http://www.shop.test/article',
+      render: 'http',
+      mobile: true,
+      location: { country: 'FR' },
+    });
     const [plain] = seenAt('www.shop.test', '/article');
     expect(plain.headers['user-agent']).toMatch(/Android.*Mobile/);
     expect(plain.headers['accept-language']).toBe('fr-FR,fr;q=0.9');
@@ -261,16 +356,32 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
     const before = intranetConnections;
     const fetched = await scrape(key, {
       url: 'http://www.shop.test/actions',
-      actions: [{ type: 'execute_javascript', script: `try { return await (await fetch('http://127.0.0.1:${intranetPort}/secret')).text(); } catch (e) { return 'refused'; }` }],
+      actions: [
+        {
+          type: 'execute_javascript',
+          script: `try { return await (await fetch('http://127.0.0.1:${intranetPort}/secret')).text(); } catch (e) { return 'refused'; }`,
+        },
+      ],
     });
     expect(fetched.status).toBe(200);
     expect(fetched.body.actions.javascript_returns).toEqual(['refused']);
     expect(JSON.stringify(fetched.body)).not.toContain(SECRET);
-    const clicked = await scrape(key, { url: 'http://www.shop.test/actions', actions: [{ type: 'click', selector: '#go-intranet' }, { type: 'scrape' }] });
+    const clicked = await scrape(key, {
+      url: 'http://www.shop.test/actions',
+      actions: [{ type: 'click', selector: '#go-intranet' }, { type: 'scrape' }],
+    });
     expect(clicked.status).toBe(403);
     expect(clicked.body.error).toBe('forbidden_target');
     expect(JSON.stringify(clicked.body)).not.toContain(SECRET);
-    const navigated = await scrape(key, { url: 'http://www.shop.test/actions', actions: [{ type: 'execute_javascript', script: `location.href = 'http://127.0.0.1:${intranetPort}/'; await new Promise((r) => setTimeout(r, 500)); return 1` }] });
+    const navigated = await scrape(key, {
+      url: 'http://www.shop.test/actions',
+      actions: [
+        {
+          type: 'execute_javascript',
+          script: `location.href = 'http://127.0.0.1:${intranetPort}/'; await new Promise((r) => setTimeout(r, 500)); return 1`,
+        },
+      ],
+    });
     expect([403, 422]).toContain(navigated.status);
     expect(JSON.stringify(navigated.body)).not.toContain(SECRET);
     expect(intranetConnections - before).toBe(0);
@@ -281,22 +392,54 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
   it('refuses bad options with 400 naming the field, before any work', async () => {
     const { key, accountId } = await svc.newKey(5);
     const cases: [Record<string, unknown>, string][] = [
-      [{ actions: [{ type: 'hover', selector: 'a' }] }, 'actions[0].type: must be one of wait, click, write, press, scroll, screenshot, scrape, execute_javascript (got "hover")'],
-      [{ actions: [{ type: 'wait' }] }, 'actions[0]: a wait needs either "milliseconds" (1 to 60000) or "selector", not both'],
+      [
+        { actions: [{ type: 'hover', selector: 'a' }] },
+        'actions[0].type: must be one of wait, click, write, press, scroll, screenshot, scrape, execute_javascript (got "hover")',
+      ],
+      [
+        { actions: [{ type: 'wait' }] },
+        'actions[0]: a wait needs either "milliseconds" (1 to 60000) or "selector", not both',
+      ],
       [{ actions: [{ type: 'click' }] }, 'actions[0].selector: is required'],
       [{ actions: Array.from({ length: 51 }, () => ({ type: 'scrape' })) }, 'actions: must have at most 50 steps'],
-      [{ actions: [{ type: 'wait', milliseconds: 20_000 }, { type: 'wait', milliseconds: 15_000 }] }, 'actions: the waits add up to 35000 ms, which does not fit in timeout_ms (30000); wait less or raise timeout_ms'],
-      [{ headers: { Host: 'evil.test' } }, 'headers.Host: cannot be set: the host is the URL\'s'],
-      [{ headers: { Connection: 'close' } }, 'headers.Connection: cannot be set: it belongs to the connection, which Trawl manages'],
+      [
+        {
+          actions: [
+            { type: 'wait', milliseconds: 20_000 },
+            { type: 'wait', milliseconds: 15_000 },
+          ],
+        },
+        'actions: the waits add up to 35000 ms, which does not fit in timeout_ms (30000); wait less or raise timeout_ms',
+      ],
+      [{ headers: { Host: 'evil.test' } }, "headers.Host: cannot be set: the host is the URL's"],
+      [
+        { headers: { Connection: 'close' } },
+        'headers.Connection: cannot be set: it belongs to the connection, which Trawl manages',
+      ],
       [{ headers: { 'X-A': 'x'.repeat(5000) } }, 'headers.X-A: must be at most 4096 bytes'],
-      [{ cookies: [{ name: 'a', value: 'b', domain: 'other.test' }] }, 'cookies[0].domain: "other.test" is not on the target\'s site (shop.test); cookies go to the target\'s own site only'],
-      [{ formats: ['screenshot'], render: 'http' }, 'render: screenshots and actions need the browser; leave render out or set it to "browser"'],
+      [
+        { cookies: [{ name: 'a', value: 'b', domain: 'other.test' }] },
+        'cookies[0].domain: "other.test" is not on the target\'s site (shop.test); cookies go to the target\'s own site only',
+      ],
+      [
+        { formats: ['screenshot'], render: 'http' },
+        'render: screenshots and actions need the browser; leave render out or set it to "browser"',
+      ],
       [{ wait_for: 100, render: 'http' }, 'wait_for: only applies when render is "browser" or "auto"'],
-      [{ formats: ['screenshot', 'screenshot@full_page'] }, 'formats: ask for either "screenshot" or "screenshot@full_page", not both'],
+      [
+        { formats: ['screenshot', 'screenshot@full_page'] },
+        'formats: ask for either "screenshot" or "screenshot@full_page", not both',
+      ],
       [{ screenshot_format: 'gif' }, 'screenshot_format: must be one of png, jpeg'],
       [{ viewport: { width: 10, height: 800 } }, 'viewport.width: must be an integer from 240 to 3840'],
-      [{ location: { country: 'XX' } }, 'location.country: must be an ISO 3166-1 alpha-2 code of a country, such as "DE"'],
-      [{ location: { languages: ['not a tag!'] } }, 'location.languages[0]: must be a BCP 47 language tag such as "de-DE" or "en"'],
+      [
+        { location: { country: 'XX' } },
+        'location.country: must be an ISO 3166-1 alpha-2 code of a country, such as "DE"',
+      ],
+      [
+        { location: { languages: ['not a tag!'] } },
+        'location.languages[0]: must be a BCP 47 language tag such as "de-DE" or "en"',
+      ],
       [{ max_age: -1 }, 'max_age: must be an integer from 0 to 2592000000'],
       [{ mobile: 'yes' }, 'mobile: must be true or false'],
     ];

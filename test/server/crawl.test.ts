@@ -5,10 +5,16 @@ import { startTestService, type TestService } from '../helpers/service.js';
 
 let site: FixtureServer;
 let svc: TestService;
-const page = (t: string, links: string[]) => `<html><head><title>${t}</title></head><body><h1>${t}</h1><p>${t} has enough words, with commas, to count as content.</p>${links.map((l) => `<a href="${l}">x</a>`).join('')}</body></html>`;
+const page = (t: string, links: string[]) =>
+  `<html><head><title>${t}</title></head><body><h1>${t}</h1><p>${t} has enough words, with commas, to count as content.</p>${links.map((l) => `<a href="${l}">x</a>`).join('')}</body></html>`;
 
 beforeAll(async () => {
-  site = await startFixtureServer({ '/': page('Home', ['/one', '/two']), '/one': page('One', ['/']), '/two': page('Two', ['/three']), '/three': page('Three', []) });
+  site = await startFixtureServer({
+    '/': page('Home', ['/one', '/two']),
+    '/one': page('One', ['/']),
+    '/two': page('Two', ['/three']),
+    '/three': page('Three', []),
+  });
   svc = await startTestService('sqlite');
 });
 afterAll(async () => {
@@ -19,12 +25,25 @@ afterAll(async () => {
 describe('POST /v1/crawl', () => {
   it('answers the contract shape and charges one credit', async () => {
     const { key, accountId } = await svc.newKey(3);
-    const res = await svc.post('/v1/crawl', { url: `${site.url}/`, max_depth: 1, limit: 10, formats: ['markdown', 'links'] }, key);
+    const res = await svc.post(
+      '/v1/crawl',
+      { url: `${site.url}/`, max_depth: 1, limit: 10, formats: ['markdown', 'links'] },
+      key,
+    );
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body).toMatchObject({ status: 'ok', total: 3, truncated: false, errors: [] });
-    expect(body.pages.map((p: { url: string }) => p.url)).toEqual([`${site.url}/`, `${site.url}/one`, `${site.url}/two`]);
-    expect(body.pages[0]).toMatchObject({ depth: 0, status_code: 200, title: 'Home', links: [`${site.url}/one`, `${site.url}/two`] });
+    expect(body.pages.map((p: { url: string }) => p.url)).toEqual([
+      `${site.url}/`,
+      `${site.url}/one`,
+      `${site.url}/two`,
+    ]);
+    expect(body.pages[0]).toMatchObject({
+      depth: 0,
+      status_code: 200,
+      title: 'Home',
+      links: [`${site.url}/one`, `${site.url}/two`],
+    });
     expect(body.pages[1].markdown).toContain('One has enough words');
     expect(await svc.credits(accountId)).toBe(2);
   });

@@ -17,7 +17,9 @@ describe('error catalogue', () => {
     const table = readFileSync(SPEC, 'utf8').split('## 2. Errors')[1].split('## 3.')[0];
     const rows = [...table.matchAll(/^\| (\d{3}) \| (\w+) \|/gm)].map((m) => [m[2], Number(m[1])] as const);
     expect(rows.length).toBeGreaterThan(10);
-    expect(Object.fromEntries(rows)).toEqual(Object.fromEntries(Object.entries(ERROR_CATALOGUE).map(([k, v]) => [k, v.status])));
+    expect(Object.fromEntries(rows)).toEqual(
+      Object.fromEntries(Object.entries(ERROR_CATALOGUE).map(([k, v]) => [k, v.status])),
+    );
   });
 });
 
@@ -31,7 +33,13 @@ describe('a bug in the engine', () => {
   beforeAll(async () => {
     store = await openStore({ dataDir: '/tmp', sqliteFile: ':memory:' });
     const broken = {
-      http: { request: async () => { throw new Error('boom: secret internals at /srv/app.js:12'); }, checkTarget: async () => undefined, close: async () => undefined },
+      http: {
+        request: async () => {
+          throw new Error('boom: secret internals at /srv/app.js:12');
+        },
+        checkTarget: async () => undefined,
+        close: async () => undefined,
+      },
       close: async () => undefined,
     } as unknown as Engine;
     app = await buildServer(
@@ -48,7 +56,12 @@ describe('a bug in the engine', () => {
   });
 
   it('answers 500 internal_error without a stack trace, logs it with the request id, refunds', async () => {
-    const res = await app.inject({ method: 'POST', url: '/v1/scrape', headers: { authorization: `Bearer ${key}` }, payload: { url: 'https://example.com/' } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/scrape',
+      headers: { authorization: `Bearer ${key}` },
+      payload: { url: 'https://example.com/' },
+    });
     expect(res.statusCode).toBe(500);
     expect(res.json()).toEqual({ error: 'internal_error' });
     expect(res.body).not.toContain('boom');
@@ -64,8 +77,27 @@ describe('a bug in the engine', () => {
     const body = doc.paths['/v1/scrape'].post.requestBody.content['application/json'].schema;
     expect(body.required).toEqual(['url']);
     expect(body.properties.timeout_ms).toMatchObject({ type: 'integer', minimum: 1000, maximum: 120000 });
-    expect(body.properties.formats.items.enum).toEqual(['markdown', 'json', 'html', 'raw_html', 'links', 'screenshot', 'screenshot@full_page']);
-    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(['actions', 'headers', 'cookies', 'mobile', 'location', 'viewport', 'screenshot_format', 'max_age']));
+    expect(body.properties.formats.items.enum).toEqual([
+      'markdown',
+      'json',
+      'html',
+      'raw_html',
+      'links',
+      'screenshot',
+      'screenshot@full_page',
+    ]);
+    expect(Object.keys(body.properties)).toEqual(
+      expect.arrayContaining([
+        'actions',
+        'headers',
+        'cookies',
+        'mobile',
+        'location',
+        'viewport',
+        'screenshot_format',
+        'max_age',
+      ]),
+    );
     expect(body.additionalProperties).toBe(false);
   });
 });

@@ -17,11 +17,16 @@ beforeAll(async () => {
   site = await startFixtureServer({
     '/a': productPage('Kettle', '39.90', '<dl><dt>Brand</dt><dd>Acme</dd></dl>'),
     '/b': productPage('Toaster', '24.00', '<p>Tags: kitchen</p>'),
-    '/no-author': '<html><head><title>Essay</title></head><body><article><h1>Essay</h1><p>Written by Ada Lovelace in 1843, a long paragraph that an LLM would read, with commas, and more.</p></article></body></html>',
+    '/no-author':
+      '<html><head><title>Essay</title></head><body><article><h1>Essay</h1><p>Written by Ada Lovelace in 1843, a long paragraph that an LLM would read, with commas, and more.</p></article></body></html>',
   });
   llm = await startFakeLlm();
   svc = await startTestService('sqlite');
-  withLlm = await startTestService('sqlite', { LLM_BASE_URL: llm.url, LLM_API_KEY: 'sk-test', LLM_MODEL: 'test-model' });
+  withLlm = await startTestService('sqlite', {
+    LLM_BASE_URL: llm.url,
+    LLM_API_KEY: 'sk-test',
+    LLM_MODEL: 'test-model',
+  });
 });
 afterAll(async () => {
   await svc?.stop();
@@ -33,13 +38,30 @@ afterAll(async () => {
 describe('POST /v1/extract', () => {
   it('extracts from several URLs concurrently and merges the first non-null values', async () => {
     const { key, accountId } = await svc.newKey(5);
-    const res = await svc.post('/v1/extract', { urls: [`${site.url}/a`, `${site.url}/b`], schema: { name: 'string', price: 'number', brand: 'string', currency: 'string' } }, key);
+    const res = await svc.post(
+      '/v1/extract',
+      {
+        urls: [`${site.url}/a`, `${site.url}/b`],
+        schema: { name: 'string', price: 'number', brand: 'string', currency: 'string' },
+      },
+      key,
+    );
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.status).toBe('ok');
     expect(body.results).toEqual([
-      { url: `${site.url}/a`, status: 'ok', json: { name: 'Kettle', price: 39.9, brand: 'Acme', currency: 'USD' }, sources: expect.objectContaining({ price: 'json-ld:offers.price', brand: 'label:Brand' }) },
-      { url: `${site.url}/b`, status: 'ok', json: { name: 'Toaster', price: 24, brand: null, currency: 'USD' }, sources: expect.any(Object) },
+      {
+        url: `${site.url}/a`,
+        status: 'ok',
+        json: { name: 'Kettle', price: 39.9, brand: 'Acme', currency: 'USD' },
+        sources: expect.objectContaining({ price: 'json-ld:offers.price', brand: 'label:Brand' }),
+      },
+      {
+        url: `${site.url}/b`,
+        status: 'ok',
+        json: { name: 'Toaster', price: 24, brand: null, currency: 'USD' },
+        sources: expect.any(Object),
+      },
     ]);
     expect(body.data).toEqual({ name: 'Kettle', price: 39.9, brand: 'Acme', currency: 'USD' });
     expect(await svc.credits(accountId)).toBe(4);
@@ -47,23 +69,40 @@ describe('POST /v1/extract', () => {
 
   it('concatenates arrays without duplicates when merging', async () => {
     const { key } = await svc.newKey(5);
-    const res = await svc.post('/v1/extract', { urls: [`${site.url}/a`, `${site.url}/b`, `${site.url}/a`], schema: { name: ['string'] } }, key);
+    const res = await svc.post(
+      '/v1/extract',
+      { urls: [`${site.url}/a`, `${site.url}/b`, `${site.url}/a`], schema: { name: ['string'] } },
+      key,
+    );
     expect((await res.json()).data).toEqual({ name: ['Kettle', 'Toaster'] });
   });
 
   it('keeps per-URL errors and charges one credit when some URLs fail', async () => {
     const { key, accountId } = await svc.newKey(5);
-    const res = await svc.post('/v1/extract', { urls: [`${site.url}/missing`, `${site.url}/b`], schema: { name: 'string' } }, key);
+    const res = await svc.post(
+      '/v1/extract',
+      { urls: [`${site.url}/missing`, `${site.url}/b`], schema: { name: 'string' } },
+      key,
+    );
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body.results[0]).toEqual({ url: `${site.url}/missing`, status: 'error', error: 'fetch_failed', detail: expect.stringContaining('404') });
+    expect(body.results[0]).toEqual({
+      url: `${site.url}/missing`,
+      status: 'error',
+      error: 'fetch_failed',
+      detail: expect.stringContaining('404'),
+    });
     expect(body.data).toEqual({ name: 'Toaster' });
     expect(await svc.credits(accountId)).toBe(4);
   });
 
   it('answers 502 fetch_failed and charges nothing when every URL fails', async () => {
     const { key, accountId } = await svc.newKey(5);
-    const res = await svc.post('/v1/extract', { urls: [`${site.url}/missing`, 'http://127.0.0.1:1/'], schema: { name: 'string' } }, key);
+    const res = await svc.post(
+      '/v1/extract',
+      { urls: [`${site.url}/missing`, 'http://127.0.0.1:1/'], schema: { name: 'string' } },
+      key,
+    );
     expect(res.status).toBe(502);
     expect(await res.json()).toEqual({ error: 'fetch_failed', detail: expect.stringContaining('all 2 URLs failed') });
     expect(await svc.credits(accountId)).toBe(5);
@@ -75,7 +114,11 @@ describe('POST /v1/extract', () => {
       [{ urls: [`${site.url}/a`] }, 422, 'schema: is required'],
       [{ urls: [`${site.url}/a`], schema: { price: 'money' } }, 422, "schema.price: unknown type 'money'"],
       [{ urls: [], schema: { a: 'string' } }, 400, 'urls: must be an array of 1 to 20'],
-      [{ urls: Array.from({ length: 21 }, () => `${site.url}/a`), schema: { a: 'string' } }, 400, 'urls: must be an array of 1 to 20'],
+      [
+        { urls: Array.from({ length: 21 }, () => `${site.url}/a`), schema: { a: 'string' } },
+        400,
+        'urls: must be an array of 1 to 20',
+      ],
       [{ urls: ['ftp://x.example/'], schema: { a: 'string' } }, 400, 'urls[0]: must be an http or https URL'],
       [{ url: `${site.url}/a`, schema: { a: 'string' } }, 400, 'url: unknown field'],
     ];
@@ -91,7 +134,11 @@ describe('POST /v1/extract', () => {
 describe('scrape json format', () => {
   it('returns json and sources next to markdown when a schema is given', async () => {
     const { key } = await svc.newKey(5);
-    const res = await svc.post('/v1/scrape', { url: `${site.url}/a`, schema: { name: 'string', price: 'number' } }, key);
+    const res = await svc.post(
+      '/v1/scrape',
+      { url: `${site.url}/a`, schema: { name: 'string', price: 'number' } },
+      key,
+    );
     const body = await res.json();
     expect(res.status).toBe(200);
     expect(body.json).toEqual({ name: 'Kettle', price: 39.9 });
@@ -105,16 +152,29 @@ describe('optional LLM pass', () => {
     const { key } = await withLlm.newKey(5);
     llm.answer = { author: 'Ada Lovelace', year: '1843' };
     llm.requests.length = 0;
-    const res = await withLlm.post('/v1/extract', { urls: [`${site.url}/no-author`], schema: { title: 'string', author: 'string', year: 'integer' }, prompt: 'the essay author' }, key);
+    const res = await withLlm.post(
+      '/v1/extract',
+      {
+        urls: [`${site.url}/no-author`],
+        schema: { title: 'string', author: 'string', year: 'integer' },
+        prompt: 'the essay author',
+      },
+      key,
+    );
     const body = await res.json();
     expect(res.status).toBe(200);
     expect(body.results[0].json).toEqual({ title: 'Essay', author: 'Ada Lovelace', year: 1843 });
-    expect(body.results[0].sources).toMatchObject({ title: expect.not.stringMatching(/llm/), author: 'llm', year: 'llm' });
+    expect(body.results[0].sources).toMatchObject({
+      title: expect.not.stringMatching(/llm/),
+      author: 'llm',
+      year: 'llm',
+    });
     expect(llm.requests).toHaveLength(1);
     const sent = llm.requests[0];
     expect(sent.headers.authorization).toBe('Bearer sk-test');
     expect(sent.body.model).toBe('test-model');
-    const schema = (sent.body.response_format as { json_schema: { schema: { properties: Record<string, unknown> } } }).json_schema.schema;
+    const schema = (sent.body.response_format as { json_schema: { schema: { properties: Record<string, unknown> } } })
+      .json_schema.schema;
     expect(Object.keys(schema.properties)).toEqual(['author', 'year']);
     expect(JSON.stringify(sent.body.messages)).toContain('Written by Ada Lovelace');
     expect(JSON.stringify(sent.body.messages)).toContain('the essay author');
@@ -123,11 +183,19 @@ describe('optional LLM pass', () => {
   it('leaves fields null when the LLM answers garbage or too late, without failing', async () => {
     const { key } = await withLlm.newKey(5);
     llm.answer = 'garbage';
-    const bad = await withLlm.post('/v1/extract', { urls: [`${site.url}/no-author`], schema: { title: 'string', author: 'string' } }, key);
+    const bad = await withLlm.post(
+      '/v1/extract',
+      { urls: [`${site.url}/no-author`], schema: { title: 'string', author: 'string' } },
+      key,
+    );
     expect(bad.status).toBe(200);
     expect((await bad.json()).results[0].json).toEqual({ title: 'Essay', author: null });
     llm.answer = 'timeout';
-    const slow = await withLlm.post('/v1/extract', { urls: [`${site.url}/no-author`], schema: { title: 'string', author: 'string' }, timeout_ms: 3000 }, key);
+    const slow = await withLlm.post(
+      '/v1/extract',
+      { urls: [`${site.url}/no-author`], schema: { title: 'string', author: 'string' }, timeout_ms: 3000 },
+      key,
+    );
     expect(slow.status).toBe(200);
     expect((await slow.json()).results[0].json).toEqual({ title: 'Essay', author: null });
   }, 40_000);
@@ -135,7 +203,11 @@ describe('optional LLM pass', () => {
   it('fills scrape json too, without returning markdown that was not asked for', async () => {
     const { key } = await withLlm.newKey(5);
     llm.answer = { author: 'Ada Lovelace' };
-    const res = await withLlm.post('/v1/scrape', { url: `${site.url}/no-author`, formats: ['json'], schema: { title: 'string', author: 'string' } }, key);
+    const res = await withLlm.post(
+      '/v1/scrape',
+      { url: `${site.url}/no-author`, formats: ['json'], schema: { title: 'string', author: 'string' } },
+      key,
+    );
     const body = await res.json();
     expect(body.json).toEqual({ title: 'Essay', author: 'Ada Lovelace' });
     expect(body.sources.author).toBe('llm');
@@ -145,7 +217,11 @@ describe('optional LLM pass', () => {
   it('coerces the LLM answer like any other value and drops what does not fit', async () => {
     const { key } = await withLlm.newKey(5);
     llm.answer = { author: 42, year: 'not a year' };
-    const res = await withLlm.post('/v1/extract', { urls: [`${site.url}/no-author`], schema: { author: 'string', year: 'integer' } }, key);
+    const res = await withLlm.post(
+      '/v1/extract',
+      { urls: [`${site.url}/no-author`], schema: { author: 'string', year: 'integer' } },
+      key,
+    );
     expect((await res.json()).results[0].json).toEqual({ author: '42', year: null });
   });
 });

@@ -15,12 +15,23 @@ describe('jobs: polite and guarded async crawls (sqlite)', () => {
   const fetchedAt: number[] = [];
   beforeAll(async () => {
     site = await startFixtureServer();
-    site.route('/robots.txt', (_q, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nCrawl-delay: 1\n'));
-    site.route('/', articlePage('Hub', `<p>A hub page linking to the items of a polite site.</p>${Array.from({ length: 12 }, (_, i) => `<a href="/p/${i}">Item ${i}</a>`).join(' ')}<a href="/away">Away</a>`));
+    site.route(
+      '/robots.txt',
+      (_q, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nCrawl-delay: 1\n'),
+    );
+    site.route(
+      '/',
+      articlePage(
+        'Hub',
+        `<p>A hub page linking to the items of a polite site.</p>${Array.from({ length: 12 }, (_, i) => `<a href="/p/${i}">Item ${i}</a>`).join(' ')}<a href="/away">Away</a>`,
+      ),
+    );
     for (let i = 0; i < 12; i++) {
       site.route(`/p/${i}`, (_q, res) => {
         fetchedAt.push(Date.now());
-        res.writeHead(200, { 'content-type': 'text/html' }).end(articlePage(`Item ${i}`, `<p>The page of item ${i}, with words enough to be content.</p>`));
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(articlePage(`Item ${i}`, `<p>The page of item ${i}, with words enough to be content.</p>`));
       });
     }
     site.route('/away', (_q, res) => void res.writeHead(302, { location: 'http://elsewhere.test/landing' }).end());
@@ -34,13 +45,19 @@ describe('jobs: polite and guarded async crawls (sqlite)', () => {
   });
 
   const call = async (s: TestService, method: string, path: string, key: string, body?: unknown) => {
-    const res = await fetch(`${s.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const res = await fetch(`${s.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
 
   it('cancel stops pages waiting for their Crawl-delay turn: none fetched a second after it', async () => {
     const { key } = await svc.newKey(5);
-    const id = (await call(svc, 'POST', '/v1/crawl', key, { url: `${site.url}/`, async: true, max_depth: 1, use_sitemap: false })).body.job.job_id;
+    const id = (
+      await call(svc, 'POST', '/v1/crawl', key, { url: `${site.url}/`, async: true, max_depth: 1, use_sitemap: false })
+    ).body.job.job_id;
     // The hub and two items (a second apart): the other items wait for their turns.
     while (fetchedAt.length < 2) await new Promise((r) => setTimeout(r, 50));
     const cancelled = await call(svc, 'DELETE', `/v1/jobs/${id}`, key);
@@ -54,10 +71,25 @@ describe('jobs: polite and guarded async crawls (sqlite)', () => {
   it('a page redirecting off the site ends as off_site_redirect', async () => {
     const { key } = await svc.newKey(5);
     // (The start page may move, example.com → www.example.com; a page it links to may not.)
-    const hub = (await call(svc, 'POST', '/v1/crawl', key, { url: `${site.url}/`, async: true, max_depth: 1, use_sitemap: false, respect_robots: false, include_paths: ['/away'] })).body.job.job_id;
-    for (let i = 0; i < 100 && (await call(svc, 'GET', `/v1/jobs/${hub}`, key)).body.job.state !== 'completed'; i++) await new Promise((r) => setTimeout(r, 100));
+    const hub = (
+      await call(svc, 'POST', '/v1/crawl', key, {
+        url: `${site.url}/`,
+        async: true,
+        max_depth: 1,
+        use_sitemap: false,
+        respect_robots: false,
+        include_paths: ['/away'],
+      })
+    ).body.job.job_id;
+    for (let i = 0; i < 100 && (await call(svc, 'GET', `/v1/jobs/${hub}`, key)).body.job.state !== 'completed'; i++)
+      await new Promise((r) => setTimeout(r, 100));
     const pages = (await call(svc, 'GET', `/v1/jobs/${hub}`, key)).body.pages;
-    expect(pages.find((p: any) => p.url.endsWith('/away'))).toEqual({ url: `${site.url}/away`, depth: 1, error: 'off_site_redirect', detail: 'redirected off the site to http://elsewhere.test/landing' });
+    expect(pages.find((p: any) => p.url.endsWith('/away'))).toEqual({
+      url: `${site.url}/away`,
+      depth: 1,
+      error: 'off_site_redirect',
+      detail: 'redirected off the site to http://elsewhere.test/landing',
+    });
   }, 20_000);
 
   it('a start URL on a private address is 403 forbidden_target when asked for, and costs nothing', async () => {

@@ -21,10 +21,19 @@ describe.each(DIALECTS)('jobs: webhooks (%s)', (dialect) => {
   let hook: WebhookReceiver;
   beforeAll(async () => {
     site = await startFixtureServer();
-    for (let i = 0; i < 8; i++) site.route(`/p/${i}`, articlePage(`Page ${i}`, `<p>The body of page number ${i}, with words enough to be the main content of it.</p>`));
+    for (let i = 0; i < 8; i++)
+      site.route(
+        `/p/${i}`,
+        articlePage(
+          `Page ${i}`,
+          `<p>The body of page number ${i}, with words enough to be the main content of it.</p>`,
+        ),
+      );
     site.route('/slow', async (_q, res) => {
       await new Promise((r) => setTimeout(r, 1500));
-      res.writeHead(200, { 'content-type': 'text/html' }).end(articlePage('Slow', '<p>A page that takes its time, with words enough to be content.</p>'));
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(articlePage('Slow', '<p>A page that takes its time, with words enough to be content.</p>'));
     });
     hook = await startWebhookReceiver();
     // Retries on a 50 ms base (5 s in production) so the test sees one.
@@ -37,10 +46,15 @@ describe.each(DIALECTS)('jobs: webhooks (%s)', (dialect) => {
   });
 
   const call = async (method: string, path: string, key: string, body?: unknown) => {
-    const res = await fetch(`${svc.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const res = await fetch(`${svc.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
-  const secretOf = async (accountId: string) => (await accounts.findAccountById(svc.store.db, accountId))!.signing_secret;
+  const secretOf = async (accountId: string) =>
+    (await accounts.findAccountById(svc.store.db, accountId))!.signing_secret;
   const eventsFor = (jobId: string) =>
     hook.received.map((r) => ({ r, e: JSON.parse(r.body) })).filter(({ e }) => e.job_id === jobId);
   const until = async (fn: () => boolean, ms = 20_000) => {
@@ -56,14 +70,20 @@ describe.each(DIALECTS)('jobs: webhooks (%s)', (dialect) => {
     const secret = await secretOf(accountId);
     hook.failNext(1, 503);
     const urls = [...Array.from({ length: 6 }, (_, i) => `${site.url}/p/${i}`), `${site.url}/missing`];
-    const created = await call('POST', '/v1/batch/scrape', key, { urls, webhook: hook.url, webhook_events: ['job.page'] });
+    const created = await call('POST', '/v1/batch/scrape', key, {
+      urls,
+      webhook: hook.url,
+      webhook_events: ['job.page'],
+    });
     expect(created.status).toBe(202);
     const id = created.body.job.job_id;
     await until(() => eventsFor(id).filter(({ r }) => r.answered < 300).length === 8);
     const got = eventsFor(id);
     for (const { r, e } of got) {
       expect(new Webhook(secret).verify(r.body, r.headers as Record<string, string>)).toEqual(e);
-      expect(r.headers['x-service-signature']).toBe(`sha256=${createHmac('sha256', secret).update(r.body).digest('hex')}`);
+      expect(r.headers['x-service-signature']).toBe(
+        `sha256=${createHmac('sha256', secret).update(r.body).digest('hex')}`,
+      );
       expect(r.headers['webhook-id']).toBe(e.id);
     }
     // The 503 was retried: one id arrived twice, and every event was delivered once with a 2xx.
@@ -80,20 +100,43 @@ describe.each(DIALECTS)('jobs: webhooks (%s)', (dialect) => {
     const completed = ok.filter((e) => e.event === 'job.completed');
     expect(completed).toHaveLength(1);
     expect(ok.at(-1)).toBe(completed[0]);
-    expect(completed[0]).toMatchObject({ job_id: id, kind: 'batch', state: 'completed', progress: { done: 6, failed: 1, queued: 0 }, sequence: 8 });
-    expect(Object.keys(completed[0])).toEqual(['id', 'event', 'job_id', 'kind', 'state', 'progress', 'sequence', 'created_at', 'finished_at', 'at']);
+    expect(completed[0]).toMatchObject({
+      job_id: id,
+      kind: 'batch',
+      state: 'completed',
+      progress: { done: 6, failed: 1, queued: 0 },
+      sequence: 8,
+    });
+    expect(Object.keys(completed[0])).toEqual([
+      'id',
+      'event',
+      'job_id',
+      'kind',
+      'state',
+      'progress',
+      'sequence',
+      'created_at',
+      'finished_at',
+      'at',
+    ]);
     const stored = await eventsOf(svc.store.db, id);
     expect(stored.map((e) => e.state)).toEqual(Array(8).fill('succeeded'));
   });
 
   it('without job.page only job.completed is sent; a cancelled job sends it with state cancelled', async () => {
     const { key } = await svc.newKey(5);
-    const quick = await call('POST', '/v1/batch/scrape', key, { urls: [`${site.url}/p/1`, `${site.url}/p/2`], webhook: hook.url });
+    const quick = await call('POST', '/v1/batch/scrape', key, {
+      urls: [`${site.url}/p/1`, `${site.url}/p/2`],
+      webhook: hook.url,
+    });
     const qid = quick.body.job.job_id;
     await until(() => eventsFor(qid).length === 1);
     expect(eventsFor(qid).map(({ e }) => e.event)).toEqual(['job.completed']);
 
-    const slow = await call('POST', '/v1/batch/scrape', key, { urls: Array.from({ length: 40 }, (_, i) => `${site.url}/slow?${i}`), webhook: hook.url });
+    const slow = await call('POST', '/v1/batch/scrape', key, {
+      urls: Array.from({ length: 40 }, (_, i) => `${site.url}/slow?${i}`),
+      webhook: hook.url,
+    });
     const sid = slow.body.job.job_id;
     await new Promise((r) => setTimeout(r, 300));
     expect((await call('DELETE', `/v1/jobs/${sid}`, key)).body.job.state).toBe('cancelled');
@@ -107,7 +150,8 @@ describe.each(DIALECTS)('jobs: webhooks (%s)', (dialect) => {
   it('events go out as lanes free: a 150-page job.page backlog is delivered within seconds of the job', async () => {
     const { key } = await svc.newKey(5);
     const urls = Array.from({ length: 150 }, (_, i) => `${site.url}/p/${i % 8}?n=${i}`);
-    const id = (await call('POST', '/v1/batch/scrape', key, { urls, webhook: hook.url, webhook_events: ['job.page'] })).body.job.job_id;
+    const id = (await call('POST', '/v1/batch/scrape', key, { urls, webhook: hook.url, webhook_events: ['job.page'] }))
+      .body.job.job_id;
     let finished = 0;
     await until(() => {
       if (!finished && eventsFor(id).length) finished = Date.now();
@@ -115,7 +159,13 @@ describe.each(DIALECTS)('jobs: webhooks (%s)', (dialect) => {
     }, 30_000);
     // (One account's events, 4 at a time: passes of 4 a poll apart took 10 s for these.)
     expect(Date.now() - finished).toBeLessThan(5000);
-    expect(new Set(eventsFor(id).filter(({ e }) => e.event === 'job.page').map(({ e }) => e.sequence)).size).toBe(150);
+    expect(
+      new Set(
+        eventsFor(id)
+          .filter(({ e }) => e.event === 'job.page')
+          .map(({ e }) => e.sequence),
+      ).size,
+    ).toBe(150);
   }, 40_000);
 
   it("one account's hanging receiver holds its own lanes only: another account's events go at once", async () => {
@@ -126,10 +176,15 @@ describe.each(DIALECTS)('jobs: webhooks (%s)', (dialect) => {
       const a = await svc.newKey(5);
       const b = await svc.newKey(5);
       const urls = Array.from({ length: 6 }, (_, i) => `${site.url}/p/${i}`);
-      await call('POST', '/v1/batch/scrape', a.key, { urls, webhook: `http://127.0.0.1:${(hang.address() as AddressInfo).port}/hook`, webhook_events: ['job.page'] });
+      await call('POST', '/v1/batch/scrape', a.key, {
+        urls,
+        webhook: `http://127.0.0.1:${(hang.address() as AddressInfo).port}/hook`,
+        webhook_events: ['job.page'],
+      });
       await until(() => hung.length >= 4);
       const t0 = Date.now();
-      const id = (await call('POST', '/v1/batch/scrape', b.key, { urls: [`${site.url}/p/1`], webhook: hook.url })).body.job.job_id;
+      const id = (await call('POST', '/v1/batch/scrape', b.key, { urls: [`${site.url}/p/1`], webhook: hook.url })).body
+        .job.job_id;
       await until(() => eventsFor(id).length === 1, 15_000);
       // (A pass waited for every attempt in it: 10 s, the delivery timeout, behind the hanging ones.)
       expect(Date.now() - t0).toBeLessThan(4000);
@@ -141,17 +196,31 @@ describe.each(DIALECTS)('jobs: webhooks (%s)', (dialect) => {
 
   it('an async crawl sends job.completed; bad webhook requests are refused with no credit', async () => {
     const { key, accountId } = await svc.newKey(5);
-    site.route('/site/', articlePage('Home', `<p>Home page with words enough.</p><a href="/site/a">a</a><a href="/site/b">b</a>`));
+    site.route(
+      '/site/',
+      articlePage('Home', `<p>Home page with words enough.</p><a href="/site/a">a</a><a href="/site/b">b</a>`),
+    );
     site.route('/site/a', articlePage('A', '<p>Page a with words enough to be content.</p>'));
     site.route('/site/b', articlePage('B', '<p>Page b with words enough to be content.</p>'));
-    const c = await call('POST', '/v1/crawl', key, { url: `${site.url}/site/`, async: true, limit: 10, webhook: hook.url, webhook_events: ['job.page', 'job.completed'] });
+    const c = await call('POST', '/v1/crawl', key, {
+      url: `${site.url}/site/`,
+      async: true,
+      limit: 10,
+      webhook: hook.url,
+      webhook_events: ['job.page', 'job.completed'],
+    });
     expect(c.status).toBe(202);
     const id = c.body.job.job_id;
     await until(() => eventsFor(id).some(({ e }) => e.event === 'job.completed'));
     const evs = eventsFor(id).map(({ e }) => e);
     expect(evs.filter((e) => e.event === 'job.page')).toHaveLength(3);
     // job.completed arrives after every job.page of its job.
-    expect(evs.at(-1)).toMatchObject({ event: 'job.completed', kind: 'crawl', progress: { done: 3, failed: 0, queued: 0 }, sequence: 4 });
+    expect(evs.at(-1)).toMatchObject({
+      event: 'job.completed',
+      kind: 'crawl',
+      progress: { done: 3, failed: 0, queued: 0 },
+      sequence: 4,
+    });
     expect(await svc.credits(accountId)).toBe(4);
 
     const bad = [
@@ -174,11 +243,25 @@ describe.each(DIALECTS)('jobs: webhooks (%s)', (dialect) => {
 
 describe('jobs: page event bodies', () => {
   it('a page too large for one body is sent without its largest fields, named in omitted', () => {
-    const page = { url: 'https://a.example/', markdown: 'x'.repeat(300_000), html: 'y'.repeat(100_000), metadata: { title: 't' } };
+    const page = {
+      url: 'https://a.example/',
+      markdown: 'x'.repeat(300_000),
+      html: 'y'.repeat(100_000),
+      metadata: { title: 't' },
+    };
     const body = JSON.parse(pageEventBody({ id: 'evt_1', jobId: 'job_1', n: 3, page, at: '2026-11-26T00:00:00.000Z' }));
     expect(body.omitted).toEqual(['markdown']);
     expect(body.page).toEqual({ url: 'https://a.example/', html: page.html, metadata: { title: 't' } });
-    const small = JSON.parse(pageEventBody({ id: 'evt_2', jobId: 'job_1', n: 4, page: { url: 'u', markdown: 'm' }, at: 'now' }));
-    expect(small).toEqual({ id: 'evt_2', event: 'job.page', job_id: 'job_1', sequence: 4, page: { url: 'u', markdown: 'm' }, at: 'now' });
+    const small = JSON.parse(
+      pageEventBody({ id: 'evt_2', jobId: 'job_1', n: 4, page: { url: 'u', markdown: 'm' }, at: 'now' }),
+    );
+    expect(small).toEqual({
+      id: 'evt_2',
+      event: 'job.page',
+      job_id: 'job_1',
+      sequence: 4,
+      page: { url: 'u', markdown: 'm' },
+      at: 'now',
+    });
   });
 });

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-const urlset = (urls: string[]) => `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls.map((u) => `<url><loc>${u}</loc></url>`).join('')}</urlset>`;
+const urlset = (urls: string[]) =>
+  `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls.map((u) => `<url><loc>${u}</loc></url>`).join('')}</urlset>`;
 
 describe('POST /v1/map', () => {
   let svc: TestService;
@@ -18,13 +19,39 @@ describe('POST /v1/map', () => {
   beforeAll(async () => {
     site = await startFixtureServer();
     base = site.url;
-    const xml = (body: string | Buffer, type = 'application/xml') => (_q: unknown, res: import('node:http').ServerResponse) => void res.writeHead(200, { 'content-type': type }).end(body);
-    site.route('/robots.txt', (_q, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end(`User-agent: *\nAllow: /\nSitemap: ${base}/sitemaps/index.xml\n`));
-    site.route('/sitemaps/index.xml', xml(`<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${base}/sitemaps/a.xml.gz</loc></sitemap><sitemap><loc>${base}/sitemaps/b.xml.gz</loc></sitemap></sitemapindex>`));
-    site.route('/sitemaps/a.xml.gz', xml(gzipSync(urlset(Array.from({ length: 40 }, (_, i) => `${base}/docs/page-${i}`))), 'application/gzip'));
-    site.route('/sitemaps/b.xml.gz', xml(gzipSync(urlset([`${base}/blog/launch-notes`, `${base}/docs/page-1`, 'http://elsewhere.test/x'])), 'application/gzip'));
+    const xml =
+      (body: string | Buffer, type = 'application/xml') =>
+      (_q: unknown, res: import('node:http').ServerResponse) =>
+        void res.writeHead(200, { 'content-type': type }).end(body);
+    site.route(
+      '/robots.txt',
+      (_q, res) =>
+        void res
+          .writeHead(200, { 'content-type': 'text/plain' })
+          .end(`User-agent: *\nAllow: /\nSitemap: ${base}/sitemaps/index.xml\n`),
+    );
+    site.route(
+      '/sitemaps/index.xml',
+      xml(
+        `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${base}/sitemaps/a.xml.gz</loc></sitemap><sitemap><loc>${base}/sitemaps/b.xml.gz</loc></sitemap></sitemapindex>`,
+      ),
+    );
+    site.route(
+      '/sitemaps/a.xml.gz',
+      xml(gzipSync(urlset(Array.from({ length: 40 }, (_, i) => `${base}/docs/page-${i}`))), 'application/gzip'),
+    );
+    site.route(
+      '/sitemaps/b.xml.gz',
+      xml(
+        gzipSync(urlset([`${base}/blog/launch-notes`, `${base}/docs/page-1`, 'http://elsewhere.test/x'])),
+        'application/gzip',
+      ),
+    );
     site.route('/sitemap.xml', xml(urlset([`${base}/about`])));
-    site.route('/', `<html><head><title>Home</title></head><body><nav><a href="/pricing">Plans and pricing</a><a href="/docs/page-3#intro">Docs</a><a href="http://other.test/">Other</a><a href="/logo.png">logo</a></nav></body></html>`);
+    site.route(
+      '/',
+      `<html><head><title>Home</title></head><body><nav><a href="/pricing">Plans and pricing</a><a href="/docs/page-3#intro">Docs</a><a href="http://other.test/">Other</a><a href="/logo.png">logo</a></nav></body></html>`,
+    );
     site.route('/pricing', `<html><body><a href="/pricing/enterprise">Enterprise plans</a></body></html>`);
     svc = await startTestService('sqlite');
   }, 60_000);
@@ -40,8 +67,19 @@ describe('POST /v1/map', () => {
     const body = (await res.json()) as { status: string; links: { url: string; title?: string }[]; total: number };
     const urls = body.links.map((l) => l.url);
     expect(body.status).toBe('ok');
-    for (const u of [`${base}/docs/page-0`, `${base}/docs/page-39`, `${base}/blog/launch-notes`, `${base}/about`, `${base}/pricing`, `${base}/pricing/enterprise`, `${base}/`]) expect(urls).toContain(u);
-    expect(urls.some((u) => u.includes('elsewhere.test') || u.includes('other.test') || u.endsWith('.png'))).toBe(false);
+    for (const u of [
+      `${base}/docs/page-0`,
+      `${base}/docs/page-39`,
+      `${base}/blog/launch-notes`,
+      `${base}/about`,
+      `${base}/pricing`,
+      `${base}/pricing/enterprise`,
+      `${base}/`,
+    ])
+      expect(urls).toContain(u);
+    expect(urls.some((u) => u.includes('elsewhere.test') || u.includes('other.test') || u.endsWith('.png'))).toBe(
+      false,
+    );
     expect(new Set(urls).size).toBe(urls.length);
     expect(urls.filter((u) => u === `${base}/docs/page-3`)).toHaveLength(1);
     expect(body.links.find((l) => l.url === `${base}/pricing`)?.title).toBe('Plans and pricing');
@@ -53,13 +91,27 @@ describe('POST /v1/map', () => {
 
   it('limits the answer (total still counts all), ranks by search, and can skip sitemaps', async () => {
     const { key } = await svc.newKey(10);
-    const limited = (await (await svc.post('/v1/map', { url: `${base}/`, limit: 5 }, key)).json()) as { links: unknown[]; total: number };
+    const limited = (await (await svc.post('/v1/map', { url: `${base}/`, limit: 5 }, key)).json()) as {
+      links: unknown[];
+      total: number;
+    };
     expect(limited.links).toHaveLength(5);
     expect(limited.total).toBeGreaterThan(40);
-    const ranked = (await (await svc.post('/v1/map', { url: `${base}/`, search: 'enterprise pricing', limit: 3 }, key)).json()) as { links: { url: string }[] };
-    expect(ranked.links.map((l) => l.url).slice(0, 2).sort()).toEqual([`${base}/pricing`, `${base}/pricing/enterprise`]);
-    const noSitemap = (await (await svc.post('/v1/map', { url: `${base}/`, use_sitemap: false }, key)).json()) as { links: { url: string }[] };
-    expect(noSitemap.links.map((l) => l.url).sort()).toEqual([`${base}/`, `${base}/docs/page-3`, `${base}/pricing`, `${base}/pricing/enterprise`].sort());
+    const ranked = (await (
+      await svc.post('/v1/map', { url: `${base}/`, search: 'enterprise pricing', limit: 3 }, key)
+    ).json()) as { links: { url: string }[] };
+    expect(
+      ranked.links
+        .map((l) => l.url)
+        .slice(0, 2)
+        .sort(),
+    ).toEqual([`${base}/pricing`, `${base}/pricing/enterprise`]);
+    const noSitemap = (await (await svc.post('/v1/map', { url: `${base}/`, use_sitemap: false }, key)).json()) as {
+      links: { url: string }[];
+    };
+    expect(noSitemap.links.map((l) => l.url).sort()).toEqual(
+      [`${base}/`, `${base}/docs/page-3`, `${base}/pricing`, `${base}/pricing/enterprise`].sort(),
+    );
   });
 
   it('bad input is 400 naming the field; an unreachable site is 502 and costs nothing', async () => {

@@ -23,7 +23,13 @@ import type { Engine } from '../../src/engine/index.js';
 const REDIS_URL = process.env.TRAWL_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 describe('start-up banner', () => {
-  const config = { host: '127.0.0.1', dataDir: '/srv/trawl/data', databaseUrl: undefined, redisUrl: undefined, metricsToken: undefined };
+  const config = {
+    host: '127.0.0.1',
+    dataDir: '/srv/trawl/data',
+    databaseUrl: undefined,
+    redisUrl: undefined,
+    metricsToken: undefined,
+  };
 
   it('says where the API, the dashboard and the reference are, and how to make the first account and key', () => {
     const text = startupBanner({ url: 'http://127.0.0.1:3000', config });
@@ -34,7 +40,9 @@ describe('start-up banner', () => {
     expect(text).toContain('http://127.0.0.1:3000/readyz');
     expect(text).toContain('embedded: SQLite in /srv/trawl/data');
     // The commands exist in the CLI as written (account create --email --password --credits; keys create --email).
-    expect(text).toContain("npx trawl account create --email you@example.com --password 'a long passphrase' --credits 1000");
+    expect(text).toContain(
+      "npx trawl account create --email you@example.com --password 'a long passphrase' --credits 1000",
+    );
     expect(text).toContain('npx trawl keys create --email you@example.com');
     expect(text).toContain('curl -s http://127.0.0.1:3000/v1/scrape -H "Authorization: Bearer trawl_…"');
     expect(text).toContain('no token: this address is local only');
@@ -45,9 +53,16 @@ describe('start-up banner', () => {
     const local = startupBanner({ url: 'http://127.0.0.1:3000', config: { ...config, dataDir: resolve('./data') } });
     expect(local).toContain('    npx trawl keys create --email you@example.com');
     const elsewhere = startupBanner({ url: 'http://127.0.0.1:3000', config: { ...config, dataDir: "/srv/it's data" } });
-    expect(elsewhere).toContain("    TRAWL_DATA_DIR='/srv/it'\\''s data' npx trawl account create --email you@example.com");
-    expect(elsewhere).toContain("    TRAWL_DATA_DIR='/srv/it'\\''s data' npx trawl keys create --email you@example.com");
-    const pg = startupBanner({ url: 'http://127.0.0.1:3000', config: { ...config, databaseUrl: 'postgres://u:pw@db/x' } });
+    expect(elsewhere).toContain(
+      "    TRAWL_DATA_DIR='/srv/it'\\''s data' npx trawl account create --email you@example.com",
+    );
+    expect(elsewhere).toContain(
+      "    TRAWL_DATA_DIR='/srv/it'\\''s data' npx trawl keys create --email you@example.com",
+    );
+    const pg = startupBanner({
+      url: 'http://127.0.0.1:3000',
+      config: { ...config, databaseUrl: 'postgres://u:pw@db/x' },
+    });
     expect(pg).toContain('with the same DATABASE_URL in its environment or .env');
     expect(pg).toContain('    npx trawl keys create');
     expect(pg).not.toContain('pw@db');
@@ -56,15 +71,24 @@ describe('start-up banner', () => {
   it('on a wildcard address shows where a browser can go, warns about /metrics, and never prints a connection string', () => {
     const text = startupBanner({
       url: 'http://0.0.0.0:8080',
-      config: { ...config, host: '0.0.0.0', databaseUrl: 'postgres://trawl:s3cret-pass@db.internal:5432/trawl', redisUrl: 'redis://:r3dis-pass@cache.internal:6379' },
+      config: {
+        ...config,
+        host: '0.0.0.0',
+        databaseUrl: 'postgres://trawl:s3cret-pass@db.internal:5432/trawl',
+        redisUrl: 'redis://:r3dis-pass@cache.internal:6379',
+      },
     });
     expect(text).toContain('Dashboard   http://localhost:8080/');
     expect(text).toContain('Listening on every interface (HOST=0.0.0.0)');
     expect(text).toContain('open to anyone who reaches this port: set TRAWL_METRICS_TOKEN');
     expect(text).toContain('scale-out');
     expect(text).toContain('trawl worker');
-    for (const secret of ['s3cret-pass', 'r3dis-pass', 'db.internal', 'cache.internal', 'postgres://']) expect(text).not.toContain(secret);
-    const ipv6 = startupBanner({ url: 'http://[::]:3000', config: { ...config, host: '::', metricsToken: 'tok-123456' } });
+    for (const secret of ['s3cret-pass', 'r3dis-pass', 'db.internal', 'cache.internal', 'postgres://'])
+      expect(text).not.toContain(secret);
+    const ipv6 = startupBanner({
+      url: 'http://[::]:3000',
+      config: { ...config, host: '::', metricsToken: 'tok-123456' },
+    });
     expect(ipv6).toContain('API docs    http://localhost:3000/docs');
     expect(ipv6).toContain('needs Authorization: Bearer $TRAWL_METRICS_TOKEN');
     expect(ipv6).not.toContain('tok-123456');
@@ -82,7 +106,10 @@ describe('server logs', () => {
     const config = loadConfig({ TRAWL_DATA_DIR: dir, LLM_API_KEY: secret });
     const store = await openStore({ dataDir: dir, sqliteFile: ':memory:' });
     const engine = { close: async () => undefined } as unknown as Engine;
-    const app = await buildServer({ config, store, engine, rateLimiter: new MemoryTokenBuckets() }, { logger: loggerOptions({ level: 'info', pretty: true, destination: out }) });
+    const app = await buildServer(
+      { config, store, engine, rateLimiter: new MemoryTokenBuckets() },
+      { logger: loggerOptions({ level: 'info', pretty: true, destination: out }) },
+    );
     try {
       app.log.info({ upstream: `https://llm.example/v1?key=${secret}` }, `calling the model with ${secret}`);
       await new Promise((r) => setTimeout(r, 50));
@@ -139,10 +166,32 @@ describe('store backlog', () => {
       const acc = await accounts.createAccount(db, { email: 'ops@test.local', credits: 10 });
       const monitor = (id: string, state: 'active' | 'paused', next: string) =>
         monitors.insertMonitor(db, {
-          id, account_id: acc.id, url: 'https://example.com/', interval: '1h', interval_seconds: 3600, watch: '["title"]', webhook: 'https://hooks.example.com/', marketplace: null, schema: null, conditions: null,
-          state, health: 'ok', consecutive_failures: 0, last_values: null, last_success_at: null, last_run_at: null, next_run_at: next, created_at: ago(9000), updated_at: ago(9000),
+          id,
+          account_id: acc.id,
+          url: 'https://example.com/',
+          interval: '1h',
+          interval_seconds: 3600,
+          watch: '["title"]',
+          webhook: 'https://hooks.example.com/',
+          marketplace: null,
+          schema: null,
+          conditions: null,
+          state,
+          health: 'ok',
+          consecutive_failures: 0,
+          last_values: null,
+          last_success_at: null,
+          last_run_at: null,
+          next_run_at: next,
+          created_at: ago(9000),
+          updated_at: ago(9000),
         });
-      expect(await readBacklog(db, now)).toMatchObject({ monitorsDue: 0, monitorLagSeconds: 0, deliveriesDue: 0, jobPagesQueued: 0 });
+      expect(await readBacklog(db, now)).toMatchObject({
+        monitorsDue: 0,
+        monitorLagSeconds: 0,
+        deliveriesDue: 0,
+        jobPagesQueued: 0,
+      });
       await monitor('mon_due00000000000000000', 'active', ago(90));
       await monitor('mon_paused0000000000000', 'paused', ago(5000));
       await monitor('mon_later00000000000000', 'active', new Date(now.getTime() + 60_000).toISOString());
@@ -150,20 +199,82 @@ describe('store backlog', () => {
       expect(b.monitorsDue).toBe(1);
       expect(b.monitorLagSeconds).toBeCloseTo(90, 3);
       // A run queued 120 s after its due time is the oldest wait.
-      await db.insertInto('monitor_runs').values({ id: 'run_queued0000000000000', monitor_id: 'mon_later00000000000000', account_id: acc.id, trigger: 'schedule', status: 'queued', due_at: ago(120), lease_until: null, credits: 0 }).execute();
-      await db.insertInto('monitor_runs').values({ id: 'run_running000000000000', monitor_id: 'mon_paused0000000000000', account_id: acc.id, trigger: 'manual', status: 'running', due_at: ago(10), started_at: ago(9), lease_until: now.toISOString(), credits: 1 }).execute();
+      await db
+        .insertInto('monitor_runs')
+        .values({
+          id: 'run_queued0000000000000',
+          monitor_id: 'mon_later00000000000000',
+          account_id: acc.id,
+          trigger: 'schedule',
+          status: 'queued',
+          due_at: ago(120),
+          lease_until: null,
+          credits: 0,
+        })
+        .execute();
+      await db
+        .insertInto('monitor_runs')
+        .values({
+          id: 'run_running000000000000',
+          monitor_id: 'mon_paused0000000000000',
+          account_id: acc.id,
+          trigger: 'manual',
+          status: 'running',
+          due_at: ago(10),
+          started_at: ago(9),
+          lease_until: now.toISOString(),
+          credits: 1,
+        })
+        .execute();
       b = await readBacklog(db, now);
       expect(b.monitorLagSeconds).toBeCloseTo(120, 3);
       expect(b.runsOpen).toEqual({ queued: 1, running: 1 });
       // A delivery due now counts; one whose retry is later does not.
       await db.transaction().execute(async (trx) => {
-        await webhooks.writeEvent(trx, { monitorId: 'mon_later00000000000000', accountId: acc.id, runId: 'run_queued0000000000000', at: ago(5) }, (seq) => ({ id: newId('evt'), body: JSON.stringify({ sequence: seq }) }));
-        await webhooks.writeEvent(trx, { monitorId: 'mon_later00000000000000', accountId: acc.id, runId: 'run_queued0000000000000', at: new Date(now.getTime() + 30_000).toISOString() }, (seq) => ({ id: newId('evt'), body: JSON.stringify({ sequence: seq }) }));
+        await webhooks.writeEvent(
+          trx,
+          { monitorId: 'mon_later00000000000000', accountId: acc.id, runId: 'run_queued0000000000000', at: ago(5) },
+          (seq) => ({ id: newId('evt'), body: JSON.stringify({ sequence: seq }) }),
+        );
+        await webhooks.writeEvent(
+          trx,
+          {
+            monitorId: 'mon_later00000000000000',
+            accountId: acc.id,
+            runId: 'run_queued0000000000000',
+            at: new Date(now.getTime() + 30_000).toISOString(),
+          },
+          (seq) => ({ id: newId('evt'), body: JSON.stringify({ sequence: seq }) }),
+        );
       });
-      await jobs.createJob(db, { id: 'job_running000000000000', accountId: acc.id, kind: 'batch', options: {}, urls: Array.from({ length: 10 }, (_, i) => `https://example.com/${i}`), maxItems: 10, at: ago(60) });
-      await db.updateTable('jobs').set({ state: 'running', done: 3, failed: 1 }).where('id', '=', 'job_running000000000000').execute();
-      await jobs.createJob(db, { id: 'job_done00000000000000', accountId: acc.id, kind: 'crawl', options: {}, urls: ['https://example.com/'], maxItems: 1, at: ago(60) });
-      await db.updateTable('jobs').set({ state: 'completed', done: 1 }).where('id', '=', 'job_done00000000000000').execute();
+      await jobs.createJob(db, {
+        id: 'job_running000000000000',
+        accountId: acc.id,
+        kind: 'batch',
+        options: {},
+        urls: Array.from({ length: 10 }, (_, i) => `https://example.com/${i}`),
+        maxItems: 10,
+        at: ago(60),
+      });
+      await db
+        .updateTable('jobs')
+        .set({ state: 'running', done: 3, failed: 1 })
+        .where('id', '=', 'job_running000000000000')
+        .execute();
+      await jobs.createJob(db, {
+        id: 'job_done00000000000000',
+        accountId: acc.id,
+        kind: 'crawl',
+        options: {},
+        urls: ['https://example.com/'],
+        maxItems: 1,
+        at: ago(60),
+      });
+      await db
+        .updateTable('jobs')
+        .set({ state: 'completed', done: 1 })
+        .where('id', '=', 'job_done00000000000000')
+        .execute();
       b = await readBacklog(db, now);
       expect(b.deliveriesDue).toBe(1);
       expect(b.deliveriesSending).toBe(0);
@@ -178,7 +289,9 @@ describe('store backlog', () => {
 
 describe('readiness failures', () => {
   it('say what happened in words that carry no address', () => {
-    expect(failureOf(Object.assign(new Error('connect ECONNREFUSED 10.1.2.3:5432'), { code: 'ECONNREFUSED' }))).toBe('unreachable (ECONNREFUSED)');
+    expect(failureOf(Object.assign(new Error('connect ECONNREFUSED 10.1.2.3:5432'), { code: 'ECONNREFUSED' }))).toBe(
+      'unreachable (ECONNREFUSED)',
+    );
     expect(failureOf(Object.assign(new Error('x'), { code: 'ETIMEDOUT' }))).toBe('no answer within 2000 ms');
     expect(failureOf(new Error('password authentication failed for user "trawl" at db.internal'))).toBe('unreachable');
     expect(failureOf(Object.assign(new Error('x'), { code: 'postgres://u:p@h/db' }))).toBe('unreachable');

@@ -26,7 +26,8 @@ function parseValue(raw: string, line: number): number {
   if (raw === 'NaN') return NaN;
   if (raw === '+Inf') return Infinity;
   if (raw === '-Inf') return -Infinity;
-  if (!/^[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)$/.test(raw)) throw new Error(`line ${line}: "${raw}" is not a sample value`);
+  if (!/^[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)$/.test(raw))
+    throw new Error(`line ${line}: "${raw}" is not a sample value`);
   return Number(raw);
 }
 
@@ -99,11 +100,13 @@ export function parsePrometheus(text: string): Map<string, Family> {
     if (l[i] === '{') ({ labels, end: i } = parseLabels(l, i, line));
     if (l[i] !== ' ') throw new Error(`line ${line}: expected a space before the value`);
     const [raw, timestamp, ...extra] = l.slice(i + 1).split(' ');
-    if (extra.length || (timestamp !== undefined && !/^-?\d+$/.test(timestamp))) throw new Error(`line ${line}: trailing text`);
+    if (extra.length || (timestamp !== undefined && !/^-?\d+$/.test(timestamp)))
+      throw new Error(`line ${line}: trailing text`);
     const f = familyOf(name, families);
     if (!f) throw new Error(`line ${line}: sample of ${name} without a TYPE before it`);
     const key = `${name}${JSON.stringify(Object.entries(labels).sort())}`;
-    if (f.samples.some((s) => `${s.name}${JSON.stringify(Object.entries(s.labels).sort())}` === key)) throw new Error(`line ${line}: ${key} twice`);
+    if (f.samples.some((s) => `${s.name}${JSON.stringify(Object.entries(s.labels).sort())}` === key))
+      throw new Error(`line ${line}: ${key} twice`);
     f.samples.push({ name, labels, value: parseValue(raw, line) });
   });
   for (const f of families.values()) if (f.type === 'histogram') checkHistogram(f);
@@ -112,22 +115,36 @@ export function parsePrometheus(text: string): Map<string, Family> {
 
 function checkHistogram(f: Family): void {
   const series = new Map<string, Sample[]>();
-  const keyOf = (s: Sample) => JSON.stringify(Object.entries(s.labels).filter(([k]) => k !== 'le').sort());
-  for (const s of f.samples) if (s.name === `${f.name}_bucket`) series.set(keyOf(s), [...(series.get(keyOf(s)) ?? []), s]);
+  const keyOf = (s: Sample) =>
+    JSON.stringify(
+      Object.entries(s.labels)
+        .filter(([k]) => k !== 'le')
+        .sort(),
+    );
+  for (const s of f.samples)
+    if (s.name === `${f.name}_bucket`) series.set(keyOf(s), [...(series.get(keyOf(s)) ?? []), s]);
   for (const [key, buckets] of series) {
-    const ordered = buckets.map((b) => ({ le: parseValue(b.labels.le, 0), value: b.value })).sort((a, b) => a.le - b.le);
+    const ordered = buckets
+      .map((b) => ({ le: parseValue(b.labels.le, 0), value: b.value }))
+      .sort((a, b) => a.le - b.le);
     if (ordered.at(-1)?.le !== Infinity) throw new Error(`${f.name}${key}: no +Inf bucket`);
     ordered.forEach((b, i) => {
       if (i && b.value < ordered[i - 1].value) throw new Error(`${f.name}${key}: buckets are not cumulative`);
     });
     const count = f.samples.find((s) => s.name === `${f.name}_count` && keyOf(s) === key);
-    if (!count || count.value !== ordered.at(-1)!.value) throw new Error(`${f.name}${key}: _count differs from the +Inf bucket`);
+    if (!count || count.value !== ordered.at(-1)!.value)
+      throw new Error(`${f.name}${key}: _count differs from the +Inf bucket`);
   }
 }
 
 /** The value of one series (0 when it is not there). */
 export function valueOf(families: Map<string, Family>, name: string, labels: Record<string, string> = {}): number {
   const f = familyOf(name, families);
-  const s = f?.samples.find((x) => x.name === name && Object.keys(labels).every((k) => x.labels[k] === labels[k]) && Object.keys(x.labels).length === Object.keys(labels).length);
+  const s = f?.samples.find(
+    (x) =>
+      x.name === name &&
+      Object.keys(labels).every((k) => x.labels[k] === labels[k]) &&
+      Object.keys(x.labels).length === Object.keys(labels).length,
+  );
   return s?.value ?? 0;
 }

@@ -13,16 +13,29 @@ describe.each(DIALECTS)('quotas (%s)', (dialect) => {
 
   beforeAll(async () => {
     site = await startFixtureServer({ '/p': '<html><head><title>P</title></head><body><p>Price $1</p></body></html>' });
-    svc = await startTestService(dialect, { TRAWL_MAX_MONITORS_PER_ACCOUNT: '2', TRAWL_RATE_LIMIT_PER_MINUTE: '50', TRAWL_SIGNUP_CREDITS: '5' });
+    svc = await startTestService(dialect, {
+      TRAWL_MAX_MONITORS_PER_ACCOUNT: '2',
+      TRAWL_RATE_LIMIT_PER_MINUTE: '50',
+      TRAWL_SIGNUP_CREDITS: '5',
+    });
   }, 60_000);
   afterAll(async () => {
     await svc?.stop();
     await site?.close();
   });
 
-  const monitor = () => ({ url: `${site.url}/p`, interval: '1d', watch: ['title'], webhook: 'http://127.0.0.1:9/hook' });
+  const monitor = () => ({
+    url: `${site.url}/p`,
+    interval: '1d',
+    watch: ['title'],
+    webhook: 'http://127.0.0.1:9/hook',
+  });
   const call = async (method: string, path: string, key: string, body?: unknown) => {
-    const res = await fetch(`${svc.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const res = await fetch(`${svc.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     return { status: res.status, body: await res.json() };
   };
 
@@ -32,7 +45,14 @@ describe.each(DIALECTS)('quotas (%s)', (dialect) => {
     expect(first.status).toBe(201);
     expect((await call('POST', '/v1/monitors', key, monitor())).status).toBe(201);
     const over = await call('POST', '/v1/monitors', key, monitor());
-    expect(over).toEqual({ status: 400, body: { error: 'invalid_request', detail: 'monitors: this account already has 2 monitors, the most it may have; delete one it no longer needs first' } });
+    expect(over).toEqual({
+      status: 400,
+      body: {
+        error: 'invalid_request',
+        detail:
+          'monitors: this account already has 2 monitors, the most it may have; delete one it no longer needs first',
+      },
+    });
     // Another account is not affected; deleting one makes room again.
     expect((await call('POST', '/v1/monitors', (await svc.newKey(10)).key, monitor())).status).toBe(201);
     expect((await call('DELETE', `/v1/monitors/${first.body.monitor.monitor_id}`, key)).status).toBe(200);
@@ -41,7 +61,10 @@ describe.each(DIALECTS)('quotas (%s)', (dialect) => {
 
   it('creating a monitor needs a positive credit balance: 402 insufficient_credits, nothing created', async () => {
     const { key } = await svc.newKey(0);
-    expect(await call('POST', '/v1/monitors', key, monitor())).toEqual({ status: 402, body: { error: 'insufficient_credits' } });
+    expect(await call('POST', '/v1/monitors', key, monitor())).toEqual({
+      status: 402,
+      body: { error: 'insufficient_credits' },
+    });
     expect((await call('GET', '/v1/monitors', key)).body.monitors).toEqual([]);
     // A body error is still named first.
     expect((await call('POST', '/v1/monitors', key, { ...monitor(), interval: 'often' })).status).toBe(400);
@@ -60,7 +83,12 @@ describe.each(DIALECTS)('quotas (%s)', (dialect) => {
 
   it('the dashboard refuses a key rate limit above the account ceiling with a message naming it', async () => {
     const email = `ceiling-${dialect}@example.com`;
-    const form = { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `email=${encodeURIComponent(email)}&password=longenough1` } as const;
+    const form = {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `email=${encodeURIComponent(email)}&password=longenough1`,
+    } as const;
     await fetch(`${svc.url}/signup`, form); // sign-up opens no session (it must not tell a taken email apart): log in
     const res = await fetch(`${svc.url}/login`, form);
     const cookie = res.headers.get('set-cookie')!.split(';')[0];
@@ -68,7 +96,11 @@ describe.each(DIALECTS)('quotas (%s)', (dialect) => {
     expect(page).toContain('max="50"');
     const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1];
     const post = (rate: string) =>
-      fetch(`${svc.url}/keys`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: new URLSearchParams({ csrf, name: 'k', rate_limit: rate }).toString() });
+      fetch(`${svc.url}/keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+        body: new URLSearchParams({ csrf, name: 'k', rate_limit: rate }).toString(),
+      });
     const over = await post('51');
     expect(over.status).toBe(400);
     expect(await over.text()).toContain('at most 50 requests per minute; ask the operator to raise the ceiling');

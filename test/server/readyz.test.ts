@@ -17,7 +17,10 @@ import { parsePrometheus, valueOf } from './prometheus-text.js';
 const REDIS_URL = process.env.TRAWL_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const quiet = { warn: () => undefined, error: () => undefined };
 
-type Ready = { status: string; checks: Record<string, { status: string; error?: string; live?: number; dialect?: string }> };
+type Ready = {
+  status: string;
+  checks: Record<string, { status: string; error?: string; live?: number; dialect?: string }>;
+};
 
 async function ready(svc: TestService): Promise<{ status: number; body: Ready; text: string }> {
   const res = await fetch(`${svc.url}/readyz`);
@@ -47,7 +50,10 @@ describe('/healthz and /readyz', () => {
     expect(await (await fetch(`${svc.url}/healthz`)).json()).toEqual({ status: 'ok' });
     const r = await ready(svc);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ status: 'ok', checks: { store: { status: 'ok', latency_ms: expect.any(Number), dialect: 'sqlite' } } });
+    expect(r.body).toEqual({
+      status: 'ok',
+      checks: { store: { status: 'ok', latency_ms: expect.any(Number), dialect: 'sqlite' } },
+    });
   });
 
   it('PostgreSQL behind a proxy: 503 naming the store while it is cut, 200 once it is back', async () => {
@@ -56,7 +62,11 @@ describe('/healthz and /readyz', () => {
     const url = new URL(db.url);
     url.port = String(proxy.port);
     const svc = await startTestService('sqlite', { DATABASE_URL: url.href });
-    cleanups.push(() => db.drop(), () => proxy.close(), () => svc.stop());
+    cleanups.push(
+      () => db.drop(),
+      () => proxy.close(),
+      () => svc.stop(),
+    );
     expect((await ready(svc)).body.checks.store).toMatchObject({ status: 'ok', dialect: 'postgres' });
 
     proxy.cut();
@@ -65,7 +75,8 @@ describe('/healthz and /readyz', () => {
     expect(down.body.status).toBe('fail');
     expect(down.body.checks.store.status).toBe('fail');
     expect(down.body.checks.store.error).toMatch(/^(unreachable|no answer within)/);
-    for (const leak of [String(proxy.port), '127.0.0.1', 'postgres://', url.pathname.slice(1)]) expect(down.text).not.toContain(leak);
+    for (const leak of [String(proxy.port), '127.0.0.1', 'postgres://', url.pathname.slice(1)])
+      expect(down.text).not.toContain(leak);
     // Liveness is not readiness: the process still answers.
     expect((await fetch(`${svc.url}/healthz`)).status).toBe(200);
     // /metrics still answers, saying the backlog could not be read.
@@ -82,7 +93,10 @@ describe('/healthz and /readyz', () => {
   it('Redis behind a proxy: 503 naming redis while it is cut, 200 once it is back', async () => {
     const proxy = await startTcpProxy('127.0.0.1', 6379);
     const svc = await startTestService('sqlite', { REDIS_URL: `redis://127.0.0.1:${proxy.port}` });
-    cleanups.push(() => proxy.close(), () => svc.stop());
+    cleanups.push(
+      () => proxy.close(),
+      () => svc.stop(),
+    );
     const up = await readyBecomes(svc, 200, 5000);
     expect(up.body.checks).toMatchObject({ store: { status: 'ok' }, redis: { status: 'ok' } });
     // Not scale-out (SQLite): no worker is needed.
@@ -113,10 +127,18 @@ describe('/healthz and /readyz', () => {
     });
     const none = await ready(svc);
     expect(none.status).toBe(503);
-    expect(none.body.checks).toMatchObject({ store: { status: 'ok' }, redis: { status: 'ok' }, workers: { status: 'fail', live: 0 } });
+    expect(none.body.checks).toMatchObject({
+      store: { status: 'ok' },
+      redis: { status: 'ok' },
+      workers: { status: 'fail', live: 0 },
+    });
     expect(none.body.checks.workers.error).toContain('trawl worker');
 
-    const worker = await startWorker({ ...svc.config, workerMetricsPort: 0 }, quiet, { queuePrefix: prefix, runConcurrency: 2, deliveryConcurrency: 2 });
+    const worker = await startWorker({ ...svc.config, workerMetricsPort: 0 }, quiet, {
+      queuePrefix: prefix,
+      runConcurrency: 2,
+      deliveryConcurrency: 2,
+    });
     let stopped = false;
     cleanups.push(() => (stopped ? Promise.resolve() : worker.close()));
     const up = await ready(svc);
@@ -125,15 +147,26 @@ describe('/healthz and /readyz', () => {
     const m = parsePrometheus(await (await fetch(`${svc.url}/metrics`)).text());
     expect(valueOf(m, 'trawl_workers_live')).toBe(1);
     // The API process holds no queue: the depth comes from BullMQ's counts in Redis.
-    for (const queue of ['monitor-runs', 'webhook-deliveries']) for (const state of ['waiting', 'active', 'delayed']) expect(m.get('trawl_queue_jobs')!.samples.some((s) => s.labels.queue === queue && s.labels.state === state), `${queue} ${state}`).toBe(true);
+    for (const queue of ['monitor-runs', 'webhook-deliveries'])
+      for (const state of ['waiting', 'active', 'delayed'])
+        expect(
+          m.get('trawl_queue_jobs')!.samples.some((s) => s.labels.queue === queue && s.labels.state === state),
+          `${queue} ${state}`,
+        ).toBe(true);
 
     // In scale-out the worker does the jobs' pages: its own /metrics counts them.
-    const site = await startFixtureServer({ '/a': articlePage('A page', '<p>The text of a page that a batch job fetches, a sentence or two.</p>') });
+    const site = await startFixtureServer({
+      '/a': articlePage('A page', '<p>The text of a page that a batch job fetches, a sentence or two.</p>'),
+    });
     cleanups.push(() => site.close());
     const { key } = await svc.newKey(5);
-    const job = (await (await svc.post('/v1/batch/scrape', { urls: [`${site.url}/a`, `${site.url}/missing`] }, key)).json()) as { job: { job_id: string } };
+    const job = (await (
+      await svc.post('/v1/batch/scrape', { urls: [`${site.url}/a`, `${site.url}/missing`] }, key)
+    ).json()) as { job: { job_id: string } };
     for (let i = 0; i < 100; i++) {
-      const j = (await (await fetch(`${svc.url}/v1/jobs/${job.job.job_id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { job: { state: string } };
+      const j = (await (
+        await fetch(`${svc.url}/v1/jobs/${job.job.job_id}`, { headers: { authorization: `Bearer ${key}` } })
+      ).json()) as { job: { state: string } };
       if (j.job.state === 'completed') break;
       await new Promise((r) => setTimeout(r, 100));
     }

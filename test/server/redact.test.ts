@@ -20,7 +20,8 @@ const PROXY_PASSWORD = 'pa55word-xyz';
 
 /** Text with every percent-encoding undone, however deep (an independent check of the redactor). */
 function decodeAll(s: string): string {
-  for (let prev = ''; prev !== s; ) [prev, s] = [s, s.replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))];
+  for (let prev = ''; prev !== s;)
+    [prev, s] = [s, s.replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))];
   return s.replace(/\\"/g, '"');
 }
 const expectClean = (what: string, text: string, secret: string) => {
@@ -38,9 +39,18 @@ interface Started {
 
 async function start(env: Record<string, string>): Promise<Started> {
   const dataDir = mkdtempSync(join(tmpdir(), 'trawl-redact-'));
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', TRAWL_META_RETRY_BASE_MS: '50', ...env });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    TRAWL_DATA_DIR: dataDir,
+    TRAWL_ALLOW_PRIVATE_NETWORK: '1',
+    TRAWL_META_RETRY_BASE_MS: '50',
+    ...env,
+  });
   const lines: string[] = [];
-  const svc = await startService(config, { logger: { level: 'debug', stream: { write: (l: string) => void lines.push(l) } } });
+  const svc = await startService(config, {
+    logger: { level: 'debug', stream: { write: (l: string) => void lines.push(l) } },
+  });
   const acc = await accounts.createAccount(svc.store.db, { email: 'redact@test.local', credits: 50 });
   const { key } = await keys.createApiKey(svc.store.db, { accountId: acc.id, rateLimitPerMinute: 10_000 });
   return {
@@ -48,7 +58,11 @@ async function start(env: Record<string, string>): Promise<Started> {
     lines,
     key,
     async post(path, body) {
-      const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+      const res = await fetch(`${svc.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify(body),
+      });
       return { status: res.status, text: await res.text() };
     },
     async stop() {
@@ -63,7 +77,12 @@ describe('secrets never leave in errors: META_ACCESS_TOKEN', () => {
   let s: Started;
 
   beforeAll(async () => {
-    meta = await startFakeMeta({ pages: { shaktimats: { id: '775991435791863', name: 'Shakti Mat' } }, firstBatch: {}, nextPages: {}, graphResets: true });
+    meta = await startFakeMeta({
+      pages: { shaktimats: { id: '775991435791863', name: 'Shakti Mat' } },
+      firstBatch: {},
+      nextPages: {},
+      graphResets: true,
+    });
     s = await start({ META_ACCESS_TOKEN: TOKEN, META_GRAPH_BASE_URL: meta.url, META_AD_LIBRARY_BASE_URL: meta.url });
   });
   afterAll(async () => {
@@ -85,7 +104,12 @@ describe('secrets never leave in errors: META_ACCESS_TOKEN', () => {
 
   it('stores and answers a failed monitor run without it', async () => {
     const url = `${meta.url}/ads/library/?active_status=all&ad_type=all&country=US&view_all_page_id=775991435791863`;
-    const created = await s.post('/v1/monitors', { url, interval: '1d', watch: ['total', 'ad_ids'], webhook: 'http://127.0.0.1:9/hook' });
+    const created = await s.post('/v1/monitors', {
+      url,
+      interval: '1d',
+      watch: ['total', 'ad_ids'],
+      webhook: 'http://127.0.0.1:9/hook',
+    });
     expect(created.status).toBe(201);
     const id = JSON.parse(created.text).monitor.monitor_id;
     const ran = await s.post(`/v1/monitors/${id}/run`, {});
@@ -93,20 +117,35 @@ describe('secrets never leave in errors: META_ACCESS_TOKEN', () => {
     expect(run.status).toBe('failed');
     expect(run.error).toMatch(/^fetch_failed: could not fetch .*access_token=\[redacted\]/);
     expectClean('run answer', ran.text, SECRET);
-    const rows = await s.svc.store.db.selectFrom('monitor_runs').select(['error']).where('monitor_id', '=', id).execute();
+    const rows = await s.svc.store.db
+      .selectFrom('monitor_runs')
+      .select(['error'])
+      .where('monitor_id', '=', id)
+      .execute();
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expectClean('stored run error', String(row.error), SECRET);
   });
 
   it('answers a failed fetch of a URL quoting the token (double-encoded, mixed) without it', async () => {
     // Not the Meta client: the response hook is what catches this one.
-    const r = await s.post('/v1/scrape', { url: `http://127.0.0.1:9/?a=1234567890%257Cs3cr3tAppSecretValue&b=s3cr3t%41pp%2553ecretValue` });
+    const r = await s.post('/v1/scrape', {
+      url: `http://127.0.0.1:9/?a=1234567890%257Cs3cr3tAppSecretValue&b=s3cr3t%41pp%2553ecretValue`,
+    });
     expect(r.status).toBe(502);
-    expect(JSON.parse(r.text).detail).toBe('could not fetch http://127.0.0.1:9/?a=[redacted]&b=[redacted]: connection refused');
+    expect(JSON.parse(r.text).detail).toBe(
+      'could not fetch http://127.0.0.1:9/?a=[redacted]&b=[redacted]: connection refused',
+    );
   });
 
   it('writes no log line with it, whatever the field or encoding', async () => {
-    s.svc.app.log.error({ url: `${meta.url}/v21.0/x?access_token=${encodeURIComponent(TOKEN)}`, raw: TOKEN, lower: '1234567890%7cs3cr3tAppSecretValue' }, `failed with ${SECRET}`);
+    s.svc.app.log.error(
+      {
+        url: `${meta.url}/v21.0/x?access_token=${encodeURIComponent(TOKEN)}`,
+        raw: TOKEN,
+        lower: '1234567890%7cs3cr3tAppSecretValue',
+      },
+      `failed with ${SECRET}`,
+    );
     // Fastify logs the request URL: a client quoting the token does not get it into the log.
     await fetch(`${s.svc.url}/healthz?t=${encodeURIComponent(encodeURIComponent(TOKEN))}`);
     const log = s.lines.join('');
@@ -126,11 +165,15 @@ describe('secrets never leave in errors: proxy credentials', () => {
   });
 
   it('answers and logs a fetch error quoting the proxy URL without its credentials', async () => {
-    const r = await s.post('/v1/scrape', { url: `http://127.0.0.1:9/?via=http://user:${PROXY_PASSWORD}@127.0.0.1:1&p=pa55word%2Dxyz` });
+    const r = await s.post('/v1/scrape', {
+      url: `http://127.0.0.1:9/?via=http://user:${PROXY_PASSWORD}@127.0.0.1:1&p=pa55word%2Dxyz`,
+    });
     expect(r.status).toBe(502);
     const body = JSON.parse(r.text);
     expect(body.error).toBe('fetch_failed');
-    expect(body.detail).toBe('could not fetch http://127.0.0.1:9/?via=http://[redacted]@127.0.0.1:1&p=[redacted]: connection refused');
+    expect(body.detail).toBe(
+      'could not fetch http://127.0.0.1:9/?via=http://[redacted]@127.0.0.1:1&p=[redacted]: connection refused',
+    );
     s.svc.app.log.warn({ proxy: `http://user:${PROXY_PASSWORD}@127.0.0.1:1` }, 'proxy failed');
     expectClean('answer', r.text, PROXY_PASSWORD);
     expectClean('log', s.lines.join(''), PROXY_PASSWORD);

@@ -23,7 +23,11 @@ describe.each(DIALECTS)('scrape cache and files (%s)', (dialect) => {
 
   beforeAll(async () => {
     site = await startFixtureServer();
-    for (const p of ['/a', '/b', '/c', '/d', '/e', '/f', '/shot']) site.route(p, articlePage(`Page ${p}`, `<p>The words of page ${p}, enough of them to be the article's content.</p>`));
+    for (const p of ['/a', '/b', '/c', '/d', '/e', '/f', '/shot'])
+      site.route(
+        p,
+        articlePage(`Page ${p}`, `<p>The words of page ${p}, enough of them to be the article's content.</p>`),
+      );
     svc = await startTestService(dialect);
   }, 60_000);
   afterAll(async () => {
@@ -32,7 +36,11 @@ describe.each(DIALECTS)('scrape cache and files (%s)', (dialect) => {
   });
 
   const scrape = async (key: string, body: Record<string, unknown>, on: { url: string } = svc) => {
-    const res = await fetch(`${on.url}/v1/scrape`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+    const res = await fetch(`${on.url}/v1/scrape`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, any> };
   };
 
@@ -98,9 +106,14 @@ describe.each(DIALECTS)('scrape cache and files (%s)', (dialect) => {
       await scrape(key, { url: `${site.url}${p}`, max_age: 60_000 });
       await new Promise((r) => setTimeout(r, 5));
     }
-    const rows = async () => (await svc.store.db.selectFrom('result_cache').select(['key', 'bytes']).orderBy('created_at').execute()).length;
+    const rows = async () =>
+      (await svc.store.db.selectFrom('result_cache').select(['key', 'bytes']).orderBy('created_at').execute()).length;
     const before = await rows();
-    const newest = await svc.store.db.selectFrom('result_cache').select('bytes').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+    const newest = await svc.store.db
+      .selectFrom('result_cache')
+      .select('bytes')
+      .orderBy('created_at', 'desc')
+      .executeTakeFirstOrThrow();
     const s = await prune(svc.store, { retentionDays: 30, cacheMaxBytes: Number(newest.bytes) });
     expect(s.cacheEntries).toBe(before - 1);
     expect(await rows()).toBe(1);
@@ -108,39 +121,54 @@ describe.each(DIALECTS)('scrape cache and files (%s)', (dialect) => {
     expect((await scrape(key, { url: `${site.url}/d`, max_age: 60_000 })).body.metadata.cache).toBe('miss');
   });
 
-  it.skipIf(!chromium)('a screenshot is served from the store by any process until it expires; a cached result keeps its URL', async () => {
-    const { key } = await svc.newKey(10);
-    const url = `${site.url}/shot`;
-    const first = await scrape(key, { url, formats: ['screenshot'], max_age: 60_000 });
-    expect(first.status, JSON.stringify(first.body)).toBe(200);
-    const again = await scrape(key, { url, formats: ['screenshot'], max_age: 60_000 });
-    expect(again.body.metadata.cache).toBe('hit');
-    expect(again.body.screenshot).toBe(first.body.screenshot);
-    const png = await fetch(first.body.screenshot);
-    expect(png.headers.get('content-type')).toBe('image/png');
-    const bytes = Buffer.from(await png.arrayBuffer());
-    expect(bytes.subarray(1, 4).toString()).toBe('PNG');
-    // Another API process on the same database (scale-out) serves the same file and the same cache.
-    let other: Service | undefined;
-    const dataDir = mkdtempSync(join(tmpdir(), 'trawl-other-'));
-    try {
-      if (dialect === 'postgres') {
-        other = await startService(loadConfig({ PORT: '0', HOST: '127.0.0.1', TRAWL_DATA_DIR: dataDir, TRAWL_ALLOW_PRIVATE_NETWORK: '1', DATABASE_URL: svc.config.databaseUrl! }), { logger: false, scheduler: false });
-        const path = new URL(first.body.screenshot).pathname;
-        const served = await fetch(`${other.url}${path}`);
-        expect(Buffer.from(await served.arrayBuffer())).toEqual(bytes);
-        expect((await scrape(key, { url, formats: ['screenshot'], max_age: 60_000 }, other)).body.metadata.cache).toBe('hit');
+  it.skipIf(!chromium)(
+    'a screenshot is served from the store by any process until it expires; a cached result keeps its URL',
+    async () => {
+      const { key } = await svc.newKey(10);
+      const url = `${site.url}/shot`;
+      const first = await scrape(key, { url, formats: ['screenshot'], max_age: 60_000 });
+      expect(first.status, JSON.stringify(first.body)).toBe(200);
+      const again = await scrape(key, { url, formats: ['screenshot'], max_age: 60_000 });
+      expect(again.body.metadata.cache).toBe('hit');
+      expect(again.body.screenshot).toBe(first.body.screenshot);
+      const png = await fetch(first.body.screenshot);
+      expect(png.headers.get('content-type')).toBe('image/png');
+      const bytes = Buffer.from(await png.arrayBuffer());
+      expect(bytes.subarray(1, 4).toString()).toBe('PNG');
+      // Another API process on the same database (scale-out) serves the same file and the same cache.
+      let other: Service | undefined;
+      const dataDir = mkdtempSync(join(tmpdir(), 'trawl-other-'));
+      try {
+        if (dialect === 'postgres') {
+          other = await startService(
+            loadConfig({
+              PORT: '0',
+              HOST: '127.0.0.1',
+              TRAWL_DATA_DIR: dataDir,
+              TRAWL_ALLOW_PRIVATE_NETWORK: '1',
+              DATABASE_URL: svc.config.databaseUrl!,
+            }),
+            { logger: false, scheduler: false },
+          );
+          const path = new URL(first.body.screenshot).pathname;
+          const served = await fetch(`${other.url}${path}`);
+          expect(Buffer.from(await served.arrayBuffer())).toEqual(bytes);
+          expect(
+            (await scrape(key, { url, formats: ['screenshot'], max_age: 60_000 }, other)).body.metadata.cache,
+          ).toBe('hit');
+        }
+        // Past its retention the file is gone, for every process, and the cached result with it.
+        const later = new Date(Date.now() + (svc.config.fileRetentionHours + 1) * 3600_000);
+        expect((await fetch(first.body.screenshot)).status).toBe(200);
+        const s = await prune(svc.store, { retentionDays: 30, now: later });
+        expect(s.files).toBeGreaterThanOrEqual(1);
+        expect(s.cacheEntries).toBeGreaterThanOrEqual(1);
+        expect((await fetch(first.body.screenshot)).status).toBe(404);
+      } finally {
+        await other?.close();
+        rmSync(dataDir, { recursive: true, force: true });
       }
-      // Past its retention the file is gone, for every process, and the cached result with it.
-      const later = new Date(Date.now() + (svc.config.fileRetentionHours + 1) * 3600_000);
-      expect((await fetch(first.body.screenshot)).status).toBe(200);
-      const s = await prune(svc.store, { retentionDays: 30, now: later });
-      expect(s.files).toBeGreaterThanOrEqual(1);
-      expect(s.cacheEntries).toBeGreaterThanOrEqual(1);
-      expect((await fetch(first.body.screenshot)).status).toBe(404);
-    } finally {
-      await other?.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });

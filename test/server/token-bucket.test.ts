@@ -42,7 +42,9 @@ describe('RedisTokenBuckets (real Redis)', () => {
   it('shares one bucket between limiters (processes) and refuses past the limit', async () => {
     const second = new RedisTokenBuckets(REDIS_URL, { prefix });
     try {
-      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? limiter : second).take('key_shared', 5)));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => (i % 2 ? limiter : second).take('key_shared', 5)),
+      );
       expect(results.filter((r) => r.allowed)).toHaveLength(5);
       const denied = results.find((r) => !r.allowed)!;
       expect(denied.retryAfter).toBeGreaterThanOrEqual(1);

@@ -27,7 +27,9 @@ describe('SQLite single-process lock', () => {
     const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', TRAWL_DATA_DIR: dataDir });
     const first = await startService(config, { logger: false });
     try {
-      await expect(startService(config, { logger: false })).rejects.toThrow(/another trawl process \(pid \d+\) is serving .*trawl\.db; .*PostgreSQL/);
+      await expect(startService(config, { logger: false })).rejects.toThrow(
+        /another trawl process \(pid \d+\) is serving .*trawl\.db; .*PostgreSQL/,
+      );
       expect(existsSync(join(dataDir, 'trawl.db.lock'))).toBe(true);
     } finally {
       await first.close();

@@ -28,18 +28,30 @@ describe('dashboard hardening', () => {
   });
 
   /** One request, the path sent byte for byte; `from` is the client's local address. */
-  const req = (method: string, path: string, opts: { headers?: Record<string, string>; body?: string | Buffer; from?: string } = {}) =>
+  const req = (
+    method: string,
+    path: string,
+    opts: { headers?: Record<string, string>; body?: string | Buffer; from?: string } = {},
+  ) =>
     new Promise<Res>((ok, fail) => {
       const u = new URL(svc.url);
-      const r = httpRequest({ host: u.hostname, port: u.port, method, path, headers: opts.headers, localAddress: opts.from }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => ok({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString() }));
-      });
+      const r = httpRequest(
+        { host: u.hostname, port: u.port, method, path, headers: opts.headers, localAddress: opts.from },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () =>
+            ok({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString() }),
+          );
+        },
+      );
       r.on('error', fail);
       r.end(opts.body);
     });
-  const form = (body: Record<string, string>, extra: Record<string, string> = {}) => ({ headers: { 'content-type': 'application/x-www-form-urlencoded', ...extra }, body: new URLSearchParams(body).toString() });
+  const form = (body: Record<string, string>, extra: Record<string, string> = {}) => ({
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...extra },
+    body: new URLSearchParams(body).toString(),
+  });
   /** An account and a logged-in session cookie for it. */
   const account = async (email: string, password = 'longenough1', from?: string) => {
     await req('POST', '/signup', { ...form({ email, password }), from });
@@ -54,7 +66,15 @@ describe('dashboard hardening', () => {
       const r = await req('GET', `/assets/${name}`);
       expect({ name, status: r.status }).toEqual({ name, status: 404 });
     }
-    for (const path of ['/assets/%E0%A4%A', '/assets/%zz', '/monitors/%E0%A4%A', '/%zz', '/keys/%zz/revoke', '/login?next=%E0%A4%A', '/login?next=%zz&x=%E0%A4%A']) {
+    for (const path of [
+      '/assets/%E0%A4%A',
+      '/assets/%zz',
+      '/monitors/%E0%A4%A',
+      '/%zz',
+      '/keys/%zz/revoke',
+      '/login?next=%E0%A4%A',
+      '/login?next=%zz&x=%E0%A4%A',
+    ]) {
       const r = await req('GET', path, { headers: { cookie } });
       expect({ path, ok: r.status < 500 }).toEqual({ path, ok: true });
     }
@@ -67,14 +87,30 @@ describe('dashboard hardening', () => {
       ['multipart/form-data; boundary=x', '--x--'],
       [undefined, Buffer.from([0xde, 0xad])],
     ];
-    for (const path of ['/login', '/signup', '/logout', '/keys', '/monitors', '/playground', '/secret/reveal', '/secret/rotate', '/account/password']) {
+    for (const path of [
+      '/login',
+      '/signup',
+      '/logout',
+      '/keys',
+      '/monitors',
+      '/playground',
+      '/secret/reveal',
+      '/secret/rotate',
+      '/account/password',
+    ]) {
       for (const [type, body] of bodies) {
         const r = await req('POST', path, { headers: { cookie, ...(type ? { 'content-type': type } : {}) }, body });
         expect({ path, type, status: r.status }).toEqual({ path, type, status: 415 });
         expect(r.headers['content-type']).toMatch(/^text\/html/);
       }
       // Empty, and broken escapes inside a real form: read as (odd) fields, refused as a form.
-      for (const r of [await req('POST', path, { headers: { cookie, 'content-length': '0' } }), await req('POST', path, { headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=%E0%A4%A&password=%zz&csrf=%zz&next=%E0%A4%A' })]) {
+      for (const r of [
+        await req('POST', path, { headers: { cookie, 'content-length': '0' } }),
+        await req('POST', path, {
+          headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'email=%E0%A4%A&password=%zz&csrf=%zz&next=%E0%A4%A',
+        }),
+      ]) {
         expect({ path, status: r.status >= 300 && r.status < 500 }).toEqual({ path, status: true });
       }
     }
@@ -83,15 +119,29 @@ describe('dashboard hardening', () => {
   it('refuses a login or sign-up form sent from another site (login CSRF)', async () => {
     await account('csrf@example.com', 'longenough1', '127.0.0.4');
     const creds = { email: 'csrf@example.com', password: 'longenough1' };
-    const foreign: Record<string, string>[] = [{ origin: 'https://evil.example' }, { origin: 'null' }, { referer: 'https://evil.example/login' }, { origin: 'not a url' }];
+    const foreign: Record<string, string>[] = [
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+      { referer: 'https://evil.example/login' },
+      { origin: 'not a url' },
+    ];
     for (const headers of foreign) {
       for (const path of ['/login', '/signup']) {
-        const r = await req('POST', path, { ...form(path === '/login' ? creds : { email: 'new-csrf@example.com', password: 'longenough1' }, headers), from: '127.0.0.4' });
+        const r = await req('POST', path, {
+          ...form(path === '/login' ? creds : { email: 'new-csrf@example.com', password: 'longenough1' }, headers),
+          from: '127.0.0.4',
+        });
         expect({ path, headers, status: r.status }).toEqual({ path, headers, status: 403 });
         expect(r.headers['set-cookie']).toBeUndefined();
       }
     }
-    expect(await svc.store.db.selectFrom('accounts').select('id').where('email', '=', 'new-csrf@example.com').executeTakeFirst()).toBeUndefined();
+    expect(
+      await svc.store.db
+        .selectFrom('accounts')
+        .select('id')
+        .where('email', '=', 'new-csrf@example.com')
+        .executeTakeFirst(),
+    ).toBeUndefined();
     // This site's own Origin or Referer, or neither (curl), is accepted.
     const host = new URL(svc.url).host;
     const own: Record<string, string>[] = [{ origin: `http://${host}` }, { referer: `http://${host}/login` }, {}];
@@ -102,22 +152,51 @@ describe('dashboard hardening', () => {
 
   it('after login goes only to a path on this site (next=)', async () => {
     await account('next@example.com', 'longenough1', '127.0.0.5');
-    const hostile = ['/\\evil.example', '//evil.example', '/\\/evil.example', 'https://evil.example', 'javascript:alert(1)', '/%5Cevil.example', '%2F%2Fevil.example', '/%2F/evil.example', '/%5C%5Cevil.example', '/\t/evil.example', '/\n/evil.example', '/%09/evil.example', '/%0a/evil.example', '/ /evil.example', 'evil.example', '', '/%E0%A4%A', '/.//evil.example', '/..//evil.example/x', '/%2e//evil.example', '/a/..//evil.example'];
+    const hostile = [
+      '/\\evil.example',
+      '//evil.example',
+      '/\\/evil.example',
+      'https://evil.example',
+      'javascript:alert(1)',
+      '/%5Cevil.example',
+      '%2F%2Fevil.example',
+      '/%2F/evil.example',
+      '/%5C%5Cevil.example',
+      '/\t/evil.example',
+      '/\n/evil.example',
+      '/%09/evil.example',
+      '/%0a/evil.example',
+      '/ /evil.example',
+      'evil.example',
+      '',
+      '/%E0%A4%A',
+      '/.//evil.example',
+      '/..//evil.example/x',
+      '/%2e//evil.example',
+      '/a/..//evil.example',
+    ];
     for (const next of hostile) {
-      const r = await req('POST', '/login', { ...form({ email: 'next@example.com', password: 'longenough1', next }), from: '127.0.0.5' });
+      const r = await req('POST', '/login', {
+        ...form({ email: 'next@example.com', password: 'longenough1', next }),
+        from: '127.0.0.5',
+      });
       expect({ next, location: r.headers.location }).toEqual({ next, location: '/' });
       const shown = await req('GET', `/login?next=${encodeURIComponent(next)}`);
       expect({ next, field: /name="next" value="([^"]*)"/.exec(shown.text)?.[1] }).toEqual({ next, field: '/' });
     }
     for (const next of ['/keys', '/monitors/mon_1?tab=runs', '/login?next=%2Fkeys']) {
-      const r = await req('POST', '/login', { ...form({ email: 'next@example.com', password: 'longenough1', next }), from: '127.0.0.5' });
+      const r = await req('POST', '/login', {
+        ...form({ email: 'next@example.com', password: 'longenough1', next }),
+        from: '127.0.0.5',
+      });
       expect(r.headers.location).toBe(next);
     }
   }, 120_000);
 
   it('signs up without telling whether the email already has an account', async () => {
     await account('taken@example.com', 'original-pass', '127.0.0.9');
-    const signup = (email: string, password: string) => req('POST', '/signup', { ...form({ email, password }), from: '127.0.0.9' });
+    const signup = (email: string, password: string) =>
+      req('POST', '/signup', { ...form({ email, password }), from: '127.0.0.9' });
     const fresh = await signup('fresh@example.com', 'longenough1');
     const taken = await signup('taken@example.com', 'attacker-pass');
     for (const r of [fresh, taken]) {
@@ -130,7 +209,8 @@ describe('dashboard hardening', () => {
     expect(shown.text).toContain('If this address can be used, your account is ready');
     expect(shown.text).not.toMatch(/fresh@|taken@/);
     // The new account works; the taken one keeps its owner's password.
-    const login = (email: string, password: string) => req('POST', '/login', { ...form({ email, password }), from: '127.0.0.9' });
+    const login = (email: string, password: string) =>
+      req('POST', '/login', { ...form({ email, password }), from: '127.0.0.9' });
     expect((await login('fresh@example.com', 'longenough1')).status).toBe(303);
     expect((await login('taken@example.com', 'attacker-pass')).status).toBe(401);
     expect((await login('taken@example.com', 'original-pass')).status).toBe(303);
@@ -140,9 +220,19 @@ describe('dashboard hardening', () => {
     await account('legacy@example.com', 'longenough1', '127.0.0.8');
     const salt = randomBytes(16);
     const old = `scrypt$${salt.toString('base64')}$${scryptSync('old password 1', salt, 32).toString('base64')}`; // Node's defaults: N=2^14
-    const row = () => svc.store.db.selectFrom('accounts').select('password_hash').where('email', '=', 'legacy@example.com').executeTakeFirstOrThrow();
-    await svc.store.db.updateTable('accounts').set({ password_hash: old }).where('email', '=', 'legacy@example.com').execute();
-    const login = (password: string) => req('POST', '/login', { ...form({ email: 'legacy@example.com', password }), from: '127.0.0.8' });
+    const row = () =>
+      svc.store.db
+        .selectFrom('accounts')
+        .select('password_hash')
+        .where('email', '=', 'legacy@example.com')
+        .executeTakeFirstOrThrow();
+    await svc.store.db
+      .updateTable('accounts')
+      .set({ password_hash: old })
+      .where('email', '=', 'legacy@example.com')
+      .execute();
+    const login = (password: string) =>
+      req('POST', '/login', { ...form({ email: 'legacy@example.com', password }), from: '127.0.0.8' });
     expect((await login('wrong password')).status).toBe(401);
     expect((await row()).password_hash).toBe(old); // nothing changes without the right password
     expect((await login('old password 1')).status).toBe(303);
@@ -154,9 +244,12 @@ describe('dashboard hardening', () => {
 
   it("slows failed logins by the attacker's address, not the victim's account", async () => {
     await account('victim@example.com', 'longenough1', '127.0.0.6');
-    const attempt = (password: string, from: string) => req('POST', '/login', { ...form({ email: 'victim@example.com', password }), from });
+    const attempt = (password: string, from: string) =>
+      req('POST', '/login', { ...form({ email: 'victim@example.com', password }), from });
     // In parallel, so that no token comes back meanwhile, and to show parallel guesses are counted too.
-    const statuses = await Promise.all(Array.from({ length: 12 }, (_, i) => attempt(`guess-${i}`, '127.0.0.7').then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => attempt(`guess-${i}`, '127.0.0.7').then((r) => r.status)),
+    );
     expect(statuses.sort()).toEqual([...Array(10).fill(401), 429, 429]);
     const blocked = await attempt('longenough1', '127.0.0.7');
     expect(blocked.status).toBe(429); // the right password too: the address is slowed, whatever it sends
@@ -219,7 +312,15 @@ describe('password hashes', () => {
     const explicit = `scrypt$ln=14,r=8,p=1$${salt.toString('base64')}$${scryptSync('pw', salt, 32).toString('base64')}`;
     expect(await verifyPassword('pw', explicit)).toBe(true);
     expect(needsRehash(explicit)).toBe(true);
-    for (const bad of [null, '', 'bcrypt$x$y', 'scrypt$ln=30,r=8,p=1$AAAA$AAAA', 'scrypt$ln=17,r=99,p=1$AAAA$AAAA', 'scrypt$junk$AAAA$AAAA', 'scrypt$a$b$c$d']) {
+    for (const bad of [
+      null,
+      '',
+      'bcrypt$x$y',
+      'scrypt$ln=30,r=8,p=1$AAAA$AAAA',
+      'scrypt$ln=17,r=99,p=1$AAAA$AAAA',
+      'scrypt$junk$AAAA$AAAA',
+      'scrypt$a$b$c$d',
+    ]) {
       expect(await verifyPassword('pw', bad)).toBe(false);
       expect(needsRehash(bad)).toBe(true);
     }

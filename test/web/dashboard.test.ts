@@ -18,7 +18,8 @@ import { keys, webhooks } from '../../src/store/index.js';
 const SHOTS = join(import.meta.dirname, '../../test-results/dashboard');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const chromiumPath = findChromium(process.env.CHROMIUM_PATH);
-if (!chromiumPath) console.warn('skipped: dashboard browser tests need Chromium (apt-get install chromium, or CHROMIUM_PATH)');
+if (!chromiumPath)
+  console.warn('skipped: dashboard browser tests need Chromium (apt-get install chromium, or CHROMIUM_PATH)');
 
 describe('dashboard', () => {
   let svc: TestService;
@@ -29,11 +30,33 @@ describe('dashboard', () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     site = await startFixtureServer({
-      '/article': articlePage('Deep Sea Widgets', '<p>Widgets for the deep sea, described at some length for the tests, with a sentence or two more.</p>'),
-      '/product': (_q, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>Lamp</title></head><body><main><h1>Lamp</h1><p class="price">$${(price += 1).toFixed(2)}</p></main></body></html>`),
+      '/article': articlePage(
+        'Deep Sea Widgets',
+        '<p>Widgets for the deep sea, described at some length for the tests, with a sentence or two more.</p>',
+      ),
+      '/product': (_q, res) =>
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            `<html><head><title>Lamp</title></head><body><main><h1>Lamp</h1><p class="price">$${(price += 1).toFixed(2)}</p></main></body></html>`,
+          ),
     });
     svc = await startTestService('sqlite', { TRAWL_SIGNUP_CREDITS: '25' });
-    if (chromiumPath) browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'] });
+    if (chromiumPath)
+      browser = await chromium.launch({
+        executablePath: chromiumPath,
+        headless: true,
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-dev-shm-usage',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          '--no-first-run',
+          '--disable-quic',
+        ],
+      });
   });
   afterAll(async () => {
     await browser?.close();
@@ -46,121 +69,133 @@ describe('dashboard', () => {
     await p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
     await p.addScriptTag({ path: AXE });
     const found = await p.evaluate(async () => {
-      const r = await (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }).axe.run(document, { runOnly: ['wcag2a', 'wcag2aa'] });
-      return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
+      const r = await (
+        window as unknown as {
+          axe: {
+            run(ctx: Document, o: object): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }>;
+          };
+        }
+      ).axe.run(document, { runOnly: ['wcag2a', 'wcag2aa'] });
+      return r.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id} (${v.nodes.length})`);
     });
     expect({ page: name, violations: found }).toEqual({ page: name, violations: [] });
   };
 
-  it.skipIf(!chromiumPath)('a person signs up, makes a key, uses it, rotates the secret, revokes the key and logs out', async () => {
-    // bypassCSP: only so the audit script can be injected; the pages themselves run under their CSP otherwise.
-    const context = await browser!.newContext({ viewport: { width: 1100, height: 800 }, bypassCSP: true });
-    const p = await context.newPage();
-    p.on('dialog', (d) => void d.accept());
-    await p.goto(`${svc.url}/`);
-    expect(new URL(p.url()).pathname).toBe('/login');
-    await shot(p, '01-login');
-    await p.click('text=Create one');
-    await p.fill('#email', 'dana@example.com');
-    await p.fill('#password', 'correct horse battery');
-    await p.click('button[type=submit]');
-    // Sign-up answers the same for a new or a taken email, so the new account logs in next.
-    await p.waitForURL(`${svc.url}/login?signed_up=1`);
-    expect(await p.textContent('[role=status]')).toContain('your account is ready');
-    await p.fill('#email', 'dana@example.com');
-    await p.fill('#password', 'correct horse battery');
-    await p.click('button[type=submit]');
-    await p.waitForURL(`${svc.url}/`);
-    expect(await p.textContent('[data-testid=credits]')).toBe('25');
-    await p.waitForSelector('#chart .uplot');
-    await shot(p, '02-overview-empty');
+  it.skipIf(!chromiumPath)(
+    'a person signs up, makes a key, uses it, rotates the secret, revokes the key and logs out',
+    async () => {
+      // bypassCSP: only so the audit script can be injected; the pages themselves run under their CSP otherwise.
+      const context = await browser!.newContext({ viewport: { width: 1100, height: 800 }, bypassCSP: true });
+      const p = await context.newPage();
+      p.on('dialog', (d) => void d.accept());
+      await p.goto(`${svc.url}/`);
+      expect(new URL(p.url()).pathname).toBe('/login');
+      await shot(p, '01-login');
+      await p.click('text=Create one');
+      await p.fill('#email', 'dana@example.com');
+      await p.fill('#password', 'correct horse battery');
+      await p.click('button[type=submit]');
+      // Sign-up answers the same for a new or a taken email, so the new account logs in next.
+      await p.waitForURL(`${svc.url}/login?signed_up=1`);
+      expect(await p.textContent('[role=status]')).toContain('your account is ready');
+      await p.fill('#email', 'dana@example.com');
+      await p.fill('#password', 'correct horse battery');
+      await p.click('button[type=submit]');
+      await p.waitForURL(`${svc.url}/`);
+      expect(await p.textContent('[data-testid=credits]')).toBe('25');
+      await p.waitForSelector('#chart .uplot');
+      await shot(p, '02-overview-empty');
 
-    await p.click('nav >> text=API keys');
-    await p.fill('#name', 'ci');
-    await p.click('form[action="/keys"] button[type=submit]');
-    const key = (await p.textContent('#new-key'))!.trim();
-    expect(key).toMatch(/^trawl_[0-9A-Za-z]{40}$/);
-    await shot(p, '03-key-created');
+      await p.click('nav >> text=API keys');
+      await p.fill('#name', 'ci');
+      await p.click('form[action="/keys"] button[type=submit]');
+      const key = (await p.textContent('#new-key'))!.trim();
+      expect(key).toMatch(/^trawl_[0-9A-Za-z]{40}$/);
+      await shot(p, '03-key-created');
 
-    const res = await svc.post('/v1/scrape', { url: `${site.url}/article` }, key);
-    expect(res.status).toBe(200);
-    await p.click('nav >> text=Overview');
-    expect(await p.textContent('[data-testid=credits]')).toBe('24');
-    expect(await p.textContent('table[aria-label="Latest requests"]')).toContain('POST /v1/scrape');
-    await p.waitForSelector('#chart .uplot');
-    await shot(p, '04-overview-used');
+      const res = await svc.post('/v1/scrape', { url: `${site.url}/article` }, key);
+      expect(res.status).toBe(200);
+      await p.click('nav >> text=Overview');
+      expect(await p.textContent('[data-testid=credits]')).toBe('24');
+      expect(await p.textContent('table[aria-label="Latest requests"]')).toContain('POST /v1/scrape');
+      await p.waitForSelector('#chart .uplot');
+      await shot(p, '04-overview-used');
 
-    await p.click('nav >> text=Webhook secret');
-    expect(await p.content()).not.toMatch(/whsec_/);
-    await p.click('text=Reveal secret');
-    const before = (await p.textContent('#secret'))!.trim();
-    expect(before).toMatch(/^whsec_/);
-    await p.check('input[name=confirm]');
-    await p.click('text=Rotate secret');
-    const after = (await p.textContent('#secret'))!.trim();
-    expect(after).toMatch(/^whsec_/);
-    expect(after).not.toBe(before);
-    // The rotated-out secret keeps signing for the overlap, and the page says until when.
-    expect(await p.textContent('[data-testid=previous-secret]')).toMatch(/previous secret still signs/);
-    await shot(p, '05-secret-rotated');
+      await p.click('nav >> text=Webhook secret');
+      expect(await p.content()).not.toMatch(/whsec_/);
+      await p.click('text=Reveal secret');
+      const before = (await p.textContent('#secret'))!.trim();
+      expect(before).toMatch(/^whsec_/);
+      await p.check('input[name=confirm]');
+      await p.click('text=Rotate secret');
+      const after = (await p.textContent('#secret'))!.trim();
+      expect(after).toMatch(/^whsec_/);
+      expect(after).not.toBe(before);
+      // The rotated-out secret keeps signing for the overlap, and the page says until when.
+      expect(await p.textContent('[data-testid=previous-secret]')).toMatch(/previous secret still signs/);
+      await shot(p, '05-secret-rotated');
 
-    // Playground: a scrape with markdown and JSON, its cost and the curl command.
-    await p.click('nav >> text=Playground');
-    await p.fill('#p-url', `${site.url}/product`);
-    await p.check('input[name=formats][value=json]');
-    await p.fill('#p-schema', '{"price":"number"}');
-    await p.click('form[action="/playground"] button[type=submit]');
-    await p.waitForSelector('[data-testid=json]');
-    expect(JSON.parse((await p.textContent('[data-testid=json]'))!)).toEqual({ price: expect.any(Number) });
-    expect(await p.textContent('[data-testid=markdown]')).toContain('# Lamp');
-    expect(await p.textContent('#curl')).toContain('Bearer trawl_…');
-    expect(await p.content()).not.toContain(key);
-    await shot(p, '06a-playground');
+      // Playground: a scrape with markdown and JSON, its cost and the curl command.
+      await p.click('nav >> text=Playground');
+      await p.fill('#p-url', `${site.url}/product`);
+      await p.check('input[name=formats][value=json]');
+      await p.fill('#p-schema', '{"price":"number"}');
+      await p.click('form[action="/playground"] button[type=submit]');
+      await p.waitForSelector('[data-testid=json]');
+      expect(JSON.parse((await p.textContent('[data-testid=json]'))!)).toEqual({ price: expect.any(Number) });
+      expect(await p.textContent('[data-testid=markdown]')).toContain('# Lamp');
+      expect(await p.textContent('#curl')).toContain('Bearer trawl_…');
+      expect(await p.content()).not.toContain(key);
+      await shot(p, '06a-playground');
 
-    // Monitors: a bad interval shows the API's own message; a good one is created, run, charted.
-    await p.click('nav >> text=Monitors');
-    await shot(p, '06-monitors-empty');
-    await p.fill('#m-url', `${site.url}/product`);
-    await p.fill('#m-interval', '10 minutes');
-    await p.fill('#m-watch', 'price, title');
-    await p.fill('#m-webhook', 'http://127.0.0.1:9/hook');
-    await p.fill('#m-schema', '{"price":"number"}');
-    await p.click('form[action="/monitors"] button[type=submit]');
-    expect(await p.textContent('[role=alert]')).toMatch(/^interval: "10 minutes" is not an interval/);
-    await shot(p, '07-monitor-error');
-    await p.fill('#m-interval', '1d');
-    await p.fill('#m-conditions', '[{"field":"price","op":"below","value":50}]');
-    await p.click('form[action="/monitors"] button[type=submit]');
-    expect(await p.textContent('[role=alert]')).toMatch(/^conditions\[0\]\.op: must be one of/);
-    await p.fill('#m-conditions', '[{"field":"price","op":"increased"}]');
-    await p.click('form[action="/monitors"] button[type=submit]');
-    await p.waitForURL(/\/monitors\/mon_/);
-    await p.click('button:has-text("Pause")');
-    await p.waitForSelector('text=paused · ok');
-    await p.click('button:has-text("Run now")');
-    await p.waitForSelector('text=Run finished');
-    await p.click('button:has-text("Run now")');
-    await p.waitForSelector('text=a change was found');
-    expect(await p.textContent('table[aria-label=Runs]')).toContain('succeeded');
-    await p.waitForSelector('#chart-price .uplot');
-    await shot(p, '08-monitor-page');
+      // Monitors: a bad interval shows the API's own message; a good one is created, run, charted.
+      await p.click('nav >> text=Monitors');
+      await shot(p, '06-monitors-empty');
+      await p.fill('#m-url', `${site.url}/product`);
+      await p.fill('#m-interval', '10 minutes');
+      await p.fill('#m-watch', 'price, title');
+      await p.fill('#m-webhook', 'http://127.0.0.1:9/hook');
+      await p.fill('#m-schema', '{"price":"number"}');
+      await p.click('form[action="/monitors"] button[type=submit]');
+      expect(await p.textContent('[role=alert]')).toMatch(/^interval: "10 minutes" is not an interval/);
+      await shot(p, '07-monitor-error');
+      await p.fill('#m-interval', '1d');
+      await p.fill('#m-conditions', '[{"field":"price","op":"below","value":50}]');
+      await p.click('form[action="/monitors"] button[type=submit]');
+      expect(await p.textContent('[role=alert]')).toMatch(/^conditions\[0\]\.op: must be one of/);
+      await p.fill('#m-conditions', '[{"field":"price","op":"increased"}]');
+      await p.click('form[action="/monitors"] button[type=submit]');
+      await p.waitForURL(/\/monitors\/mon_/);
+      await p.click('button:has-text("Pause")');
+      await p.waitForSelector('text=paused · ok');
+      await p.click('button:has-text("Run now")');
+      await p.waitForSelector('text=Run finished');
+      await p.click('button:has-text("Run now")');
+      await p.waitForSelector('text=a change was found');
+      expect(await p.textContent('table[aria-label=Runs]')).toContain('succeeded');
+      await p.waitForSelector('#chart-price .uplot');
+      await shot(p, '08-monitor-page');
 
-    await p.click('nav >> text=API keys');
-    expect(await p.content()).not.toContain(key);
-    await p.click('button:has-text("Revoke")');
-    await p.waitForSelector('text=Key revoked');
-    await shot(p, '09-key-revoked');
-    expect((await svc.post('/v1/scrape', { url: `${site.url}/article` }, key)).status).toBe(401);
+      await p.click('nav >> text=API keys');
+      expect(await p.content()).not.toContain(key);
+      await p.click('button:has-text("Revoke")');
+      await p.waitForSelector('text=Key revoked');
+      await shot(p, '09-key-revoked');
+      expect((await svc.post('/v1/scrape', { url: `${site.url}/article` }, key)).status).toBe(401);
 
-    await p.setViewportSize({ width: 390, height: 844 });
-    await p.click('nav >> text=Overview');
-    await shot(p, '10-overview-phone');
-    await p.click('text=Log out');
-    await p.waitForURL(/\/login$/);
-    await p.goto(`${svc.url}/keys`);
-    expect(new URL(p.url()).pathname).toBe('/login');
-    await context.close();
-  }, 120_000);
+      await p.setViewportSize({ width: 390, height: 844 });
+      await p.click('nav >> text=Overview');
+      await shot(p, '10-overview-phone');
+      await p.click('text=Log out');
+      await p.waitForURL(/\/login$/);
+      await p.goto(`${svc.url}/keys`);
+      expect(new URL(p.url()).pathname).toBe('/login');
+      await context.close();
+    },
+    120_000,
+  );
 
   // --- Security, without a browser ------------------------------------------------------------
   const signup = async (email: string) => {
@@ -171,9 +206,15 @@ describe('dashboard', () => {
     const cookie = res.headers.get('set-cookie')!;
     return { cookie, token: cookie.split(';')[0] };
   };
-  const csrfOf = async (cookie: string) => /name="csrf" value="([^"]+)"/.exec(await (await fetch(`${svc.url}/keys`, { headers: { cookie } })).text())![1];
+  const csrfOf = async (cookie: string) =>
+    /name="csrf" value="([^"]+)"/.exec(await (await fetch(`${svc.url}/keys`, { headers: { cookie } })).text())![1];
   const postForm = (path: string, cookie: string, body: Record<string, string>, headers: Record<string, string> = {}) =>
-    fetch(`${svc.url}${path}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, ...headers }, body: new URLSearchParams(body).toString() });
+    fetch(`${svc.url}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, ...headers },
+      body: new URLSearchParams(body).toString(),
+    });
 
   it('sets the session cookie HttpOnly and SameSite, and refuses forms without the CSRF token or from another site', async () => {
     const { cookie, token } = await signup('erin@example.com');
@@ -191,7 +232,9 @@ describe('dashboard', () => {
     const later = await (await fetch(`${svc.url}/keys`, { headers: { cookie: token } })).text();
     expect(later).not.toContain(shown);
     expect(await (await fetch(`${svc.url}/secret`, { headers: { cookie: token } })).text()).not.toMatch(/whsec_/);
-    expect(await (await fetch(`${svc.url}/`, { headers: { cookie: token } })).text()).not.toMatch(/whsec_|trawl_[0-9A-Za-z]{40}/);
+    expect(await (await fetch(`${svc.url}/`, { headers: { cookie: token } })).text()).not.toMatch(
+      /whsec_|trawl_[0-9A-Za-z]{40}/,
+    );
   });
 
   it("cannot revoke another account's key", async () => {
@@ -200,7 +243,13 @@ describe('dashboard', () => {
     const csrfA = await csrfOf(a.token);
     const made = await postForm('/keys', a.token, { csrf: csrfA });
     expect(made.status).toBe(201);
-    const accountA = (await svc.store.db.selectFrom('accounts').select('id').where('email', '=', 'fay@example.com').executeTakeFirstOrThrow()).id;
+    const accountA = (
+      await svc.store.db
+        .selectFrom('accounts')
+        .select('id')
+        .where('email', '=', 'fay@example.com')
+        .executeTakeFirstOrThrow()
+    ).id;
     const [keyA] = await keys.listKeys(svc.store.db, accountA);
     const csrfB = await csrfOf(b.token);
     expect((await postForm(`/keys/${keyA.id}/revoke`, b.token, { csrf: csrfB })).status).toBe(404);
@@ -211,7 +260,13 @@ describe('dashboard', () => {
     const a = await signup('ida@example.com');
     const b = await signup('jon@example.com');
     const csrfA = await csrfOf(a.token);
-    const made = await postForm('/monitors', a.token, { csrf: csrfA, url: `${site.url}/product`, interval: '1d', watch: 'title', webhook: 'http://127.0.0.1:9/hook' });
+    const made = await postForm('/monitors', a.token, {
+      csrf: csrfA,
+      url: `${site.url}/product`,
+      interval: '1d',
+      watch: 'title',
+      webhook: 'http://127.0.0.1:9/hook',
+    });
     expect(made.status).toBe(303);
     const id = made.headers.get('location')!.split('/').pop()!;
     expect((await fetch(`${svc.url}/monitors/${id}`, { headers: { cookie: a.token } })).status).toBe(200);
@@ -219,34 +274,57 @@ describe('dashboard', () => {
     expect(seen.status).toBe(404);
     expect(await seen.text()).not.toContain(`${site.url}/product`);
     const csrfB = await csrfOf(b.token);
-    for (const action of ['state', 'run', 'delete', 'webhook-state']) expect((await postForm(`/monitors/${id}/${action}`, b.token, { csrf: csrfB, state: 'paused' })).status).toBe(404);
-    expect((await svc.store.db.selectFrom('monitors').select('state').where('id', '=', id).executeTakeFirstOrThrow()).state).toBe('active');
+    for (const action of ['state', 'run', 'delete', 'webhook-state'])
+      expect((await postForm(`/monitors/${id}/${action}`, b.token, { csrf: csrfB, state: 'paused' })).status).toBe(404);
+    expect(
+      (await svc.store.db.selectFrom('monitors').select('state').where('id', '=', id).executeTakeFirstOrThrow()).state,
+    ).toBe('active');
     expect(await (await fetch(`${svc.url}/monitors`, { headers: { cookie: b.token } })).text()).not.toContain(id);
   });
 
   it('shows a disabled webhook on the list and the monitor page, and re-enables it', async () => {
     const a = await signup('kim@example.com');
     const csrf = await csrfOf(a.token);
-    const made = await postForm('/monitors', a.token, { csrf, url: `${site.url}/product`, interval: '1d', watch: 'title', webhook: 'http://127.0.0.1:9/hook' });
+    const made = await postForm('/monitors', a.token, {
+      csrf,
+      url: `${site.url}/product`,
+      interval: '1d',
+      watch: 'title',
+      webhook: 'http://127.0.0.1:9/hook',
+    });
     const id = made.headers.get('location')!.split('/').pop()!;
     const pageOf = async () => (await fetch(`${svc.url}/monitors/${id}`, { headers: { cookie: a.token } })).text();
     expect(await pageOf()).not.toContain('data-testid="webhook-disabled"');
     // As a 410 Gone answer would.
-    await webhooks.disableWebhook(svc.store.db, id, 'the receiver answered 410 Gone at 2026-11-26T00:00:00.000Z', new Date().toISOString());
+    await webhooks.disableWebhook(
+      svc.store.db,
+      id,
+      'the receiver answered 410 Gone at 2026-11-26T00:00:00.000Z',
+      new Date().toISOString(),
+    );
     const disabled = await pageOf();
     expect(disabled).toContain('data-testid="webhook-disabled"');
     expect(disabled).toContain('410 Gone');
-    expect(await (await fetch(`${svc.url}/monitors`, { headers: { cookie: a.token } })).text()).toContain('<strong>disabled</strong>');
+    expect(await (await fetch(`${svc.url}/monitors`, { headers: { cookie: a.token } })).text()).toContain(
+      '<strong>disabled</strong>',
+    );
     const res = await postForm(`/monitors/${id}/webhook-state`, a.token, { csrf });
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('Webhook re-enabled.');
-    expect((await svc.store.db.selectFrom('monitors').select(['webhook_state', 'webhook_disabled_reason']).where('id', '=', id).executeTakeFirstOrThrow())).toEqual({ webhook_state: 'active', webhook_disabled_reason: null });
+    expect(
+      await svc.store.db
+        .selectFrom('monitors')
+        .select(['webhook_state', 'webhook_disabled_reason'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ webhook_state: 'active', webhook_disabled_reason: null });
   });
 
   it('limits login attempts per address', async () => {
     await signup('hal@example.com');
     const statuses: number[] = [];
-    for (let i = 0; i < 12; i++) statuses.push((await postForm('/login', '', { email: 'hal@example.com', password: 'wrong-password' })).status);
+    for (let i = 0; i < 12; i++)
+      statuses.push((await postForm('/login', '', { email: 'hal@example.com', password: 'wrong-password' })).status);
     expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
     expect(statuses.at(-1)).toBe(429);
     const right = await postForm('/login', '', { email: 'hal@example.com', password: 'longenough1' });
@@ -259,11 +337,19 @@ describe('dashboard', () => {
     const res = await fetch(`${svc.url}/assets/uPlot.iife.min.js`, { headers: { 'accept-encoding': 'gzip' } });
     expect(res.headers.get('content-encoding')).toBe('gzip');
     expect(res.headers.get('cache-control')).toBe('public, max-age=3600');
-    const plain = await (await fetch(`${svc.url}/assets/uPlot.iife.min.js`, { headers: { 'accept-encoding': 'identity' } })).arrayBuffer();
+    const plain = await (
+      await fetch(`${svc.url}/assets/uPlot.iife.min.js`, { headers: { 'accept-encoding': 'identity' } })
+    ).arrayBuffer();
     expect(plain.byteLength).toBeGreaterThan(40_000);
     // fetch decodes gzip itself; the raw request shows the wire size.
     const { request } = await import('node:http');
-    const wire = await new Promise<Buffer>((ok) => request(`${svc.url}/assets/uPlot.iife.min.js`, { headers: { 'accept-encoding': 'gzip' } }, (r) => { const c: Buffer[] = []; r.on('data', (d) => c.push(d)); r.on('end', () => ok(Buffer.concat(c))); }).end());
+    const wire = await new Promise<Buffer>((ok) =>
+      request(`${svc.url}/assets/uPlot.iife.min.js`, { headers: { 'accept-encoding': 'gzip' } }, (r) => {
+        const c: Buffer[] = [];
+        r.on('data', (d) => c.push(d));
+        r.on('end', () => ok(Buffer.concat(c)));
+      }).end(),
+    );
     expect(wire.length).toBeLessThan(plain.byteLength / 2);
     expect(gunzipSync(wire).byteLength).toBe(plain.byteLength);
     // Only the listed assets: an encoded path out of the folder is not one.

@@ -9,7 +9,8 @@ describe.each(DIALECTS)('dashboard jobs (%s)', (dialect) => {
   let site: FixtureServer;
   beforeAll(async () => {
     site = await startFixtureServer();
-    for (let i = 0; i < 3; i++) site.route(`/d/${i}`, articlePage(`D${i}`, `<p>Downloadable page ${i}, with words enough to be content.</p>`));
+    for (let i = 0; i < 3; i++)
+      site.route(`/d/${i}`, articlePage(`D${i}`, `<p>Downloadable page ${i}, with words enough to be content.</p>`));
     svc = await startTestService(dialect, { TRAWL_SIGNUP_CREDITS: '5' });
   }, 60_000);
   afterAll(async () => {
@@ -30,10 +31,16 @@ describe.each(DIALECTS)('dashboard jobs (%s)', (dialect) => {
   it('lists jobs with their progress and streams a job’s pages as JSON lines', async () => {
     const a = await signup('jobs-a@example.com');
     const b = await signup('jobs-b@example.com');
-    const created = await fetch(`${svc.url}/v1/batch/scrape`, { method: 'POST', headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ urls: [0, 1, 2].map((i) => `${site.url}/d/${i}`) }) });
+    const created = await fetch(`${svc.url}/v1/batch/scrape`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ urls: [0, 1, 2].map((i) => `${site.url}/d/${i}`) }),
+    });
     const id = ((await created.json()) as any).job.job_id as string;
     for (let i = 0; i < 100; i++) {
-      const j = (await (await fetch(`${svc.url}/v1/jobs/${id}?limit=1`, { headers: { authorization: `Bearer ${a.key}` } })).json()) as any;
+      const j = (await (
+        await fetch(`${svc.url}/v1/jobs/${id}?limit=1`, { headers: { authorization: `Bearer ${a.key}` } })
+      ).json()) as any;
       if (j.job.state === 'completed') break;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -43,7 +50,10 @@ describe.each(DIALECTS)('dashboard jobs (%s)', (dialect) => {
     const dl = await fetch(`${svc.url}/jobs/${id}/pages.jsonl`, { headers: { cookie: a.cookie } });
     expect(dl.status).toBe(200);
     expect(dl.headers.get('content-type')).toContain('application/x-ndjson');
-    const lines = (await dl.text()).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await dl.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.url).sort()).toEqual([0, 1, 2].map((i) => `${site.url}/d/${i}`));
     expect((await fetch(`${svc.url}/jobs/${id}/pages.jsonl`, { headers: { cookie: b.cookie } })).status).toBe(404);
     // Not a job id at all (a NUL byte PostgreSQL would refuse): 404 too, not a 500.

@@ -8,7 +8,9 @@ describe.skipIf(!findChromium())('playground screenshot', () => {
   let svc: TestService;
   let site: FixtureServer;
   beforeAll(async () => {
-    site = await startFixtureServer({ '/lamp': articlePage('Lamp', '<p>A brass lamp for the desk, with warm light for reading late.</p>') });
+    site = await startFixtureServer({
+      '/lamp': articlePage('Lamp', '<p>A brass lamp for the desk, with warm light for reading late.</p>'),
+    });
     svc = await startTestService('sqlite');
   }, 60_000);
   afterAll(async () => {
@@ -22,9 +24,18 @@ describe.skipIf(!findChromium())('playground screenshot', () => {
     await fetch(`${svc.url}/signup`, { method: 'POST', redirect: 'manual', headers: form, body: creds });
     const login = await fetch(`${svc.url}/login`, { method: 'POST', redirect: 'manual', headers: form, body: creds });
     const cookie = login.headers.get('set-cookie')!.split(';')[0];
-    const csrf = /name="csrf" value="([^"]+)"/.exec(await (await fetch(`${svc.url}/playground`, { headers: { cookie } })).text())![1];
-    const body = new URLSearchParams([['csrf', csrf], ['url', `${site.url}/lamp`], ['formats', 'markdown'], ['formats', 'screenshot']]).toString();
-    const page = await (await fetch(`${svc.url}/playground`, { method: 'POST', headers: { ...form, cookie, origin: svc.url }, body })).text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(
+      await (await fetch(`${svc.url}/playground`, { headers: { cookie } })).text(),
+    )![1];
+    const body = new URLSearchParams([
+      ['csrf', csrf],
+      ['url', `${site.url}/lamp`],
+      ['formats', 'markdown'],
+      ['formats', 'screenshot'],
+    ]).toString();
+    const page = await (
+      await fetch(`${svc.url}/playground`, { method: 'POST', headers: { ...form, cookie, origin: svc.url }, body })
+    ).text();
     const src = /<img data-testid="screenshot" alt="Screenshot of the page" src="([^"]+)"/.exec(page)?.[1];
     expect(src, page.slice(0, 2000)).toMatch(/^\/v1\/files\/[0-9A-Za-z]{32}\.png$/);
     const png = await fetch(`${svc.url}${src}`);

@@ -3,7 +3,12 @@ document.addEventListener('click', async (e) => {
   const b = e.target.closest('[data-copy]');
   if (!b) return;
   const text = document.getElementById(b.dataset.copy)?.textContent ?? '';
-  try { await navigator.clipboard.writeText(text.trim()); b.textContent = 'Copied'; } catch { b.textContent = 'Select and copy'; }
+  try {
+    await navigator.clipboard.writeText(text.trim());
+    b.textContent = 'Copied';
+  } catch {
+    b.textContent = 'Select and copy';
+  }
 });
 // Forms that undo something ask first (a script handler: the page's CSP allows no inline ones).
 document.addEventListener('submit', (e) => {
@@ -17,11 +22,25 @@ for (const data of document.querySelectorAll('script[data-chart-for]')) {
   const d = JSON.parse(data.textContent);
   const xs = d.days ? d.days.map((s) => Date.parse(s + 'T00:00:00Z') / 1000) : d.times.map((s) => Date.parse(s) / 1000);
   const opts = {
-    width: Math.max(280, el.clientWidth - 16), height: 240, title: d.title,
+    width: Math.max(280, el.clientWidth - 16),
+    height: 240,
+    title: d.title,
     scales: { x: { time: true }, y: d.counts ? { range: (u, min, max) => [0, Math.max(1, max)] } : {} },
-    series: [{}].concat(d.series.map((s, i) => ({ label: s.label, stroke: ['#1d4ed8', '#047857', '#b91c1c'][i % 3], width: 2, points: { show: true } }))),
+    series: [{}].concat(
+      d.series.map((s, i) => ({
+        label: s.label,
+        stroke: ['#1d4ed8', '#047857', '#b91c1c'][i % 3],
+        width: 2,
+        points: { show: true },
+      })),
+    ),
     // Counts are whole numbers: no 0.2 ticks.
-    axes: [{}, d.counts ? { label: d.axis, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 50000, 100000] } : { label: d.axis }],
+    axes: [
+      {},
+      d.counts
+        ? { label: d.axis, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 50000, 100000] }
+        : { label: d.axis },
+    ],
   };
   el.textContent = '';
   new uPlot(opts, [xs].concat(d.series.map((s) => s.values)), el);

@@ -17,7 +17,10 @@ async function fromCheckout(): Promise<OpenApiDocument> {
   const { loadConfig } = await import('../../../src/config.js');
   const { startService } = await import('../../../src/runtime.js');
   const dataDir = mkdtempSync(join(tmpdir(), 'trawl-sdk-types-'));
-  const service = await startService(loadConfig({ PORT: '0', HOST: '127.0.0.1', TRAWL_DATA_DIR: dataDir }), { logger: false, scheduler: false });
+  const service = await startService(loadConfig({ PORT: '0', HOST: '127.0.0.1', TRAWL_DATA_DIR: dataDir }), {
+    logger: false,
+    scheduler: false,
+  });
   try {
     return (await (await fetch(`${service.url}/v1/openapi.json`)).json()) as OpenApiDocument;
   } finally {

@@ -50,13 +50,22 @@ const NAMES: Record<string, string> = {
 
 /** A name for a body the table does not know yet (a new endpoint): `POST /v1/foo/{id}/bar` → `PostFooBarBody`. */
 function fallbackName(method: string, path: string): string {
-  const words = [method.toLowerCase(), ...path.replace(/^\/v1\//, '').split(/[/_-]/).filter((w) => w && !w.startsWith('{'))];
+  const words = [
+    method.toLowerCase(),
+    ...path
+      .replace(/^\/v1\//, '')
+      .split(/[/_-]/)
+      .filter((w) => w && !w.startsWith('{')),
+  ];
   return `${words.map((w) => w[0].toUpperCase() + w.slice(1)).join('')}Body`;
 }
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 /** A literal in the project's style (single quotes). */
-const literal = (v: unknown) => (typeof v === 'string' ? `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'` : JSON.stringify(v));
+const literal = (v: unknown) =>
+  typeof v === 'string'
+    ? `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`
+    : JSON.stringify(v);
 const key = (k: string) => (IDENT.test(k) ? k : literal(k));
 const sentence = (s: string) => (/[.!?]$/.test(s) ? s : `${s}.`);
 
@@ -129,7 +138,8 @@ function objectOf(s: JsonSchema, indent: string): string {
     out += doc(notes(v), inner);
     out += `${inner}${key(k)}${required.has(k) ? '' : '?'}: ${typeOf(v, inner)};\n`;
   }
-  if (s.additionalProperties && s.additionalProperties !== true) out += `${inner}[key: string]: ${typeOf(s.additionalProperties, inner)};\n`;
+  if (s.additionalProperties && s.additionalProperties !== true)
+    out += `${inner}[key: string]: ${typeOf(s.additionalProperties, inner)};\n`;
   else if (s.additionalProperties === undefined || s.additionalProperties === true) {
     if (!s.properties) out += `${inner}[key: string]: unknown;\n`;
   }
@@ -153,6 +163,9 @@ export function renderRequestTypes(document: OpenApiDocument): string {
     }
   }
   bodies.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const parts = bodies.map((b) => `${doc([`${b.route}: ${b.summary ?? ''}`.trim()], '')}export interface ${b.name} ${objectOf(b.schema, '')}\n`);
+  const parts = bodies.map(
+    (b) =>
+      `${doc([`${b.route}: ${b.summary ?? ''}`.trim()], '')}export interface ${b.name} ${objectOf(b.schema, '')}\n`,
+  );
   return `${HEADER}\n${parts.join('\n')}`;
 }

@@ -32,7 +32,8 @@ export interface TrawlOptions {
   onRetry?: (info: RetryInfo) => void;
 }
 
-const env = (name: string): string | undefined => (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+const env = (name: string): string | undefined =>
+  (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
 const seg = (id: string) => encodeURIComponent(id);
 
 export class Trawl {
@@ -69,7 +70,10 @@ export class Trawl {
 
   /** POST /v1/crawl: a site breadth-first, synchronously (≤ 1,000 pages). */
   crawl(body: T.CrawlRequest, options?: RequestOptions): Promise<T.CrawlResult> {
-    return this.#call({ method: 'POST', path: '/v1/crawl', body: { ...body, async: undefined }, idempotent: false }, options);
+    return this.#call(
+      { method: 'POST', path: '/v1/crawl', body: { ...body, async: undefined }, idempotent: false },
+      options,
+    );
   }
 
   /** POST /v1/map: a site's URLs without their content. */
@@ -101,12 +105,19 @@ export class Trawl {
 
   /** POST /v1/crawl with `async: true`: a crawl of up to 100,000 pages as a job (1 credit). */
   async startCrawl(body: T.CrawlRequest, options?: RequestOptions): Promise<T.Job> {
-    return (await this.#call<{ job: T.Job }>({ method: 'POST', path: '/v1/crawl', body: { ...body, async: true }, idempotent: false }, options)).job;
+    return (
+      await this.#call<{ job: T.Job }>(
+        { method: 'POST', path: '/v1/crawl', body: { ...body, async: true }, idempotent: false },
+        options,
+      )
+    ).job;
   }
 
   /** POST /v1/batch/scrape: up to 10,000 URLs as a job (1 credit). */
   async startBatchScrape(body: T.BatchScrapeRequest, options?: RequestOptions): Promise<T.Job> {
-    return (await this.#call<{ job: T.Job }>({ method: 'POST', path: '/v1/batch/scrape', body, idempotent: false }, options)).job;
+    return (
+      await this.#call<{ job: T.Job }>({ method: 'POST', path: '/v1/batch/scrape', body, idempotent: false }, options)
+    ).job;
   }
 
   /** GET /v1/jobs/{id}: the job and one page of its pages (`limit` ≤ 100, `cursor`). */
@@ -126,7 +137,9 @@ export class Trawl {
 
   /** DELETE /v1/jobs/{id}: no new page starts; pages done are kept. */
   async cancelJob(id: string, options?: RequestOptions): Promise<T.Job> {
-    return (await this.#call<{ job: T.Job }>({ method: 'DELETE', path: `/v1/jobs/${seg(id)}`, idempotent: true }, options)).job;
+    return (
+      await this.#call<{ job: T.Job }>({ method: 'DELETE', path: `/v1/jobs/${seg(id)}`, idempotent: true }, options)
+    ).job;
   }
 
   /** GET /v1/jobs: the account's jobs, newest first. */
@@ -138,7 +151,12 @@ export class Trawl {
 
   /** POST /v1/monitors: watch fields of a page and get a signed webhook when they change. */
   async createMonitor(body: T.CreateMonitorRequest, options?: RequestOptions): Promise<T.Monitor> {
-    return (await this.#call<{ monitor: T.Monitor }>({ method: 'POST', path: '/v1/monitors', body, idempotent: false }, options)).monitor;
+    return (
+      await this.#call<{ monitor: T.Monitor }>(
+        { method: 'POST', path: '/v1/monitors', body, idempotent: false },
+        options,
+      )
+    ).monitor;
   }
 
   /** GET /v1/monitors: newest first (`limit` ≤ 100, `cursor`). */
@@ -147,7 +165,10 @@ export class Trawl {
   }
 
   /** Every monitor of the account, across cursors. */
-  async *iterateMonitors(query: Omit<T.PageQuery, 'cursor'> = {}, options?: RequestOptions): AsyncGenerator<T.Monitor, void, undefined> {
+  async *iterateMonitors(
+    query: Omit<T.PageQuery, 'cursor'> = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<T.Monitor, void, undefined> {
     let cursor: string | undefined;
     do {
       const page = await this.listMonitors({ ...query, cursor }, options);
@@ -158,12 +179,22 @@ export class Trawl {
 
   /** GET /v1/monitors/{id}: with last values and the 10 newest runs. */
   async getMonitor(id: string, options?: RequestOptions): Promise<T.MonitorDetail> {
-    return (await this.#call<{ monitor: T.MonitorDetail }>({ method: 'GET', path: `/v1/monitors/${seg(id)}`, idempotent: true }, options)).monitor;
+    return (
+      await this.#call<{ monitor: T.MonitorDetail }>(
+        { method: 'GET', path: `/v1/monitors/${seg(id)}`, idempotent: true },
+        options,
+      )
+    ).monitor;
   }
 
   /** PATCH /v1/monitors/{id}: interval, watch, webhook, state, conditions, events, webhook_state. */
   async updateMonitor(id: string, body: T.UpdateMonitorRequest, options?: RequestOptions): Promise<T.Monitor> {
-    return (await this.#call<{ monitor: T.Monitor }>({ method: 'PATCH', path: `/v1/monitors/${seg(id)}`, body, idempotent: true }, options)).monitor;
+    return (
+      await this.#call<{ monitor: T.Monitor }>(
+        { method: 'PATCH', path: `/v1/monitors/${seg(id)}`, body, idempotent: true },
+        options,
+      )
+    ).monitor;
   }
 
   /** DELETE /v1/monitors/{id}: its runs, events and unsent deliveries go with it. */
@@ -173,22 +204,42 @@ export class Trawl {
 
   /** POST /v1/monitors/{id}/run: runs it now (also when paused) and answers with the run; costs its credit. */
   async runMonitor(id: string, options?: RequestOptions): Promise<T.MonitorRun> {
-    return (await this.#call<{ run: T.MonitorRun }>({ method: 'POST', path: `/v1/monitors/${seg(id)}/run`, idempotent: false }, options)).run;
+    return (
+      await this.#call<{ run: T.MonitorRun }>(
+        { method: 'POST', path: `/v1/monitors/${seg(id)}/run`, idempotent: false },
+        options,
+      )
+    ).run;
   }
 
   /** GET /v1/monitors/{id}/runs: newest first, with the count of collapsed unchanged runs. */
   listMonitorRuns(id: string, query: { limit?: number } = {}, options?: RequestOptions): Promise<T.MonitorRuns> {
-    return this.#call({ method: 'GET', path: `/v1/monitors/${seg(id)}/runs`, query: { ...query }, idempotent: true }, options);
+    return this.#call(
+      { method: 'GET', path: `/v1/monitors/${seg(id)}/runs`, query: { ...query }, idempotent: true },
+      options,
+    );
   }
 
   /** GET /v1/monitors/{id}/history: one watched field's values over successful runs. */
-  monitorHistory(id: string, query: { field: string } & T.PageQuery, options?: RequestOptions): Promise<T.MonitorHistory> {
-    return this.#call({ method: 'GET', path: `/v1/monitors/${seg(id)}/history`, query: { ...query }, idempotent: true }, options);
+  monitorHistory(
+    id: string,
+    query: { field: string } & T.PageQuery,
+    options?: RequestOptions,
+  ): Promise<T.MonitorHistory> {
+    return this.#call(
+      { method: 'GET', path: `/v1/monitors/${seg(id)}/history`, query: { ...query }, idempotent: true },
+      options,
+    );
   }
 
   /** GET /v1/monitors/{id}/deliveries: webhook deliveries, newest first, with every attempt. */
   async listDeliveries(id: string, query: { limit?: number } = {}, options?: RequestOptions): Promise<T.Delivery[]> {
-    return (await this.#call<{ deliveries: T.Delivery[] }>({ method: 'GET', path: `/v1/monitors/${seg(id)}/deliveries`, query: { ...query }, idempotent: true }, options)).deliveries;
+    return (
+      await this.#call<{ deliveries: T.Delivery[] }>(
+        { method: 'GET', path: `/v1/monitors/${seg(id)}/deliveries`, query: { ...query }, idempotent: true },
+        options,
+      )
+    ).deliveries;
   }
 
   /** POST /v1/monitors/{id}/deliveries/{delivery_id}/redeliver: sends the event again now (same id). */
@@ -202,7 +253,10 @@ export class Trawl {
    * repeat (a second call finds them pending, not failed), so it is retried like a read.
    */
   async replayWebhooks(body: T.ReplayRequest, options?: RequestOptions): Promise<{ replayed: number }> {
-    const r = await this.#call<{ replayed: number }>({ method: 'POST', path: '/v1/webhooks/replay', body, idempotent: true }, options);
+    const r = await this.#call<{ replayed: number }>(
+      { method: 'POST', path: '/v1/webhooks/replay', body, idempotent: true },
+      options,
+    );
     return { replayed: r.replayed };
   }
 

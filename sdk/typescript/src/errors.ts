@@ -79,7 +79,8 @@ export class TrawlTimeoutError extends TrawlError {
   }
 }
 
-export type WebhookFailure = 'missing_headers' | 'invalid_secret' | 'invalid_timestamp' | 'stale_timestamp' | 'invalid_signature' | 'invalid_body';
+export type WebhookFailure =
+  'missing_headers' | 'invalid_secret' | 'invalid_timestamp' | 'stale_timestamp' | 'invalid_signature' | 'invalid_body';
 
 /** A delivery that is not proven to come from Trawl: answer it with 400 and do not act on it. */
 export class WebhookVerificationError extends Error {

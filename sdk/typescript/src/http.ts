@@ -44,8 +44,20 @@ export interface Call {
 }
 
 const KNOWN_CODES = new Set<string>([
-  'invalid_request', 'unauthorized', 'insufficient_credits', 'forbidden_target', 'not_found', 'payload_too_large',
-  'unsupported_media_type', 'invalid_schema', 'action_failed', 'rate_limited', 'internal_error', 'fetch_failed', 'blocked', 'timeout',
+  'invalid_request',
+  'unauthorized',
+  'insufficient_credits',
+  'forbidden_target',
+  'not_found',
+  'payload_too_large',
+  'unsupported_media_type',
+  'invalid_schema',
+  'action_failed',
+  'rate_limited',
+  'internal_error',
+  'fetch_failed',
+  'blocked',
+  'timeout',
 ]);
 
 /** The error an answer of status ≥ 400 stands for. */
@@ -57,16 +69,37 @@ export function errorFromResponse(res: Response, text: string): TrawlError {
     body = undefined;
   }
   const requestId = res.headers.get('x-request-id') ?? undefined;
-  const b = (body && typeof body === 'object' ? body : {}) as { error?: unknown; detail?: unknown; retry_after?: unknown };
+  const b = (body && typeof body === 'object' ? body : {}) as {
+    error?: unknown;
+    detail?: unknown;
+    retry_after?: unknown;
+  };
   // A negative wait is no wait: it would turn the retries into a burst against a limited server.
-  const retryAfter = typeof b.retry_after === 'number' && b.retry_after >= 0 ? b.retry_after : parseRetryAfter(res.headers.get('retry-after'));
+  const retryAfter =
+    typeof b.retry_after === 'number' && b.retry_after >= 0
+      ? b.retry_after
+      : parseRetryAfter(res.headers.get('retry-after'));
   if (typeof b.error === 'string' && KNOWN_CODES.has(b.error)) {
-    return new TrawlError({ status: res.status, code: b.error as ErrorCode, detail: typeof b.detail === 'string' ? b.detail : undefined, retryAfter, requestId, body });
+    return new TrawlError({
+      status: res.status,
+      code: b.error as ErrorCode,
+      detail: typeof b.detail === 'string' ? b.detail : undefined,
+      retryAfter,
+      requestId,
+      body,
+    });
   }
   // Not the API's body: a proxy or load balancer answered. Keep the start of it for the reader.
   const code: ErrorCode = res.status === 429 ? 'rate_limited' : 'unexpected_response';
   const excerpt = text.replace(/\s+/g, ' ').trim().slice(0, 200);
-  return new TrawlError({ status: res.status, code, detail: `HTTP ${res.status}${excerpt ? `: ${excerpt}` : ''}`, retryAfter, requestId, body: body ?? text });
+  return new TrawlError({
+    status: res.status,
+    code,
+    detail: `HTTP ${res.status}${excerpt ? `: ${excerpt}` : ''}`,
+    retryAfter,
+    requestId,
+    body: body ?? text,
+  });
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
@@ -124,7 +157,11 @@ export class Transport {
   async request<T>(call: Call, options: RequestOptions = {}): Promise<T> {
     const policy = { ...this.#o, maxRetries: options.maxRetries ?? this.#o.maxRetries };
     const timeoutMs = options.timeoutMs ?? this.#o.timeoutMs;
-    const headers: Record<string, string> = { accept: 'application/json', ...this.#o.headers, authorization: `Bearer ${this.#o.apiKey}` };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      ...this.#o.headers,
+      authorization: `Bearer ${this.#o.apiKey}`,
+    };
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
     const url = this.url(call.path, call.query);
@@ -141,7 +178,14 @@ export class Transport {
   }
 
   /** One attempt: the parsed answer, or the TrawlError it stands for (the caller's abort is thrown). */
-  async #attempt<T>(url: string, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number, outer?: AbortSignal): Promise<{ value: T } | TrawlError> {
+  async #attempt<T>(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    timeoutMs: number,
+    outer?: AbortSignal,
+  ): Promise<{ value: T } | TrawlError> {
     const a = attemptSignal(outer, timeoutMs);
     try {
       const res = await this.#o.fetch(url, { method, headers, body, signal: a.signal });
@@ -151,13 +195,22 @@ export class Transport {
       try {
         return { value: JSON.parse(text) as T };
       } catch (cause) {
-        return new TrawlError({ status: res.status, code: 'unexpected_response', detail: `HTTP ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`, requestId: res.headers.get('x-request-id') ?? undefined, cause });
+        return new TrawlError({
+          status: res.status,
+          code: 'unexpected_response',
+          detail: `HTTP ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`,
+          requestId: res.headers.get('x-request-id') ?? undefined,
+          cause,
+        });
       }
     } catch (e) {
       if (outer?.aborted) throw outer.reason;
       if (a.timedOut()) return new TrawlTimeoutError(timeoutMs);
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      return new TrawlConnectionError(`${method} ${url} got no answer: ${cause?.code ?? cause?.message ?? (e as Error).message}`, e);
+      return new TrawlConnectionError(
+        `${method} ${url} got no answer: ${cause?.code ?? cause?.message ?? (e as Error).message}`,
+        e,
+      );
     } finally {
       a.done();
     }

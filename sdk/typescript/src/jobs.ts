@@ -51,7 +51,11 @@ export interface JobPagesOptions extends RequestOptions {
 }
 
 /** Every page of a job, each once, in the order they were written. */
-export async function* jobPages(getJob: GetJob, id: string, o: JobPagesOptions = {}): AsyncGenerator<JobPage, void, undefined> {
+export async function* jobPages(
+  getJob: GetJob,
+  id: string,
+  o: JobPagesOptions = {},
+): AsyncGenerator<JobPage, void, undefined> {
   const limit = o.limit ?? 100;
   let cursor = o.cursor;
   for (;;) {

@@ -33,7 +33,13 @@ const TRANSIENT = new Set([502, 503, 504]);
  * The wait before attempt `attempt + 1` (attempt 0 is the first), or undefined when the error
  * is final. `idempotent` says whether repeating the call can do the work twice.
  */
-export function retryDelay(error: TrawlError, attempt: number, idempotent: boolean, policy: RetryPolicy, random = Math.random): number | undefined {
+export function retryDelay(
+  error: TrawlError,
+  attempt: number,
+  idempotent: boolean,
+  policy: RetryPolicy,
+  random = Math.random,
+): number | undefined {
   if (attempt >= policy.maxRetries) return undefined;
   if (error.status === 429) {
     const ms = (error.retryAfter ?? 1) * 1000;

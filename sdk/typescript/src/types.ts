@@ -180,7 +180,13 @@ export interface Product extends ProductSummary {
   specifications: Record<string, string> | null;
   categories: string[];
   seller: { name: string | null; id: string | null; rating: number | null } | null;
-  variants: { id: string | null; attributes: Record<string, string>; price: number | null; in_stock: boolean | null; url: string | null }[];
+  variants: {
+    id: string | null;
+    attributes: Record<string, string>;
+    price: number | null;
+    in_stock: boolean | null;
+    url: string | null;
+  }[];
   gtin: string | null;
   mpn: string | null;
   sku: string | null;

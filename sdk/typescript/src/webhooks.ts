@@ -61,7 +61,9 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 async function hmac(key: Uint8Array, data: Uint8Array): Promise<Uint8Array> {
-  const k = await crypto.subtle.importKey('raw', key as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const k = await crypto.subtle.importKey('raw', key as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+  ]);
   return new Uint8Array(await crypto.subtle.sign('HMAC', k, data as BufferSource));
 }
 
@@ -90,14 +92,30 @@ function parseEvent(body: Uint8Array): WebhookEvent {
   throw new WebhookVerificationError('invalid_body', 'the body is not a JSON webhook event');
 }
 
-async function verifyStandard(body: Uint8Array, id: string | undefined, ts: string | undefined, signatures: string | undefined, secret: string, o: VerifyWebhookOptions): Promise<void> {
-  if (!id || !ts || !signatures) throw new WebhookVerificationError('missing_headers', 'webhook-id, webhook-timestamp and webhook-signature are all required');
-  if (!/^\d{1,12}$/.test(ts)) throw new WebhookVerificationError('invalid_timestamp', 'webhook-timestamp is not unix seconds');
+async function verifyStandard(
+  body: Uint8Array,
+  id: string | undefined,
+  ts: string | undefined,
+  signatures: string | undefined,
+  secret: string,
+  o: VerifyWebhookOptions,
+): Promise<void> {
+  if (!id || !ts || !signatures)
+    throw new WebhookVerificationError(
+      'missing_headers',
+      'webhook-id, webhook-timestamp and webhook-signature are all required',
+    );
+  if (!/^\d{1,12}$/.test(ts))
+    throw new WebhookVerificationError('invalid_timestamp', 'webhook-timestamp is not unix seconds');
   const tolerance = o.toleranceSeconds ?? 300;
   // Whole seconds, as the standardwebhooks library counts: the same delivery is accepted or
   // refused by both, even in the last second of the tolerance.
   const skew = Math.abs(Math.floor((o.now ?? Date.now()) / 1000) - Number(ts));
-  if (skew > tolerance) throw new WebhookVerificationError('stale_timestamp', `webhook-timestamp is ${skew} s from now (more than ${tolerance} s)`);
+  if (skew > tolerance)
+    throw new WebhookVerificationError(
+      'stale_timestamp',
+      `webhook-timestamp is ${skew} s from now (more than ${tolerance} s)`,
+    );
   const key = base64Bytes(secret.startsWith('whsec_') ? secret.slice(6) : secret);
   if (!key?.length) throw new WebhookVerificationError('invalid_secret', 'the secret is not whsec_ followed by base64');
   const mac = await hmac(key, concat(encoder.encode(`${id}.${ts}.`), body));
@@ -109,30 +127,48 @@ async function verifyStandard(body: Uint8Array, id: string | undefined, ts: stri
   for (const entry of signatures.split(' ')) {
     if (entry.startsWith('v1,') && equalBytes(encoder.encode(entry.slice(3)), want)) ok = true;
   }
-  if (!ok) throw new WebhookVerificationError('invalid_signature', 'no v1 entry of webhook-signature matches this body and secret');
+  if (!ok)
+    throw new WebhookVerificationError(
+      'invalid_signature',
+      'no v1 entry of webhook-signature matches this body and secret',
+    );
 }
 
 async function verifySeed(body: Uint8Array, signature: string, secret: string): Promise<void> {
   const got = signature.startsWith('sha256=') ? hexBytes(signature.slice(7)) : undefined;
   const want = await hmac(encoder.encode(secret), body);
-  if (!got || !equalBytes(got, want)) throw new WebhookVerificationError('invalid_signature', 'X-Service-Signature does not match this body and secret');
+  if (!got || !equalBytes(got, want))
+    throw new WebhookVerificationError('invalid_signature', 'X-Service-Signature does not match this body and secret');
 }
 
 /**
  * Checks that a delivery comes from Trawl, over the raw body exactly as received (before any
  * JSON parsing), and returns its event. Throws `WebhookVerificationError` otherwise.
  */
-export async function verifyWebhook(rawBody: string | Uint8Array | ArrayBuffer, headers: WebhookHeaders, secret: string, options: VerifyWebhookOptions = {}): Promise<WebhookEvent> {
-  if (typeof secret !== 'string' || !secret) throw new WebhookVerificationError('invalid_secret', 'the signing secret is empty');
+export async function verifyWebhook(
+  rawBody: string | Uint8Array | ArrayBuffer,
+  headers: WebhookHeaders,
+  secret: string,
+  options: VerifyWebhookOptions = {},
+): Promise<WebhookEvent> {
+  if (typeof secret !== 'string' || !secret)
+    throw new WebhookVerificationError('invalid_secret', 'the signing secret is empty');
   // NaN (an unset variable through Number()) would let every timestamp through.
   const tolerance = options.toleranceSeconds;
-  if (tolerance !== undefined && !(Number.isFinite(tolerance) && tolerance >= 0)) throw new RangeError(`toleranceSeconds: must be a number of seconds ≥ 0, got ${tolerance}`);
+  if (tolerance !== undefined && !(Number.isFinite(tolerance) && tolerance >= 0))
+    throw new RangeError(`toleranceSeconds: must be a number of seconds ≥ 0, got ${tolerance}`);
   const body = bodyBytes(rawBody);
   const id = header(headers, 'webhook-id');
   const ts = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
   const seed = header(headers, 'x-service-signature');
-  if (id === undefined && ts === undefined && signatures === undefined && seed !== undefined && options.allowSeedSignature) {
+  if (
+    id === undefined &&
+    ts === undefined &&
+    signatures === undefined &&
+    seed !== undefined &&
+    options.allowSeedSignature
+  ) {
     await verifySeed(body, seed, secret);
   } else {
     await verifyStandard(body, id, ts, signatures, secret, options);

@@ -6,7 +6,8 @@
  * a server, and a site that serves only one of them must get the one its links name.
  */
 
-const TRACKING = /^(?:utm_[a-z_]+|gclid|gclsrc|dclid|fbclid|msclkid|mc_cid|mc_eid|_ga|_gl|yclid|igshid|twclid|ttclid|li_fat_id|wickedid|_hsenc|_hsmi|hsa_[a-z]+|mkt_tok|oly_anon_id|oly_enc_id|vero_id|rb_clickid|s_cid|spm|scid|ref_src|ref_url)$/i;
+const TRACKING =
+  /^(?:utm_[a-z_]+|gclid|gclsrc|dclid|fbclid|msclkid|mc_cid|mc_eid|_ga|_gl|yclid|igshid|twclid|ttclid|li_fat_id|wickedid|_hsenc|_hsmi|hsa_[a-z]+|mkt_tok|oly_anon_id|oly_enc_id|vero_id|rb_clickid|s_cid|spm|scid|ref_src|ref_url)$/i;
 
 export function isTrackingParam(name: string): boolean {
   return TRACKING.test(name);
@@ -33,7 +34,10 @@ export function canonicalParts(raw: string): CanonicalParts | undefined {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
   // Built as a string: URL setters re-serialise the whole URL each time (hot in crawls).
   const host = u.hostname.toLowerCase().replace(/\.$/, '');
-  const port = u.port && !((u.protocol === 'http:' && u.port === '80') || (u.protocol === 'https:' && u.port === '443')) ? `:${u.port}` : '';
+  const port =
+    u.port && !((u.protocol === 'http:' && u.port === '80') || (u.protocol === 'https:' && u.port === '443'))
+      ? `:${u.port}`
+      : '';
   let search = '';
   if (u.search.length > 1) {
     const params = [...u.searchParams].filter(([k]) => !isTrackingParam(k));

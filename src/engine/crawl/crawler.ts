@@ -6,7 +6,14 @@
  * crawl is bounded by a page limit and a time budget.
  */
 import { TrawlError, isTrawlError } from '../../errors.js';
-import { processDocument, type DocumentProcessor, type JobControl, type PageExtraction, type PooledOptions, type Processed } from '../document/pool.js';
+import {
+  processDocument,
+  type DocumentProcessor,
+  type JobControl,
+  type PageExtraction,
+  type PooledOptions,
+  type Processed,
+} from '../document/pool.js';
 import type { CompiledSchema } from '../extract/schema.js';
 import { fetchPage, releasePage, type Fetchers, type Page, type RenderMode } from '../fetch/page.js';
 import type { Format } from '../scrape.js';
@@ -70,7 +77,8 @@ export interface CrawlResult {
   errors: { url: string; error: string; detail?: string }[];
 }
 
-export const NOT_PAGES = /\.(?:jpe?g|png|gif|webp|avif|svg|ico|bmp|tiff?|mp[34]|m4[av]|mov|avi|webm|ogg|wav|flac|zip|gz|tgz|bz2|7z|rar|tar|exe|dmg|msi|apk|iso|bin|css|js|mjs|json|xml|rss|atom|woff2?|ttf|otf|eot|pdf|docx?|xlsx?|pptx?|csv|txt)$/i;
+export const NOT_PAGES =
+  /\.(?:jpe?g|png|gif|webp|avif|svg|ico|bmp|tiff?|mp[34]|m4[av]|mov|avi|webm|ogg|wav|flac|zip|gz|tgz|bz2|7z|rar|tar|exe|dmg|msi|apk|iso|bin|css|js|mjs|json|xml|rss|atom|woff2?|ttf|otf|eot|pdf|docx?|xlsx?|pptx?|csv|txt)$/i;
 
 interface Item {
   url: string;
@@ -93,11 +101,17 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
   };
   // The extractor's modules load only for a crawl that asks for JSON: a markdown crawl
   // whose pages go to document workers never loads them (nor the parser) on this thread.
-  const extraction = o.formats.has('json') && options.schema ? (await import('../extract/index.js')).pageExtraction(options.schema) : undefined;
+  const extraction =
+    o.formats.has('json') && options.schema
+      ? (await import('../extract/index.js')).pageExtraction(options.schema)
+      : undefined;
   const perHost = Math.max(1, options.perHostConcurrency ?? o.concurrency);
   const deadline = Date.now() + o.timeoutMs;
   const budget = new AbortController();
-  const timer = setTimeout(() => budget.abort(new TrawlError('timeout', 'the crawl used its whole time budget')), o.timeoutMs);
+  const timer = setTimeout(
+    () => budget.abort(new TrawlError('timeout', 'the crawl used its whole time budget')),
+    o.timeoutMs,
+  );
   const signal = options.signal ? AbortSignal.any([budget.signal, options.signal]) : budget.signal;
   const allowedPath = pathFilter(options.includePaths, options.excludePaths);
   const canon = canonicalUrl;
@@ -146,7 +160,12 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
   const sitemapSeeds =
     options.useSitemap !== false && o.maxDepth >= 1
       ? robotsFor(startOrigin).then((r) =>
-          readSitemaps(fetchers.http, [...new Set([...r.sitemaps, `${startOrigin}/sitemap.xml`])], { signal, maxUrls: Math.max(o.limit * 5, 100), timeoutMs: o.pageTimeoutMs, fetchers }),
+          readSitemaps(fetchers.http, [...new Set([...r.sitemaps, `${startOrigin}/sitemap.xml`])], {
+            signal,
+            maxUrls: Math.max(o.limit * 5, 100),
+            timeoutMs: o.pageTimeoutMs,
+            fetchers,
+          }),
         )
       : Promise.resolve([] as string[]);
   // Read only once the links run out: when the start page fails first (a refused address: its
@@ -211,7 +230,13 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
       const json = doc.extracted?.json;
       const canonical = doc.metadata.canonical_url && canon(doc.metadata.canonical_url);
       if (canonical && canonical !== item.url && sameSite(new URL(canonical))) seen.add(canonical);
-      const result: CrawledPage & { path: number[] } = { url: page.url, depth: item.depth, status_code: page.status, title: doc.metadata.title, path: item.path };
+      const result: CrawledPage & { path: number[] } = {
+        url: page.url,
+        depth: item.depth,
+        status_code: page.status,
+        title: doc.metadata.title,
+        path: item.path,
+      };
       if (o.formats.has('markdown')) result.markdown = doc.markdown ?? '';
       if (o.formats.has('html')) result.html = doc.html ?? '';
       if (o.formats.has('json')) result.json = json ?? options.schema?.empty();
@@ -224,10 +249,18 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
       // A page cut off by the crawl's own budget is not the page's fault: the crawl is truncated.
       if (signal.aborted || Date.now() >= deadline - 20) return;
       if (isTrawlError(e) && e.fields.redirect) {
-        errors.push({ url: item.url, error: 'off_site_redirect', detail: `redirected off the site to ${e.fields.redirect}` });
+        errors.push({
+          url: item.url,
+          error: 'off_site_redirect',
+          detail: `redirected off the site to ${e.fields.redirect}`,
+        });
         return;
       }
-      errors.push({ url: item.url, error: isTrawlError(e) ? e.code : 'fetch_failed', detail: isTrawlError(e) ? e.detail : (e as Error).message });
+      errors.push({
+        url: item.url,
+        error: isTrawlError(e) ? e.code : 'fetch_failed',
+        detail: isTrawlError(e) ? e.detail : (e as Error).message,
+      });
     } finally {
       releasePage(page);
       release();
@@ -265,7 +298,13 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
           const item = queue.shift()!;
           inflight++;
           processOne(item)
-            .catch((e) => errors.push({ url: item.url, error: isTrawlError(e) ? e.code : 'fetch_failed', detail: (e as Error).message }))
+            .catch((e) =>
+              errors.push({
+                url: item.url,
+                error: isTrawlError(e) ? e.code : 'fetch_failed',
+                detail: (e as Error).message,
+              }),
+            )
             .finally(() => {
               inflight--;
               options.onProgress?.({ done: pages.length, queued: queue.length, errors: errors.length });
@@ -285,7 +324,8 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
   } finally {
     clearTimeout(timer);
   }
-  const truncated = budget.signal.aborted || Date.now() >= deadline - 20 || (pages.length >= o.limit && queue.length > 0);
+  const truncated =
+    budget.signal.aborted || Date.now() >= deadline - 20 || (pages.length >= o.limit && queue.length > 0);
   if (options.signal?.aborted) throw new TrawlError('fetch_failed', 'the crawl was cancelled');
   pages.sort((a, b) => a.depth - b.depth || comparePaths(a.path, b.path));
   return { pages: pages.map(({ path: _path, ...p }) => p), total: pages.length, truncated, errors };
@@ -296,7 +336,13 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
  * for a busy worker does not keep its HTML alive (and old enough to be promoted) until the
  * worker answers. No closure here, so nothing keeps `source` once the page is posted.
  */
-function handOver(documents: DocumentProcessor | undefined, page: Page, options: PooledOptions, extraction: PageExtraction | undefined, control: JobControl): Promise<Processed> {
+function handOver(
+  documents: DocumentProcessor | undefined,
+  page: Page,
+  options: PooledOptions,
+  extraction: PageExtraction | undefined,
+  control: JobControl,
+): Promise<Processed> {
   const source = page.text ?? '';
   page.text = undefined;
   return processDocument(documents, source, options, extraction, control);
@@ -307,11 +353,9 @@ function comparePaths(a: number[], b: number[]): number {
   return a.length - b.length;
 }
 
-
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const t = setTimeout(resolve, ms);
     signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
   });
 }
-

@@ -51,7 +51,10 @@ function nestedQuantifier(p: string): boolean {
       const repeated = next === '+' || next === '*' || (next === '{' && OPEN_REPEAT.test(p.slice(i + 1)));
       if (had && repeated) return true;
       if (inner.length && (had || repeated)) inner[inner.length - 1] = true;
-    } else if (inner.length && (c === '+' || c === '*' || (c === '?' && p[i - 1] !== '(') || (c === '{' && OPEN_REPEAT.test(p.slice(i))))) {
+    } else if (
+      inner.length &&
+      (c === '+' || c === '*' || (c === '?' && p[i - 1] !== '(') || (c === '{' && OPEN_REPEAT.test(p.slice(i))))
+    ) {
       inner[inner.length - 1] = true;
     }
   }
@@ -61,12 +64,18 @@ function nestedQuantifier(p: string): boolean {
 /** Compiles one caller pattern, or a 400 naming where it was given. */
 export function compilePattern(pattern: string, at: string): RegExp {
   if (pattern.length > MAX_PATTERN) throw invalidRequest(`${at}: a pattern may have at most ${MAX_PATTERN} characters`);
-  if (!LINEAR_REGEXP && nestedQuantifier(pattern)) throw invalidRequest(`${at}: nested quantifiers such as (a+)+ are refused (they can backtrack for ever); simplify the pattern`);
+  if (!LINEAR_REGEXP && nestedQuantifier(pattern))
+    throw invalidRequest(
+      `${at}: nested quantifiers such as (a+)+ are refused (they can backtrack for ever); simplify the pattern`,
+    );
   try {
     return linearRegExp(pattern);
   } catch (e) {
     const why = (e as Error).message;
-    if (NOT_LINEAR.test(why)) throw invalidRequest(`${at}: backreferences, lookarounds (?= ?! ?<= ?<!) and large counted repeats such as {1,500} are not supported (patterns must match in linear time)`);
+    if (NOT_LINEAR.test(why))
+      throw invalidRequest(
+        `${at}: backreferences, lookarounds (?= ?! ?<= ?<!) and large counted repeats such as {1,500} are not supported (patterns must match in linear time)`,
+      );
     throw invalidRequest(`${at}: not a valid regular expression (${why})`);
   }
 }

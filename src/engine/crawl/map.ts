@@ -67,7 +67,14 @@ export async function mapSite(fetchers: Fetchers, options: MapOptions): Promise<
     if (options.useSitemap === false) return;
     const robots = await loadRobots(fetchers, origin, 'trawl', signal).catch(() => undefined);
     const roots = [...new Set([...(robots?.sitemaps ?? []), `${origin}/sitemap.xml`, `${origin}/sitemap_index.xml`])];
-    const urls = await readSitemaps(fetchers.http, roots, { maxUrls: MAX_COLLECTED, maxFiles: 500, concurrency: 8, timeoutMs: Math.min(10_000, timeoutMs), signal, fetchers });
+    const urls = await readSitemaps(fetchers.http, roots, {
+      maxUrls: MAX_COLLECTED,
+      maxFiles: 500,
+      concurrency: 8,
+      timeoutMs: Math.min(10_000, timeoutMs),
+      signal,
+      fetchers,
+    });
     for (const u of urls) add(u);
   };
 
@@ -80,7 +87,8 @@ export async function mapSite(fetchers: Fetchers, options: MapOptions): Promise<
         for (const el of elements(parseHtml(page.text))) {
           if (el.name !== 'a' || !el.attribs.href) continue;
           const abs = absoluteUrl(el.attribs.href, page.url);
-          if (abs?.startsWith('http')) out.push({ url: abs, title: collapse(textOf(el, ' ')).slice(0, 200) || undefined });
+          if (abs?.startsWith('http'))
+            out.push({ url: abs, title: collapse(textOf(el, ' ')).slice(0, 200) || undefined });
         }
         return out;
       } finally {
@@ -91,10 +99,16 @@ export async function mapSite(fetchers: Fetchers, options: MapOptions): Promise<
     add(start);
     for (const l of first) add(l.url, l.title);
     // A few of the pages it links to: section pages carry the links the home page leaves out.
-    const next = [...new Set(first.map((l) => canonicalUrl(l.url)).filter((u): u is string => !!u && u !== start && sameSite(new URL(u))))].slice(0, HARVEST_PAGES);
-    await Promise.all(next.map(async (u) => {
-      for (const l of await pageLinks(u).catch(() => [])) add(l.url, l.title);
-    }));
+    const next = [
+      ...new Set(
+        first.map((l) => canonicalUrl(l.url)).filter((u): u is string => !!u && u !== start && sameSite(new URL(u))),
+      ),
+    ].slice(0, HARVEST_PAGES);
+    await Promise.all(
+      next.map(async (u) => {
+        for (const l of await pageLinks(u).catch(() => [])) add(l.url, l.title);
+      }),
+    );
   };
 
   const [sitemaps, links] = await Promise.allSettled([fromSitemaps(), harvest()]);

@@ -87,7 +87,12 @@ export function parseRobots(text: string, userAgent: string): RobotsRules {
       let best: Rule | undefined;
       for (const r of rules) {
         if (!r.re.test(path)) continue;
-        if (!best || r.pattern.length > best.pattern.length || (r.pattern.length === best.pattern.length && r.allow && !best.allow)) best = r;
+        if (
+          !best ||
+          r.pattern.length > best.pattern.length ||
+          (r.pattern.length === best.pattern.length && r.allow && !best.allow)
+        )
+          best = r;
       }
       return best ? best.allow : true;
     },
@@ -98,9 +103,19 @@ export const ALLOW_ALL: RobotsRules = { allow: () => true, sitemaps: [] };
 export const DISALLOW_ALL: RobotsRules = { allow: () => false, sitemaps: [] };
 
 /** An origin's robots.txt through the guarded client (a refused address stays refused). */
-export async function loadRobots(fetchers: Fetchers, origin: string, agent: string, signal: AbortSignal): Promise<RobotsRules> {
+export async function loadRobots(
+  fetchers: Fetchers,
+  origin: string,
+  agent: string,
+  signal: AbortSignal,
+): Promise<RobotsRules> {
   try {
-    const res = await fetchers.http.request(`${origin}/robots.txt`, { timeoutMs: 10_000, maxBytes: 512 * 1024, signal, headers: { accept: 'text/plain,*/*' } });
+    const res = await fetchers.http.request(`${origin}/robots.txt`, {
+      timeoutMs: 10_000,
+      maxBytes: 512 * 1024,
+      signal,
+      headers: { accept: 'text/plain,*/*' },
+    });
     if (res.status >= 500) return DISALLOW_ALL;
     if (res.status >= 400) return ALLOW_ALL;
     return parseRobots(res.body.toString('utf8'), agent);

@@ -45,7 +45,13 @@ export async function readSitemaps(http: HttpClient, roots: string[], options: S
     try {
       const timeoutMs = options.timeoutMs ?? 10_000;
       hold = options.fetchers ? await holdForFetch(options.fetchers, timeoutMs, options.signal) : undefined;
-      const res = await http.request(url, { timeoutMs: hold?.timeoutMs ?? timeoutMs, maxBytes: 50 * 1024 * 1024, signal: options.signal, headers: { accept: 'application/xml,text/xml,*/*' }, lease: hold?.lease });
+      const res = await http.request(url, {
+        timeoutMs: hold?.timeoutMs ?? timeoutMs,
+        maxBytes: 50 * 1024 * 1024,
+        signal: options.signal,
+        headers: { accept: 'application/xml,text/xml,*/*' },
+        lease: hold?.lease,
+      });
       if (res.status >= 400) return undefined;
       let body = res.body;
       if (body[0] === 0x1f && body[1] === 0x8b) {

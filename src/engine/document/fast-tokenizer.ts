@@ -91,12 +91,18 @@ fast.stateText = function (this: Self, c: number) {
 
 fast.handleInAttributeValue = function (this: Self, c: number, quote: number) {
   if (c === quote || c === AMP || !this.decodeEntities) return base.handleInAttributeValue.call(this, c, quote);
-  this.index = this.stop(quote === 0x22 ? this.nextDq : this.nextSq, this.index - this.offset + 1, true) + this.offset - 1;
+  this.index =
+    this.stop(quote === 0x22 ? this.nextDq : this.nextSq, this.index - this.offset + 1, true) + this.offset - 1;
 };
 
 fast.fastForwardTo = function (this: Self, c: number) {
   const from = this.index - this.offset + 1;
-  const at = c === LT ? this.nextLt.find(this.buffer, from) : c === 0x3e ? this.nextGt.find(this.buffer, from) : this.buffer.indexOf(String.fromCharCode(c), from);
+  const at =
+    c === LT
+      ? this.nextLt.find(this.buffer, from)
+      : c === 0x3e
+        ? this.nextGt.find(this.buffer, from)
+        : this.buffer.indexOf(String.fromCharCode(c), from);
   if (at !== -1) {
     this.index = at + this.offset;
     return true;

@@ -46,7 +46,11 @@ export function processHtml(source: string, options: DocumentOptions): DocumentR
   const onlyMainContent = options.onlyMainContent ?? true;
   // (A page that never says "product" is none: the walk over its elements is skipped.)
   const product = onlyMainContent && source.includes('roduct') && isProductPage(doc);
-  const main = selectMainContent(doc, { onlyMainContent, titles: [metadata.title, metadata.meta['og:title'], metadata.meta['twitter:title']], product });
+  const main = selectMainContent(doc, {
+    onlyMainContent,
+    titles: [metadata.title, metadata.meta['og:title'], metadata.meta['twitter:title']],
+    product,
+  });
   if (options.markdown !== false) result.markdown = toMarkdown(main, { baseUrl });
   if (options.html) result.html = cleanHtml(main, baseUrl);
   return result;

@@ -8,7 +8,19 @@
  *  4. prune link-heavy and empty leftovers inside it, and polish (polish.ts).
  */
 import type { AnyNode, Document, Element, ParentNode } from './dom.js';
-import { ScoredElement, PipelineText, elements as elementsOf, findFirst as findFirstIn, collapsedLength, hasImage, isElement, isTextNode, removeNode, singleSpacedLength, textOf } from './dom.js';
+import {
+  ScoredElement,
+  PipelineText,
+  elements as elementsOf,
+  findFirst as findFirstIn,
+  collapsedLength,
+  hasImage,
+  isElement,
+  isTextNode,
+  removeNode,
+  singleSpacedLength,
+  textOf,
+} from './dom.js';
 import { flattenGraph, parseLenient } from './json-ld.js';
 import { isTexScript, needsWork } from './markdown.js';
 import { findHeadline, placeHeadline } from './headline.js';
@@ -19,30 +31,113 @@ import { isHidden } from './visibility.js';
 // rt/rp: ruby annotations (furigana readings shown above the characters) are not the text:
 // inline they would double every annotated word ("子こども").
 const NEVER_CONTENT = new Set([
-  'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'button',
-  'input', 'select', 'textarea', 'dialog', 'link', 'meta', 'rt', 'rp',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'canvas',
+  'iframe',
+  'object',
+  'embed',
+  'button',
+  'input',
+  'select',
+  'textarea',
+  'dialog',
+  'link',
+  'meta',
+  'rt',
+  'rp',
 ]);
 const CHROME_TAGS = new Set(['nav', 'footer', 'aside']);
 const CHROME_ROLES = /^(?:navigation|banner|contentinfo|complementary|search|dialog|alertdialog|menu|menubar|toolbar)$/;
 
 const NEGATIVE = new RegExp(
   [
-    'cookie', 'consent', 'gdpr', 'banner', 'advert', 'adslot', 'ad-slot', 'ad-container', 'adsense', 'dfp', 'sponsor',
-    'promo', 'social', 'share', 'sharing', 'newsletter', 'subscribe', 'signup', 'sign-up', 'related', 'recommend',
-    'popular', 'trending', 'most-read', 'mostread', 'comment', 'disqus', 'breadcrumb', 'sidebar', 'side-bar', '(?:^|[\\s_-])widget',
-    'outbrain', 'taboola', 'modal', 'popup', 'overlay', 'paywall', 'footer', 'masthead', 'skip', 'toolbar',
-    'pagination', 'pager', 'byline', 'author-info', 'author-bio', 'tags', 'tag-list', 'taglist', 'read-more', 'readmore',
-    'more-stories', 'next-article', 'prev-next', 'print', 'rating', 'follow', 'nav', 'menu', 'header-', 'top-bar',
-    'utility', 'login', 'teaser', 'card-list', 'inline-ad', 'native-ad', 'gallery', 'slideshow', 'carousel',
+    'cookie',
+    'consent',
+    'gdpr',
+    'banner',
+    'advert',
+    'adslot',
+    'ad-slot',
+    'ad-container',
+    'adsense',
+    'dfp',
+    'sponsor',
+    'promo',
+    'social',
+    'share',
+    'sharing',
+    'newsletter',
+    'subscribe',
+    'signup',
+    'sign-up',
+    'related',
+    'recommend',
+    'popular',
+    'trending',
+    'most-read',
+    'mostread',
+    'comment',
+    'disqus',
+    'breadcrumb',
+    'sidebar',
+    'side-bar',
+    '(?:^|[\\s_-])widget',
+    'outbrain',
+    'taboola',
+    'modal',
+    'popup',
+    'overlay',
+    'paywall',
+    'footer',
+    'masthead',
+    'skip',
+    'toolbar',
+    'pagination',
+    'pager',
+    'byline',
+    'author-info',
+    'author-bio',
+    'tags',
+    'tag-list',
+    'taglist',
+    'read-more',
+    'readmore',
+    'more-stories',
+    'next-article',
+    'prev-next',
+    'print',
+    'rating',
+    'follow',
+    'nav',
+    'menu',
+    'header-',
+    'top-bar',
+    'utility',
+    'login',
+    'teaser',
+    'card-list',
+    'inline-ad',
+    'native-ad',
+    'gallery',
+    'slideshow',
+    'carousel',
     // Wikis' "[edit]" links beside each heading.
-    'editsection', 'edit-section',
+    'editsection',
+    'edit-section',
   ].join('|'),
   'i',
 );
-const STRONG_CHROME = /gallery|slideshow|carousel|comment|related|recommend|newsletter|cookie|consent|outbrain|taboola|disqus|advert|sponsor/i;
+const STRONG_CHROME =
+  /gallery|slideshow|carousel|comment|related|recommend|newsletter|cookie|consent|outbrain|taboola|disqus|advert|sponsor/i;
 /** Names that mark the article itself; they protect a container from the negative list. */
-const POSITIVE = /article|body|content|entry|main|post|story|text|blog|prose|rich-?text|markdown|page-?content|embed|twitter-tweet|instagram-media/i;
-const ARTICLE_BODY = /(?:^|[\s_-])(?:article-?body|articlebody|post-?body|entry-?content|post-?content|story-?body|article-?content|article__body|article__content|body-?text|article-?text|story-?content|main-?content|c-entry-content|post-?entry|rich-?text)(?:$|[\s_-])/i;
+const POSITIVE =
+  /article|body|content|entry|main|post|story|text|blog|prose|rich-?text|markdown|page-?content|embed|twitter-tweet|instagram-media/i;
+const ARTICLE_BODY =
+  /(?:^|[\s_-])(?:article-?body|articlebody|post-?body|entry-?content|post-?content|story-?body|article-?content|article__body|article__content|body-?text|article-?text|story-?content|main-?content|c-entry-content|post-?entry|rich-?text)(?:$|[\s_-])/i;
 
 export interface MainContentOptions {
   /** Drop navigation, footers and other page chrome, and pick the article. @default true */
@@ -129,7 +224,12 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   computeStats(root, stats, seen, found);
   // Found before chrome goes: themes put the headline in a header box beside the body.
   const headings = found.headings.filter((h) => !insideAny(h, found.neutral));
-  const headline = options.product ? undefined : findHeadline(headings, (options.titles ?? []).filter((t): t is string => !!t));
+  const headline = options.product
+    ? undefined
+    : findHeadline(
+        headings,
+        (options.titles ?? []).filter((t): t is string => !!t),
+      );
   // A consent dialog's long explanations can outscore the page itself, and chrome is judged
   // around the best block: such dialogs go first (only on pages whose text mentions cookies).
   if (seen.cookies && dropConsentDialogs(root)) {
@@ -159,7 +259,9 @@ const CONSENT_NAME = /cookie|consent|gdpr|onetrust|cybot|didomi|usercentrics|tru
 function describesProduct(json: string): boolean {
   return flattenGraph(parseLenient(json)).some((d) => {
     const type = d && typeof d === 'object' ? (d as { '@type'?: unknown })['@type'] : undefined;
-    return (Array.isArray(type) ? type : [type]).some((t) => typeof t === 'string' && /^(?:https?:\/\/schema\.org\/)?Product$/i.test(t));
+    return (Array.isArray(type) ? type : [type]).some(
+      (t) => typeof t === 'string' && /^(?:https?:\/\/schema\.org\/)?Product$/i.test(t),
+    );
   });
 }
 
@@ -200,7 +302,9 @@ function withHeading(best: ParentNode, h1: Element, stats: StatsTable): ParentNo
   if (!common || common === best) return best;
   // Only when that adds the item's header, not the rest of the page (reviews, listings).
   const size = (n: AnyNode) => (stats.get(n)?.text ?? 0) + (stats.get(n)?.link ?? 0);
-  return size(common) <= Math.max(3 * size(best as AnyNode), size(best as AnyNode) + 3000) ? (common as ParentNode) : best;
+  return size(common) <= Math.max(3 * size(best as AnyNode), size(best as AnyNode) + 3000)
+    ? (common as ParentNode)
+    : best;
 }
 
 function bodyOf(doc: Document): ParentNode {
@@ -218,7 +322,26 @@ function isChromeTag(el: Element): boolean {
 }
 
 /** Elements whose class names can mark page chrome; custom elements (mjx-container) cannot. */
-const NAMED_CHROME_HOSTS = new Set(['div', 'section', 'aside', 'ul', 'ol', 'nav', 'header', 'footer', 'form', 'table', 'figure', 'p', 'span', 'a', 'li', 'dl', 'center', 'iframe']);
+const NAMED_CHROME_HOSTS = new Set([
+  'div',
+  'section',
+  'aside',
+  'ul',
+  'ol',
+  'nav',
+  'header',
+  'footer',
+  'form',
+  'table',
+  'figure',
+  'p',
+  'span',
+  'a',
+  'li',
+  'dl',
+  'center',
+  'iframe',
+]);
 
 /**
  * An element's designer-given names. An id of four words or more is a heading's anchor
@@ -251,7 +374,12 @@ function isChrome(el: Element): boolean {
  * this is asked; after the body, such boxes are trailers and go.) `after` holds, per
  * element of the article, the text that follows it there (textAfter).
  */
-function isProseBeforeBody(el: Element, article: ParentNode, stats: StatsTable, after: () => Map<AnyNode, number>): boolean {
+function isProseBeforeBody(
+  el: Element,
+  article: ParentNode,
+  stats: StatsTable,
+  after: () => Map<AnyNode, number>,
+): boolean {
   const s = stats.get(el);
   if (!s || s.paras < 1 || s.link > 0.1 * (s.text + s.link)) return false;
   const following = after().get(el);
@@ -303,7 +431,14 @@ function stripChrome(root: ParentNode, stats: StatsTable): boolean {
     // …and so are those inside it that hold most of its text (themes name wrappers "widget").
     // Tags and roles (<aside>, <nav>, role=complementary) and names that only ever mean
     // an add-on (gallery, comments, related) are never such wrappers.
-    if (!wrappers.has(n) && ((isChrome(n) && (isChromeTag(n) || STRONG_CHROME.test(idClass(n)) || ((stats.get(n)?.score ?? 0) < 0.5 * articleScore && !isProseBeforeBody(n, article, stats, after)))) || neverTheArticle(n))) {
+    if (
+      !wrappers.has(n) &&
+      ((isChrome(n) &&
+        (isChromeTag(n) ||
+          STRONG_CHROME.test(idClass(n)) ||
+          ((stats.get(n)?.score ?? 0) < 0.5 * articleScore && !isProseBeforeBody(n, article, stats, after)))) ||
+        neverTheArticle(n))
+    ) {
       doomed.push(n);
       continue;
     }
@@ -318,7 +453,9 @@ function stripChrome(root: ParentNode, stats: StatsTable): boolean {
   const sum = (k: 'text' | 'paras') => doomed.reduce((n, el) => n + (stats.get(el)?.[k] ?? 0), 0);
   if (all && all.paras > 0 && sum('paras') >= all.paras && all.text - sum('text') < EMPTY_TEXT) {
     let box: Element | undefined;
-    for (const el of doomed) if (!isChromeTag(el) && !neverTheArticle(el) && (stats.get(el)?.paras ?? 0) > (box ? stats.get(box)!.paras : 0)) box = el;
+    for (const el of doomed)
+      if (!isChromeTag(el) && !neverTheArticle(el) && (stats.get(el)?.paras ?? 0) > (box ? stats.get(box)!.paras : 0))
+        box = el;
     if (box) doomed.splice(doomed.indexOf(box), 1);
   }
   for (const n of doomed) {
@@ -361,9 +498,43 @@ function stripNonContent(doc: Document): void {
 const HEADING_TAG = /^h[1-6]$/;
 
 const BLOCKS = new Set([
-  'p', 'div', 'section', 'article', 'main', 'header', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li',
-  'pre', 'blockquote', 'table', 'tr', 'td', 'th', 'dl', 'dt', 'dd', 'figure', 'figcaption', 'body', 'center', 'form',
-  'fieldset', 'address', 'details', 'summary', 'tbody', 'thead', 'tfoot', 'span',
+  'p',
+  'div',
+  'section',
+  'article',
+  'main',
+  'header',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'ul',
+  'ol',
+  'li',
+  'pre',
+  'blockquote',
+  'table',
+  'tr',
+  'td',
+  'th',
+  'dl',
+  'dt',
+  'dd',
+  'figure',
+  'figcaption',
+  'body',
+  'center',
+  'form',
+  'fieldset',
+  'address',
+  'details',
+  'summary',
+  'tbody',
+  'thead',
+  'tfoot',
+  'span',
 ]);
 
 /** What the first scoring pass finds on its way: the page's h1/h2 headings (in order) and its teaser lists. */
@@ -387,8 +558,24 @@ function insideAny(el: Element, set: Set<AnyNode>): boolean {
  */
 function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boolean }, found?: Found): Stats {
   // marks: headings and linked pictures in the subtree, what every teaser holds one of (teasers.ts).
-  type Frame = { node: ParentNode; i: number; s: Stats; ownText: number; ownLink: number; ownRaw: string; marks: number };
-  const mk = (node: ParentNode): Frame => ({ node, i: 0, s: { text: 0, link: 0, score: 0, paras: 0, owner: stats }, ownText: 0, ownLink: 0, ownRaw: '', marks: 0 });
+  type Frame = {
+    node: ParentNode;
+    i: number;
+    s: Stats;
+    ownText: number;
+    ownLink: number;
+    ownRaw: string;
+    marks: number;
+  };
+  const mk = (node: ParentNode): Frame => ({
+    node,
+    i: 0,
+    s: { text: 0, link: 0, score: 0, paras: 0, owner: stats },
+    ownText: 0,
+    ownLink: 0,
+    ownRaw: '',
+    marks: 0,
+  });
   const frames: Frame[] = [mk(root)];
   // Inline text is credited to the innermost block frame; linkDepth tracks <a> nesting.
   const blockFrames: Frame[] = [frames[0]];
@@ -471,7 +658,12 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
       f.s.paras += 1;
     } else if (/^h[1-6]$/.test(tag) || total >= 40) {
       f.s.score += text * 0.2;
-    } else if (LIST_ITEMS.has(tag) || (tag === 'p' && ((parentTag !== undefined && LIST_ITEMS.has(parentTag)) || (!link && total >= 12 && CLOSED_SENTENCE.test(f.ownRaw))))) {
+    } else if (
+      LIST_ITEMS.has(tag) ||
+      (tag === 'p' &&
+        ((parentTag !== undefined && LIST_ITEMS.has(parentTag)) ||
+          (!link && total >= 12 && CLOSED_SENTENCE.test(f.ownRaw))))
+    ) {
       // Short list items and cells are normal in articles; they neither help nor hurt —
       // nor does an item's text wrapped in a paragraph (`<li><p>Alpha</p></li>`, as
       // markdown renders loose lists, had made whole lists read as fragments), nor a
@@ -527,7 +719,8 @@ function pickBest(root: ParentNode, stats: StatsTable): ParentNode {
       best = n;
     }
     // Comment threads and related-story boxes are never the article, however much they say.
-    for (const c of n.children) if (isElement(c) && stats.get(c) && stats.get(c)!.score > 0 && !neverTheArticle(c)) stack.push(c);
+    for (const c of n.children)
+      if (isElement(c) && stats.get(c) && stats.get(c)!.score > 0 && !neverTheArticle(c)) stack.push(c);
   }
   // Explicit article-body markup inside the winner is trusted when it holds a fair share
   // of the winner's text: the rest is then teasers, comments or widgets.
@@ -547,13 +740,19 @@ function pickBest(root: ParentNode, stats: StatsTable): ParentNode {
   return node;
 }
 
-const NEVER_THE_ARTICLE = /(?:^|[\s_-])(?:comments?|comment-?(?:list|box|area|section|thread)s?|disqus\w*|related|recommend\w*|outbrain|taboola)(?:$|[\s_-])/i;
+const NEVER_THE_ARTICLE =
+  /(?:^|[\s_-])(?:comments?|comment-?(?:list|box|area|section|thread)s?|disqus\w*|related|recommend\w*|outbrain|taboola)(?:$|[\s_-])/i;
 
 /** Named as a comment thread or a related-stories box (and not holding the page's h1). */
 function neverTheArticle(el: Element): boolean {
   const a = el.attribs;
   // (Most elements have no names, or names that say nothing of comments: tested raw first.)
-  if ((!a.class && !a.id) || !NAMED_CHROME_HOSTS.has(el.name) || !(NEVER_THE_ARTICLE.test(a.class ?? '') || NEVER_THE_ARTICLE.test(a.id ?? ''))) return false;
+  if (
+    (!a.class && !a.id) ||
+    !NAMED_CHROME_HOSTS.has(el.name) ||
+    !(NEVER_THE_ARTICLE.test(a.class ?? '') || NEVER_THE_ARTICLE.test(a.id ?? ''))
+  )
+    return false;
   const names = chromeNames(el);
   return NEVER_THE_ARTICLE.test(names) && !ARTICLE_BODY.test(names) && !findFirstIn(el, (e) => e.name === 'h1');
 }
@@ -586,11 +785,14 @@ function findMarkedBody(best: ParentNode, stats: StatsTable): ParentNode | undef
   // element holding every part. Parts each inside an <article> of their own are posts of a
   // listing, not one body.
   const post = (el: Element) => {
-    for (let x: AnyNode | null = el.parent; x && x !== best; x = x.parent) if (isElement(x) && x.name === 'article') return x;
+    for (let x: AnyNode | null = el.parent; x && x !== best; x = x.parent)
+      if (isElement(x) && x.name === 'article') return x;
     return undefined;
   };
   const own = post(found);
-  const parts = marked.filter((m) => m === found || (sameMarking(m, found!) && !contains(found!, m) && !contains(m, found!) && post(m) === own));
+  const parts = marked.filter(
+    (m) => m === found || (sameMarking(m, found!) && !contains(found!, m) && !contains(m, found!) && post(m) === own),
+  );
   if (parts.length < 2) return found;
   let common: ParentNode | null = found.parent;
   while (common && common !== best && !parts.every((p) => contains(common!, p))) common = common.parent;

@@ -23,16 +23,80 @@ interface Ctx {
 
 /** Elements never rendered: not content, or not representable as text. */
 const SKIP = new Set([
-  'script', 'style', 'noscript', 'template', 'head', 'title', 'meta', 'link', 'svg', 'canvas',
-  'iframe', 'object', 'embed', 'button', 'input', 'select', 'option', 'textarea', 'video',
-  'audio', 'source', 'track', 'map', 'area', 'dialog',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'head',
+  'title',
+  'meta',
+  'link',
+  'svg',
+  'canvas',
+  'iframe',
+  'object',
+  'embed',
+  'button',
+  'input',
+  'select',
+  'option',
+  'textarea',
+  'video',
+  'audio',
+  'source',
+  'track',
+  'map',
+  'area',
+  'dialog',
 ]);
 
 const BLOCK = new Set([
-  'p', 'div', 'section', 'article', 'main', 'header', 'footer', 'aside', 'nav', 'h1', 'h2', 'h3',
-  'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'pre', 'blockquote', 'table', 'thead', 'tbody', 'tfoot', 'tr',
-  'td', 'th', 'dl', 'dt', 'dd', 'figure', 'figcaption', 'hr', 'address', 'details', 'summary',
-  'center', 'form', 'fieldset', 'legend', 'body', 'html', 'hgroup', 'caption', 'menu', 'picture',
+  'p',
+  'div',
+  'section',
+  'article',
+  'main',
+  'header',
+  'footer',
+  'aside',
+  'nav',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'ul',
+  'ol',
+  'li',
+  'pre',
+  'blockquote',
+  'table',
+  'thead',
+  'tbody',
+  'tfoot',
+  'tr',
+  'td',
+  'th',
+  'dl',
+  'dt',
+  'dd',
+  'figure',
+  'figcaption',
+  'hr',
+  'address',
+  'details',
+  'summary',
+  'center',
+  'form',
+  'fieldset',
+  'legend',
+  'body',
+  'html',
+  'hgroup',
+  'caption',
+  'menu',
+  'picture',
 ]);
 
 const BR = '\u0000';
@@ -70,7 +134,10 @@ function renderBlocks(nodes: readonly AnyNode[], ctx: Ctx): string[] {
       continue;
     }
     if (!isElement(n) || (SKIP.has(n.name) && !isTexScript(n)) || isHidden(n)) continue;
-    if (BLOCK.has(n.name) || (n.name === 'a' && hasBlockDescendant(n) && !ctx.inLink && blockLink(n, ctx, out, flush))) {
+    if (
+      BLOCK.has(n.name) ||
+      (n.name === 'a' && hasBlockDescendant(n) && !ctx.inLink && blockLink(n, ctx, out, flush))
+    ) {
       if (n.name === 'a') continue; // blockLink rendered it
       flush();
       for (const b of renderBlock(n, ctx)) if (b) out.push(b);
@@ -98,7 +165,12 @@ function blockLink(a: Element, ctx: Ctx, out: string[], flush: () => void): bool
 
 function renderBlock(el: Element, ctx: Ctx): string[] {
   switch (el.name) {
-    case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': {
+    case 'h1':
+    case 'h2':
+    case 'h3':
+    case 'h4':
+    case 'h5':
+    case 'h6': {
       const text = oneLine(renderInlineChildren(el, ctx));
       return text ? [`${'#'.repeat(Number(el.name[1]))} ${text}`] : [];
     }
@@ -113,9 +185,18 @@ function renderBlock(el: Element, ctx: Ctx): string[] {
       return [renderPre(el)];
     case 'blockquote': {
       const inner = renderBlocks(el.children, ctx).join('\n\n');
-      return inner ? [inner.split('\n').map((l) => (l ? `> ${l}` : '>')).join('\n')] : [];
+      return inner
+        ? [
+            inner
+              .split('\n')
+              .map((l) => (l ? `> ${l}` : '>'))
+              .join('\n'),
+          ]
+        : [];
     }
-    case 'ul': case 'ol': case 'menu':
+    case 'ul':
+    case 'ol':
+    case 'menu':
       return [renderList(el, ctx)].filter(Boolean);
     case 'li':
       return [renderListItem(renderBlocks(el.children, ctx), '- ')].filter(Boolean);
@@ -125,7 +206,10 @@ function renderBlock(el: Element, ctx: Ctx): string[] {
       const t = oneLine(renderInlineChildren(el, ctx));
       return t ? [`**${t}**`] : [];
     }
-    case 'figcaption': case 'caption': case 'summary': case 'legend': {
+    case 'figcaption':
+    case 'caption':
+    case 'summary':
+    case 'legend': {
       const t = finishParagraph(renderInlineChildren(el, ctx));
       return t ? [t] : [];
     }
@@ -231,7 +315,8 @@ function tableRows(table: Element): Element[] {
 
 function renderTable(table: Element, ctx: Ctx): string[] {
   const rows = tableRows(table);
-  const cellsOf = (tr: Element) => tr.children.filter((c): c is Element => isElement(c) && (c.name === 'td' || c.name === 'th'));
+  const cellsOf = (tr: Element) =>
+    tr.children.filter((c): c is Element => isElement(c) && (c.name === 'td' || c.name === 'th'));
   const width = Math.max(0, ...rows.map((r) => cellsOf(r).reduce((w, c) => w + span(c), 0)));
   const nestedTable = rows.some((r) => cellsOf(r).some((c) => hasTag(c, 'table')));
   // Layout tables (one column, one row, or tables of tables) are containers, not data.
@@ -246,11 +331,7 @@ function renderTable(table: Element, ctx: Ctx): string[] {
   const matrix = rows.map((r) => {
     const line: string[] = [];
     for (const c of cellsOf(r)) {
-      const text = renderBlocks(c.children, cellCtx)
-        .join(' ')
-        .replace(/\n+/g, ' ')
-        .replace(/\|/g, '\\|')
-        .trim();
+      const text = renderBlocks(c.children, cellCtx).join(' ').replace(/\n+/g, ' ').replace(/\|/g, '\\|').trim();
       line.push(text);
       for (let i = 1; i < span(c); i++) line.push('');
     }
@@ -298,13 +379,22 @@ function renderInline(el: Element, ctx: Ctx): string {
   switch (el.name) {
     case 'br':
       return ctx.inTable ? ' ' : BR;
-    case 'strong': case 'b':
+    case 'strong':
+    case 'b':
       return wrap(renderInlineChildren(el, ctx), '**');
-    case 'em': case 'i': case 'cite': case 'dfn':
+    case 'em':
+    case 'i':
+    case 'cite':
+    case 'dfn':
       return wrap(renderInlineChildren(el, ctx), '*');
-    case 'del': case 's': case 'strike':
+    case 'del':
+    case 's':
+    case 'strike':
       return wrap(renderInlineChildren(el, ctx), '~~');
-    case 'code': case 'kbd': case 'samp': case 'tt': {
+    case 'code':
+    case 'kbd':
+    case 'samp':
+    case 'tt': {
       const t = collapseWs(textOf(el));
       if (!t.trim()) return t;
       const ticks = (t.match(/`+/g) ?? []).reduce((m, r) => Math.max(m, r.length), 0);
@@ -392,7 +482,9 @@ function imageSource(img: Element): string | undefined {
 function renderImage(img: Element, ctx: Ctx): string {
   const src = absoluteUrl(imageSource(img), ctx.baseUrl);
   if (!src) return '';
-  const alt = collapseWs(img.attribs.alt ?? '').trim().replace(/[[\]]/g, '');
+  const alt = collapseWs(img.attribs.alt ?? '')
+    .trim()
+    .replace(/[[\]]/g, '');
   return `![${alt}](${escapeUrl(src)})`;
 }
 
@@ -420,8 +512,18 @@ const NEEDS_WORK = /[\t\n\v\f\r\\*`_<\u00a0]| {2}/;
 export function needsWork(s: string): boolean {
   if (s.length < 48) return NEEDS_WORK.test(s);
   return (
-    s.includes('\n') || s.includes('  ') || s.includes('\t') || s.includes('\r') || s.includes('\u00a0') || s.includes('*') ||
-    s.includes('_') || s.includes('`') || s.includes('<') || s.includes('\\') || s.includes('\f') || s.includes('\v')
+    s.includes('\n') ||
+    s.includes('  ') ||
+    s.includes('\t') ||
+    s.includes('\r') ||
+    s.includes('\u00a0') ||
+    s.includes('*') ||
+    s.includes('_') ||
+    s.includes('`') ||
+    s.includes('<') ||
+    s.includes('\\') ||
+    s.includes('\f') ||
+    s.includes('\v')
   );
 }
 

@@ -26,13 +26,20 @@ export function extractMetadata(doc: Document, baseUrl: string): PageMetadata {
         if (title === null && !inSvg(el)) title = collapse(textOf(el)) || null;
         break;
       case 'meta': {
-        const key = (el.attribs.property || el.attribs.name || el.attribs.itemprop || el.attribs['http-equiv'] || '').toLowerCase();
+        const key = (
+          el.attribs.property ||
+          el.attribs.name ||
+          el.attribs.itemprop ||
+          el.attribs['http-equiv'] ||
+          ''
+        ).toLowerCase();
         const content = el.attribs.content;
         if (key && content !== undefined && !(key in meta)) meta[key] = collapse(content);
         break;
       }
       case 'link':
-        if (!canonical && /(?:^|\s)canonical(?:\s|$)/i.test(el.attribs.rel ?? '')) canonical = absoluteUrl(el.attribs.href, baseUrl) ?? null;
+        if (!canonical && /(?:^|\s)canonical(?:\s|$)/i.test(el.attribs.rel ?? ''))
+          canonical = absoluteUrl(el.attribs.href, baseUrl) ?? null;
         break;
       case 'h1':
         if (h1 === null) h1 = collapse(textOf(el)) || null;
@@ -43,7 +50,7 @@ export function extractMetadata(doc: Document, baseUrl: string): PageMetadata {
     title: title || meta['og:title'] || meta['twitter:title'] || h1,
     description: meta.description || meta['og:description'] || meta['twitter:description'] || null,
     language: lang || meta['content-language'] || meta['og:locale'] || null,
-    canonical_url: canonical || (meta['og:url'] ? absoluteUrl(meta['og:url'], baseUrl) ?? null : null),
+    canonical_url: canonical || (meta['og:url'] ? (absoluteUrl(meta['og:url'], baseUrl) ?? null) : null),
     meta,
   };
 }

@@ -11,6 +11,9 @@ import type { PageExtraction, PooledOptions, Processed } from './pool.js';
 export function runPipeline(source: string, options: PooledOptions, extraction?: PageExtraction): Processed {
   if (!extraction) return processHtml(source, options);
   let extracted: ExtractOutput | undefined;
-  const result = processHtml(source, { ...options, onDocument: (doc, baseUrl) => (extracted = extraction.here(doc, baseUrl, source, options.url)) });
+  const result = processHtml(source, {
+    ...options,
+    onDocument: (doc, baseUrl) => (extracted = extraction.here(doc, baseUrl, source, options.url)),
+  });
   return { ...result, extracted };
 }

@@ -6,17 +6,56 @@
 import type { AnyNode, Element, ParentNode } from './dom.js';
 import { collapse, collapsedLength, hasImage, isElement, isTextNode, removeNode, textOf } from './dom.js';
 
-const LEAF_BLOCKS = new Set(['p', 'figcaption', 'blockquote', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'li', 'dd', 'pre', 'caption']);
+const LEAF_BLOCKS = new Set([
+  'p',
+  'figcaption',
+  'blockquote',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'li',
+  'dd',
+  'pre',
+  'caption',
+]);
 const HEADINGS = /^h[1-6]$/;
 
-const norm = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+const norm = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 
-const CONTAINER_BLOCKS = new Set(['div', 'section', 'article', 'header', 'footer', 'ul', 'ol', 'dl', 'table', 'tbody', 'thead', 'tr', 'td', 'form', 'main', 'aside', 'figure', 'center']);
+const CONTAINER_BLOCKS = new Set([
+  'div',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'ul',
+  'ol',
+  'dl',
+  'table',
+  'tbody',
+  'thead',
+  'tr',
+  'td',
+  'form',
+  'main',
+  'aside',
+  'figure',
+  'center',
+]);
 
 /** A div or section holding only inline content reads as one block (bylines, datelines). */
 function isInlineBox(el: Element): boolean {
-  if (el.name !== 'div' && el.name !== 'span' && el.name !== 'section' && el.name !== 'header' && el.name !== 'time') return false;
-  for (const c of el.children) if (isElement(c) && (CONTAINER_BLOCKS.has(c.name) || LEAF_BLOCKS.has(c.name))) return false;
+  if (el.name !== 'div' && el.name !== 'span' && el.name !== 'section' && el.name !== 'header' && el.name !== 'time')
+    return false;
+  for (const c of el.children)
+    if (isElement(c) && (CONTAINER_BLOCKS.has(c.name) || LEAF_BLOCKS.has(c.name))) return false;
   return true;
 }
 
@@ -35,7 +74,8 @@ function outermost(root: ParentNode, pick: (el: Element) => boolean): Element[] 
 
 function isTextBlock(n: Element): boolean {
   // Inline elements met while walking containers (a <small> dateline beside a <p>) are blocks too.
-  const inlineInContainer = !CONTAINER_BLOCKS.has(n.name) && !LEAF_BLOCKS.has(n.name) && n.name !== 'img' && n.name !== 'br';
+  const inlineInContainer =
+    !CONTAINER_BLOCKS.has(n.name) && !LEAF_BLOCKS.has(n.name) && n.name !== 'img' && n.name !== 'br';
   return LEAF_BLOCKS.has(n.name) || ((isInlineBox(n) || inlineInContainer) && textOf(n).trim() !== '');
 }
 
@@ -104,7 +144,8 @@ function dropEmptySections(root: ParentNode): void {
 
 const NON_SPACE = /\S/;
 
-const TRAILER = /\b(?:tel|phone|fone|fax)\s*[:.]|\(?\b\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b|\bcnpj\b|caixa postal|\bp\.?\s?o\.? box\b|©|\bcopyright\b|all rights reserved|\bsubscribe\b|newsletter|\bfollow (?:us|me|him|her|them)\b|\bsign up\b|share this|\bupdated at\b|^tags?\s*:|\bfiled under\b|may be reached at|\bcontact us\b|^(?:photo|image|source|credit)s?\s*:|todos os direitos|tous droits|alle rechte|derechos reservados|tutti i diritti/i;
+const TRAILER =
+  /\b(?:tel|phone|fone|fax)\s*[:.]|\(?\b\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b|\bcnpj\b|caixa postal|\bp\.?\s?o\.? box\b|©|\bcopyright\b|all rights reserved|\bsubscribe\b|newsletter|\bfollow (?:us|me|him|her|them)\b|\bsign up\b|share this|\bupdated at\b|^tags?\s*:|\bfiled under\b|may be reached at|\bcontact us\b|^(?:photo|image|source|credit)s?\s*:|todos os direitos|tous droits|alle rechte|derechos reservados|tutti i diritti/i;
 
 /** Copyright, newsletter and "follow us" lines after the last paragraph. */
 function dropTrailingBoilerplate(blocks: Element[]): void {
@@ -160,7 +201,8 @@ function dropAfterLastRule(root: ParentNode): void {
 /** A sentence's end followed by the start of another: text past a rule that is more than a label. */
 const SENTENCE_BREAK = /[.!?]["'”»)]?\s+\p{Lu}/u;
 
-export const COOKIE_NOTICE = /\b(?:uses?|utiliza|utilise|verwendet|utilizza) (?:of )?cookies\b|\bcookie (?:policy|settings|preferences)\b|\baccept(?:ing)? (?:all )?cookies\b/i;
+export const COOKIE_NOTICE =
+  /\b(?:uses?|utiliza|utilise|verwendet|utilizza) (?:of )?cookies\b|\bcookie (?:policy|settings|preferences)\b|\baccept(?:ing)? (?:all )?cookies\b/i;
 
 /** Cookie consent text that a theme placed inside the article container. */
 function dropCookieNotices(blocks: Element[]): void {
@@ -255,7 +297,8 @@ const RELATED_HEADING = new RegExp(
   'i',
 );
 
-const STRONG_RELATED = /^(?:you (?:may|might) (?:also )?(?:like|enjoy)|more stories|read next|recommended for you|leia também|você (?:pode|também pode) gostar|lire aussi|à lire aussi|te puede interesar|también te puede|ti potrebbe|auch interessant)/i;
+const STRONG_RELATED =
+  /^(?:you (?:may|might) (?:also )?(?:like|enjoy)|more stories|read next|recommended for you|leia também|você (?:pode|também pode) gostar|lire aussi|à lire aussi|te puede interesar|también te puede|ti potrebbe|auch interessant)/i;
 
 /** A "Related / You may also like" heading ends the article: drop it and what follows it. */
 export function cutAfterRelatedHeading(root: ParentNode): void {
@@ -277,8 +320,6 @@ export function cutAfterRelatedHeading(root: ParentNode): void {
   }
 }
 
-
 function firstElementChild(p: ParentNode): AnyNode | undefined {
   return p.children.find((c) => isElement(c) || (isTextNode(c) && c.data.trim() !== ''));
 }
-

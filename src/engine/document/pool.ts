@@ -42,7 +42,12 @@ export interface JobControl {
 
 export interface DocumentProcessor {
   /** Runs the pipeline on a page; with an extraction, that too (on the same parsed tree). */
-  process(source: string, options: PooledOptions, extraction?: PageExtraction, control?: JobControl): Promise<Processed>;
+  process(
+    source: string,
+    options: PooledOptions,
+    extraction?: PageExtraction,
+    control?: JobControl,
+  ): Promise<Processed>;
   /** Converts a PDF to markdown (pdf.ts), under the same limits as a page. */
   processPdf?(bytes: Uint8Array, options: PdfOptions, control?: JobControl): Promise<PdfMarkdown>;
   close(): Promise<void>;
@@ -64,7 +69,13 @@ export interface PageExtraction {
  * The pipeline for one page, extraction included when asked: on the pool when there is
  * one, inline when there is none (or when a processor answered without extracting).
  */
-export async function processDocument(documents: DocumentProcessor | undefined, source: string, options: PooledOptions, extraction?: PageExtraction, control?: JobControl): Promise<Processed> {
+export async function processDocument(
+  documents: DocumentProcessor | undefined,
+  source: string,
+  options: PooledOptions,
+  extraction?: PageExtraction,
+  control?: JobControl,
+): Promise<Processed> {
   if (documents) {
     const r = await documents.process(source, options, extraction, control);
     if (!extraction || r.extracted) return r;
@@ -74,7 +85,12 @@ export async function processDocument(documents: DocumentProcessor | undefined, 
 }
 
 /** A PDF to markdown: on the pool when there is one, here otherwise (stopping between pages at the deadline). */
-export async function processPdf(documents: DocumentProcessor | undefined, bytes: Uint8Array, options: PdfOptions, control?: JobControl): Promise<PdfMarkdown> {
+export async function processPdf(
+  documents: DocumentProcessor | undefined,
+  bytes: Uint8Array,
+  options: PdfOptions,
+  control?: JobControl,
+): Promise<PdfMarkdown> {
   if (documents?.processPdf) return documents.processPdf(bytes, options, control);
   checkControl(control);
   return pdfHere(bytes, { ...options, deadline: control?.deadline });
@@ -82,15 +98,18 @@ export async function processPdf(documents: DocumentProcessor | undefined, bytes
 
 /** The PDF reader on this thread, loaded with pdf.js on the first PDF. */
 let pdfReader: Promise<typeof import('./pdf.js')> | undefined;
-const pdfHere = async (bytes: Uint8Array, options: PdfOptions) => (await (pdfReader ??= import('./pdf.js'))).pdfToMarkdown(bytes, options);
+const pdfHere = async (bytes: Uint8Array, options: PdfOptions) =>
+  (await (pdfReader ??= import('./pdf.js'))).pdfToMarkdown(bytes, options);
 
 /** Throws the caller's abort reason, or a timeout once the deadline has passed. */
 function checkControl(control: JobControl | undefined): void {
   if (control?.signal?.aborted) throw abortReason(control.signal);
-  if (control?.deadline !== undefined && Date.now() >= control.deadline) throw timeoutError('the request used its whole time budget before the page was processed');
+  if (control?.deadline !== undefined && Date.now() >= control.deadline)
+    throw timeoutError('the request used its whole time budget before the page was processed');
 }
 
-const abortReason = (signal: AbortSignal): Error => (signal.reason instanceof Error ? signal.reason : new Error('the page was no longer wanted'));
+const abortReason = (signal: AbortSignal): Error =>
+  signal.reason instanceof Error ? signal.reason : new Error('the page was no longer wanted');
 
 /** The pipeline's module, loaded when a page is first processed on this thread (pipeline.ts). */
 let pipeline: Promise<typeof import('./pipeline.js')> | undefined;
@@ -291,20 +310,23 @@ export class DocumentPool implements DocumentProcessor {
     const slot: Slot = { worker, jobs: [], startedAt: 0, warm: new Promise((r) => (warmed = r)) };
     // An idle pool must not keep the process alive.
     worker.unref();
-    worker.on('message', (m: { id: number; result?: Processed | PdfMarkdown; error?: string; warm?: number; heap?: number }) => {
-      if (m.warm !== undefined) return warmed(m.warm);
-      if (m.heap !== undefined) slot.heap = m.heap;
-      const i = slot.jobs.findIndex((j) => j.id === m.id);
-      if (i < 0) return;
-      const [job] = slot.jobs.splice(i, 1);
-      this.settle(job);
-      // The next job the worker holds starts now.
-      if (i === 0) this.startHead(slot);
-      if (m.error !== undefined) job.reject(new Error(m.error));
-      else job.resolve(m.result!);
-      this.dispatch();
-      this.recycleIfIdle(slot);
-    });
+    worker.on(
+      'message',
+      (m: { id: number; result?: Processed | PdfMarkdown; error?: string; warm?: number; heap?: number }) => {
+        if (m.warm !== undefined) return warmed(m.warm);
+        if (m.heap !== undefined) slot.heap = m.heap;
+        const i = slot.jobs.findIndex((j) => j.id === m.id);
+        if (i < 0) return;
+        const [job] = slot.jobs.splice(i, 1);
+        this.settle(job);
+        // The next job the worker holds starts now.
+        if (i === 0) this.startHead(slot);
+        if (m.error !== undefined) job.reject(new Error(m.error));
+        else job.resolve(m.result!);
+        this.dispatch();
+        this.recycleIfIdle(slot);
+      },
+    );
     let gone = false;
     const onGone = (e: Error) => {
       if (gone) return;
@@ -314,7 +336,18 @@ export class DocumentPool implements DocumentProcessor {
       const [running, ...rest] = slot.jobs.splice(0);
       if (running) {
         this.settle(running);
-        running.reject(this.closed ? new Error('the document pool is closed') : slot.stopping ?? (/out of memory/i.test(e.message) ? new TrawlError('fetch_failed', 'the page is too large to process (it needs more memory than a document worker has)', { retryable: false }) : e));
+        running.reject(
+          this.closed
+            ? new Error('the document pool is closed')
+            : (slot.stopping ??
+                (/out of memory/i.test(e.message)
+                  ? new TrawlError(
+                      'fetch_failed',
+                      'the page is too large to process (it needs more memory than a document worker has)',
+                      { retryable: false },
+                    )
+                  : e)),
+        );
       }
       // The jobs queued behind it did nothing wrong: they run again, first in line.
       this.queue.unshift(...rest);
@@ -342,16 +375,19 @@ export class DocumentPool implements DocumentProcessor {
     clearTimeout(slot.idleTimer);
     const grown = (slot.heap ?? 0) > RECYCLE_HEAP_BYTES;
     if (slot.jobs.length || (!grown && slot !== this.express)) return;
-    slot.idleTimer = setTimeout(() => {
-      if (slot.jobs.length || slot.stopping || this.closed) return;
-      slot.stopping = new Error('recycled');
-      if (slot === this.express) this.express = undefined;
-      else {
-        const i = this.slots.indexOf(slot);
-        if (i >= 0) this.slots[i] = this.spawn();
-      }
-      void slot.worker.terminate();
-    }, slot === this.express && !grown ? EXPRESS_IDLE_MS : RECYCLE_IDLE_MS);
+    slot.idleTimer = setTimeout(
+      () => {
+        if (slot.jobs.length || slot.stopping || this.closed) return;
+        slot.stopping = new Error('recycled');
+        if (slot === this.express) this.express = undefined;
+        else {
+          const i = this.slots.indexOf(slot);
+          if (i >= 0) this.slots[i] = this.spawn();
+        }
+        void slot.worker.terminate();
+      },
+      slot === this.express && !grown ? EXPRESS_IDLE_MS : RECYCLE_IDLE_MS,
+    );
     slot.idleTimer.unref();
   }
 
@@ -407,7 +443,11 @@ export class DocumentPool implements DocumentProcessor {
       slot.worker.ref();
       if (slot.jobs.length === 1) this.startHead(slot);
       // The schema goes as data; the worker compiles it (once) and extracts there.
-      slot.worker.postMessage(job.pdf ? { id: job.id, pdf: job.pdf } : { id: job.id, source: job.source, options: job.options, schema: job.schema, marketplace: job.marketplace });
+      slot.worker.postMessage(
+        job.pdf
+          ? { id: job.id, pdf: job.pdf }
+          : { id: job.id, source: job.source, options: job.options, schema: job.schema, marketplace: job.marketplace },
+      );
     }
     // A small page waits behind pages that have only just started: look again once they
     // have run long enough for the express worker to be worth it.
@@ -428,7 +468,11 @@ export class DocumentPool implements DocumentProcessor {
    */
   private slotFor(job: Job, now: number): Slot | undefined {
     // A large page waits while `largeAtOnce` of them run: memory stays as with one worker fewer.
-    if (job.size > SMALL_BYTES && this.slots.filter((s) => s.jobs.length && s.jobs[0].size > SMALL_BYTES).length >= this.largeAtOnce) return undefined;
+    if (
+      job.size > SMALL_BYTES &&
+      this.slots.filter((s) => s.jobs.length && s.jobs[0].size > SMALL_BYTES).length >= this.largeAtOnce
+    )
+      return undefined;
     let best: Slot | undefined;
     for (const s of this.slots) {
       if (s.stopping || s.jobs.length >= PER_WORKER) continue;
@@ -464,10 +508,18 @@ export class DocumentPool implements DocumentProcessor {
 
   private runInline(job: Job): void {
     this.settle(job);
-    (job.pdf ? pdfHere(job.pdf.bytes, { ...job.pdf.options, deadline: job.deadline }) : processHere(job.source, job.options, undefined)).then(job.resolve, job.reject);
+    (job.pdf
+      ? pdfHere(job.pdf.bytes, { ...job.pdf.options, deadline: job.deadline })
+      : processHere(job.source, job.options, undefined)
+    ).then(job.resolve, job.reject);
   }
 
-  process(source: string, options: PooledOptions, extraction?: PageExtraction, control?: JobControl): Promise<Processed> {
+  process(
+    source: string,
+    options: PooledOptions,
+    extraction?: PageExtraction,
+    control?: JobControl,
+  ): Promise<Processed> {
     if (!this.closed && !this.slots.length) {
       try {
         checkControl(control);
@@ -476,7 +528,10 @@ export class DocumentPool implements DocumentProcessor {
       }
       return processHere(source, options, extraction);
     }
-    return this.enqueue<Processed>({ source, options, schema: extraction?.schema, marketplace: extraction?.marketplace, size: source.length }, control);
+    return this.enqueue<Processed>(
+      { source, options, schema: extraction?.schema, marketplace: extraction?.marketplace, size: source.length },
+      control,
+    );
   }
 
   /** A PDF takes its turn like a page of its size: the same queue, workers, time limit and memory. */
@@ -489,13 +544,27 @@ export class DocumentPool implements DocumentProcessor {
       }
       return pdfHere(bytes, { ...options, deadline: control?.deadline });
     }
-    return this.enqueue<PdfMarkdown>({ source: '', options: { url: 'about:blank' }, pdf: { bytes, options }, size: bytes.byteLength }, control);
+    return this.enqueue<PdfMarkdown>(
+      { source: '', options: { url: 'about:blank' }, pdf: { bytes, options }, size: bytes.byteLength },
+      control,
+    );
   }
 
-  private enqueue<T>(work: Pick<Job, 'source' | 'options' | 'pdf' | 'schema' | 'marketplace' | 'size'>, control?: JobControl): Promise<T> {
+  private enqueue<T>(
+    work: Pick<Job, 'source' | 'options' | 'pdf' | 'schema' | 'marketplace' | 'size'>,
+    control?: JobControl,
+  ): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the document pool is closed'));
     return new Promise<T>((resolve, reject) => {
-      const job: Job = { id: this.nextId++, ...work, queuedAt: Date.now(), deadline: control?.deadline, signal: control?.signal, resolve: resolve as (r: unknown) => void, reject };
+      const job: Job = {
+        id: this.nextId++,
+        ...work,
+        queuedAt: Date.now(),
+        deadline: control?.deadline,
+        signal: control?.signal,
+        resolve: resolve as (r: unknown) => void,
+        reject,
+      };
       if (job.signal) {
         if (job.signal.aborted) return reject(abortReason(job.signal));
         let jobs = this.watched.get(job.signal);

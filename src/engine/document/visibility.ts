@@ -4,10 +4,12 @@ const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s
 // Also a library's namespaced form of "hidden": a short prefix (a-hidden, aok-hidden, g-hdn,
 // vjs-hidden, is-hidden); longer compounds (overflow-hidden, field--label-hidden, hidden-xs)
 // are layout or responsive classes, not hidden content.
-const HIDDEN_CLASS = /(?:^|\s)(?:(?:[a-z]{1,3}-)?(?:hidden|hdn)|d-none|(?:[a-z0-9]+-)?(?:sr-only|visually-hidden)|screen-reader-text|visuallyhidden|a11y-hidden|hide)(?:\s|$)/i;
+const HIDDEN_CLASS =
+  /(?:^|\s)(?:(?:[a-z]{1,3}-)?(?:hidden|hdn)|d-none|(?:[a-z0-9]+-)?(?:sr-only|visually-hidden)|screen-reader-text|visuallyhidden|a11y-hidden|hide)(?:\s|$)/i;
 
 /** Boxes shown only on hover or click: a tooltip's or a person card's text is not the page's. */
-const POPUP_CLASS = /(?:^|\s)(?:[a-z]-)?(?:(?:tooltip|popover|hovercard)|(?:tooltip|popover|hovercard|rollover)(?:[-_][a-z]+)*[-_](?:block|content|inner|body|box|text|card|preload))(?=\s|$)/i;
+const POPUP_CLASS =
+  /(?:^|\s)(?:[a-z]-)?(?:(?:tooltip|popover|hovercard)|(?:tooltip|popover|hovercard|rollover)(?:[-_][a-z]+)*[-_](?:block|content|inner|body|box|text|card|preload))(?=\s|$)/i;
 
 /** Whether an element is invisible to a reader (and so is not content). */
 export function isHidden(el: Element): boolean {

@@ -20,9 +20,13 @@ const SECTIONS = 20;
  */
 export function samplePage(variant: number): string {
   const v = variant % 4;
-  const words = 'pages crawler reads markdown content site server request response article section paragraph data index search result value model language table list item agent'.split(' ');
+  const words =
+    'pages crawler reads markdown content site server request response article section paragraph data index search result value model language table list item agent'.split(
+      ' ',
+    );
   const w = (i: number) => words[(i * 7 + variant) % words.length];
-  const sentence = (i: number) => `${w(i)[0].toUpperCase()}${w(i).slice(1)} ${w(i + 1)} ${w(i + 2)}, ${w(i + 3)} ${w(i + 4)} &amp; ${w(i + 5)} ${w(i + 6)} ${w(i + 7)}.`;
+  const sentence = (i: number) =>
+    `${w(i)[0].toUpperCase()}${w(i).slice(1)} ${w(i + 1)} ${w(i + 2)}, ${w(i + 3)} ${w(i + 4)} &amp; ${w(i + 5)} ${w(i + 6)} ${w(i + 7)}.`;
   // Links of every form a crawl meets: root-relative (with queries and fragments), relative,
   // protocol-relative, absolute to another host, and ones that lead nowhere.
   const hrefs = [
@@ -38,19 +42,27 @@ export function samplePage(variant: number): string {
     (i: number) => `#${w(i)}`,
     (i: number) => (i % 2 ? 'javascript:void(0)' : `mailto:${w(i)}@sample.invalid`),
   ];
-  const link = (i: number) => `<a href="${hrefs[(i + v) % hrefs.length](i)}"${i % 3 === 0 ? ` title="${w(i)} &quot;${w(i + 1)}&quot;"` : ''}${i % 4 === 1 ? ' class="inline-link" rel="noopener"' : ''}>${w(i + 2)} ${w(i + 3)}</a>`;
+  const link = (i: number) =>
+    `<a href="${hrefs[(i + v) % hrefs.length](i)}"${i % 3 === 0 ? ` title="${w(i)} &quot;${w(i + 1)}&quot;"` : ''}${i % 4 === 1 ? ' class="inline-link" rel="noopener"' : ''}>${w(i + 2)} ${w(i + 3)}</a>`;
   const entity = ['&#8217;', '&#x2014;', '&copy; ', '&nbsp;', '&hellip;', '&lt;b&gt;', '&amp;c', '&eacute;'];
   const para = (i: number) =>
     `<p${i % 5 === 0 ? ` class="lead" id="p${i}"` : i % 5 === 1 ? ' style="margin:0"' : ''}>${sentence(i)} ${link(i)} ${sentence(i + 1)}${entity[(i + v) % entity.length]} <em>${w(i + 4)}</em> and <strong>${w(i + 5)}</strong> with <code>${w(i)}_${w(i + 1)}</code>.${i % 3 === v % 3 ? '<br>\n' : ' '}${sentence(i + 2)}${i % 4 === 2 ? `\n    ${w(i)}  ${w(i + 1)} *${w(i + 2)}*` : ''}</p>\n`;
   let body = '';
   for (let s = 0; s < SECTIONS; s++) {
     body += `<h${2 + ((s + v) % 3)} id="s${s}">${sentence(s)}</h${2 + ((s + v) % 3)}>\n${para(s)}${para(s + 1)}`;
-    if (s % 3 === 0 || s % 4 === 1) body += `<ul${v % 2 ? ' class="list"' : ''}><li>${sentence(s)}</li><li>${link(s)} ${sentence(s + 2)}<ol${s % 2 ? ' start="3"' : ''}><li>${w(s + 3)}</li><li><p>${w(s + 4)}</p></li></ol></li><li>${w(s + 5)}</li></ul>\n`;
-    if (s % 3 === 1) body += `<table>${v % 2 ? `<caption>${w(s)}</caption>` : ''}<thead><tr><th>${w(s)}</th><th>${w(s + 1)}</th></tr></thead><tbody><tr><td>${s}</td><td>${w(s + 2)} ${link(s)}</td></tr><tr><td colspan="2">*${w(s)}*</td></tr></tbody></table>\n`;
-    if (s % 3 === 2) body += `<blockquote><p>${sentence(s + 3)}</p></blockquote><pre><code class="language-js">const ${w(s)} = ${s};\n  return ${w(s)} * 2;</code></pre>\n<figure><img ${s % 2 ? `src="/img/${s}.png"` : `data-src="/img/${s}.jpg" srcset="/img/${s}-2x.jpg 2x"`} alt="${w(s)}" width="640"><figcaption>${sentence(s)}</figcaption></figure>\n`;
-    if (s % 5 === v) body += `<div class="ad-slot" data-slot="${s}"><span>${w(s)}</span></div><form action="/s"><input type="text" name="q"><button>${w(s)}</button></form>\n`;
+    if (s % 3 === 0 || s % 4 === 1)
+      body += `<ul${v % 2 ? ' class="list"' : ''}><li>${sentence(s)}</li><li>${link(s)} ${sentence(s + 2)}<ol${s % 2 ? ' start="3"' : ''}><li>${w(s + 3)}</li><li><p>${w(s + 4)}</p></li></ol></li><li>${w(s + 5)}</li></ul>\n`;
+    if (s % 3 === 1)
+      body += `<table>${v % 2 ? `<caption>${w(s)}</caption>` : ''}<thead><tr><th>${w(s)}</th><th>${w(s + 1)}</th></tr></thead><tbody><tr><td>${s}</td><td>${w(s + 2)} ${link(s)}</td></tr><tr><td colspan="2">*${w(s)}*</td></tr></tbody></table>\n`;
+    if (s % 3 === 2)
+      body += `<blockquote><p>${sentence(s + 3)}</p></blockquote><pre><code class="language-js">const ${w(s)} = ${s};\n  return ${w(s)} * 2;</code></pre>\n<figure><img ${s % 2 ? `src="/img/${s}.png"` : `data-src="/img/${s}.jpg" srcset="/img/${s}-2x.jpg 2x"`} alt="${w(s)}" width="640"><figcaption>${sentence(s)}</figcaption></figure>\n`;
+    if (s % 5 === v)
+      body += `<div class="ad-slot" data-slot="${s}"><span>${w(s)}</span></div><form action="/s"><input type="text" name="q"><button>${w(s)}</button></form>\n`;
   }
-  const nav = Array.from({ length: 12 }, (_, k) => `<li${k === v ? ' class="active" aria-current="page"' : ''}><a href="/section/${k}">${w(k)}</a></li>`).join('');
+  const nav = Array.from(
+    { length: 12 },
+    (_, k) => `<li${k === v ? ' class="active" aria-current="page"' : ''}><a href="/section/${k}">${w(k)}</a></li>`,
+  ).join('');
   const metas = [
     `<meta name="description" content="${sentence(1)}">`,
     `<meta property="og:title" content="${sentence(0)}"><meta property="og:type" content="article"><meta name="twitter:card" content="summary">`,
@@ -77,7 +89,12 @@ export function warmUp(passes: number): Promise<number> {
       if (i >= passes) return resolve(performance.now() - t0);
       const v = i++ % 4;
       try {
-        processHtml(samplePage(v), { url: `https://sample.invalid/page/${v}`, onlyMainContent: true, markdown: true, links: true });
+        processHtml(samplePage(v), {
+          url: `https://sample.invalid/page/${v}`,
+          onlyMainContent: true,
+          markdown: true,
+          links: true,
+        });
       } catch {
         // A warm-up that fails costs speed, never a page: stop it.
         return resolve(performance.now() - t0);

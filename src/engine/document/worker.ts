@@ -22,7 +22,11 @@ interface Job {
 
 let extractor: Promise<(schema: SchemaObject) => PageExtraction> | undefined;
 const loadExtractor = () =>
-  (extractor ??= Promise.all([import('../extract/index.js'), import('../extract/schema.js')]).then(([e, s]) => (schema: SchemaObject) => e.pageExtraction(s.compileSchema(schema))));
+  (extractor ??= Promise.all([import('../extract/index.js'), import('../extract/schema.js')]).then(
+    ([e, s]) =>
+      (schema: SchemaObject) =>
+        e.pageExtraction(s.compileSchema(schema)),
+  ));
 
 // Jobs run as they arrive, one message at a time. (A job the pool cancels after posting it
 // is small — large pages are only posted to an idle worker — and its answer is ignored.)
@@ -41,7 +45,11 @@ parentPort!.on('message', (m: Job) => {
         const result = await (await (pdfReader ??= import('./pdf.js'))).pdfToMarkdown(bytes, options);
         parentPort!.postMessage({ id: m.id, result, heap: getHeapStatistics().total_heap_size });
       } catch (e) {
-        parentPort!.postMessage({ id: m.id, error: (e as Error)?.message ?? String(e), heap: getHeapStatistics().total_heap_size });
+        parentPort!.postMessage({
+          id: m.id,
+          error: (e as Error)?.message ?? String(e),
+          heap: getHeapStatistics().total_heap_size,
+        });
       }
     });
     return;
@@ -49,7 +57,8 @@ parentPort!.on('message', (m: Job) => {
   if (m.marketplace) {
     const { id, mode } = m.marketplace;
     return void (marketplaceReader ??= import('../marketplace/extraction.js')).then(
-      (mod) => answer(m.id, m.source.length, () => runPipeline(m.source, m.options, mod.marketplaceExtraction(id, mode))),
+      (mod) =>
+        answer(m.id, m.source.length, () => runPipeline(m.source, m.options, mod.marketplaceExtraction(id, mode))),
       (e: Error) => parentPort!.postMessage({ id: m.id, error: e.message }),
     );
   }

@@ -1,18 +1,62 @@
 /** Currency symbols and codes → ISO 4217. `$` alone is read as USD unless the page's domain names another dollar country; prefixed dollars are not. */
 const CODES = new Set(
-  ('USD EUR GBP JPY CNY INR RUB PLN CZK HUF SEK NOK DKK CHF TRY KRW ILS VND THB ZAR RON HRK BGN SAR AED UAH TWD ' +
+  (
+    'USD EUR GBP JPY CNY INR RUB PLN CZK HUF SEK NOK DKK CHF TRY KRW ILS VND THB ZAR RON HRK BGN SAR AED UAH TWD ' +
     'CAD AUD NZD HKD SGD BRL MXN ARS CLP COP PEN IDR MYR PHP PKR EGP NGN KES MAD QAR KWD BHD OMR JOD ISK RSD BAM MKD ' +
-    'GEL AMD AZN KZT BYN MDL LKR BDT NPR IRR IQD DZD TND LBP UYU PYG BOB CRC GTQ DOP HNL NIO PAB VES').split(' '),
+    'GEL AMD AZN KZT BYN MDL LKR BDT NPR IRR IQD DZD TND LBP UYU PYG BOB CRC GTQ DOP HNL NIO PAB VES'
+  ).split(' '),
 );
 
 /** Longest first so "CA$" wins over "$". */
-const SYMBOLS: [string, string][] = ([
-  ['US$', 'USD'], ['CA$', 'CAD'], ['C$', 'CAD'], ['AU$', 'AUD'], ['A$', 'AUD'], ['NZ$', 'NZD'], ['HK$', 'HKD'], ['S$', 'SGD'],
-  ['R$', 'BRL'], ['MX$', 'MXN'], ['NT$', 'TWD'], ['CN¥', 'CNY'], ['RMB', 'CNY'], ['元', 'CNY'], ['円', 'JPY'],
-  ['€', 'EUR'], ['£', 'GBP'], ['¥', 'JPY'], ['₹', 'INR'], ['₽', 'RUB'], ['руб', 'RUB'], ['zł', 'PLN'], ['Kč', 'CZK'],
-  ['Ft', 'HUF'], ['₺', 'TRY'], ['₩', 'KRW'], ['₪', 'ILS'], ['₫', 'VND'], ['฿', 'THB'], ['lei', 'RON'], ['kn', 'HRK'],
-  ['лв', 'BGN'], ['тг', 'KZT'], ['₸', 'KZT'], ['Kn', 'HRK'], ['Lei', 'RON'], ['₱', 'PHP'], ['₦', 'NGN'], ['원', 'KRW'], ['ر.س', 'SAR'], ['د.إ', 'AED'], ['₴', 'UAH'], ['грн', 'UAH'], ['Rs', 'INR'], ['$', 'USD'],
-] as [string, string][]).sort((a, b) => b[0].length - a[0].length);
+const SYMBOLS: [string, string][] = (
+  [
+    ['US$', 'USD'],
+    ['CA$', 'CAD'],
+    ['C$', 'CAD'],
+    ['AU$', 'AUD'],
+    ['A$', 'AUD'],
+    ['NZ$', 'NZD'],
+    ['HK$', 'HKD'],
+    ['S$', 'SGD'],
+    ['R$', 'BRL'],
+    ['MX$', 'MXN'],
+    ['NT$', 'TWD'],
+    ['CN¥', 'CNY'],
+    ['RMB', 'CNY'],
+    ['元', 'CNY'],
+    ['円', 'JPY'],
+    ['€', 'EUR'],
+    ['£', 'GBP'],
+    ['¥', 'JPY'],
+    ['₹', 'INR'],
+    ['₽', 'RUB'],
+    ['руб', 'RUB'],
+    ['zł', 'PLN'],
+    ['Kč', 'CZK'],
+    ['Ft', 'HUF'],
+    ['₺', 'TRY'],
+    ['₩', 'KRW'],
+    ['₪', 'ILS'],
+    ['₫', 'VND'],
+    ['฿', 'THB'],
+    ['lei', 'RON'],
+    ['kn', 'HRK'],
+    ['лв', 'BGN'],
+    ['тг', 'KZT'],
+    ['₸', 'KZT'],
+    ['Kn', 'HRK'],
+    ['Lei', 'RON'],
+    ['₱', 'PHP'],
+    ['₦', 'NGN'],
+    ['원', 'KRW'],
+    ['ر.س', 'SAR'],
+    ['د.إ', 'AED'],
+    ['₴', 'UAH'],
+    ['грн', 'UAH'],
+    ['Rs', 'INR'],
+    ['$', 'USD'],
+  ] as [string, string][]
+).sort((a, b) => b[0].length - a[0].length);
 
 export function normaliseCurrency(value: string, pageUrl?: string): string | undefined {
   const s = value.trim();
@@ -28,7 +72,19 @@ export function normaliseCurrency(value: string, pageUrl?: string): string | und
  * New Taiwan dollars. Keyed by the symbol, then by the country-code domain of the page.
  */
 const LOCAL_SYMBOLS: Record<string, Record<string, string>> = {
-  $: { ca: 'CAD', au: 'AUD', nz: 'NZD', mx: 'MXN', cl: 'CLP', ar: 'ARS', co: 'COP', uy: 'UYU', tw: 'TWD', hk: 'HKD', sg: 'SGD' },
+  $: {
+    ca: 'CAD',
+    au: 'AUD',
+    nz: 'NZD',
+    mx: 'MXN',
+    cl: 'CLP',
+    ar: 'ARS',
+    co: 'COP',
+    uy: 'UYU',
+    tw: 'TWD',
+    hk: 'HKD',
+    sg: 'SGD',
+  },
   元: { tw: 'TWD', hk: 'HKD' },
   '¥': { cn: 'CNY' },
   Rs: { pk: 'PKR', lk: 'LKR', np: 'NPR' },

@@ -11,7 +11,20 @@ const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z
 /** Month names (and their usual abbreviations) in English, German, French, Spanish, Italian, Portuguese and Dutch. */
 const MONTH_NAMES: string[][] = [
   ['january', 'jan', 'januar', 'janvier', 'janv', 'enero', 'ene', 'gennaio', 'gen', 'janeiro', 'januari'],
-  ['february', 'feb', 'februar', 'février', 'fevrier', 'févr', 'fevr', 'febrero', 'febbraio', 'fevereiro', 'fev', 'februari'],
+  [
+    'february',
+    'feb',
+    'februar',
+    'février',
+    'fevrier',
+    'févr',
+    'fevr',
+    'febrero',
+    'febbraio',
+    'fevereiro',
+    'fev',
+    'februari',
+  ],
   ['march', 'mar', 'märz', 'marz', 'mars', 'marzo', 'março', 'marco', 'maart', 'mrt'],
   ['april', 'apr', 'avril', 'avr', 'abril', 'abr', 'aprile'],
   ['may', 'mai', 'mayo', 'maggio', 'mag', 'maio', 'mei'],
@@ -23,13 +36,21 @@ const MONTH_NAMES: string[][] = [
   ['november', 'nov', 'novembre', 'noviembre', 'novembro'],
   ['december', 'dec', 'dezember', 'dez', 'décembre', 'decembre', 'déc', 'diciembre', 'dic', 'dicembre', 'dezembro'],
 ];
-const MONTH = new Map<string, number>(MONTH_NAMES.flatMap((names, i) => names.map((n) => [n, i + 1] as [string, number])));
+const MONTH = new Map<string, number>(
+  MONTH_NAMES.flatMap((names, i) => names.map((n) => [n, i + 1] as [string, number])),
+);
 const MONTH_WORD = [...MONTH.keys()].sort((a, b) => b.length - a.length).join('|');
 
 /** "15 October 2019", "15. Oktober 2019", "1er mai 2020", "5 de abril de 2018". */
-const DAY_MONTH_YEAR = new RegExp(`(?<![\\p{L}\\d])(\\d{1,2})(?:st|nd|rd|th|er|\\.)?\\s+(?:de\\s+)?(${MONTH_WORD})\\.?,?\\s+(?:de\\s+)?(\\d{4})(?!\\d)`, 'iu');
+const DAY_MONTH_YEAR = new RegExp(
+  `(?<![\\p{L}\\d])(\\d{1,2})(?:st|nd|rd|th|er|\\.)?\\s+(?:de\\s+)?(${MONTH_WORD})\\.?,?\\s+(?:de\\s+)?(\\d{4})(?!\\d)`,
+  'iu',
+);
 /** "April 5, 2018", "Oct. 13 2016". */
-const MONTH_DAY_YEAR = new RegExp(`(?<![\\p{L}])(${MONTH_WORD})\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})(?!\\d)`, 'iu');
+const MONTH_DAY_YEAR = new RegExp(
+  `(?<![\\p{L}])(${MONTH_WORD})\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})(?!\\d)`,
+  'iu',
+);
 /** "2019/10/15", "2019.10.15", "2019年10月15日". */
 const YEAR_FIRST = /(?<!\d)(\d{4})\s*[/.年-]\s*(\d{1,2})\s*[/.月-]\s*(\d{1,2})(?!\d)/;
 /** "05/29/2007", "15.10.2019": the order is read from whichever number cannot be a month. */

@@ -12,7 +12,18 @@ import type { Candidate } from './candidate.js';
 import { SOLD_OUT, coerceBoolean } from './coerce.js';
 import { currencyFromText } from './currency.js';
 import { itemCandidates, repeatedElements, structuredGroups } from './items.js';
-import { UNAVAILABLE_STATE, formerPriceValues, isAuthorField, isSideName, markedDownPrices, pickList, pickScalar, primaryEntity, startingPriceValues, type MatchContext } from './match.js';
+import {
+  UNAVAILABLE_STATE,
+  formerPriceValues,
+  isAuthorField,
+  isSideName,
+  markedDownPrices,
+  pickList,
+  pickScalar,
+  primaryEntity,
+  startingPriceValues,
+  type MatchContext,
+} from './match.js';
 import type { CompiledSchema, ScalarType, SchemaNode, SchemaObject } from './schema.js';
 import { appStateCandidates } from './sources/app-state.js';
 import { domNameCandidates } from './sources/dom.js';
@@ -82,17 +93,22 @@ const TITLE_PATHS = new Set(['title', 'name', 'headline']);
  * its host, og:site_name or the JSON-LD publisher.
  */
 function withoutSiteNames(candidates: Candidate[], url: string): void {
-  const siteName = candidates.find((c) => c.kind === 'meta' && c.path.length === 1 && c.path[0] === 'sitename')?.value
-    ?? candidates.find((c) => c.kind === 'json-ld' && c.path.join('.') === 'publisher.name')?.value;
+  const siteName =
+    candidates.find((c) => c.kind === 'meta' && c.path.length === 1 && c.path[0] === 'sitename')?.value ??
+    candidates.find((c) => c.kind === 'json-ld' && c.path.join('.') === 'publisher.name')?.value;
   for (const c of candidates) {
     if (c.path.length !== 1 || !TITLE_PATHS.has(c.path[0]) || typeof c.value !== 'string') continue;
-    if (c.kind === 'json-ld' || c.kind === 'meta' || c.kind === 'microdata') c.value = trimSiteName(c.value, url, typeof siteName === 'string' ? siteName : undefined);
+    if (c.kind === 'json-ld' || c.kind === 'meta' || c.kind === 'microdata')
+      c.value = trimSiteName(c.value, url, typeof siteName === 'string' ? siteName : undefined);
   }
 }
 
 /** Extraction with `schema` for the document pipeline: on a worker (the schema goes as data) or here. */
 export function pageExtraction(schema: CompiledSchema): PageExtraction {
-  return { schema: schema.schema, here: (doc, baseUrl, html, url) => extractFromDocument(doc, { schema, url, baseUrl, html }) };
+  return {
+    schema: schema.schema,
+    here: (doc, baseUrl, html, url) => extractFromDocument(doc, { schema, url, baseUrl, html }),
+  };
 }
 
 export function extractFromDocument(doc: Document, input: ExtractInput): ExtractOutput {
@@ -106,7 +122,12 @@ export function extractFromDocument(doc: Document, input: ExtractInput): Extract
   let title: string | undefined;
   const body = findFirst(doc, (el) => el.name === 'body') ?? doc;
   const titleRegion = new Set<Element>();
-  for (let n = findFirst(body, (el) => el.name === 'h1') as Element | null | undefined; n && n.type === 'tag'; n = n.parent as Element | null) titleRegion.add(n);
+  for (
+    let n = findFirst(body, (el) => el.name === 'h1') as Element | null | undefined;
+    n && n.type === 'tag';
+    n = n.parent as Element | null
+  )
+    titleRegion.add(n);
   const ctx: MatchContext = {
     primary: primaryEntity(scalarFields(input.schema.schema), candidates),
     totalOrder,
@@ -146,7 +167,13 @@ function coAuthors(pick: Candidate, value: string, candidates: Candidate[]): str
   if (pick.kind !== 'json-ld' || !list) return value;
   const names: string[] = [];
   for (const c of candidates) {
-    if (c.kind !== pick.kind || c.source !== pick.source || c.entityIndex !== pick.entityIndex || typeof c.value !== 'string') continue;
+    if (
+      c.kind !== pick.kind ||
+      c.source !== pick.source ||
+      c.entityIndex !== pick.entityIndex ||
+      typeof c.value !== 'string'
+    )
+      continue;
     if (/^(.*)\[\d+\]$/.exec(c.item ?? '')?.[1] !== list) continue;
     const name = c.value.replace(/\s+/g, ' ').trim();
     if (name && !names.includes(name)) names.push(name);
@@ -172,8 +199,16 @@ class Filler {
     // that offers to add the item to the basket, with no sold-out notice, is what shoppers get.
     for (const [field, type] of Object.entries(schema)) {
       const pick = picks.get(field);
-      if (out[field] !== false || type !== 'boolean' || parents.length || vocabularyFor(field).role !== 'availability' || !pick) continue;
-      if (pick.kind !== 'json-ld' && pick.kind !== 'microdata' && pick.kind !== 'rdfa' && pick.kind !== 'meta') continue;
+      if (
+        out[field] !== false ||
+        type !== 'boolean' ||
+        parents.length ||
+        vocabularyFor(field).role !== 'availability' ||
+        !pick
+      )
+        continue;
+      if (pick.kind !== 'json-ld' && pick.kind !== 'microdata' && pick.kind !== 'rdfa' && pick.kind !== 'meta')
+        continue;
       const found = availabilityFromPage(this.doc);
       if (found?.inStock && found.source.startsWith('css:button')) {
         out[field] = true;
@@ -187,7 +222,10 @@ class Filler {
       const path = [...parents, field].join('.');
       if (role === 'currency' && type === 'string') {
         const price = [...picks.entries()].find(([f]) => vocabularyFor(f).role === 'price')?.[1];
-        const code = price && (currencyFromText(String(price.raw ?? ''), this.input.url) ?? (price.el ? currencyFromText(textOf(price.el), this.input.url) : undefined));
+        const code =
+          price &&
+          (currencyFromText(String(price.raw ?? ''), this.input.url) ??
+            (price.el ? currencyFromText(textOf(price.el), this.input.url) : undefined));
         if (code) {
           out[field] = code;
           this.sources[path] = `${price!.source} (currency symbol)`;
@@ -196,8 +234,11 @@ class Filler {
         let found = availabilityFromPage(this.doc);
         // Offered at a price, with no word of unavailability anywhere on the page (a classified
         // ad, a shop whose buy box is drawn by script): what is offered can be had.
-        const priced = [...picks.entries()].some(([f, c]) => vocabularyFor(f).role === 'price' && out[f] !== null && c.kind !== 'url');
-        if (!found && priced && !SOLD_OUT.test(ctx.visibleText?.() ?? '')) found = { inStock: true, source: 'offered at a price, no sign of unavailability' };
+        const priced = [...picks.entries()].some(
+          ([f, c]) => vocabularyFor(f).role === 'price' && out[f] !== null && c.kind !== 'url',
+        );
+        if (!found && priced && !SOLD_OUT.test(ctx.visibleText?.() ?? ''))
+          found = { inStock: true, source: 'offered at a price, no sign of unavailability' };
         if (found) {
           out[field] = type === 'boolean' ? found.inStock : found.inStock ? 'in_stock' : 'out_of_stock';
           this.sources[path] = found.source;
@@ -207,13 +248,22 @@ class Filler {
     return out;
   }
 
-  value(field: string, type: SchemaNode, parents: string[], candidates: Candidate[], ctx: MatchContext, path: string, picks: Map<string, Candidate>): unknown {
+  value(
+    field: string,
+    type: SchemaNode,
+    parents: string[],
+    candidates: Candidate[],
+    ctx: MatchContext,
+    path: string,
+    picks: Map<string, Candidate>,
+  ): unknown {
     if (typeof type === 'string') {
       const p = pickScalar(field, parents, type, candidates, ctx);
       if (!p) return null;
       picks.set(field, p.candidate);
       this.sources[path] = p.source;
-      if (type === 'string' && typeof p.value === 'string' && isAuthorField(vocabularyFor(field))) return coAuthors(p.candidate, p.value, candidates);
+      if (type === 'string' && typeof p.value === 'string' && isAuthorField(vocabularyFor(field)))
+        return coAuthors(p.candidate, p.value, candidates);
       return p.value;
     }
     if (Array.isArray(type)) {
@@ -231,11 +281,17 @@ class Filler {
 
   /** Arrays of objects: structured lists first, repeated DOM elements otherwise. */
   items(field: string, schema: SchemaObject, path: string, candidates: Candidate[]): Record<string, unknown>[] {
-    const filled = (o: Record<string, unknown>) => Object.values(o).filter((v) => v !== null && !(Array.isArray(v) && !v.length)).length;
+    const filled = (o: Record<string, unknown>) =>
+      Object.values(o).filter((v) => v !== null && !(Array.isArray(v) && !v.length)).length;
     const scratch: Record<string, string> = {};
     const structured = structuredGroups(candidates).map((group) => {
       const ctx: MatchContext = { totalOrder: group.length };
-      return new Filler(this.doc, this.input, scratch).object(schema, [], group.map((c) => ({ ...c, entityIndex: undefined })), ctx);
+      return new Filler(this.doc, this.input, scratch).object(
+        schema,
+        [],
+        group.map((c) => ({ ...c, entityIndex: undefined })),
+        ctx,
+      );
     });
     const wantsPrice = Object.keys(schema).some((k) => vocabularyFor(k).role === 'price');
     const names = wantedNames(schema);
@@ -255,32 +311,91 @@ class Filler {
 const ADD_TO_CART = new RegExp(
   '^(?:' +
     [
-      'add to (?:your |my )?(?:shopping )?(?:cart|basket|bag|trolley)', 'add to order', 'buy now', 'buy it now', 'buy tickets?', 'order now', 'pre-?order(?: now)?',
-      'in den (?:warenkorb|einkaufswagen|einkaufskorb|korb)', 'zum warenkorb hinzufügen', '(?:jetzt )?kaufen', 'jetzt bestellen', 'ajouter au (?:panier|caddie)', 'acheter',
-      'añadir al (?:carrito|carro|cesta)', 'anadir a la cesta', 'agregar al carrito', 'comprar(?: ahora| agora| entradas?)?', 'aggiungi al carrello', 'acquista(?: ora)?',
-      'adicionar (?:ao carrinho|à sacola|à cesta)', 'toevoegen aan (?:winkelwagen|winkelmand)', 'in (?:de )?(?:winkelwagen|winkelmand)',
-      '(?:dodaj )?do koszyka', 'kup(?: teraz)?', 'lägg i (?:varukorgen|kundvagnen)', 'lägg till i varukorgen', 'köp(?: nu)?', 'legg i (?:handlekurven|handlekurv|handlevognen?)', 'kjøp',
-      'læg i (?:kurv|indkøbskurv)', 'tilføj til kurv', 'lisää (?:ostoskoriin|koriin)', 'osta', 'kosárba', '(?:vložit |přidat )?do košíku', '(?:pridať )?do košíka', 'koupit',
-      'v košarico', 'naroči', 'dodaj u košaricu', '(?:adaugă )?în co[șş]', '(?:добавить )?в корзину', 'купить', '(?:додати )?(?:в кошик|до кошика)', 'купити', 'sepete ekle', 'hemen al',
-      'προσθήκη στο καλάθι', 'thêm vào giỏ(?: hàng)?', 'mua ngay', '(?:tambah(?:kan)? ke|masukkan(?: ke)?) keranjang', 'beli sekarang',
-      'أضف (?:إلى|الى|لل)(?: ?السلة| ?عربة التسوق)', 'הוס(?:ף|פה) ל(?:סל|עגלה)',
-      'カートに(?:入れる|追加)', '(?:買い物)?かごに入れる', 'カゴに入れる', '今すぐ購入', '(?:加入|添加到)购物(?:车|袋)', '(?:加入|放入)購物(?:車|袋)', '立即购买', '立即購買',
-      '장바구니(?: 담기)?', '구매하기', 'เพิ่ม(?:ลง|ใน|ไปยัง)(?:ตะกร้า|รถเข็น)', 'ซื้อเลย',
+      'add to (?:your |my )?(?:shopping )?(?:cart|basket|bag|trolley)',
+      'add to order',
+      'buy now',
+      'buy it now',
+      'buy tickets?',
+      'order now',
+      'pre-?order(?: now)?',
+      'in den (?:warenkorb|einkaufswagen|einkaufskorb|korb)',
+      'zum warenkorb hinzufügen',
+      '(?:jetzt )?kaufen',
+      'jetzt bestellen',
+      'ajouter au (?:panier|caddie)',
+      'acheter',
+      'añadir al (?:carrito|carro|cesta)',
+      'anadir a la cesta',
+      'agregar al carrito',
+      'comprar(?: ahora| agora| entradas?)?',
+      'aggiungi al carrello',
+      'acquista(?: ora)?',
+      'adicionar (?:ao carrinho|à sacola|à cesta)',
+      'toevoegen aan (?:winkelwagen|winkelmand)',
+      'in (?:de )?(?:winkelwagen|winkelmand)',
+      '(?:dodaj )?do koszyka',
+      'kup(?: teraz)?',
+      'lägg i (?:varukorgen|kundvagnen)',
+      'lägg till i varukorgen',
+      'köp(?: nu)?',
+      'legg i (?:handlekurven|handlekurv|handlevognen?)',
+      'kjøp',
+      'læg i (?:kurv|indkøbskurv)',
+      'tilføj til kurv',
+      'lisää (?:ostoskoriin|koriin)',
+      'osta',
+      'kosárba',
+      '(?:vložit |přidat )?do košíku',
+      '(?:pridať )?do košíka',
+      'koupit',
+      'v košarico',
+      'naroči',
+      'dodaj u košaricu',
+      '(?:adaugă )?în co[șş]',
+      '(?:добавить )?в корзину',
+      'купить',
+      '(?:додати )?(?:в кошик|до кошика)',
+      'купити',
+      'sepete ekle',
+      'hemen al',
+      'προσθήκη στο καλάθι',
+      'thêm vào giỏ(?: hàng)?',
+      'mua ngay',
+      '(?:tambah(?:kan)? ke|masukkan(?: ke)?) keranjang',
+      'beli sekarang',
+      'أضف (?:إلى|الى|لل)(?: ?السلة| ?عربة التسوق)',
+      'הוס(?:ף|פה) ל(?:סל|עגלה)',
+      'カートに(?:入れる|追加)',
+      '(?:買い物)?かごに入れる',
+      'カゴに入れる',
+      '今すぐ購入',
+      '(?:加入|添加到)购物(?:车|袋)',
+      '(?:加入|放入)購物(?:車|袋)',
+      '立即购买',
+      '立即購買',
+      '장바구니(?: 담기)?',
+      '구매하기',
+      'เพิ่ม(?:ลง|ใน|ไปยัง)(?:ตะกร้า|รถเข็น)',
+      'ซื้อเลย',
     ].join('|') +
     ')(?:$|[^\\p{L}])',
   'iu',
 );
 /** Class/id names of buy controls (add-to-cart, buy_btn, button-cart …), for controls whose text is an icon or a word not listed. */
-const BUY_NAMES = /(?:^|[\s_-])(?:add[-_]?to[-_]?(?:cart|basket|bag|trolley)|add[-_]?cart|buy[-_]?(?:btn|button|now|box)|btn[-_]?buy|button[-_]?(?:cart|buy)|cart[-_]?(?:btn|button)|purchase[-_]?(?:btn|button))(?:$|[\s_-])/i;
+const BUY_NAMES =
+  /(?:^|[\s_-])(?:add[-_]?to[-_]?(?:cart|basket|bag|trolley)|add[-_]?cart|buy[-_]?(?:btn|button|now|box)|btn[-_]?buy|button[-_]?(?:cart|buy)|cart[-_]?(?:btn|button)|purchase[-_]?(?:btn|button))(?:$|[\s_-])/i;
 const STOCK_NAMES = /stock|avail|inventory|lager|dispon|sold-?out|soldout/i;
 /** A stock count: "Only 3 left in stock", "12 available", "Lagerbestand: 7", "Na stanie: 5 szt.". */
-const STOCK_COUNT = /(?:^|[^\p{L}\d])(?:(?:only )?(\d{1,6})\s*(?:(?:items?|pcs\.?|units?|st(?:ück|k)\.?|szt\.?|unidades|unités?|pezzi)\s*)?(?:left|in stock|available|auf lager|vorrätig|disponibles?|disponibili|en stock|na stanie|dostępn[ey]ch|op voorraad|på lager|i lager|в наличии)|(?:in stock|stock|lagerbestand|auf lager|na stanie|disponibles?|en stock|available|в наличии|在庫|库存|庫存)\s*[:：]?\s*(\d{1,6})(?!\s*(?:days?|tage?|dni|días|jours|h\b|hours?)))(?:$|[^\p{L}\d])/iu;
+const STOCK_COUNT =
+  /(?:^|[^\p{L}\d])(?:(?:only )?(\d{1,6})\s*(?:(?:items?|pcs\.?|units?|st(?:ück|k)\.?|szt\.?|unidades|unités?|pezzi)\s*)?(?:left|in stock|available|auf lager|vorrätig|disponibles?|disponibili|en stock|na stanie|dostępn[ey]ch|op voorraad|på lager|i lager|в наличии)|(?:in stock|stock|lagerbestand|auf lager|na stanie|disponibles?|en stock|available|в наличии|在庫|库存|庫存)\s*[:：]?\s*(\d{1,6})(?!\s*(?:days?|tage?|dni|días|jours|h\b|hours?)))(?:$|[^\p{L}\d])/iu;
 
 /** A quantity field of a buy form (qty, quantity, Menge, cantidad …). */
-const QUANTITY_NAMES = /^(?:qty|quantity|quant|amount|menge|anzahl|cantidad|quantit[àée]|ilo[sś][cć]|aantal|antal|m[aä]ngd|mno[zž]stvo|koli[cč]ina|количество|数量|수량)(?:$|[[_-])/i;
+const QUANTITY_NAMES =
+  /^(?:qty|quantity|quant|amount|menge|anzahl|cantidad|quantit[àée]|ilo[sś][cć]|aantal|antal|m[aä]ngd|mno[zž]stvo|koli[cč]ina|количество|数量|수량)(?:$|[[_-])/i;
 
 /** Boxes of other products (related, recommended, bought together …): their buy buttons are theirs. */
-const OTHER_PRODUCTS = /related|recommend|similar|upsell|cross-?sell|carousel|also|bought|together|viewed|suggest|sponsor|slider/i;
+const OTHER_PRODUCTS =
+  /related|recommend|similar|upsell|cross-?sell|carousel|also|bought|together|viewed|suggest|sponsor|slider/i;
 
 function inOtherProductsBox(el: Element): boolean {
   let n = el.parent as Element | null;
@@ -292,7 +407,11 @@ function inOtherProductsBox(el: Element): boolean {
 
 function isDisabled(el: Element): boolean {
   const a = el.attribs;
-  return a.disabled !== undefined || a['aria-disabled'] === 'true' || /(?:^|\s)(?:[a-z]+-)?disabled(?:\s|$)/i.test(a.class ?? '');
+  return (
+    a.disabled !== undefined ||
+    a['aria-disabled'] === 'true' ||
+    /(?:^|\s)(?:[a-z]+-)?disabled(?:\s|$)/i.test(a.class ?? '')
+  );
 }
 
 /**
@@ -307,13 +426,23 @@ export function availabilityFromPage(doc: Document): { inStock: boolean; source:
   let counted: { inStock: boolean; source: string } | undefined;
   let quantity: string | undefined;
   for (const el of elements(doc)) {
-    if (!quantity && (el.name === 'input' || el.name === 'select') && QUANTITY_NAMES.test(el.attribs.name ?? el.attribs.id ?? '') && (el.attribs.type ?? '').toLowerCase() !== 'hidden' && !isDisabled(el) && !isSideName(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`)) {
+    if (
+      !quantity &&
+      (el.name === 'input' || el.name === 'select') &&
+      QUANTITY_NAMES.test(el.attribs.name ?? el.attribs.id ?? '') &&
+      (el.attribs.type ?? '').toLowerCase() !== 'hidden' &&
+      !isDisabled(el) &&
+      !isSideName(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`)
+    ) {
       quantity = `css:${el.name}[name=${el.attribs.name ?? el.attribs.id}] (quantity to buy)`;
     }
     if (el.name === 'input' && (el.attribs.type ?? '').toLowerCase() === 'hidden') continue;
     if (el.name === 'script' || el.name === 'style' || el.name === 'template') continue;
     const names = `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`;
-    const control = el.name === 'button' || (el.name === 'input' && /submit|button|image/i.test(el.attribs.type ?? '')) || el.attribs.role === 'button';
+    const control =
+      el.name === 'button' ||
+      (el.name === 'input' && /submit|button|image/i.test(el.attribs.type ?? '')) ||
+      el.attribs.role === 'button';
     const namedBuy = (control || el.name === 'a') && BUY_NAMES.test(names);
     const leaf = el.children.length <= 2 && !el.children.some((c) => isElement(c) && c.children.length > 1);
     // Controls, stock boxes, and short leaves (a link may be a buy control; other leaves may
@@ -323,7 +452,7 @@ export function availabilityFromPage(doc: Document): { inStock: boolean; source:
     // An element named for the out-of-stock case is a template the page shows when needed
     // ("variationUnavailable": "Image non disponible"); the one that counts names the stock.
     if (UNAVAILABLE_STATE.test(names)) continue;
-    const raw = el.name === 'input' ? el.attribs.value ?? el.attribs.alt ?? '' : textOf(el);
+    const raw = el.name === 'input' ? (el.attribs.value ?? el.attribs.alt ?? '') : textOf(el);
     if (raw.length > 400) continue;
     const text = raw.replace(/\s+/g, ' ').trim();
     // Form state ("false", "0") is not something the page says to a shopper.
@@ -332,7 +461,10 @@ export function availabilityFromPage(doc: Document): { inStock: boolean; source:
     // page shows when needed, such as the sold-out notice of another size.
     const hidden = isHiddenInPage(el);
     if (text && (control || STOCK_NAMES.test(names)) && SOLD_OUT.test(text) && !hidden) {
-      return { inStock: false, source: `css:${el.name}${el.attribs.id ? `#${el.attribs.id}` : ''} "${text.slice(0, 40)}"` };
+      return {
+        inStock: false,
+        source: `css:${el.name}${el.attribs.id ? `#${el.attribs.id}` : ''} "${text.slice(0, 40)}"`,
+      };
     }
     const buyText = !!text && ADD_TO_CART.test(text);
     if ((control && buyText) || namedBuy || (el.name === 'a' && buyText && leaf)) {
@@ -344,11 +476,16 @@ export function availabilityFromPage(doc: Document): { inStock: boolean; source:
     }
     if (!counted && text && text.length <= 60 && (leaf || STOCK_NAMES.test(names))) {
       const m = STOCK_COUNT.exec(text);
-      if (m) counted = { inStock: Number(m[1] ?? m[2]) > 0, source: `css:${el.name} "${text.slice(0, 40)}" (stock count)` };
+      if (m)
+        counted = { inStock: Number(m[1] ?? m[2]) > 0, source: `css:${el.name} "${text.slice(0, 40)}" (stock count)` };
     }
     if (!control && STOCK_NAMES.test(names) && !hidden) {
       const b = coerceBoolean(text);
-      if (b !== undefined) return { inStock: b, source: `css:${el.name}.${(el.attribs.class ?? '').split(/\s+/)[0]} "${text.slice(0, 40)}"` };
+      if (b !== undefined)
+        return {
+          inStock: b,
+          source: `css:${el.name}.${(el.attribs.class ?? '').split(/\s+/)[0]} "${text.slice(0, 40)}"`,
+        };
     }
   }
   if (cart) return { inStock: true, source: cart };

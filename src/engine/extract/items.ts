@@ -46,10 +46,14 @@ export function structuredGroups(candidates: Candidate[]): Candidate[][] {
     if (!entityLists.has(type)) entityLists.set(type, []);
     entityLists.get(type)!.push(group);
   }
-  return [...lists.values(), ...entityLists.values()].filter((g) => g.length >= 2).sort((a, b) => b.length - a.length)[0] ?? [];
+  return (
+    [...lists.values(), ...entityLists.values()].filter((g) => g.length >= 2).sort((a, b) => b.length - a.length)[0] ??
+    []
+  );
 }
 
-const PRICE_TEXT = /(?:[$€£¥₹₽₩₪฿]|\b[A-Z]{3}\b|zł|kr|Kč)\s?\d[\d.,\s]*\d|\d[\d.,\s]*\d?\s?(?:[$€£¥₹₽₩₪฿]|zł|kr|Kč|\b[A-Z]{3}\b)/;
+const PRICE_TEXT =
+  /(?:[$€£¥₹₽₩₪฿]|\b[A-Z]{3}\b|zł|kr|Kč)\s?\d[\d.,\s]*\d|\d[\d.,\s]*\d?\s?(?:[$€£¥₹₽₩₪฿]|zł|kr|Kč|\b[A-Z]{3}\b)/;
 
 function signature(el: Element): string {
   const cls = (el.attribs.class ?? '').trim().split(/\s+/)[0] ?? '';
@@ -112,7 +116,11 @@ export function itemCandidates(item: Element, baseUrl: string, wanted: string[])
       link = absoluteUrl(el.attribs.href, baseUrl);
       linkText = collapse(textOf(el)) || el.attribs.title;
     }
-    if (el.name === 'img' && !image) image = absoluteUrl(el.attribs.src && !el.attribs.src.startsWith('data:') ? el.attribs.src : el.attribs['data-src'], baseUrl);
+    if (el.name === 'img' && !image)
+      image = absoluteUrl(
+        el.attribs.src && !el.attribs.src.startsWith('data:') ? el.attribs.src : el.attribs['data-src'],
+        baseUrl,
+      );
   }
   for (const el of elements(scope)) {
     if (price) break;
@@ -126,7 +134,16 @@ export function itemCandidates(item: Element, baseUrl: string, wanted: string[])
     }
   }
   const push = (name: string, value: string | undefined, confidence: number, raw?: string) => {
-    if (value) out.push({ path: [name], value, kind: 'dom', source: `css:${describeElement(item)}`, order: order++, confidence, raw });
+    if (value)
+      out.push({
+        path: [name],
+        value,
+        kind: 'dom',
+        source: `css:${describeElement(item)}`,
+        order: order++,
+        confidence,
+        raw,
+      });
   };
   push('name', heading ?? linkText, 0.55);
   push('title', heading ?? linkText, 0.55);

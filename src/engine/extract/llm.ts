@@ -78,12 +78,25 @@ function coerceTo(node: SchemaNode, v: unknown): unknown {
   return out;
 }
 
-function mergeMissing(node: SchemaObject, base: Record<string, unknown>, answer: Record<string, unknown>, sources: Record<string, string>, prefix: string): Record<string, unknown> {
+function mergeMissing(
+  node: SchemaObject,
+  base: Record<string, unknown>,
+  answer: Record<string, unknown>,
+  sources: Record<string, string>,
+  prefix: string,
+): Record<string, unknown> {
   const out = { ...base };
   for (const [k, t] of Object.entries(node)) {
     const a = answer[k];
     if (typeof t === 'object' && !Array.isArray(t)) {
-      if (a && typeof a === 'object') out[k] = mergeMissing(t, (base[k] ?? {}) as Record<string, unknown>, a as Record<string, unknown>, sources, `${prefix}${k}.`);
+      if (a && typeof a === 'object')
+        out[k] = mergeMissing(
+          t,
+          (base[k] ?? {}) as Record<string, unknown>,
+          a as Record<string, unknown>,
+          sources,
+          `${prefix}${k}.`,
+        );
     } else if (isEmpty(base[k]) && a !== undefined && !isEmpty(a)) {
       out[k] = a;
       sources[`${prefix}${k}`] = 'llm';
@@ -108,15 +121,25 @@ export function createLlmClient(options: LlmOptions): LlmClient {
             content:
               'You extract data from a web page. Answer only with JSON matching the schema. Use null when the page does not state a value; never guess. Numbers are plain numbers in the page currency.',
           },
-          { role: 'user', content: `URL: ${input.url}\n${input.prompt ? `Hint: ${input.prompt}\n` : ''}\nPage (markdown):\n${page}` },
+          {
+            role: 'user',
+            content: `URL: ${input.url}\n${input.prompt ? `Hint: ${input.prompt}\n` : ''}\nPage (markdown):\n${page}`,
+          },
         ],
-        response_format: { type: 'json_schema', json_schema: { name: 'extraction', strict: true, schema: jsonSchemaOf(missing) } },
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: 'extraction', strict: true, schema: jsonSchemaOf(missing) },
+        },
       };
       try {
         const res = await options.http.request(endpoint, {
           method: 'POST',
           body: JSON.stringify(body),
-          headers: { 'content-type': 'application/json', accept: 'application/json', ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json',
+            ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+          },
           timeoutMs: Math.max(500, Math.min(options.timeoutMs ?? 20_000, input.timeoutMs ?? Infinity)),
           maxBytes: 2 * 1024 * 1024,
           signal: input.signal,
@@ -131,7 +154,10 @@ export function createLlmClient(options: LlmOptions): LlmClient {
         if (!input.schema.validate(json)) throw new Error('LLM answer does not validate against the schema');
         return { json, sources };
       } catch (e) {
-        options.log?.warn({ err: isTrawlError(e) ? e.detail : (e as Error).message, url: input.url }, 'LLM extraction skipped');
+        options.log?.warn(
+          { err: isTrawlError(e) ? e.detail : (e as Error).message, url: input.url },
+          'LLM extraction skipped',
+        );
         return { json: input.json, sources: input.sources };
       }
     },

@@ -17,11 +17,36 @@ import { GENERIC_NAMES, vocabularyFor, type FieldVocabulary } from './vocabulary
 
 /** Entities whose values describe something other than the page's subject. */
 const SIDE_ENTITIES = new Set([
-  'organization', 'website', 'breadcrumblist', 'listitem', 'searchaction', 'person', 'imageobject', 'sitenavigationelement',
-  'review', 'rating', 'localbusiness', 'store', 'brand', 'wpheader', 'wpfooter', 'corporation', 'onlinestore', 'question', 'answer',
-  'videoobject', 'comment', 'entrypoint', 'readaction', 'contactpoint', 'postaladdress', 'twitter',
+  'organization',
+  'website',
+  'breadcrumblist',
+  'listitem',
+  'searchaction',
+  'person',
+  'imageobject',
+  'sitenavigationelement',
+  'review',
+  'rating',
+  'localbusiness',
+  'store',
+  'brand',
+  'wpheader',
+  'wpfooter',
+  'corporation',
+  'onlinestore',
+  'question',
+  'answer',
+  'videoobject',
+  'comment',
+  'entrypoint',
+  'readaction',
+  'contactpoint',
+  'postaladdress',
+  'twitter',
   // A blog's own name and its sidebar are the site's, not the post's.
-  'blog', 'wpsidebar', 'wpadblock',
+  'blog',
+  'wpsidebar',
+  'wpadblock',
   // A list's own name titles a widget ("Popular articles"); its items are read as arrays.
   'itemlist',
 ]);
@@ -34,7 +59,8 @@ const OTHER_AMOUNT =
 const OTHER_PRICE = 'old|was|strike|striked|strikethrough|crossed|msrp|rrp|uvp|before|bundle';
 /** Words that only say so next to "price": "list-price", "price-from", but "list-unstyled". */
 const NEAR_PRICE_WORDS = 'list|regular|compare|original|orig|per|unit|total|min|max|range|from|net|month|through';
-const compound = (words: string) => new RegExp(`^(?:${words})$|^(?:${words})(?:price|amount|value)$|^(?:price|amount)(?:${words})$`);
+const compound = (words: string) =>
+  new RegExp(`^(?:${words})$|^(?:${words})(?:price|amount|value)$|^(?:price|amount)(?:${words})$`);
 const AMOUNT_TOKEN = compound(OTHER_AMOUNT);
 const FORMER_TOKEN = compound(`${OTHER_PRICE}|${NEAR_PRICE_WORDS}`);
 const NEAR_PRICE = new RegExp(`^(?:${NEAR_PRICE_WORDS})$`);
@@ -61,8 +87,51 @@ function priceNameFactor(names: string): number {
  * page's item. Names are split into words first, so "preview" is no review, "unavailable"
  * no nav and "brothers" no others; "relatedProducts", "also-bought", "mini_cart" still are.
  */
-const SIDE_WORDS = ['comment', 'related', 'recommend', 'similar', 'upsell', 'crosssell', 'also', 'others', 'recent', 'viewed', 'sponsor', 'suggest', 'accessor', 'bundle', 'compare', 'footer', 'header', 'menu', 'minicart', 'minibasket', 'review', 'rating', 'bought', 'together'];
-const SIDE_EXACT = new Set(['respond', 'replies', 'nav', 'navbar', 'navigation', 'headercart', 'sidecart', 'flyoutcart', 'popupcart', 'drawercart', 'cartpopup', 'cartdrawer', 'cartflyout', 'cartpreview', 'cartsidebar', 'cartdropdown', 'cartsummary']);
+const SIDE_WORDS = [
+  'comment',
+  'related',
+  'recommend',
+  'similar',
+  'upsell',
+  'crosssell',
+  'also',
+  'others',
+  'recent',
+  'viewed',
+  'sponsor',
+  'suggest',
+  'accessor',
+  'bundle',
+  'compare',
+  'footer',
+  'header',
+  'menu',
+  'minicart',
+  'minibasket',
+  'review',
+  'rating',
+  'bought',
+  'together',
+];
+const SIDE_EXACT = new Set([
+  'respond',
+  'replies',
+  'nav',
+  'navbar',
+  'navigation',
+  'headercart',
+  'sidecart',
+  'flyoutcart',
+  'popupcart',
+  'drawercart',
+  'cartpopup',
+  'cartdrawer',
+  'cartflyout',
+  'cartpreview',
+  'cartsidebar',
+  'cartdropdown',
+  'cartsummary',
+]);
 /** Galleries hold the item's own pictures and price as often as other items: side only when they link elsewhere. */
 const MOVING_WORDS = ['carousel', 'slider', 'swiper', 'owl', 'slick', 'glide', 'splide'];
 
@@ -80,7 +149,8 @@ const namesSide = (words: string[]) => words.some((w) => SIDE_EXACT.has(w) || SI
 const namesMoving = (words: string[]) => words.some((w) => MOVING_WORDS.some((s) => w.startsWith(s)));
 const SKU_VOCAB = vocabularyFor('sku');
 /** Class/id names of elements made for the out-of-stock case: templates the page shows when needed. */
-export const UNAVAILABLE_STATE = /unavail|outofstock|out-of-stock|out_of_stock|soldout|sold-out|sold_out|notify|backorder/i;
+export const UNAVAILABLE_STATE =
+  /unavail|outofstock|out-of-stock|out_of_stock|soldout|sold-out|sold_out|notify|backorder/i;
 const HIDDEN_ID = 0.6;
 const DOM_ID = 2.2;
 
@@ -89,7 +159,11 @@ function showsToken(text: string, token: string): boolean {
   for (let i = text.indexOf(token); i >= 0; i = text.indexOf(token, i + 1)) {
     const before = text[i - 1];
     const after = text[i + token.length];
-    if ((before === undefined || !/[\p{L}\p{N}]/u.test(before)) && (after === undefined || !/[\p{L}\p{N}]/u.test(after))) return true;
+    if (
+      (before === undefined || !/[\p{L}\p{N}]/u.test(before)) &&
+      (after === undefined || !/[\p{L}\p{N}]/u.test(after))
+    )
+      return true;
   }
   return false;
 }
@@ -153,7 +227,8 @@ function nameWeight(c: Candidate, v: FieldVocabulary): number {
   // Class and id tokens are compound ("product-price__value"): containment, trusted less.
   // "available" is left out: it is inside "unavailable".
   let best = 0;
-  for (const [n, w] of v.names) if (n.length >= 3 && w >= 0.9 && !GENERIC_NAMES.has(n) && last.includes(n)) best = Math.max(best, w * 0.85);
+  for (const [n, w] of v.names)
+    if (n.length >= 3 && w >= 0.9 && !GENERIC_NAMES.has(n) && last.includes(n)) best = Math.max(best, w * 0.85);
   return best;
 }
 
@@ -173,7 +248,8 @@ function entityFactor(c: Candidate, ctx: MatchContext, parents: string[], v: Fie
   // A Brand entity is no side matter for a field named brand.
   if (c.entity && SIDE_ENTITIES.has(c.entity) && !parents.length && !v.names.has(c.entity)) return 0.35;
   const g = groupOf(c);
-  if (g && ctx.primary && (c.kind === 'json-ld' || c.kind === 'microdata' || c.kind === 'rdfa')) return g === ctx.primary ? 1.15 : 0.75;
+  if (g && ctx.primary && (c.kind === 'json-ld' || c.kind === 'microdata' || c.kind === 'rdfa'))
+    return g === ctx.primary ? 1.15 : 0.75;
   return 1;
 }
 
@@ -216,7 +292,13 @@ function alikeNeighbours(n: Element): number {
   for (const side of ['prev', 'next'] as const) {
     let sib = n[side];
     for (let k = 0; sib && k < 24; sib = sib[side], k++) {
-      if (sib.type === 'tag' && (sib as Element).name === n.name && (sib as Element).attribs.class === n.attribs.class && ++alike >= 2) return alike;
+      if (
+        sib.type === 'tag' &&
+        (sib as Element).name === n.name &&
+        (sib as Element).attribs.class === n.attribs.class &&
+        ++alike >= 2
+      )
+        return alike;
     }
   }
   return alike;
@@ -287,8 +369,10 @@ export function startingPriceValues(text: string): Set<number> {
   return out;
 }
 
-const REGULAR_PRICE_NAME = /^(?:standard(?:amount|price)?|regular(?:price)?|original(?:price)?|listprice|wasprice|oldprice|msrp|rrp|compareatprice|strikethroughprice)$/;
-const CURRENT_PRICE_NAME = /^(?:price|saleprice|sale|specialprice|finalprice|currentprice|offerprice|promoprice|pricenow|now)$/;
+const REGULAR_PRICE_NAME =
+  /^(?:standard(?:amount|price)?|regular(?:price)?|original(?:price)?|listprice|wasprice|oldprice|msrp|rrp|compareatprice|strikethroughprice)$/;
+const CURRENT_PRICE_NAME =
+  /^(?:price|saleprice|sale|specialprice|finalprice|currentprice|offerprice|promoprice|pricenow|now)$/;
 
 /**
  * Regular prices that the same markup marks down: `og:price:standard_amount` 150 next to
@@ -349,13 +433,20 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       if (!structured && inSideBox(c.el, ctx)) return 0.3 * inUrl * barcode;
       // A code the page shows under its own label ("Product code: 123") is the one shoppers
       // and the shop's search use; markup often carries a variant or internal id instead.
-      if ((c.kind === 'label' || c.kind === 'text') && (v.names.get(c.path[c.path.length - 1]) ?? 0) >= 0.9) return 2.8 * inUrl * barcode;
+      if ((c.kind === 'label' || c.kind === 'text') && (v.names.get(c.path[c.path.length - 1]) ?? 0) >= 0.9)
+        return 2.8 * inUrl * barcode;
       // A code only machines see (markup, scripts, attributes) loses to one the page shows:
       // a variant or database id rarely is what the shop prints as the product's code.
       const shown = c.kind === 'url' || !ctx.visibleText || showsToken(ctx.visibleText(), s);
       // An element named for the code ("product-reference", "sku") that shows it is the
       // page's own statement, like a label.
-      if (c.kind === 'dom' && shown && !c.source.startsWith('css:[') && (v.names.get(c.path[c.path.length - 1]) ?? 0) >= 0.9) return DOM_ID * inUrl * barcode;
+      if (
+        c.kind === 'dom' &&
+        shown &&
+        !c.source.startsWith('css:[') &&
+        (v.names.get(c.path[c.path.length - 1]) ?? 0) >= 0.9
+      )
+        return DOM_ID * inUrl * barcode;
       return inUrl * barcode * (shown ? 1 : HIDDEN_ID);
     }
     case 'availability': {
@@ -387,7 +478,12 @@ function roleFactor(c: Candidate, v: FieldVocabulary, type: ScalarType, ctx: Mat
       // A link is no name, title or author (article:author is often a profile URL).
       if (/^\s*(?:https?:\/\/|www\.)\S+\s*$/i.test(s)) return 0;
       // Scripts' enum values and variable names ("EXPANDED", "cvAuthor") are no person's name.
-      if (isAuthorField(v) && (c.kind === 'app-state' || c.source.startsWith('script:')) && /^\s*(?:[a-z]+[A-Z]\w*|[A-Z_]{3,})\s*$/.test(s)) return 0;
+      if (
+        isAuthorField(v) &&
+        (c.kind === 'app-state' || c.source.startsWith('script:')) &&
+        /^\s*(?:[a-z]+[A-Z]\w*|[A-Z_]{3,})\s*$/.test(s)
+      )
+        return 0;
       // "Last Updated: January 7, 2025" is a date line, not a byline.
       if (isAuthorField(v) && /^\s*(?:last\s+)?(?:updated|published|posted|modified)\b(?!\s+by\b)/i.test(s)) return 0;
       // The site's own name ("eHow" in a logo's itemprop) is no page's title.
@@ -416,7 +512,9 @@ function spelledAsShown(name: string, text: string): string {
   const chars = [...name.replace(/[^\p{L}\p{N}]/gu, '')];
   if (chars.length < 2 || chars.length > 40) return name;
   const esc = (c: string) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const m = new RegExp(`(?<![\\p{L}\\p{N}])${chars.map(esc).join('[\\s\\-_./&+]?')}(?![\\p{L}\\p{N}])`, 'iu').exec(text);
+  const m = new RegExp(`(?<![\\p{L}\\p{N}])${chars.map(esc).join('[\\s\\-_./&+]?')}(?![\\p{L}\\p{N}])`, 'iu').exec(
+    text,
+  );
   return m && m[0].toLowerCase() !== name.toLowerCase() ? m[0] : name;
 }
 
@@ -435,7 +533,9 @@ function holdsMenu(el: Element): boolean {
 }
 
 function namesField(value: string, v: FieldVocabulary): boolean {
-  const n = norm(value).replace(/^(?:all|shopby|shopall|our|see|view)/, '').replace(/e?s$/, '');
+  const n = norm(value)
+    .replace(/^(?:all|shopby|shopall|our|see|view)/, '')
+    .replace(/e?s$/, '');
   return v.names.has(n) || v.names.has(`${n}s`);
 }
 
@@ -449,15 +549,29 @@ function isStruck(el: Element): boolean {
 
 function positionFactor(c: Candidate, ctx: MatchContext): number {
   // Markup meant for machines says what it describes; only page text is judged by position.
-  if (c.order === undefined || c.kind === 'json-ld' || c.kind === 'microdata' || c.kind === 'rdfa' || c.kind === 'meta') return 1;
+  if (c.order === undefined || c.kind === 'json-ld' || c.kind === 'microdata' || c.kind === 'rdfa' || c.kind === 'meta')
+    return 1;
   return 1 - 0.3 * Math.min(1, c.order / Math.max(1, ctx.totalOrder));
 }
 
-export function scoreCandidate(c: Candidate, field: string, parents: string[], type: ScalarType, ctx: MatchContext): number {
+export function scoreCandidate(
+  c: Candidate,
+  field: string,
+  parents: string[],
+  type: ScalarType,
+  ctx: MatchContext,
+): number {
   const v = vocabularyFor(field);
   const nw = nameWeight(c, v);
   if (!nw) return 0;
-  return c.confidence * nw * nestingFactor(c, v, parents) * entityFactor(c, ctx, parents, v) * positionFactor(c, ctx) * roleFactor(c, v, type, ctx);
+  return (
+    c.confidence *
+    nw *
+    nestingFactor(c, v, parents) *
+    entityFactor(c, ctx, parents, v) *
+    positionFactor(c, ctx) *
+    roleFactor(c, v, type, ctx)
+  );
 }
 
 export function coerceFor(c: Candidate, field: string, type: ScalarType, pageUrl?: string): unknown {
@@ -466,12 +580,16 @@ export function coerceFor(c: Candidate, field: string, type: ScalarType, pageUrl
   if (v.role === 'currency' && type === 'string') return normaliseCurrency(String(raw), pageUrl);
   if (v.role === 'date' && type === 'string') return normaliseDate(raw);
   // "EAN: 6935364088101." — the full stop ends the sentence, not the code.
-  if (v.role === 'identifier' && type === 'string') return String(raw).trim().replace(/(?<=[\p{L}\p{N}])[.,;:]+$/u, '');
+  if (v.role === 'identifier' && type === 'string')
+    return String(raw)
+      .trim()
+      .replace(/(?<=[\p{L}\p{N}])[.,;:]+$/u, '');
   const value = coerce(raw, type);
   if (typeof value === 'string' && v === BRAND_VOCAB && c.kind !== 'json-ld') return cleanBrand(value);
   if (typeof value === 'string' && isAuthorField(v)) return cleanByline(value);
   // "Acme Kettle —": a separator the page put after a name is not part of it.
-  if (typeof value === 'string' && v.role === 'text' && c.kind === 'dom') return value.replace(TRAILING_SEPARATOR, '') || value;
+  if (typeof value === 'string' && v.role === 'text' && c.kind === 'dom')
+    return value.replace(TRAILING_SEPARATOR, '') || value;
   return value;
 }
 
@@ -496,7 +614,8 @@ export const isAuthorField = (v: FieldVocabulary) => v.names.has('author');
 const TRAILING_SEPARATOR = /\s+[—–\-|·•,:]+$/u;
 
 /** Words of a byline that are not the name: "By", a job title, a date, "1 day ago". */
-const BYLINE_LEAD = /^(?:(?:posted|written|words|text|story|reported|report|photos?)\s+)?(?:by|von|par|por|di|door|av|af|autor|autora|texto?|текст|автор)\s*[:：]?\s+(?=\S)/iu;
+const BYLINE_LEAD =
+  /^(?:(?:posted|written|words|text|story|reported|report|photos?)\s+)?(?:by|von|par|por|di|door|av|af|autor|autora|texto?|текст|автор)\s*[:：]?\s+(?=\S)/iu;
 const BYLINE_TAIL = [
   /\s+[|·•—–]\s+.*$/u,
   /\s+(?:published|updated|posted|last updated)\b.*$/i,
@@ -522,7 +641,13 @@ export function cleanByline(s: string): string {
 }
 
 /** The best candidate for one scalar field, or undefined. */
-export function pickScalar(field: string, parents: string[], type: ScalarType, candidates: Candidate[], ctx: MatchContext): Picked | undefined {
+export function pickScalar(
+  field: string,
+  parents: string[],
+  type: ScalarType,
+  candidates: Candidate[],
+  ctx: MatchContext,
+): Picked | undefined {
   let best: Picked | undefined;
   for (const c of candidates) {
     const score = scoreCandidate(c, field, parents, type, ctx);
@@ -544,7 +669,10 @@ export function pickScalar(field: string, parents: string[], type: ScalarType, c
     const parent = path.slice(0, -1).join('.');
     // The same place in another offer, or deeper in this one (an AggregateOffer's own offers).
     const samePlace = (c: Candidate) =>
-      c.path.join('.') === key || (c.path.length > path.length && c.path[c.path.length - 1] === path[path.length - 1] && c.path.slice(0, path.length - 1).join('.') === parent);
+      c.path.join('.') === key ||
+      (c.path.length > path.length &&
+        c.path[c.path.length - 1] === path[path.length - 1] &&
+        c.path.slice(0, path.length - 1).join('.') === parent);
     // Same item, or another entity of the same kind and name (colour/size variants as roots).
     const name = nameOf(g, candidates);
     const sibling = candidates.find(
@@ -552,7 +680,8 @@ export function pickScalar(field: string, parents: string[], type: ScalarType, c
         c !== best!.candidate &&
         g !== undefined &&
         samePlace(c) &&
-        (groupOf(c) === g || (name !== undefined && c.entity === best!.candidate.entity && nameOf(groupOf(c), candidates) === name)) &&
+        (groupOf(c) === g ||
+          (name !== undefined && c.entity === best!.candidate.entity && nameOf(groupOf(c), candidates) === name)) &&
         coerceFor(c, field, type) === true,
     );
     if (sibling) best = { ...best, value: true, source: `${best.source} (any offer)` };
@@ -562,12 +691,20 @@ export function pickScalar(field: string, parents: string[], type: ScalarType, c
 
 function nameOf(group: string | undefined, candidates: Candidate[]): string | undefined {
   if (!group) return undefined;
-  const c = candidates.find((x) => groupOf(x) === group && x.path.length === 1 && x.path[0] === 'name' && typeof x.value === 'string');
+  const c = candidates.find(
+    (x) => groupOf(x) === group && x.path.length === 1 && x.path[0] === 'name' && typeof x.value === 'string',
+  );
   return c ? String(c.value).trim().toLowerCase() : undefined;
 }
 
 /** All values of the best-scoring source for an array-of-scalars field. */
-export function pickList(field: string, parents: string[], type: ScalarType, candidates: Candidate[], ctx: MatchContext): { values: unknown[]; source?: string } {
+export function pickList(
+  field: string,
+  parents: string[],
+  type: ScalarType,
+  candidates: Candidate[],
+  ctx: MatchContext,
+): { values: unknown[]; source?: string } {
   const scored = candidates
     .map((c) => ({ c, s: scoreCandidate(c, field, parents, type, ctx) }))
     .filter((x) => x.s > 0)
@@ -591,7 +728,10 @@ export function pickList(field: string, parents: string[], type: ScalarType, can
 }
 
 /** The structured entity (JSON-LD / microdata item) that answers most of the fields. */
-export function primaryEntity(fields: { name: string; type: ScalarType }[], candidates: Candidate[]): string | undefined {
+export function primaryEntity(
+  fields: { name: string; type: ScalarType }[],
+  candidates: Candidate[],
+): string | undefined {
   const hits = new Map<string, Set<string>>();
   const first = new Map<string, number>();
   for (const c of candidates) {
@@ -608,7 +748,12 @@ export function primaryEntity(fields: { name: string; type: ScalarType }[], cand
   }
   let best: string | undefined;
   for (const [g, set] of hits) {
-    if (!best || set.size > hits.get(best)!.size || (set.size === hits.get(best)!.size && first.get(g)! < first.get(best)!)) best = g;
+    if (
+      !best ||
+      set.size > hits.get(best)!.size ||
+      (set.size === hits.get(best)!.size && first.get(g)! < first.get(best)!)
+    )
+      best = g;
   }
   return best;
 }

@@ -57,7 +57,8 @@ function checkObject(v: unknown, path: string, depth: number, counter: { fields:
   if (typeof v !== 'object' || v === null || Array.isArray(v)) {
     throw invalidSchema(`${path}: must be an object of field names to types, got ${describe(v)}`);
   }
-  if (depth > SCHEMA_LIMITS.maxDepth) throw invalidSchema(`${path}: too deep; schemas nest at most ${SCHEMA_LIMITS.maxDepth} levels`);
+  if (depth > SCHEMA_LIMITS.maxDepth)
+    throw invalidSchema(`${path}: too deep; schemas nest at most ${SCHEMA_LIMITS.maxDepth} levels`);
   const keys = Object.keys(v);
   if (!keys.length) throw invalidSchema(`${path}: must have at least one field`);
   for (const k of keys) {
@@ -65,9 +66,12 @@ function checkObject(v: unknown, path: string, depth: number, counter: { fields:
     // Assigned as out[k], "__proto__" would replace an object's prototype, not name a field.
     if (k === '__proto__') throw invalidSchema(`${p}: "__proto__" cannot be a field name; choose another name`);
     if (k.length < 1 || k.length > SCHEMA_LIMITS.maxNameLength) {
-      throw invalidSchema(`${path}: field name "${k.slice(0, 80)}" must be 1 to ${SCHEMA_LIMITS.maxNameLength} characters`);
+      throw invalidSchema(
+        `${path}: field name "${k.slice(0, 80)}" must be 1 to ${SCHEMA_LIMITS.maxNameLength} characters`,
+      );
     }
-    if (++counter.fields > SCHEMA_LIMITS.maxFields) throw invalidSchema(`${path}: too many fields; at most ${SCHEMA_LIMITS.maxFields} in all`);
+    if (++counter.fields > SCHEMA_LIMITS.maxFields)
+      throw invalidSchema(`${path}: too many fields; at most ${SCHEMA_LIMITS.maxFields} in all`);
     checkNode((v as Record<string, unknown>)[k], p, depth, counter);
   }
 }
@@ -78,7 +82,8 @@ function checkNode(v: unknown, path: string, depth: number, counter: { fields: n
     return;
   }
   if (Array.isArray(v)) {
-    if (v.length !== 1) throw invalidSchema(`${path}: an array type must have exactly one element, the item type (e.g. ["string"])`);
+    if (v.length !== 1)
+      throw invalidSchema(`${path}: an array type must have exactly one element, the item type (e.g. ["string"])`);
     checkNode(v[0], `${path}[0]`, depth, counter);
     return;
   }
@@ -103,6 +108,7 @@ function emptyValue(node: SchemaNode): unknown {
   if (typeof node === 'string') return null;
   if (Array.isArray(node)) return [];
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) out[k] = Array.isArray(v) ? [] : typeof v === 'object' ? emptyValue(v) : null;
+  for (const [k, v] of Object.entries(node))
+    out[k] = Array.isArray(v) ? [] : typeof v === 'object' ? emptyValue(v) : null;
   return out;
 }

@@ -22,7 +22,16 @@ export type Action =
   | { type: 'scrape' }
   | { type: 'execute_javascript'; script: string };
 
-export const ACTION_TYPES = ['wait', 'click', 'write', 'press', 'scroll', 'screenshot', 'scrape', 'execute_javascript'] as const;
+export const ACTION_TYPES = [
+  'wait',
+  'click',
+  'write',
+  'press',
+  'scroll',
+  'screenshot',
+  'scrape',
+  'execute_javascript',
+] as const;
 
 export type ImageFormat = 'png' | 'jpeg';
 
@@ -72,8 +81,12 @@ export interface ActionContext {
 }
 
 const quote = (s: string) => `'${s.length > 120 ? `${s.slice(0, 117)}...` : s}'`;
-const firstLine = (e: unknown) => String((e as Error)?.message ?? e).split('\n')[0].replace(/^[a-zA-Z.]+: /, '');
-const isTimeout = (e: unknown) => (e as Error)?.name === 'TimeoutError' || /Timeout \d+ms exceeded/.test(String((e as Error)?.message));
+const firstLine = (e: unknown) =>
+  String((e as Error)?.message ?? e)
+    .split('\n')[0]
+    .replace(/^[a-zA-Z.]+: /, '');
+const isTimeout = (e: unknown) =>
+  (e as Error)?.name === 'TimeoutError' || /Timeout \d+ms exceeded/.test(String((e as Error)?.message));
 
 const PAGE_SIZE = `(() => {
   const d = document.documentElement, b = document.body;
@@ -94,7 +107,13 @@ const SCROLL_TO_BOTTOM = `(async () => {
 /** A screenshot in CSS pixels (a mobile page's is its viewport's size, not its device pixels'). */
 export async function capture(page: Page, spec: ScreenshotSpec, timeoutMs: number): Promise<Buffer> {
   // caret 'initial': no style is injected and removed around the capture (two round trips fewer).
-  const o: PageScreenshotOptions = { type: spec.format, scale: 'css', caret: 'initial', timeout: Math.max(1, timeoutMs), ...(spec.format === 'jpeg' ? { quality: JPEG_QUALITY } : {}) };
+  const o: PageScreenshotOptions = {
+    type: spec.format,
+    scale: 'css',
+    caret: 'initial',
+    timeout: Math.max(1, timeoutMs),
+    ...(spec.format === 'jpeg' ? { quality: JPEG_QUALITY } : {}),
+  };
   if (spec.fullPage) {
     o.fullPage = true;
     // Page code is given as text: the service is compiled without the DOM's types.
@@ -139,7 +158,9 @@ class Step {
   }
 
   #budgetGone(): TrawlError {
-    return timeoutError(`actions[${this.index}]: the request's time budget (timeout_ms ${this.ctx.timeoutMs}) ran out before this step was done`);
+    return timeoutError(
+      `actions[${this.index}]: the request's time budget (timeout_ms ${this.ctx.timeoutMs}) ran out before this step was done`,
+    );
   }
 
   failed(detail: string, cause?: unknown): TrawlError {
@@ -189,9 +210,16 @@ class Step {
       await locator.first().waitFor({ state, timeout: this.#bound(limit) });
     } catch (e) {
       if (e instanceof TrawlError) throw e;
-      if (!isTimeout(e)) throw this.failed(`${quote(selector)} is not a selector the browser can use (${firstLine(e)})`, e);
+      if (!isTimeout(e))
+        throw this.failed(`${quote(selector)} is not a selector the browser can use (${firstLine(e)})`, e);
       const matched = await locator.count().catch(() => 0);
-      throw this.#ranOut(limit, matched ? `no element matching ${quote(selector)} became visible within ${limit} ms` : `no element matches ${quote(selector)} within ${limit} ms`, e);
+      throw this.#ranOut(
+        limit,
+        matched
+          ? `no element matching ${quote(selector)} became visible within ${limit} ms`
+          : `no element matches ${quote(selector)} within ${limit} ms`,
+        e,
+      );
     }
     return locator;
   }
@@ -204,11 +232,21 @@ class Step {
   async #unusable(selector: string, limit: number, what: string, e: unknown): Promise<TrawlError> {
     if (e instanceof TrawlError) return e;
     if (!isTimeout(e)) {
-      if (/selector|Unexpected token|parsing/i.test(String((e as Error).message))) return this.failed(`${quote(selector)} is not a selector the browser can use (${firstLine(e)})`, e);
+      if (/selector|Unexpected token|parsing/i.test(String((e as Error).message)))
+        return this.failed(`${quote(selector)} is not a selector the browser can use (${firstLine(e)})`, e);
       return this.failed(`could not ${what} ${quote(selector)} (${firstLine(e)})`, e);
     }
-    const matched = await this.page.locator(selector).count().catch(() => 0);
-    return this.#ranOut(limit, matched ? `the element matching ${quote(selector)} could not be ${what === 'click' ? 'clicked' : 'focused'} within ${limit} ms (hidden, disabled or covered by another element)` : `no element matches ${quote(selector)} within ${limit} ms`, e);
+    const matched = await this.page
+      .locator(selector)
+      .count()
+      .catch(() => 0);
+    return this.#ranOut(
+      limit,
+      matched
+        ? `the element matching ${quote(selector)} could not be ${what === 'click' ? 'clicked' : 'focused'} within ${limit} ms (hidden, disabled or covered by another element)`
+        : `no element matches ${quote(selector)} within ${limit} ms`,
+      e,
+    );
   }
 
   async #click(selector: string, all: boolean): Promise<void> {
@@ -216,7 +254,14 @@ class Step {
     await this.#input(async () => {
       if (!all) {
         // Playwright's click waits for the element to appear and to take the click: one round trip when it is there.
-        const e = await this.page.locator(selector).first().click({ timeout: this.#bound(limit) }).then(() => undefined, (err: unknown) => err);
+        const e = await this.page
+          .locator(selector)
+          .first()
+          .click({ timeout: this.#bound(limit) })
+          .then(
+            () => undefined,
+            (err: unknown) => err,
+          );
         if (e) throw await this.#unusable(selector, limit, 'click', e);
         return;
       }
@@ -225,10 +270,21 @@ class Step {
       let clicked = 0;
       for (let k = 0; k < n; k++) {
         // Hidden ones are skipped quickly; the step's bound holds for them all.
-        const ok = await locator.nth(k).click({ timeout: Math.min(1000, this.#bound(limit)) }).then(() => true, () => false);
+        const ok = await locator
+          .nth(k)
+          .click({ timeout: Math.min(1000, this.#bound(limit)) })
+          .then(
+            () => true,
+            () => false,
+          );
         if (ok) clicked++;
       }
-      if (!clicked) throw this.#ranOut(limit, `none of the ${n} elements matching ${quote(selector)} could be clicked within ${limit} ms`, undefined);
+      if (!clicked)
+        throw this.#ranOut(
+          limit,
+          `none of the ${n} elements matching ${quote(selector)} could be clicked within ${limit} ms`,
+          undefined,
+        );
     }, limit);
   }
 
@@ -274,19 +330,39 @@ class Step {
   async #write(text: string, selector?: string): Promise<void> {
     const limit = STEP_MS.element;
     if (selector !== undefined) {
-      const e = await this.page.locator(selector).first().focus({ timeout: this.#bound(limit) }).then(() => undefined, (err: unknown) => err);
+      const e = await this.page
+        .locator(selector)
+        .first()
+        .focus({ timeout: this.#bound(limit) })
+        .then(
+          () => undefined,
+          (err: unknown) => err,
+        );
       if (e) throw await this.#unusable(selector, limit, 'focus', e);
     }
     // Key by key, so pages that listen for keys (suggestions, validation) see typing.
-    await this.#bounded(this.page.keyboard.type(text), limit, `typing ${text.length} characters took more than ${limit} ms`);
+    await this.#bounded(
+      this.page.keyboard.type(text),
+      limit,
+      `typing ${text.length} characters took more than ${limit} ms`,
+    );
   }
 
   async #press(key: string): Promise<void> {
     const limit = STEP_MS.element;
     await this.#input(async () => {
-      await this.#bounded(this.page.keyboard.press(key), limit, `pressing ${quote(key)} took more than ${limit} ms`).catch((e) => {
+      await this.#bounded(
+        this.page.keyboard.press(key),
+        limit,
+        `pressing ${quote(key)} took more than ${limit} ms`,
+      ).catch((e) => {
         if (e instanceof TrawlError) throw e;
-        throw this.failed(/Unknown key/i.test(String((e as Error).message)) ? `unknown key ${quote(key)}; use key names such as Enter, Tab, Escape, ArrowDown, PageDown, a or Control+a` : `could not press ${quote(key)} (${firstLine(e)})`, e);
+        throw this.failed(
+          /Unknown key/i.test(String((e as Error).message))
+            ? `unknown key ${quote(key)}; use key names such as Enter, Tab, Escape, ArrowDown, PageDown, a or Control+a`
+            : `could not press ${quote(key)} (${firstLine(e)})`,
+          e,
+        );
       });
     }, limit);
   }
@@ -320,7 +396,9 @@ class Step {
   async #screenshot(fullPage: boolean): Promise<Buffer> {
     const limit = STEP_MS.screenshot;
     return capture(this.page, { fullPage, format: this.ctx.format }, this.#bound(limit)).catch((e) => {
-      throw isTimeout(e) ? this.#ranOut(limit, `the screenshot took more than ${limit} ms`, e) : this.failed(`could not take the screenshot (${firstLine(e)})`, e);
+      throw isTimeout(e)
+        ? this.#ranOut(limit, `the screenshot took more than ${limit} ms`, e)
+        : this.failed(`could not take the screenshot (${firstLine(e)})`, e);
     });
   }
 
@@ -337,14 +415,25 @@ class Step {
     const expression = `(async () => {\n${script}\n})().then((v) => { let s; try { s = JSON.stringify(v); } catch (e) { throw new Error('TRAWL_NOT_JSON: ' + e.message); } return s === undefined ? 'null' : s; })`;
     let json: string;
     try {
-      json = await this.#bounded(this.page.evaluate(expression) as Promise<string>, limit, `the script did not finish within ${limit} ms`);
+      json = await this.#bounded(
+        this.page.evaluate(expression) as Promise<string>,
+        limit,
+        `the script did not finish within ${limit} ms`,
+      );
     } catch (e) {
       if (e instanceof TrawlError) throw e;
       const m = firstLine(e);
-      if (m.includes('TRAWL_NOT_JSON')) throw this.failed(`the script's return value is not JSON-serialisable (${m.replace(/.*TRAWL_NOT_JSON: /, '')})`, e);
+      if (m.includes('TRAWL_NOT_JSON'))
+        throw this.failed(
+          `the script's return value is not JSON-serialisable (${m.replace(/.*TRAWL_NOT_JSON: /, '')})`,
+          e,
+        );
       throw this.failed(`the script threw: ${m.slice(0, 300)}`, e);
     }
-    if (Buffer.byteLength(json) > MAX_SCRIPT_RETURN_BYTES) throw this.failed(`the script returned ${Math.round(Buffer.byteLength(json) / 1024)} KiB of JSON; at most 64 KiB may be returned`);
+    if (Buffer.byteLength(json) > MAX_SCRIPT_RETURN_BYTES)
+      throw this.failed(
+        `the script returned ${Math.round(Buffer.byteLength(json) / 1024)} KiB of JSON; at most 64 KiB may be returned`,
+      );
     return JSON.parse(json);
   }
 

@@ -23,15 +23,24 @@ function v4Verdict(ip: ipaddr.IPv4): AddressVerdict {
 
 function describe(range: string): string {
   switch (range) {
-    case 'loopback': return 'loopback';
-    case 'private': return 'private';
-    case 'linkLocal': return 'link-local';
-    case 'carrierGradeNat': return 'CGNAT';
-    case 'multicast': return 'multicast';
-    case 'unspecified': return 'unspecified';
-    case 'broadcast': return 'broadcast';
-    case 'uniqueLocal': return 'private (unique local)';
-    default: return `reserved (${range})`;
+    case 'loopback':
+      return 'loopback';
+    case 'private':
+      return 'private';
+    case 'linkLocal':
+      return 'link-local';
+    case 'carrierGradeNat':
+      return 'CGNAT';
+    case 'multicast':
+      return 'multicast';
+    case 'unspecified':
+      return 'unspecified';
+    case 'broadcast':
+      return 'broadcast';
+    case 'uniqueLocal':
+      return 'private (unique local)';
+    default:
+      return `reserved (${range})`;
   }
 }
 
@@ -47,15 +56,19 @@ export function checkAddress(address: string): AddressVerdict {
   if (v6.isIPv4MappedAddress()) return v4Verdict(v6.toIPv4Address());
   const parts = v6.parts;
   // Forms that carry an IPv4 address inside: judge the embedded one too.
-  const embedded = (hi: number, lo: number) => ipaddr.fromByteArray([hi >> 8, hi & 255, lo >> 8, lo & 255]) as ipaddr.IPv4;
+  const embedded = (hi: number, lo: number) =>
+    ipaddr.fromByteArray([hi >> 8, hi & 255, lo >> 8, lo & 255]) as ipaddr.IPv4;
   const range = v6.range();
   if (range === 'rfc6052' || (parts[0] === 0x64 && parts[1] === 0xff9b)) {
-    return v4Verdict(embedded(parts[6], parts[7])).allowed ? { allowed: false, reason: 'a NAT64 address' } : v4Verdict(embedded(parts[6], parts[7]));
+    return v4Verdict(embedded(parts[6], parts[7])).allowed
+      ? { allowed: false, reason: 'a NAT64 address' }
+      : v4Verdict(embedded(parts[6], parts[7]));
   }
   if (range === '6to4') return { allowed: false, reason: 'a 6to4 address' };
   if (range === 'teredo') return { allowed: false, reason: 'a Teredo address' };
   // IPv4-compatible (deprecated) ::a.b.c.d
-  if (parts.slice(0, 6).every((p) => p === 0) && (parts[6] || parts[7] > 1)) return v4Verdict(embedded(parts[6], parts[7]));
+  if (parts.slice(0, 6).every((p) => p === 0) && (parts[6] || parts[7] > 1))
+    return v4Verdict(embedded(parts[6], parts[7]));
   if (range === 'unicast') return { allowed: true };
   return { allowed: false, reason: `a ${describe(range)} address` };
 }

@@ -4,7 +4,10 @@
  * must fail (502 blocked, no credit) rather than return the wall as markdown.
  */
 const SIGNATURES: [RegExp, string][] = [
-  [/<title>\s*Just a moment\.\.\.\s*<\/title>|cf-browser-verification|challenges\.cloudflare\.com\/turnstile|cf_chl_opt|id="challenge-form"/i, 'Cloudflare challenge'],
+  [
+    /<title>\s*Just a moment\.\.\.\s*<\/title>|cf-browser-verification|challenges\.cloudflare\.com\/turnstile|cf_chl_opt|id="challenge-form"/i,
+    'Cloudflare challenge',
+  ],
   [/<title>\s*Attention Required! \| Cloudflare\s*<\/title>/i, 'Cloudflare block page'],
   [/captcha-delivery\.com|<title>\s*DataDome/i, 'DataDome captcha'],
   // Vendor scripts (PerimeterX's _pxAppId, Imperva's resource loader) ride on normal pages:
@@ -13,13 +16,23 @@ const SIGNATURES: [RegExp, string][] = [
   [/Incapsula incident ID/i, 'Imperva (Incapsula) block page'],
   [/<title>\s*Pardon Our Interruption\s*<\/title>/i, 'Distil/Imperva challenge'],
   [/<title>\s*Access Denied\s*<\/title>[\s\S]{0,2000}Reference\s*#/i, 'Akamai block page'],
-  [/Type the characters you see in this image|<title[^>]*>\s*Robot Check\s*<\/title>|api-services-support@amazon\.com/i, 'Amazon robot check'],
-  [/<title>\s*Robot or human\?\s*<\/title>|blocked-by-px|Verify your identity[\s\S]{0,200}walmart/i, 'Walmart robot check'],
+  [
+    /Type the characters you see in this image|<title[^>]*>\s*Robot Check\s*<\/title>|api-services-support@amazon\.com/i,
+    'Amazon robot check',
+  ],
+  [
+    /<title>\s*Robot or human\?\s*<\/title>|blocked-by-px|Verify your identity[\s\S]{0,200}walmart/i,
+    'Walmart robot check',
+  ],
   [/g-recaptcha|hcaptcha\.com\/1\/api\.js|recaptcha\/api\.js/i, 'captcha'],
-  [/<title>\s*(?:Security check|Are you a robot\??|Human verification|Checking your browser)[^<]*<\/title>/i, 'browser check'],
+  [
+    /<title>\s*(?:Security check|Are you a robot\??|Human verification|Checking your browser)[^<]*<\/title>/i,
+    'browser check',
+  ],
 ];
 
-const ANY_SIGNATURE = /just a moment|challenge-form|challenges\.cloudflare|cf-browser-verification|cf_chl_opt|attention required|captcha|incapsula incident|pardon our interruption|access denied|robot check|robot or human|type the characters|verify your identity|security check|are you a robot|human verification|checking your browser|api-services-support|hold to confirm/i;
+const ANY_SIGNATURE =
+  /just a moment|challenge-form|challenges\.cloudflare|cf-browser-verification|cf_chl_opt|attention required|captcha|incapsula incident|pardon our interruption|access denied|robot check|robot or human|type the characters|verify your identity|security check|are you a robot|human verification|checking your browser|api-services-support|hold to confirm/i;
 
 /** Pages larger than this with real text are content that happens to embed a captcha form. */
 const WALL_MAX_TEXT = 3000;

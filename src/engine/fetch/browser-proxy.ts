@@ -11,7 +11,13 @@
  * Each render opens its own session (its own listening port), so refusals, bytes and sockets
  * are counted per render and every socket dies with the render.
  */
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { Duplex } from 'node:stream';
@@ -45,7 +51,17 @@ export interface ProxySession {
   close(): Promise<void>;
 }
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 /** `host:port` as the WHATWG URL parser normalises it (so `0x7f.1` and `127.0.0.1` are one key). */
 export function authorityKey(hostname: string, port: number): string {
@@ -136,7 +152,9 @@ export class GuardedProxy {
       const proxyPort = Number(upstream.port) || (upstream.protocol === 'https:' ? 443 : 80);
       const onConnected = () => {
         const target = address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
-        const auth = upstream.username ? `Proxy-Authorization: Basic ${Buffer.from(`${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`).toString('base64')}\r\n` : '';
+        const auth = upstream.username
+          ? `Proxy-Authorization: Basic ${Buffer.from(`${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`).toString('base64')}\r\n`
+          : '';
         socket.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n${auth}\r\n`);
         let head = Buffer.alloc(0);
         const onData = (chunk: Buffer) => {
@@ -273,8 +291,10 @@ class Session implements ProxySession {
       [hostname, port] = [a.hostname, a.port];
     }
     const upstream = await this.#open(hostname, port);
-    if (upstream === 'forbidden') return void client.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
-    if (upstream === 'unreachable') return void client.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    if (upstream === 'forbidden')
+      return void client.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    if (upstream === 'unreachable')
+      return void client.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
     if (client.destroyed) return void upstream.destroy();
     if (absoluteUrl) {
       // Replay the upgrade request in origin form; then both directions are raw bytes.
@@ -292,28 +312,47 @@ class Session implements ProxySession {
 
   async #forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const u = safeUrl(req.url ?? '', ['http:']);
-    if (!u) return void res.writeHead(400, { 'content-type': 'text/plain' }).end('a proxy request needs an absolute http:// URL');
+    if (!u)
+      return void res
+        .writeHead(400, { 'content-type': 'text/plain' })
+        .end('a proxy request needs an absolute http:// URL');
     const socket = await this.#open(u.hostname, Number(u.port) || 80);
-    if (socket === 'forbidden') return void res.writeHead(403, { 'content-type': 'text/plain', connection: 'close' }).end('refused by the address guard');
+    if (socket === 'forbidden')
+      return void res
+        .writeHead(403, { 'content-type': 'text/plain', connection: 'close' })
+        .end('refused by the address guard');
     // Not the guard's doing: a 502, so the render reports an unreachable target, not a refusal.
-    if (socket === 'unreachable') return void res.writeHead(502, { 'content-type': 'text/plain', connection: 'close' }).end('the target could not be reached');
+    if (socket === 'unreachable')
+      return void res
+        .writeHead(502, { 'content-type': 'text/plain', connection: 'close' })
+        .end('the target could not be reached');
     const headers: [string, string][] = [];
     for (let i = 0; i < req.rawHeaders.length; i += 2) {
       if (!HOP_BY_HOP.has(req.rawHeaders[i].toLowerCase())) headers.push([req.rawHeaders[i], req.rawHeaders[i + 1]]);
     }
     headers.push(['Connection', 'close']);
-    const out = httpRequest({ method: req.method, path: `${u.pathname}${u.search}`, headers: headers.flat(), setHost: false, createConnection: () => socket });
+    const out = httpRequest({
+      method: req.method,
+      path: `${u.pathname}${u.search}`,
+      headers: headers.flat(),
+      setHost: false,
+      createConnection: () => socket,
+    });
     out.on('response', (upstream) => {
       const back: string[] = [];
       for (let i = 0; i < upstream.rawHeaders.length; i += 2) {
-        if (!HOP_BY_HOP.has(upstream.rawHeaders[i].toLowerCase())) back.push(upstream.rawHeaders[i], upstream.rawHeaders[i + 1]);
+        if (!HOP_BY_HOP.has(upstream.rawHeaders[i].toLowerCase()))
+          back.push(upstream.rawHeaders[i], upstream.rawHeaders[i + 1]);
       }
       res.writeHead(upstream.statusCode ?? 502, back);
       this.#relay(upstream, res);
       upstream.on('error', () => res.destroy());
     });
     out.on('error', () => {
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain', connection: 'close' }).end('the target could not be reached');
+      if (!res.headersSent)
+        res
+          .writeHead(502, { 'content-type': 'text/plain', connection: 'close' })
+          .end('the target could not be reached');
       else res.destroy();
     });
     this.#relay(req, out);

@@ -10,9 +10,24 @@
 import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { TrawlError, fetchFailed, timeoutError } from '../../errors.js';
-import { capture, runActions, type Action, type ActionOutput, type ImageFormat, type ScreenshotSpec } from './actions.js';
+import {
+  capture,
+  runActions,
+  type Action,
+  type ActionOutput,
+  type ImageFormat,
+  type ScreenshotSpec,
+} from './actions.js';
 import { GuardedProxy, authorityKey, type ProxySession } from './browser-proxy.js';
-import { contextOptions, isPlainSetup, languageTags, languagesOf, lowerCaseHeaders, viewportOf, type PageSetup } from './emulation.js';
+import {
+  contextOptions,
+  isPlainSetup,
+  languageTags,
+  languagesOf,
+  lowerCaseHeaders,
+  viewportOf,
+  type PageSetup,
+} from './emulation.js';
 import { FairSlots } from './fair-slots.js';
 import type { HttpClient } from './http.js';
 import { siteOf } from './site.js';
@@ -60,21 +75,44 @@ const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/
  * paint (PaintHolding).
  */
 const DISABLED_FEATURES = [
-  'AvoidUnnecessaryBeforeUnloadCheckSync', 'DestroyProfileOnBrowserClose', 'HttpsUpgrades', 'HttpsFirstBalancedModeAutoEnable', 'LensOverlay',
-  'MediaRouter', 'PaintHolding', 'ThirdPartyStoragePartitioning', 'AvoidCorsURLLoaderRestartOnRedirect', 'OptimizationHints',
-  'NetworkTimeServiceQuerying', 'AimEnabled', 'PreconnectToSearch',
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
   // Ours: no prefetching around the proxy; the network service in its own process.
-  'NetworkPrediction', 'NetworkServiceInProcess',
+  'NetworkPrediction',
+  'NetworkServiceInProcess',
   // Every new window of the full headless browser preloads the address bar's WebUI popups in a renderer of their own: ~2× the CPU of a simple page.
-  'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'WebUIOmniboxFullPopup',
+  'WebUIOmniboxPopup',
+  'WebUIOmniboxAimPopup',
+  'WebUIOmniboxFullPopup',
 ];
 const ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--mute-audio',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+  '--mute-audio',
   // Nothing around the proxy: no name resolved by Chromium (the proxy resolves), no UDP that
   // WebRTC would send outside it, no prefetching.
-  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1', '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
-  '--dns-prefetch-disable', `--disable-features=${DISABLED_FEATURES.join(',')}`,
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--dns-prefetch-disable',
+  `--disable-features=${DISABLED_FEATURES.join(',')}`,
 ];
 const NO_WEBRTC = `for (const k of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'RTCIceCandidate', 'RTCSessionDescription']) { try { delete globalThis[k]; } catch {} }`;
 /** Chromium exempts loopback from proxies unless told otherwise. */
@@ -94,7 +132,18 @@ interface Tab {
 const sizeOf = (n: number) => (n >= 2 ** 20 ? `${Math.round(n / 2 ** 20)} MiB` : `${Math.round(n / 1024)} KiB`);
 
 /** Chromium gets no secret of the service's environment (a renderer exploit would read them): only what it needs to run. */
-const KEEP_ENV = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'LC_ALL', 'TZ', 'FONTCONFIG_PATH', 'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_RUNTIME_DIR'];
+const KEEP_ENV = [
+  'PATH',
+  'HOME',
+  'TMPDIR',
+  'LANG',
+  'LC_ALL',
+  'TZ',
+  'FONTCONFIG_PATH',
+  'XDG_CONFIG_HOME',
+  'XDG_CACHE_HOME',
+  'XDG_RUNTIME_DIR',
+];
 function browserEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const k of KEEP_ENV) if (process.env[k] !== undefined) env[k] = process.env[k]!;
@@ -133,7 +182,11 @@ export class ChromiumPool implements BrowserPool {
   constructor(options: ChromiumPoolOptions) {
     this.#path = findChromium(options.executablePath);
     const http = options.http;
-    this.#proxy = new GuardedProxy({ resolveTarget: (h, p) => http.resolveTarget(h, p), proxyUrls: http.proxyUrls, maxBytes: options.maxBytes });
+    this.#proxy = new GuardedProxy({
+      resolveTarget: (h, p) => http.resolveTarget(h, p),
+      proxyUrls: http.proxyUrls,
+      maxBytes: options.maxBytes,
+    });
     this.#max = options.maxConcurrent ?? 4;
     this.#slots = new FairSlots(this.#max, undefined, 'Chromium render slots');
   }
@@ -147,7 +200,13 @@ export class ChromiumPool implements BrowserPool {
       const { chromium } = await import('playwright-core');
       // Browser-wide proxy: refuses everything; only a render's own session lets bytes through.
       this.#denyAll ??= await this.#proxy.denyAll();
-      const browser = await chromium.launch({ executablePath: this.#path, args: ARGS, headless: true, env: browserEnv(), proxy: { server: this.#denyAll.server, bypass: BYPASS } });
+      const browser = await chromium.launch({
+        executablePath: this.#path,
+        args: ARGS,
+        headless: true,
+        env: browserEnv(),
+        proxy: { server: this.#denyAll.server, bypass: BYPASS },
+      });
       // A crashed browser is launched again on the next render (its spare tab went with it).
       browser.on('disconnected', () => {
         this.#browser = undefined;
@@ -165,7 +224,13 @@ export class ChromiumPool implements BrowserPool {
     });
     let context: BrowserContext | undefined;
     try {
-      context = await browser.newContext({ javaScriptEnabled: true, ignoreHTTPSErrors: false, serviceWorkers: 'block', ...contextOptions(setup), proxy: { server: session.server, bypass: BYPASS } });
+      context = await browser.newContext({
+        javaScriptEnabled: true,
+        ignoreHTTPSErrors: false,
+        serviceWorkers: 'block',
+        ...contextOptions(setup),
+        proxy: { server: session.server, bypass: BYPASS },
+      });
       // WebRTC sends STUN over UDP, which no HTTP proxy carries, and headless Chromium ignores the
       // ip-handling policy above: pages get no peer connections (nothing to extract needs them).
       await context.addInitScript(NO_WEBRTC).catch(() => undefined);
@@ -177,7 +242,10 @@ export class ChromiumPool implements BrowserPool {
         const cdp = await context.newCDPSession(page);
         const userAgent = (await page.evaluate('navigator.userAgent')) as string;
         // The session stays open with the page: an override ends with the session that set it.
-        await cdp.send('Emulation.setUserAgentOverride', { userAgent, acceptLanguage: languageTags(languages).join(',') });
+        await cdp.send('Emulation.setUserAgentOverride', {
+          userAgent,
+          acceptLanguage: languageTags(languages).join(','),
+        });
       }
       return { session, context, page };
     } catch (e) {
@@ -220,7 +288,8 @@ export class ChromiumPool implements BrowserPool {
   }
 
   async render(url: string, options: RenderOptions): Promise<RenderResult> {
-    if (!this.available) throw new TrawlError('fetch_failed', 'Chromium is not available on this server', { retryable: false });
+    if (!this.available)
+      throw new TrawlError('fetch_failed', 'Chromium is not available on this server', { retryable: false });
     const deadline = Date.now() + options.timeoutMs;
     // The wait comes out of the render's own budget and ends when its client goes away.
     const release = await this.#slots.take(options.owner ?? '', options.timeoutMs, options.signal);
@@ -250,10 +319,22 @@ export class ChromiumPool implements BrowserPool {
     }
   }
 
-  async #renderIn({ session, context, page }: Tab, url: string, options: RenderOptions, deadline: number): Promise<RenderResult> {
+  async #renderIn(
+    { session, context, page }: Tab,
+    url: string,
+    options: RenderOptions,
+    deadline: number,
+  ): Promise<RenderResult> {
     const setup = options.setup;
     // A cookie with a domain goes to it and the hosts under it (Playwright's leading dot); without one, to the URL's host only.
-    if (setup?.cookies?.length) await context.addCookies(setup.cookies.map((c) => (c.domain ? { name: c.name, value: c.value, domain: `.${c.domain.replace(/^\./, '')}`, path: c.path ?? '/' } : { name: c.name, value: c.value, url: new URL(c.path ?? '/', url).href })));
+    if (setup?.cookies?.length)
+      await context.addCookies(
+        setup.cookies.map((c) =>
+          c.domain
+            ? { name: c.name, value: c.value, domain: `.${c.domain.replace(/^\./, '')}`, path: c.path ?? '/' }
+            : { name: c.name, value: c.value, url: new URL(c.path ?? '/', url).href },
+        ),
+      );
     const headers = lowerCaseHeaders(setup?.headers);
     if (Object.keys(headers).length) await sendToSite(context, url, headers, deadline);
     // Main-frame navigations (the first load, its redirect hops, script navigations): a refused
@@ -262,7 +343,12 @@ export class ChromiumPool implements BrowserPool {
     const refusedNavigation = () => {
       for (const u of navigations) {
         const url = new URL(u);
-        const e = session.refused.get(authorityKey(url.hostname, Number(url.port) || (url.protocol === 'https:' || url.protocol === 'wss:' ? 443 : 80)));
+        const e = session.refused.get(
+          authorityKey(
+            url.hostname,
+            Number(url.port) || (url.protocol === 'https:' || url.protocol === 'wss:' ? 443 : 80),
+          ),
+        );
         if (e) return e;
       }
       return undefined;
@@ -272,7 +358,8 @@ export class ChromiumPool implements BrowserPool {
     page.on('request', (r) => {
       traffic.inflight++;
       traffic.last = Date.now();
-      if (r.isNavigationRequest() && r.frame() === page.mainFrame() && /^https?:/.test(r.url())) navigations.push(r.url());
+      if (r.isNavigationRequest() && r.frame() === page.mainFrame() && /^https?:/.test(r.url()))
+        navigations.push(r.url());
     });
     const done = () => {
       traffic.inflight = Math.max(0, traffic.inflight - 1);
@@ -282,36 +369,59 @@ export class ChromiumPool implements BrowserPool {
     page.on('requestfailed', done);
     // The page's own document: the last main-frame answer that is not a redirect.
     page.on('response', (r) => {
-      if (r.request().isNavigationRequest() && r.frame() === page.mainFrame() && (r.status() < 300 || r.status() >= 400)) document = r;
+      if (
+        r.request().isNavigationRequest() &&
+        r.frame() === page.mainFrame() &&
+        (r.status() < 300 || r.status() >= 400)
+      )
+        document = r;
     });
     // Gone while Chromium started or the context opened: render nothing.
     options.signal?.throwIfAborted();
-    const response = await page.goto(url, { waitUntil: 'load', timeout: Math.max(1, deadline - Date.now()) }).catch((e) => {
-      const refused = refusedNavigation();
-      if (refused) throw refused;
-      if (/Timeout/i.test((e as Error).name) || /Timeout/.test((e as Error).message)) throw timeoutError(`${url} did not load within ${options.timeoutMs} ms`, e);
-      throw fetchFailed(`could not load ${url} in Chromium: ${(e as Error).message.split('\n')[0]}`, e);
-    });
+    const response = await page
+      .goto(url, { waitUntil: 'load', timeout: Math.max(1, deadline - Date.now()) })
+      .catch((e) => {
+        const refused = refusedNavigation();
+        if (refused) throw refused;
+        if (/Timeout/i.test((e as Error).name) || /Timeout/.test((e as Error).message))
+          throw timeoutError(`${url} did not load within ${options.timeoutMs} ms`, e);
+        throw fetchFailed(`could not load ${url} in Chromium: ${(e as Error).message.split('\n')[0]}`, e);
+      });
     const remaining = () => Math.max(1, deadline - Date.now());
     if (typeof options.waitFor === 'number') await page.waitForTimeout(Math.min(options.waitFor, remaining()));
     else if (options.waitFor) {
       await page.waitForSelector(options.waitFor, { timeout: remaining() }).catch((e) => {
-        throw refusedNavigation() ?? timeoutError(`wait_for: "${options.waitFor}" did not appear within the time budget`, e);
+        throw (
+          refusedNavigation() ?? timeoutError(`wait_for: "${options.waitFor}" did not appear within the time budget`, e)
+        );
       });
     } else await settle(page, traffic, Math.min(SETTLE_MAX_MS, remaining()));
     const refusedEarly = refusedNavigation();
     if (refusedEarly) throw refusedEarly;
     const actions = options.actions?.length
-      ? await runActions(page, options.actions, { deadline, timeoutMs: options.timeoutMs, format: options.imageFormat ?? 'png', refused: refusedNavigation, navigations: () => navigations.length })
+      ? await runActions(page, options.actions, {
+          deadline,
+          timeoutMs: options.timeoutMs,
+          format: options.imageFormat ?? 'png',
+          refused: refusedNavigation,
+          navigations: () => navigations.length,
+        })
       : undefined;
     // The page is read and photographed at once: the two are independent round trips to Chromium.
     const [html, screenshot] = await Promise.all([
       page.content().catch((e) => {
-        throw refusedNavigation() ?? fetchFailed(`could not read ${url} in Chromium: ${(e as Error).message.split('\n')[0]}`, e);
+        throw (
+          refusedNavigation() ??
+          fetchFailed(`could not read ${url} in Chromium: ${(e as Error).message.split('\n')[0]}`, e)
+        );
       }),
       options.screenshot
         ? capture(page, options.screenshot, remaining()).catch((e) => {
-            if (/Timeout/.test((e as Error).message)) throw timeoutError(`the screenshot of ${url} was not done within the time budget (timeout_ms ${options.timeoutMs})`, e);
+            if (/Timeout/.test((e as Error).message))
+              throw timeoutError(
+                `the screenshot of ${url} was not done within the time budget (timeout_ms ${options.timeoutMs})`,
+                e,
+              );
             throw fetchFailed(`could not take a screenshot of ${url}: ${(e as Error).message.split('\n')[0]}`, e);
           })
         : undefined,
@@ -321,15 +431,21 @@ export class ChromiumPool implements BrowserPool {
     const warnings: string[] = [];
     if (session.refused.size) {
       const hosts = [...session.refused.keys()].slice(0, 5).join(', ');
-      warnings.push(`the page's requests to ${session.refused.size} private or forbidden address(es) were refused (${hosts}); their content is missing`);
+      warnings.push(
+        `the page's requests to ${session.refused.size} private or forbidden address(es) were refused (${hosts}); their content is missing`,
+      );
     }
-    if (session.overBudget) warnings.push(`the page downloaded more than ${sizeOf(this.#proxy.maxBytes)}; its remaining transfers were cut`);
+    if (session.overBudget)
+      warnings.push(`the page downloaded more than ${sizeOf(this.#proxy.maxBytes)}; its remaining transfers were cut`);
     const answer = document ?? response;
     return {
       url: page.url(),
       status: answer?.status() ?? 200,
       // The answer's headers as first seen (no round trip); the full set only when they lack it.
-      contentType: answer?.headers()['content-type'] ?? (await answer?.headerValue('content-type').catch(() => null)) ?? 'text/html',
+      contentType:
+        answer?.headers()['content-type'] ??
+        (await answer?.headerValue('content-type').catch(() => null)) ??
+        'text/html',
       html,
       ...(warnings.length ? { warnings } : {}),
       ...(screenshot ? { screenshot } : {}),
@@ -387,13 +503,22 @@ async function settle(page: Page, traffic: { inflight: number; last: number }, m
  * page, which follows a redirect itself — to a request that is routed again, and gets the headers
  * only if it is on the site. Requests to other sites are not intercepted at all.
  */
-async function sendToSite(context: BrowserContext, url: string, headers: Record<string, string>, deadline: number): Promise<void> {
+async function sendToSite(
+  context: BrowserContext,
+  url: string,
+  headers: Record<string, string>,
+  deadline: number,
+): Promise<void> {
   const onSite = siteOf(url);
   await context.route(
     (u) => onSite(u),
     async (route) => {
       try {
-        const response = await route.fetch({ headers: { ...route.request().headers(), ...headers }, maxRedirects: 0, timeout: Math.max(1, deadline - Date.now()) });
+        const response = await route.fetch({
+          headers: { ...route.request().headers(), ...headers },
+          maxRedirects: 0,
+          timeout: Math.max(1, deadline - Date.now()),
+        });
         await route.fulfill({ response });
       } catch {
         await route.abort('failed').catch(() => undefined);

@@ -42,7 +42,8 @@ export function decodeBody(body: Buffer, contentType?: string, sniffMeta = true)
   const declared = decoderFor(charsetFromContentType(contentType));
   // A header that says UTF-16 over bytes that are not (HTML's markup in UTF-16 is half zero
   // bytes) is wrong: the bytes are sniffed instead, as for a page without a header charset.
-  if (declared && !(declared.encoding.startsWith('utf-16') && !looksLikeUtf16(body))) return { text: declared.decode(body), charset: declared.encoding };
+  if (declared && !(declared.encoding.startsWith('utf-16') && !looksLikeUtf16(body)))
+    return { text: declared.decode(body), charset: declared.encoding };
   if (sniffMeta) {
     const head = body.subarray(0, 4096).toString('latin1');
     const meta = decoderFor(META_CHARSET.exec(head)?.[1]);

@@ -42,16 +42,46 @@ export const DEFAULT_VIEWPORT: Viewport = { width: 1280, height: 800 };
 /** A current Android phone (Pixel 8): its CSS viewport and pixel ratio. */
 export const MOBILE_VIEWPORT: Viewport = { width: 412, height: 915 };
 const MOBILE_SCALE = 2.625;
-export const MOBILE_USER_AGENT = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36 Trawl/0.1';
+export const MOBILE_USER_AGENT =
+  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36 Trawl/0.1';
 
 /** The time zone a country's people mostly live in, where it has several (else its only one). */
 const MAIN_ZONE: Record<string, string> = {
-  US: 'America/New_York', CA: 'America/Toronto', MX: 'America/Mexico_City', BR: 'America/Sao_Paulo', AR: 'America/Argentina/Buenos_Aires',
-  CL: 'America/Santiago', EC: 'America/Guayaquil', RU: 'Europe/Moscow', UA: 'Europe/Kyiv', KZ: 'Asia/Almaty', CN: 'Asia/Shanghai',
-  ID: 'Asia/Jakarta', MN: 'Asia/Ulaanbaatar', AU: 'Australia/Sydney', NZ: 'Pacific/Auckland', DE: 'Europe/Berlin', ES: 'Europe/Madrid',
-  PT: 'Europe/Lisbon', CD: 'Africa/Kinshasa', MY: 'Asia/Kuala_Lumpur', PG: 'Pacific/Port_Moresby', FM: 'Pacific/Pohnpei', KI: 'Pacific/Tarawa',
-  PF: 'Pacific/Tahiti', UZ: 'Asia/Tashkent', GL: 'America/Nuuk', CY: 'Asia/Nicosia', MH: 'Pacific/Majuro', UM: 'Pacific/Midway',
-  AQ: 'Antarctica/McMurdo', PS: 'Asia/Gaza', VN: 'Asia/Ho_Chi_Minh', CU: 'America/Havana', IN: 'Asia/Kolkata', JP: 'Asia/Tokyo',
+  US: 'America/New_York',
+  CA: 'America/Toronto',
+  MX: 'America/Mexico_City',
+  BR: 'America/Sao_Paulo',
+  AR: 'America/Argentina/Buenos_Aires',
+  CL: 'America/Santiago',
+  EC: 'America/Guayaquil',
+  RU: 'Europe/Moscow',
+  UA: 'Europe/Kyiv',
+  KZ: 'Asia/Almaty',
+  CN: 'Asia/Shanghai',
+  ID: 'Asia/Jakarta',
+  MN: 'Asia/Ulaanbaatar',
+  AU: 'Australia/Sydney',
+  NZ: 'Pacific/Auckland',
+  DE: 'Europe/Berlin',
+  ES: 'Europe/Madrid',
+  PT: 'Europe/Lisbon',
+  CD: 'Africa/Kinshasa',
+  MY: 'Asia/Kuala_Lumpur',
+  PG: 'Pacific/Port_Moresby',
+  FM: 'Pacific/Pohnpei',
+  KI: 'Pacific/Tarawa',
+  PF: 'Pacific/Tahiti',
+  UZ: 'Asia/Tashkent',
+  GL: 'America/Nuuk',
+  CY: 'Asia/Nicosia',
+  MH: 'Pacific/Majuro',
+  UM: 'Pacific/Midway',
+  AQ: 'Antarctica/McMurdo',
+  PS: 'Asia/Gaza',
+  VN: 'Asia/Ho_Chi_Minh',
+  CU: 'America/Havana',
+  IN: 'Asia/Kolkata',
+  JP: 'Asia/Tokyo',
 };
 
 type LocaleInfo = Intl.Locale & { timeZones?: string[]; getTimeZones?: () => string[] };
@@ -124,10 +154,12 @@ export function viewportOf(s: PageSetup | undefined): Viewport {
 /** Options of a browser context for a setup (Playwright's BrowserContextOptions, the parts used). */
 export function contextOptions(s: PageSetup | undefined): BrowserContextOptions {
   const o: BrowserContextOptions = { viewport: viewportOf(s) };
-  if (s?.mobile) Object.assign(o, { userAgent: MOBILE_USER_AGENT, isMobile: true, hasTouch: true, deviceScaleFactor: MOBILE_SCALE });
+  if (s?.mobile)
+    Object.assign(o, { userAgent: MOBILE_USER_AGENT, isMobile: true, hasTouch: true, deviceScaleFactor: MOBILE_SCALE });
   if (s?.location) {
     const languages = languagesOf(s.location);
-    if (languages.length) Object.assign(o, { locale: languages[0], extraHTTPHeaders: { 'accept-language': acceptLanguage(languages) } });
+    if (languages.length)
+      Object.assign(o, { locale: languages[0], extraHTTPHeaders: { 'accept-language': acceptLanguage(languages) } });
     if (s.location.country) o.timezoneId = timeZoneOf(s.location.country);
   }
   return o;
@@ -162,7 +194,10 @@ export function cookieMatches(c: Cookie, u: URL, targetHost: string): boolean {
  * Per hop of the HTTP path: the caller's headers and a Cookie header, only on the target's site
  * (a redirect to another site gets neither). Undefined when the caller gave none.
  */
-export function siteHeaders(targetUrl: string, s: PageSetup | undefined): ((u: URL) => Record<string, string> | undefined) | undefined {
+export function siteHeaders(
+  targetUrl: string,
+  s: PageSetup | undefined,
+): ((u: URL) => Record<string, string> | undefined) | undefined {
   const headers = lowerCaseHeaders(s?.headers);
   const cookies = s?.cookies ?? [];
   if (!Object.keys(headers).length && !cookies.length) return undefined;

@@ -93,7 +93,12 @@ export class FairSlots {
       };
       const onAbort = () => leave(signal!.reason instanceof Error ? signal!.reason : new Error('cancelled'));
       const timer = setTimeout(
-        () => leave(timeoutError(`all ${this.max} ${this.what} of this server stayed busy for the page's whole time budget (${timeoutMs} ms) (one account holds at most ${this.perOwner}); the page was not rendered`)),
+        () =>
+          leave(
+            timeoutError(
+              `all ${this.max} ${this.what} of this server stayed busy for the page's whole time budget (${timeoutMs} ms) (one account holds at most ${this.perOwner}); the page was not rendered`,
+            ),
+          ),
         timeoutMs,
       );
       signal?.addEventListener('abort', onAbort, { once: true });

@@ -64,7 +64,9 @@ export interface HttpResponse {
   redirects: string[];
 }
 
-export const DEFAULT_REQUEST: Required<Omit<RequestOptions, 'body' | 'signal' | 'headers' | 'hopHeaders' | 'followRedirect' | 'lease'>> = {
+export const DEFAULT_REQUEST: Required<
+  Omit<RequestOptions, 'body' | 'signal' | 'headers' | 'hopHeaders' | 'followRedirect' | 'lease'>
+> = {
   method: 'GET',
   timeoutMs: 30_000,
   maxBytes: 10 * 1024 * 1024,
@@ -96,7 +98,15 @@ export class HttpClient {
       connect: (opts, cb) => {
         this.#target(opts.hostname, Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80)).then(
           ({ address, port }) =>
-            base({ ...opts, hostname: address, port: String(port), servername: opts.servername || (isIP(opts.hostname) ? undefined : opts.hostname) }, cb),
+            base(
+              {
+                ...opts,
+                hostname: address,
+                port: String(port),
+                servername: opts.servername || (isIP(opts.hostname) ? undefined : opts.hostname),
+              },
+              cb,
+            ),
           (err) => cb(err, null),
         );
       },
@@ -157,7 +167,9 @@ export class HttpClient {
     if (this.#opts.allowPrivateNetwork) return;
     const verdict = checkAddress(address);
     if (!verdict.allowed) {
-      throw forbiddenTarget(`${host} resolves to ${address}, ${verdict.reason}; set TRAWL_ALLOW_PRIVATE_NETWORK=1 to allow private targets`);
+      throw forbiddenTarget(
+        `${host} resolves to ${address}, ${verdict.reason}; set TRAWL_ALLOW_PRIVATE_NETWORK=1 to allow private targets`,
+      );
     }
   }
 
@@ -189,13 +201,26 @@ export class HttpClient {
         if (dispatcher !== this.#agent) await this.#target(current.hostname, Number(current.port) || 0);
         cancel.check();
         const extra = options.hopHeaders?.(current);
-        const res = await exchange(dispatcher, current, method, extra ? { ...headers, ...extra } : headers, body, o.maxBytes, cancel, options.lease, options.signal);
+        const res = await exchange(
+          dispatcher,
+          current,
+          method,
+          extra ? { ...headers, ...extra } : headers,
+          body,
+          o.maxBytes,
+          cancel,
+          options.lease,
+          options.signal,
+        );
         const location = res.headers.location;
         if (isRedirect(res.status, res.headers)) {
           if (hop >= o.maxRedirects) throw fetchFailed(`too many redirects (more than ${o.maxRedirects}) from ${url}`);
           const next = redirectTarget(location, current);
           if (options.followRedirect && !options.followRedirect(next)) {
-            throw new TrawlError('fetch_failed', `${current.href} redirects to ${next.href}, which was not followed`, { fields: { redirect: next.href, status: res.status }, retryable: false });
+            throw new TrawlError('fetch_failed', `${current.href} redirects to ${next.href}, which was not followed`, {
+              fields: { redirect: next.href, status: res.status },
+              retryable: false,
+            });
           }
           redirects.push(current.href);
           if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
@@ -212,7 +237,10 @@ export class HttpClient {
       // The site answered; the time went waiting for memory that other pages (of any account) held.
       if (cancel.timedOut && options.lease?.waitingForSlot) {
         const { gate } = options.lease;
-        throw timeoutError(`${url} answered with a body over ${Math.round(gate.largeBytes / 2 ** 20)} MiB, and all ${gate.slots} large-page slots of this server (TRAWL_LARGE_PAGES) stayed busy for the rest of the page's ${o.timeoutMs} ms; the page was not read`, e);
+        throw timeoutError(
+          `${url} answered with a body over ${Math.round(gate.largeBytes / 2 ** 20)} MiB, and all ${gate.slots} large-page slots of this server (TRAWL_LARGE_PAGES) stayed busy for the rest of the page's ${o.timeoutMs} ms; the page was not read`,
+          e,
+        );
       }
       throw this.#wrap(e, url, cancel.timedOut, o.timeoutMs);
     } finally {
@@ -226,15 +254,21 @@ export class HttpClient {
     if (isTrawlError(cause)) return cause;
     if (timedOut) return timeoutError(`${url} did not answer within ${timeoutMs} ms`, e);
     const err = e as NodeJS.ErrnoException;
-    if (err?.name === 'AbortError') return new TrawlError('fetch_failed', `the request to ${url} was cancelled`, { cause: e });
+    if (err?.name === 'AbortError')
+      return new TrawlError('fetch_failed', `the request to ${url} was cancelled`, { cause: e });
     const code = err?.code ?? (cause as NodeJS.ErrnoException)?.code;
     const reason =
-      code === 'ECONNREFUSED' ? 'connection refused'
-      : code === 'ENOTFOUND' ? 'host not found'
-      : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' ? 'connection reset'
-      : code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect timeout'
-      : code && /CERT|SSL|TLS/.test(code) ? `TLS error (${code})`
-      : (err?.message ?? 'network error');
+      code === 'ECONNREFUSED'
+        ? 'connection refused'
+        : code === 'ENOTFOUND'
+          ? 'host not found'
+          : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET'
+            ? 'connection reset'
+            : code === 'UND_ERR_CONNECT_TIMEOUT'
+              ? 'connect timeout'
+              : code && /CERT|SSL|TLS/.test(code)
+                ? `TLS error (${code})`
+                : (err?.message ?? 'network error');
     return fetchFailed(`could not fetch ${url}: ${reason}`, e);
   }
 
@@ -254,10 +288,18 @@ function redirectTarget(location: string, from: URL): URL {
   try {
     next = new URL(location, from);
   } catch {
-    throw new TrawlError('fetch_failed', `${from.href} redirects to "${location.slice(0, 200)}", which is not a valid URL`, { retryable: false });
+    throw new TrawlError(
+      'fetch_failed',
+      `${from.href} redirects to "${location.slice(0, 200)}", which is not a valid URL`,
+      { retryable: false },
+    );
   }
   if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-    throw new TrawlError('fetch_failed', `${from.href} redirects to a ${next.protocol.replace(':', '')}: URL, which cannot be fetched`, { retryable: false });
+    throw new TrawlError(
+      'fetch_failed',
+      `${from.href} redirects to a ${next.protocol.replace(':', '')}: URL, which cannot be fetched`,
+      { retryable: false },
+    );
   }
   return fetchable(next);
 }
@@ -271,7 +313,10 @@ export function checkUrl(raw: string): URL {
     throw new TrawlError('invalid_request', `url: "${raw.slice(0, 200)}" is not a valid URL`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
-    throw new TrawlError('invalid_request', `url: only http and https URLs can be fetched (got ${u.protocol.replace(':', '')})`);
+    throw new TrawlError(
+      'invalid_request',
+      `url: only http and https URLs can be fetched (got ${u.protocol.replace(':', '')})`,
+    );
   }
   return fetchable(u);
 }
@@ -346,9 +391,13 @@ function listenersOf(signal: AbortSignal): Set<Cancel> {
   if (!set) {
     const cancels = (set = new Set());
     cancelsBySignal.set(signal, cancels);
-    signal.addEventListener('abort', () => {
-      for (const c of cancels) c.fire(abortedError(signal.reason));
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const c of cancels) c.fire(abortedError(signal.reason));
+      },
+      { once: true },
+    );
   }
   return set;
 }
@@ -360,7 +409,8 @@ function abortedError(reason: unknown): Error {
   return e;
 }
 
-const tooLarge = (url: string, maxBytes: number) => fetchFailed(`${url} is larger than the ${Math.round(maxBytes / 1024)} KiB limit`);
+const tooLarge = (url: string, maxBytes: number) =>
+  fetchFailed(`${url} is larger than the ${Math.round(maxBytes / 1024)} KiB limit`);
 
 interface Exchanged {
   status: number;
@@ -375,7 +425,17 @@ interface Exchanged {
  * cut off as soon as it passes `maxBytes` (before decoding too: a compressed body is never
  * larger than what it decodes to, short of a broken encoder).
  */
-function exchange(dispatcher: Dispatcher, url: URL, method: string, headers: Record<string, string>, body: string | Buffer | undefined, maxBytes: number, cancel: Cancel, lease?: PageLease, signal?: AbortSignal): Promise<Exchanged> {
+function exchange(
+  dispatcher: Dispatcher,
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | Buffer | undefined,
+  maxBytes: number,
+  cancel: Cancel,
+  lease?: PageLease,
+  signal?: AbortSignal,
+): Promise<Exchanged> {
   return new Promise((resolve, reject) => {
     let resume: (() => void) | undefined;
     let status = 0;
@@ -384,53 +444,55 @@ function exchange(dispatcher: Dispatcher, url: URL, method: string, headers: Rec
     let size = 0;
     let keep = true;
     let abort: ((reason: Error) => void) | undefined;
-    dispatcher.dispatch(
-      { origin: url.origin, path: url.pathname + url.search, method, headers, body },
-      {
-        onConnect(a: (reason: Error) => void) {
-          abort = a;
-          cancel.bind(a);
-        },
-        onHeaders(statusCode: number, raw: Buffer[], resumeReading: () => void) {
-          resume = resumeReading;
-          status = statusCode;
-          responseHeaders = headersOf(raw);
-          // A redirect's body is drained, not kept (the same test as the caller's).
-          keep = !isRedirect(statusCode, responseHeaders);
-          return true;
-        },
-        onData(chunk: Buffer) {
-          if (!keep) return true;
-          size += chunk.length;
-          if (size > maxBytes) {
-            abort?.(tooLarge(url.href, maxBytes));
-            return false;
-          }
-          chunks.push(chunk);
-          // A large page waits for a slot before it reads on (the request's own timer still runs).
-          const wait = lease?.grow(size, signal);
-          if (!wait) return true;
-          wait.then(
-            () => resume?.(),
-            (e: Error) => abort?.(e),
-          );
+    dispatcher.dispatch({ origin: url.origin, path: url.pathname + url.search, method, headers, body }, {
+      onConnect(a: (reason: Error) => void) {
+        abort = a;
+        cancel.bind(a);
+      },
+      onHeaders(statusCode: number, raw: Buffer[], resumeReading: () => void) {
+        resume = resumeReading;
+        status = statusCode;
+        responseHeaders = headersOf(raw);
+        // A redirect's body is drained, not kept (the same test as the caller's).
+        keep = !isRedirect(statusCode, responseHeaders);
+        return true;
+      },
+      onData(chunk: Buffer) {
+        if (!keep) return true;
+        size += chunk.length;
+        if (size > maxBytes) {
+          abort?.(tooLarge(url.href, maxBytes));
           return false;
-        },
-        onComplete() {
-          cancel.bind(undefined);
-          resolve({ status, headers: responseHeaders, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size) });
-        },
-        onError(err: Error) {
-          cancel.bind(undefined);
-          reject(err);
-        },
-      } as unknown as Dispatcher.DispatchHandler,
-    );
+        }
+        chunks.push(chunk);
+        // A large page waits for a slot before it reads on (the request's own timer still runs).
+        const wait = lease?.grow(size, signal);
+        if (!wait) return true;
+        wait.then(
+          () => resume?.(),
+          (e: Error) => abort?.(e),
+        );
+        return false;
+      },
+      onComplete() {
+        cancel.bind(undefined);
+        resolve({
+          status,
+          headers: responseHeaders,
+          body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size),
+        });
+      },
+      onError(err: Error) {
+        cancel.bind(undefined);
+        reject(err);
+      },
+    } as unknown as Dispatcher.DispatchHandler);
   });
 }
 
 /** A response to follow: 3xx (not 304) with a Location. */
-const isRedirect = (status: number, headers: Record<string, string>) => status >= 300 && status < 400 && status !== 304 && !!headers.location;
+const isRedirect = (status: number, headers: Record<string, string>) =>
+  status >= 300 && status < 400 && status !== 304 && !!headers.location;
 
 /** Raw header pairs → lower-case names; repeated headers joined with ", " (as a fetch client does). */
 function headersOf(raw: Buffer[]): Record<string, string> {
@@ -452,7 +514,12 @@ const decompress = new Map([
 ]);
 
 /** The body without its Content-Encoding, decoded off the event loop, no larger than `maxBytes`. */
-async function decodeContent(body: Buffer, encoding: string | undefined, maxBytes: number, url: string): Promise<Buffer> {
+async function decodeContent(
+  body: Buffer,
+  encoding: string | undefined,
+  maxBytes: number,
+  url: string,
+): Promise<Buffer> {
   const enc = (encoding ?? '').trim().toLowerCase();
   const decode = decompress.get(enc);
   if (!decode) return body;

@@ -24,7 +24,8 @@ export type RenderMode = 'auto' | 'http' | 'browser';
 export class TargetStatus {
   constructor(readonly status: number) {}
 }
-export const targetStatusOf = (e: unknown): number | undefined => (e instanceof TrawlError && e.code === 'fetch_failed' && e.cause instanceof TargetStatus ? e.cause.status : undefined);
+export const targetStatusOf = (e: unknown): number | undefined =>
+  e instanceof TrawlError && e.code === 'fetch_failed' && e.cause instanceof TargetStatus ? e.cause.status : undefined;
 export type PageKind = 'html' | 'text' | 'pdf';
 
 export interface Page {
@@ -103,7 +104,14 @@ export function kindOf(contentType: string, body: Buffer): PageKind | undefined 
   const ct = contentType.split(';')[0].trim().toLowerCase();
   if (ct === 'text/html' || ct === 'application/xhtml+xml') return 'html';
   if (ct === 'application/pdf' || (!ct && body.subarray(0, 5).toString('latin1') === '%PDF-')) return 'pdf';
-  if (ct.startsWith('text/') || ct === 'application/json' || ct.endsWith('+json') || ct === 'application/xml' || ct.endsWith('+xml')) return ct.includes('xml') && looksLikeHtml(body) ? 'html' : 'text';
+  if (
+    ct.startsWith('text/') ||
+    ct === 'application/json' ||
+    ct.endsWith('+json') ||
+    ct === 'application/xml' ||
+    ct.endsWith('+xml')
+  )
+    return ct.includes('xml') && looksLikeHtml(body) ? 'html' : 'text';
   if (!ct || ct === 'application/octet-stream') {
     if (body.subarray(0, 5).toString('latin1') === '%PDF-') return 'pdf';
     if (looksLikeHtml(body)) return 'html';
@@ -126,7 +134,9 @@ export function looksLikeAppShell(html: string): boolean {
   const text = visibleTextLength(html, 1000, from, to);
   if (text >= 1000) return false;
   // Only scripts that run count: JSON-LD and JSON data blocks draw nothing.
-  const scripts = (html.match(/<script\b(?![^>]*type=["']?(?:application\/(?:ld\+)?json|text\/template))[^>]*>/gi) ?? []).length;
+  const scripts = (
+    html.match(/<script\b(?![^>]*type=["']?(?:application\/(?:ld\+)?json|text\/template))[^>]*>/gi) ?? []
+  ).length;
   if (text < 200 && scripts > 0) return true;
   return /<noscript>[^<]*(?:enable javascript|requires javascript|need to enable javascript)/i.test(html);
 }
@@ -185,7 +195,10 @@ async function fetchSlotted(fetchers: Fetchers, url: string, options: FetchPageO
   const started = Date.now();
   const give = await ownSlot(fetchers.slots, timeoutMs, options.signal);
   try {
-    return await fetchAdmitted(fetchers, url, { ...options, timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)) });
+    return await fetchAdmitted(fetchers, url, {
+      ...options,
+      timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)),
+    });
   } finally {
     give();
   }
@@ -197,7 +210,11 @@ async function fetchSlotted(fetchers: Fetchers, url: string, options: FetchPageO
  * large-page size wait for a large-page slot. Waits come out of `timeoutMs`; call `release` when
  * the body has been dealt with.
  */
-export async function holdForFetch(fetchers: Pick<Fetchers, 'slots' | 'largePages'>, timeoutMs: number, signal?: AbortSignal): Promise<{ lease?: PageLease; timeoutMs: number; release(): void }> {
+export async function holdForFetch(
+  fetchers: Pick<Fetchers, 'slots' | 'largePages'>,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<{ lease?: PageLease; timeoutMs: number; release(): void }> {
   const started = Date.now();
   const give = fetchers.slots ? await ownSlot(fetchers.slots, timeoutMs, signal) : undefined;
   try {
@@ -224,7 +241,9 @@ async function ownSlot(slots: FetchSlots, timeoutMs: number, signal?: AbortSigna
     return await slots.acquire(signal ? AbortSignal.any([signal, limit]) : limit);
   } catch (e) {
     if (limit.aborted && !signal?.aborted) {
-      throw timeoutError(`this account already has ${slots.limit} pages being fetched at once (TRAWL_ACCOUNT_CONCURRENCY); this page waited ${timeoutMs} ms for one of them to finish`);
+      throw timeoutError(
+        `this account already has ${slots.limit} pages being fetched at once (TRAWL_ACCOUNT_CONCURRENCY); this page waited ${timeoutMs} ms for one of them to finish`,
+      );
     }
     throw e;
   }
@@ -258,7 +277,13 @@ async function admitted(gate: LargePageGate, options: FetchPageOptions): Promise
   }
 }
 
-async function fetchOverHttp(fetchers: Fetchers, url: string, options: FetchPageOptions, render: RenderMode, lease: PageLease | undefined): Promise<Page> {
+async function fetchOverHttp(
+  fetchers: Fetchers,
+  url: string,
+  options: FetchPageOptions,
+  render: RenderMode,
+  lease: PageLease | undefined,
+): Promise<Page> {
   const res = await fetchers.http.request(url, {
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes,
@@ -271,14 +296,24 @@ async function fetchOverHttp(fetchers: Fetchers, url: string, options: FetchPage
   const contentType = res.headers['content-type'] ?? '';
   const kind = kindOf(contentType, res.body);
   let text: string | undefined;
-  if (kind === 'html' || kind === 'text' || res.status >= 400) text = decodeBody(res.body, contentType, kind !== 'text').text;
+  if (kind === 'html' || kind === 'text' || res.status >= 400)
+    text = decodeBody(res.body, contentType, kind !== 'text').text;
   if (text !== undefined && (kind === 'html' || res.status >= 400)) {
     const wall = detectBotWall(res.status, text);
-    if (wall) throw blocked(`${res.url} answered with a bot wall (${wall}); it was not scraped and no credit was charged`);
+    if (wall)
+      throw blocked(`${res.url} answered with a bot wall (${wall}); it was not scraped and no credit was charged`);
   }
   if (res.status >= 400) throw fetchFailed(`${res.url} answered HTTP ${res.status}`, new TargetStatus(res.status));
   if (!kind) throw fetchFailed(`${res.url} is ${contentType || 'of unknown type'}, not HTML, PDF or text`);
-  const page: Page = { sourceUrl: withoutCredentials(url), url: res.url, status: res.status, contentType, kind, rendered: false, lease };
+  const page: Page = {
+    sourceUrl: withoutCredentials(url),
+    url: res.url,
+    status: res.status,
+    contentType,
+    kind,
+    rendered: false,
+    lease,
+  };
   if (kind === 'pdf') page.bytes = res.body;
   else page.text = text;
   if (render === 'auto' && kind === 'html' && looksLikeAppShell(page.text!)) {
@@ -291,7 +326,9 @@ async function fetchOverHttp(fetchers: Fetchers, url: string, options: FetchPage
     } catch (e) {
       // The HTTP copy is still an answer; a failed render does not make it worse.
       if (e instanceof TrawlError && (e.code === 'forbidden_target' || e.code === 'blocked')) throw e;
-      page.warnings = [`this page draws its content with JavaScript, and rendering it in Chromium failed (${e instanceof TrawlError ? e.detail : 'browser error'}); the content returned is what the HTML holds without JavaScript`];
+      page.warnings = [
+        `this page draws its content with JavaScript, and rendering it in Chromium failed (${e instanceof TrawlError ? e.detail : 'browser error'}); the content returned is what the HTML holds without JavaScript`,
+      ];
     }
   }
   return page;
@@ -299,7 +336,11 @@ async function fetchOverHttp(fetchers: Fetchers, url: string, options: FetchPage
 
 async function renderPage(fetchers: Fetchers, url: string, options: FetchPageOptions): Promise<Page> {
   if (!fetchers.browser?.available) {
-    throw new TrawlError('fetch_failed', 'render "browser" needs Chromium, which is not installed on this server (set CHROMIUM_PATH)', { retryable: false });
+    throw new TrawlError(
+      'fetch_failed',
+      'render "browser" needs Chromium, which is not installed on this server (set CHROMIUM_PATH)',
+      { retryable: false },
+    );
   }
   const started = Date.now();
   const r = await fetchers.browser.render(url, {
@@ -320,8 +361,20 @@ async function renderPage(fetchers: Fetchers, url: string, options: FetchPageOpt
   if (kindOf(r.contentType, Buffer.alloc(0)) === 'pdf') {
     // Chromium shows a PDF in its viewer (the screenshot is of its first page); the document
     // itself is read from its bytes, fetched again over HTTP within what is left of the budget.
-    const doc = await fetchOverHttp(fetchers, url, { ...options, timeoutMs: Math.max(1000, (options.timeoutMs ?? 30_000) - (Date.now() - started)) }, 'http', undefined);
-    return { ...doc, sourceUrl: withoutCredentials(url), rendered: true, ...(r.screenshot ? { screenshot: r.screenshot } : {}), ...(r.actions ? { actions: r.actions } : {}) };
+    const doc = await fetchOverHttp(
+      fetchers,
+      url,
+      { ...options, timeoutMs: Math.max(1000, (options.timeoutMs ?? 30_000) - (Date.now() - started)) },
+      'http',
+      undefined,
+    );
+    return {
+      ...doc,
+      sourceUrl: withoutCredentials(url),
+      rendered: true,
+      ...(r.screenshot ? { screenshot: r.screenshot } : {}),
+      ...(r.actions ? { actions: r.actions } : {}),
+    };
   }
   return {
     sourceUrl: withoutCredentials(url),

@@ -10,19 +10,96 @@
 import { isIP } from 'node:net';
 
 /** Second-level labels that are public under a two-letter country code (co.uk, com.br, or.jp …). */
-const GENERIC_SECOND_LEVEL = new Set(['ac', 'co', 'com', 'edu', 'gob', 'gov', 'govt', 'gv', 'go', 'or', 'ne', 'net', 'org', 'mil', 'nom', 'ltd', 'plc', 'sch', 'nic', 'res', 'lg', 'ed', 'gr', 'ad', 'int', 'info', 'biz', 'web', 'nhs', 'police', 'me', 'id', 'in', 'firm', 'gen', 'ind']);
+const GENERIC_SECOND_LEVEL = new Set([
+  'ac',
+  'co',
+  'com',
+  'edu',
+  'gob',
+  'gov',
+  'govt',
+  'gv',
+  'go',
+  'or',
+  'ne',
+  'net',
+  'org',
+  'mil',
+  'nom',
+  'ltd',
+  'plc',
+  'sch',
+  'nic',
+  'res',
+  'lg',
+  'ed',
+  'gr',
+  'ad',
+  'int',
+  'info',
+  'biz',
+  'web',
+  'nhs',
+  'police',
+  'me',
+  'id',
+  'in',
+  'firm',
+  'gen',
+  'ind',
+]);
 
 /** Suffixes under which every name belongs to someone else (a sample of the PSL's private section). */
 const SHARED_SUFFIXES = new Set([
-  'github.io', 'gitlab.io', 'herokuapp.com', 'blogspot.com', 'appspot.com', 'cloudfront.net', 'amazonaws.com', 'azurewebsites.net',
-  'cloudapp.net', 'netlify.app', 'vercel.app', 'pages.dev', 'workers.dev', 'web.app', 'firebaseapp.com', 'fly.dev', 'onrender.com',
-  'glitch.me', 'repl.co', 'wordpress.com', 'tumblr.com', 'myshopify.com', 'wixsite.com', 'squarespace.com', 'webflow.io', 'surge.sh',
-  'ngrok.io', 'ngrok-free.app', 'trycloudflare.com', 'r2.dev', 'azureedge.net', 'azurestaticapps.net', 'fastly.net', 'akamaized.net',
-  'googleusercontent.com', 'blob.core.windows.net', 's3.amazonaws.com', 'digitaloceanspaces.com', 'duckdns.org', 'no-ip.org', 'dyndns.org',
+  'github.io',
+  'gitlab.io',
+  'herokuapp.com',
+  'blogspot.com',
+  'appspot.com',
+  'cloudfront.net',
+  'amazonaws.com',
+  'azurewebsites.net',
+  'cloudapp.net',
+  'netlify.app',
+  'vercel.app',
+  'pages.dev',
+  'workers.dev',
+  'web.app',
+  'firebaseapp.com',
+  'fly.dev',
+  'onrender.com',
+  'glitch.me',
+  'repl.co',
+  'wordpress.com',
+  'tumblr.com',
+  'myshopify.com',
+  'wixsite.com',
+  'squarespace.com',
+  'webflow.io',
+  'surge.sh',
+  'ngrok.io',
+  'ngrok-free.app',
+  'trycloudflare.com',
+  'r2.dev',
+  'azureedge.net',
+  'azurestaticapps.net',
+  'fastly.net',
+  'akamaized.net',
+  'googleusercontent.com',
+  'blob.core.windows.net',
+  's3.amazonaws.com',
+  'digitaloceanspaces.com',
+  'duckdns.org',
+  'no-ip.org',
+  'dyndns.org',
 ]);
 
 /** A host as compared: lower case, no trailing dot, no IPv6 brackets. */
-const normal = (host: string) => host.toLowerCase().replace(/\.$/, '').replace(/^\[|\]$/g, '');
+const normal = (host: string) =>
+  host
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/^\[|\]$/g, '');
 
 /** The registrable domain of a host (an IP address or a single label is its own site). */
 export function registrableDomain(host: string): string {

@@ -11,7 +11,19 @@ import { currencyFromText } from '../extract/currency.js';
 import { all, attr, clean, first, hasClass, indexIds, labelRows, parsePrice, text } from './dom-helpers.js';
 import type { Found, ReaderContext, Variant } from './product.js';
 
-const PRICE_IDS = ['corePrice_feature_div', 'corePriceDisplay_desktop_feature_div', 'corePrice_desktop', 'apex_desktop', 'priceblock_dealprice', 'priceblock_saleprice', 'priceblock_ourprice', 'price_inside_buybox', 'newBuyBoxPrice', 'kindle-price', 'price'];
+const PRICE_IDS = [
+  'corePrice_feature_div',
+  'corePriceDisplay_desktop_feature_div',
+  'corePrice_desktop',
+  'apex_desktop',
+  'priceblock_dealprice',
+  'priceblock_saleprice',
+  'priceblock_ourprice',
+  'price_inside_buybox',
+  'newBuyBoxPrice',
+  'kindle-price',
+  'price',
+];
 
 /** "Visit the SainSmart Store", "Brand: X", "Besuche den X-Store", "Visitez la boutique X", "Visita lo Store di X", "Visita la tienda de X". */
 export function brandFromByline(s: string): string | undefined {
@@ -66,7 +78,8 @@ function colorImages(doc: Document): string[] {
     if (i < 0) continue;
     const block = src.slice(i, i + 200_000);
     const urls: string[] = [];
-    for (const m of block.matchAll(/"hiRes":(?:"([^"]+)"|null),"thumb":"[^"]*","large":"([^"]+)"/g)) urls.push(m[1] ?? m[2]);
+    for (const m of block.matchAll(/"hiRes":(?:"([^"]+)"|null),"thumb":"[^"]*","large":"([^"]+)"/g))
+      urls.push(m[1] ?? m[2]);
     if (urls.length) return urls;
   }
   return [];
@@ -99,8 +112,14 @@ function variants(doc: Document, pageUrl: string): Variant[] {
 
 const SPEC_KEYS: [RegExp, 'brand' | 'model' | 'mpn' | 'gtin'][] = [
   [/^(?:brand|marke|marque|marca|marchio|brand name)$/i, 'brand'],
-  [/^(?:item model number|model number|model name|modellnummer|numéro du modèle de l'article|numéro du modèle|numero modello articolo|numero modello|número de modelo del producto|número de modelo)$/i, 'model'],
-  [/^(?:manufacturer part number|part number|herstellerreferenz|référence fabricant|numero parte|número de pieza)$/i, 'mpn'],
+  [
+    /^(?:item model number|model number|model name|modellnummer|numéro du modèle de l'article|numéro du modèle|numero modello articolo|numero modello|número de modelo del producto|número de modelo)$/i,
+    'model',
+  ],
+  [
+    /^(?:manufacturer part number|part number|herstellerreferenz|référence fabricant|numero parte|número de pieza)$/i,
+    'mpn',
+  ],
   [/^(?:ean|upc|gtin|isbn-13|ean-13|upc-a)$/i, 'gtin'],
 ];
 
@@ -136,7 +155,10 @@ export function readAmazon(doc: Document, ctx: ReaderContext): Found {
     for (const id of ['listPrice', 'priceblock_ourprice_lbl', 'corePriceDisplay_desktop_feature_div']) {
       const el = ids.get(id);
       const was = el && first(el, (e) => hasClass(e, 'a-text-price'));
-      const list = parsePrice(text(was ? first(was, (e) => hasClass(e, 'a-offscreen')) ?? was : undefined), ctx.region.decimal);
+      const list = parsePrice(
+        text(was ? (first(was, (e) => hasClass(e, 'a-offscreen')) ?? was) : undefined),
+        ctx.region.decimal,
+      );
       if (list) {
         set('list_price', list, `#${id}`);
         break;
@@ -156,12 +178,18 @@ export function readAmazon(doc: Document, ctx: ReaderContext): Found {
 
   set('brand', brandFromByline(text(ids.get('bylineInfo'))), '#bylineInfo');
   const rating = ids.get('acrPopover');
-  set('rating', parsePrice(attr(rating ?? ({ attribs: {} } as Element), 'title') ?? text(rating), ctx.region.decimal), '#acrPopover');
+  set(
+    'rating',
+    parsePrice(attr(rating ?? ({ attribs: {} } as Element), 'title') ?? text(rating), ctx.region.decimal),
+    '#acrPopover',
+  );
   const reviews = text(ids.get('acrCustomerReviewText'));
   const count = /[\d.,\s\u00a0]+/.exec(reviews)?.[0].replace(/[^\d]/g, '');
   set('review_count', count ? Number(count) : undefined, '#acrCustomerReviewText');
 
-  const main = largestImage(attr(ids.get('landingImage') ?? ids.get('imgBlkFront') ?? ({ attribs: {} } as Element), 'data-a-dynamic-image'));
+  const main = largestImage(
+    attr(ids.get('landingImage') ?? ids.get('imgBlkFront') ?? ({ attribs: {} } as Element), 'data-a-dynamic-image'),
+  );
   const images = [...colorImages(doc)];
   if (main && !images.length) images.push(main);
   set('images', images, images.length > 1 ? 'colorImages' : '#landingImage');
@@ -173,18 +201,28 @@ export function readAmazon(doc: Document, ctx: ReaderContext): Found {
   set('description', text(ids.get('productDescription')) || undefined, '#productDescription');
 
   const specs: Record<string, string> = {};
-  for (const id of ['productDetails_techSpec_section_1', 'productDetails_techSpec_section_2', 'productDetails_detailBullets_sections1', 'detailBullets_feature_div', 'technicalSpecifications_section_1', 'prodDetails']) {
+  for (const id of [
+    'productDetails_techSpec_section_1',
+    'productDetails_techSpec_section_2',
+    'productDetails_detailBullets_sections1',
+    'detailBullets_feature_div',
+    'technicalSpecifications_section_1',
+    'prodDetails',
+  ]) {
     for (const [k, v] of labelRows(ids.get(id))) if (!(k in specs) && k.length <= 80 && v.length <= 500) specs[k] = v;
   }
   if (Object.keys(specs).length) {
     values.specifications = specs;
     sources.specifications = 'amazon:#productDetails';
     for (const [k, v] of Object.entries(specs)) {
-      for (const [re, field] of SPEC_KEYS) if (re.test(clean(k))) set(field, field === 'gtin' ? v.split(/[\s,]+/)[0] : v, `#productDetails:${clean(k)}`);
+      for (const [re, field] of SPEC_KEYS)
+        if (re.test(clean(k))) set(field, field === 'gtin' ? v.split(/[\s,]+/)[0] : v, `#productDetails:${clean(k)}`);
     }
   }
 
-  const crumbs = all(ids.get('wayfinding-breadcrumbs_feature_div'), (e) => e.name === 'a').map((a) => text(a)).filter(Boolean);
+  const crumbs = all(ids.get('wayfinding-breadcrumbs_feature_div'), (e) => e.name === 'a')
+    .map((a) => text(a))
+    .filter(Boolean);
   set('categories', crumbs, '#wayfinding-breadcrumbs_feature_div');
 
   const sellerLink = ids.get('sellerProfileTriggerId');
@@ -200,8 +238,13 @@ export function readAmazon(doc: Document, ctx: ReaderContext): Found {
 
   // A page whose only offer is in the used buy box sells a used item.
   const usedOnly = ids.get('usedbuyBox') && !ids.get('add-to-cart-button');
-  set('condition', usedOnly ? 'used' : ids.get('add-to-cart-button') ? 'new' : undefined, usedOnly ? '#usedbuyBox' : '#add-to-cart-button');
-  const delivery = ids.get('mir-layout-DELIVERY_BLOCK') ?? ids.get('deliveryBlockMessage') ?? ids.get('delivery-message');
+  set(
+    'condition',
+    usedOnly ? 'used' : ids.get('add-to-cart-button') ? 'new' : undefined,
+    usedOnly ? '#usedbuyBox' : '#add-to-cart-button',
+  );
+  const delivery =
+    ids.get('mir-layout-DELIVERY_BLOCK') ?? ids.get('deliveryBlockMessage') ?? ids.get('delivery-message');
   const shipping = text(delivery).slice(0, 300);
   set('shipping', shipping || undefined, '#DELIVERY_BLOCK');
 

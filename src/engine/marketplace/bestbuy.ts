@@ -51,19 +51,44 @@ export function readBestBuy(doc: Document, ctx: ReaderContext): Found {
     set('price', price, '__INITIAL_STATE__.product.priceWithoutEhf');
     if (price !== undefined) set('currency', ctx.region.currency, 'region');
     const saving = num(p.saving);
-    if (price !== undefined && saving && saving > 0) set('list_price', Math.round((price + saving) * 100) / 100, '__INITIAL_STATE__.product.saving');
+    if (price !== undefined && saving && saving > 0)
+      set('list_price', Math.round((price + saving) * 100) / 100, '__INITIAL_STATE__.product.saving');
     set('model', p.modelNumber, '__INITIAL_STATE__.product.modelNumber');
     set('mpn', p.modelNumber, '__INITIAL_STATE__.product.modelNumber');
-    set('gtin', Array.isArray(p.upcs) && p.upcs.length ? String(p.upcs[0]) : undefined, '__INITIAL_STATE__.product.upcs');
+    set(
+      'gtin',
+      Array.isArray(p.upcs) && p.upcs.length ? String(p.upcs[0]) : undefined,
+      '__INITIAL_STATE__.product.upcs',
+    );
     set('rating', num(p.customerRating), '__INITIAL_STATE__.product.customerRating');
     set('review_count', num(p.customerRatingCount), '__INITIAL_STATE__.product.customerRatingCount');
-    set('description', typeof p.shortDescription === 'string' ? p.shortDescription.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim() : undefined, '__INITIAL_STATE__.product.shortDescription');
-    const images = [p.productImage, ...((p.additionalImages ?? []) as unknown[])].filter((u): u is string => typeof u === 'string' && /^https?:/.test(u));
+    set(
+      'description',
+      typeof p.shortDescription === 'string'
+        ? p.shortDescription
+            .replace(/<[^>]+>/g, ' ')
+            .replace(/\s+/g, ' ')
+            .trim()
+        : undefined,
+      '__INITIAL_STATE__.product.shortDescription',
+    );
+    const images = [p.productImage, ...((p.additionalImages ?? []) as unknown[])].filter(
+      (u): u is string => typeof u === 'string' && /^https?:/.test(u),
+    );
     set('images', images, '__INITIAL_STATE__.product.additionalImages');
-    if (p.isMarketplace && p.seller?.name) set('seller', { name: String(p.seller.name), id: p.seller.id ? String(p.seller.id) : null, rating: null }, '__INITIAL_STATE__.product.seller');
+    if (p.isMarketplace && p.seller?.name)
+      set(
+        'seller',
+        { name: String(p.seller.name), id: p.seller.id ? String(p.seller.id) : null, rating: null },
+        '__INITIAL_STATE__.product.seller',
+      );
     const shipping = state?.product?.availability?.shipping as Json | undefined;
     if (typeof shipping?.status === 'string') {
-      values.availability_text = p.isPreorderable ? 'preorder' : shipping.purchasable === false && /instock/i.test(shipping.status) ? 'out of stock' : shipping.status.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+      values.availability_text = p.isPreorderable
+        ? 'preorder'
+        : shipping.purchasable === false && /instock/i.test(shipping.status)
+          ? 'out of stock'
+          : shipping.status.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
       sources.availability = 'bestbuy:__INITIAL_STATE__.product.availability.shipping.status';
     }
   }
@@ -74,7 +99,8 @@ export function readBestBuy(doc: Document, ctx: ReaderContext): Found {
     set('price', parsePrice(shown, '.'), '[data-testid=price-block-customer-price]');
     set('currency', currencyFromText(shown, ctx.url), '[data-testid=price-block-customer-price]');
     const was = text(first(doc, (e) => e.attribs['data-testid'] === 'price-block-regular-price'));
-    if (/was/i.test(was)) set('list_price', parsePrice(was.replace(/^[^$\d]*/, ''), '.'), '[data-testid=price-block-regular-price]');
+    if (/was/i.test(was))
+      set('list_price', parsePrice(was.replace(/^[^$\d]*/, ''), '.'), '[data-testid=price-block-regular-price]');
   }
   const rating = first(doc, (e) => (e.attribs.class ?? '').includes('c-ratings-reviews'));
   const r = /Rating ([\d.]+) out of 5 stars with ([\d,]+) reviews?/i.exec(text(rating));
@@ -82,12 +108,20 @@ export function readBestBuy(doc: Document, ctx: ReaderContext): Found {
     set('rating', Number(r[1]), 'rating line');
     set('review_count', Number(r[2].replace(/,/g, '')), 'rating line');
   }
-  const modelLine = all(doc, (e) => e.name === 'div' && /^Model:\s*\S/.test(text(e)) && e.children.length <= 2).map((e) => text(e))[0];
+  const modelLine = all(doc, (e) => e.name === 'div' && /^Model:\s*\S/.test(text(e)) && e.children.length <= 2).map(
+    (e) => text(e),
+  )[0];
   if (modelLine) set('model', /^Model:\s*(\S+)/.exec(modelLine)?.[1], 'Model: line');
   const button = first(doc, (e) => e.name === 'button' && e.attribs['data-button-state'] !== undefined);
   if (button && !values.availability_text) {
     const state = attr(button, 'data-button-state') ?? '';
-    values.availability_text = /ADD_TO_CART/.test(state) ? 'in stock' : /SOLD_OUT|UNAVAILABLE/.test(state) ? 'out of stock' : /PRE_ORDER/.test(state) ? 'preorder' : undefined;
+    values.availability_text = /ADD_TO_CART/.test(state)
+      ? 'in stock'
+      : /SOLD_OUT|UNAVAILABLE/.test(state)
+        ? 'out of stock'
+        : /PRE_ORDER/.test(state)
+          ? 'preorder'
+          : undefined;
     if (values.availability_text) sources.availability = 'bestbuy:[data-button-state]';
   }
   return { values, sources };

@@ -1,5 +1,15 @@
 /** Small DOM lookups the marketplace readers share (one walk builds the id index). */
-import { attr, collapse, elements, findAll, findFirst, textOf, type Document, type Element, type ParentNode } from '../document/dom.js';
+import {
+  attr,
+  collapse,
+  elements,
+  findAll,
+  findFirst,
+  textOf,
+  type Document,
+  type Element,
+  type ParentNode,
+} from '../document/dom.js';
 import { parseNumber } from '../extract/coerce.js';
 
 export type Ids = Map<string, Element>;
@@ -16,7 +26,8 @@ export function indexIds(doc: Document): Ids {
 
 export const hasClass = (el: Element, cls: string) => (' ' + (el.attribs.class ?? '') + ' ').includes(` ${cls} `);
 export const text = (el: Element | undefined) => (el ? collapse(textOf(el, ' ')) : '');
-export const first = (root: ParentNode | undefined, pred: (el: Element) => boolean) => (root ? findFirst(root, pred) : undefined);
+export const first = (root: ParentNode | undefined, pred: (el: Element) => boolean) =>
+  root ? findFirst(root, pred) : undefined;
 export const all = (root: ParentNode | undefined, pred: (el: Element) => boolean) => (root ? findAll(root, pred) : []);
 export { attr };
 
@@ -55,4 +66,8 @@ export function labelRows(root: ParentNode | undefined): [string, string][] {
 }
 
 /** Invisible marks Amazon puts around labels (‏ ‎) and trailing colons. */
-export const clean = (s: string) => s.replace(/[\u200b-\u200f\u202a-\u202e\u2060\ufeff]/g, '').replace(/\s*[:：]\s*$/, '').trim();
+export const clean = (s: string) =>
+  s
+    .replace(/[\u200b-\u200f\u202a-\u202e\u2060\ufeff]/g, '')
+    .replace(/\s*[:：]\s*$/, '')
+    .trim();

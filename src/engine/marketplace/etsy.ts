@@ -15,8 +15,14 @@ export function readEtsy(doc: Document, ctx: ReaderContext): Found {
   const sources: Record<string, string> = {};
   const region = first(doc, (e) => e.attribs['data-buy-box-region'] === 'price');
   if (region) {
-    const priceTexts = all(region, (e) => e.name === 'p' || e.name === 'span').map((e) => ({ el: e, t: text(e) })).filter((x) => /\d/.test(x.t) && currencyFromText(x.t, ctx.url));
-    const struck = priceTexts.find((x) => hasClass(x.el, 'wt-text-strikethrough') || /original|precio original|prix d'origine|ursprünglicher preis/i.test(x.t));
+    const priceTexts = all(region, (e) => e.name === 'p' || e.name === 'span')
+      .map((e) => ({ el: e, t: text(e) }))
+      .filter((x) => /\d/.test(x.t) && currencyFromText(x.t, ctx.url));
+    const struck = priceTexts.find(
+      (x) =>
+        hasClass(x.el, 'wt-text-strikethrough') ||
+        /original|precio original|prix d'origine|ursprünglicher preis/i.test(x.t),
+    );
     const current = priceTexts.find((x) => x !== struck && !hasClass(x.el, 'wt-text-strikethrough'));
     const price = parsePrice(current?.t, ctx.region.decimal);
     if (price !== undefined) {
@@ -31,18 +37,24 @@ export function readEtsy(doc: Document, ctx: ReaderContext): Found {
     }
     const note = text(region);
     if (/sold out|agotado|ausverkauft|épuisé|esaurito/i.test(note)) values.availability_text = 'out of stock';
-    else if (/only \d+ left|solo queda|nur noch \d+|plus que \d+/i.test(note)) values.availability_text = 'only few left';
+    else if (/only \d+ left|solo queda|nur noch \d+|plus que \d+/i.test(note))
+      values.availability_text = 'only few left';
     else if (/in stock|en stock|auf lager|disponibile/i.test(note)) values.availability_text = 'in stock';
     if (values.availability_text) sources.availability = 'etsy:[data-buy-box-region=price]';
   }
-  if (!values.availability_text && first(doc, (e) => e.name === 'form' && e.attribs['data-buy-box-add-to-cart-form'] !== undefined)) {
+  if (
+    !values.availability_text &&
+    first(doc, (e) => e.name === 'form' && e.attribs['data-buy-box-add-to-cart-form'] !== undefined)
+  ) {
     values.availability_text = 'in stock';
     sources.availability = 'etsy:add-to-cart form';
   }
   // The shop: named in the page's state next to its id.
-  const state = /"shop_id":(\d+),"shop_name":"([^"]{1,80})"/.exec(ctx.html) ?? /"shop_name":"([^"]{1,80})"/.exec(ctx.html);
+  const state =
+    /"shop_id":(\d+),"shop_name":"([^"]{1,80})"/.exec(ctx.html) ?? /"shop_name":"([^"]{1,80})"/.exec(ctx.html);
   if (state) {
-    values.seller = state.length === 3 ? { name: state[2], id: state[1], rating: null } : { name: state[1], id: null, rating: null };
+    values.seller =
+      state.length === 3 ? { name: state[2], id: state[1], rating: null } : { name: state[1], id: null, rating: null };
     sources.seller = 'etsy:page state shop_name';
   }
   // (The title is the generic layer's: the page's first h1 can be its privacy dialog's.)

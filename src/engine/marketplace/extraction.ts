@@ -32,7 +32,12 @@ export function marketplaceExtraction(marketplace: string, mode: 'basic' | 'rich
         const { products, source: from } = readListing(doc, { marketplace, url, html: source });
         return { json: { products }, sources: { products: from } };
       }
-      const { product, sources } = readProduct(doc, { marketplace, url, html: source }, READERS[marketplaceName(marketplace)], mode);
+      const { product, sources } = readProduct(
+        doc,
+        { marketplace, url, html: source },
+        READERS[marketplaceName(marketplace)],
+        mode,
+      );
       return { json: product, sources };
     },
   };

@@ -75,8 +75,20 @@ export async function marketplaceProduct(fetchers: Fetchers, options: Marketplac
   }
   try {
     const control: JobControl = { signal: options.signal, deadline };
-    const doc = await processDocument(fetchers.documents, page.text ?? '', { url: page.url, onlyMainContent: true, markdown: options.markdown ?? false, html: false, links: false }, marketplaceExtraction(options.marketplace, options.mode ?? 'rich'), control);
-    return { marketplace: options.marketplace, product: doc.extracted?.json ?? {}, sources: doc.extracted?.sources ?? {}, statusCode: page.status, ...(options.markdown ? { markdown: doc.markdown ?? '' } : {}) };
+    const doc = await processDocument(
+      fetchers.documents,
+      page.text ?? '',
+      { url: page.url, onlyMainContent: true, markdown: options.markdown ?? false, html: false, links: false },
+      marketplaceExtraction(options.marketplace, options.mode ?? 'rich'),
+      control,
+    );
+    return {
+      marketplace: options.marketplace,
+      product: doc.extracted?.json ?? {},
+      sources: doc.extracted?.sources ?? {},
+      statusCode: page.status,
+      ...(options.markdown ? { markdown: doc.markdown ?? '' } : {}),
+    };
   } finally {
     releasePage(page);
   }

@@ -48,16 +48,29 @@ export function isListingUrl(id: string, url: string): boolean {
 
 const stock = (words: string | undefined): Pick<ListedProduct, 'availability' | 'in_stock'> => {
   const availability = availabilityOf(words?.replace(/_/g, ' '));
-  return { availability, in_stock: availability === 'in_stock' || availability === 'limited' ? true : availability === 'out_of_stock' ? false : null };
+  return {
+    availability,
+    in_stock:
+      availability === 'in_stock' || availability === 'limited' ? true : availability === 'out_of_stock' ? false : null,
+  };
 };
 
 function amazonCards(doc: Document, url: string, decimal: '.' | ','): ListedProduct[] {
-  return all(doc, (e) => e.attribs['data-component-type'] === 's-search-result' && /^[A-Z0-9]{10}$/.test(e.attribs['data-asin'] ?? '')).map((card) => {
+  return all(
+    doc,
+    (e) =>
+      e.attribs['data-component-type'] === 's-search-result' && /^[A-Z0-9]{10}$/.test(e.attribs['data-asin'] ?? ''),
+  ).map((card) => {
     const h2 = first(card, (e) => e.name === 'h2');
     const link = first(h2 ?? card, (e) => e.name === 'a' && !!e.attribs.href);
-    const priceEl = all(card, (e) => hasClass(e, 'a-price') && !hasClass(e, 'a-text-price')).map((p) => first(p, (e) => hasClass(e, 'a-offscreen'))).find(Boolean);
+    const priceEl = all(card, (e) => hasClass(e, 'a-price') && !hasClass(e, 'a-text-price'))
+      .map((p) => first(p, (e) => hasClass(e, 'a-offscreen')))
+      .find(Boolean);
     const shown = text(priceEl);
-    const note = /currently unavailable|temporarily out of stock|derzeit nicht verfügbar|actuellement indisponible|non disponibile|no disponible/i.exec(text(card))?.[0];
+    const note =
+      /currently unavailable|temporarily out of stock|derzeit nicht verfügbar|actuellement indisponible|non disponibile|no disponible/i.exec(
+        text(card),
+      )?.[0];
     return {
       id: card.attribs['data-asin'],
       url: link ? (absoluteUrl(attr(link, 'href'), url) ?? null) : null,
@@ -91,27 +104,49 @@ function ebayCards(doc: Document, url: string, decimal: '.' | ','): ListedProduc
 function walmartStacks(doc: Document, url: string): ListedProduct[] {
   const data = nextData(doc);
   const stacks = (data?.props?.pageProps?.initialData?.searchResult?.itemStacks ?? []) as { items?: Json[] }[];
-  return stacks.flatMap((st) => st.items ?? []).filter((i) => i.usItemId && i.name).map((i) => {
-    const price = typeof i.price === 'number' ? i.price : i.priceInfo?.currentPrice?.price ?? null;
-    return {
-      id: String(i.usItemId),
-      url: i.canonicalUrl ? (absoluteUrl(i.canonicalUrl, url) ?? null) : null,
-      title: String(i.name),
-      price: typeof price === 'number' ? price : null,
-      currency: typeof price === 'number' ? (i.priceInfo?.currentPrice?.currencyUnit ?? regionOf('walmart_us').currency) : null,
-      ...stock(i.availabilityStatusV2?.value ?? i.availabilityStatusDisplayValue),
-    };
-  });
+  return stacks
+    .flatMap((st) => st.items ?? [])
+    .filter((i) => i.usItemId && i.name)
+    .map((i) => {
+      const price = typeof i.price === 'number' ? i.price : (i.priceInfo?.currentPrice?.price ?? null);
+      return {
+        id: String(i.usItemId),
+        url: i.canonicalUrl ? (absoluteUrl(i.canonicalUrl, url) ?? null) : null,
+        title: String(i.name),
+        price: typeof price === 'number' ? price : null,
+        currency:
+          typeof price === 'number'
+            ? (i.priceInfo?.currentPrice?.currencyUnit ?? regionOf('walmart_us').currency)
+            : null,
+        ...stock(i.availabilityStatusV2?.value ?? i.availabilityStatusDisplayValue),
+      };
+    });
 }
 
 let genericSchema: CompiledSchema | undefined;
 
-export function readListing(doc: Document, ctx: { marketplace: string; url: string; html: string }): { products: ListedProduct[]; source: string } {
+export function readListing(
+  doc: Document,
+  ctx: { marketplace: string; url: string; html: string },
+): { products: ListedProduct[]; source: string } {
   const region = regionOf(ctx.marketplace);
   const name = marketplaceName(ctx.marketplace);
-  const site = name === 'amazon' ? amazonCards(doc, ctx.url, region.decimal) : name === 'ebay' ? ebayCards(doc, ctx.url, region.decimal) : name === 'walmart' ? walmartStacks(doc, ctx.url) : [];
+  const site =
+    name === 'amazon'
+      ? amazonCards(doc, ctx.url, region.decimal)
+      : name === 'ebay'
+        ? ebayCards(doc, ctx.url, region.decimal)
+        : name === 'walmart'
+          ? walmartStacks(doc, ctx.url)
+          : [];
   if (site.length) return { products: site, source: `${name}:result cards` };
-  const g = extractFromDocument(doc, { schema: (genericSchema ??= compileSchema({ products: [{ title: 'string', url: 'string', price: 'number', currency: 'string', in_stock: 'boolean' }] })), url: ctx.url, html: ctx.html });
+  const g = extractFromDocument(doc, {
+    schema: (genericSchema ??= compileSchema({
+      products: [{ title: 'string', url: 'string', price: 'number', currency: 'string', in_stock: 'boolean' }],
+    })),
+    url: ctx.url,
+    html: ctx.html,
+  });
   const items = (g.json.products ?? []) as Record<string, unknown>[];
   return {
     products: items.map((p) => {
@@ -130,4 +165,3 @@ export function readListing(doc: Document, ctx: { marketplace: string; url: stri
     source: g.sources.products ?? 'generic',
   };
 }
-

@@ -53,8 +53,24 @@ export const BASIC_FIELDS = ['id', 'url', 'title', 'price', 'currency', 'availab
 
 /** The record's single-valued fields (what a monitor on a marketplace page can watch). */
 export const PRODUCT_SCALAR_FIELDS = [
-  'id', 'title', 'price', 'currency', 'availability', 'in_stock', 'brand', 'list_price', 'discount_percent', 'rating',
-  'review_count', 'description', 'gtin', 'mpn', 'sku', 'model', 'condition', 'shipping',
+  'id',
+  'title',
+  'price',
+  'currency',
+  'availability',
+  'in_stock',
+  'brand',
+  'list_price',
+  'discount_percent',
+  'rating',
+  'review_count',
+  'description',
+  'gtin',
+  'mpn',
+  'sku',
+  'model',
+  'condition',
+  'shipping',
 ] as const;
 
 /** What a reader found: any subset of the record, with the source of each field. */
@@ -101,8 +117,16 @@ let generic: CompiledSchema | undefined;
 export function availabilityOf(text: string | undefined | null, inStock?: boolean | null): Availability {
   const t = (text ?? '').toLowerCase();
   if (t) {
-    if (/preorder|pre-order|presale|pre-sale|backorder|vorbestell|précommande|precommande|preordina|reserva|予約/.test(t)) return 'preorder';
-    if (/limitedavailability|only \d+ left|nur noch \d+|plus que \d+|solo \d+|sólo quedan \d+|quedan \d+|rimang|il en reste|limited stock|low stock|few left/.test(t)) return 'limited';
+    if (
+      /preorder|pre-order|presale|pre-sale|backorder|vorbestell|précommande|precommande|preordina|reserva|予約/.test(t)
+    )
+      return 'preorder';
+    if (
+      /limitedavailability|only \d+ left|nur noch \d+|plus que \d+|solo \d+|sólo quedan \d+|quedan \d+|rimang|il en reste|limited stock|low stock|few left/.test(
+        t,
+      )
+    )
+      return 'limited';
     const read = /instoreonly/.test(t) || coerceBoolean(t);
     if (read !== undefined) return read ? 'in_stock' : 'out_of_stock';
   }
@@ -112,9 +136,30 @@ export function availabilityOf(text: string | undefined | null, inStock?: boolea
 }
 
 const EMPTY: Omit<ProductRecord, 'url'> = {
-  id: null, title: null, price: null, currency: null, availability: 'unknown', in_stock: null, brand: null, list_price: null,
-  discount_percent: null, rating: null, review_count: null, images: [], description: null, features: [], specifications: null,
-  categories: [], seller: null, variants: [], gtin: null, mpn: null, sku: null, model: null, condition: null, shipping: null,
+  id: null,
+  title: null,
+  price: null,
+  currency: null,
+  availability: 'unknown',
+  in_stock: null,
+  brand: null,
+  list_price: null,
+  discount_percent: null,
+  rating: null,
+  review_count: null,
+  images: [],
+  description: null,
+  features: [],
+  specifications: null,
+  categories: [],
+  seller: null,
+  variants: [],
+  gtin: null,
+  mpn: null,
+  sku: null,
+  model: null,
+  condition: null,
+  shipping: null,
 };
 
 const ROOT_CRUMB = /^(?:home|startseite|accueil|inicio|home page|página de inicio|pagina iniziale)$/i;
@@ -124,7 +169,11 @@ export function conditionOf(raw: string): string | undefined {
   const t = raw.trim();
   const schema = /^(?:https?:\/\/schema\.org\/)?(New|Used|Refurbished|Damaged)Condition$/i.exec(t);
   if (schema) return schema[1].toLowerCase();
-  return /^(?:brand[- ]new|new|used|pre-?owned|refurbished|renewed|certified refurbished|open[- ]box|like new|very good|good|acceptable|for parts(?: or not working)?|damaged|new with(?:out)? tags|new with(?:out)? box|new other|neu|gebraucht|neuf|occasion|reconditionné|nuovo|usato|ricondizionato|nuevo|usado|reacondicionado)\b/i.test(t) && t.length <= 60 ? t : undefined;
+  return /^(?:brand[- ]new|new|used|pre-?owned|refurbished|renewed|certified refurbished|open[- ]box|like new|very good|good|acceptable|for parts(?: or not working)?|damaged|new with(?:out)? tags|new with(?:out)? box|new other|neu|gebraucht|neuf|occasion|reconditionné|nuovo|usato|ricondizionato|nuevo|usado|reacondicionado)\b/i.test(
+    t,
+  ) && t.length <= 60
+    ? t
+    : undefined;
 }
 
 const present = (v: unknown) => v !== null && v !== undefined && !(Array.isArray(v) && v.length === 0) && v !== '';
@@ -133,7 +182,12 @@ const present = (v: unknown) => v !== null && v !== undefined && !(Array.isArray
  * The record for a page: the site reader's values win, the generic extractor fills the rest,
  * then the fields that depend on others are derived (availability ↔ in_stock, discount).
  */
-export function readProduct(doc: Document, ctx: { marketplace: string; url: string; html: string }, site: SiteReader | undefined, mode: 'basic' | 'rich'): { product: Record<string, unknown>; sources: Record<string, string> } {
+export function readProduct(
+  doc: Document,
+  ctx: { marketplace: string; url: string; html: string },
+  site: SiteReader | undefined,
+  mode: 'basic' | 'rich',
+): { product: Record<string, unknown>; sources: Record<string, string> } {
   const region = regionOf(ctx.marketplace);
   const rc: ReaderContext = { ...ctx, region };
   const found: Found = site ? site(doc, rc) : { values: {}, sources: {} };
@@ -145,7 +199,11 @@ export function readProduct(doc: Document, ctx: { marketplace: string; url: stri
     out[k] = v;
     if (found.sources[k]) sources[k] = found.sources[k];
   }
-  const g = extractFromDocument(doc, { schema: (generic ??= compileSchema(GENERIC_SCHEMA)), url: ctx.url, html: ctx.html });
+  const g = extractFromDocument(doc, {
+    schema: (generic ??= compileSchema(GENERIC_SCHEMA)),
+    url: ctx.url,
+    html: ctx.html,
+  });
   for (const [k, v] of Object.entries(g.json)) {
     if (k === 'availability' || !present(v) || present(out[k]) || !(k in out)) continue;
     out[k] = v;
@@ -163,7 +221,12 @@ export function readProduct(doc: Document, ctx: { marketplace: string; url: stri
   out.availability = availabilityOf(words, inStockKnown);
   if (words) sources.availability = found.sources.availability ?? g.sources.availability ?? 'text';
   if (typeof found.values.in_stock !== 'boolean') {
-    out.in_stock = out.availability === 'in_stock' || out.availability === 'limited' ? true : out.availability === 'out_of_stock' || out.availability === 'preorder' ? false : inStockKnown ?? null;
+    out.in_stock =
+      out.availability === 'in_stock' || out.availability === 'limited'
+        ? true
+        : out.availability === 'out_of_stock' || out.availability === 'preorder'
+          ? false
+          : (inStockKnown ?? null);
     if (out.in_stock === null) delete sources.in_stock;
     else if (words) sources.in_stock = sources.availability;
   }
@@ -184,7 +247,12 @@ export function readProduct(doc: Document, ctx: { marketplace: string; url: stri
   }
   // A count read off a loose element match that is only the rating's own number ("4.3 out of 5") is not a count.
   const rating = out.rating as number | null;
-  if (typeof out.review_count === 'number' && sources.review_count?.startsWith('css:') && rating !== null && out.review_count === Math.floor(rating)) {
+  if (
+    typeof out.review_count === 'number' &&
+    sources.review_count?.startsWith('css:') &&
+    rating !== null &&
+    out.review_count === Math.floor(rating)
+  ) {
     out.review_count = null;
     delete sources.review_count;
   }
@@ -199,7 +267,9 @@ export function readProduct(doc: Document, ctx: { marketplace: string; url: stri
   }
   // The root crumb names the site, not a category.
   const host = new URL(ctx.url).hostname.replace(/^www\./, '').split('.')[0];
-  out.categories = (out.categories as string[]).filter((c, i) => !(i === 0 && (ROOT_CRUMB.test(c) || c.toLowerCase().replace(/\s+/g, '') === host)));
+  out.categories = (out.categories as string[]).filter(
+    (c, i) => !(i === 0 && (ROOT_CRUMB.test(c) || c.toLowerCase().replace(/\s+/g, '') === host)),
+  );
   out.images = [...new Set(out.images as string[])];
   if (mode === 'basic') {
     const basic: Record<string, unknown> = {};

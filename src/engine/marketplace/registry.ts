@@ -109,7 +109,12 @@ const ID_IN_URL: Record<string, RegExp[]> = {
   walmart: [/\/ip\/(?:[^/]+\/)?(\d{5,15})(?:[/?#]|$)/],
   etsy: [/\/listing\/(\d{5,15})(?:[/?#]|$)/],
   target: [/\/A-(\d{5,12})(?:[/?#]|$)/],
-  bestbuy: [/\/sku\/(\d{5,10})(?:[/?#]|$)/, /[?&]skuId=(\d{5,10})/, /\/(\d{7,8})\.p(?:[/?#]|$)/, /\/product\/[^?#]*?\/(\d{6,10})(?:[/?#]|$)/],
+  bestbuy: [
+    /\/sku\/(\d{5,10})(?:[/?#]|$)/,
+    /[?&]skuId=(\d{5,10})/,
+    /\/(\d{7,8})\.p(?:[/?#]|$)/,
+    /\/product\/[^?#]*?\/(\d{6,10})(?:[/?#]|$)/,
+  ],
 };
 
 /** The product id the URL carries (ASIN, eBay item number, Walmart item id, Etsy listing id, Target TCIN, Best Buy SKU). */

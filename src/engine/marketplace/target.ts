@@ -36,27 +36,38 @@ export function readTarget(doc: Document, ctx: ReaderContext): Found {
     if (r[2]) set('review_count', Number(r[2].replace(/,/g, '')), 'rating-stars');
   }
   set('brand', text(one('shopAllBrandLink')).replace(/^shop all\s+/i, '') || undefined, 'shopAllBrandLink');
-  set('categories', (byTest.get('@web/Breadcrumbs/BreadcrumbLink') ?? []).map((a) => text(a)).filter(Boolean), '@web/Breadcrumbs/BreadcrumbLink');
+  set(
+    'categories',
+    (byTest.get('@web/Breadcrumbs/BreadcrumbLink') ?? []).map((a) => text(a)).filter(Boolean),
+    '@web/Breadcrumbs/BreadcrumbLink',
+  );
   set('description', text(one('item-details-description')) || undefined, 'item-details-description');
   const images = [...byTest.entries()]
     .filter(([k]) => /^image-gallery-item-\d+$/.test(k))
     .flatMap(([, els]) => els)
     .map((el) => {
       const img = first(el, (e) => e.name === 'img');
-      const bg = /url\(["']?([^"')]+)["']?\)/.exec(JSON.stringify(el.attribs) + (first(el, (e) => /background-image/.test(e.attribs.style ?? ''))?.attribs.style ?? ''))?.[1];
+      const bg = /url\(["']?([^"')]+)["']?\)/.exec(
+        JSON.stringify(el.attribs) +
+          (first(el, (e) => /background-image/.test(e.attribs.style ?? ''))?.attribs.style ?? ''),
+      )?.[1];
       return (img && (attr(img, 'src') ?? attr(img, 'data-src'))) || bg;
     })
     .filter((u): u is string => !!u && /^https?:/.test(u))
     .map((u) => u.replace(/\?.*$/, ''));
   set('images', images, 'image-gallery-item');
   // Stock: an enabled add-to-cart on any fulfilment button; an out-of-stock message says otherwise.
-  const buttons = ['orderPickupButton', 'shippingButton', 'scheduledDeliveryButton', 'shipItButton'].flatMap((k) => byTest.get(k) ?? []);
+  const buttons = ['orderPickupButton', 'shippingButton', 'scheduledDeliveryButton', 'shipItButton'].flatMap(
+    (k) => byTest.get(k) ?? [],
+  );
   const soldOut = text(one('outOfStockMessage') ?? one('soldOutMessage') ?? one('NonbuyableSection'));
   if (soldOut) {
     values.availability_text = 'out of stock';
     sources.availability = 'target:[data-test=outOfStockMessage]';
   } else if (buttons.length) {
-    const enabled = buttons.some((b) => /add to cart/i.test(text(b)) && b.attribs.disabled === undefined && b.attribs['aria-disabled'] !== 'true');
+    const enabled = buttons.some(
+      (b) => /add to cart/i.test(text(b)) && b.attribs.disabled === undefined && b.attribs['aria-disabled'] !== 'true',
+    );
     values.availability_text = enabled ? 'in stock' : 'out of stock';
     sources.availability = `target:[data-test=${buttons[0].attribs['data-test']}]`;
   }

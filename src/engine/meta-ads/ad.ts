@@ -34,7 +34,8 @@ const isoOf = (v: unknown) => {
   const t = Date.parse(v.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
   return Number.isFinite(t) ? new Date(t).toISOString() : null;
 };
-const num = (v: unknown) => (v === undefined || v === null || v === '' ? null : Number.isFinite(Number(v)) ? Number(v) : null);
+const num = (v: unknown) =>
+  v === undefined || v === null || v === '' ? null : Number.isFinite(Number(v)) ? Number(v) : null;
 /** A template placeholder left in dynamic creative ("{{product.name}}") is not text. */
 const text = (v: unknown) => {
   const s = str(v);
@@ -57,16 +58,18 @@ export function adFromWeb(r: Json, libraryBase: string): Ad | undefined {
       const u = str(v.video_hd_url) ?? str(v.video_sd_url);
       if (u) media.push({ type: 'video', url: u });
     }
-    const cardImage = src !== s ? str(src.original_image_url) ?? str(src.resized_image_url) : null;
+    const cardImage = src !== s ? (str(src.original_image_url) ?? str(src.resized_image_url)) : null;
     if (cardImage) media.push({ type: 'image', url: cardImage });
-    const cardVideo = src !== s ? str(src.video_hd_url) ?? str(src.video_sd_url) : null;
+    const cardVideo = src !== s ? (str(src.video_hd_url) ?? str(src.video_sd_url)) : null;
     if (cardVideo) media.push({ type: 'video', url: cardVideo });
   }
   const active = r.is_active === true;
   return {
     id,
     status: active ? 'active' : 'inactive',
-    platforms: ((r.publisher_platform ?? []) as unknown[]).filter((p): p is string => typeof p === 'string').map((p) => p.toLowerCase()),
+    platforms: ((r.publisher_platform ?? []) as unknown[])
+      .filter((p): p is string => typeof p === 'string')
+      .map((p) => p.toLowerCase()),
     started_at: epoch(r.start_date),
     // The library gives active ads a scheduled end; an ad has ended only once inactive.
     ended_at: active ? null : epoch(r.end_date),
@@ -93,7 +96,8 @@ export function withoutToken(url: unknown): string | null {
   }
 }
 
-const first = (plural: unknown, singular: unknown) => (Array.isArray(plural) ? text(plural.find((x) => text(x))) : null) ?? text(singular);
+const first = (plural: unknown, singular: unknown) =>
+  (Array.isArray(plural) ? text(plural.find((x) => text(x))) : null) ?? text(singular);
 
 /** One Graph API ads_archive record. */
 export function adFromGraph(r: Json, now = Date.now()): Ad | undefined {
@@ -104,7 +108,9 @@ export function adFromGraph(r: Json, now = Date.now()): Ad | undefined {
   const ad: Ad = {
     id,
     status: ended && Date.parse(ended) <= now ? 'inactive' : 'active',
-    platforms: ((r.publisher_platforms ?? r.publisher_platform ?? []) as unknown[]).filter((p): p is string => typeof p === 'string').map((p) => p.toLowerCase()),
+    platforms: ((r.publisher_platforms ?? r.publisher_platform ?? []) as unknown[])
+      .filter((p): p is string => typeof p === 'string')
+      .map((p) => p.toLowerCase()),
     started_at: isoOf(r.ad_delivery_start_time),
     ended_at: ended && Date.parse(ended) <= now ? ended : null,
     body: first(r.ad_creative_bodies, r.ad_creative_body),
@@ -116,7 +122,9 @@ export function adFromGraph(r: Json, now = Date.now()): Ad | undefined {
     snapshot_url: snapshot,
     collation_count: 1,
   };
-  if (r.spend && typeof r.spend === 'object') ad.spend = { lower: num(r.spend.lower_bound), upper: num(r.spend.upper_bound), currency: str(r.currency) };
-  if (r.impressions && typeof r.impressions === 'object') ad.impressions = { lower: num(r.impressions.lower_bound), upper: num(r.impressions.upper_bound) };
+  if (r.spend && typeof r.spend === 'object')
+    ad.spend = { lower: num(r.spend.lower_bound), upper: num(r.spend.upper_bound), currency: str(r.currency) };
+  if (r.impressions && typeof r.impressions === 'object')
+    ad.impressions = { lower: num(r.impressions.lower_bound), upper: num(r.impressions.upper_bound) };
   return ad;
 }

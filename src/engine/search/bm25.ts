@@ -1,10 +1,14 @@
 /** BM25 (k1 = 1.2, b = 0.75) over a small corpus of passages, Unicode word tokens. */
 const STOP = new Set(
-  'a an and are as at be but by for from has have how i if in into is it its of on or our that the their there these this to was were what when where which who why will with you your'.split(' '),
+  'a an and are as at be but by for from has have how i if in into is it its of on or our that the their there these this to was were what when where which who why will with you your'.split(
+    ' ',
+  ),
 );
 
 export function tokens(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((t) => !STOP.has(t) && (t.length > 1 || /\d/.test(t)));
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter(
+    (t) => !STOP.has(t) && (t.length > 1 || /\d/.test(t)),
+  );
 }
 
 export class Bm25 {

@@ -1,6 +1,13 @@
 /** Brave Search API (web search), authenticated with BRAVE_API_KEY. */
 import type { HttpClient } from '../fetch/http.js';
-import { askProvider, providerFailed, stripTags, type ProviderResult, type SearchProvider, type SearchRequest } from './provider.js';
+import {
+  askProvider,
+  providerFailed,
+  stripTags,
+  type ProviderResult,
+  type SearchProvider,
+  type SearchRequest,
+} from './provider.js';
 
 export const BRAVE_DEFAULT_URL = 'https://api.search.brave.com/res/v1/web/search';
 
@@ -18,7 +25,10 @@ export class BraveProvider implements SearchProvider {
     u.searchParams.set('count', String(Math.min(20, req.limit)));
     if (req.country) u.searchParams.set('country', req.country.toLowerCase());
     if (req.language) u.searchParams.set('search_lang', req.language.toLowerCase());
-    const body = await askProvider(this.http, this.name, u.href, req, { accept: 'application/json', 'x-subscription-token': this.apiKey });
+    const body = await askProvider(this.http, this.name, u.href, req, {
+      accept: 'application/json',
+      'x-subscription-token': this.apiKey,
+    });
     let data: { web?: { results?: { url?: unknown; title?: unknown; description?: unknown; page_age?: unknown }[] } };
     try {
       data = JSON.parse(body.toString('utf8'));

@@ -5,7 +5,13 @@
 import { parseHtml, elements, textOf, collapse } from '../document/dom.js';
 import type { Element } from '../document/dom.js';
 import type { HttpClient } from '../fetch/http.js';
-import { askProvider, providerFailed, type ProviderResult, type SearchProvider, type SearchRequest } from './provider.js';
+import {
+  askProvider,
+  providerFailed,
+  type ProviderResult,
+  type SearchProvider,
+  type SearchRequest,
+} from './provider.js';
 
 export const DUCKDUCKGO_DEFAULT_URL = 'https://html.duckduckgo.com/html/';
 
@@ -50,11 +56,14 @@ export class DuckDuckGoProvider implements SearchProvider {
   async search(req: SearchRequest): Promise<ProviderResult[]> {
     const u = new URL(this.endpoint);
     u.searchParams.set('q', req.query);
-    if (req.country || req.language) u.searchParams.set('kl', `${(req.country ?? 'wt').toLowerCase()}-${(req.language ?? 'wt').toLowerCase()}`);
+    if (req.country || req.language)
+      u.searchParams.set('kl', `${(req.country ?? 'wt').toLowerCase()}-${(req.language ?? 'wt').toLowerCase()}`);
     const html = (await askProvider(this.http, this.name, u.href, req, { accept: 'text/html' })).toString('utf8');
     const results = parseDuckDuckGo(html, this.endpoint);
-    if (!results.length && /anomaly|captcha|unusual traffic/i.test(html)) throw providerFailed(this.name, 'it answered with a bot check; configure SEARXNG_URL or BRAVE_API_KEY');
-    if (!results.length && !/no results|no-results|result/i.test(html)) throw providerFailed(this.name, 'the results page could not be read');
+    if (!results.length && /anomaly|captcha|unusual traffic/i.test(html))
+      throw providerFailed(this.name, 'it answered with a bot check; configure SEARXNG_URL or BRAVE_API_KEY');
+    if (!results.length && !/no results|no-results|result/i.test(html))
+      throw providerFailed(this.name, 'the results page could not be read');
     return results;
   }
 }

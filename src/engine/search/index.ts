@@ -14,10 +14,15 @@ export { parseDuckDuckGo } from './duckduckgo.js';
  * else Brave when BRAVE_API_KEY is set, else DuckDuckGo's keyless HTML page.
  */
 export function createSearchProvider(
-  config: Pick<Config, 'searchProvider' | 'searxngUrl' | 'braveApiKey'> & { braveApiUrl?: string; duckduckgoUrl?: string },
+  config: Pick<Config, 'searchProvider' | 'searxngUrl' | 'braveApiKey'> & {
+    braveApiUrl?: string;
+    duckduckgoUrl?: string;
+  },
   http: HttpClient,
 ): SearchProvider {
-  const name = (config.searchProvider ?? (config.searxngUrl ? 'searxng' : config.braveApiKey ? 'brave' : 'duckduckgo')).toLowerCase();
+  const name = (
+    config.searchProvider ?? (config.searxngUrl ? 'searxng' : config.braveApiKey ? 'brave' : 'duckduckgo')
+  ).toLowerCase();
   switch (name) {
     case 'searxng':
       if (!config.searxngUrl) throw new Error('SEARCH_PROVIDER=searxng needs SEARXNG_URL');

@@ -33,11 +33,16 @@ function splitLong(text: string): string[] {
     cur += s;
   }
   if (cur.trim()) out.push(cur.trim());
-  return out.flatMap((p) => (p.length > MAX * 1.5 ? p.match(new RegExp(`.{1,${MAX}}(?:\\s|$)`, 'g')) ?? [p] : [p])).map((p) => p.trim());
+  return out
+    .flatMap((p) => (p.length > MAX * 1.5 ? (p.match(new RegExp(`.{1,${MAX}}(?:\\s|$)`, 'g')) ?? [p]) : [p]))
+    .map((p) => p.trim());
 }
 
 export function toPassages(markdown: string): string[] {
-  const blocks = markdown.split(/\n{2,}/).map((b) => b.trim()).filter((b) => b && !/^```/.test(b));
+  const blocks = markdown
+    .split(/\n{2,}/)
+    .map((b) => b.trim())
+    .filter((b) => b && !/^```/.test(b));
   const out: string[] = [];
   let cur = '';
   const flush = () => {

@@ -31,10 +31,21 @@ export function providerFailed(name: string, why: string, cause?: unknown): Traw
 }
 
 /** Ask a provider endpoint; any transport failure or HTTP error is the provider's failure. */
-export async function askProvider(http: HttpClient, name: string, url: string, req: SearchRequest, headers: Record<string, string> = {}): Promise<Buffer> {
+export async function askProvider(
+  http: HttpClient,
+  name: string,
+  url: string,
+  req: SearchRequest,
+  headers: Record<string, string> = {},
+): Promise<Buffer> {
   let res;
   try {
-    res = await http.request(url, { headers, timeoutMs: req.timeoutMs ?? 10_000, maxBytes: 5 * 1024 * 1024, signal: req.signal });
+    res = await http.request(url, {
+      headers,
+      timeoutMs: req.timeoutMs ?? 10_000,
+      maxBytes: 5 * 1024 * 1024,
+      signal: req.signal,
+    });
   } catch (e) {
     throw providerFailed(name, (e as TrawlError).detail ?? (e as Error).message, e);
   }

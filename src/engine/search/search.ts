@@ -46,11 +46,22 @@ const RRF_K = 60;
 const CONTENT_WEIGHT = 2;
 const round = (n: number, d = 4) => Math.round(n * 10 ** d) / 10 ** d;
 
-export async function search(fetchers: Fetchers, provider: SearchProvider, options: SearchOptions): Promise<{ query: string; results: SearchResult[] }> {
+export async function search(
+  fetchers: Fetchers,
+  provider: SearchProvider,
+  options: SearchOptions,
+): Promise<{ query: string; results: SearchResult[] }> {
   const limit = options.limit ?? 5;
   const timeoutMs = options.timeoutMs ?? 20_000;
   const deadline = Date.now() + timeoutMs;
-  const found = await provider.search({ query: options.query, limit, country: options.country, language: options.language, signal: options.signal, timeoutMs: Math.min(10_000, timeoutMs) });
+  const found = await provider.search({
+    query: options.query,
+    limit,
+    country: options.country,
+    language: options.language,
+    signal: options.signal,
+    timeoutMs: Math.min(10_000, timeoutMs),
+  });
   const seen = new Set<string>();
   const hits = found.filter((r) => (seen.has(r.url) ? false : (seen.add(r.url), true))).slice(0, limit);
 
@@ -59,9 +70,21 @@ export async function search(fetchers: Fetchers, provider: SearchProvider, optio
     hits.map(async (hit) => {
       if (options.scrape === false) return undefined;
       try {
-        const page = await fetchPage(fetchers, hit.url, { render: 'http', timeoutMs: Math.max(1000, Math.min(8000, deadline - Date.now())), signal: options.signal });
+        const page = await fetchPage(fetchers, hit.url, {
+          render: 'http',
+          timeoutMs: Math.max(1000, Math.min(8000, deadline - Date.now())),
+          signal: options.signal,
+        });
         try {
-          if (page.kind === 'html') return (await processDocument(fetchers.documents, page.text ?? '', { url: page.url }, undefined, { signal: options.signal, deadline })).markdown ?? '';
+          if (page.kind === 'html')
+            return (
+              (
+                await processDocument(fetchers.documents, page.text ?? '', { url: page.url }, undefined, {
+                  signal: options.signal,
+                  deadline,
+                })
+              ).markdown ?? ''
+            );
           if (page.kind === 'text') return page.text ?? '';
           return undefined;
         } finally {
@@ -99,7 +122,9 @@ export async function search(fetchers: Fetchers, provider: SearchProvider, optio
   return {
     query: options.query,
     results: fused.map(({ hit, i, score }, n) => {
-      const highlights = contentScore[i].top.filter((p) => p.score > 0).map((p) => ({ text: p.text, score: round(p.score / best, 3) }));
+      const highlights = contentScore[i].top
+        .filter((p) => p.score > 0)
+        .map((p) => ({ text: p.text, score: round(p.score / best, 3) }));
       const r: SearchResult = {
         position: n + 1,
         citation: `[${n + 1}]`,

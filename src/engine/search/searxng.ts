@@ -1,6 +1,13 @@
 /** SearXNG's JSON API (`/search?format=json`); the instance must enable the json format. */
 import type { HttpClient } from '../fetch/http.js';
-import { askProvider, providerFailed, stripTags, type ProviderResult, type SearchProvider, type SearchRequest } from './provider.js';
+import {
+  askProvider,
+  providerFailed,
+  stripTags,
+  type ProviderResult,
+  type SearchProvider,
+  type SearchRequest,
+} from './provider.js';
 
 export class SearxngProvider implements SearchProvider {
   readonly name = 'searxng';

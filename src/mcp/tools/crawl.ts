@@ -43,12 +43,34 @@ interface CrawlPage {
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
 
 const waitSeconds = (fallback: number) =>
-  z.number().int().min(0).max(600).optional().describe(`For a job: how long to wait for it to end before answering with the pages so far (default ${fallback}); crawl_status waits on.`);
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(600)
+    .optional()
+    .describe(
+      `For a job: how long to wait for it to end before answering with the pages so far (default ${fallback}); crawl_status waits on.`,
+    );
 
 const crawlInput = {
   url: z.string().describe('Start page (http or https). Only pages of the same site are followed.'),
-  limit: z.number().int().min(1).max(100_000).optional().describe(`Most pages to crawl (default 10). Up to ${SYNC_CRAWL_LIMIT} run at once; more run as a job (up to 100000) whose progress is reported.`),
-  max_depth: z.number().int().min(0).max(10).optional().describe('Link depth to follow (default 2; 0 = only the start page).'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .optional()
+    .describe(
+      `Most pages to crawl (default 10). Up to ${SYNC_CRAWL_LIMIT} run at once; more run as a job (up to 100000) whose progress is reported.`,
+    ),
+  max_depth: z
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .optional()
+    .describe('Link depth to follow (default 2; 0 = only the start page).'),
   include_paths: z.array(z.string()).optional().describe('Only URL paths matching these globs, e.g. ["/blog/**"].'),
   exclude_paths: z.array(z.string()).optional().describe('Skip URL paths matching these globs, e.g. ["/tag/*"].'),
   allow_subdomains: z.boolean().optional().describe('Also follow links to subdomains (default false).'),
@@ -102,7 +124,7 @@ export function registerCrawl(server: McpServer, ctx: ToolContext): void {
       description:
         'Crawl one website breadth-first from a start URL, up to max_depth links deep and limit pages, and return the pages found with markdown excerpts sharing max_tokens. ' +
         `Up to ${SYNC_CRAWL_LIMIT} pages answer at once; a larger limit runs as a job the tool waits on (wait_seconds), reporting progress; what is not done or not shown by then is read with crawl_status. ` +
-        'To list a site\'s URLs without content use map; to read one page in full use scrape. Costs 1 credit.',
+        "To list a site's URLs without content use map; to read one page in full use scrape. Costs 1 credit.",
       inputSchema: crawlInput,
       outputSchema: output,
       annotations: { readOnlyHint: true, openWorldHint: true },
@@ -125,8 +147,16 @@ export function registerCrawl(server: McpServer, ctx: ToolContext): void {
           formats: ['markdown'],
         });
         if (limit <= SYNC_CRAWL_LIMIT) {
-          const r = await api.post<{ pages: CrawlPage[]; total: number; truncated: boolean; errors: { url: string; error: string }[] }>('/v1/crawl', body, extra.signal);
-          return present({ url: args.url, pages: r.pages, total: r.total, truncated: r.truncated, errors: r.errors }, tokens);
+          const r = await api.post<{
+            pages: CrawlPage[];
+            total: number;
+            truncated: boolean;
+            errors: { url: string; error: string }[];
+          }>('/v1/crawl', body, extra.signal);
+          return present(
+            { url: args.url, pages: r.pages, total: r.total, truncated: r.truncated, errors: r.errors },
+            tokens,
+          );
         }
         const { job: started } = await api.post<{ job: Job }>('/v1/crawl', { ...body, async: true }, extra.signal);
         let job: Job;
@@ -146,7 +176,7 @@ export function registerCrawl(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Crawl job status and pages',
       description:
-        "Wait on a crawl job (from crawl) and read its pages: its state and progress, then the next pages with excerpts. Pass next_cursor from the previous answer to read further pages. Costs nothing.",
+        'Wait on a crawl job (from crawl) and read its pages: its state and progress, then the next pages with excerpts. Pass next_cursor from the previous answer to read further pages. Costs nothing.',
       inputSchema: statusInput,
       outputSchema: output,
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -175,7 +205,12 @@ async function waitForJob(api: TrawlApi, id: string, waitMs: number, extra: Extr
       reported = done + failed;
       await extra.sendNotification({
         method: 'notifications/progress',
-        params: { progressToken: token, progress: reported, total: done + failed + queued, message: `${job.job_id} ${job.state}: ${done} pages done, ${failed} failed, ${queued} queued` },
+        params: {
+          progressToken: token,
+          progress: reported,
+          total: done + failed + queued,
+          message: `${job.job_id} ${job.state}: ${done} pages done, ${failed} failed, ${queued} queued`,
+        },
       });
     }
     if (ENDED.has(job.state) || Date.now() >= deadline) return job;
@@ -185,11 +220,24 @@ async function waitForJob(api: TrawlApi, id: string, waitMs: number, extra: Extr
 }
 
 /** Reads one answer's worth of the job's pages (as many as the budget can list) from `cursor`. */
-async function readJob(api: TrawlApi, job: Job, cursor: string | undefined, tokens: number, extra: Extra, url?: string) {
+async function readJob(
+  api: TrawlApi,
+  job: Job,
+  cursor: string | undefined,
+  tokens: number,
+  extra: Extra,
+  url?: string,
+) {
   const batch = Math.max(5, Math.min(100, Math.floor(tokensToChars(tokens) / 600)));
-  const r = await api.get<{ job: Job; pages: CrawlPage[]; next_cursor: string | null }>(`/v1/jobs/${encodeURIComponent(job.job_id)}${query({ limit: batch, cursor })}`, extra.signal);
+  const r = await api.get<{ job: Job; pages: CrawlPage[]; next_cursor: string | null }>(
+    `/v1/jobs/${encodeURIComponent(job.job_id)}${query({ limit: batch, cursor })}`,
+    extra.signal,
+  );
   const { done, failed } = r.job.progress;
-  return present({ url, job: r.job, pages: r.pages, total: done + failed, nextCursor: r.next_cursor ?? undefined }, tokens);
+  return present(
+    { url, job: r.job, pages: r.pages, total: done + failed, nextCursor: r.next_cursor ?? undefined },
+    tokens,
+  );
 }
 
 interface Crawled {
@@ -205,40 +253,78 @@ interface Crawled {
 function present(c: Crawled, tokens: number) {
   const headers = c.pages.map((p) => header(p).length + 1);
   const room = tokensToChars(tokens) - headers.reduce((a, b) => a + b, 0);
-  const shares = shareBudget(c.pages.map((p) => p.markdown?.length ?? 0), room);
+  const shares = shareBudget(
+    c.pages.map((p) => p.markdown?.length ?? 0),
+    room,
+  );
   let cutAny = false;
   const pages = c.pages.map((p, i) => {
     const md = p.markdown;
     const excerpt = md && shares[i] >= Math.min(MIN_EXCERPT, md.length) ? cutText(md, shares[i]) : undefined;
     if (md && (!excerpt || excerpt.truncated)) cutAny = true;
-    return defined({ url: p.url, title: p.title, depth: p.depth, status_code: p.status_code, markdown: excerpt?.text, error: p.error, detail: p.detail });
+    return defined({
+      url: p.url,
+      title: p.title,
+      depth: p.depth,
+      status_code: p.status_code,
+      markdown: excerpt?.text,
+      error: p.error,
+      detail: p.detail,
+    });
   });
   const job = c.job && { job_id: c.job.job_id, state: c.job.state, progress: c.job.progress };
   const lines: string[] = [];
   if (job) {
     const { done, failed, queued } = job.progress;
-    lines.push(`Crawl job ${job.job_id} is ${job.state}: ${done} pages done, ${failed} failed${queued ? `, ${queued} queued` : ''}.`);
+    lines.push(
+      `Crawl job ${job.job_id} is ${job.state}: ${done} pages done, ${failed} failed${queued ? `, ${queued} queued` : ''}.`,
+    );
   } else {
-    lines.push(`Crawled ${c.total} page${c.total === 1 ? '' : 's'} from ${c.url}${c.truncated ? ' (the page limit or time budget stopped it; more pages were found)' : ''}.`);
+    lines.push(
+      `Crawled ${c.total} page${c.total === 1 ? '' : 's'} from ${c.url}${c.truncated ? ' (the page limit or time budget stopped it; more pages were found)' : ''}.`,
+    );
   }
   if (c.pages.length) lines.push(`${c.pages.length} page${c.pages.length === 1 ? '' : 's'} below.`);
   c.pages.forEach((p, i) => {
     lines.push('', header(p));
     if (pages[i].markdown) lines.push(pages[i].markdown!);
   });
-  if (c.errors?.length) lines.push('', 'Not crawled:', ...c.errors.slice(0, 20).map((e) => `- ${e.url}: ${e.error}`), ...(c.errors.length > 20 ? [`- … ${c.errors.length - 20} more`] : []));
-  if (cutAny) lines.push('', `[Excerpts were cut to fit ${tokens} tokens; call scrape with a page's URL to read it whole.]`);
-  if (job && !ENDED.has(job.state)) lines.push('', `[The job is still running; call crawl_status with job_id "${job.job_id}"${c.nextCursor ? ` and cursor "${c.nextCursor}"` : ''} to wait for it and read the next pages.]`);
-  else if (job && c.nextCursor) lines.push('', `[More pages: call crawl_status with job_id "${job.job_id}" and cursor "${c.nextCursor}".]`);
+  if (c.errors?.length)
+    lines.push(
+      '',
+      'Not crawled:',
+      ...c.errors.slice(0, 20).map((e) => `- ${e.url}: ${e.error}`),
+      ...(c.errors.length > 20 ? [`- … ${c.errors.length - 20} more`] : []),
+    );
+  if (cutAny)
+    lines.push('', `[Excerpts were cut to fit ${tokens} tokens; call scrape with a page's URL to read it whole.]`);
+  if (job && !ENDED.has(job.state))
+    lines.push(
+      '',
+      `[The job is still running; call crawl_status with job_id "${job.job_id}"${c.nextCursor ? ` and cursor "${c.nextCursor}"` : ''} to wait for it and read the next pages.]`,
+    );
+  else if (job && c.nextCursor)
+    lines.push('', `[More pages: call crawl_status with job_id "${job.job_id}" and cursor "${c.nextCursor}".]`);
   return ok(
     lines.join('\n'),
-    defined({ url: c.url, job, total: c.total, truncated: c.truncated, pages, excerpts_cut: cutAny, errors: c.errors, next_cursor: c.nextCursor }),
+    defined({
+      url: c.url,
+      job,
+      total: c.total,
+      truncated: c.truncated,
+      pages,
+      excerpts_cut: cutAny,
+      errors: c.errors,
+      next_cursor: c.nextCursor,
+    }),
   );
 }
 
 /** A rule, not a heading, starts each page: the page's own markdown brings its headings. */
 function header(p: CrawlPage): string {
-  const facts = [p.depth !== undefined ? `depth ${p.depth}` : '', p.status_code ? `HTTP ${p.status_code}` : ''].filter(Boolean).join(', ');
+  const facts = [p.depth !== undefined ? `depth ${p.depth}` : '', p.status_code ? `HTTP ${p.status_code}` : '']
+    .filter(Boolean)
+    .join(', ');
   const head = `--- ${p.title || p.url}`;
   const where = `URL: ${p.url}${facts ? ` (${facts})` : ''}`;
   return p.error ? `${head}\n${where}\nFailed: ${p.error}${p.detail ? ` — ${p.detail}` : ''}` : `${head}\n${where}`;
@@ -247,10 +333,13 @@ function header(p: CrawlPage): string {
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
+    const t = setTimeout(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     const onAbort = () => {
       clearTimeout(t);
       reject(signal.reason);

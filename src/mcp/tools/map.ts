@@ -12,7 +12,10 @@ const MAP_LIMIT = 200;
 
 const input = {
   url: z.string().describe("The site's start page (http or https)."),
-  search: z.string().optional().describe('Words to rank the URLs by (matching paths and link texts first), e.g. "pricing docs".'),
+  search: z
+    .string()
+    .optional()
+    .describe('Words to rank the URLs by (matching paths and link texts first), e.g. "pricing docs".'),
   limit: z.number().int().min(1).max(30_000).optional().describe(`Most URLs to return (default ${MAP_LIMIT}).`),
   use_sitemap: z.boolean().optional().describe("Read the site's sitemaps (default true)."),
   allow_subdomains: z.boolean().optional().describe('Count subdomains as the same site (default false).'),
@@ -39,8 +42,17 @@ export function registerMap(server: McpServer, ctx: ToolContext): void {
     },
     (args, extra) =>
       guarded(ctx.log, 'map', async () => {
-        const body = defined({ url: args.url, search: args.search, limit: args.limit ?? MAP_LIMIT, use_sitemap: args.use_sitemap, allow_subdomains: args.allow_subdomains, timeout_ms: args.timeout_ms });
-        const r = await (await ctx.api(extra)).post<{ links: { url: string; title?: string }[]; total: number }>('/v1/map', body, extra.signal);
+        const body = defined({
+          url: args.url,
+          search: args.search,
+          limit: args.limit ?? MAP_LIMIT,
+          use_sitemap: args.use_sitemap,
+          allow_subdomains: args.allow_subdomains,
+          timeout_ms: args.timeout_ms,
+        });
+        const r = await (
+          await ctx.api(extra)
+        ).post<{ links: { url: string; title?: string }[]; total: number }>('/v1/map', body, extra.signal);
         const budget = tokensToChars(args.max_tokens ?? MAP_TOKENS);
         const lines: string[] = [];
         const links: { url: string; title?: string }[] = [];
@@ -53,7 +65,10 @@ export function registerMap(server: McpServer, ctx: ToolContext): void {
           links.push(defined({ url: l.url, title: l.title }) as { url: string; title?: string });
         }
         const head = `${r.total} URL${r.total === 1 ? '' : 's'} found on ${args.url}; ${links.length} shown${args.search ? `, most relevant to "${args.search}" first` : ''}.`;
-        const more = links.length < r.total ? [`\n[${r.total - links.length} more not shown: raise limit and max_tokens, or narrow them with search.]`] : [];
+        const more =
+          links.length < r.total
+            ? [`\n[${r.total - links.length} more not shown: raise limit and max_tokens, or narrow them with search.]`]
+            : [];
         return ok([head, '', ...lines, ...more].join('\n'), { links, total: r.total, shown: links.length });
       }),
   );

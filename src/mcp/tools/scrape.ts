@@ -26,11 +26,19 @@ const input = {
     .array(z.enum(['markdown', 'json', 'links', 'html']))
     .min(1)
     .optional()
-    .describe('What to return: "markdown" (default), "json" (data shaped by `schema`), "links" (every link of the page), "html" (cleaned main-content HTML).'),
+    .describe(
+      'What to return: "markdown" (default), "json" (data shaped by `schema`), "links" (every link of the page), "html" (cleaned main-content HTML).',
+    ),
   schema: schemaObject.optional(),
-  only_main_content: z.boolean().optional().describe('Keep only the main content, without navigation and page chrome (default true).'),
+  only_main_content: z
+    .boolean()
+    .optional()
+    .describe('Keep only the main content, without navigation and page chrome (default true).'),
   render: renderMode,
-  wait_for: z.union([z.string(), z.number().int().min(0).max(60_000)]).optional().describe('With a browser: a CSS selector to wait for, or milliseconds to wait.'),
+  wait_for: z
+    .union([z.string(), z.number().int().min(0).max(60_000)])
+    .optional()
+    .describe('With a browser: a CSS selector to wait for, or milliseconds to wait.'),
   timeout_ms: timeoutMs(120_000, 30_000),
   max_tokens: maxTokens(SCRAPE_TOKENS, 'the markdown (or html)'),
   offset: z
@@ -38,7 +46,9 @@ const input = {
     .int()
     .min(0)
     .optional()
-    .describe('Continue a page that was cut: the `next_offset` of the previous answer. Read from the copy fetched then (kept 10 minutes: no new fetch, no credit); after that the page is fetched again.'),
+    .describe(
+      'Continue a page that was cut: the `next_offset` of the previous answer. Read from the copy fetched then (kept 10 minutes: no new fetch, no credit); after that the page is fetched again.',
+    ),
 };
 
 const output = {
@@ -108,9 +118,19 @@ function present(page: ScrapeAnswer, askedUrl: string, tokens: number, offset: n
     ...(page.warnings?.length ? { warnings: page.warnings } : {}),
   };
   // The markdown usually opens with the page's heading: no title line then, it would say it twice.
-  const lines = [...(title && !(field === 'markdown' && offset === 0 && cut.text.startsWith('# ')) ? [`Title: ${title}`] : []), `URL: ${page.url}`];
+  const lines = [
+    ...(title && !(field === 'markdown' && offset === 0 && cut.text.startsWith('# ')) ? [`Title: ${title}`] : []),
+    `URL: ${page.url}`,
+  ];
   if (offset > 0) lines.push(`(continued from character ${offset} of ${cut.totalChars})`);
-  if (field) lines.push('', cut.text || (offset > 0 && offset >= cut.totalChars ? `(offset ${offset} is past the end: the text has ${cut.totalChars} characters)` : '(the page has no readable text)'));
+  if (field)
+    lines.push(
+      '',
+      cut.text ||
+        (offset > 0 && offset >= cut.totalChars
+          ? `(offset ${offset} is past the end: the text has ${cut.totalChars} characters)`
+          : '(the page has no readable text)'),
+    );
   if (cut.truncated) {
     lines.push(
       '',
@@ -122,7 +142,12 @@ function present(page: ScrapeAnswer, askedUrl: string, tokens: number, offset: n
     // Both asked: the markdown is what `offset` pages through; the html is cut once, from its start.
     const h = cutText(page.html, tokensToChars(tokens));
     structured.html = h.text;
-    lines.push('', 'HTML:', h.text, ...(h.truncated ? [`[html cut to ${tokens} tokens of ${h.totalChars} characters]`] : []));
+    lines.push(
+      '',
+      'HTML:',
+      h.text,
+      ...(h.truncated ? [`[html cut to ${tokens} tokens of ${h.totalChars} characters]`] : []),
+    );
   }
   if (page.json !== undefined) {
     // JSON shares the budget: it is usually small, and cut (long strings, long lists) when not.
@@ -133,7 +158,11 @@ function present(page: ScrapeAnswer, askedUrl: string, tokens: number, offset: n
   if (page.links) {
     structured.links = page.links.slice(0, MAX_LINKS);
     structured.links_total = page.links.length;
-    lines.push('', `Links (${page.links.length}${page.links.length > MAX_LINKS ? `, first ${MAX_LINKS} shown` : ''}):`, ...page.links.slice(0, MAX_LINKS).map((l) => `- ${l}`));
+    lines.push(
+      '',
+      `Links (${page.links.length}${page.links.length > MAX_LINKS ? `, first ${MAX_LINKS} shown` : ''}):`,
+      ...page.links.slice(0, MAX_LINKS).map((l) => `- ${l}`),
+    );
   }
   for (const w of page.warnings ?? []) lines.push('', `Warning: ${w}`);
   return ok(lines.join('\n'), structured);

@@ -26,7 +26,12 @@ interface SearchResult {
 const input = {
   query: z.string().describe('What to search the web for (1 to 400 characters).'),
   limit: z.number().int().min(1).max(20).optional().describe('Number of results (default 5).'),
-  include_content: z.boolean().optional().describe('Fetch each result page to rank by its content and quote its best passages (default true; false is faster: titles and snippets only).'),
+  include_content: z
+    .boolean()
+    .optional()
+    .describe(
+      'Fetch each result page to rank by its content and quote its best passages (default true; false is faster: titles and snippets only).',
+    ),
   country: z.string().optional().describe('ISO 3166-1 alpha-2 country to search from, e.g. "US".'),
   language: z.string().optional().describe('ISO 639-1 language of the results, e.g. "en".'),
   timeout_ms: timeoutMs(60_000, 20_000),
@@ -44,7 +49,9 @@ const output = {
       source: z.string(),
       snippet: z.string(),
       published_at: z.string().nullable().optional(),
-      highlights: z.array(z.string()).describe('Passages of the page that answer the query best, quotable as they are.'),
+      highlights: z
+        .array(z.string())
+        .describe('Passages of the page that answer the query best, quotable as they are.'),
       excerpt: z.string().optional().describe('The start of the page, cut to the token budget.'),
     }),
   ),
@@ -65,18 +72,31 @@ export function registerSearch(server: McpServer, ctx: ToolContext): void {
     },
     (args, extra) =>
       guarded(ctx.log, 'search', async () => {
-        const body = defined({ query: args.query, limit: args.limit, scrape: args.include_content, country: args.country, language: args.language, timeout_ms: args.timeout_ms });
-        const answer = await (await ctx.api(extra)).post<{ query: string; results: SearchResult[] }>('/v1/search', body, extra.signal);
+        const body = defined({
+          query: args.query,
+          limit: args.limit,
+          scrape: args.include_content,
+          country: args.country,
+          language: args.language,
+          timeout_ms: args.timeout_ms,
+        });
+        const answer = await (
+          await ctx.api(extra)
+        ).post<{ query: string; results: SearchResult[] }>('/v1/search', body, extra.signal);
         return present(answer.query, answer.results, args.max_tokens ?? SEARCH_TOKENS);
       }),
   );
 }
 
 function present(query: string, results: SearchResult[], tokens: number) {
-  const shares = shareBudget(results.map((r) => r.markdown?.length ?? 0), tokensToChars(tokens));
+  const shares = shareBudget(
+    results.map((r) => r.markdown?.length ?? 0),
+    tokensToChars(tokens),
+  );
   let cutAny = false;
   const shaped = results.map((r, i) => {
-    const excerpt = r.markdown && shares[i] >= Math.min(MIN_EXCERPT, r.markdown.length) ? cutText(r.markdown, shares[i]) : undefined;
+    const excerpt =
+      r.markdown && shares[i] >= Math.min(MIN_EXCERPT, r.markdown.length) ? cutText(r.markdown, shares[i]) : undefined;
     if (r.markdown && (!excerpt || excerpt.truncated)) cutAny = true;
     return {
       citation: r.citation,
@@ -90,14 +110,24 @@ function present(query: string, results: SearchResult[], tokens: number) {
       ...(excerpt?.text ? { excerpt: excerpt.text } : {}),
     };
   });
-  const lines = [`Search results for "${query}" (${results.length}). Cite a result by its number, e.g. ${results[0]?.citation ?? '[1]'}.`];
+  const lines = [
+    `Search results for "${query}" (${results.length}). Cite a result by its number, e.g. ${results[0]?.citation ?? '[1]'}.`,
+  ];
   if (!results.length) lines.push('', 'No results: try other words, or a broader query.');
   for (const r of shaped) {
-    lines.push('', `${r.citation} ${r.title} — ${r.source}${r.published_at ? ` (published ${r.published_at})` : ''}`, `URL: ${r.url}`);
+    lines.push(
+      '',
+      `${r.citation} ${r.title} — ${r.source}${r.published_at ? ` (published ${r.published_at})` : ''}`,
+      `URL: ${r.url}`,
+    );
     if (r.snippet) lines.push(`Snippet: ${r.snippet}`);
     for (const h of r.highlights) lines.push(`> ${h.replace(/\n+/g, ' ')}`);
     if (r.excerpt) lines.push('Excerpt:', r.excerpt);
   }
-  if (cutAny) lines.push('', `[Page excerpts were cut to fit ${tokens} tokens; call scrape with a result's URL to read the whole page.]`);
+  if (cutAny)
+    lines.push(
+      '',
+      `[Page excerpts were cut to fit ${tokens} tokens; call scrape with a result's URL to read the whole page.]`,
+    );
   return ok(lines.join('\n'), { query, results: shaped, excerpts_cut: cutAny });
 }

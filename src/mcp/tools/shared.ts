@@ -3,7 +3,15 @@ import { z } from 'zod';
 
 /** The token budget of a tool's text (~4 characters a token). */
 export const maxTokens = (fallback: number, what: string) =>
-  z.number().int().min(100).max(100_000).optional().describe(`Most tokens (~4 characters each) of ${what} to return (default ${fallback}); longer text is cut at a paragraph boundary and the answer says how to get more.`);
+  z
+    .number()
+    .int()
+    .min(100)
+    .max(100_000)
+    .optional()
+    .describe(
+      `Most tokens (~4 characters each) of ${what} to return (default ${fallback}); longer text is cut at a paragraph boundary and the answer says how to get more.`,
+    );
 
 export const schemaObject = z
   .record(z.string(), z.unknown())
@@ -11,6 +19,10 @@ export const schemaObject = z
     'Schema of the JSON wanted: an object whose keys are output field names and whose values are "string", "number", "integer", "boolean", a nested schema object, or a one-element array [T] for a list; e.g. {"title":"string","price":"number","in_stock":"boolean","authors":["string"]}.',
   );
 
-export const renderMode = z.enum(['auto', 'http', 'browser']).optional().describe('How to fetch: "auto" (default: a browser only for JavaScript-only pages), "http", or "browser".');
+export const renderMode = z
+  .enum(['auto', 'http', 'browser'])
+  .optional()
+  .describe('How to fetch: "auto" (default: a browser only for JavaScript-only pages), "http", or "browser".');
 
-export const timeoutMs = (max: number, fallback: number) => z.number().int().min(1000).max(max).optional().describe(`Time budget in ms (default ${fallback}).`);
+export const timeoutMs = (max: number, fallback: number) =>
+  z.number().int().min(1000).max(max).optional().describe(`Time budget in ms (default ${fallback}).`);

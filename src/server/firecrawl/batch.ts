@@ -28,17 +28,23 @@ export function batchRoutes(app: FastifyInstance, ctx: ServerContext, version: V
       ignoreInvalidURLs: 'map',
       webhook: 'map',
       appendToId: refuse('a batch cannot grow once started; start another batch'),
-      maxConcurrency: refuse("Trawl bounds concurrency per host and per account (TRAWL_ACCOUNT_CONCURRENCY); a job's own cap is not supported"),
+      maxConcurrency: refuse(
+        "Trawl bounds concurrency per host and per account (TRAWL_ACCOUNT_CONCURRENCY); a job's own cap is not supported",
+      ),
       zeroDataRetention: onlyAt([false], 'job results are kept for TRAWL_JOB_RETENTION_HOURS'),
     });
     const skipInvalid = boolAt(o.ignoreInvalidURLs, 'ignoreInvalidURLs') ?? false;
-    if (!Array.isArray(o.urls) || !o.urls.length || o.urls.length > MAX_URLS) throw invalidRequest(`urls: must be an array of 1 to ${MAX_URLS} http or https URLs`);
+    if (!Array.isArray(o.urls) || !o.urls.length || o.urls.length > MAX_URLS)
+      throw invalidRequest(`urls: must be an array of 1 to ${MAX_URLS} http or https URLs`);
     const urls: string[] = [];
     const invalid: string[] = [];
     o.urls.forEach((u: unknown, i: number) => {
       if (URL_CHECK.safeParse(u).success) urls.push(u as string);
       else if (skipInvalid) invalid.push(String(u));
-      else throw invalidRequest(`urls[${i}]: must be an http or https URL (or send "ignoreInvalidURLs": true to leave such URLs out)`);
+      else
+        throw invalidRequest(
+          `urls[${i}]: must be an http or https URL (or send "ignoreInvalidURLs": true to leave such URLs out)`,
+        );
     });
     if (!urls.length) throw invalidRequest('urls: none is an http or https URL');
     // A job scrapes each URL once: a URL listed twice answers one document.
@@ -56,12 +62,30 @@ export function batchRoutes(app: FastifyInstance, ctx: ServerContext, version: V
     const id = newId('job');
     const accountId = request.auth!.accountId;
     await charged(ctx.store.db, accountId, () =>
-      repo.createJob(ctx.store.db, { id, accountId, kind: 'batch', options, urls: unique, maxItems: unique.length, at: ctx.store.now().toISOString(), webhook: hook?.url }, hook ? startedEvents(hook.hook, id) : []),
+      repo.createJob(
+        ctx.store.db,
+        {
+          id,
+          accountId,
+          kind: 'batch',
+          options,
+          urls: unique,
+          maxItems: unique.length,
+          at: ctx.store.now().toISOString(),
+          webhook: hook?.url,
+        },
+        hook ? startedEvents(hook.hook, id) : [],
+      ),
     );
     request.creditsCharged = 1;
     ctx.jobs?.wake();
     reply.code(200);
-    return { success: true, id, url: jobUrl(request, version, BATCH, id), ...(skipInvalid ? { invalidURLs: invalid } : {}) };
+    return {
+      success: true,
+      id,
+      url: jobUrl(request, version, BATCH, id),
+      ...(skipInvalid ? { invalidURLs: invalid } : {}),
+    };
   });
   jobRoutes(app, ctx, version, BATCH);
 }

@@ -18,7 +18,18 @@ import type { ServerContext } from '../context.js';
 import { refuseForbidden } from '../routes/jobs.js';
 import { unsupported } from './errors.js';
 import { CRAWL, jobRoutes, jobUrl, type FirecrawlJobTag } from './jobs.js';
-import { bodyOf, boolAt, checkOptions, httpUrlAt, intIn, objectAt, onlyAt, refuse, stringsAt, type OptionTable } from './options.js';
+import {
+  bodyOf,
+  boolAt,
+  checkOptions,
+  httpUrlAt,
+  intIn,
+  objectAt,
+  onlyAt,
+  refuse,
+  stringsAt,
+  type OptionTable,
+} from './options.js';
 import { planScrape, scrapeOptionTable, type Version } from './scrape-options.js';
 import { HIDDEN } from './shared.js';
 import { startedEvents, webhookOf } from './webhook.js';
@@ -41,10 +52,21 @@ function crawlTable(version: Version): OptionTable {
     scrapeOptions: 'map',
     webhook: 'map',
     allowExternalLinks: onlyAt([false], 'Trawl crawls one site (allowSubdomains widens it to its subdomains)'),
-    ignoreQueryParameters: onlyAt([false], 'Trawl fetches each canonical URL (tracking parameters dropped) once; query strings are kept'),
-    deduplicateSimilarURLs: onlyAt([false], 'Trawl deduplicates canonical URLs only (fragment, default port, tracking parameters)'),
-    delay: onlyAt([0], "Trawl spaces requests per host by robots.txt's Crawl-delay; a delay of your own is not supported"),
-    maxConcurrency: refuse("Trawl bounds concurrency per host and per account (TRAWL_ACCOUNT_CONCURRENCY); a job's own cap is not supported"),
+    ignoreQueryParameters: onlyAt(
+      [false],
+      'Trawl fetches each canonical URL (tracking parameters dropped) once; query strings are kept',
+    ),
+    deduplicateSimilarURLs: onlyAt(
+      [false],
+      'Trawl deduplicates canonical URLs only (fragment, default port, tracking parameters)',
+    ),
+    delay: onlyAt(
+      [0],
+      "Trawl spaces requests per host by robots.txt's Crawl-delay; a delay of your own is not supported",
+    ),
+    maxConcurrency: refuse(
+      "Trawl bounds concurrency per host and per account (TRAWL_ACCOUNT_CONCURRENCY); a job's own cap is not supported",
+    ),
     zeroDataRetention: onlyAt([false], 'job results are kept for TRAWL_JOB_RETENTION_HOURS'),
     origin: 'tag',
     integration: 'tag',
@@ -70,9 +92,13 @@ function linkRules(o: Record<string, unknown>, start: URL, version: Version): Li
   if (include?.length) rules.include = include;
   if (exclude?.length) rules.exclude = exclude;
   if (boolAt(o.regexOnFullURL, 'regexOnFullURL')) rules.fullUrl = true;
-  if (version === 'v1' && o.maxDepth !== undefined) rules.maxPathDepth = depthOf(start.pathname) + intIn(o.maxDepth, 0, 100, 'maxDepth');
+  if (version === 'v1' && o.maxDepth !== undefined)
+    rules.maxPathDepth = depthOf(start.pathname) + intIn(o.maxDepth, 0, 100, 'maxDepth');
   // Firecrawl keeps to the start URL's path unless told to take the whole domain.
-  const entire = boolAt(o.crawlEntireDomain, 'crawlEntireDomain') ?? (version === 'v1' ? boolAt(o.allowBackwardLinks, 'allowBackwardLinks') : undefined) ?? false;
+  const entire =
+    boolAt(o.crawlEntireDomain, 'crawlEntireDomain') ??
+    (version === 'v1' ? boolAt(o.allowBackwardLinks, 'allowBackwardLinks') : undefined) ??
+    false;
   if (!entire && depthOf(start.pathname) > 0) rules.underPath = start.pathname;
   return Object.keys(rules).length ? rules : undefined;
 }
@@ -80,20 +106,33 @@ function linkRules(o: Record<string, unknown>, start: URL, version: Version): Li
 export function crawlRoutes(app: FastifyInstance, ctx: ServerContext, version: Version): void {
   app.post(`/${version}/crawl`, HIDDEN, async (request) => {
     const o = checkOptions(bodyOf(request.body), crawlTable(version));
-    if (typeof o.url === 'string' && /\/\*+$/.test(o.url)) throw unsupported('url', 'URL wildcards (/*) are not supported; give the section\'s URL (e.g. https://example.com/blog): the crawl keeps to its path');
+    if (typeof o.url === 'string' && /\/\*+$/.test(o.url))
+      throw unsupported(
+        'url',
+        "URL wildcards (/*) are not supported; give the section's URL (e.g. https://example.com/blog): the crawl keeps to its path",
+      );
     const url = canonicalUrl(httpUrlAt(o.url, 'url')) ?? (o.url as string);
-    const scrapeOptions = checkOptions(objectAt(o.scrapeOptions, 'scrapeOptions'), scrapeOptionTable('crawl', version), 'scrapeOptions.');
+    const scrapeOptions = checkOptions(
+      objectAt(o.scrapeOptions, 'scrapeOptions'),
+      scrapeOptionTable('crawl', version),
+      'scrapeOptions.',
+    );
     const plan = planScrape(scrapeOptions, { version, use: 'crawl', llm: !!ctx.engine.llm, at: 'scrapeOptions.' });
     let useSitemap = true;
     if (version === 'v2' && o.sitemap !== undefined) {
-      if (o.sitemap === 'only') throw unsupported('sitemap', "\"only\" is not supported: Trawl's crawl follows links, with the sitemap's URLs added (\"include\")");
+      if (o.sitemap === 'only')
+        throw unsupported(
+          'sitemap',
+          '"only" is not supported: Trawl\'s crawl follows links, with the sitemap\'s URLs added ("include")',
+        );
       if (o.sitemap !== 'include' && o.sitemap !== 'skip') throw invalidRequest('sitemap: must be "include" or "skip"');
       useSitemap = o.sitemap === 'include';
     }
     if (version === 'v1' && boolAt(o.ignoreSitemap, 'ignoreSitemap')) useSitemap = false;
     const options: CrawlJobOptions & FirecrawlJobTag = {
       url,
-      max_depth: o.maxDiscoveryDepth !== undefined ? intIn(o.maxDiscoveryDepth, 0, ANY_DEPTH, 'maxDiscoveryDepth') : ANY_DEPTH,
+      max_depth:
+        o.maxDiscoveryDepth !== undefined ? intIn(o.maxDiscoveryDepth, 0, ANY_DEPTH, 'maxDiscoveryDepth') : ANY_DEPTH,
       limit: o.limit !== undefined ? intIn(o.limit, 1, 100_000, 'limit') : DEFAULT_LIMIT,
       allow_subdomains: boolAt(o.allowSubdomains, 'allowSubdomains'),
       respect_robots: version === 'v2' && boolAt(o.ignoreRobotsTxt, 'ignoreRobotsTxt') ? false : undefined,
@@ -111,7 +150,20 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext, version: V
     const id = newId('job');
     const accountId = request.auth!.accountId;
     await charged(ctx.store.db, accountId, () =>
-      repo.createJob(ctx.store.db, { id, accountId, kind: 'crawl', options, urls: [url], maxItems: options.limit, at: ctx.store.now().toISOString(), webhook: hook?.url }, hook ? startedEvents(hook.hook, id) : []),
+      repo.createJob(
+        ctx.store.db,
+        {
+          id,
+          accountId,
+          kind: 'crawl',
+          options,
+          urls: [url],
+          maxItems: options.limit,
+          at: ctx.store.now().toISOString(),
+          webhook: hook?.url,
+        },
+        hook ? startedEvents(hook.hook, id) : [],
+      ),
     );
     request.creditsCharged = 1;
     ctx.jobs?.wake();
@@ -124,7 +176,12 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext, version: V
       const rows = await repo.listJobs(ctx.store.db, request.auth!.accountId, 100);
       const crawls = rows
         .filter((j) => j.kind === 'crawl' && (j.state === 'queued' || j.state === 'running'))
-        .map((j) => ({ id: j.id, teamId: j.account_id, url: (JSON.parse(j.options) as CrawlJobOptions).url, options: null }));
+        .map((j) => ({
+          id: j.id,
+          teamId: j.account_id,
+          url: (JSON.parse(j.options) as CrawlJobOptions).url,
+          options: null,
+        }));
       return { success: true, crawls };
     });
   }

@@ -19,7 +19,19 @@ const CONTENT: [string, Field][] = [
   ['json', 'json'],
 ];
 
-function metadataOf(m: { title?: unknown; description?: unknown; language?: unknown; status_code?: unknown; content_type?: unknown; source_url?: unknown; canonical_url?: unknown }, sourceURL: string, url: string): Record<string, unknown> {
+function metadataOf(
+  m: {
+    title?: unknown;
+    description?: unknown;
+    language?: unknown;
+    status_code?: unknown;
+    content_type?: unknown;
+    source_url?: unknown;
+    canonical_url?: unknown;
+  },
+  sourceURL: string,
+  url: string,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const put = (k: string, v: unknown) => {
     if (v !== null && v !== undefined && v !== '') out[k] = v;
@@ -48,7 +60,12 @@ function contentOf(r: Record<string, unknown>, fields?: readonly Field[]): Recor
 }
 
 /** A scrape's answer; `summary` when one was written. */
-export function documentOfScrape(r: ScrapeResult, requested: string, fields: readonly Field[], summary?: string): FirecrawlDocument {
+export function documentOfScrape(
+  r: ScrapeResult,
+  requested: string,
+  fields: readonly Field[],
+  summary?: string,
+): FirecrawlDocument {
   return {
     ...contentOf(r as unknown as Record<string, unknown>, fields),
     ...(summary !== undefined ? { summary } : {}),
@@ -63,7 +80,10 @@ export function documentOfScrape(r: ScrapeResult, requested: string, fields: rea
  */
 export function documentOfPage(page: Record<string, unknown>, fields?: readonly Field[]): FirecrawlDocument {
   const url = String(page.final_url ?? page.url);
-  const meta = (page.metadata as Record<string, unknown> | undefined) ?? { title: page.title, status_code: page.status_code };
+  const meta = (page.metadata as Record<string, unknown> | undefined) ?? {
+    title: page.title,
+    status_code: page.status_code,
+  };
   const warnings = page.warnings as string[] | undefined;
   return {
     ...contentOf(page, fields),

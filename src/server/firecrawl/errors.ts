@@ -32,7 +32,9 @@ export function firecrawlErrorBody(e: TrawlError): Record<string, unknown> {
  * 400 whose details carry the option's path.
  */
 export function unsupported(path: string, why: string): TrawlError {
-  return new TrawlError('invalid_request', `${path}: not supported by Trawl's Firecrawl-compatible API — ${why}`, { fields: { unsupported_option: path } });
+  return new TrawlError('invalid_request', `${path}: not supported by Trawl's Firecrawl-compatible API — ${why}`, {
+    fields: { unsupported_option: path },
+  });
 }
 
 /** Every failure in the scope leaves in Firecrawl's shape; bugs are logged and answered 500. */
@@ -48,6 +50,15 @@ export function registerFirecrawlErrors(app: FastifyInstance): void {
   });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
-    reply.code(404).send(firecrawlErrorBody(new TrawlError('not_found', `${request.method} ${path} is not an endpoint of Trawl's Firecrawl-compatible API (see docs/FIRECRAWL.md)`)));
+    reply
+      .code(404)
+      .send(
+        firecrawlErrorBody(
+          new TrawlError(
+            'not_found',
+            `${request.method} ${path} is not an endpoint of Trawl's Firecrawl-compatible API (see docs/FIRECRAWL.md)`,
+          ),
+        ),
+      );
   });
 }

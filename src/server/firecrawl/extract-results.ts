@@ -35,7 +35,8 @@ export class ExtractResults {
     this.#kept.set(id, { accountId, json, until: this.now() + TTL_MS });
     this.#bytes += json.length;
     // The newest stays whatever its size: its caller reads it back next.
-    while (this.#kept.size > 1 && (this.#kept.size > this.limits.count || this.#bytes > this.limits.bytes)) this.#drop(this.#kept.keys().next().value!);
+    while (this.#kept.size > 1 && (this.#kept.size > this.limits.count || this.#bytes > this.limits.bytes))
+      this.#drop(this.#kept.keys().next().value!);
     return id;
   }
 

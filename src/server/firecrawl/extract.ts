@@ -36,7 +36,9 @@ function extractTable(version: Version): OptionTable {
     origin: 'tag',
     integration: 'tag',
   };
-  return version === 'v1' ? common : { ...common, threatProtection: refuse('threat protection is a Firecrawl cloud feature') };
+  return version === 'v1'
+    ? common
+    : { ...common, threatProtection: refuse('threat protection is a Firecrawl cloud feature') };
 }
 
 /** Where each field's value came from, per URL (Trawl's sources), for `showSources`. */
@@ -53,28 +55,41 @@ export function extractRoutes(app: FastifyInstance, ctx: ServerContext, version:
   app.post(`/${version}/extract`, HIDDEN, async (request, reply) => {
     const o = checkOptions(bodyOf(request.body), extractTable(version));
     const skipInvalid = boolAt(o.ignoreInvalidURLs, 'ignoreInvalidURLs') ?? false;
-    if (!Array.isArray(o.urls) || !o.urls.length || o.urls.length > 20) throw invalidRequest('urls: must be an array of 1 to 20 http or https URLs');
+    if (!Array.isArray(o.urls) || !o.urls.length || o.urls.length > 20)
+      throw invalidRequest('urls: must be an array of 1 to 20 http or https URLs');
     const urls: string[] = [];
     const invalid: string[] = [];
     o.urls.forEach((u: unknown, i: number) => {
-      if (typeof u === 'string' && /\/\*$/.test(u)) throw unsupported(`urls[${i}]`, 'URL wildcards (/*) are not supported; list the pages (POST /map finds them)');
+      if (typeof u === 'string' && /\/\*$/.test(u))
+        throw unsupported(`urls[${i}]`, 'URL wildcards (/*) are not supported; list the pages (POST /map finds them)');
       if (URL_CHECK.safeParse(u).success) urls.push(u as string);
       else if (skipInvalid) invalid.push(String(u));
       else throw invalidRequest(`urls[${i}]: must be an http or https URL`);
     });
     if (!urls.length) throw invalidRequest('urls: none is an http or https URL');
-    if (o.schema === undefined) throw unsupported('schema', 'extraction from a prompt alone is not supported: Trawl extracts against a schema, so add "schema" (a JSON Schema)');
+    if (o.schema === undefined)
+      throw unsupported(
+        'schema',
+        'extraction from a prompt alone is not supported: Trawl extracts against a schema, so add "schema" (a JSON Schema)',
+      );
     const schema = compileSchema(schemaFromJsonSchema(o.schema, 'schema'), 'schema');
-    if (o.prompt !== undefined && (typeof o.prompt !== 'string' || !o.prompt.length || o.prompt.length > 2000)) throw invalidRequest('prompt: must be a string of 1 to 2000 characters');
+    if (o.prompt !== undefined && (typeof o.prompt !== 'string' || !o.prompt.length || o.prompt.length > 2000))
+      throw invalidRequest('prompt: must be a string of 1 to 2000 characters');
     const showSources = boolAt(o.showSources, 'showSources') ?? false;
-    const r = await withCredit(ctx, request, reply, (signal, engine) => extract(engine, { urls, schema, prompt: o.prompt as string | undefined, signal, llm: ctx.engine.llm }));
+    const r = await withCredit(ctx, request, reply, (signal, engine) =>
+      extract(engine, { urls, schema, prompt: o.prompt as string | undefined, signal, llm: ctx.engine.llm }),
+    );
     const failed = r.results.filter((x) => x.status === 'error');
     const body: Record<string, unknown> = {
       success: true,
       status: 'completed',
       data: r.data,
       creditsUsed: 1,
-      ...(failed.length ? { warning: `${failed.length} of ${r.results.length} URLs could not be read: ${failed.map((f) => `${f.url} (${f.status === 'error' ? f.detail : ''})`).join('; ')}` } : {}),
+      ...(failed.length
+        ? {
+            warning: `${failed.length} of ${r.results.length} URLs could not be read: ${failed.map((f) => `${f.url} (${f.status === 'error' ? f.detail : ''})`).join('; ')}`,
+          }
+        : {}),
       ...(invalid.length ? { invalidURLs: invalid } : {}),
       ...(showSources ? { sources: sourcesOf(r.results) } : {}),
     };
@@ -86,7 +101,11 @@ export function extractRoutes(app: FastifyInstance, ctx: ServerContext, version:
   // The result of an extraction this process answered (v1's SDK reads it back by id).
   app.get<{ Params: { id: string } }>(`/${version}/extract/:id`, HIDDEN, async (request) => {
     const found = kept.get(request.auth!.accountId, request.params.id);
-    if (!found) throw new TrawlError('not_found', `extract job ${request.params.id.slice(0, 60)} does not exist, has expired, or was answered by another Trawl process (v2's /extract answers at once)`);
+    if (!found)
+      throw new TrawlError(
+        'not_found',
+        `extract job ${request.params.id.slice(0, 60)} does not exist, has expired, or was answered by another Trawl process (v2's /extract answers at once)`,
+      );
     return { ...found, id: request.params.id, expiresAt: kept.expiresAt(request.params.id) };
   });
 }

@@ -25,7 +25,8 @@ export function firecrawlRoutes(app: FastifyInstance, ctx: ServerContext): void 
   // and an empty body: that is no body, not a malformed one.
   app.addHook('onRequest', async (request) => {
     const h = request.headers;
-    if (request.method === 'DELETE' && !h['transfer-encoding'] && (h['content-length'] ?? '0') === '0') delete h['content-type'];
+    if (request.method === 'DELETE' && !h['transfer-encoding'] && (h['content-length'] ?? '0') === '0')
+      delete h['content-type'];
   });
   const kept = new ExtractResults();
   for (const version of ['v1', 'v2'] as Version[]) {

@@ -28,7 +28,13 @@ export interface FirecrawlJobTag {
   firecrawl?: { fields?: Field[]; webhook?: FirecrawlWebhook };
 }
 
-const STATUS: Record<Job['state'], string> = { queued: 'scraping', running: 'scraping', completed: 'completed', failed: 'failed', cancelled: 'cancelled' };
+const STATUS: Record<Job['state'], string> = {
+  queued: 'scraping',
+  running: 'scraping',
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+};
 
 export interface JobKind {
   /** Its path under the version (`crawl`, `batch/scrape`). */
@@ -39,7 +45,8 @@ export const CRAWL: JobKind = { path: 'crawl' };
 export const BATCH: JobKind = { path: 'batch/scrape' };
 
 /** The job's URL as Firecrawl answers it when the job starts. */
-export const jobUrl = (request: FastifyRequest, version: Version, k: JobKind, id: string) => `${apiBase(request, version)}/${k.path}/${id}`;
+export const jobUrl = (request: FastifyRequest, version: Version, k: JobKind, id: string) =>
+  `${apiBase(request, version)}/${k.path}/${id}`;
 
 const fieldsOf = (j: Job) => (JSON.parse(j.options) as FirecrawlJobTag).firecrawl?.fields;
 
@@ -52,7 +59,8 @@ function queryInt(request: FastifyRequest, name: string, min: number, max: numbe
   const raw = (request.query as Record<string, unknown>)[name];
   if (raw === undefined) return fallback;
   const n = Number(raw);
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || n < min || n > max) throw new TrawlError('invalid_request', `${name}: must be an integer from ${min} to ${max}`);
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || n < min || n > max)
+    throw new TrawlError('invalid_request', `${name}: must be an integer from ${min} to ${max}`);
   return n;
 }
 
@@ -62,7 +70,12 @@ function queryInt(request: FastifyRequest, name: string, min: number, max: numbe
  * than it sends. `last` is the cursor of the last page read, `more` whether pages already
  * written follow it.
  */
-async function pagesFrom(ctx: ServerContext, j: Job, skip: number, limit: number): Promise<{ data: Record<string, unknown>[]; last: number; more: boolean }> {
+async function pagesFrom(
+  ctx: ServerContext,
+  j: Job,
+  skip: number,
+  limit: number,
+): Promise<{ data: Record<string, unknown>[]; last: number; more: boolean }> {
   const fields = fieldsOf(j);
   const { rows, cut } = await repo.pagesWithin(ctx.store.db, j.id, skip, limit, ANSWER_BYTES);
   const data: Record<string, unknown>[] = [];
@@ -111,12 +124,13 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext, version: Ver
     const j = await find(request);
     const out: { id: string; url: string; code: string; error: string }[] = [];
     const robotsBlocked: string[] = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const rows = await repo.failedPagesAfter(ctx.store.db, j.id, after, ERRORS_SCAN);
       for (const r of rows) {
         const p = JSON.parse(r.page) as { url: string; error?: string; detail?: string };
         if (p.error === 'robots_disallowed') robotsBlocked.push(p.url);
-        else if (p.error !== undefined) out.push({ id: `${j.id}-${r.n}`, url: p.url, code: p.error, error: p.detail ?? p.error });
+        else if (p.error !== undefined)
+          out.push({ id: `${j.id}-${r.n}`, url: p.url, code: p.error, error: p.detail ?? p.error });
       }
       if (rows.length < ERRORS_SCAN) break;
       after = Number(rows.at(-1)!.n);

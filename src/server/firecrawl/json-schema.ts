@@ -12,12 +12,41 @@ import type { SchemaNode, SchemaObject } from '../../engine/extract/schema.js';
 type Json = Record<string, unknown>;
 const SCALARS = new Set(['string', 'number', 'integer', 'boolean']);
 /** Keywords that only describe or constrain values: they change no field's type. */
-const NOTES = new Set(['description', 'title', 'default', 'examples', 'format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems', 'uniqueItems', 'required', 'additionalProperties', '$schema', '$id', 'definitions', '$defs', '$comment', 'nullable', 'readOnly', 'writeOnly', 'deprecated']);
+const NOTES = new Set([
+  'description',
+  'title',
+  'default',
+  'examples',
+  'format',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'required',
+  'additionalProperties',
+  '$schema',
+  '$id',
+  'definitions',
+  '$defs',
+  '$comment',
+  'nullable',
+  'readOnly',
+  'writeOnly',
+  'deprecated',
+]);
 
 export function schemaFromJsonSchema(input: unknown, at: string): SchemaObject {
   if (!isObject(input)) throw invalidSchema(`${at}: must be a JSON Schema object`);
   const node = convert(input, input, at, 0, { nodes: 0 });
-  if (typeof node !== 'object' || Array.isArray(node)) throw invalidSchema(`${at}: the root must be an object schema ({"type":"object","properties":{…}})`);
+  if (typeof node !== 'object' || Array.isArray(node))
+    throw invalidSchema(`${at}: the root must be an object schema ({"type":"object","properties":{…}})`);
   return node;
 }
 
@@ -25,7 +54,8 @@ export function schemaFromJsonSchema(input: unknown, at: string): SchemaObject {
 const MAX_NODES = 2000;
 
 function convert(s: Json, root: Json, at: string, refs: number, seen: { nodes: number }): SchemaNode {
-  if (++seen.nodes > MAX_NODES) throw invalidSchema(`${at}: the schema is too large (more than ${MAX_NODES} nodes once its $refs are followed)`);
+  if (++seen.nodes > MAX_NODES)
+    throw invalidSchema(`${at}: the schema is too large (more than ${MAX_NODES} nodes once its $refs are followed)`);
   if (typeof s.$ref === 'string') {
     if (refs > 20) throw invalidSchema(`${at}: $ref nests too deep (a recursive schema has no schema-object form)`);
     return convert(resolve(s.$ref, root, at), root, at, refs + 1, seen);
@@ -38,16 +68,19 @@ function convert(s: Json, root: Json, at: string, refs: number, seen: { nodes: n
   const variants = (s.anyOf ?? s.oneOf) as unknown;
   if (variants !== undefined) {
     const list = Array.isArray(variants) ? variants.filter((v) => !(isObject(v) && v.type === 'null')) : [];
-    if (list.length !== 1 || !isObject(list[0])) throw invalidSchema(`${at}: anyOf/oneOf is supported only as one type or null`);
+    if (list.length !== 1 || !isObject(list[0]))
+      throw invalidSchema(`${at}: anyOf/oneOf is supported only as one type or null`);
     return convert(list[0], root, at, refs, seen);
   }
   const type = typeOf(s, at);
   if (type === 'object') {
-    if (!isObject(s.properties) || !Object.keys(s.properties).length) throw invalidSchema(`${at}: an object needs "properties" with at least one field`);
+    if (!isObject(s.properties) || !Object.keys(s.properties).length)
+      throw invalidSchema(`${at}: an object needs "properties" with at least one field`);
     const out: SchemaObject = {};
     for (const [k, v] of Object.entries(s.properties)) {
       // Assigned as out[k], "__proto__" would replace the object's prototype, not name a field.
-      if (k === '__proto__') throw invalidSchema(`${at}.properties.__proto__: "__proto__" cannot be a field name; choose another name`);
+      if (k === '__proto__')
+        throw invalidSchema(`${at}.properties.__proto__: "__proto__" cannot be a field name; choose another name`);
       if (!isObject(v)) throw invalidSchema(`${at}.properties.${k}: must be a JSON Schema object`);
       out[k] = convert(v, root, `${at}.properties.${k}`, refs, seen);
     }
@@ -65,7 +98,8 @@ function typeOf(s: Json, at: string): string {
   let t = s.type;
   if (Array.isArray(t)) {
     const named = t.filter((x) => x !== 'null');
-    if (named.length !== 1) throw invalidSchema(`${at}.type: one type (with or without "null") is supported, got ${JSON.stringify(t)}`);
+    if (named.length !== 1)
+      throw invalidSchema(`${at}.type: one type (with or without "null") is supported, got ${JSON.stringify(t)}`);
     t = named[0];
   }
   if (t === undefined) {
@@ -73,12 +107,19 @@ function typeOf(s: Json, at: string): string {
     if (s.items !== undefined) return 'array';
     const values = s.enum ?? (s.const !== undefined ? [s.const] : undefined);
     if (Array.isArray(values) && values.length) {
-      const kinds = new Set(values.filter((v) => v !== null).map((v) => (typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v)));
+      const kinds = new Set(
+        values
+          .filter((v) => v !== null)
+          .map((v) => (typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v)),
+      );
       if (kinds.size === 1 && SCALARS.has([...kinds][0])) return [...kinds][0];
     }
     throw invalidSchema(`${at}: needs a "type" (string, number, integer, boolean, object or array)`);
   }
-  if (typeof t !== 'string' || !(SCALARS.has(t) || t === 'object' || t === 'array')) throw invalidSchema(`${at}.type: unknown type ${JSON.stringify(t)} (use string, number, integer, boolean, object or array)`);
+  if (typeof t !== 'string' || !(SCALARS.has(t) || t === 'object' || t === 'array'))
+    throw invalidSchema(
+      `${at}.type: unknown type ${JSON.stringify(t)} (use string, number, integer, boolean, object or array)`,
+    );
   return t;
 }
 
@@ -88,7 +129,10 @@ function resolve(ref: string, root: Json, at: string): Json {
   let node: unknown = root;
   for (const raw of ref.slice(1).split('/').filter(Boolean)) {
     const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    node = (isObject(node) || Array.isArray(node)) && Object.prototype.hasOwnProperty.call(node, key) ? (node as Json)[key] : undefined;
+    node =
+      (isObject(node) || Array.isArray(node)) && Object.prototype.hasOwnProperty.call(node, key)
+        ? (node as Json)[key]
+        : undefined;
   }
   if (!isObject(node)) throw invalidSchema(`${at}.$ref: ${ref} does not point to a schema`);
   return node;

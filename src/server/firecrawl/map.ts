@@ -9,7 +9,17 @@ import { invalidRequest } from '../../errors.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { unsupported } from './errors.js';
-import { bodyOf, boolAt, checkOptions, httpUrlAt, intIn, onlyAt, permits, refuse, type OptionTable } from './options.js';
+import {
+  bodyOf,
+  boolAt,
+  checkOptions,
+  httpUrlAt,
+  intIn,
+  onlyAt,
+  permits,
+  refuse,
+  type OptionTable,
+} from './options.js';
 import type { Version } from './scrape-options.js';
 import { HIDDEN } from './shared.js';
 
@@ -28,8 +38,19 @@ function mapTable(version: Version): OptionTable {
     origin: 'tag',
     integration: 'tag',
   };
-  if (version === 'v1') return { ...common, ignoreSitemap: 'map', sitemapOnly: onlyAt([false], 'Trawl maps from sitemaps and links together'), useIndex: permits('Trawl keeps no index, so the site is read now') };
-  return { ...common, sitemap: 'map', ignoreQueryParameters: 'map', threatProtection: refuse('threat protection is a Firecrawl cloud feature') };
+  if (version === 'v1')
+    return {
+      ...common,
+      ignoreSitemap: 'map',
+      sitemapOnly: onlyAt([false], 'Trawl maps from sitemaps and links together'),
+      useIndex: permits('Trawl keeps no index, so the site is read now'),
+    };
+  return {
+    ...common,
+    sitemap: 'map',
+    ignoreQueryParameters: 'map',
+    threatProtection: refuse('threat protection is a Firecrawl cloud feature'),
+  };
 }
 
 /** The links without their query strings, first of each kept. */
@@ -48,10 +69,15 @@ export function mapRoutes(app: FastifyInstance, ctx: ServerContext, version: Ver
   app.post(`/${version}/map`, HIDDEN, async (request, reply) => {
     const o = checkOptions(bodyOf(request.body), mapTable(version));
     const url = httpUrlAt(o.url, 'url');
-    if (o.search !== undefined && (typeof o.search !== 'string' || !o.search.length || o.search.length > 400)) throw invalidRequest('search: must be a string of 1 to 400 characters');
+    if (o.search !== undefined && (typeof o.search !== 'string' || !o.search.length || o.search.length > 400))
+      throw invalidRequest('search: must be a string of 1 to 400 characters');
     let useSitemap = true;
     if (version === 'v2' && o.sitemap !== undefined) {
-      if (o.sitemap === 'only') throw unsupported('sitemap', '"only" is not supported: Trawl maps from sitemaps and links together ("include")');
+      if (o.sitemap === 'only')
+        throw unsupported(
+          'sitemap',
+          '"only" is not supported: Trawl maps from sitemaps and links together ("include")',
+        );
       if (o.sitemap !== 'include' && o.sitemap !== 'skip') throw invalidRequest('sitemap: must be "include" or "skip"');
       useSitemap = o.sitemap === 'include';
     }
@@ -61,7 +87,15 @@ export function mapRoutes(app: FastifyInstance, ctx: ServerContext, version: Ver
     const allowSubdomains = boolAt(o.includeSubdomains, 'includeSubdomains');
     const dropQueries = version === 'v2' && (boolAt(o.ignoreQueryParameters, 'ignoreQueryParameters') ?? true);
     const r = await withCredit(ctx, request, reply, (signal, engine) =>
-      mapSite(engine, { url, limit, search: o.search as string | undefined, useSitemap, allowSubdomains, timeoutMs, signal }),
+      mapSite(engine, {
+        url,
+        limit,
+        search: o.search as string | undefined,
+        useSitemap,
+        allowSubdomains,
+        timeoutMs,
+        signal,
+      }),
     );
     const links = dropQueries ? withoutQueries(r.links) : r.links;
     if (version === 'v1') return { success: true, links: links.map((l) => l.url) };

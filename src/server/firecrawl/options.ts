@@ -22,7 +22,10 @@ export type OptionTable = Record<string, Rule>;
 /** Refused at any value but an empty one. */
 export const refuse = (why: string): Rule => ({ accepts: isEmpty, why });
 /** Accepted only at these values (Trawl's own behaviour). */
-export const onlyAt = (values: readonly unknown[], why: string): Rule => ({ accepts: (v) => values.includes(v as never), why });
+export const onlyAt = (values: readonly unknown[], why: string): Rule => ({
+  accepts: (v) => values.includes(v as never),
+  why,
+});
 /** Accepted at any value: the option only permits something Trawl never needs (a cached answer …). */
 export const permits = (why: string): Rule => ({ accepts: () => true, why });
 
@@ -41,7 +44,7 @@ export function checkOptions(body: Record<string, unknown>, table: OptionTable, 
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
     const rule = Object.prototype.hasOwnProperty.call(table, key) ? table[key] : undefined;
-    if (!rule) throw unsupported(`${at}${key}`, 'not an option of this endpoint in Firecrawl\'s API');
+    if (!rule) throw unsupported(`${at}${key}`, "not an option of this endpoint in Firecrawl's API");
     if (value === null || value === undefined) continue;
     if (typeof rule === 'object' && !rule.accepts(value)) throw unsupported(`${at}${key}`, rule.why);
     if (rule === 'map') out[key] = value;
@@ -58,7 +61,8 @@ export function objectAt(v: unknown, at: string): Record<string, unknown> {
 
 /** The request body as an object (Firecrawl's endpoints all take one). */
 export function bodyOf(body: unknown): Record<string, unknown> {
-  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('body: must be a JSON object');
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body))
+    throw invalidRequest('body: must be a JSON object');
   return body as Record<string, unknown>;
 }
 
@@ -89,6 +93,7 @@ export function stringsAt(v: unknown, path: string, max: number, len = 500): str
 
 /** An integer in bounds, or a 400 naming it. */
 export function intIn(v: unknown, min: number, max: number, path: string, unit = ''): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw invalidRequest(`${path}: must be an integer from ${min} to ${max}${unit ? ` (${unit})` : ''}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+    throw invalidRequest(`${path}: must be an integer from ${min} to ${max}${unit ? ` (${unit})` : ''}`);
   return v;
 }

@@ -32,7 +32,13 @@ export interface ScrapePlan {
   waitFor?: number;
 }
 
-const TRAWL_FORMAT: Record<Exclude<Field, 'summary' | 'extract'>, Format> = { markdown: 'markdown', html: 'html', rawHtml: 'raw_html', links: 'links', json: 'json' };
+const TRAWL_FORMAT: Record<Exclude<Field, 'summary' | 'extract'>, Format> = {
+  markdown: 'markdown',
+  html: 'html',
+  rawHtml: 'raw_html',
+  links: 'links',
+  json: 'json',
+};
 
 /** Options every use shares, at the values Trawl behaves as. */
 const COMMON: OptionTable = {
@@ -42,15 +48,28 @@ const COMMON: OptionTable = {
   includeTags: refuse('Trawl selects the main content itself (onlyMainContent); CSS selectors are not supported'),
   excludeTags: refuse('Trawl selects the main content itself (onlyMainContent); CSS selectors are not supported'),
   mobile: onlyAt([false], 'pages are fetched as a desktop browser'),
-  parsers: { accepts: (v) => Array.isArray(v) && v.length > 0 && v.every((p) => p === 'pdf' || (typeof p === 'object' && p !== null && Object.keys(p).join() === 'type' && (p as { type: unknown }).type === 'pdf')), why: 'PDFs are always parsed to markdown; parser options and other parsers are not supported' },
+  parsers: {
+    accepts: (v) =>
+      Array.isArray(v) &&
+      v.length > 0 &&
+      v.every(
+        (p) =>
+          p === 'pdf' ||
+          (typeof p === 'object' &&
+            p !== null &&
+            Object.keys(p).join() === 'type' &&
+            (p as { type: unknown }).type === 'pdf'),
+      ),
+    why: 'PDFs are always parsed to markdown; parser options and other parsers are not supported',
+  },
   actions: refuse('browser actions are not supported'),
   location: refuse('Trawl fetches from where it runs; location is not supported'),
   skipTlsVerification: onlyAt([false], 'Trawl always verifies TLS certificates'),
   removeBase64Images: onlyAt([true], "Trawl's markdown never carries base64 (data:) images"),
   fastMode: onlyAt([false], 'there is no fast mode'),
-  useMock: refuse('mocks are a feature of Firecrawl\'s own test suite'),
+  useMock: refuse("mocks are a feature of Firecrawl's own test suite"),
   blockAds: onlyAt([false], 'Trawl does not block ads or cookie pop-ups'),
-  proxy: onlyAt(['basic'], "Trawl fetches through the operator's proxies only (HTTP_PROXY_URLS), i.e. \"basic\""),
+  proxy: onlyAt(['basic'], 'Trawl fetches through the operator\'s proxies only (HTTP_PROXY_URLS), i.e. "basic"'),
   maxAge: permits('a fresh page is always younger than maxAge'),
   storeInCache: permits('Trawl keeps no page cache, so nothing is stored'),
   minAge: refuse('Trawl keeps no page cache to answer from'),
@@ -104,11 +123,13 @@ export function planScrape(o: Record<string, unknown>, ctx: PlanContext): Scrape
   const plan: ScrapePlan = { formats: [], fields: [] };
   const fields = new Set<Field>();
   const rawFormats = o.formats;
-  if (rawFormats !== undefined && !Array.isArray(rawFormats)) throw invalidRequest(`${at}formats: must be an array of formats`);
+  if (rawFormats !== undefined && !Array.isArray(rawFormats))
+    throw invalidRequest(`${at}formats: must be an array of formats`);
   const list = (rawFormats as unknown[] | undefined) ?? (ctx.use === 'search' ? [] : ['markdown']);
   list.forEach((f, i) => {
     const p = `${at}formats[${i}]`;
-    const name = typeof f === 'string' ? f : typeof f === 'object' && f !== null ? (f as { type?: unknown }).type : undefined;
+    const name =
+      typeof f === 'string' ? f : typeof f === 'object' && f !== null ? (f as { type?: unknown }).type : undefined;
     if (typeof name !== 'string') throw invalidRequest(`${p}: must be a format name or {"type": …}`);
     // A plain format as an object ({"type": "markdown"}) takes no options.
     const plain = () => typeof f === 'object' && checkOptions(f as Record<string, unknown>, { type: 'map' }, `${p}.`);
@@ -123,23 +144,49 @@ export function planScrape(o: Record<string, unknown>, ctx: PlanContext): Scrape
       case 'summary':
         plain();
         if (ctx.use !== 'scrape') throw unsupported(p, "'summary' is made for single scrapes only (POST /scrape)");
-        if (!ctx.llm) throw unsupported(p, "'summary' needs an LLM and none is configured on this server (LLM_BASE_URL)");
+        if (!ctx.llm)
+          throw unsupported(p, "'summary' needs an LLM and none is configured on this server (LLM_BASE_URL)");
         fields.add('summary');
         return;
       case 'json':
       case 'extract': {
         // v2: {type:'json', schema, prompt}; v1: "json" with jsonOptions, or "extract" with extract.
-        const opts = typeof f === 'object' ? (f as Record<string, unknown>) : ctx.version === 'v1' ? (o[name === 'json' ? 'jsonOptions' : 'extract'] as Record<string, unknown> | undefined) : undefined;
-        if (typeof f === 'string' && ctx.version === 'v2') throw invalidRequest(`${p}: "json" must be an object {"type": "json", "schema": …}`);
+        const opts =
+          typeof f === 'object'
+            ? (f as Record<string, unknown>)
+            : ctx.version === 'v1'
+              ? (o[name === 'json' ? 'jsonOptions' : 'extract'] as Record<string, unknown> | undefined)
+              : undefined;
+        if (typeof f === 'string' && ctx.version === 'v2')
+          throw invalidRequest(`${p}: "json" must be an object {"type": "json", "schema": …}`);
         const where = typeof f === 'object' ? `${p}.` : `${at}${name === 'json' ? 'jsonOptions' : 'extract'}.`;
-        const j = checkOptions(opts ?? {}, { type: 'map', schema: 'map', prompt: 'map', systemPrompt: refuse("Trawl's extractor uses its own instructions; give a prompt as a hint"), checkPromptInjection: onlyAt([false], 'prompt-injection checks are a Firecrawl cloud feature') }, where);
-        if (j.schema === undefined) throw unsupported(`${where}schema`, 'json from a prompt alone is not supported: Trawl extracts against a schema, so add "schema" (a JSON Schema)');
+        const j = checkOptions(
+          opts ?? {},
+          {
+            type: 'map',
+            schema: 'map',
+            prompt: 'map',
+            systemPrompt: refuse("Trawl's extractor uses its own instructions; give a prompt as a hint"),
+            checkPromptInjection: onlyAt([false], 'prompt-injection checks are a Firecrawl cloud feature'),
+          },
+          where,
+        );
+        if (j.schema === undefined)
+          throw unsupported(
+            `${where}schema`,
+            'json from a prompt alone is not supported: Trawl extracts against a schema, so add "schema" (a JSON Schema)',
+          );
         plan.schema = schemaFromJsonSchema(j.schema, `${where}schema`);
         // Trawl's limits (depth, field count, names) apply as to its own schemas.
         plan.compiled = compileSchema(plan.schema, `${where}schema`);
         if (j.prompt !== undefined) {
-          if (typeof j.prompt !== 'string' || j.prompt.length > 2000) throw invalidRequest(`${where}prompt: must be a string of at most 2000 characters`);
-          if (ctx.use !== 'scrape') throw unsupported(`${where}prompt`, 'a prompt guides single scrapes only; for crawls and batches the schema alone guides extraction');
+          if (typeof j.prompt !== 'string' || j.prompt.length > 2000)
+            throw invalidRequest(`${where}prompt: must be a string of at most 2000 characters`);
+          if (ctx.use !== 'scrape')
+            throw unsupported(
+              `${where}prompt`,
+              'a prompt guides single scrapes only; for crawls and batches the schema alone guides extraction',
+            );
           plan.prompt = j.prompt;
         }
         fields.add(name === 'extract' ? 'extract' : 'json');
@@ -149,14 +196,23 @@ export function planScrape(o: Record<string, unknown>, ctx: PlanContext): Scrape
       case 'screenshot@fullPage':
         throw unsupported(p, 'screenshots are not supported');
       default:
-        throw unsupported(p, `format '${name}' is not supported (Trawl makes markdown, html, rawHtml, links, json${ctx.llm ? ', summary' : ''})`);
+        throw unsupported(
+          p,
+          `format '${name}' is not supported (Trawl makes markdown, html, rawHtml, links, json${ctx.llm ? ', summary' : ''})`,
+        );
     }
   });
   for (const k of ['jsonOptions', 'extract'] as const) {
-    if (o[k] !== undefined && !fields.has(k === 'extract' ? 'extract' : 'json')) throw invalidRequest(`${at}${k}: list "${k === 'extract' ? 'extract' : 'json'}" in formats to use it`);
+    if (o[k] !== undefined && !fields.has(k === 'extract' ? 'extract' : 'json'))
+      throw invalidRequest(`${at}${k}: list "${k === 'extract' ? 'extract' : 'json'}" in formats to use it`);
   }
-  if (ctx.use === 'crawl' && fields.has('rawHtml')) throw unsupported(`${at}formats`, "'rawHtml' is not kept for crawled pages; use html, or a batch scrape of the URLs");
-  if (ctx.use === 'search' && [...fields].some((f) => f !== 'markdown')) throw unsupported(`${at}formats`, 'search results carry markdown only');
+  if (ctx.use === 'crawl' && fields.has('rawHtml'))
+    throw unsupported(
+      `${at}formats`,
+      "'rawHtml' is not kept for crawled pages; use html, or a batch scrape of the URLs",
+    );
+  if (ctx.use === 'search' && [...fields].some((f) => f !== 'markdown'))
+    throw unsupported(`${at}formats`, 'search results carry markdown only');
   plan.fields = [...fields];
   const formats = new Set<Format>();
   for (const f of plan.fields) if (f !== 'summary') formats.add(f === 'extract' ? 'json' : TRAWL_FORMAT[f]);
@@ -168,6 +224,7 @@ export function planScrape(o: Record<string, unknown>, ctx: PlanContext): Scrape
     plan.onlyMainContent = o.onlyMainContent;
   }
   if (o.timeout !== undefined) plan.timeoutMs = intIn(o.timeout, 1000, 120_000, `${at}timeout`, 'milliseconds');
-  if (o.waitFor !== undefined && o.waitFor !== 0) plan.waitFor = intIn(o.waitFor, 0, 60_000, `${at}waitFor`, 'milliseconds');
+  if (o.waitFor !== undefined && o.waitFor !== 0)
+    plan.waitFor = intIn(o.waitFor, 0, 60_000, `${at}waitFor`, 'milliseconds');
   return plan;
 }

@@ -30,7 +30,14 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext, version: 
         llm: ctx.engine.llm,
       });
       const budget = (plan.timeoutMs ?? 30_000) - (Date.now() - started);
-      const summary = plan.fields.includes('summary') ? await summarize(ctx.engine.llm!, { url: result.url, markdown: result.markdown ?? '' }, signal, Math.max(1000, budget)) : undefined;
+      const summary = plan.fields.includes('summary')
+        ? await summarize(
+            ctx.engine.llm!,
+            { url: result.url, markdown: result.markdown ?? '' },
+            signal,
+            Math.max(1000, budget),
+          )
+        : undefined;
       return { result, summary };
     });
     return { success: true, data: documentOfScrape(result, url, plan.fields, summary) };

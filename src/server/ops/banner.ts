@@ -23,15 +23,21 @@ export function startupBanner({ url, config }: BannerInput): string {
   // A wildcard address is where it listens, not where a browser can go.
   const base = url.replace(WILDCARD, 'http://localhost');
   const everywhere = base !== url;
-  const mode = config.databaseUrl && config.redisUrl
-    ? 'scale-out: PostgreSQL and Redis; monitors, webhooks and jobs run in `trawl worker` processes (start at least one)'
-    : `embedded: ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}; monitors, webhooks and jobs run in this process`;
+  const mode =
+    config.databaseUrl && config.redisUrl
+      ? 'scale-out: PostgreSQL and Redis; monitors, webhooks and jobs run in `trawl worker` processes (start at least one)'
+      : `embedded: ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}; monitors, webhooks and jobs run in this process`;
   const metrics = config.metricsToken
     ? 'needs Authorization: Bearer $TRAWL_METRICS_TOKEN'
-    : LOOPBACK.test(config.host) ? 'no token: this address is local only' : 'open to anyone who reaches this port: set TRAWL_METRICS_TOKEN';
+    : LOOPBACK.test(config.host)
+      ? 'no token: this address is local only'
+      : 'open to anyone who reaches this port: set TRAWL_METRICS_TOKEN';
   // The CLI finds the store as the server did: a data dir the server was given on its command
   // line is not in the other terminal's environment, and the key would land in ./data instead.
-  const cli = !config.databaseUrl && config.dataDir !== resolve('./data') ? `TRAWL_DATA_DIR=${shellWord(config.dataDir)} npx trawl` : 'npx trawl';
+  const cli =
+    !config.databaseUrl && config.dataDir !== resolve('./data')
+      ? `TRAWL_DATA_DIR=${shellWord(config.dataDir)} npx trawl`
+      : 'npx trawl';
   const lines = [
     '',
     `  Trawl is running (${mode})`,

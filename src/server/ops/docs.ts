@@ -10,10 +10,12 @@ import type { FastifyInstance } from 'fastify';
 export const DOCS_PATH = '/docs';
 
 /** The top bar's name, inlined as a data: image like the plugin's own logo (no request). */
-const LOGO = '<svg xmlns="http://www.w3.org/2000/svg" width="150" height="40" viewBox="0 0 150 40"><text x="0" y="28" font-family="sans-serif" font-size="24" font-weight="700" fill="#ffffff">Trawl API</text></svg>';
+const LOGO =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="150" height="40" viewBox="0 0 150 40"><text x="0" y="28" font-family="sans-serif" font-size="24" font-weight="700" fill="#ffffff">Trawl API</text></svg>';
 
 /** Scripts are files (no inline script); Swagger UI sets inline styles and uses data: images. */
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
 
 export async function registerDocs(app: FastifyInstance): Promise<void> {
   await app.register(swaggerUi, {

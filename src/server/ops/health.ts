@@ -56,13 +56,22 @@ export async function readiness(ctx: ServerContext, redis: OpsRedis | undefined)
   // Scale-out (PostgreSQL and Redis): the work is the workers'. A process running the scheduler
   // itself needs none, nor does an embedded deployment.
   if (redis && ctx.config.databaseUrl && !ctx.scheduler) {
-    if (checks.redis?.status !== 'ok') checks.workers = { status: 'fail', error: 'cannot be seen while Redis is unreachable' };
+    if (checks.redis?.status !== 'ok')
+      checks.workers = { status: 'fail', error: 'cannot be seen while Redis is unreachable' };
     else {
-      const live = await within(CHECK_TIMEOUT_MS, liveWorkers(redis.client, ctx.config.queuePrefix)).catch(() => undefined);
+      const live = await within(CHECK_TIMEOUT_MS, liveWorkers(redis.client, ctx.config.queuePrefix)).catch(
+        () => undefined,
+      );
       checks.workers =
-        live === undefined ? { status: 'fail', error: 'the heartbeats could not be read' }
-        : live > 0 ? { status: 'ok', live }
-        : { status: 'fail', live: 0, error: `no trawl worker has sent a heartbeat in the last ${HEARTBEAT_TTL_MS / 1000} s: monitors, webhooks and jobs wait until one runs (start one with: trawl worker)` };
+        live === undefined
+          ? { status: 'fail', error: 'the heartbeats could not be read' }
+          : live > 0
+            ? { status: 'ok', live }
+            : {
+                status: 'fail',
+                live: 0,
+                error: `no trawl worker has sent a heartbeat in the last ${HEARTBEAT_TTL_MS / 1000} s: monitors, webhooks and jobs wait until one runs (start one with: trawl worker)`,
+              };
     }
   }
   return { status: Object.values(checks).every((c) => c.status === 'ok') ? 'ok' : 'fail', checks };

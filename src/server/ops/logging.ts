@@ -17,5 +17,14 @@ export interface LogOptions {
 /** Fastify logger options (buildServer adds the redaction hook). */
 export function loggerOptions(o: LogOptions): { level: string; stream?: NodeJS.WritableStream } {
   if (!o.pretty) return { level: o.level };
-  return { level: o.level, stream: PinoPretty({ colorize: !o.destination, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', destination: o.destination ?? 1, sync: true }) };
+  return {
+    level: o.level,
+    stream: PinoPretty({
+      colorize: !o.destination,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname',
+      destination: o.destination ?? 1,
+      sync: true,
+    }),
+  };
 }

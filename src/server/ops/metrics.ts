@@ -31,19 +31,42 @@ export function countRequests(app: FastifyInstance): void {
 }
 
 function serviceGauges(registry: Registry) {
-  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
+  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new Gauge({ name, help, labelNames, registers: [registry] });
   return {
-    documentWorkers: gauge('trawl_document_workers', 'Worker threads of the document pipeline (0: pages are processed on the main thread)'),
+    documentWorkers: gauge(
+      'trawl_document_workers',
+      'Worker threads of the document pipeline (0: pages are processed on the main thread)',
+    ),
     documentQueue: gauge('trawl_document_queue_depth', 'Pages waiting for a document worker'),
-    queueJobs: gauge('trawl_queue_jobs', 'Work in the monitor-runs and webhook-deliveries queues by state (embedded: this process\'s lanes; scale-out: BullMQ\'s counts in Redis)', ['queue', 'state'] as const),
-    storeUp: gauge('trawl_store_backlog_up', '1 when the store answered this scrape\'s backlog queries in time; 0: the store gauges below read NaN (or have no series) until it does'),
-    monitorsDue: gauge('trawl_monitors_due', 'Active monitors past their due time, not yet handed to a run (store-wide)'),
-    monitorLag: gauge('trawl_monitor_lag_seconds', 'Age of the oldest due time still waiting: a due monitor, or a run queued and not started (store-wide; 0 when nothing waits)'),
+    queueJobs: gauge(
+      'trawl_queue_jobs',
+      "Work in the monitor-runs and webhook-deliveries queues by state (embedded: this process's lanes; scale-out: BullMQ's counts in Redis)",
+      ['queue', 'state'] as const,
+    ),
+    storeUp: gauge(
+      'trawl_store_backlog_up',
+      "1 when the store answered this scrape's backlog queries in time; 0: the store gauges below read NaN (or have no series) until it does",
+    ),
+    monitorsDue: gauge(
+      'trawl_monitors_due',
+      'Active monitors past their due time, not yet handed to a run (store-wide)',
+    ),
+    monitorLag: gauge(
+      'trawl_monitor_lag_seconds',
+      'Age of the oldest due time still waiting: a due monitor, or a run queued and not started (store-wide; 0 when nothing waits)',
+    ),
     runsOpen: gauge('trawl_monitor_runs_open', 'Monitor runs queued or running (store-wide)', ['status'] as const),
-    deliveriesDue: gauge('trawl_webhook_deliveries_due', 'Pending webhook deliveries whose next attempt is due (store-wide)'),
+    deliveriesDue: gauge(
+      'trawl_webhook_deliveries_due',
+      'Pending webhook deliveries whose next attempt is due (store-wide)',
+    ),
     deliveriesSending: gauge('trawl_webhook_deliveries_sending', 'Webhook attempts being sent (store-wide)'),
     jobs: gauge('trawl_jobs', 'Jobs by state, as kept for TRAWL_JOB_RETENTION_HOURS (store-wide)', ['state'] as const),
-    jobPagesQueued: gauge('trawl_job_pages_queued', 'URLs of queued and running jobs not yet done or failed (store-wide)'),
+    jobPagesQueued: gauge(
+      'trawl_job_pages_queued',
+      'URLs of queued and running jobs not yet done or failed (store-wide)',
+    ),
   };
 }
 
@@ -63,9 +86,23 @@ export function metricsRoutes(app: FastifyInstance, ctx: ServerContext, redis: O
   // An API process of a scale-out deployment holds no queue: it reads BullMQ's counts from Redis.
   const bull = !ctx.queue && scaleOut ? bullQueueDepth(redis!.client, ctx.config.queuePrefix) : undefined;
   if (bull) app.addHook('onClose', () => bull.close());
-  const workers = scaleOut ? new Gauge({ name: 'trawl_workers_live', help: 'trawl worker processes whose heartbeat in Redis has not expired (scale-out)', registers: [registry] }) : undefined;
+  const workers = scaleOut
+    ? new Gauge({
+        name: 'trawl_workers_live',
+        help: 'trawl worker processes whose heartbeat in Redis has not expired (scale-out)',
+        registers: [registry],
+      })
+    : undefined;
   const merged = Registry.merge([processRegistry, registry]);
-  const storeGauges = [g.monitorsDue, g.monitorLag, g.runsOpen, g.deliveriesDue, g.deliveriesSending, g.jobs, g.jobPagesQueued];
+  const storeGauges = [
+    g.monitorsDue,
+    g.monitorLag,
+    g.runsOpen,
+    g.deliveriesDue,
+    g.deliveriesSending,
+    g.jobs,
+    g.jobPagesQueued,
+  ];
 
   const refreshStore = async () => {
     try {
@@ -87,18 +124,26 @@ export function metricsRoutes(app: FastifyInstance, ctx: ServerContext, redis: O
   };
   const refreshQueues = async () => {
     g.queueJobs.reset();
-    const read = ctx.queue ? () => ctx.queue!.depth() : bull ? async () => (await redis!.ready(SCRAPE_TIMEOUT_MS), bull.read()) : undefined;
+    const read = ctx.queue
+      ? () => ctx.queue!.depth()
+      : bull
+        ? async () => (await redis!.ready(SCRAPE_TIMEOUT_MS), bull.read())
+        : undefined;
     const depth: QueueDepth[] = read ? await within(SCRAPE_TIMEOUT_MS, read()).catch(() => []) : [];
     for (const d of depth) g.queueJobs.set({ queue: d.queue, state: d.state }, d.count);
   };
   const refreshWorkers = async () => {
     if (!workers) return;
-    const n = await within(SCRAPE_TIMEOUT_MS, redis!.ready(SCRAPE_TIMEOUT_MS).then((r) => liveWorkers(r, ctx.config.queuePrefix))).catch(() => NaN);
+    const n = await within(
+      SCRAPE_TIMEOUT_MS,
+      redis!.ready(SCRAPE_TIMEOUT_MS).then((r) => liveWorkers(r, ctx.config.queuePrefix)),
+    ).catch(() => NaN);
     workers.set(n);
   };
 
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    if (ctx.config.metricsToken && !bearerMatches(request.headers.authorization, ctx.config.metricsToken)) throw new TrawlError('unauthorized');
+    if (ctx.config.metricsToken && !bearerMatches(request.headers.authorization, ctx.config.metricsToken))
+      throw new TrawlError('unauthorized');
     const docs = ctx.engine.documents;
     g.documentWorkers.set(docs instanceof DocumentPool ? docs.size : 0);
     g.documentQueue.set(docs instanceof DocumentPool ? docs.queued : 0);

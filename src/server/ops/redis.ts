@@ -11,7 +11,12 @@ export class OpsRedis {
   readonly client: Redis;
 
   constructor(url: string) {
-    this.client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 2000, retryStrategy: (times) => Math.min(times * 200, 2000) });
+    this.client = new Redis(url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 2000,
+      retryStrategy: (times) => Math.min(times * 200, 2000),
+    });
     // An outage is reported by the checks that meet it, not as an unhandled 'error' event.
     this.client.on('error', () => undefined);
   }

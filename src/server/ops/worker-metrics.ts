@@ -21,15 +21,31 @@ export interface WorkerMetricsOptions {
 export async function serveWorkerMetrics(o: WorkerMetricsOptions): Promise<{ url: string; close(): Promise<void> }> {
   collectProcessMetrics();
   const registry = new Registry();
-  const depth = new Gauge({ name: 'trawl_queue_jobs', help: 'Work in the monitor-runs and webhook-deliveries queues by state, as BullMQ counts it in Redis', labelNames: ['queue', 'state'] as const, registers: [registry] });
+  const depth = new Gauge({
+    name: 'trawl_queue_jobs',
+    help: 'Work in the monitor-runs and webhook-deliveries queues by state, as BullMQ counts it in Redis',
+    labelNames: ['queue', 'state'] as const,
+    registers: [registry],
+  });
   const merged = Registry.merge([processRegistry, registry]);
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    const send = (status: number, type: string, body: string) => res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
-    if (req.method !== 'GET') return send(405, 'application/json', JSON.stringify({ error: 'invalid_request', detail: 'method: only GET' }));
+    const send = (status: number, type: string, body: string) =>
+      res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
+    if (req.method !== 'GET')
+      return send(405, 'application/json', JSON.stringify({ error: 'invalid_request', detail: 'method: only GET' }));
     if (path === '/healthz') return send(200, 'application/json', JSON.stringify({ status: 'ok' }));
-    if (path !== '/metrics') return send(404, 'application/json', JSON.stringify({ error: 'not_found', detail: `${path.slice(0, 100)} is not served here; use /metrics or /healthz` }));
-    if (o.token && !bearerMatches(req.headers.authorization, o.token)) return send(401, 'application/json', JSON.stringify({ error: 'unauthorized' }));
+    if (path !== '/metrics')
+      return send(
+        404,
+        'application/json',
+        JSON.stringify({
+          error: 'not_found',
+          detail: `${path.slice(0, 100)} is not served here; use /metrics or /healthz`,
+        }),
+      );
+    if (o.token && !bearerMatches(req.headers.authorization, o.token))
+      return send(401, 'application/json', JSON.stringify({ error: 'unauthorized' }));
     void (async () => {
       depth.reset();
       for (const d of await o.queue.depth().catch(() => [])) depth.set({ queue: d.queue, state: d.state }, d.count);

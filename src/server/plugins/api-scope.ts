@@ -62,7 +62,8 @@ export async function withCredit<T>(
   const accountId = request.auth!.accountId;
   const controller = new AbortController();
   const onClose = () => {
-    if (!reply.sent && !reply.raw.writableFinished) controller.abort(new TrawlError('fetch_failed', 'the client closed the connection'));
+    if (!reply.sent && !reply.raw.writableFinished)
+      controller.abort(new TrawlError('fetch_failed', 'the client closed the connection'));
   };
   request.raw.socket?.once('close', onClose);
   try {

@@ -28,6 +28,10 @@ export function makeAuthenticate(ctx: ServerContext) {
     }
     // A key never goes faster than its account's ceiling, even one made before the operator lowered it.
     const ceiling = accounts.rateLimitCeiling(row, ctx.config.rateLimitPerMinute);
-    return { accountId: row.account_id, keyId: row.id, rateLimitPerMinute: Math.min(row.rate_limit_per_minute ?? ctx.config.rateLimitPerMinute, ceiling) };
+    return {
+      accountId: row.account_id,
+      keyId: row.id,
+      rateLimitPerMinute: Math.min(row.rate_limit_per_minute ?? ctx.config.rateLimitPerMinute, ceiling),
+    };
   };
 }

@@ -10,13 +10,19 @@ import type { Redactor } from '../../redact.js';
 function fromFastify(err: FastifyError): TrawlError | undefined {
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new TrawlError('unsupported_media_type', 'body: send the request body as JSON with Content-Type: application/json');
+      return new TrawlError(
+        'unsupported_media_type',
+        'body: send the request body as JSON with Content-Type: application/json',
+      );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new TrawlError('payload_too_large', 'body: the request body is larger than 1 MiB');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new TrawlError('invalid_request', 'body: must be a JSON object (the body was empty)');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new TrawlError('invalid_request', `body: is not valid JSON (${err.message.replace(/^Body is not valid JSON but content-type is set to 'application\/json'$/, 'parse error')})`);
+      return new TrawlError(
+        'invalid_request',
+        `body: is not valid JSON (${err.message.replace(/^Body is not valid JSON but content-type is set to 'application\/json'$/, 'parse error')})`,
+      );
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new TrawlError('invalid_request', 'body: Content-Length does not match the body');
   }
@@ -24,8 +30,13 @@ function fromFastify(err: FastifyError): TrawlError | undefined {
     return new TrawlError('invalid_request', `body: is not valid JSON (${err.message})`);
   }
   if (err.statusCode === 413) return new TrawlError('payload_too_large', 'body: the request body is larger than 1 MiB');
-  if (err.statusCode === 415) return new TrawlError('unsupported_media_type', 'body: send the request body as JSON with Content-Type: application/json');
-  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return new TrawlError('invalid_request', err.message);
+  if (err.statusCode === 415)
+    return new TrawlError(
+      'unsupported_media_type',
+      'body: send the request body as JSON with Content-Type: application/json',
+    );
+  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500)
+    return new TrawlError('invalid_request', err.message);
   return undefined;
 }
 
@@ -40,7 +51,9 @@ export function registerErrorHandling(app: FastifyInstance, redact: Redactor = (
   // (redact.ts). Successful answers carry third-party pages and are left as they are: redacting
   // them would let a page list guesses and learn which one is a secret. Errors quoted inside
   // them are redacted where they are made or stored (meta-ads, runner, deliveries).
-  app.addHook('onSend', async (_request, reply, payload) => (typeof payload === 'string' && reply.statusCode >= 400 ? redact(payload) : payload));
+  app.addHook('onSend', async (_request, reply, payload) =>
+    typeof payload === 'string' && reply.statusCode >= 400 ? redact(payload) : payload,
+  );
   app.setErrorHandler((error, request, reply) => {
     const known = knownError(error);
     if (!known || known.code === 'internal_error') {
@@ -51,6 +64,9 @@ export function registerErrorHandling(app: FastifyInstance, redact: Redactor = (
     return reply.code(known.status).send(known.toBody());
   });
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send({ error: 'not_found', detail: `${request.method} ${request.url.split('?')[0]} is not an endpoint of this API` });
+    reply.code(404).send({
+      error: 'not_found',
+      detail: `${request.method} ${request.url.split('?')[0]} is not an endpoint of this API`,
+    });
   });
 }

@@ -14,42 +14,74 @@ import { CrawlBody } from '../schemas.js';
 import { formatsAndSchema, parseBody } from '../validation.js';
 
 export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/crawl', openapiRoute(CrawlBody, 'Crawl one site breadth-first to a depth and page limit', docs.crawl), async (request, reply) => {
-    const body = parseBody(CrawlBody, request.body);
-    const { formats, schema } = formatsAndSchema(body.formats, body.schema);
-    if (body.async) {
-      // A job: pages run on the job runners, read back from GET /v1/jobs/{id}.
-      const id = newId('job');
-      const accountId = request.auth!.accountId;
-      const url = canonicalUrl(body.url) ?? body.url;
-      const options: CrawlJobOptions = { url, max_depth: body.max_depth, limit: body.limit ?? 1000, include_paths: body.include_paths, exclude_paths: body.exclude_paths, allow_subdomains: body.allow_subdomains, respect_robots: body.respect_robots, use_sitemap: body.use_sitemap, formats: formats ?? (schema ? ['markdown', 'json'] : ['markdown']), schema: body.schema as Record<string, unknown> | undefined, only_main_content: body.only_main_content };
-      await refuseForbidden(ctx, url);
-      const hook = await jobWebhook(ctx, body);
-      await charged(ctx.store.db, accountId, () => jobs.createJob(ctx.store.db, { id, accountId, kind: 'crawl', options, urls: [url], maxItems: options.limit, at: ctx.store.now().toISOString(), ...hook }));
-      request.creditsCharged = 1;
-      ctx.jobs?.wake();
-      reply.code(202);
-      return { status: 'ok', job: presentJob((await jobs.getJob(ctx.store.db, accountId, id))!) };
-    }
-    if (body.webhook || body.webhook_events) throw new TrawlError('invalid_request', 'webhook: only a job sends webhooks; add "async": true');
-    if ((body.limit ?? 10) > 1000) throw new TrawlError('invalid_request', 'limit: must be an integer from 1 to 1000 (up to 100000 with "async": true)');
-    const result = await withCredit(ctx, request, reply, (signal, engine) =>
-      crawl(engine, {
-        url: body.url,
-        maxDepth: body.max_depth,
-        limit: body.limit,
-        includePaths: body.include_paths,
-        excludePaths: body.exclude_paths,
-        allowSubdomains: body.allow_subdomains,
-        respectRobots: body.respect_robots,
-        useSitemap: body.use_sitemap,
-        formats: formats ?? (schema ? ['markdown', 'json'] : ['markdown']),
-        schema,
-        onlyMainContent: body.only_main_content,
-        timeoutMs: body.timeout_ms,
-        signal,
-      }),
-    );
-    return { status: 'ok', ...result };
-  });
+  app.post(
+    '/crawl',
+    openapiRoute(CrawlBody, 'Crawl one site breadth-first to a depth and page limit', docs.crawl),
+    async (request, reply) => {
+      const body = parseBody(CrawlBody, request.body);
+      const { formats, schema } = formatsAndSchema(body.formats, body.schema);
+      if (body.async) {
+        // A job: pages run on the job runners, read back from GET /v1/jobs/{id}.
+        const id = newId('job');
+        const accountId = request.auth!.accountId;
+        const url = canonicalUrl(body.url) ?? body.url;
+        const options: CrawlJobOptions = {
+          url,
+          max_depth: body.max_depth,
+          limit: body.limit ?? 1000,
+          include_paths: body.include_paths,
+          exclude_paths: body.exclude_paths,
+          allow_subdomains: body.allow_subdomains,
+          respect_robots: body.respect_robots,
+          use_sitemap: body.use_sitemap,
+          formats: formats ?? (schema ? ['markdown', 'json'] : ['markdown']),
+          schema: body.schema as Record<string, unknown> | undefined,
+          only_main_content: body.only_main_content,
+        };
+        await refuseForbidden(ctx, url);
+        const hook = await jobWebhook(ctx, body);
+        await charged(ctx.store.db, accountId, () =>
+          jobs.createJob(ctx.store.db, {
+            id,
+            accountId,
+            kind: 'crawl',
+            options,
+            urls: [url],
+            maxItems: options.limit,
+            at: ctx.store.now().toISOString(),
+            ...hook,
+          }),
+        );
+        request.creditsCharged = 1;
+        ctx.jobs?.wake();
+        reply.code(202);
+        return { status: 'ok', job: presentJob((await jobs.getJob(ctx.store.db, accountId, id))!) };
+      }
+      if (body.webhook || body.webhook_events)
+        throw new TrawlError('invalid_request', 'webhook: only a job sends webhooks; add "async": true');
+      if ((body.limit ?? 10) > 1000)
+        throw new TrawlError(
+          'invalid_request',
+          'limit: must be an integer from 1 to 1000 (up to 100000 with "async": true)',
+        );
+      const result = await withCredit(ctx, request, reply, (signal, engine) =>
+        crawl(engine, {
+          url: body.url,
+          maxDepth: body.max_depth,
+          limit: body.limit,
+          includePaths: body.include_paths,
+          excludePaths: body.exclude_paths,
+          allowSubdomains: body.allow_subdomains,
+          respectRobots: body.respect_robots,
+          useSitemap: body.use_sitemap,
+          formats: formats ?? (schema ? ['markdown', 'json'] : ['markdown']),
+          schema,
+          onlyMainContent: body.only_main_content,
+          timeoutMs: body.timeout_ms,
+          signal,
+        }),
+      );
+      return { status: 'ok', ...result };
+    },
+  );
 }

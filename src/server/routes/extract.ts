@@ -9,14 +9,28 @@ import { parseBody } from '../validation.js';
 import { checkPageOptions, checkPreparingActions, enginePageOptions, pageSetupOf } from '../scrape-options.js';
 
 export function extractRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/extract', openapiRoute(ExtractBody, 'Schema-guided JSON from 1–20 URLs, merged', docs.extract), async (request, reply) => {
-    const body = parseBody(ExtractBody, request.body);
-    const schema = compileSchema(body.schema);
-    checkPageOptions(body, 60_000);
-    checkPreparingActions(body.actions, 'extract');
-    const r = await withCredit(ctx, request, reply, (signal, engine) =>
-      extract(engine, { urls: body.urls, schema, prompt: body.prompt, render: body.render, timeoutMs: body.timeout_ms, signal, llm: ctx.engine.llm, setup: pageSetupOf(body), actions: enginePageOptions(body).actions }),
-    );
-    return { status: 'ok', data: r.data, results: r.results };
-  });
+  app.post(
+    '/extract',
+    openapiRoute(ExtractBody, 'Schema-guided JSON from 1–20 URLs, merged', docs.extract),
+    async (request, reply) => {
+      const body = parseBody(ExtractBody, request.body);
+      const schema = compileSchema(body.schema);
+      checkPageOptions(body, 60_000);
+      checkPreparingActions(body.actions, 'extract');
+      const r = await withCredit(ctx, request, reply, (signal, engine) =>
+        extract(engine, {
+          urls: body.urls,
+          schema,
+          prompt: body.prompt,
+          render: body.render,
+          timeoutMs: body.timeout_ms,
+          signal,
+          llm: ctx.engine.llm,
+          setup: pageSetupOf(body),
+          actions: enginePageOptions(body).actions,
+        }),
+      );
+      return { status: 'ok', data: r.data, results: r.results };
+    },
+  );
 }

@@ -11,7 +11,10 @@ import type { ServerContext } from '../context.js';
 export function fileRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.get<{ Params: { name: string } }>('/v1/files/:name', { schema: { hide: true } }, async (request, reply) => {
     const m = /^([^.]+)\.(png|jpeg)$/.exec(request.params.name);
-    const gone = () => notFound(`no file ${request.params.name.slice(0, 60)}: it never existed or it expired (screenshots are kept ${ctx.config.fileRetentionHours} hours)`);
+    const gone = () =>
+      notFound(
+        `no file ${request.params.name.slice(0, 60)}: it never existed or it expired (screenshots are kept ${ctx.config.fileRetentionHours} hours)`,
+      );
     if (!m || !FILE_ID.test(m[1])) throw gone();
     const now = new Date();
     const file = await files.getFile(ctx.store.db, m[1], now);

@@ -36,9 +36,13 @@ export function presentJob(j: Job) {
  * A job's webhook as asked for: the URL must be one the service may reach (checked now, as for a
  * monitor's, and again on every attempt), and opt-in events need a URL to go to.
  */
-export async function jobWebhook(ctx: ServerContext, body: { webhook?: string; webhook_events?: string[] }): Promise<{ webhook?: string; webhookEvents?: string[] }> {
+export async function jobWebhook(
+  ctx: ServerContext,
+  body: { webhook?: string; webhook_events?: string[] },
+): Promise<{ webhook?: string; webhookEvents?: string[] }> {
   if (!body.webhook) {
-    if (body.webhook_events?.length) throw new TrawlError('invalid_request', 'webhook_events: give a webhook URL for the events to go to');
+    if (body.webhook_events?.length)
+      throw new TrawlError('invalid_request', 'webhook_events: give a webhook URL for the events to go to');
     return {};
   }
   await refuseForbidden(ctx, body.webhook, 'webhook: ');
@@ -53,14 +57,16 @@ export async function refuseForbidden(ctx: ServerContext, url: string, prefix = 
   try {
     await ctx.engine.http.checkTarget(url);
   } catch (e) {
-    if (isTrawlError(e) && e.code === 'forbidden_target') throw new TrawlError('forbidden_target', `${prefix}${e.detail}`, { retryable: false });
+    if (isTrawlError(e) && e.code === 'forbidden_target')
+      throw new TrawlError('forbidden_target', `${prefix}${e.detail}`, { retryable: false });
   }
 }
 
 /** What a batch's pages are scraped with, as stored on the job (the runner's BatchOptions). */
 function batchOptions(body: BatchScrapeBody, base: string): BatchOptions {
   const { urls: _urls, webhook: _webhook, webhook_events: _events, ...options } = body;
-  const shots = !!body.formats?.some((f) => f.startsWith('screenshot')) || !!body.actions?.some((a) => a.type === 'screenshot');
+  const shots =
+    !!body.formats?.some((f) => f.startsWith('screenshot')) || !!body.actions?.some((a) => a.type === 'screenshot');
   return { ...(options as BatchOptions), ...(shots ? { files_base: base } : {}) };
 }
 
@@ -71,53 +77,100 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     return j;
   };
 
-  app.post('/batch/scrape', openapiRoute(BatchScrapeBody, 'Scrape up to 10,000 URLs as a job (202); read its pages from GET /v1/jobs/{id}', docs.batchScrape), async (request, reply) => {
-    const body = parseBody(BatchScrapeBody, request.body);
-    const { schema } = formatsAndSchema(body.formats, body.schema);
-    if (schema) compileSchema(body.schema!);
-    checkPageOptions({ ...body, url: undefined, urls: body.urls });
-    const id = newId('job');
-    const at = ctx.store.now().toISOString();
-    const accountId = request.auth!.accountId;
-    const hook = await jobWebhook(ctx, body);
-    // A URL listed twice is scraped once (one page per URL of the job), in the order first listed.
-    const urls = [...new Set(body.urls)];
-    // A job costs one credit when it is accepted (contract section 7).
-    await charged(ctx.store.db, accountId, () =>
-      repo.createJob(ctx.store.db, { id, accountId, kind: 'batch', options: batchOptions(body, publicBase(ctx, request)), urls, maxItems: urls.length, at, ...hook }),
-    );
-    request.creditsCharged = 1;
-    ctx.jobs?.wake();
-    reply.code(202);
-    return { status: 'ok', job: presentJob((await repo.getJob(ctx.store.db, accountId, id))!) };
-  });
+  app.post(
+    '/batch/scrape',
+    openapiRoute(
+      BatchScrapeBody,
+      'Scrape up to 10,000 URLs as a job (202); read its pages from GET /v1/jobs/{id}',
+      docs.batchScrape,
+    ),
+    async (request, reply) => {
+      const body = parseBody(BatchScrapeBody, request.body);
+      const { schema } = formatsAndSchema(body.formats, body.schema);
+      if (schema) compileSchema(body.schema!);
+      checkPageOptions({ ...body, url: undefined, urls: body.urls });
+      const id = newId('job');
+      const at = ctx.store.now().toISOString();
+      const accountId = request.auth!.accountId;
+      const hook = await jobWebhook(ctx, body);
+      // A URL listed twice is scraped once (one page per URL of the job), in the order first listed.
+      const urls = [...new Set(body.urls)];
+      // A job costs one credit when it is accepted (contract section 7).
+      await charged(ctx.store.db, accountId, () =>
+        repo.createJob(ctx.store.db, {
+          id,
+          accountId,
+          kind: 'batch',
+          options: batchOptions(body, publicBase(ctx, request)),
+          urls,
+          maxItems: urls.length,
+          at,
+          ...hook,
+        }),
+      );
+      request.creditsCharged = 1;
+      ctx.jobs?.wake();
+      reply.code(202);
+      return { status: 'ok', job: presentJob((await repo.getJob(ctx.store.db, accountId, id))!) };
+    },
+  );
 
-  app.get<IdParams>('/jobs/:id', docRoute("A job's progress and its pages in completion order (?cursor=&limit= ≤ 100)", docs.getJob), async (request) => {
-    const j = await find(request.auth!.accountId, request.params.id);
-    const limit = limitOf(request, 100, 100);
-    const cursor = decodeCursor((request.query as Record<string, unknown>).cursor, 1);
-    const after = cursor ? Number(cursor[0]) : 0;
-    if (!Number.isInteger(after) || after < 0) throw new TrawlError('invalid_request', 'cursor: is not a cursor this API returned; use next_cursor from the previous page');
-    const { rows, cut } = await repo.pagesWithin(ctx.store.db, j.id, after, limit, PAGE_BYTES);
-    const last = rows.at(-1)?.n ?? after;
-    // More may come while the job runs (poll with next_cursor); once it ended, null after the last page.
-    const more = cut || rows.length === limit || !ENDED.has(j.state) || Number(last) < Number(j.written);
-    return { status: 'ok', job: presentJob(j), pages: rows.map((r) => JSON.parse(r.page)), next_cursor: more ? encodeCursor([String(last)]) : null };
-  });
+  app.get<IdParams>(
+    '/jobs/:id',
+    docRoute("A job's progress and its pages in completion order (?cursor=&limit= ≤ 100)", docs.getJob),
+    async (request) => {
+      const j = await find(request.auth!.accountId, request.params.id);
+      const limit = limitOf(request, 100, 100);
+      const cursor = decodeCursor((request.query as Record<string, unknown>).cursor, 1);
+      const after = cursor ? Number(cursor[0]) : 0;
+      if (!Number.isInteger(after) || after < 0)
+        throw new TrawlError(
+          'invalid_request',
+          'cursor: is not a cursor this API returned; use next_cursor from the previous page',
+        );
+      const { rows, cut } = await repo.pagesWithin(ctx.store.db, j.id, after, limit, PAGE_BYTES);
+      const last = rows.at(-1)?.n ?? after;
+      // More may come while the job runs (poll with next_cursor); once it ended, null after the last page.
+      const more = cut || rows.length === limit || !ENDED.has(j.state) || Number(last) < Number(j.written);
+      return {
+        status: 'ok',
+        job: presentJob(j),
+        pages: rows.map((r) => JSON.parse(r.page)),
+        next_cursor: more ? encodeCursor([String(last)]) : null,
+      };
+    },
+  );
 
-  app.get('/jobs', docRoute("The account's jobs, newest first (limit ≤ 100, cursor)", docs.listJobs), async (request) => {
-    const limit = limitOf(request, 50, 100);
-    const cursor = decodeCursor((request.query as Record<string, unknown>).cursor, 2);
-    const rows = await repo.listJobs(ctx.store.db, request.auth!.accountId, limit + 1, cursor && { createdAt: cursor[0], id: cursor[1] });
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return { status: 'ok', jobs: page.map(presentJob), next_cursor: rows.length > limit && last ? encodeCursor([last.created_at, last.id]) : null };
-  });
+  app.get(
+    '/jobs',
+    docRoute("The account's jobs, newest first (limit ≤ 100, cursor)", docs.listJobs),
+    async (request) => {
+      const limit = limitOf(request, 50, 100);
+      const cursor = decodeCursor((request.query as Record<string, unknown>).cursor, 2);
+      const rows = await repo.listJobs(
+        ctx.store.db,
+        request.auth!.accountId,
+        limit + 1,
+        cursor && { createdAt: cursor[0], id: cursor[1] },
+      );
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        status: 'ok',
+        jobs: page.map(presentJob),
+        next_cursor: rows.length > limit && last ? encodeCursor([last.created_at, last.id]) : null,
+      };
+    },
+  );
 
-  app.delete<IdParams>('/jobs/:id', docRoute('Cancel a job: no new fetches; pages done are kept', docs.cancelJob), async (request) => {
-    const j = await find(request.auth!.accountId, request.params.id);
-    const at = ctx.store.now().toISOString();
-    await repo.cancelJob(ctx.store.db, j.account_id, j.id, at, jobEvents(at, firecrawlEvents));
-    return { status: 'ok', job: presentJob((await repo.getJob(ctx.store.db, j.account_id, j.id))!) };
-  });
+  app.delete<IdParams>(
+    '/jobs/:id',
+    docRoute('Cancel a job: no new fetches; pages done are kept', docs.cancelJob),
+    async (request) => {
+      const j = await find(request.auth!.accountId, request.params.id);
+      const at = ctx.store.now().toISOString();
+      await repo.cancelJob(ctx.store.db, j.account_id, j.id, at, jobEvents(at, firecrawlEvents));
+      return { status: 'ok', job: presentJob((await repo.getJob(ctx.store.db, j.account_id, j.id))!) };
+    },
+  );
 }

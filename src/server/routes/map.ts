@@ -8,11 +8,23 @@ import { MapBody } from '../schemas.js';
 import { parseBody } from '../validation.js';
 
 export function mapRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/map', openapiRoute(MapBody, "A site's URLs from its sitemaps and a fast link harvest, no content", docs.map), async (request, reply) => {
-    const body = parseBody(MapBody, request.body);
-    const r = await withCredit(ctx, request, reply, (signal, engine) =>
-      mapSite(engine, { url: body.url, limit: body.limit, search: body.search, useSitemap: body.use_sitemap, allowSubdomains: body.allow_subdomains, timeoutMs: body.timeout_ms, signal }),
-    );
-    return { status: 'ok', links: r.links, total: r.total };
-  });
+  app.post(
+    '/map',
+    openapiRoute(MapBody, "A site's URLs from its sitemaps and a fast link harvest, no content", docs.map),
+    async (request, reply) => {
+      const body = parseBody(MapBody, request.body);
+      const r = await withCredit(ctx, request, reply, (signal, engine) =>
+        mapSite(engine, {
+          url: body.url,
+          limit: body.limit,
+          search: body.search,
+          useSitemap: body.use_sitemap,
+          allowSubdomains: body.allow_subdomains,
+          timeoutMs: body.timeout_ms,
+          signal,
+        }),
+      );
+      return { status: 'ok', links: r.links, total: r.total };
+    },
+  );
 }

@@ -9,16 +9,38 @@ import { MarketplaceBody } from '../schemas.js';
 import { parseBody } from '../validation.js';
 
 export function marketplaceRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/marketplace', openapiRoute(MarketplaceBody, 'Product record from an Amazon, Walmart, eBay, Etsy, Target or Best Buy page', docs.marketplace), async (request, reply) => {
-    const body = parseBody(MarketplaceBody, request.body);
-    if (!isMarketplaceId(body.marketplace)) throw invalidRequest(`marketplace: "${body.marketplace.slice(0, 40)}" is not a marketplace id; use one of ${MARKETPLACE_IDS.join(', ')}`);
-    const url = new URL(body.url);
-    if (!urlBelongsTo(url, body.marketplace)) throw invalidRequest(`url: ${url.hostname}${url.pathname.slice(0, 40)} is not a page of marketplace ${body.marketplace}`);
-    const r = await withCredit(ctx, request, reply, (signal, engine) =>
-      marketplaceProduct(engine, { marketplace: body.marketplace, url: body.url, mode: body.mode, render: body.render, timeoutMs: body.timeout_ms, signal }),
-    );
-    // A search-results or category page answers its products (beyond the contract).
-    if (Array.isArray(r.product.products)) return { status: 'ok', marketplace: r.marketplace, products: r.product.products, sources: r.sources };
-    return { status: 'ok', marketplace: r.marketplace, product: r.product, sources: r.sources };
-  });
+  app.post(
+    '/marketplace',
+    openapiRoute(
+      MarketplaceBody,
+      'Product record from an Amazon, Walmart, eBay, Etsy, Target or Best Buy page',
+      docs.marketplace,
+    ),
+    async (request, reply) => {
+      const body = parseBody(MarketplaceBody, request.body);
+      if (!isMarketplaceId(body.marketplace))
+        throw invalidRequest(
+          `marketplace: "${body.marketplace.slice(0, 40)}" is not a marketplace id; use one of ${MARKETPLACE_IDS.join(', ')}`,
+        );
+      const url = new URL(body.url);
+      if (!urlBelongsTo(url, body.marketplace))
+        throw invalidRequest(
+          `url: ${url.hostname}${url.pathname.slice(0, 40)} is not a page of marketplace ${body.marketplace}`,
+        );
+      const r = await withCredit(ctx, request, reply, (signal, engine) =>
+        marketplaceProduct(engine, {
+          marketplace: body.marketplace,
+          url: body.url,
+          mode: body.mode,
+          render: body.render,
+          timeoutMs: body.timeout_ms,
+          signal,
+        }),
+      );
+      // A search-results or category page answers its products (beyond the contract).
+      if (Array.isArray(r.product.products))
+        return { status: 'ok', marketplace: r.marketplace, products: r.product.products, sources: r.sources };
+      return { status: 'ok', marketplace: r.marketplace, product: r.product, sources: r.sources };
+    },
+  );
 }

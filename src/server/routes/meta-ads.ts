@@ -9,15 +9,35 @@ import { MetaAdsBody } from '../schemas.js';
 import { parseBody } from '../validation.js';
 
 export function metaAdsRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/meta-ads', openapiRoute(MetaAdsBody, "An advertiser's ads from the Facebook/Instagram Ad Library", docs.metaAds), async (request, reply) => {
-    const body = parseBody(MetaAdsBody, request.body);
-    const r = await withCredit(ctx, request, reply, (signal) =>
-      metaAds(
-        ctx.engine.http,
-        { advertiser: body.advertiser, country: body.country, activeStatus: body.active_status, platforms: body.platforms, limit: body.limit, timeoutMs: body.timeout_ms, signal },
-        metaConfig(ctx.config),
-      ),
-    );
-    return { status: 'ok', advertiser: r.advertiser, country: r.country, page: r.page, ads: r.ads, total: r.total, source: r.source };
-  });
+  app.post(
+    '/meta-ads',
+    openapiRoute(MetaAdsBody, "An advertiser's ads from the Facebook/Instagram Ad Library", docs.metaAds),
+    async (request, reply) => {
+      const body = parseBody(MetaAdsBody, request.body);
+      const r = await withCredit(ctx, request, reply, (signal) =>
+        metaAds(
+          ctx.engine.http,
+          {
+            advertiser: body.advertiser,
+            country: body.country,
+            activeStatus: body.active_status,
+            platforms: body.platforms,
+            limit: body.limit,
+            timeoutMs: body.timeout_ms,
+            signal,
+          },
+          metaConfig(ctx.config),
+        ),
+      );
+      return {
+        status: 'ok',
+        advertiser: r.advertiser,
+        country: r.country,
+        page: r.page,
+        ads: r.ads,
+        total: r.total,
+        source: r.source,
+      };
+    },
+  );
 }

@@ -33,66 +33,146 @@ export function monitorRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const mctx = { store: ctx.store, engine: ctx.engine, config: ctx.config, wake: () => ctx.scheduler?.wake() };
   const delivery = { store: ctx.store, engine: ctx.engine, ...deliveryConfig(ctx.config), redact: ctx.redact };
 
-  app.post('/monitors', openapiRoute(CreateMonitorBody, 'Create a monitor: scrape on an interval, send change.detected when a watched field changes', docs.createMonitor), async (request, reply) => {
-    const m = await createMonitor(mctx, request.auth!.accountId, request.body);
-    reply.code(201);
-    return { status: 'ok', monitor: presentMonitor(m) };
-  });
+  app.post(
+    '/monitors',
+    openapiRoute(
+      CreateMonitorBody,
+      'Create a monitor: scrape on an interval, send change.detected when a watched field changes',
+      docs.createMonitor,
+    ),
+    async (request, reply) => {
+      const m = await createMonitor(mctx, request.auth!.accountId, request.body);
+      reply.code(201);
+      return { status: 'ok', monitor: presentMonitor(m) };
+    },
+  );
 
-  app.get('/monitors', docRoute('List monitors, newest first (limit ≤ 100, cursor)', docs.listMonitors), async (request) => {
-    const limit = limitOf(request, 50, 100);
-    const cursor = decodeCursor((request.query as Record<string, unknown>).cursor, 2);
-    const rows = await repo.listMonitors(ctx.store.db, request.auth!.accountId, limit + 1, cursor && { createdAt: cursor[0], id: cursor[1] });
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return { status: 'ok', monitors: page.map(presentMonitor), next_cursor: rows.length > limit && last ? encodeCursor([last.created_at, last.id]) : null };
-  });
+  app.get(
+    '/monitors',
+    docRoute('List monitors, newest first (limit ≤ 100, cursor)', docs.listMonitors),
+    async (request) => {
+      const limit = limitOf(request, 50, 100);
+      const cursor = decodeCursor((request.query as Record<string, unknown>).cursor, 2);
+      const rows = await repo.listMonitors(
+        ctx.store.db,
+        request.auth!.accountId,
+        limit + 1,
+        cursor && { createdAt: cursor[0], id: cursor[1] },
+      );
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        status: 'ok',
+        monitors: page.map(presentMonitor),
+        next_cursor: rows.length > limit && last ? encodeCursor([last.created_at, last.id]) : null,
+      };
+    },
+  );
 
-  app.get<IdParams>('/monitors/:id', docRoute('A monitor with its last values and last runs', docs.getMonitor), async (request) => {
-    const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
-    return { status: 'ok', monitor: await monitorDetail(ctx, m) };
-  });
+  app.get<IdParams>(
+    '/monitors/:id',
+    docRoute('A monitor with its last values and last runs', docs.getMonitor),
+    async (request) => {
+      const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
+      return { status: 'ok', monitor: await monitorDetail(ctx, m) };
+    },
+  );
 
-  app.patch<IdParams>('/monitors/:id', openapiRoute(UpdateMonitorBody, 'Change interval, watch, webhook, state (active|paused) or conditions', docs.updateMonitor), async (request) => {
-    const m = await updateMonitor(mctx, request.auth!.accountId, request.params.id, request.body);
-    return { status: 'ok', monitor: presentMonitor(m) };
-  });
+  app.patch<IdParams>(
+    '/monitors/:id',
+    openapiRoute(
+      UpdateMonitorBody,
+      'Change interval, watch, webhook, state (active|paused) or conditions',
+      docs.updateMonitor,
+    ),
+    async (request) => {
+      const m = await updateMonitor(mctx, request.auth!.accountId, request.params.id, request.body);
+      return { status: 'ok', monitor: presentMonitor(m) };
+    },
+  );
 
-  app.delete<IdParams>('/monitors/:id', docRoute('Delete a monitor, its runs and any deliveries not yet sent', docs.deleteMonitor), async (request) => {
-    await deleteMonitor(ctx, request.auth!.accountId, request.params.id);
-    return { status: 'ok', monitor_id: request.params.id, deleted: true };
-  });
+  app.delete<IdParams>(
+    '/monitors/:id',
+    docRoute('Delete a monitor, its runs and any deliveries not yet sent', docs.deleteMonitor),
+    async (request) => {
+      await deleteMonitor(ctx, request.auth!.accountId, request.params.id);
+      return { status: 'ok', monitor_id: request.params.id, deleted: true };
+    },
+  );
 
-  app.post<IdParams>('/monitors/:id/run', docRoute('Run a monitor now and answer with the run (costs the run its credit)', docs.runMonitor), async (request) => {
-    const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
-    const run = await runNow({ store: ctx.store, engine: ctx.engine, log: request.log, meta: metaConfig(ctx.config), redact: ctx.redact, onDelivery: ctx.scheduler?.handDelivery.bind(ctx.scheduler) }, m);
-    return { status: 'ok', run: presentRun(await expandRun(ctx, run)) };
-  });
+  app.post<IdParams>(
+    '/monitors/:id/run',
+    docRoute('Run a monitor now and answer with the run (costs the run its credit)', docs.runMonitor),
+    async (request) => {
+      const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
+      const run = await runNow(
+        {
+          store: ctx.store,
+          engine: ctx.engine,
+          log: request.log,
+          meta: metaConfig(ctx.config),
+          redact: ctx.redact,
+          onDelivery: ctx.scheduler?.handDelivery.bind(ctx.scheduler),
+        },
+        m,
+      );
+      return { status: 'ok', run: presentRun(await expandRun(ctx, run)) };
+    },
+  );
 
-  app.get<IdParams>('/monitors/:id/runs', docRoute('Runs of a monitor, newest first; unchanged runs older than a day are counted per day in unchanged_runs_collapsed', docs.listMonitorRuns), async (request) => {
-    const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
-    const [runs, collapsed] = await Promise.all([repo.listRuns(ctx.store.db, m.id, limitOf(request, 50, 500)), collapsedRuns(ctx, m.id)]);
-    return { status: 'ok', runs: runs.map(presentRun), unchanged_runs_collapsed: collapsed };
-  });
+  app.get<IdParams>(
+    '/monitors/:id/runs',
+    docRoute(
+      'Runs of a monitor, newest first; unchanged runs older than a day are counted per day in unchanged_runs_collapsed',
+      docs.listMonitorRuns,
+    ),
+    async (request) => {
+      const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
+      const [runs, collapsed] = await Promise.all([
+        repo.listRuns(ctx.store.db, m.id, limitOf(request, 50, 500)),
+        collapsedRuns(ctx, m.id),
+      ]);
+      return { status: 'ok', runs: runs.map(presentRun), unchanged_runs_collapsed: collapsed };
+    },
+  );
 
-  app.get<IdParams>('/monitors/:id/history', docRoute('Values of one watched field over successful runs: ?field=price&limit=&cursor=', docs.getMonitorHistory), async (request) => {
-    const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
-    const q = request.query as Record<string, unknown>;
-    const watch: string[] = JSON.parse(m.watch);
-    if (typeof q.field !== 'string' || !watch.includes(q.field)) throw invalidRequest(`field: must be one of the watched fields (${watch.join(', ')})`);
-    const limit = limitOf(request, 100, 1000);
-    const before = decodeCursor(q.cursor, 1)?.[0];
-    const rows = await repo.fieldHistory(ctx.store.db, m.id, limit + 1, before);
-    const page = rows.slice(0, limit);
-    const field = q.field;
-    const points = page.map((r) => ({ at: r.at, value: (JSON.parse(r.values) as Record<string, unknown>)[field] ?? null })).reverse();
-    return { status: 'ok', field, points, next_cursor: rows.length > limit ? encodeCursor([page[page.length - 1].at]) : null };
-  });
+  app.get<IdParams>(
+    '/monitors/:id/history',
+    docRoute('Values of one watched field over successful runs: ?field=price&limit=&cursor=', docs.getMonitorHistory),
+    async (request) => {
+      const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
+      const q = request.query as Record<string, unknown>;
+      const watch: string[] = JSON.parse(m.watch);
+      if (typeof q.field !== 'string' || !watch.includes(q.field))
+        throw invalidRequest(`field: must be one of the watched fields (${watch.join(', ')})`);
+      const limit = limitOf(request, 100, 1000);
+      const before = decodeCursor(q.cursor, 1)?.[0];
+      const rows = await repo.fieldHistory(ctx.store.db, m.id, limit + 1, before);
+      const page = rows.slice(0, limit);
+      const field = q.field;
+      const points = page
+        .map((r) => ({ at: r.at, value: (JSON.parse(r.values) as Record<string, unknown>)[field] ?? null }))
+        .reverse();
+      return {
+        status: 'ok',
+        field,
+        points,
+        next_cursor: rows.length > limit ? encodeCursor([page[page.length - 1].at]) : null,
+      };
+    },
+  );
 
-  app.get<IdParams>('/monitors/:id/deliveries', docRoute('Webhook deliveries of a monitor with every attempt (status code, error, duration)', docs.listMonitorDeliveries), async (request) => {
-    const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
-    return { status: 'ok', deliveries: await listDeliveries(ctx, m.id, limitOf(request, 50, 500)) };
-  });
+  app.get<IdParams>(
+    '/monitors/:id/deliveries',
+    docRoute(
+      'Webhook deliveries of a monitor with every attempt (status code, error, duration)',
+      docs.listMonitorDeliveries,
+    ),
+    async (request) => {
+      const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
+      return { status: 'ok', deliveries: await listDeliveries(ctx, m.id, limitOf(request, 50, 500)) };
+    },
+  );
 
   app.post<{ Params: { id: string; delivery_id: string } }>(
     '/monitors/:id/deliveries/:delivery_id/redeliver',
@@ -100,7 +180,8 @@ export function monitorRoutes(app: FastifyInstance, ctx: ServerContext): void {
     async (request) => {
       const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
       const d = await webhooks.getDelivery(ctx.store.db, request.params.delivery_id);
-      if (!d || d.monitor_id !== m.id) throw notFound(`no delivery ${request.params.delivery_id.slice(0, 40)} for monitor ${m.id}`);
+      if (!d || d.monitor_id !== m.id)
+        throw notFound(`no delivery ${request.params.delivery_id.slice(0, 40)} for monitor ${m.id}`);
       await redeliver(delivery, d);
       const [shown] = await listDeliveries(ctx, m.id, 1, d.id);
       return { status: 'ok', delivery: shown };

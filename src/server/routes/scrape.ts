@@ -9,28 +9,39 @@ import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
 
 export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/scrape', openapiRoute(ScrapeBody, 'Scrape one URL to markdown, html, links and schema JSON', docs.scrape), async (request, reply) => {
-    const body = parseBody(ScrapeBody, request.body);
-    const { schema } = formatsAndSchema(body.formats, body.schema);
-    checkPageOptions(body);
-    const accountId = request.auth!.accountId;
-    const stores = scrapeStores(ctx, accountId, publicBase(ctx, request), body.max_age);
-    const result = await withCredit(ctx, request, reply, (signal, engine) =>
-      scrape(engine, {
-        ...enginePageOptions(body),
-        ...stores,
-        url: body.url,
-        schema,
-        onlyMainContent: body.only_main_content,
-        render: body.render,
-        timeoutMs: body.timeout_ms,
-        waitFor: body.wait_for,
-        signal,
-        llm: ctx.engine.llm,
-        pdf: body.pdf?.max_pages !== undefined ? { maxPages: body.pdf.max_pages } : undefined,
-      }),
-    );
-    const { url, metadata, sources, warnings, ...content } = result;
-    return { status: 'ok', url, ...content, ...(sources && Object.keys(sources).length ? { sources } : {}), metadata, ...(warnings ? { warnings } : {}) };
-  });
+  app.post(
+    '/scrape',
+    openapiRoute(ScrapeBody, 'Scrape one URL to markdown, html, links and schema JSON', docs.scrape),
+    async (request, reply) => {
+      const body = parseBody(ScrapeBody, request.body);
+      const { schema } = formatsAndSchema(body.formats, body.schema);
+      checkPageOptions(body);
+      const accountId = request.auth!.accountId;
+      const stores = scrapeStores(ctx, accountId, publicBase(ctx, request), body.max_age);
+      const result = await withCredit(ctx, request, reply, (signal, engine) =>
+        scrape(engine, {
+          ...enginePageOptions(body),
+          ...stores,
+          url: body.url,
+          schema,
+          onlyMainContent: body.only_main_content,
+          render: body.render,
+          timeoutMs: body.timeout_ms,
+          waitFor: body.wait_for,
+          signal,
+          llm: ctx.engine.llm,
+          pdf: body.pdf?.max_pages !== undefined ? { maxPages: body.pdf.max_pages } : undefined,
+        }),
+      );
+      const { url, metadata, sources, warnings, ...content } = result;
+      return {
+        status: 'ok',
+        url,
+        ...content,
+        ...(sources && Object.keys(sources).length ? { sources } : {}),
+        metadata,
+        ...(warnings ? { warnings } : {}),
+      };
+    },
+  );
 }

@@ -9,21 +9,29 @@ import { SearchBody } from '../schemas.js';
 import { parseBody } from '../validation.js';
 
 export function searchRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/search', openapiRoute(SearchBody, 'Live web search, re-ranked, with citations and quotable passages', docs.search), async (request, reply) => {
-    const body = parseBody(SearchBody, request.body);
-    const provider = ctx.engine.searchProvider;
-    if (!provider) throw new TrawlError('fetch_failed', `search is not configured on this server: ${ctx.engine.searchProviderError ?? 'no provider'}`);
-    const r = await withCredit(ctx, request, reply, (signal, engine) =>
-      search(engine, provider, {
-        query: body.query,
-        limit: body.limit,
-        scrape: body.scrape,
-        country: body.country?.toUpperCase(),
-        language: body.language?.toLowerCase(),
-        timeoutMs: body.timeout_ms,
-        signal,
-      }),
-    );
-    return { status: 'ok', query: r.query, results: r.results };
-  });
+  app.post(
+    '/search',
+    openapiRoute(SearchBody, 'Live web search, re-ranked, with citations and quotable passages', docs.search),
+    async (request, reply) => {
+      const body = parseBody(SearchBody, request.body);
+      const provider = ctx.engine.searchProvider;
+      if (!provider)
+        throw new TrawlError(
+          'fetch_failed',
+          `search is not configured on this server: ${ctx.engine.searchProviderError ?? 'no provider'}`,
+        );
+      const r = await withCredit(ctx, request, reply, (signal, engine) =>
+        search(engine, provider, {
+          query: body.query,
+          limit: body.limit,
+          scrape: body.scrape,
+          country: body.country?.toUpperCase(),
+          language: body.language?.toLowerCase(),
+          timeoutMs: body.timeout_ms,
+          signal,
+        }),
+      );
+      return { status: 'ok', query: r.query, results: r.results };
+    },
+  );
 }

@@ -13,13 +13,27 @@ import { ReplayBody } from '../schemas.js';
 import { parseBody } from '../validation.js';
 
 export function webhookRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/webhooks/replay', openapiRoute(ReplayBody, 'Send again every failed webhook delivery since a time: {"since","monitor_id"?} → {"status":"ok","replayed":n}', docs.replayWebhooks), async (request) => {
-    const body = parseBody(ReplayBody, request.body);
-    const accountId = request.auth!.accountId;
-    // Another account's monitor (or no such monitor) is 404, as everywhere.
-    const monitor = body.monitor_id === undefined ? undefined : await findMonitor(ctx, accountId, body.monitor_id);
-    const replayed = await webhooks.replayFailed(ctx.store.db, accountId, new Date(body.since).toISOString(), new Date(), monitor?.id);
-    if (replayed) ctx.scheduler?.wake();
-    return { status: 'ok', replayed };
-  });
+  app.post(
+    '/webhooks/replay',
+    openapiRoute(
+      ReplayBody,
+      'Send again every failed webhook delivery since a time: {"since","monitor_id"?} → {"status":"ok","replayed":n}',
+      docs.replayWebhooks,
+    ),
+    async (request) => {
+      const body = parseBody(ReplayBody, request.body);
+      const accountId = request.auth!.accountId;
+      // Another account's monitor (or no such monitor) is 404, as everywhere.
+      const monitor = body.monitor_id === undefined ? undefined : await findMonitor(ctx, accountId, body.monitor_id);
+      const replayed = await webhooks.replayFailed(
+        ctx.store.db,
+        accountId,
+        new Date(body.since).toISOString(),
+        new Date(),
+        monitor?.id,
+      );
+      if (replayed) ctx.scheduler?.wake();
+      return { status: 'ok', replayed };
+    },
+  );
 }

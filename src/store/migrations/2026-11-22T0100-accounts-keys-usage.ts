@@ -10,7 +10,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('email', 'text', (c) => c.notNull().unique())
     .addColumn('password_hash', 'text')
-    .addColumn('credits', 'integer', (c) => c.notNull().defaultTo(0).check(sql`credits >= 0`))
+    .addColumn('credits', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`credits >= 0`),
+    )
     .addColumn('signing_secret', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
@@ -29,7 +34,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('api_keys_account').on('api_keys').column('account_id').execute();
   await db.schema
     .createTable('usage')
-    .addColumn('id', isPostgres(db) ? 'bigserial' : 'integer', (c) => (isPostgres(db) ? c.primaryKey() : c.primaryKey().autoIncrement()))
+    .addColumn('id', isPostgres(db) ? 'bigserial' : 'integer', (c) =>
+      isPostgres(db) ? c.primaryKey() : c.primaryKey().autoIncrement(),
+    )
     .addColumn('account_id', 'text', (c) => c.notNull())
     .addColumn('key_id', 'text')
     .addColumn('endpoint', 'text', (c) => c.notNull())

@@ -55,7 +55,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('error', 'text')
     .execute();
   // One run per monitor and due time, however many schedulers race for it.
-  await db.schema.createIndex('monitor_runs_due').on('monitor_runs').columns(['monitor_id', 'due_at']).unique().execute();
+  await db.schema
+    .createIndex('monitor_runs_due')
+    .on('monitor_runs')
+    .columns(['monitor_id', 'due_at'])
+    .unique()
+    .execute();
   await db.schema.createIndex('monitor_runs_status').on('monitor_runs').columns(['status', 'lease_until']).execute();
 
   await db.schema
@@ -84,8 +89,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['state', 'next_attempt_at']).execute();
-  await db.schema.createIndex('webhook_deliveries_monitor').on('webhook_deliveries').columns(['monitor_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_due')
+    .on('webhook_deliveries')
+    .columns(['state', 'next_attempt_at'])
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_monitor')
+    .on('webhook_deliveries')
+    .columns(['monitor_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('delivery_attempts')
@@ -100,10 +113,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('error', 'text')
     .addColumn('duration_ms', 'integer')
     .execute();
-  await db.schema.createIndex('delivery_attempts_delivery').on('delivery_attempts').columns(['delivery_id', 'attempt']).execute();
+  await db.schema
+    .createIndex('delivery_attempts_delivery')
+    .on('delivery_attempts')
+    .columns(['delivery_id', 'attempt'])
+    .execute();
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['delivery_attempts', 'webhook_deliveries', 'webhook_events', 'monitor_runs', 'monitors']) await db.schema.dropTable(t).execute();
+  for (const t of ['delivery_attempts', 'webhook_deliveries', 'webhook_events', 'monitor_runs', 'monitors'])
+    await db.schema.dropTable(t).execute();
 }

@@ -59,20 +59,41 @@ export async function up(db: Kysely<any>): Promise<void> {
   // The pruner's scans: old finished runs, the later runs of a monitor, old rows of the outbox and usage.
   await db.schema.createIndex('monitor_runs_finished').on('monitor_runs').column('finished_at').execute();
   // Only the runs still to collapse (changed runs, kept a month, are not scanned again every pass).
-  await sql`create index monitor_runs_unchanged on monitor_runs (status, finished_at) where changes is null`.execute(db);
-  await db.schema.createIndex('monitor_runs_monitor_status').on('monitor_runs').columns(['monitor_id', 'status', 'finished_at']).execute();
+  await sql`create index monitor_runs_unchanged on monitor_runs (status, finished_at) where changes is null`.execute(
+    db,
+  );
+  await db.schema
+    .createIndex('monitor_runs_monitor_status')
+    .on('monitor_runs')
+    .columns(['monitor_id', 'status', 'finished_at'])
+    .execute();
   await db.schema.createIndex('webhook_events_created').on('webhook_events').column('created_at').execute();
   await db.schema.createIndex('webhook_deliveries_created').on('webhook_deliveries').column('created_at').execute();
   // Also what deleting a monitor needs (issue 27 point 4); IF NOT EXISTS in case another migration adds it first.
-  await db.schema.createIndex('webhook_deliveries_event_id').ifNotExists().on('webhook_deliveries').column('event_id').execute();
+  await db.schema
+    .createIndex('webhook_deliveries_event_id')
+    .ifNotExists()
+    .on('webhook_deliveries')
+    .column('event_id')
+    .execute();
   await db.schema.createIndex('usage_created').on('usage').column('created_at').execute();
   await db.schema.createIndex('sessions_expires').on('sessions').column('expires_at').execute();
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const i of ['monitor_runs_unchanged', 'sessions_expires', 'usage_created', 'webhook_deliveries_event_id', 'webhook_deliveries_created', 'webhook_events_created', 'monitor_runs_monitor_status', 'monitor_runs_finished']) {
+  for (const i of [
+    'monitor_runs_unchanged',
+    'sessions_expires',
+    'usage_created',
+    'webhook_deliveries_event_id',
+    'webhook_deliveries_created',
+    'webhook_events_created',
+    'monitor_runs_monitor_status',
+    'monitor_runs_finished',
+  ]) {
     await db.schema.dropIndex(i).ifExists().execute();
   }
-  for (const t of ['snapshot_refs', 'snapshots', 'usage_hourly', 'monitor_run_counts']) await db.schema.dropTable(t).execute();
+  for (const t of ['snapshot_refs', 'snapshots', 'usage_hourly', 'monitor_run_counts'])
+    await db.schema.dropTable(t).execute();
 }

@@ -6,7 +6,11 @@ import type { Kysely } from 'kysely';
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createIndex('webhook_deliveries_in_flight').on('webhook_deliveries').columns(['state', 'handed_until', 'account_id']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_in_flight')
+    .on('webhook_deliveries')
+    .columns(['state', 'handed_until', 'account_id'])
+    .execute();
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

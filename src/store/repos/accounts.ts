@@ -5,7 +5,10 @@ import { hashPassword, newId, newSigningSecret } from '../ids.js';
 
 export type Db = Kysely<Database>;
 
-export async function createAccount(db: Db, input: { email: string; password?: string; credits?: number }): Promise<Account> {
+export async function createAccount(
+  db: Db,
+  input: { email: string; password?: string; credits?: number },
+): Promise<Account> {
   const row: Account = {
     id: newId('acc'),
     email: input.email.trim().toLowerCase(),
@@ -24,7 +27,8 @@ export async function createAccount(db: Db, input: { email: string; password?: s
 export const findAccountByEmail = (db: Db, email: string) =>
   db.selectFrom('accounts').selectAll().where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
 
-export const findAccountById = (db: Db, id: string) => db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+export const findAccountById = (db: Db, id: string) =>
+  db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
 
 /**
  * Take one credit if there is one, in a single conditional UPDATE: the database serialises
@@ -41,7 +45,11 @@ export async function reserveCredit(db: Db, accountId: string, amount = 1): Prom
 }
 
 export async function refundCredit(db: Db, accountId: string, amount = 1): Promise<void> {
-  await db.updateTable('accounts').set({ credits: sql`credits + ${amount}` }).where('id', '=', accountId).execute();
+  await db
+    .updateTable('accounts')
+    .set({ credits: sql`credits + ${amount}` })
+    .where('id', '=', accountId)
+    .execute();
 }
 
 export async function addCredits(db: Db, accountId: string, amount: number): Promise<number> {
@@ -55,7 +63,8 @@ export async function addCredits(db: Db, accountId: string, amount: number): Pro
 }
 
 /** The account's rate-limit ceiling, or the deployment default when the operator set none. */
-export const rateLimitCeiling = (account: { rate_limit_ceiling: number | null }, fallback: number): number => account.rate_limit_ceiling ?? fallback;
+export const rateLimitCeiling = (account: { rate_limit_ceiling: number | null }, fallback: number): number =>
+  account.rate_limit_ceiling ?? fallback;
 
 /** Operator only (the CLI): the rate limit no key of the account may exceed; null = the default. */
 export async function setRateLimitCeiling(db: Db, accountId: string, ceiling: number | null): Promise<void> {

@@ -39,15 +39,22 @@ export async function readBacklog(db: Db, now: Date): Promise<Backlog> {
   const deliveries = await db
     .selectFrom('webhook_deliveries')
     .select((eb) => ['state', eb.fn.countAll<number>().as('n')])
-    .where((eb) => eb.or([eb('state', '=', 'sending'), eb.and([eb('state', '=', 'pending'), eb('next_attempt_at', '<=', nowIso)])]))
+    .where((eb) =>
+      eb.or([eb('state', '=', 'sending'), eb.and([eb('state', '=', 'pending'), eb('next_attempt_at', '<=', nowIso)])]),
+    )
     .groupBy('state')
     .execute();
   const jobs = await db
     .selectFrom('jobs')
-    .select((eb) => ['state', eb.fn.countAll<number>().as('n'), sql<number>`coalesce(sum(total - done - failed), 0)`.as('left')])
+    .select((eb) => [
+      'state',
+      eb.fn.countAll<number>().as('n'),
+      sql<number>`coalesce(sum(total - done - failed), 0)`.as('left'),
+    ])
     .groupBy('state')
     .execute();
-  const count = <T extends { n: number | string }>(rows: T[], pick: (r: T) => boolean) => Number(rows.find(pick)?.n ?? 0);
+  const count = <T extends { n: number | string }>(rows: T[], pick: (r: T) => boolean) =>
+    Number(rows.find(pick)?.n ?? 0);
   const queuedOldest = runs.find((r) => r.status === 'queued')?.oldest;
   const oldest = [monitors.oldest, queuedOldest].filter((x): x is string => !!x).map(Date.parse);
   const jobCounts: Record<JobState, number> = { queued: 0, running: 0, completed: 0, failed: 0, cancelled: 0 };
@@ -55,10 +62,15 @@ export async function readBacklog(db: Db, now: Date): Promise<Backlog> {
   return {
     monitorsDue: Number(monitors.n),
     monitorLagSeconds: oldest.length ? Math.max(0, (now.getTime() - Math.min(...oldest)) / 1000) : 0,
-    runsOpen: { queued: count(runs, (r) => r.status === 'queued'), running: count(runs, (r) => r.status === 'running') },
+    runsOpen: {
+      queued: count(runs, (r) => r.status === 'queued'),
+      running: count(runs, (r) => r.status === 'running'),
+    },
     deliveriesDue: count(deliveries, (d) => d.state === 'pending'),
     deliveriesSending: count(deliveries, (d) => d.state === 'sending'),
     jobs: jobCounts,
-    jobPagesQueued: jobs.filter((j) => j.state === 'queued' || j.state === 'running').reduce((n, j) => n + Number(j.left), 0),
+    jobPagesQueued: jobs
+      .filter((j) => j.state === 'queued' || j.state === 'running')
+      .reduce((n, j) => n + Number(j.left), 0),
   };
 }

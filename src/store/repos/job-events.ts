@@ -16,11 +16,32 @@ export interface NewJobEvent {
 }
 
 /** Writes events of a job (in the caller's transaction), due now. */
-export async function insertEvents(trx: Db, job: { id: string; account_id: string }, events: NewJobEvent[], at: string): Promise<void> {
+export async function insertEvents(
+  trx: Db,
+  job: { id: string; account_id: string },
+  events: NewJobEvent[],
+  at: string,
+): Promise<void> {
   if (!events.length) return;
   await trx
     .insertInto('job_events')
-    .values(events.map((e) => ({ id: e.id, job_id: job.id, account_id: job.account_id, event: e.event, body: e.body, headers: e.headers ? JSON.stringify(e.headers) : null, state: 'pending' as const, next_attempt_at: at, lease_until: null, last_status: null, last_error: null, created_at: at, updated_at: at })))
+    .values(
+      events.map((e) => ({
+        id: e.id,
+        job_id: job.id,
+        account_id: job.account_id,
+        event: e.event,
+        body: e.body,
+        headers: e.headers ? JSON.stringify(e.headers) : null,
+        state: 'pending' as const,
+        next_attempt_at: at,
+        lease_until: null,
+        last_status: null,
+        last_error: null,
+        created_at: at,
+        updated_at: at,
+      })),
+    )
     .execute();
 }
 
@@ -70,12 +91,26 @@ const inPhase = (eb: ExpressionBuilder<Database, 'job_events'>) => {
  * page events may arrive in any order (their `sequence` orders them); its end arrives after all
  * of them, and a Firecrawl `…started` before any.
  */
-export async function claimDue(db: Db, now: Date, limit: number, perAccount: number, leaseMs: number): Promise<ClaimedEvent[]> {
+export async function claimDue(
+  db: Db,
+  now: Date,
+  limit: number,
+  perAccount: number,
+  leaseMs: number,
+): Promise<ClaimedEvent[]> {
   const nowIso = now.toISOString();
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   return db.transaction().execute(async (trx) => {
     const open = new Map(
-      (await trx.selectFrom('job_events').select(['account_id', (eb) => eb.fn.countAll<number>().as('n')]).where('state', '=', 'sending').where('lease_until', '>=', nowIso).groupBy('account_id').execute()).map((r) => [r.account_id, Number(r.n)]),
+      (
+        await trx
+          .selectFrom('job_events')
+          .select(['account_id', (eb) => eb.fn.countAll<number>().as('n')])
+          .where('state', '=', 'sending')
+          .where('lease_until', '>=', nowIso)
+          .groupBy('account_id')
+          .execute()
+      ).map((r) => [r.account_id, Number(r.n)]),
     );
     const full = new Set([...open].filter(([, n]) => n >= perAccount).map(([a]) => a));
     const picked: string[] = [];
@@ -86,7 +121,12 @@ export async function claimDue(db: Db, now: Date, limit: number, perAccount: num
       let q = trx
         .selectFrom('job_events')
         .select(['id', 'account_id'])
-        .where((eb) => eb.or([eb.and([eb('state', '=', 'pending'), eb('next_attempt_at', '<=', nowIso)]), eb.and([eb('state', '=', 'sending'), eb('lease_until', '<', nowIso)])]))
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('state', '=', 'pending'), eb('next_attempt_at', '<=', nowIso)]),
+            eb.and([eb('state', '=', 'sending'), eb('lease_until', '<', nowIso)]),
+          ]),
+        )
         .where(inPhase)
         .orderBy('next_attempt_at')
         .limit(asked);
@@ -112,14 +152,31 @@ export async function claimDue(db: Db, now: Date, limit: number, perAccount: num
     if (!picked.length) return [];
     await trx
       .updateTable('job_events')
-      .set((eb) => ({ state: 'sending', lease_until: new Date(now.getTime() + leaseMs).toISOString(), attempts: eb('attempts', '+', 1), updated_at: nowIso }))
+      .set((eb) => ({
+        state: 'sending',
+        lease_until: new Date(now.getTime() + leaseMs).toISOString(),
+        attempts: eb('attempts', '+', 1),
+        updated_at: nowIso,
+      }))
       .where('id', 'in', picked)
       .execute();
     const rows = await trx
       .selectFrom('job_events')
       .innerJoin('jobs', 'jobs.id', 'job_events.job_id')
       .innerJoin('accounts', 'accounts.id', 'job_events.account_id')
-      .select(['job_events.id', 'job_events.job_id', 'job_events.account_id', 'job_events.event', 'job_events.body', 'job_events.headers', 'job_events.attempts', 'jobs.webhook as url', 'accounts.signing_secret', 'accounts.previous_signing_secret', 'accounts.previous_secret_expires_at'])
+      .select([
+        'job_events.id',
+        'job_events.job_id',
+        'job_events.account_id',
+        'job_events.event',
+        'job_events.body',
+        'job_events.headers',
+        'job_events.attempts',
+        'jobs.webhook as url',
+        'accounts.signing_secret',
+        'accounts.previous_signing_secret',
+        'accounts.previous_secret_expires_at',
+      ])
       .where('job_events.id', 'in', picked)
       .execute();
     return rows.map((r) => ({ ...r, attempts: Number(r.attempts) }));
@@ -127,10 +184,27 @@ export async function claimDue(db: Db, now: Date, limit: number, perAccount: num
 }
 
 /** Ends a claimed attempt (only if it is still this claim's): sent, to try again at `nextAttemptAt`, or given up. */
-export async function finishAttempt(db: Db, e: { id: string; attempts: number }, outcome: { state: 'succeeded' | 'pending' | 'failed'; status: number | null; error: string | null; nextAttemptAt: string | null }, at: string): Promise<void> {
+export async function finishAttempt(
+  db: Db,
+  e: { id: string; attempts: number },
+  outcome: {
+    state: 'succeeded' | 'pending' | 'failed';
+    status: number | null;
+    error: string | null;
+    nextAttemptAt: string | null;
+  },
+  at: string,
+): Promise<void> {
   await db
     .updateTable('job_events')
-    .set({ state: outcome.state, next_attempt_at: outcome.nextAttemptAt, lease_until: null, last_status: outcome.status, last_error: outcome.error, updated_at: at })
+    .set({
+      state: outcome.state,
+      next_attempt_at: outcome.nextAttemptAt,
+      lease_until: null,
+      last_status: outcome.status,
+      last_error: outcome.error,
+      updated_at: at,
+    })
     .where('id', '=', e.id)
     .where('state', '=', 'sending')
     .where('attempts', '=', e.attempts)
@@ -138,4 +212,5 @@ export async function finishAttempt(db: Db, e: { id: string; attempts: number },
 }
 
 /** A job's events (oldest first), for its owner and tests. */
-export const eventsOf = (db: Db, jobId: string): Promise<JobEvent[]> => db.selectFrom('job_events').selectAll().where('job_id', '=', jobId).orderBy('created_at').orderBy('id').execute();
+export const eventsOf = (db: Db, jobId: string): Promise<JobEvent[]> =>
+  db.selectFrom('job_events').selectAll().where('job_id', '=', jobId).orderBy('created_at').orderBy('id').execute();

@@ -21,19 +21,48 @@ export type JobEventBuilder = (job: Job, page: { n: number; page: unknown } | nu
 
 export async function createJob(
   db: Db,
-  job: { id: string; accountId: string; kind: 'crawl' | 'batch'; options: unknown; urls: string[]; maxItems: number; at: string; webhook?: string; webhookEvents?: string[] },
+  job: {
+    id: string;
+    accountId: string;
+    kind: 'crawl' | 'batch';
+    options: unknown;
+    urls: string[];
+    maxItems: number;
+    at: string;
+    webhook?: string;
+    webhookEvents?: string[];
+  },
   /** Events of the job's start (a Firecrawl webhook's `started`), written with it. */
   events: NewJobEvent[] = [],
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx
       .insertInto('jobs')
-      .values({ id: job.id, account_id: job.accountId, kind: job.kind, state: 'queued', options: JSON.stringify(job.options), total: job.urls.length, max_items: job.maxItems, seq_next: job.urls.length, error: null, created_at: job.at, started_at: null, finished_at: null, webhook: job.webhook ?? null, webhook_events: job.webhookEvents ? JSON.stringify(job.webhookEvents) : null })
+      .values({
+        id: job.id,
+        account_id: job.accountId,
+        kind: job.kind,
+        state: 'queued',
+        options: JSON.stringify(job.options),
+        total: job.urls.length,
+        max_items: job.maxItems,
+        seq_next: job.urls.length,
+        error: null,
+        created_at: job.at,
+        started_at: null,
+        finished_at: null,
+        webhook: job.webhook ?? null,
+        webhook_events: job.webhookEvents ? JSON.stringify(job.webhookEvents) : null,
+      })
       .execute();
     for (let i = 0; i < job.urls.length; i += ITEM_BATCH) {
       await trx
         .insertInto('job_items')
-        .values(job.urls.slice(i, i + ITEM_BATCH).map((url, k) => ({ job_id: job.id, seq: i + k, url, state: 'queued' as const, lease_until: null })))
+        .values(
+          job.urls
+            .slice(i, i + ITEM_BATCH)
+            .map((url, k) => ({ job_id: job.id, seq: i + k, url, state: 'queued' as const, lease_until: null })),
+        )
         .execute();
     }
     await insertEvents(trx, { id: job.id, account_id: job.accountId }, events, job.at);
@@ -44,22 +73,47 @@ export const getJob = (db: Db, accountId: string, id: string): Promise<Job | und
   db.selectFrom('jobs').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
 
 /** Newest first; `before` is the created_at|id of the previous page's last job. */
-export function listJobs(db: Db, accountId: string, limit: number, before?: { createdAt: string; id: string }): Promise<Job[]> {
+export function listJobs(
+  db: Db,
+  accountId: string,
+  limit: number,
+  before?: { createdAt: string; id: string },
+): Promise<Job[]> {
   let q = db.selectFrom('jobs').selectAll().where('account_id', '=', accountId);
-  if (before) q = q.where((eb) => eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]));
+  if (before)
+    q = q.where((eb) =>
+      eb.or([
+        eb('created_at', '<', before.createdAt),
+        eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)]),
+      ]),
+    );
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
 /** A job's state (undefined: gone), for runners deciding whether to fetch its page. */
-export const jobState = async (db: Db, id: string): Promise<JobState | undefined> => (await db.selectFrom('jobs').select('state').where('id', '=', id).executeTakeFirst())?.state;
+export const jobState = async (db: Db, id: string): Promise<JobState | undefined> =>
+  (await db.selectFrom('jobs').select('state').where('id', '=', id).executeTakeFirst())?.state;
 
 /** Pages after cursor `n` (exclusive), in completion order. */
 export const pagesAfter = (db: Db, jobId: string, after: number, limit: number) =>
-  db.selectFrom('job_pages').select(['n', 'page']).where('job_id', '=', jobId).where('n', '>', after).orderBy('n').limit(limit).execute();
+  db
+    .selectFrom('job_pages')
+    .select(['n', 'page'])
+    .where('job_id', '=', jobId)
+    .where('n', '>', after)
+    .orderBy('n')
+    .limit(limit)
+    .execute();
 
 /** Whether a page follows cursor `n` (its number only: the page is not read). */
 export const hasPageAfter = async (db: Db, jobId: string, after: number): Promise<boolean> =>
-  !!(await db.selectFrom('job_pages').select('n').where('job_id', '=', jobId).where('n', '>', after).limit(1).executeTakeFirst());
+  !!(await db
+    .selectFrom('job_pages')
+    .select('n')
+    .where('job_id', '=', jobId)
+    .where('n', '>', after)
+    .limit(1)
+    .executeTakeFirst());
 
 /**
  * Failed pages after cursor `n` (their items ended `failed`), in completion order: an errors
@@ -68,7 +122,9 @@ export const hasPageAfter = async (db: Db, jobId: string, after: number): Promis
 export const failedPagesAfter = (db: Db, jobId: string, after: number, limit: number) =>
   db
     .selectFrom('job_pages')
-    .innerJoin('job_items', (j) => j.onRef('job_items.job_id', '=', 'job_pages.job_id').onRef('job_items.seq', '=', 'job_pages.seq'))
+    .innerJoin('job_items', (j) =>
+      j.onRef('job_items.job_id', '=', 'job_pages.job_id').onRef('job_items.seq', '=', 'job_pages.seq'),
+    )
     .select(['job_pages.n', 'job_pages.page'])
     .where('job_pages.job_id', '=', jobId)
     .where('job_items.state', '=', 'failed')
@@ -86,7 +142,13 @@ const PAGES_PER_READ = 8;
  * bulk (100 pages of 3 MB in three formats made a 600 MB body, past what a string can hold).
  * `cut` tells the caller pages were left for the next cursor.
  */
-export async function pagesWithin(db: Db, jobId: string, after: number, limit: number, maxBytes: number): Promise<{ rows: { n: number; page: string }[]; cut: boolean }> {
+export async function pagesWithin(
+  db: Db,
+  jobId: string,
+  after: number,
+  limit: number,
+  maxBytes: number,
+): Promise<{ rows: { n: number; page: string }[]; cut: boolean }> {
   const rows: { n: number; page: string }[] = [];
   let bytes = 0;
   let from = after;
@@ -105,12 +167,30 @@ export async function pagesWithin(db: Db, jobId: string, after: number, limit: n
 }
 
 /** Cancels a job still queued or running: its queued items are dropped (pages done are kept). False when it had ended. */
-export async function cancelJob(db: Db, accountId: string, id: string, at: string, events?: JobEventBuilder): Promise<boolean> {
+export async function cancelJob(
+  db: Db,
+  accountId: string,
+  id: string,
+  at: string,
+  events?: JobEventBuilder,
+): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const job = await trx.updateTable('jobs').set({ state: 'cancelled', finished_at: at }).where('id', '=', id).where('account_id', '=', accountId).where('state', 'in', ['queued', 'running']).returningAll().executeTakeFirst();
+    const job = await trx
+      .updateTable('jobs')
+      .set({ state: 'cancelled', finished_at: at })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('state', 'in', ['queued', 'running'])
+      .returningAll()
+      .executeTakeFirst();
     if (!job) return false;
     // Items in flight too: their pages are not written (the job no longer runs).
-    await trx.updateTable('job_items').set({ state: 'cancelled', lease_until: null }).where('job_id', '=', id).where('state', 'in', ['queued', 'running']).execute();
+    await trx
+      .updateTable('job_items')
+      .set({ state: 'cancelled', lease_until: null })
+      .where('job_id', '=', id)
+      .where('state', 'in', ['queued', 'running'])
+      .execute();
     if (events) await insertEvents(trx, job, events(job, null), at);
     return true;
   });
@@ -135,21 +215,43 @@ export interface ClaimedItem {
  * ahead of another's, and never past the account's cap (`accountCap`) counted across every
  * process. On PostgreSQL racing claimers skip each other's rows.
  */
-export async function claimItems(db: Db, now: Date, limit: number, leaseMs: number, perAccount: number, accountCap = Infinity): Promise<ClaimedItem[]> {
+export async function claimItems(
+  db: Db,
+  now: Date,
+  limit: number,
+  leaseMs: number,
+  perAccount: number,
+  accountCap = Infinity,
+): Promise<ClaimedItem[]> {
   if (limit <= 0) return [];
   const nowIso = now.toISOString();
   const lease = new Date(now.getTime() + leaseMs).toISOString();
   return db.transaction().execute(async (trx) => {
     // Claims one at a time across processes, so the account cap is exact (claims are short).
-    if (postgres(trx) && Number.isFinite(accountCap)) await sql`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute(trx);
+    if (postgres(trx) && Number.isFinite(accountCap))
+      await sql`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute(trx);
     const room = Number.isFinite(accountCap) ? await accountRoom(trx, nowIso, accountCap) : new Map<string, number>();
     const full = [...room].filter(([, n]) => n <= 0).map(([a]) => a);
     let q = trx
       .selectFrom('job_items')
       .innerJoin('jobs', 'jobs.id', 'job_items.job_id')
-      .select(['job_items.job_id', 'job_items.seq', 'job_items.url', 'job_items.depth', 'job_items.attempts', 'jobs.account_id', 'jobs.kind', 'jobs.options'])
+      .select([
+        'job_items.job_id',
+        'job_items.seq',
+        'job_items.url',
+        'job_items.depth',
+        'job_items.attempts',
+        'jobs.account_id',
+        'jobs.kind',
+        'jobs.options',
+      ])
       .where('jobs.state', 'in', ['queued', 'running'])
-      .where((eb) => eb.or([eb('job_items.state', '=', 'queued'), eb.and([eb('job_items.state', '=', 'running'), eb('job_items.lease_until', '<', nowIso)])]))
+      .where((eb) =>
+        eb.or([
+          eb('job_items.state', '=', 'queued'),
+          eb.and([eb('job_items.state', '=', 'running'), eb('job_items.lease_until', '<', nowIso)]),
+        ]),
+      )
       .orderBy('jobs.created_at')
       .orderBy('job_items.seq')
       .limit(limit * 4);
@@ -157,12 +259,14 @@ export async function claimItems(db: Db, now: Date, limit: number, leaseMs: numb
     if (postgres(trx)) q = q.forUpdate('job_items').skipLocked();
     const rows = await q.execute();
     const perAcc = new Map<string, number>();
-    const picked = rows.filter((r) => {
-      const n = perAcc.get(r.account_id) ?? 0;
-      if (n >= Math.min(perAccount, room.get(r.account_id) ?? Infinity)) return false;
-      perAcc.set(r.account_id, n + 1);
-      return true;
-    }).slice(0, limit);
+    const picked = rows
+      .filter((r) => {
+        const n = perAcc.get(r.account_id) ?? 0;
+        if (n >= Math.min(perAccount, room.get(r.account_id) ?? Infinity)) return false;
+        perAcc.set(r.account_id, n + 1);
+        return true;
+      })
+      .slice(0, limit);
     // One statement for the batch (per job: its seqs).
     const byJob = new Map<string, number[]>();
     for (const r of picked) byJob.set(r.job_id, [...(byJob.get(r.job_id) ?? []), r.seq]);
@@ -174,7 +278,13 @@ export async function claimItems(db: Db, now: Date, limit: number, leaseMs: numb
         .execute();
     }
     const jobs = [...new Set(picked.map((r) => r.job_id))];
-    if (jobs.length) await trx.updateTable('jobs').set({ state: 'running', started_at: nowIso }).where('id', 'in', jobs).where('state', '=', 'queued').execute();
+    if (jobs.length)
+      await trx
+        .updateTable('jobs')
+        .set({ state: 'running', started_at: nowIso })
+        .where('id', 'in', jobs)
+        .where('state', '=', 'queued')
+        .execute();
     return picked.map((r) => ({ ...r, attempts: Number(r.attempts) + 1 }) as ClaimedItem);
   });
 }
@@ -196,7 +306,12 @@ async function accountRoom(trx: Db, nowIso: string, cap: number): Promise<Map<st
     .where('job_items.lease_until', '>=', nowIso)
     .groupBy('jobs.account_id')
     .execute();
-  const runs = await trx.selectFrom('monitor_runs').select(['account_id', (eb) => eb.fn.countAll<number>().as('n')]).where('status', 'in', ['queued', 'running']).groupBy('account_id').execute();
+  const runs = await trx
+    .selectFrom('monitor_runs')
+    .select(['account_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('status', 'in', ['queued', 'running'])
+    .groupBy('account_id')
+    .execute();
   const room = new Map<string, number>();
   for (const r of [...items, ...runs]) room.set(r.account_id, (room.get(r.account_id) ?? cap) - Number(r.n));
   return room;
@@ -232,18 +347,30 @@ export interface FinishedItem {
  * the seen set; never past the job's max_items), the counts moved, and the job completed with
  * its last item. Returns, per entry, whether it was written.
  */
-export async function finishItems(db: Db, entries: FinishedItem[], at: string, events?: JobEventBuilder): Promise<boolean[]> {
+export async function finishItems(
+  db: Db,
+  entries: FinishedItem[],
+  at: string,
+  events?: JobEventBuilder,
+): Promise<boolean[]> {
   const byJob = new Map<string, number[]>();
   entries.forEach((e, i) => byJob.set(e.item.job_id, [...(byJob.get(e.item.job_id) ?? []), i]));
   const jobIds = [...byJob.keys()].sort();
-  const candidates = entries.map((e) => (e.discovered ?? []).flatMap((d) => d.urls.map((url) => ({ url, depth: d.depth }))).slice(0, MAX_CANDIDATES));
+  const candidates = entries.map((e) =>
+    (e.discovered ?? []).flatMap((d) => d.urls.map((url) => ({ url, depth: d.depth }))).slice(0, MAX_CANDIDATES),
+  );
   // Seq numbers for the candidates, each job's in a statement of its own outside the
   // transaction (so the job row is not held through it); numbers of seen URLs are skipped.
   const firstSeq = new Map<number, number>();
   for (const job of jobIds) {
     const want = byJob.get(job)!.reduce((n, i) => n + candidates[i].length, 0);
     if (!want) continue;
-    const r = await db.updateTable('jobs').set((eb) => ({ seq_next: eb('seq_next', '+', want) })).where('id', '=', job).returning('seq_next').executeTakeFirst();
+    const r = await db
+      .updateTable('jobs')
+      .set((eb) => ({ seq_next: eb('seq_next', '+', want) }))
+      .where('id', '=', job)
+      .returning('seq_next')
+      .executeTakeFirst();
     if (!r) continue;
     let next = Number(r.seq_next) - want;
     for (const i of byJob.get(job)!) {
@@ -258,12 +385,32 @@ export async function finishItems(db: Db, entries: FinishedItem[], at: string, e
       if (postgres(trx)) q = q.forUpdate();
       const job = await q.executeTakeFirst();
       if (!job || job.state !== 'running') continue;
-      const mine = await ours(trx, jobId, byJob.get(jobId)!.map((i) => ({ i, ...entries[i] })));
+      const mine = await ours(
+        trx,
+        jobId,
+        byJob.get(jobId)!.map((i) => ({ i, ...entries[i] })),
+      );
       if (!mine.length) continue;
       let added: number[] = [];
-      const rows = mine.flatMap((i) => (firstSeq.has(i) ? candidates[i].map((c, k) => ({ job_id: jobId, seq: firstSeq.get(i)! + k, url: c.url, depth: c.depth, state: 'queued' as const, lease_until: null })) : []));
+      const rows = mine.flatMap((i) =>
+        firstSeq.has(i)
+          ? candidates[i].map((c, k) => ({
+              job_id: jobId,
+              seq: firstSeq.get(i)! + k,
+              url: c.url,
+              depth: c.depth,
+              state: 'queued' as const,
+              lease_until: null,
+            }))
+          : [],
+      );
       for (let k = 0; k < rows.length; k += ITEM_BATCH) {
-        const ins = await trx.insertInto('job_items').values(rows.slice(k, k + ITEM_BATCH)).onConflict((oc) => oc.doNothing()).returning('seq').execute();
+        const ins = await trx
+          .insertInto('job_items')
+          .values(rows.slice(k, k + ITEM_BATCH))
+          .onConflict((oc) => oc.doNothing())
+          .returning('seq')
+          .execute();
         added.push(...ins.map((x) => Number(x.seq)));
       }
       const failed = mine.filter((i) => entries[i].failed).length;
@@ -274,26 +421,60 @@ export async function finishItems(db: Db, entries: FinishedItem[], at: string, e
         const room = Math.max(0, Number(job.max_items) - total);
         added = added.sort((a, b) => a - b);
         const over = added.slice(room);
-        for (let k = 0; k < over.length; k += ITEM_BATCH) await trx.deleteFrom('job_items').where('job_id', '=', jobId).where('seq', 'in', over.slice(k, k + ITEM_BATCH)).execute();
+        for (let k = 0; k < over.length; k += ITEM_BATCH)
+          await trx
+            .deleteFrom('job_items')
+            .where('job_id', '=', jobId)
+            .where('seq', 'in', over.slice(k, k + ITEM_BATCH))
+            .execute();
         total += added.length - over.length;
       }
-      const merged = await mergeRedirects(trx, jobId, mine.filter((i) => entries[i].final && !entries[i].failed).map((i) => ({ i, final: entries[i].final! })));
+      const merged = await mergeRedirects(
+        trx,
+        jobId,
+        mine.filter((i) => entries[i].final && !entries[i].failed).map((i) => ({ i, final: entries[i].final! })),
+      );
       total -= merged.left;
       const kept = mine.filter((i) => !merged.dropped.has(i));
       const done = Number(job.done) + kept.length - failed;
       const nFailed = Number(job.failed) + failed;
       const ended = done + nFailed >= total;
       const n0 = Number(job.written);
-      const now: Job = { ...job, total, done, failed: nFailed, written: n0 + kept.length, ...(ended ? { state: 'completed' as JobState, finished_at: at } : {}) };
+      const now: Job = {
+        ...job,
+        total,
+        done,
+        failed: nFailed,
+        written: n0 + kept.length,
+        ...(ended ? { state: 'completed' as JobState, finished_at: at } : {}),
+      };
       await trx
         .updateTable('jobs')
-        .set({ total, done, failed: nFailed, written: now.written, ...(ended ? { state: 'completed' as JobState, finished_at: at } : {}) })
+        .set({
+          total,
+          done,
+          failed: nFailed,
+          written: now.written,
+          ...(ended ? { state: 'completed' as JobState, finished_at: at } : {}),
+        })
         .where('id', '=', jobId)
         .execute();
-      const pages = kept.map((i, k) => ({ job_id: jobId, n: n0 + k + 1, seq: entries[i].item.seq, page: JSON.stringify(entries[i].page), created_at: at }));
-      for (let k = 0; k < pages.length; k += 200) await trx.insertInto('job_pages').values(pages.slice(k, k + 200)).execute();
+      const pages = kept.map((i, k) => ({
+        job_id: jobId,
+        n: n0 + k + 1,
+        seq: entries[i].item.seq,
+        page: JSON.stringify(entries[i].page),
+        created_at: at,
+      }));
+      for (let k = 0; k < pages.length; k += 200)
+        await trx
+          .insertInto('job_pages')
+          .values(pages.slice(k, k + 200))
+          .execute();
       if (events && job.webhook) {
-        const evs = kept.flatMap((i, k) => events({ ...now, state: 'running', finished_at: null }, { n: n0 + k + 1, page: entries[i].page }));
+        const evs = kept.flatMap((i, k) =>
+          events({ ...now, state: 'running', finished_at: null }, { n: n0 + k + 1, page: entries[i].page }),
+        );
         if (ended) evs.push(...events(now, null));
         await insertEvents(trx, job, evs, at);
       }
@@ -310,17 +491,46 @@ export async function finishItems(db: Db, entries: FinishedItem[], at: string, e
  * fetching is that item's: it is dropped (no page of its own; it leaves the count too). So each
  * URL is fetched and answered once, as in a synchronous crawl.
  */
-async function mergeRedirects(trx: Db, jobId: string, moved: { i: number; final: string }[]): Promise<{ dropped: Set<number>; left: number }> {
+async function mergeRedirects(
+  trx: Db,
+  jobId: string,
+  moved: { i: number; final: string }[],
+): Promise<{ dropped: Set<number>; left: number }> {
   const dropped = new Set<number>();
   let left = 0;
   for (const { i, final } of moved) {
-    const other = await trx.selectFrom('job_items').select(['seq', 'state']).where('job_id', '=', jobId).where('url', '=', final).executeTakeFirst();
+    const other = await trx
+      .selectFrom('job_items')
+      .select(['seq', 'state'])
+      .where('job_id', '=', jobId)
+      .where('url', '=', final)
+      .executeTakeFirst();
     if (!other) {
-      const r = await trx.updateTable('jobs').set((eb) => ({ seq_next: eb('seq_next', '+', 1) })).where('id', '=', jobId).returning('seq_next').executeTakeFirstOrThrow();
-      await trx.insertInto('job_items').values({ job_id: jobId, seq: Number(r.seq_next) - 1, url: final, state: 'done', lease_until: null }).execute();
+      const r = await trx
+        .updateTable('jobs')
+        .set((eb) => ({ seq_next: eb('seq_next', '+', 1) }))
+        .where('id', '=', jobId)
+        .returning('seq_next')
+        .executeTakeFirstOrThrow();
+      await trx
+        .insertInto('job_items')
+        .values({ job_id: jobId, seq: Number(r.seq_next) - 1, url: final, state: 'done', lease_until: null })
+        .execute();
       continue;
     }
-    const taken = other.state === 'queued' && Number((await trx.updateTable('job_items').set({ state: 'done' }).where('job_id', '=', jobId).where('seq', '=', other.seq).where('state', '=', 'queued').executeTakeFirst()).numUpdatedRows) > 0;
+    const taken =
+      other.state === 'queued' &&
+      Number(
+        (
+          await trx
+            .updateTable('job_items')
+            .set({ state: 'done' })
+            .where('job_id', '=', jobId)
+            .where('seq', '=', other.seq)
+            .where('state', '=', 'queued')
+            .executeTakeFirst()
+        ).numUpdatedRows,
+      ) > 0;
     if (!taken) dropped.add(i);
     left++;
   }
@@ -348,10 +558,17 @@ async function ours(trx: Db, jobId: string, list: (FinishedItem & { i: number })
 }
 
 /** One item's end (see finishItems). */
-export async function finishItem(db: Db, item: FinishedItem['item'], page: unknown, failed: boolean, at: string, discovered: Discovered[] = [], events?: JobEventBuilder): Promise<boolean> {
+export async function finishItem(
+  db: Db,
+  item: FinishedItem['item'],
+  page: unknown,
+  failed: boolean,
+  at: string,
+  discovered: Discovered[] = [],
+  events?: JobEventBuilder,
+): Promise<boolean> {
   return (await finishItems(db, [{ item, page, failed, discovered }], at, events))[0];
 }
-
 
 /**
  * Retention: removes up to `batch` rows (events, pages, then items, then the job itself) of one job that
@@ -359,21 +576,63 @@ export async function finishItem(db: Db, item: FinishedItem['item'], page: unkno
  * 100,000-page job never makes one long statement.
  */
 export async function pruneEndedJob(db: Db, cut: string, batch: number): Promise<number> {
-  const job = await db.selectFrom('jobs').select('id').where('state', 'in', ['completed', 'failed', 'cancelled']).where('finished_at', '<', cut).orderBy('finished_at').limit(1).executeTakeFirst();
+  const job = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('state', 'in', ['completed', 'failed', 'cancelled'])
+    .where('finished_at', '<', cut)
+    .orderBy('finished_at')
+    .limit(1)
+    .executeTakeFirst();
   if (!job) return 0;
   const events = await db.selectFrom('job_events').select('id').where('job_id', '=', job.id).limit(batch).execute();
   if (events.length) {
-    const r = await db.deleteFrom('job_events').where('id', 'in', events.map((e) => e.id)).executeTakeFirst();
+    const r = await db
+      .deleteFrom('job_events')
+      .where(
+        'id',
+        'in',
+        events.map((e) => e.id),
+      )
+      .executeTakeFirst();
     return Number(r.numDeletedRows);
   }
-  const pages = await db.selectFrom('job_pages').select('n').where('job_id', '=', job.id).orderBy('n').limit(batch).execute();
+  const pages = await db
+    .selectFrom('job_pages')
+    .select('n')
+    .where('job_id', '=', job.id)
+    .orderBy('n')
+    .limit(batch)
+    .execute();
   if (pages.length) {
-    const r = await db.deleteFrom('job_pages').where('job_id', '=', job.id).where('n', 'in', pages.map((p) => p.n)).executeTakeFirst();
+    const r = await db
+      .deleteFrom('job_pages')
+      .where('job_id', '=', job.id)
+      .where(
+        'n',
+        'in',
+        pages.map((p) => p.n),
+      )
+      .executeTakeFirst();
     return Number(r.numDeletedRows);
   }
-  const items = await db.selectFrom('job_items').select('seq').where('job_id', '=', job.id).orderBy('seq').limit(batch).execute();
+  const items = await db
+    .selectFrom('job_items')
+    .select('seq')
+    .where('job_id', '=', job.id)
+    .orderBy('seq')
+    .limit(batch)
+    .execute();
   if (items.length) {
-    const r = await db.deleteFrom('job_items').where('job_id', '=', job.id).where('seq', 'in', items.map((i) => i.seq)).executeTakeFirst();
+    const r = await db
+      .deleteFrom('job_items')
+      .where('job_id', '=', job.id)
+      .where(
+        'seq',
+        'in',
+        items.map((i) => i.seq),
+      )
+      .executeTakeFirst();
     return Number(r.numDeletedRows);
   }
   const r = await db.deleteFrom('jobs').where('id', '=', job.id).executeTakeFirst();
@@ -385,7 +644,11 @@ export async function pruneEndedJob(db: Db, cut: string, batch: number): Promise
  * ended, not claimed again after its lease passed), its lease moved on if so. A stale claim is
  * dropped unfetched: the item's current claim does the work.
  */
-export async function takeItem(db: Db, item: { job_id: string; seq: number; attempts: number }, until: string): Promise<boolean> {
+export async function takeItem(
+  db: Db,
+  item: { job_id: string; seq: number; attempts: number },
+  until: string,
+): Promise<boolean> {
   const r = await db
     .updateTable('job_items')
     .set({ lease_until: until })
@@ -398,14 +661,24 @@ export async function takeItem(db: Db, item: { job_id: string; seq: number; atte
 }
 
 /** Moves the leases of the items this process holds on (it is alive): a dead process's items come back within one lease. */
-export async function renewItems(db: Db, items: { job_id: string; seq: number; attempts: number }[], until: string): Promise<void> {
+export async function renewItems(
+  db: Db,
+  items: { job_id: string; seq: number; attempts: number }[],
+  until: string,
+): Promise<void> {
   for (let i = 0; i < items.length; i += 200) {
     const part = items.slice(i, i + 200);
     await db
       .updateTable('job_items')
       .set({ lease_until: until })
       .where('state', '=', 'running')
-      .where((eb) => eb.or(part.map((it) => eb.and([eb('job_id', '=', it.job_id), eb('seq', '=', it.seq), eb('attempts', '=', it.attempts)]))))
+      .where((eb) =>
+        eb.or(
+          part.map((it) =>
+            eb.and([eb('job_id', '=', it.job_id), eb('seq', '=', it.seq), eb('attempts', '=', it.attempts)]),
+          ),
+        ),
+      )
       .execute();
   }
 }

@@ -14,7 +14,11 @@ export async function insertMonitor(db: Db, row: Insertable<MonitorsTable>): Pro
 }
 
 export async function countMonitors(db: Db, accountId: string): Promise<number> {
-  const r = await db.selectFrom('monitors').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  const r = await db
+    .selectFrom('monitors')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
@@ -25,16 +29,36 @@ export const getMonitorById = (db: Db, id: string): Promise<Monitor | undefined>
   db.selectFrom('monitors').selectAll().where('id', '=', id).executeTakeFirst();
 
 /** Newest first; `before` is the created_at|id cursor of the last row of the previous page. */
-export async function listMonitors(db: Db, accountId: string, limit: number, before?: { createdAt: string; id: string }): Promise<Monitor[]> {
+export async function listMonitors(
+  db: Db,
+  accountId: string,
+  limit: number,
+  before?: { createdAt: string; id: string },
+): Promise<Monitor[]> {
   let q = db.selectFrom('monitors').selectAll().where('account_id', '=', accountId);
   if (before) {
-    q = q.where((eb) => eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]));
+    q = q.where((eb) =>
+      eb.or([
+        eb('created_at', '<', before.createdAt),
+        eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)]),
+      ]),
+    );
   }
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
-export async function updateMonitor(db: Db, accountId: string, id: string, patch: Updateable<MonitorsTable>): Promise<boolean> {
-  const r = await db.updateTable('monitors').set(patch).where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+export async function updateMonitor(
+  db: Db,
+  accountId: string,
+  id: string,
+  patch: Updateable<MonitorsTable>,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('monitors')
+    .set(patch)
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
@@ -54,10 +78,19 @@ export async function deleteMonitor(db: Db, accountId: string, id: string): Prom
       .where('status', 'in', ['queued', 'running'])
       .returning('credits')
       .execute();
-    const r = await trx.deleteFrom('monitors').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    const r = await trx
+      .deleteFrom('monitors')
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
     if (Number(r.numDeletedRows) !== 1) return false;
     const refund = unfinished.reduce((sum, run) => sum + Number(run.credits), 0);
-    if (refund > 0) await trx.updateTable('accounts').set((eb) => ({ credits: eb('credits', '+', refund) })).where('id', '=', accountId).execute();
+    if (refund > 0)
+      await trx
+        .updateTable('accounts')
+        .set((eb) => ({ credits: eb('credits', '+', refund) }))
+        .where('id', '=', accountId)
+        .execute();
     return true;
   });
 }
@@ -78,7 +111,13 @@ export function nextDue(previousDueMs: number, intervalSeconds: number, nowMs: n
  * runs: an account at its cap keeps its monitors due — claimed on a later pass, when its runs
  * finish — and is left out of the query, so its backlog never fills the batch ahead of others.
  */
-export async function claimDueMonitors(db: Db, now: Date, limit: number, queueLeaseMs: number, accountCap = Infinity): Promise<string[]> {
+export async function claimDueMonitors(
+  db: Db,
+  now: Date,
+  limit: number,
+  queueLeaseMs: number,
+  accountCap = Infinity,
+): Promise<string[]> {
   if (limit <= 0) return [];
   const nowIso = now.toISOString();
   const lease = new Date(now.getTime() + queueLeaseMs).toISOString();
@@ -106,7 +145,17 @@ export async function claimDueMonitors(db: Db, now: Date, limit: number, queueLe
       let q = trx
         .selectFrom('monitors')
         .select(['monitors.id', 'monitors.account_id', 'monitors.next_run_at', 'monitors.interval_seconds'])
-        .select((eb) => eb.exists(eb.selectFrom('monitor_runs').select('monitor_runs.id').whereRef('monitor_runs.monitor_id', '=', 'monitors.id').where('monitor_runs.status', 'in', ['queued', 'running'])).as('busy'))
+        .select((eb) =>
+          eb
+            .exists(
+              eb
+                .selectFrom('monitor_runs')
+                .select('monitor_runs.id')
+                .whereRef('monitor_runs.monitor_id', '=', 'monitors.id')
+                .where('monitor_runs.status', 'in', ['queued', 'running']),
+            )
+            .as('busy'),
+        )
         .where('monitors.state', '=', 'active')
         .where('monitors.next_run_at', '<=', nowIso)
         .orderBy('monitors.next_run_at')
@@ -124,10 +173,22 @@ export async function claimDueMonitors(db: Db, now: Date, limit: number, queueLe
           capped = true;
           continue;
         }
-        moved.push({ id: m.id, next: new Date(nextDue(Date.parse(m.next_run_at), m.interval_seconds, now.getTime())).toISOString() });
+        moved.push({
+          id: m.id,
+          next: new Date(nextDue(Date.parse(m.next_run_at), m.interval_seconds, now.getTime())).toISOString(),
+        });
         if (m.busy) continue; // this due time is missed, as a late run's would be
         open.set(m.account_id, n + 1);
-        runs.push({ id: newId('run'), monitor_id: m.id, account_id: m.account_id, trigger: 'schedule', status: 'queued', due_at: m.next_run_at, lease_until: lease, credits: 0 });
+        runs.push({
+          id: newId('run'),
+          monitor_id: m.id,
+          account_id: m.account_id,
+          trigger: 'schedule',
+          status: 'queued',
+          due_at: m.next_run_at,
+          lease_until: lease,
+          credits: 0,
+        });
       }
       // Look again without the accounts that just reached their cap, while the batch has room.
       if (!capped || due.length < asked || runs.length >= limit) break;
@@ -135,13 +196,27 @@ export async function claimDueMonitors(db: Db, now: Date, limit: number, queueLe
     if (moved.length) {
       await trx
         .updateTable('monitors')
-        .set({ next_run_at: sql<string>`CASE ${sql.join(moved.map((m) => sql`WHEN id = ${m.id} THEN ${m.next}`), sql` `)} END` })
-        .where('id', 'in', moved.map((m) => m.id))
+        .set({
+          next_run_at: sql<string>`CASE ${sql.join(
+            moved.map((m) => sql`WHEN id = ${m.id} THEN ${m.next}`),
+            sql` `,
+          )} END`,
+        })
+        .where(
+          'id',
+          'in',
+          moved.map((m) => m.id),
+        )
         .execute();
     }
     if (!runs.length) return [];
     // A manual run that slipped in meanwhile holds the monitor's one open run: this one is not written.
-    const written = await trx.insertInto('monitor_runs').values(runs).onConflict((oc) => oc.doNothing()).returning('id').execute();
+    const written = await trx
+      .insertInto('monitor_runs')
+      .values(runs)
+      .onConflict((oc) => oc.doNothing())
+      .returning('id')
+      .execute();
     return written.map((r) => r.id);
   });
 }
@@ -149,18 +224,41 @@ export async function claimDueMonitors(db: Db, now: Date, limit: number, queueLe
 /** Queued runs the queue refused: their lease ends now, so the next sweep hands them out again. */
 export async function releaseQueuedRuns(db: Db, ids: string[]): Promise<void> {
   if (!ids.length) return;
-  await db.updateTable('monitor_runs').set({ lease_until: new Date(0).toISOString() }).where('id', 'in', ids).where('status', '=', 'queued').execute();
+  await db
+    .updateTable('monitor_runs')
+    .set({ lease_until: new Date(0).toISOString() })
+    .where('id', 'in', ids)
+    .where('status', '=', 'queued')
+    .execute();
 }
 
-export const getRun = (db: Db, id: string): Promise<MonitorRun | undefined> => db.selectFrom('monitor_runs').selectAll().where('id', '=', id).executeTakeFirst();
+export const getRun = (db: Db, id: string): Promise<MonitorRun | undefined> =>
+  db.selectFrom('monitor_runs').selectAll().where('id', '=', id).executeTakeFirst();
 
 /** Newest first, values and changes expanded (snapshot references replaced by the values). */
 export const listRuns = async (db: Db, monitorId: string, limit: number): Promise<MonitorRun[]> =>
-  expandRows(db, await db.selectFrom('monitor_runs').selectAll().where('monitor_id', '=', monitorId).orderBy('due_at', 'desc').orderBy('id', 'desc').limit(limit).execute(), 'values', 'changes');
+  expandRows(
+    db,
+    await db
+      .selectFrom('monitor_runs')
+      .selectAll()
+      .where('monitor_id', '=', monitorId)
+      .orderBy('due_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute(),
+    'values',
+    'changes',
+  );
 
 /** Unchanged successful runs the pruner collapsed into counts, per UTC day, newest first. */
 export const unchangedRunCounts = (db: Db, monitorId: string): Promise<{ day: string; unchanged_runs: number }[]> =>
-  db.selectFrom('monitor_run_counts').select(['day', 'unchanged_runs']).where('monitor_id', '=', monitorId).orderBy('day', 'desc').execute();
+  db
+    .selectFrom('monitor_run_counts')
+    .select(['day', 'unchanged_runs'])
+    .where('monitor_id', '=', monitorId)
+    .orderBy('day', 'desc')
+    .execute();
 
 /**
  * Runs whose runner is presumed gone: queued or running past their lease (all of them when
@@ -176,7 +274,11 @@ export async function takeStaleRuns(db: Db, now: Date, limit: number, leaseMs: n
   let u = db
     .updateTable('monitor_runs')
     .set({ status: 'queued', lease_until: new Date(now.getTime() + leaseMs).toISOString() })
-    .where('id', 'in', rows.map((r) => r.id))
+    .where(
+      'id',
+      'in',
+      rows.map((r) => r.id),
+    )
     .where('status', 'in', ['queued', 'running']);
   if (!all) u = u.where('lease_until', '<', now.toISOString());
   await u.execute();
@@ -188,7 +290,12 @@ export async function takeStaleRuns(db: Db, now: Date, limit: number, leaseMs: n
  * runs older than a day are collapsed by the pruner: the points left are where values changed, so
  * the series still steps as it did.
  */
-export async function fieldHistory(db: Db, monitorId: string, limit: number, before?: string): Promise<{ at: string; values: string }[]> {
+export async function fieldHistory(
+  db: Db,
+  monitorId: string,
+  limit: number,
+  before?: string,
+): Promise<{ at: string; values: string }[]> {
   let q = db
     .selectFrom('monitor_runs')
     .select(['finished_at', 'values'])
@@ -196,6 +303,9 @@ export async function fieldHistory(db: Db, monitorId: string, limit: number, bef
     .where('status', '=', 'succeeded');
   if (before) q = q.where('finished_at', '<', before);
   const rows = await q.orderBy('finished_at', 'desc').limit(limit).execute();
-  const values = await expandAll(db, rows.map((r) => r.values));
+  const values = await expandAll(
+    db,
+    rows.map((r) => r.values),
+  );
   return rows.map((r, i) => ({ at: r.finished_at!, values: values[i] ?? '{}' }));
 }

@@ -21,20 +21,41 @@ export async function getEntry(db: Db, key: string, notBefore: Date, now: Date):
     .executeTakeFirst();
 }
 
-export async function putEntry(db: Db, e: { key: string; accountId: string | null; body: string; createdAt: Date; expiresAt?: Date }): Promise<number> {
+export async function putEntry(
+  db: Db,
+  e: { key: string; accountId: string | null; body: string; createdAt: Date; expiresAt?: Date },
+): Promise<number> {
   const bytes = Buffer.byteLength(e.body);
-  const row = { key: e.key, account_id: e.accountId, body: e.body, bytes, created_at: e.createdAt.toISOString(), expires_at: e.expiresAt?.toISOString() ?? null };
+  const row = {
+    key: e.key,
+    account_id: e.accountId,
+    body: e.body,
+    bytes,
+    created_at: e.createdAt.toISOString(),
+    expires_at: e.expiresAt?.toISOString() ?? null,
+  };
   await db
     .insertInto('result_cache')
     .values(row)
-    .onConflict((oc) => oc.column('key').doUpdateSet({ account_id: row.account_id, body: row.body, bytes: row.bytes, created_at: row.created_at, expires_at: row.expires_at }))
+    .onConflict((oc) =>
+      oc.column('key').doUpdateSet({
+        account_id: row.account_id,
+        body: row.body,
+        bytes: row.bytes,
+        created_at: row.created_at,
+        expires_at: row.expires_at,
+      }),
+    )
     .execute();
   return bytes;
 }
 
 /** Bytes the cache holds. */
 export async function cacheBytes(db: Db): Promise<number> {
-  const r = await db.selectFrom('result_cache').select(sql<number>`coalesce(sum(bytes), 0)`.as('total')).executeTakeFirst();
+  const r = await db
+    .selectFrom('result_cache')
+    .select(sql<number>`coalesce(sum(bytes), 0)`.as('total'))
+    .executeTakeFirst();
   return Number(r?.total ?? 0);
 }
 
@@ -43,9 +64,25 @@ export async function cacheBytes(db: Db): Promise<number> {
  * `limit` rows a statement. Returns the rows deleted.
  */
 export async function pruneCache(db: Db, now: Date, maxBytes: number, limit: number): Promise<number> {
-  let deleted = Number((await db.deleteFrom('result_cache').where('key', 'in', db.selectFrom('result_cache').select('key').where('expires_at', '<=', now.toISOString()).limit(limit)).executeTakeFirst()).numDeletedRows);
-  for (let over = (await cacheBytes(db)) - maxBytes; over > 0; ) {
-    const oldest = await db.selectFrom('result_cache').select(['key', 'bytes']).orderBy('created_at').limit(limit).execute();
+  let deleted = Number(
+    (
+      await db
+        .deleteFrom('result_cache')
+        .where(
+          'key',
+          'in',
+          db.selectFrom('result_cache').select('key').where('expires_at', '<=', now.toISOString()).limit(limit),
+        )
+        .executeTakeFirst()
+    ).numDeletedRows,
+  );
+  for (let over = (await cacheBytes(db)) - maxBytes; over > 0;) {
+    const oldest = await db
+      .selectFrom('result_cache')
+      .select(['key', 'bytes'])
+      .orderBy('created_at')
+      .limit(limit)
+      .execute();
     if (!oldest.length) break;
     const keys: string[] = [];
     for (const r of oldest) {

@@ -29,8 +29,25 @@ export async function collapseUnchangedRuns(db: Db, before: Date, limit: number)
       .where('r.status', '=', 'succeeded')
       .where('r.changes', 'is', null)
       .where('r.finished_at', '<', before.toISOString())
-      .where((eb) => eb.exists(eb.selectFrom('monitor_runs as l').select('l.id').whereRef('l.monitor_id', '=', 'r.monitor_id').where('l.status', '=', 'succeeded').whereRef('l.finished_at', '>', 'r.finished_at')))
-      .where((eb) => eb.exists(eb.selectFrom('monitor_runs as n').select('n.id').whereRef('n.monitor_id', '=', 'r.monitor_id').whereRef('n.due_at', '>', 'r.due_at')))
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('monitor_runs as l')
+            .select('l.id')
+            .whereRef('l.monitor_id', '=', 'r.monitor_id')
+            .where('l.status', '=', 'succeeded')
+            .whereRef('l.finished_at', '>', 'r.finished_at'),
+        ),
+      )
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('monitor_runs as n')
+            .select('n.id')
+            .whereRef('n.monitor_id', '=', 'r.monitor_id')
+            .whereRef('n.due_at', '>', 'r.due_at'),
+        ),
+      )
       .limit(limit);
     if (pg) pick = pick.forUpdate().skipLocked();
     const ids = (await pick.execute()).map((r) => r.id);
@@ -43,10 +60,19 @@ export async function collapseUnchangedRuns(db: Db, before: Date, limit: number)
       .returning(['monitor_id', 'account_id', 'due_at', 'credits'])
       .execute();
     if (!gone.length) return 0;
-    const counts = new Map<string, { monitor_id: string; account_id: string; day: string; unchanged_runs: number; credits: number }>();
+    const counts = new Map<
+      string,
+      { monitor_id: string; account_id: string; day: string; unchanged_runs: number; credits: number }
+    >();
     for (const r of gone) {
       const key = `${r.monitor_id}|${dayOf(r.due_at)}`;
-      const c = counts.get(key) ?? { monitor_id: r.monitor_id, account_id: r.account_id, day: dayOf(r.due_at), unchanged_runs: 0, credits: 0 };
+      const c = counts.get(key) ?? {
+        monitor_id: r.monitor_id,
+        account_id: r.account_id,
+        day: dayOf(r.due_at),
+        unchanged_runs: 0,
+        credits: 0,
+      };
       c.unchanged_runs++;
       c.credits += Number(r.credits);
       counts.set(key, c);
@@ -78,27 +104,52 @@ export async function deleteOldRuns(db: Db, before: Date, limit: number): Promis
       .select('r.id')
       // finished_at alone (by monitor_runs_finished): only finished runs have one; the DELETE checks the status.
       .where('r.finished_at', '<', before.toISOString())
-      .where((eb) => eb.exists(eb.selectFrom('monitor_runs as n').select('n.id').whereRef('n.monitor_id', '=', 'r.monitor_id').whereRef('n.due_at', '>', 'r.due_at')))
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('monitor_runs as n')
+            .select('n.id')
+            .whereRef('n.monitor_id', '=', 'r.monitor_id')
+            .whereRef('n.due_at', '>', 'r.due_at'),
+        ),
+      )
       .where((eb) =>
         eb.or([
           eb('r.status', '!=', 'succeeded'),
-          eb.exists(eb.selectFrom('monitor_runs as l').select('l.id').whereRef('l.monitor_id', '=', 'r.monitor_id').where('l.status', '=', 'succeeded').whereRef('l.finished_at', '>', 'r.finished_at')),
+          eb.exists(
+            eb
+              .selectFrom('monitor_runs as l')
+              .select('l.id')
+              .whereRef('l.monitor_id', '=', 'r.monitor_id')
+              .where('l.status', '=', 'succeeded')
+              .whereRef('l.finished_at', '>', 'r.finished_at'),
+          ),
         ]),
       )
       .limit(limit);
     if (pg) pick = pick.forUpdate().skipLocked();
     const ids = (await pick.execute()).map((r) => r.id);
     if (!ids.length) return 0;
-    const r = await trx.deleteFrom('monitor_runs').where('id', 'in', ids).where('status', 'in', ['succeeded', 'failed', 'skipped']).executeTakeFirst();
+    const r = await trx
+      .deleteFrom('monitor_runs')
+      .where('id', 'in', ids)
+      .where('status', 'in', ['succeeded', 'failed', 'skipped'])
+      .executeTakeFirst();
     return Number(r.numDeletedRows);
   });
 }
 
 /** Unchanged-run counts of days before `beforeDay` (YYYY-MM-DD), of up to `limit` monitors. */
 export async function deleteOldRunCounts(db: Db, beforeDay: string, limit: number): Promise<number> {
-  const monitors = (await db.selectFrom('monitor_run_counts').select('monitor_id').where('day', '<', beforeDay).limit(limit).execute()).map((r) => r.monitor_id);
+  const monitors = (
+    await db.selectFrom('monitor_run_counts').select('monitor_id').where('day', '<', beforeDay).limit(limit).execute()
+  ).map((r) => r.monitor_id);
   if (!monitors.length) return 0;
-  const r = await db.deleteFrom('monitor_run_counts').where('monitor_id', 'in', [...new Set(monitors)]).where('day', '<', beforeDay).executeTakeFirst();
+  const r = await db
+    .deleteFrom('monitor_run_counts')
+    .where('monitor_id', 'in', [...new Set(monitors)])
+    .where('day', '<', beforeDay)
+    .executeTakeFirst();
   return Number(r.numDeletedRows);
 }
 
@@ -109,12 +160,21 @@ export async function deleteOldRunCounts(db: Db, beforeDay: string, limit: numbe
 export async function deleteOldDeliveries(db: Db, before: Date, limit: number): Promise<[number, number]> {
   const pg = isPostgres(db);
   return db.transaction().execute(async (trx) => {
-    let pick = trx.selectFrom('webhook_deliveries').select('id').where('created_at', '<', before.toISOString()).where('state', 'in', ['succeeded', 'failed']).limit(limit);
+    let pick = trx
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('created_at', '<', before.toISOString())
+      .where('state', 'in', ['succeeded', 'failed'])
+      .limit(limit);
     if (pg) pick = pick.forUpdate().skipLocked();
     const ids = (await pick.execute()).map((r) => r.id);
     if (!ids.length) return [0, 0];
     const a = await trx.deleteFrom('delivery_attempts').where('delivery_id', 'in', ids).executeTakeFirst();
-    const d = await trx.deleteFrom('webhook_deliveries').where('id', 'in', ids).where('state', 'in', ['succeeded', 'failed']).executeTakeFirst();
+    const d = await trx
+      .deleteFrom('webhook_deliveries')
+      .where('id', 'in', ids)
+      .where('state', 'in', ['succeeded', 'failed'])
+      .executeTakeFirst();
     return [Number(d.numDeletedRows), Number(a.numDeletedRows)];
   });
 }
@@ -127,7 +187,9 @@ export async function deleteOldEvents(db: Db, before: Date, limit: number): Prom
       .selectFrom('webhook_events as e')
       .select('e.id')
       .where('e.created_at', '<', before.toISOString())
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'e.id'))))
+      .where((eb) =>
+        eb.not(eb.exists(eb.selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'e.id'))),
+      )
       .limit(limit);
     if (pg) pick = pick.forUpdate().skipLocked();
     const ids = (await pick.execute()).map((r) => r.id);
@@ -136,7 +198,13 @@ export async function deleteOldEvents(db: Db, before: Date, limit: number): Prom
     const r = await trx
       .deleteFrom('webhook_events')
       .where('id', 'in', ids)
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'webhook_events.id'))))
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb.selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'webhook_events.id'),
+          ),
+        ),
+      )
       .executeTakeFirst();
     return Number(r.numDeletedRows);
   });
@@ -153,12 +221,36 @@ export async function aggregateUsage(db: Db, before: Date, limit: number): Promi
     if (pg) pick = pick.forUpdate().skipLocked();
     const ids = (await pick.execute()).map((r) => r.id);
     if (!ids.length) return 0;
-    const gone = await trx.deleteFrom('usage').where('id', 'in', ids).returning(['account_id', 'key_id', 'endpoint', 'status', 'credits', 'duration_ms', 'created_at']).execute();
+    const gone = await trx
+      .deleteFrom('usage')
+      .where('id', 'in', ids)
+      .returning(['account_id', 'key_id', 'endpoint', 'status', 'credits', 'duration_ms', 'created_at'])
+      .execute();
     if (!gone.length) return 0;
-    type Row = { account_id: string; key_id: string; endpoint: string; status: number; hour: string; requests: number; credits: number; errors: number; duration_ms: number };
+    type Row = {
+      account_id: string;
+      key_id: string;
+      endpoint: string;
+      status: number;
+      hour: string;
+      requests: number;
+      credits: number;
+      errors: number;
+      duration_ms: number;
+    };
     const sums = new Map<string, Row>();
     for (const u of gone) {
-      const row: Row = { account_id: u.account_id, key_id: u.key_id ?? '', endpoint: u.endpoint, status: Number(u.status), hour: hourOf(u.created_at), requests: 0, credits: 0, errors: 0, duration_ms: 0 };
+      const row: Row = {
+        account_id: u.account_id,
+        key_id: u.key_id ?? '',
+        endpoint: u.endpoint,
+        status: Number(u.status),
+        hour: hourOf(u.created_at),
+        requests: 0,
+        credits: 0,
+        errors: 0,
+        duration_ms: 0,
+      };
       const key = JSON.stringify([row.account_id, row.hour, row.key_id, row.endpoint, row.status]);
       const s = sums.get(key) ?? (sums.set(key, row), row);
       s.requests++;
@@ -184,17 +276,30 @@ export async function aggregateUsage(db: Db, before: Date, limit: number): Promi
 
 /** Hourly usage of the oldest hour before `before`, if any (one hour's rows a statement). */
 export async function deleteOldUsageHour(db: Db, before: Date): Promise<number> {
-  const oldest = await db.selectFrom('usage_hourly').select((eb) => eb.fn.min('hour').as('h')).where('hour', '<', before.toISOString()).executeTakeFirst();
+  const oldest = await db
+    .selectFrom('usage_hourly')
+    .select((eb) => eb.fn.min('hour').as('h'))
+    .where('hour', '<', before.toISOString())
+    .executeTakeFirst();
   if (!oldest?.h) return 0;
-  const r = await db.deleteFrom('usage_hourly').where('hour', '=', oldest.h as string).executeTakeFirst();
+  const r = await db
+    .deleteFrom('usage_hourly')
+    .where('hour', '=', oldest.h as string)
+    .executeTakeFirst();
   return Number(r.numDeletedRows);
 }
 
 /** Dashboard sessions past their expiry. */
 export async function deleteExpiredSessions(db: Db, now: Date, limit: number): Promise<number> {
-  const ids = (await db.selectFrom('sessions').select('id').where('expires_at', '<=', now.toISOString()).limit(limit).execute()).map((r) => r.id);
+  const ids = (
+    await db.selectFrom('sessions').select('id').where('expires_at', '<=', now.toISOString()).limit(limit).execute()
+  ).map((r) => r.id);
   if (!ids.length) return 0;
-  const r = await db.deleteFrom('sessions').where('id', 'in', ids).where('expires_at', '<=', now.toISOString()).executeTakeFirst();
+  const r = await db
+    .deleteFrom('sessions')
+    .where('id', 'in', ids)
+    .where('expires_at', '<=', now.toISOString())
+    .executeTakeFirst();
   return Number(r.numDeletedRows);
 }
 
@@ -204,14 +309,22 @@ export async function deleteExpiredSessions(db: Db, now: Date, limit: number): P
  * `baselines`: hashes monitors' last_values refer to (kept). The DELETE checks again, so a run
  * that stores a candidate meanwhile (refreshing stored_at) keeps it.
  */
-export async function pruneSnapshots(db: Db, now: Date, after: string, limit: number, baselines: Set<string>): Promise<{ last?: string; seen: number; deleted: number }> {
+export async function pruneSnapshots(
+  db: Db,
+  now: Date,
+  after: string,
+  limit: number,
+  baselines: Set<string>,
+): Promise<{ last?: string; seen: number; deleted: number }> {
   const grace = new Date(now.getTime() - GRACE_MS).toISOString();
   const candidates = await db
     .selectFrom('snapshots as s')
     .select('s.hash')
     .where('s.hash', '>', after)
     .where('s.stored_at', '<', grace)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('snapshot_refs as r').select('r.hash').whereRef('r.hash', '=', 's.hash'))))
+    .where((eb) =>
+      eb.not(eb.exists(eb.selectFrom('snapshot_refs as r').select('r.hash').whereRef('r.hash', '=', 's.hash'))),
+    )
     .orderBy('s.hash')
     .limit(limit)
     .execute();
@@ -223,7 +336,11 @@ export async function pruneSnapshots(db: Db, now: Date, after: string, limit: nu
       .deleteFrom('snapshots')
       .where('hash', 'in', doomed)
       .where('stored_at', '<', grace)
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('snapshot_refs as r').select('r.hash').whereRef('r.hash', '=', 'snapshots.hash'))))
+      .where((eb) =>
+        eb.not(
+          eb.exists(eb.selectFrom('snapshot_refs as r').select('r.hash').whereRef('r.hash', '=', 'snapshots.hash')),
+        ),
+      )
       .executeTakeFirst();
     deleted = Number(r.numDeletedRows);
   }
@@ -235,8 +352,16 @@ export async function baselineSnapshots(db: Db): Promise<Set<string>> {
   const out = new Set<string>();
   let after = '';
   for (;;) {
-    const rows = await db.selectFrom('monitors').select(['id', 'last_values']).where('id', '>', after).where('last_values', 'like', '%"$snapshot"%').orderBy('id').limit(1000).execute();
-    for (const r of rows) for (const m of (r.last_values ?? '').matchAll(/"\$snapshot":"([0-9a-f]{64})"/g)) out.add(m[1]);
+    const rows = await db
+      .selectFrom('monitors')
+      .select(['id', 'last_values'])
+      .where('id', '>', after)
+      .where('last_values', 'like', '%"$snapshot"%')
+      .orderBy('id')
+      .limit(1000)
+      .execute();
+    for (const r of rows)
+      for (const m of (r.last_values ?? '').matchAll(/"\$snapshot":"([0-9a-f]{64})"/g)) out.add(m[1]);
     if (rows.length < 1000) return out;
     after = rows[rows.length - 1].id;
   }
@@ -244,7 +369,17 @@ export async function baselineSnapshots(db: Db): Promise<Set<string>> {
 
 /** Rows in the tables the pruner keeps bounded (for logs and the bench). */
 export async function tableCounts(db: Db): Promise<Record<string, number>> {
-  const tables = ['monitor_runs', 'monitor_run_counts', 'webhook_events', 'webhook_deliveries', 'delivery_attempts', 'usage', 'usage_hourly', 'snapshots', 'snapshot_refs'] as const;
+  const tables = [
+    'monitor_runs',
+    'monitor_run_counts',
+    'webhook_events',
+    'webhook_deliveries',
+    'delivery_attempts',
+    'usage',
+    'usage_hourly',
+    'snapshots',
+    'snapshot_refs',
+  ] as const;
   const out: Record<string, number> = {};
   for (const t of tables) {
     const r = await sql<{ n: number }>`select count(*) as n from ${sql.table(t)}`.execute(db);

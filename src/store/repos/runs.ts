@@ -25,7 +25,20 @@ export interface RunTarget {
   scrape_options: string | null;
 }
 
-const TARGET_COLUMNS = ['url', 'watch', 'schema', 'marketplace', 'conditions', 'events', 'last_values', 'baseline_at', 'event_sequence', 'consecutive_failures', 'updated_at', 'scrape_options'] as const;
+const TARGET_COLUMNS = [
+  'url',
+  'watch',
+  'schema',
+  'marketplace',
+  'conditions',
+  'events',
+  'last_values',
+  'baseline_at',
+  'event_sequence',
+  'consecutive_failures',
+  'updated_at',
+  'scrape_options',
+] as const;
 
 export type RunClaim =
   | { kind: 'claimed'; run: MonitorRun; monitor: RunTarget }
@@ -45,7 +58,12 @@ export async function claimRun(db: Db, runId: string, now: Date, leaseMs: number
 
 type Row = MonitorRun & { m: RunTarget; fresh: number; charged: number };
 
-async function claimInOneStatement(db: Db, runId: string, nowIso: string, lease: string): Promise<RunClaim | undefined> {
+async function claimInOneStatement(
+  db: Db,
+  runId: string,
+  nowIso: string,
+  lease: string,
+): Promise<RunClaim | undefined> {
   const { rows } = await sql<Row>`
     WITH fresh AS (
       UPDATE monitor_runs r SET status = 'running', started_at = ${nowIso}, lease_until = ${lease}, credits = 1
@@ -68,10 +86,24 @@ async function claimInOneStatement(db: Db, runId: string, nowIso: string, lease:
   const { m, fresh, charged, ...run } = row;
   if (fresh && !charged) {
     // The last credit went between the statement's check and its charge: the run is skipped.
-    await db.updateTable('monitor_runs').set({ status: 'skipped', credits: 0, finished_at: nowIso, lease_until: null, error: 'skipped: the account has no credits left' }).where('id', '=', runId).execute();
+    await db
+      .updateTable('monitor_runs')
+      .set({
+        status: 'skipped',
+        credits: 0,
+        finished_at: nowIso,
+        lease_until: null,
+        error: 'skipped: the account has no credits left',
+      })
+      .where('id', '=', runId)
+      .execute();
     return { kind: 'skipped' };
   }
-  return { kind: 'claimed', run: run as MonitorRun, monitor: { ...m, event_sequence: Number(m.event_sequence), consecutive_failures: Number(m.consecutive_failures) } };
+  return {
+    kind: 'claimed',
+    run: run as MonitorRun,
+    monitor: { ...m, event_sequence: Number(m.event_sequence), consecutive_failures: Number(m.consecutive_failures) },
+  };
 }
 
 async function claimInTransaction(db: Db, runId: string, nowIso: string, lease: string): Promise<RunClaim> {
@@ -86,13 +118,21 @@ async function claimInTransaction(db: Db, runId: string, nowIso: string, lease: 
       .executeTakeFirst();
     if (fresh) {
       const skip = async (error: string) => {
-        await trx.updateTable('monitor_runs').set({ status: 'skipped', credits: 0, finished_at: nowIso, lease_until: null, error }).where('id', '=', runId).execute();
+        await trx
+          .updateTable('monitor_runs')
+          .set({ status: 'skipped', credits: 0, finished_at: nowIso, lease_until: null, error })
+          .where('id', '=', runId)
+          .execute();
         await trx.updateTable('monitors').set({ last_run_at: nowIso }).where('id', '=', fresh.monitor_id).execute();
         return 'skipped' as const;
       };
       // A paused monitor runs only when asked to (run now); its queued scheduled runs stop here.
       if (fresh.trigger === 'schedule') {
-        const m = await trx.selectFrom('monitors').select('state').where('id', '=', fresh.monitor_id).executeTakeFirst();
+        const m = await trx
+          .selectFrom('monitors')
+          .select('state')
+          .where('id', '=', fresh.monitor_id)
+          .executeTakeFirst();
         if (m?.state !== 'active') return skip('skipped: the monitor was paused');
       }
       const r = await trx
@@ -109,16 +149,31 @@ async function claimInTransaction(db: Db, runId: string, nowIso: string, lease: 
       .updateTable('monitor_runs')
       .set({ status: 'running', started_at: nowIso, lease_until: lease })
       .where('id', '=', runId)
-      .where((eb) => eb.or([eb.and([eb('status', '=', 'queued'), eb('credits', '=', 1)]), eb.and([eb('status', '=', 'running'), eb('lease_until', '<', nowIso)])]))
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('status', '=', 'queued'), eb('credits', '=', 1)]),
+          eb.and([eb('status', '=', 'running'), eb('lease_until', '<', nowIso)]),
+        ]),
+      )
       .returningAll()
       .executeTakeFirst();
   });
   if (run === 'skipped') return { kind: 'skipped' };
   if (!run) {
-    const held = await db.selectFrom('monitor_runs').select(['status', 'lease_until']).where('id', '=', runId).executeTakeFirst();
-    return held?.status === 'running' && held.lease_until ? { kind: 'held', until: held.lease_until } : { kind: 'none' };
+    const held = await db
+      .selectFrom('monitor_runs')
+      .select(['status', 'lease_until'])
+      .where('id', '=', runId)
+      .executeTakeFirst();
+    return held?.status === 'running' && held.lease_until
+      ? { kind: 'held', until: held.lease_until }
+      : { kind: 'none' };
   }
-  const m = await db.selectFrom('monitors').select([...TARGET_COLUMNS]).where('id', '=', run.monitor_id).executeTakeFirst();
+  const m = await db
+    .selectFrom('monitors')
+    .select([...TARGET_COLUMNS])
+    .where('id', '=', run.monitor_id)
+    .executeTakeFirst();
   return m ? { kind: 'claimed', run, monitor: { ...m, event_sequence: Number(m.event_sequence) } } : { kind: 'none' }; // deleted meanwhile: its credit went back with it
 }
 
@@ -178,7 +233,9 @@ export async function finishSucceededInOneStatement(db: Db, f: SucceededRun): Pr
       WHERE EXISTS (SELECT 1 FROM r)
       RETURNING 1
     )
-    SELECT (SELECT count(*) FROM lk)::int AS locked, (SELECT count(*) FROM r)::int AS finished, (SELECT count(*) FROM d)::int AS delivered, (SELECT count(*) FROM u)::int AS used`.execute(db);
+    SELECT (SELECT count(*) FROM lk)::int AS locked, (SELECT count(*) FROM r)::int AS finished, (SELECT count(*) FROM d)::int AS delivered, (SELECT count(*) FROM u)::int AS used`.execute(
+    db,
+  );
   const row = rows[0];
   if (!row.locked) return 'stale';
   return row.finished ? 'done' : 'superseded';
@@ -186,39 +243,86 @@ export async function finishSucceededInOneStatement(db: Db, f: SucceededRun): Pr
 
 // ---- The general (transactional) path of a run, and the run's other statements. ----
 
-export const getRun = (db: Db, id: string): Promise<MonitorRun | undefined> => db.selectFrom('monitor_runs').selectAll().where('id', '=', id).executeTakeFirst();
+export const getRun = (db: Db, id: string): Promise<MonitorRun | undefined> =>
+  db.selectFrom('monitor_runs').selectAll().where('id', '=', id).executeTakeFirst();
 
 /** The monitor a finishing run diffs against, locked until commit on PostgreSQL. */
 export function monitorForFinish(trx: Db, monitorId: string) {
-  let q = trx.selectFrom('monitors').select(['id', 'url', 'watch', 'webhook', 'conditions', 'last_values', 'consecutive_failures', 'events', 'baseline_at']).where('id', '=', monitorId);
+  let q = trx
+    .selectFrom('monitors')
+    .select([
+      'id',
+      'url',
+      'watch',
+      'webhook',
+      'conditions',
+      'last_values',
+      'consecutive_failures',
+      'events',
+      'baseline_at',
+    ])
+    .where('id', '=', monitorId);
   if (trx.getExecutor().adapter instanceof PostgresAdapter) q = q.forUpdate();
   return q.executeTakeFirst();
 }
 
 /** Ends the run if it is still this runner's (running, started when it started): false when not. */
 export async function endRun(trx: Db, run: MonitorRun, patch: Partial<MonitorRun>): Promise<boolean> {
-  const r = await trx.updateTable('monitor_runs').set(patch).where('id', '=', run.id).where('status', '=', 'running').where('started_at', '=', run.started_at).executeTakeFirst();
+  const r = await trx
+    .updateTable('monitor_runs')
+    .set(patch)
+    .where('id', '=', run.id)
+    .where('status', '=', 'running')
+    .where('started_at', '=', run.started_at)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
 /** A failed run: its credit back, the monitor's failure streak and health. */
-export async function recordFailure(trx: Db, run: MonitorRun, failures: number, health: 'ok' | 'failing', at: string): Promise<void> {
-  await trx.updateTable('accounts').set((eb) => ({ credits: eb('credits', '+', run.credits) })).where('id', '=', run.account_id).execute();
-  await trx.updateTable('monitors').set({ last_run_at: at, consecutive_failures: failures, health }).where('id', '=', run.monitor_id).execute();
+export async function recordFailure(
+  trx: Db,
+  run: MonitorRun,
+  failures: number,
+  health: 'ok' | 'failing',
+  at: string,
+): Promise<void> {
+  await trx
+    .updateTable('accounts')
+    .set((eb) => ({ credits: eb('credits', '+', run.credits) }))
+    .where('id', '=', run.account_id)
+    .execute();
+  await trx
+    .updateTable('monitors')
+    .set({ last_run_at: at, consecutive_failures: failures, health })
+    .where('id', '=', run.monitor_id)
+    .execute();
 }
 
 /** A succeeded run's values become the monitor's baseline. */
 export async function moveBaseline(trx: Db, run: MonitorRun, baselineJson: string, at: string): Promise<void> {
   await trx
     .updateTable('monitors')
-    .set({ last_values: baselineJson, last_success_at: at, last_run_at: at, baseline_at: run.started_at, consecutive_failures: 0, health: 'ok' })
+    .set({
+      last_values: baselineJson,
+      last_success_at: at,
+      last_run_at: at,
+      baseline_at: run.started_at,
+      consecutive_failures: 0,
+      health: 'ok',
+    })
     .where('id', '=', run.monitor_id)
     .execute();
 }
 
 /** Moves a running run's lease on: false when the run is no longer this runner's. */
 export async function renewLease(db: Db, run: MonitorRun, until: string): Promise<boolean> {
-  const r = await db.updateTable('monitor_runs').set({ lease_until: until }).where('id', '=', run.id).where('status', '=', 'running').where('started_at', '=', run.started_at).executeTakeFirst();
+  const r = await db
+    .updateTable('monitor_runs')
+    .set({ lease_until: until })
+    .where('id', '=', run.id)
+    .where('status', '=', 'running')
+    .where('started_at', '=', run.started_at)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
 
@@ -226,18 +330,43 @@ export async function renewLease(db: Db, run: MonitorRun, until: string): Promis
  * A manual run, unless the monitor already has an open one (the unique index decides): the new
  * run's id, or the open run's; undefined when the open run ended between the two statements.
  */
-export async function openManualRun(db: Db, monitor: { id: string; account_id: string }, now: Date, leaseMs: number, newRunId: string): Promise<string | undefined> {
+export async function openManualRun(
+  db: Db,
+  monitor: { id: string; account_id: string },
+  now: Date,
+  leaseMs: number,
+  newRunId: string,
+): Promise<string | undefined> {
   const inserted = await db
     .insertInto('monitor_runs')
-    .values({ id: newRunId, monitor_id: monitor.id, account_id: monitor.account_id, trigger: 'manual', status: 'queued', due_at: now.toISOString(), lease_until: new Date(now.getTime() + leaseMs).toISOString(), credits: 0 })
+    .values({
+      id: newRunId,
+      monitor_id: monitor.id,
+      account_id: monitor.account_id,
+      trigger: 'manual',
+      status: 'queued',
+      due_at: now.toISOString(),
+      lease_until: new Date(now.getTime() + leaseMs).toISOString(),
+      credits: 0,
+    })
     .onConflict((oc) => oc.doNothing())
     .returning('id')
     .executeTakeFirst();
   if (inserted) return inserted.id;
-  const open = await db.selectFrom('monitor_runs').select('id').where('monitor_id', '=', monitor.id).where('status', 'in', ['queued', 'running']).executeTakeFirst();
+  const open = await db
+    .selectFrom('monitor_runs')
+    .select('id')
+    .where('monitor_id', '=', monitor.id)
+    .where('status', 'in', ['queued', 'running'])
+    .executeTakeFirst();
   return open?.id;
 }
 
 /** A monitor's newest run. */
 export const latestRun = (db: Db, monitorId: string): Promise<MonitorRun | undefined> =>
-  db.selectFrom('monitor_runs').selectAll().where('monitor_id', '=', monitorId).orderBy('due_at', 'desc').executeTakeFirst();
+  db
+    .selectFrom('monitor_runs')
+    .selectAll()
+    .where('monitor_id', '=', monitorId)
+    .orderBy('due_at', 'desc')
+    .executeTakeFirst();

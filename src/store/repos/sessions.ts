@@ -4,12 +4,18 @@ import type { Db } from './accounts.js';
 
 export const SESSION_DAYS = 14;
 
-export async function createSession(db: Db, accountId: string): Promise<{ token: string; csrf: string; expiresAt: string }> {
+export async function createSession(
+  db: Db,
+  accountId: string,
+): Promise<{ token: string; csrf: string; expiresAt: string }> {
   const token = randomBase62(43);
   const csrf = randomBase62(32);
   const now = new Date();
   const expiresAt = new Date(now.getTime() + SESSION_DAYS * 86_400_000).toISOString();
-  await db.insertInto('sessions').values({ id: sha256Hex(token), account_id: accountId, csrf, created_at: now.toISOString(), expires_at: expiresAt }).execute();
+  await db
+    .insertInto('sessions')
+    .values({ id: sha256Hex(token), account_id: accountId, csrf, created_at: now.toISOString(), expires_at: expiresAt })
+    .execute();
   return { token, csrf, expiresAt };
 }
 

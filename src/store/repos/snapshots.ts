@@ -43,8 +43,21 @@ async function write(db: Db, runId: string, rows: Map<string, string>, now: Date
   const hashes = [...rows.keys()].sort();
   await db
     .insertInto('snapshots')
-    .values(hashes.map((hash) => ({ hash, body: rows.get(hash)!, bytes: Buffer.byteLength(rows.get(hash)!), created_at: nowIso, stored_at: nowIso })))
-    .onConflict((oc) => oc.column('hash').doUpdateSet((eb) => ({ stored_at: eb.ref('excluded.stored_at') })).where('snapshots.stored_at', '<', refreshBefore))
+    .values(
+      hashes.map((hash) => ({
+        hash,
+        body: rows.get(hash)!,
+        bytes: Buffer.byteLength(rows.get(hash)!),
+        created_at: nowIso,
+        stored_at: nowIso,
+      })),
+    )
+    .onConflict((oc) =>
+      oc
+        .column('hash')
+        .doUpdateSet((eb) => ({ stored_at: eb.ref('excluded.stored_at') }))
+        .where('snapshots.stored_at', '<', refreshBefore),
+    )
     .execute();
   await db
     .insertInto('snapshot_refs')
@@ -80,7 +93,13 @@ export async function store(db: Db, runId: string, values: Values, now = new Dat
  * A finished run's values and changes as the JSON to write (the runner's one call): large
  * values, and the large `from` / `to` of its changes, stored once as snapshots.
  */
-export async function storeRun(db: Db, runId: string, values: Values, changes: Changes | null, now = new Date()): Promise<{ values: string; changes: string | null }> {
+export async function storeRun(
+  db: Db,
+  runId: string,
+  values: Values,
+  changes: Changes | null,
+  now = new Date(),
+): Promise<{ values: string; changes: string | null }> {
   const rows = new Map<string, string>();
   const v: Values = {};
   for (const [k, x] of Object.entries(values)) v[k] = refFor(x, rows);
@@ -97,7 +116,11 @@ async function bodies(db: Db, hashes: Iterable<string>): Promise<Map<string, unk
   const wanted = [...new Set(hashes)];
   const found = new Map<string, unknown>();
   for (let i = 0; i < wanted.length; i += 500) {
-    const rows = await db.selectFrom('snapshots').select(['hash', 'body']).where('hash', 'in', wanted.slice(i, i + 500)).execute();
+    const rows = await db
+      .selectFrom('snapshots')
+      .select(['hash', 'body'])
+      .where('hash', 'in', wanted.slice(i, i + 500))
+      .execute();
     for (const r of rows) found.set(r.hash, JSON.parse(r.body));
   }
   return found;
@@ -139,7 +162,13 @@ function replaceRefs(o: Values, found: Map<string, unknown>, depth = 2): Values 
   const out: Values = {};
   for (const [k, v] of Object.entries(o)) {
     const h = refOf(v);
-    out[k] = h ? (found.has(h) ? found.get(h) : null) : depth > 1 && v && typeof v === 'object' && !Array.isArray(v) ? replaceRefs(v as Values, found, depth - 1) : v;
+    out[k] = h
+      ? found.has(h)
+        ? found.get(h)
+        : null
+      : depth > 1 && v && typeof v === 'object' && !Array.isArray(v)
+        ? replaceRefs(v as Values, found, depth - 1)
+        : v;
   }
   return out;
 }
@@ -155,7 +184,10 @@ export async function expandAll(db: Db, texts: (string | null)[]): Promise<(stri
 
 /** Rows with the given JSON columns expanded (copies; other fields untouched). */
 export async function expandRows<T, K extends keyof T>(db: Db, rows: T[], ...columns: K[]): Promise<T[]> {
-  const texts = await expandAll(db, rows.flatMap((r) => columns.map((c) => r[c] as unknown as string | null)));
+  const texts = await expandAll(
+    db,
+    rows.flatMap((r) => columns.map((c) => r[c] as unknown as string | null)),
+  );
   return rows.map((r, i) => {
     const changed = columns.filter((c, j) => texts[i * columns.length + j] !== (r[c] as unknown));
     if (!changed.length) return r;

@@ -16,11 +16,20 @@ export const listUsage = (db: Db, accountId: string, limit = 100) =>
   db.selectFrom('usage').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc').limit(limit).execute();
 
 /** Requests and credits per UTC day over the last `days` days (days without requests included, as zeros). */
-export async function dailyUsage(db: Db, accountId: string, days: number, now = new Date()): Promise<{ day: string; requests: number; credits: number }[]> {
+export async function dailyUsage(
+  db: Db,
+  accountId: string,
+  days: number,
+  now = new Date(),
+): Promise<{ day: string; requests: number; credits: number }[]> {
   const since = new Date(now.getTime() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
   const recent = db
     .selectFrom('usage')
-    .select((eb) => [eb.fn<string>('substr', ['created_at', sql.lit(1), sql.lit(10)]).as('day'), sql<number>`1`.as('requests'), 'credits'])
+    .select((eb) => [
+      eb.fn<string>('substr', ['created_at', sql.lit(1), sql.lit(10)]).as('day'),
+      sql<number>`1`.as('requests'),
+      'credits',
+    ])
     .where('account_id', '=', accountId)
     .where('created_at', '>=', since);
   const hourly = db
@@ -30,7 +39,11 @@ export async function dailyUsage(db: Db, accountId: string, days: number, now = 
     .where('hour', '>=', since);
   const rows = await db
     .selectFrom(recent.unionAll(hourly).as('t'))
-    .select((eb) => ['t.day', eb.fn.sum<number>('t.requests').as('requests'), eb.fn.sum<number>('t.credits').as('credits')])
+    .select((eb) => [
+      't.day',
+      eb.fn.sum<number>('t.requests').as('requests'),
+      eb.fn.sum<number>('t.credits').as('credits'),
+    ])
     .groupBy('t.day')
     .execute();
   const byDay = new Map(rows.map((r) => [r.day, r]));
@@ -42,11 +55,26 @@ export async function dailyUsage(db: Db, accountId: string, days: number, now = 
 }
 
 /** Failed requests of the last `days` days (from the start of that hour) by HTTP status. */
-export async function errorsByStatus(db: Db, accountId: string, days: number, now = new Date()): Promise<{ status: number; n: number }[]> {
+export async function errorsByStatus(
+  db: Db,
+  accountId: string,
+  days: number,
+  now = new Date(),
+): Promise<{ status: number; n: number }[]> {
   // Hour-aligned, like the hourly sums: the same requests are counted before and after they are summed.
   const since = `${new Date(now.getTime() - days * 86_400_000).toISOString().slice(0, 13)}:00:00.000Z`;
-  const recent = db.selectFrom('usage').select(['status', sql<number>`1`.as('n')]).where('account_id', '=', accountId).where('status', '>=', 400).where('created_at', '>=', since);
-  const hourly = db.selectFrom('usage_hourly').select(['status', 'requests as n']).where('account_id', '=', accountId).where('status', '>=', 400).where('hour', '>=', since);
+  const recent = db
+    .selectFrom('usage')
+    .select(['status', sql<number>`1`.as('n')])
+    .where('account_id', '=', accountId)
+    .where('status', '>=', 400)
+    .where('created_at', '>=', since);
+  const hourly = db
+    .selectFrom('usage_hourly')
+    .select(['status', 'requests as n'])
+    .where('account_id', '=', accountId)
+    .where('status', '>=', 400)
+    .where('hour', '>=', since);
   const rows = await db
     .selectFrom(recent.unionAll(hourly).as('t'))
     .select((eb) => ['t.status', eb.fn.sum<number>('t.n').as('n')])

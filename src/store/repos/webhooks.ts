@@ -20,12 +20,22 @@ export function listDeliveries(db: Db, monitorId: string, limit: number, deliver
     .select('webhook_events.body')
     .where('webhook_deliveries.monitor_id', '=', monitorId);
   if (deliveryId) q = q.where('webhook_deliveries.id', '=', deliveryId);
-  return q.orderBy('webhook_deliveries.created_at', 'desc').orderBy('webhook_deliveries.id', 'desc').limit(limit).execute();
+  return q
+    .orderBy('webhook_deliveries.created_at', 'desc')
+    .orderBy('webhook_deliveries.id', 'desc')
+    .limit(limit)
+    .execute();
 }
 
 export const attemptsOf = (db: Db, deliveryIds: string[]): Promise<DeliveryAttempt[]> =>
   deliveryIds.length
-    ? db.selectFrom('delivery_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('attempt').orderBy('id').execute()
+    ? db
+        .selectFrom('delivery_attempts')
+        .selectAll()
+        .where('delivery_id', 'in', deliveryIds)
+        .orderBy('attempt')
+        .orderBy('id')
+        .execute()
     : Promise.resolve([]);
 
 /**
@@ -38,7 +48,13 @@ export const attemptsOf = (db: Db, deliveryIds: string[]): Promise<DeliveryAttem
  * handed and not yet taken), so one account's backlog to a slow or hanging receiver cannot fill
  * the delivery lanes while another account's deliveries wait behind it.
  */
-export async function handDueDeliveries(db: Db, now: Date, limit: number, handMs: number, accountCap = Infinity): Promise<{ id: string; attempts: number }[]> {
+export async function handDueDeliveries(
+  db: Db,
+  now: Date,
+  limit: number,
+  handMs: number,
+  accountCap = Infinity,
+): Promise<{ id: string; attempts: number }[]> {
   const nowIso = now.toISOString();
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   if (!Number.isFinite(accountCap)) {
@@ -101,7 +117,9 @@ const inFlight = (db: Db, nowIso: string) =>
   db
     .selectFrom('webhook_deliveries')
     .select(['account_id', (eb) => eb.fn.countAll<number>().as('n')])
-    .where((eb) => eb.or([eb('state', '=', 'sending'), eb.and([eb('state', '=', 'pending'), eb('handed_until', '>=', nowIso)])]))
+    .where((eb) =>
+      eb.or([eb('state', '=', 'sending'), eb.and([eb('state', '=', 'pending'), eb('handed_until', '>=', nowIso)])]),
+    )
     .groupBy('account_id')
     .execute();
 
@@ -121,8 +139,16 @@ export async function staleSending(db: Db, now: Date, all = false): Promise<Webh
 /** The earliest time something is due (a monitor run or a delivery attempt), for the scheduler's sleep. */
 export async function nextDueAt(db: Db): Promise<string | undefined> {
   const [m, d] = await Promise.all([
-    db.selectFrom('monitors').select((eb) => eb.fn.min('next_run_at').as('t')).where('state', '=', 'active').executeTakeFirst(),
-    db.selectFrom('webhook_deliveries').select((eb) => eb.fn.min('next_attempt_at').as('t')).where('state', '=', 'pending').executeTakeFirst(),
+    db
+      .selectFrom('monitors')
+      .select((eb) => eb.fn.min('next_run_at').as('t'))
+      .where('state', '=', 'active')
+      .executeTakeFirst(),
+    db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.min('next_attempt_at').as('t'))
+      .where('state', '=', 'pending')
+      .executeTakeFirst(),
   ]);
   const times = [m?.t, d?.t].filter((t): t is string => typeof t === 'string');
   return times.sort()[0];
@@ -162,7 +188,14 @@ export type Claim =
  * count: two workers never make the same attempt) and logs it with the URL it goes to — the
  * monitor's webhook now, not when the event was written. Undefined when it is not ours.
  */
-export async function claimAttempt(db: Db, deliveryId: string, attempts: number, now: Date, leaseMs: number, accountCap = Infinity): Promise<Claim | undefined> {
+export async function claimAttempt(
+  db: Db,
+  deliveryId: string,
+  attempts: number,
+  now: Date,
+  leaseMs: number,
+  accountCap = Infinity,
+): Promise<Claim | undefined> {
   const nowIso = now.toISOString();
   // Due by this process's estimate of the database clock, give or take its error: a delivery
   // handed over the moment another process wrote it is not refused (and left for the relay's
@@ -171,7 +204,15 @@ export async function claimAttempt(db: Db, deliveryId: string, attempts: number,
   const cap = Number.isFinite(accountCap) ? accountCap : null;
   // PostgreSQL, the hot path of scale-out: claimed, logged and read in one statement.
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    const fast = await claimAttemptInOneStatement(db, deliveryId, attempts, nowIso, dueBy, new Date(now.getTime() + leaseMs).toISOString(), cap);
+    const fast = await claimAttemptInOneStatement(
+      db,
+      deliveryId,
+      attempts,
+      nowIso,
+      dueBy,
+      new Date(now.getTime() + leaseMs).toISOString(),
+      cap,
+    );
     if (fast !== 'other') return fast;
   }
   const claim = await db.transaction().execute(async (trx) => {
@@ -185,7 +226,11 @@ export async function claimAttempt(db: Db, deliveryId: string, attempts: number,
     if (cap !== null) {
       q = q.where((eb) =>
         eb(
-          eb.selectFrom('webhook_deliveries as s').select((e) => e.fn.countAll<number>().as('n')).whereRef('s.account_id', '=', 'webhook_deliveries.account_id').where('s.state', '=', 'sending'),
+          eb
+            .selectFrom('webhook_deliveries as s')
+            .select((e) => e.fn.countAll<number>().as('n'))
+            .whereRef('s.account_id', '=', 'webhook_deliveries.account_id')
+            .where('s.state', '=', 'sending'),
           '<',
           cap,
         ),
@@ -195,25 +240,53 @@ export async function claimAttempt(db: Db, deliveryId: string, attempts: number,
     if (!d) return undefined;
     const target = await deliveryTarget(trx, d.event_id);
     if (!target || target.webhook_state === 'disabled') {
-      const reason = !target ? 'not sent: the event is gone' : `not sent: the monitor's webhook is disabled (${target.webhook_disabled_reason ?? 'by its owner'}); re-enable it, then replay`;
+      const reason = !target
+        ? 'not sent: the event is gone'
+        : `not sent: the monitor's webhook is disabled (${target.webhook_disabled_reason ?? 'by its owner'}); re-enable it, then replay`;
       // Logged and counted as an attempt: the next hand-out of this delivery (a replay) is a new attempt number.
       await trx
         .insertInto('delivery_attempts')
-        .values({ delivery_id: deliveryId, attempt: attempts + 1, manual: 0, outcome: 'failed', started_at: nowIso, finished_at: nowIso, error: reason, duration_ms: 0, url: target?.url ?? null })
+        .values({
+          delivery_id: deliveryId,
+          attempt: attempts + 1,
+          manual: 0,
+          outcome: 'failed',
+          started_at: nowIso,
+          finished_at: nowIso,
+          error: reason,
+          duration_ms: 0,
+          url: target?.url ?? null,
+        })
         .execute();
       await trx
         .updateTable('webhook_deliveries')
-        .set({ state: 'failed', attempts: attempts + 1, next_attempt_at: null, lease_until: null, last_status: null, last_error: reason, updated_at: nowIso })
+        .set({
+          state: 'failed',
+          attempts: attempts + 1,
+          next_attempt_at: null,
+          lease_until: null,
+          last_status: null,
+          last_error: reason,
+          updated_at: nowIso,
+        })
         .where('id', '=', deliveryId)
         .execute();
       return { kind: 'not_sent' as const, reason };
     }
     const row = await trx
       .insertInto('delivery_attempts')
-      .values({ delivery_id: deliveryId, attempt: attempts + 1, manual: 0, outcome: 'sending', started_at: nowIso, url: target.url })
+      .values({
+        delivery_id: deliveryId,
+        attempt: attempts + 1,
+        manual: 0,
+        outcome: 'sending',
+        started_at: nowIso,
+        url: target.url,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
-    if (d.url !== target.url) await trx.updateTable('webhook_deliveries').set({ url: target.url }).where('id', '=', deliveryId).execute();
+    if (d.url !== target.url)
+      await trx.updateTable('webhook_deliveries').set({ url: target.url }).where('id', '=', deliveryId).execute();
     return { kind: 'attempt' as const, attemptId: Number(row.id), delivery: { ...d, url: target.url }, target };
   });
   if (claim || cap === null) return claim;
@@ -237,7 +310,15 @@ type Target = DeliveryTarget & { webhook_state: string };
  * is nothing to send (event gone, webhook disabled) — or nothing was claimed: the general path
  * then decides (it finds the delivery already claimed by this call and takes the first case).
  */
-async function claimAttemptInOneStatement(db: Db, deliveryId: string, attempts: number, nowIso: string, dueBy: string, lease: string, cap: number | null): Promise<Claim | undefined | 'other'> {
+async function claimAttemptInOneStatement(
+  db: Db,
+  deliveryId: string,
+  attempts: number,
+  nowIso: string,
+  dueBy: string,
+  lease: string,
+  cap: number | null,
+): Promise<Claim | undefined | 'other'> {
   const { rows } = await sql<{ delivery: WebhookDelivery; target: Target | null; attempt_id: number | null }>`
     WITH t AS (
       SELECT e.body, m.webhook AS url, m.webhook_state, m.webhook_disabled_reason, a.signing_secret, a.previous_signing_secret, a.previous_secret_expires_at
@@ -253,7 +334,9 @@ async function claimAttemptInOneStatement(db: Db, deliveryId: string, attempts: 
       SELECT d.id, d.attempts + 1, 0, 'sending', ${nowIso}, d.url FROM d
       RETURNING id
     )
-    SELECT row_to_json(d.*) AS delivery, (SELECT row_to_json(t.*) FROM t) AS target, (SELECT id FROM att) AS attempt_id FROM d`.execute(db);
+    SELECT row_to_json(d.*) AS delivery, (SELECT row_to_json(t.*) FROM t) AS target, (SELECT id FROM att) AS attempt_id FROM d`.execute(
+    db,
+  );
   const row = rows[0];
   if (!row) return 'other';
   return { kind: 'attempt', attemptId: Number(row.attempt_id), delivery: row.delivery, target: row.target! };
@@ -279,7 +362,15 @@ export interface WebhookHealth {
 /** Ends a claimed attempt: its log row, the delivery's next state, and the monitor's webhook health, in one transaction. */
 export async function finishAttempt(
   db: Db,
-  a: { deliveryId: string; attempts: number; attemptId: number; sent: AttemptResult; finishedAt: string; state: 'pending' | 'succeeded' | 'failed'; nextAttemptAt: string | null },
+  a: {
+    deliveryId: string;
+    attempts: number;
+    attemptId: number;
+    sent: AttemptResult;
+    finishedAt: string;
+    state: 'pending' | 'succeeded' | 'failed';
+    nextAttemptAt: string | null;
+  },
   health: WebhookHealth,
 ): Promise<void> {
   const { sent } = a;
@@ -300,7 +391,13 @@ export async function finishAttempt(
   await db.transaction().execute(async (trx) => {
     await trx
       .updateTable('delivery_attempts')
-      .set({ outcome: sent.ok ? 'succeeded' : 'failed', finished_at: a.finishedAt, status_code: sent.status, error: sent.error, duration_ms: sent.durationMs })
+      .set({
+        outcome: sent.ok ? 'succeeded' : 'failed',
+        finished_at: a.finishedAt,
+        status_code: sent.status,
+        error: sent.error,
+        duration_ms: sent.durationMs,
+      })
       .where('id', '=', a.attemptId)
       .execute();
     // The monitor first (its other pending deliveries fail if this attempt disables the webhook), then this delivery.
@@ -308,7 +405,16 @@ export async function finishAttempt(
     await trx
       .updateTable('webhook_deliveries')
       // handed_until cleared: the next attempt is a new hand-out for the relay.
-      .set({ state: disabled ? 'failed' : a.state, attempts: a.attempts + 1, next_attempt_at: disabled ? null : a.nextAttemptAt, lease_until: null, handed_until: null, last_status: sent.status, last_error: sent.error, updated_at: a.finishedAt })
+      .set({
+        state: disabled ? 'failed' : a.state,
+        attempts: a.attempts + 1,
+        next_attempt_at: disabled ? null : a.nextAttemptAt,
+        lease_until: null,
+        handed_until: null,
+        last_status: sent.status,
+        last_error: sent.error,
+        updated_at: a.finishedAt,
+      })
       .where('id', '=', a.deliveryId)
       .where('state', '=', 'sending')
       .where('attempts', '=', a.attempts)
@@ -319,7 +425,12 @@ export async function finishAttempt(
 /** Returns whether this attempt disabled the webhook. */
 async function recordWebhookHealth(trx: Db, ok: boolean, h: WebhookHealth, at: string): Promise<boolean> {
   if (ok) {
-    await trx.updateTable('monitors').set({ webhook_failing_since: null }).where('id', '=', h.monitorId).where('webhook_failing_since', 'is not', null).execute();
+    await trx
+      .updateTable('monitors')
+      .set({ webhook_failing_since: null })
+      .where('id', '=', h.monitorId)
+      .where('webhook_failing_since', 'is not', null)
+      .execute();
     return false;
   }
   if (h.gone) {
@@ -353,7 +464,12 @@ export async function disableWebhook(trx: Db, monitorId: string, reason: string,
   // Each is logged as a last, unsent attempt: attempt numbers stay unique, so a replay's hand-out
   // (queue job id: delivery id + attempt) is never mistaken for one already handed out.
   const error = `not sent: the monitor's webhook was disabled (${reason})`;
-  const pending = await trx.selectFrom('webhook_deliveries').select(['id', 'attempts']).where('monitor_id', '=', monitorId).where('state', '=', 'pending').execute();
+  const pending = await trx
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'attempts'])
+    .where('monitor_id', '=', monitorId)
+    .where('state', '=', 'pending')
+    .execute();
   for (const d of pending) {
     const r = await trx
       .updateTable('webhook_deliveries')
@@ -363,35 +479,81 @@ export async function disableWebhook(trx: Db, monitorId: string, reason: string,
       .where('attempts', '=', d.attempts)
       .executeTakeFirst();
     if (Number(r.numUpdatedRows) !== 1) continue;
-    await trx.insertInto('delivery_attempts').values({ delivery_id: d.id, attempt: d.attempts + 1, manual: 0, outcome: 'failed', started_at: at, finished_at: at, error, duration_ms: 0 }).execute();
+    await trx
+      .insertInto('delivery_attempts')
+      .values({
+        delivery_id: d.id,
+        attempt: d.attempts + 1,
+        manual: 0,
+        outcome: 'failed',
+        started_at: at,
+        finished_at: at,
+        error,
+        duration_ms: 0,
+      })
+      .execute();
   }
 }
 
 /** A manual attempt (redeliver): logged first, outside the automatic schedule. */
 export async function startManualAttempt(db: Db, deliveryId: string, url: string, at: string): Promise<number> {
-  const last = await db.selectFrom('delivery_attempts').select((eb) => eb.fn.max('attempt').as('n')).where('delivery_id', '=', deliveryId).executeTakeFirst();
+  const last = await db
+    .selectFrom('delivery_attempts')
+    .select((eb) => eb.fn.max('attempt').as('n'))
+    .where('delivery_id', '=', deliveryId)
+    .executeTakeFirst();
   const row = await db
     .insertInto('delivery_attempts')
-    .values({ delivery_id: deliveryId, attempt: Number(last?.n ?? 0) + 1, manual: 1, outcome: 'sending', started_at: at, url })
+    .values({
+      delivery_id: deliveryId,
+      attempt: Number(last?.n ?? 0) + 1,
+      manual: 1,
+      outcome: 'sending',
+      started_at: at,
+      url,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return Number(row.id);
 }
 
 /** Ends a manual attempt: a success ends pending retries (and the failing streak); a failure leaves the schedule as it was. */
-export async function finishManualAttempt(db: Db, d: { id: string; monitorId: string }, attemptId: number, sent: AttemptResult, at: string): Promise<void> {
+export async function finishManualAttempt(
+  db: Db,
+  d: { id: string; monitorId: string },
+  attemptId: number,
+  sent: AttemptResult,
+  at: string,
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx
       .updateTable('delivery_attempts')
-      .set({ outcome: sent.ok ? 'succeeded' : 'failed', finished_at: at, status_code: sent.status, error: sent.error, duration_ms: sent.durationMs })
+      .set({
+        outcome: sent.ok ? 'succeeded' : 'failed',
+        finished_at: at,
+        status_code: sent.status,
+        error: sent.error,
+        duration_ms: sent.durationMs,
+      })
       .where('id', '=', attemptId)
       .execute();
     const update = trx.updateTable('webhook_deliveries').where('id', '=', d.id);
     if (sent.ok) {
-      await update.set({ state: 'succeeded', next_attempt_at: null, last_status: sent.status, last_error: null, updated_at: at }).where('state', 'in', ['pending', 'failed']).execute();
-      await trx.updateTable('monitors').set({ webhook_failing_since: null }).where('id', '=', d.monitorId).where('webhook_failing_since', 'is not', null).execute();
+      await update
+        .set({ state: 'succeeded', next_attempt_at: null, last_status: sent.status, last_error: null, updated_at: at })
+        .where('state', 'in', ['pending', 'failed'])
+        .execute();
+      await trx
+        .updateTable('monitors')
+        .set({ webhook_failing_since: null })
+        .where('id', '=', d.monitorId)
+        .where('webhook_failing_since', 'is not', null)
+        .execute();
     } else {
-      await update.set({ last_status: sent.status, last_error: sent.error, updated_at: at }).where('state', '<>', 'sending').execute();
+      await update
+        .set({ last_status: sent.status, last_error: sent.error, updated_at: at })
+        .where('state', '<>', 'sending')
+        .execute();
     }
   });
 }
@@ -400,7 +562,12 @@ export async function finishManualAttempt(db: Db, d: { id: string; monitorId: st
  * A delivery whose sender died mid-attempt: the attempt counts as failed (`interrupted`) and the
  * next is scheduled (or the delivery fails when its schedule is spent). False when it was not stale any more.
  */
-export async function interruptAttempt(db: Db, d: WebhookDelivery, next: { state: 'pending' | 'failed'; nextAttemptAt: string | null }, at: string): Promise<boolean> {
+export async function interruptAttempt(
+  db: Db,
+  d: WebhookDelivery,
+  next: { state: 'pending' | 'failed'; nextAttemptAt: string | null },
+  at: string,
+): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const r = await trx
       .updateTable('webhook_deliveries')
@@ -435,16 +602,32 @@ export async function interruptAttempt(db: Db, d: WebhookDelivery, next: { state
  * become pending and due now, each with a fresh schedule; the scheduler sends them. Deliveries of
  * a monitor whose webhook is disabled stay as they are. Returns how many were scheduled.
  */
-export async function replayFailed(db: Db, accountId: string, since: string, now: Date, monitorId?: string): Promise<number> {
+export async function replayFailed(
+  db: Db,
+  accountId: string,
+  since: string,
+  now: Date,
+  monitorId?: string,
+): Promise<number> {
   const nowIso = now.toISOString();
   let q = db
     .updateTable('webhook_deliveries')
-    .set((eb) => ({ state: 'pending', next_attempt_at: nowIso, schedule_offset: eb.ref('attempts'), handed_until: null, updated_at: nowIso }))
+    .set((eb) => ({
+      state: 'pending',
+      next_attempt_at: nowIso,
+      schedule_offset: eb.ref('attempts'),
+      handed_until: null,
+      updated_at: nowIso,
+    }))
     .where('account_id', '=', accountId)
     .where('state', '=', 'failed')
     .where('created_at', '>=', since)
     .where('monitor_id', 'in', (eb) => {
-      let m = eb.selectFrom('monitors').select('id').where('account_id', '=', accountId).where('webhook_state', '=', 'active');
+      let m = eb
+        .selectFrom('monitors')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .where('webhook_state', '=', 'active');
       if (monitorId) m = m.where('id', '=', monitorId);
       return m;
     });
@@ -471,11 +654,26 @@ export async function writeEvent(
     .executeTakeFirst();
   if (!m) return undefined;
   const { id, body } = build(Number(m.event_sequence), m.url);
-  await trx.insertInto('webhook_events').values({ id, monitor_id: e.monitorId, account_id: e.accountId, run_id: e.runId, body, created_at: e.at }).execute();
+  await trx
+    .insertInto('webhook_events')
+    .values({ id, monitor_id: e.monitorId, account_id: e.accountId, run_id: e.runId, body, created_at: e.at })
+    .execute();
   const deliveryId = newId('dlv');
   await trx
     .insertInto('webhook_deliveries')
-    .values({ id: deliveryId, event_id: id, monitor_id: e.monitorId, account_id: e.accountId, url: m.webhook, state: 'pending', attempts: 0, next_attempt_at: e.at, handed_until: e.handedUntil ?? null, created_at: e.at, updated_at: e.at })
+    .values({
+      id: deliveryId,
+      event_id: id,
+      monitor_id: e.monitorId,
+      account_id: e.accountId,
+      url: m.webhook,
+      state: 'pending',
+      attempts: 0,
+      next_attempt_at: e.at,
+      handed_until: e.handedUntil ?? null,
+      created_at: e.at,
+      updated_at: e.at,
+    })
     .execute();
   return { eventId: id, deliveryId };
 }

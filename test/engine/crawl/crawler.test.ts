@@ -23,7 +23,16 @@ beforeAll(async () => {
   site = await startFixtureServer();
   const u = site.url;
   const routes: Record<string, string> = {
-    '/': page('Home', ['/a', '/b', '/a#section', '/b?utm_source=x', `${u}/c/`, 'http://other.example/x', '/image.png', 'mailto:x@y.z']),
+    '/': page('Home', [
+      '/a',
+      '/b',
+      '/a#section',
+      '/b?utm_source=x',
+      `${u}/c/`,
+      'http://other.example/x',
+      '/image.png',
+      'mailto:x@y.z',
+    ]),
     '/a': page('A', ['/a/1', '/', '/b']),
     '/b': page('B', ['/b/1', '/private/secret', '/a']),
     '/c/': page('C', ['/c/deep']),
@@ -45,14 +54,26 @@ beforeAll(async () => {
     '/site/faq/': page('Site FAQ', []),
   };
   for (const [p, html] of Object.entries(routes)) site.route(p, html);
-  site.route('/robots.txt', (_q, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`User-agent: *\nDisallow: /private/\nSitemap: ${u}/sitemap-index.xml\n`));
-  site.route('/sitemap-index.xml', (_q, res) => res.writeHead(200, { 'content-type': 'application/xml' }).end(`<sitemapindex><sitemap><loc>${u}/sitemap-1.xml.gz</loc></sitemap></sitemapindex>`));
+  site.route('/robots.txt', (_q, res) =>
+    res
+      .writeHead(200, { 'content-type': 'text/plain' })
+      .end(`User-agent: *\nDisallow: /private/\nSitemap: ${u}/sitemap-index.xml\n`),
+  );
+  site.route('/sitemap-index.xml', (_q, res) =>
+    res
+      .writeHead(200, { 'content-type': 'application/xml' })
+      .end(`<sitemapindex><sitemap><loc>${u}/sitemap-1.xml.gz</loc></sitemap></sitemapindex>`),
+  );
   site.route('/sitemap-1.xml.gz', (_q, res) =>
-    res.writeHead(200, { 'content-type': 'application/gzip' }).end(gzipSync(`<urlset><url><loc>${u}/only-in-sitemap</loc></url><url><loc>${u}/a</loc></url></urlset>`)),
+    res
+      .writeHead(200, { 'content-type': 'application/gzip' })
+      .end(gzipSync(`<urlset><url><loc>${u}/only-in-sitemap</loc></url><url><loc>${u}/a</loc></url></urlset>`)),
   );
   site.route('/moved', (_q, res) => res.writeHead(301, { location: '/b' }).end());
   site.route('/away', (_q, res) => res.writeHead(302, { location: 'http://127.0.0.2:9/' }).end());
-  site.route('/file.bin', (_q, res) => res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.alloc(100)));
+  site.route('/file.bin', (_q, res) =>
+    res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.alloc(100)),
+  );
   site.route('/slow', async (_q, res) => {
     await new Promise((r) => setTimeout(r, 5000));
     if (!res.destroyed) res.writeHead(200, { 'content-type': 'text/html' }).end(page('Slow', []));
@@ -78,7 +99,9 @@ describe('crawl', () => {
     expect(site.hits('/a')).toBe(1);
     expect(site.hits('/b')).toBe(1);
     expect(site.hits('/image.png')).toBe(0);
-    expect(r.errors).toEqual([{ url: `${site.url}/private/secret`, error: 'robots_disallowed', detail: expect.any(String) }]);
+    expect(r.errors).toEqual([
+      { url: `${site.url}/private/secret`, error: 'robots_disallowed', detail: expect.any(String) },
+    ]);
   });
 
   it('keeps a trailing slash: a site served only at /site/ is crawled there, and /site is another URL', async () => {
@@ -89,28 +112,44 @@ describe('crawl', () => {
     expect(r.errors).toEqual([expect.objectContaining({ url: `${site.url}/site` })]);
   });
 
-  it.skipIf(!existsSync(fileURLToPath(workerUrl)))('gives the same pages when documents are processed on worker threads (needs npm run build)', async () => {
-    const pool = new DocumentPool({ size: 2, workerUrl });
-    let pooledPages = 0;
-    const documents = { process: (s: string, o: PooledOptions, x?: PageExtraction) => (pooledPages++, pool.process(s, o, x)), close: () => pool.close() };
-    try {
-      const pooled = await crawl({ http, documents }, { url: `${site.url}/`, maxDepth: 2, limit: 50, useSitemap: false });
-      const inline = await crawl({ http }, { url: `${site.url}/`, maxDepth: 2, limit: 50, useSitemap: false });
-      expect(pool.size).toBe(2);
-      expect(pooledPages).toBe(pooled.total);
-      expect(pooled).toEqual(inline);
-      // Extraction too runs on the workers, with the same answers.
-      const schema = compileSchema({ title: 'string', links: ['string'] });
-      const withJson = { url: `${site.url}/`, maxDepth: 2, limit: 50, useSitemap: false, formats: ['markdown', 'json'] as Format[], schema };
-      pooledPages = 0;
-      const pooledJson = await crawl({ http, documents }, withJson);
-      expect(pooledPages).toBe(pooledJson.total);
-      expect(pooledJson.pages.every((p) => typeof p.json?.title === 'string')).toBe(true);
-      expect(pooledJson).toEqual(await crawl({ http }, withJson));
-    } finally {
-      await pool.close();
-    }
-  });
+  it.skipIf(!existsSync(fileURLToPath(workerUrl)))(
+    'gives the same pages when documents are processed on worker threads (needs npm run build)',
+    async () => {
+      const pool = new DocumentPool({ size: 2, workerUrl });
+      let pooledPages = 0;
+      const documents = {
+        process: (s: string, o: PooledOptions, x?: PageExtraction) => (pooledPages++, pool.process(s, o, x)),
+        close: () => pool.close(),
+      };
+      try {
+        const pooled = await crawl(
+          { http, documents },
+          { url: `${site.url}/`, maxDepth: 2, limit: 50, useSitemap: false },
+        );
+        const inline = await crawl({ http }, { url: `${site.url}/`, maxDepth: 2, limit: 50, useSitemap: false });
+        expect(pool.size).toBe(2);
+        expect(pooledPages).toBe(pooled.total);
+        expect(pooled).toEqual(inline);
+        // Extraction too runs on the workers, with the same answers.
+        const schema = compileSchema({ title: 'string', links: ['string'] });
+        const withJson = {
+          url: `${site.url}/`,
+          maxDepth: 2,
+          limit: 50,
+          useSitemap: false,
+          formats: ['markdown', 'json'] as Format[],
+          schema,
+        };
+        pooledPages = 0;
+        const pooledJson = await crawl({ http, documents }, withJson);
+        expect(pooledPages).toBe(pooledJson.total);
+        expect(pooledJson.pages.every((p) => typeof p.json?.title === 'string')).toBe(true);
+        expect(pooledJson).toEqual(await crawl({ http }, withJson));
+      } finally {
+        await pool.close();
+      }
+    },
+  );
 
   it('max_depth 0 is only the start page; limit truncates', async () => {
     const zero = await crawl({ http }, { url: `${site.url}/`, maxDepth: 0 });
@@ -122,7 +161,10 @@ describe('crawl', () => {
   });
 
   it('lists the links of pages at the depth limit when asked, and follows none of them', async () => {
-    const r = await crawl({ http }, { url: `${site.url}/`, maxDepth: 1, useSitemap: false, formats: ['markdown', 'links'] });
+    const r = await crawl(
+      { http },
+      { url: `${site.url}/`, maxDepth: 1, useSitemap: false, formats: ['markdown', 'links'] },
+    );
     expect(urls(r)).toEqual(['/', '/a', '/b', '/c/']);
     const a = r.pages.find((p) => p.url.endsWith('/a'))!;
     expect(a.depth).toBe(1);
@@ -132,11 +174,18 @@ describe('crawl', () => {
   it('reports broken links as errors and keeps going', async () => {
     const r = await crawl({ http }, { url: `${site.url}/a/1`, maxDepth: 1, limit: 10, useSitemap: false });
     expect(urls(r)).toEqual(['/a/1', '/a/1/x']);
-    expect(r.errors).toContainEqual({ url: `${site.url}/missing`, error: 'fetch_failed', detail: expect.stringContaining('404') });
+    expect(r.errors).toContainEqual({
+      url: `${site.url}/missing`,
+      error: 'fetch_failed',
+      detail: expect.stringContaining('404'),
+    });
   });
 
   it('ignores robots.txt when asked', async () => {
-    const r = await crawl({ http }, { url: `${site.url}/b`, maxDepth: 1, limit: 10, respectRobots: false, useSitemap: false });
+    const r = await crawl(
+      { http },
+      { url: `${site.url}/b`, maxDepth: 1, limit: 10, respectRobots: false, useSitemap: false },
+    );
     expect(urls(r)).toContain('/private/secret');
   });
 
@@ -146,9 +195,15 @@ describe('crawl', () => {
   });
 
   it('applies include and exclude globs to paths', async () => {
-    const inc = await crawl({ http }, { url: `${site.url}/docs/guide`, maxDepth: 2, limit: 10, includePaths: ['/docs/**'], useSitemap: false });
+    const inc = await crawl(
+      { http },
+      { url: `${site.url}/docs/guide`, maxDepth: 2, limit: 10, includePaths: ['/docs/**'], useSitemap: false },
+    );
     expect(urls(inc)).toEqual(['/docs/guide', '/docs/guide/intro']);
-    const exc = await crawl({ http }, { url: `${site.url}/`, maxDepth: 1, limit: 10, excludePaths: ['/a', '/c'], useSitemap: false });
+    const exc = await crawl(
+      { http },
+      { url: `${site.url}/`, maxDepth: 1, limit: 10, excludePaths: ['/a', '/c'], useSitemap: false },
+    );
     expect(urls(exc)).toEqual(['/', '/b']);
   });
 
@@ -170,13 +225,18 @@ describe('crawl', () => {
 
   it('returns what it has when the time budget runs out', async () => {
     site.route('/slowhub', page('Slow hub', ['/slow', '/b']));
-    const r = await crawl({ http }, { url: `${site.url}/slowhub`, maxDepth: 1, limit: 10, timeoutMs: 2500, useSitemap: false });
+    const r = await crawl(
+      { http },
+      { url: `${site.url}/slowhub`, maxDepth: 1, limit: 10, timeoutMs: 2500, useSitemap: false },
+    );
     expect(r.truncated).toBe(true);
     expect(urls(r)).toContain('/slowhub');
     expect(urls(r)).not.toContain('/slow');
   });
 
   it('fails when the start page cannot be fetched', async () => {
-    await expect(crawl({ http }, { url: `${site.url}/missing`, useSitemap: false })).rejects.toMatchObject({ code: 'fetch_failed' });
+    await expect(crawl({ http }, { url: `${site.url}/missing`, useSitemap: false })).rejects.toMatchObject({
+      code: 'fetch_failed',
+    });
   });
 });

@@ -13,11 +13,18 @@ import { startFixtureServer, type FixtureServer } from '../../helpers/fixture-se
 
 let site: FixtureServer;
 let http: HttpClient;
-const urlset = (u: string) => `<urlset>${Array.from({ length: 2000 }, (_, i) => `<url><loc>${u}/p/${i}</loc></url>${' '.repeat(60)}`).join('')}</urlset>`;
+const urlset = (u: string) =>
+  `<urlset>${Array.from({ length: 2000 }, (_, i) => `<url><loc>${u}/p/${i}</loc></url>${' '.repeat(60)}`).join('')}</urlset>`;
 beforeAll(async () => {
   site = await startFixtureServer();
-  site.route('/sitemap.xml', (_q, res) => void res.writeHead(200, { 'content-type': 'application/xml' }).end(urlset(site.url)));
-  site.route('/sitemap.xml.gz', (_q, res) => void res.writeHead(200, { 'content-type': 'application/gzip' }).end(gzipSync(urlset(site.url))));
+  site.route(
+    '/sitemap.xml',
+    (_q, res) => void res.writeHead(200, { 'content-type': 'application/xml' }).end(urlset(site.url)),
+  );
+  site.route(
+    '/sitemap.xml.gz',
+    (_q, res) => void res.writeHead(200, { 'content-type': 'application/gzip' }).end(gzipSync(urlset(site.url))),
+  );
   http = new HttpClient({ allowPrivateNetwork: true });
 });
 afterAll(async () => {
@@ -31,12 +38,16 @@ describe('sitemap files and the shared limits', () => {
     expect(gate.tryTake()).toBe(true); // another page holds the only slot
     for (const path of ['/sitemap.xml', '/sitemap.xml.gz']) {
       const started = Date.now();
-      expect(await readSitemaps(http, [`${site.url}${path}`], { timeoutMs: 400, fetchers: { largePages: gate } })).toEqual([]);
+      expect(
+        await readSitemaps(http, [`${site.url}${path}`], { timeoutMs: 400, fetchers: { largePages: gate } }),
+      ).toEqual([]);
       expect(Date.now() - started).toBeLessThan(3000);
     }
     gate.give();
     for (const path of ['/sitemap.xml', '/sitemap.xml.gz']) {
-      expect(await readSitemaps(http, [`${site.url}${path}`], { timeoutMs: 5000, fetchers: { largePages: gate } })).toHaveLength(2000);
+      expect(
+        await readSitemaps(http, [`${site.url}${path}`], { timeoutMs: 5000, fetchers: { largePages: gate } }),
+      ).toHaveLength(2000);
     }
     expect(gate.active).toBe(0);
     expect(gate.bytes).toBe(0);
@@ -48,7 +59,9 @@ describe('sitemap files and the shared limits', () => {
     const give = await slots.acquire();
     expect(await readSitemaps(http, [`${site.url}/sitemap.xml`], { timeoutMs: 300, fetchers: { slots } })).toEqual([]);
     give();
-    expect(await readSitemaps(http, [`${site.url}/sitemap.xml`], { timeoutMs: 5000, fetchers: { slots } })).toHaveLength(2000);
+    expect(
+      await readSitemaps(http, [`${site.url}/sitemap.xml`], { timeoutMs: 5000, fetchers: { slots } }),
+    ).toHaveLength(2000);
     expect(owners.active('acc_a')).toBe(0);
     expect(owners.owners).toBe(0);
   });

@@ -108,7 +108,9 @@ describe('path globs', () => {
 
 describe('sitemaps', () => {
   it('reads urlsets and indexes, with entities and CDATA', () => {
-    const set = parseSitemap('<?xml version="1.0"?><urlset><url><loc>https://e.com/a?x=1&amp;y=2</loc></url><url><loc><![CDATA[https://e.com/b]]></loc></url></urlset>');
+    const set = parseSitemap(
+      '<?xml version="1.0"?><urlset><url><loc>https://e.com/a?x=1&amp;y=2</loc></url><url><loc><![CDATA[https://e.com/b]]></loc></url></urlset>',
+    );
     expect(set).toEqual({ pages: ['https://e.com/a?x=1&y=2', 'https://e.com/b'], sitemaps: [] });
     const idx = parseSitemap('<sitemapindex><sitemap><loc>https://e.com/s1.xml.gz</loc></sitemap></sitemapindex>');
     expect(idx).toEqual({ pages: [], sitemaps: ['https://e.com/s1.xml.gz'] });

@@ -25,6 +25,7 @@ describe('normaliseDate', () => {
   });
 
   it('answers nothing for text without a whole date, impossible dates and ambiguous day/month order', () => {
-    for (const input of ['28', '12:55 AM', 'yesterday', '31 April 2020', '2020-13-01', '05/06/2007', 42, '']) expect(normaliseDate(input), String(input)).toBeUndefined();
+    for (const input of ['28', '12:55 AM', 'yesterday', '31 April 2020', '2020-13-01', '05/06/2007', 42, ''])
+      expect(normaliseDate(input), String(input)).toBeUndefined();
   });
 });

@@ -16,8 +16,24 @@ const fault = (s: unknown) => {
 
 describe('compileSchema', () => {
   it('compiles nested objects and arrays to a validating JSON Schema with nulls', () => {
-    const c = compileSchema({ title: 'string', price: 'number', stock: 'integer', ok: 'boolean', seller: { name: 'string' }, tags: ['string'], items: [{ sku: 'string' }] });
-    expect(c.empty()).toEqual({ title: null, price: null, stock: null, ok: null, seller: { name: null }, tags: [], items: [] });
+    const c = compileSchema({
+      title: 'string',
+      price: 'number',
+      stock: 'integer',
+      ok: 'boolean',
+      seller: { name: 'string' },
+      tags: ['string'],
+      items: [{ sku: 'string' }],
+    });
+    expect(c.empty()).toEqual({
+      title: null,
+      price: null,
+      stock: null,
+      ok: null,
+      seller: { name: null },
+      tags: [],
+      items: [],
+    });
     expect(c.validate(c.empty())).toBe(true);
     expect(c.validate({ ...c.empty(), price: '12' })).toBe(false);
     expect(c.validate({ ...c.empty(), stock: 1.5 })).toBe(false);
@@ -60,8 +76,27 @@ describe('coercion', () => {
   ])('parseNumber(%s) = %s', (s, n) => expect(parseNumber(s)).toBe(n));
 
   it('reads availability words in several languages', () => {
-    for (const w of ['In stock', 'https://schema.org/InStock', 'InStock', 'Disponible', 'Auf Lager', 'en stock', 'disponibile', 'true']) expect(coerceBoolean(w), w).toBe(true);
-    for (const w of ['Out of stock', 'http://schema.org/OutOfStock', 'Sold out', 'Agotado', 'Ausverkauft', 'épuisé', 'false']) expect(coerceBoolean(w), w).toBe(false);
+    for (const w of [
+      'In stock',
+      'https://schema.org/InStock',
+      'InStock',
+      'Disponible',
+      'Auf Lager',
+      'en stock',
+      'disponibile',
+      'true',
+    ])
+      expect(coerceBoolean(w), w).toBe(true);
+    for (const w of [
+      'Out of stock',
+      'http://schema.org/OutOfStock',
+      'Sold out',
+      'Agotado',
+      'Ausverkauft',
+      'épuisé',
+      'false',
+    ])
+      expect(coerceBoolean(w), w).toBe(false);
     expect(coerceBoolean('maybe')).toBeUndefined();
   });
 

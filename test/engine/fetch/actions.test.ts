@@ -28,14 +28,19 @@ describe.skipIf(!chromium)('browser actions: bounds and waits', () => {
       '/nav': `<html><head><title>Start</title></head><body><a id="next" href="/second">next</a><input id="f" onfocus="this.dataset.f = 1"><button class="ghost" hidden>x</button></body></html>`,
       '/second': async (_q, res) => {
         await new Promise((r) => setTimeout(r, 200));
-        res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>Second</title></head><body><p id="arrived">The second page, which took its time.</p></body></html>');
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            '<html><head><title>Second</title></head><body><p id="arrived">The second page, which took its time.</p></body></html>',
+          );
       },
       // A bundle that keeps the page busy for 400 ms before it fetches what it draws: no request is in flight meanwhile.
       '/busy': `<html><head><title>Busy</title></head><body><div id="root"></div><script>
         const until = Date.now() + 400; while (Date.now() < until) {}
         fetch('/data').then((r) => r.text()).then((t) => { document.getElementById('root').textContent = t; });
       </script></body></html>`,
-      '/data': (_q, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('drawn after the busy bundle'),
+      '/data': (_q, res) =>
+        void res.writeHead(200, { 'content-type': 'text/plain' }).end('drawn after the busy bundle'),
     });
     http = new HttpClient({ allowPrivateNetwork: true });
     pool = new ChromiumPool({ http });
@@ -46,10 +51,14 @@ describe.skipIf(!chromium)('browser actions: bounds and waits', () => {
     await site?.close();
   });
 
-  const render = (path: string, actions: Action[], timeoutMs = 20_000) => pool.render(`${site.url}${path}`, { timeoutMs, actions });
+  const render = (path: string, actions: Action[], timeoutMs = 20_000) =>
+    pool.render(`${site.url}${path}`, { timeoutMs, actions });
 
   it('scrolls to the bottom again while the list grows', async () => {
-    const r = await render('/list', [{ type: 'scroll', direction: 'down', amount: 'bottom' }, { type: 'execute_javascript', script: 'return document.querySelectorAll("li").length' }]);
+    const r = await render('/list', [
+      { type: 'scroll', direction: 'down', amount: 'bottom' },
+      { type: 'execute_javascript', script: 'return document.querySelectorAll("li").length' },
+    ]);
     expect(r.actions!.javascriptReturns[0]).toBe(80);
   }, 30_000);
 
@@ -57,7 +66,10 @@ describe.skipIf(!chromium)('browser actions: bounds and waits', () => {
     const r = await render('/nav', [
       { type: 'click', selector: '#f' },
       { type: 'write', text: 'typed' },
-      { type: 'execute_javascript', script: 'return [document.getElementById("f").value, document.getElementById("f").dataset.f]' },
+      {
+        type: 'execute_javascript',
+        script: 'return [document.getElementById("f").value, document.getElementById("f").dataset.f]',
+      },
       { type: 'click', selector: '#next' },
       { type: 'scrape' },
     ]);
@@ -68,15 +80,31 @@ describe.skipIf(!chromium)('browser actions: bounds and waits', () => {
   }, 30_000);
 
   it('a step that cannot be done is action_failed; one the budget cuts short is a timeout', async () => {
-    await expect(render('/nav', [{ type: 'click', selector: '.ghost', all: true }])).rejects.toMatchObject({ code: 'action_failed', detail: "actions[0]: none of the 1 elements matching '.ghost' could be clicked within 5000 ms" });
-    await expect(render('/nav', [{ type: 'wait', selector: '#never' }], 2000)).rejects.toMatchObject({ code: 'timeout', detail: expect.stringMatching(/^actions\[0\]: the request's time budget \(timeout_ms 2000\) ran out/) });
+    await expect(render('/nav', [{ type: 'click', selector: '.ghost', all: true }])).rejects.toMatchObject({
+      code: 'action_failed',
+      detail: "actions[0]: none of the 1 elements matching '.ghost' could be clicked within 5000 ms",
+    });
+    await expect(render('/nav', [{ type: 'wait', selector: '#never' }], 2000)).rejects.toMatchObject({
+      code: 'timeout',
+      detail: expect.stringMatching(/^actions\[0\]: the request's time budget \(timeout_ms 2000\) ran out/),
+    });
     const started = Date.now();
-    await expect(render('/nav', [{ type: 'wait', milliseconds: 5000 }], 2000)).rejects.toMatchObject({ code: 'timeout' });
+    await expect(render('/nav', [{ type: 'wait', milliseconds: 5000 }], 2000)).rejects.toMatchObject({
+      code: 'timeout',
+    });
     // Said at once: a wait that cannot end within the budget is not waited out.
     expect(Date.now() - started).toBeLessThan(1900);
-    await expect(render('/nav', [{ type: 'execute_javascript', script: 'await new Promise(() => {})' }], 2500)).rejects.toMatchObject({ code: 'timeout' });
-    await expect(render('/nav', [{ type: 'click', selector: 'div[' }])).rejects.toMatchObject({ code: 'action_failed', detail: expect.stringMatching(/^actions\[0\]: 'div\[' is not a selector the browser can use/) });
-    await expect(render('/nav', [{ type: 'execute_javascript', script: 'return window' }])).rejects.toMatchObject({ code: 'action_failed', detail: expect.stringMatching(/^actions\[0\]: the script's return value is not JSON-serialisable/) });
+    await expect(
+      render('/nav', [{ type: 'execute_javascript', script: 'await new Promise(() => {})' }], 2500),
+    ).rejects.toMatchObject({ code: 'timeout' });
+    await expect(render('/nav', [{ type: 'click', selector: 'div[' }])).rejects.toMatchObject({
+      code: 'action_failed',
+      detail: expect.stringMatching(/^actions\[0\]: 'div\[' is not a selector the browser can use/),
+    });
+    await expect(render('/nav', [{ type: 'execute_javascript', script: 'return window' }])).rejects.toMatchObject({
+      code: 'action_failed',
+      detail: expect.stringMatching(/^actions\[0\]: the script's return value is not JSON-serialisable/),
+    });
   }, 60_000);
 
   it('without wait_for, a page is read once its scripts are idle and nothing is in flight', async () => {

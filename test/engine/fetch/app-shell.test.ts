@@ -15,9 +15,14 @@ import { looksLikeAppShell } from '../../../src/engine/fetch/page.js';
 function reference(html: string): boolean {
   if (html.length > 2_000_000) return false;
   const text = visibleText(/<body[^>]*>([\s\S]*)<\/body>/i.exec(html)?.[1] ?? html);
-  const scripts = (html.match(/<script\b(?![^>]*type=["']?(?:application\/(?:ld\+)?json|text\/template))[^>]*>/gi) ?? []).length;
+  const scripts = (
+    html.match(/<script\b(?![^>]*type=["']?(?:application\/(?:ld\+)?json|text\/template))[^>]*>/gi) ?? []
+  ).length;
   if (text.length < 200 && scripts > 0) return true;
-  return /<noscript>[^<]*(?:enable javascript|requires javascript|need to enable javascript)/i.test(html) && text.length < 1000;
+  return (
+    /<noscript>[^<]*(?:enable javascript|requires javascript|need to enable javascript)/i.test(html) &&
+    text.length < 1000
+  );
 }
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join(' ');
@@ -36,7 +41,7 @@ describe('looksLikeAppShell', () => {
       ['an article with an analytics script', ARTICLE, false],
       ['a noscript plea over a little text', NOSCRIPT, true],
       ['JSON-LD only: nothing runs', JSON_ONLY, false],
-      ['text after </body> is not the body\'s', TEXT_OUTSIDE_BODY, true],
+      ["text after </body> is not the body's", TEXT_OUTSIDE_BODY, true],
       ['no body element: the whole page counts', NO_BODY, false],
       ['style, template and script text are not visible', STYLED, true],
     ];
@@ -47,7 +52,17 @@ describe('looksLikeAppShell', () => {
   });
 
   it('counts visible text as visibleText does, and no further than asked', () => {
-    for (const html of [SHELL, ARTICLE, NOSCRIPT, JSON_ONLY, NO_BODY, STYLED, '<p>a  b</p>\n<p> c </p>', '< a > b <> c', '<script>x']) {
+    for (const html of [
+      SHELL,
+      ARTICLE,
+      NOSCRIPT,
+      JSON_ONLY,
+      NO_BODY,
+      STYLED,
+      '<p>a  b</p>\n<p> c </p>',
+      '< a > b <> c',
+      '<script>x',
+    ]) {
       const full = visibleText(html).length;
       expect(visibleTextLength(html, Infinity)).toBe(full);
       expect(visibleTextLength(html, 50)).toBe(Math.min(full, 50));
@@ -60,7 +75,7 @@ describe('looksLikeAppShell', () => {
   const ROOT = resolve(__dirname, '../../../../shared/fixtures');
   const present = existsSync(ROOT);
   if (!present) console.warn(`skipping the real-page comparison: ${ROOT} is absent`);
-  it.skipIf(!present)('gives the whole-text rule\'s verdict on every shared real page', () => {
+  it.skipIf(!present)("gives the whole-text rule's verdict on every shared real page", () => {
     const files: string[] = [];
     const walk = (dir: string) => {
       for (const e of readdirSync(dir)) {

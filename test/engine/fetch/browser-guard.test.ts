@@ -43,7 +43,8 @@ describe.skipIf(!chromium)('the browser reaches nothing private', () => {
           pc.createDataChannel('x'); pc.createOffer().then((o) => pc.setLocalDescription(o));
         } catch (e) {}
       </script></article></body></html>`,
-    '/redirect': (_req: unknown, res: import('node:http').ServerResponse) => void res.writeHead(302, { location: `http://127.0.0.1:${port}/secret` }).end(),
+    '/redirect': (_req: unknown, res: import('node:http').ServerResponse) =>
+      void res.writeHead(302, { location: `http://127.0.0.1:${port}/secret` }).end(),
     // An app shell (render: auto renders it) whose script navigates to the intranet.
     '/navigate': `<html><head><title>App</title></head><body><div id="root"></div><script>location.href = 'http://127.0.0.1:${port}/secret';</script></body></html>`,
     '/rebind': `<html><head><title>App</title></head><body><div id="root"></div><script>location.href = 'http://rebind.test:${port}/secret';</script></body></html>`,
@@ -54,7 +55,9 @@ describe.skipIf(!chromium)('the browser reaches nothing private', () => {
     intranet = createNetServer((s) => {
       connections++;
       s.on('error', () => undefined);
-      s.end(`HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nAccess-Control-Allow-Origin: *\r\nConnection: close\r\n\r\n<p>${SECRET}</p>`);
+      s.end(
+        `HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nAccess-Control-Allow-Origin: *\r\nConnection: close\r\n\r\n<p>${SECRET}</p>`,
+      );
     });
     await new Promise<void>((r) => intranet.listen(0, '127.0.0.1', r));
     port = (intranet.address() as AddressInfo).port;
@@ -74,7 +77,10 @@ describe.skipIf(!chromium)('the browser reaches nothing private', () => {
     const http = new HttpClient({
       allowPrivateNetwork,
       resolve: [{ host: 'public.test', address: '127.0.0.1', port: site.port }],
-      lookup: async (host) => (host === 'rebind.test' ? [{ address: '127.0.0.1' }] : Promise.reject(Object.assign(new Error('no such host'), { code: 'ENOTFOUND' }))),
+      lookup: async (host) =>
+        host === 'rebind.test'
+          ? [{ address: '127.0.0.1' }]
+          : Promise.reject(Object.assign(new Error('no such host'), { code: 'ENOTFOUND' })),
     });
     return { http, browser: new ChromiumPool({ http, maxBytes }) };
   }
@@ -83,7 +89,9 @@ describe.skipIf(!chromium)('the browser reaches nothing private', () => {
     const { http, browser } = pool();
     try {
       const before = connections;
-      await expect(browser.render('http://public.test/redirect', { timeoutMs: 15_000 })).rejects.toMatchObject({ code: 'forbidden_target' });
+      await expect(browser.render('http://public.test/redirect', { timeoutMs: 15_000 })).rejects.toMatchObject({
+        code: 'forbidden_target',
+      });
       expect(connections - before).toBe(0);
     } finally {
       await browser.close();
@@ -92,12 +100,21 @@ describe.skipIf(!chromium)('the browser reaches nothing private', () => {
   }, 60_000);
 
   it('refuses a script navigation (render: auto on an app shell) and a name that resolves to loopback', async () => {
-    const engine: Engine = createEngine({ allowPrivateNetwork: false, resolve: [{ host: 'public.test', address: '127.0.0.1', port: site.port }], proxyUrls: [] });
+    const engine: Engine = createEngine({
+      allowPrivateNetwork: false,
+      resolve: [{ host: 'public.test', address: '127.0.0.1', port: site.port }],
+      proxyUrls: [],
+    });
     const { http, browser } = pool();
     try {
       const before = connections;
-      await expect(scrape(engine, { url: 'http://public.test/navigate', render: 'auto', timeoutMs: 15_000 })).rejects.toMatchObject({ code: 'forbidden_target' });
-      await expect(browser.render('http://public.test/rebind', { timeoutMs: 15_000 })).rejects.toMatchObject({ code: 'forbidden_target', detail: expect.stringContaining('rebind.test resolves to 127.0.0.1') });
+      await expect(
+        scrape(engine, { url: 'http://public.test/navigate', render: 'auto', timeoutMs: 15_000 }),
+      ).rejects.toMatchObject({ code: 'forbidden_target' });
+      await expect(browser.render('http://public.test/rebind', { timeoutMs: 15_000 })).rejects.toMatchObject({
+        code: 'forbidden_target',
+        detail: expect.stringContaining('rebind.test resolves to 127.0.0.1'),
+      });
       expect(connections - before).toBe(0);
     } finally {
       await engine.close();
@@ -144,10 +161,13 @@ describe.skipIf(!chromium)('the browser reaches nothing private', () => {
       req.on('end', () => void res.writeHead(204).end());
       req.on('error', () => undefined);
     });
-    site.route('/upload', `<html><head><title>Upload</title></head><body><p>A page that uploads.</p><script>
+    site.route(
+      '/upload',
+      `<html><head><title>Upload</title></head><body><p>A page that uploads.</p><script>
       const blob = new Blob([new Uint8Array(4 * 1024 * 1024)]);
       (async () => { for (let i = 0; i < 5; i++) await fetch('/sink', { method: 'POST', body: blob }).catch(() => {}); })();
-    </script></body></html>`);
+    </script></body></html>`,
+    );
     const { http, browser } = pool(false, 1_000_000);
     try {
       const r = await browser.render('http://public.test/upload', { timeoutMs: 15_000, waitFor: 2000 });
@@ -162,8 +182,14 @@ describe.skipIf(!chromium)('the browser reaches nothing private', () => {
   }, 60_000);
 
   it('cuts a render that downloads more than its byte budget', async () => {
-    site.route('/big.js', (_req, res) => void res.writeHead(200, { 'content-type': 'text/javascript' }).end(`/*${'x'.repeat(2_000_000)}*/`));
-    site.route('/heavy', '<html><head><title>Heavy</title><script src="/big.js"></script></head><body><p>A page with a heavy script.</p></body></html>');
+    site.route(
+      '/big.js',
+      (_req, res) => void res.writeHead(200, { 'content-type': 'text/javascript' }).end(`/*${'x'.repeat(2_000_000)}*/`),
+    );
+    site.route(
+      '/heavy',
+      '<html><head><title>Heavy</title><script src="/big.js"></script></head><body><p>A page with a heavy script.</p></body></html>',
+    );
     const { http, browser } = pool(false, 500_000);
     try {
       const r = await browser.render('http://public.test/heavy', { timeoutMs: 15_000 });

@@ -35,7 +35,9 @@ describe.skipIf(!findChromium())('waiting for a Chromium render slot', () => {
 
     const gone = new AbortController();
     started = Date.now();
-    const waiting = pool.render(`${site.url}/fine`, { timeoutMs: 20_000, signal: gone.signal }).catch((e: unknown) => e);
+    const waiting = pool
+      .render(`${site.url}/fine`, { timeoutMs: 20_000, signal: gone.signal })
+      .catch((e: unknown) => e);
     setTimeout(() => gone.abort(new Error('client went away')), 300);
     expect(await waiting).toMatchObject({ message: 'client went away' });
     expect(Date.now() - started).toBeLessThan(3000);

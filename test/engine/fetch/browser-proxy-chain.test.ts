@@ -5,7 +5,13 @@
  * CONNECT tunnel to the checked address (the TLS server sees the page's name in SNI), while an
  * HTTPS sub-resource or page on a private address gets no connection at all.
  */
-import { connect as netConnect, createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import {
+  connect as netConnect,
+  createServer as createNetServer,
+  type AddressInfo,
+  type Server as NetServer,
+  type Socket,
+} from 'node:net';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -34,7 +40,10 @@ async function startUpstream(): Promise<{ port: number; seen: { line: string; au
       client.off('data', onData);
       const lines = head.subarray(0, end).toString('latin1').split('\r\n');
       const auth = lines.find((l) => /^proxy-authorization:/i.test(l))?.split(/:\s*/)[1];
-      seen.push({ line: lines[0], auth: auth ? Buffer.from(auth.replace(/^Basic /i, ''), 'base64').toString() : undefined });
+      seen.push({
+        line: lines[0],
+        auth: auth ? Buffer.from(auth.replace(/^Basic /i, ''), 'base64').toString() : undefined,
+      });
       const m = /^CONNECT (\S+):(\d+) /.exec(lines[0]);
       if (!m) return void client.end('HTTP/1.1 405 Method Not Allowed\r\n\r\n');
       const target: Socket = netConnect({ host: m[1].replace(/^\[|\]$/g, ''), port: Number(m[2]) }, () => {
@@ -78,8 +87,30 @@ describe.skipIf(!chromium)('the browser proxy: upstream chaining and HTTPS tunne
     // handshake shows where the tunnel went and for which name.
     if (!openssl) return;
     certDir = mkdtempSync(join(tmpdir(), 'trawl-tls-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=secure.test', '-keyout', join(certDir, 'key.pem'), '-out', join(certDir, 'cert.pem')], { stdio: 'ignore' });
-    tls = createTlsServer({ key: readFileSync(join(certDir, 'key.pem')), cert: readFileSync(join(certDir, 'cert.pem')), SNICallback: (name, cb) => (sni.push(name), cb(null, undefined as never)) });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=secure.test',
+        '-keyout',
+        join(certDir, 'key.pem'),
+        '-out',
+        join(certDir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    tls = createTlsServer({
+      key: readFileSync(join(certDir, 'key.pem')),
+      cert: readFileSync(join(certDir, 'cert.pem')),
+      SNICallback: (name, cb) => (sni.push(name), cb(null, undefined as never)),
+    });
     tls.on('tlsClientError', () => undefined);
     await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
     tlsPort = (tls.address() as AddressInfo).port;
@@ -117,19 +148,28 @@ describe.skipIf(!chromium)('the browser proxy: upstream chaining and HTTPS tunne
     }
   }, 60_000);
 
-  it.skipIf(!openssl)('tunnels an HTTPS page to the checked address under its own name (SNI); an HTTPS private address gets no connection', async () => {
-    const http = new HttpClient({ allowPrivateNetwork: false, resolve: [{ host: 'secure.test', address: '127.0.0.1', port: tlsPort }] });
-    const browser = new ChromiumPool({ http });
-    try {
-      const before = sni.length;
-      // The certificate is untrusted, so the render fails — after the tunnel reached the pinned server.
-      await expect(browser.render('https://secure.test/', { timeoutMs: 15_000 })).rejects.toBeTruthy();
-      expect(sni.slice(before)).toContain('secure.test');
-      await expect(browser.render(`https://127.0.0.1:${intranetPort}/`, { timeoutMs: 15_000 })).rejects.toMatchObject({ code: 'forbidden_target' });
-      expect(intranetConnections).toBe(0);
-    } finally {
-      await browser.close();
-      await http.close();
-    }
-  }, 60_000);
+  it.skipIf(!openssl)(
+    'tunnels an HTTPS page to the checked address under its own name (SNI); an HTTPS private address gets no connection',
+    async () => {
+      const http = new HttpClient({
+        allowPrivateNetwork: false,
+        resolve: [{ host: 'secure.test', address: '127.0.0.1', port: tlsPort }],
+      });
+      const browser = new ChromiumPool({ http });
+      try {
+        const before = sni.length;
+        // The certificate is untrusted, so the render fails — after the tunnel reached the pinned server.
+        await expect(browser.render('https://secure.test/', { timeoutMs: 15_000 })).rejects.toBeTruthy();
+        expect(sni.slice(before)).toContain('secure.test');
+        await expect(browser.render(`https://127.0.0.1:${intranetPort}/`, { timeoutMs: 15_000 })).rejects.toMatchObject(
+          { code: 'forbidden_target' },
+        );
+        expect(intranetConnections).toBe(0);
+      } finally {
+        await browser.close();
+        await http.close();
+      }
+    },
+    60_000,
+  );
 });

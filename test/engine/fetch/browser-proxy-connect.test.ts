@@ -10,7 +10,9 @@ describe('guarded proxy CONNECT', () => {
   let proxy: GuardedProxy;
   beforeAll(async () => {
     site = await startFixtureServer({ '/hello': 'hello through the tunnel' });
-    proxy = new GuardedProxy({ resolveTarget: async (host, port) => (asked.push(`${host}:${port}`), { address: '127.0.0.1', port: site.port }) });
+    proxy = new GuardedProxy({
+      resolveTarget: async (host, port) => (asked.push(`${host}:${port}`), { address: '127.0.0.1', port: site.port }),
+    });
   });
   afterAll(async () => {
     await proxy.close();
@@ -22,7 +24,9 @@ describe('guarded proxy CONNECT', () => {
     const port = Number(new URL(session.server).port);
     try {
       return await new Promise<string>((resolve, reject) => {
-        const s = connect(port, '127.0.0.1', () => s.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n\r\n`));
+        const s = connect(port, '127.0.0.1', () =>
+          s.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n\r\n`),
+        );
         let out = '';
         s.on('data', (d) => {
           out += d;

@@ -13,7 +13,8 @@ const withCreds = (path: string, port = site.port) => `http://user:${SECRET}@127
 beforeAll(async () => {
   site = await startFixtureServer({
     '/hang': () => undefined,
-    '/err': (_req, res) => void res.writeHead(500, { 'content-type': 'text/html' }).end('<html><body>broken</body></html>'),
+    '/err': (_req, res) =>
+      void res.writeHead(500, { 'content-type': 'text/html' }).end('<html><body>broken</body></html>'),
   });
   http = new HttpClient({ allowPrivateNetwork: true });
   if (findChromium()) browser = new ChromiumPool({ http });
@@ -24,12 +25,20 @@ afterAll(async () => {
   await site?.close();
 });
 
-const detailOf = (p: Promise<unknown>) => p.then(() => 'no error', (e: { detail?: string; code?: string }) => `${e.code}: ${e.detail}`);
+const detailOf = (p: Promise<unknown>) =>
+  p.then(
+    () => 'no error',
+    (e: { detail?: string; code?: string }) => `${e.code}: ${e.detail}`,
+  );
 
 describe('credentials in error details', () => {
   it('HTTP: a timeout, a refused connection and an HTTP error name the URL without them', async () => {
     const fetchers = { http };
-    for (const [url, code] of [[withCreds('/hang'), 'timeout'], [withCreds('/x', 1), 'fetch_failed'], [withCreds('/err'), 'fetch_failed']] as const) {
+    for (const [url, code] of [
+      [withCreds('/hang'), 'timeout'],
+      [withCreds('/x', 1), 'fetch_failed'],
+      [withCreds('/err'), 'fetch_failed'],
+    ] as const) {
       const d = await detailOf(fetchPage(fetchers, url, { timeoutMs: 500, render: 'http' }));
       expect(d).toMatch(new RegExp(`^${code}: `));
       expect(d).not.toContain(SECRET);
@@ -37,12 +46,16 @@ describe('credentials in error details', () => {
     }
   });
 
-  it.skipIf(!findChromium())('browser: a timeout, a Chromium load error and an HTTP error name the URL without them', async () => {
-    const fetchers = { http, browser };
-    for (const url of [withCreds('/hang'), withCreds('/x', 1), withCreds('/err')]) {
-      const d = await detailOf(fetchPage(fetchers, url, { timeoutMs: 1500, render: 'browser' }));
-      expect(d).not.toBe('no error');
-      expect(d).not.toContain(SECRET);
-    }
-  }, 30_000);
+  it.skipIf(!findChromium())(
+    'browser: a timeout, a Chromium load error and an HTTP error name the URL without them',
+    async () => {
+      const fetchers = { http, browser };
+      for (const url of [withCreds('/hang'), withCreds('/x', 1), withCreds('/err')]) {
+        const d = await detailOf(fetchPage(fetchers, url, { timeoutMs: 1500, render: 'browser' }));
+        expect(d).not.toBe('no error');
+        expect(d).not.toContain(SECRET);
+      }
+    },
+    30_000,
+  );
 });

@@ -3,7 +3,16 @@
  * headers go with a request, Accept-Language, a country's time zone and language, and the cache key.
  */
 import { describe, expect, it } from 'vitest';
-import { acceptLanguage, contextOptions, cookieMatches, deviceHeaders, isKnownCountry, languagesOf, siteHeaders, timeZoneOf } from '../../../src/engine/fetch/emulation.js';
+import {
+  acceptLanguage,
+  contextOptions,
+  cookieMatches,
+  deviceHeaders,
+  isKnownCountry,
+  languagesOf,
+  siteHeaders,
+  timeZoneOf,
+} from '../../../src/engine/fetch/emulation.js';
 import { registrableDomain, sameSite } from '../../../src/engine/fetch/site.js';
 import { cacheKey } from '../../../src/engine/result-cache.js';
 
@@ -31,15 +40,29 @@ describe("the target's own site", () => {
   });
 
   it('gets the caller headers and cookies on every hop of the site, none elsewhere', () => {
-    const hop = siteHeaders('http://www.shop.test/a', { headers: { 'X-Token': 't', Cookie: 'given=1' }, cookies: [{ name: 'sid', value: '1' }, { name: 'wide', value: '2', domain: 'shop.test' }, { name: 'deep', value: '3', path: '/account' }] })!;
+    const hop = siteHeaders('http://www.shop.test/a', {
+      headers: { 'X-Token': 't', Cookie: 'given=1' },
+      cookies: [
+        { name: 'sid', value: '1' },
+        { name: 'wide', value: '2', domain: 'shop.test' },
+        { name: 'deep', value: '3', path: '/account' },
+      ],
+    })!;
     expect(hop(new URL('http://www.shop.test/a'))).toEqual({ 'x-token': 't', cookie: 'given=1; sid=1; wide=2' });
-    expect(hop(new URL('http://www.shop.test/account/orders'))).toEqual({ 'x-token': 't', cookie: 'given=1; sid=1; wide=2; deep=3' });
+    expect(hop(new URL('http://www.shop.test/account/orders'))).toEqual({
+      'x-token': 't',
+      cookie: 'given=1; sid=1; wide=2; deep=3',
+    });
     // Another host of the site: the domain cookie, not the host-only ones.
     expect(hop(new URL('https://cdn.shop.test/x'))).toEqual({ 'x-token': 't', cookie: 'given=1; wide=2' });
     expect(hop(new URL('http://third.test/a'))).toBeUndefined();
     expect(siteHeaders('http://www.shop.test/', {})).toBeUndefined();
-    expect(cookieMatches({ name: 'a', value: 'b', path: '/acc' }, new URL('http://h.test/account'), 'h.test')).toBe(false);
-    expect(cookieMatches({ name: 'a', value: 'b', domain: '.h.test' }, new URL('http://x.h.test/'), 'h.test')).toBe(true);
+    expect(cookieMatches({ name: 'a', value: 'b', path: '/acc' }, new URL('http://h.test/account'), 'h.test')).toBe(
+      false,
+    );
+    expect(cookieMatches({ name: 'a', value: 'b', domain: '.h.test' }, new URL('http://x.h.test/'), 'h.test')).toBe(
+      true,
+    );
   });
 });
 
@@ -63,18 +86,37 @@ describe('mobile and location', () => {
 
   it('a browser context and the HTTP path get the same device and languages', () => {
     expect(contextOptions(undefined)).toEqual({ viewport: { width: 1280, height: 800 } });
-    expect(contextOptions({ mobile: true, location: { country: 'IT' } })).toMatchObject({ viewport: { width: 412, height: 915 }, isMobile: true, hasTouch: true, locale: 'it-IT', timezoneId: 'Europe/Rome', extraHTTPHeaders: { 'accept-language': 'it-IT,it;q=0.9' } });
-    expect(contextOptions({ mobile: true, viewport: { width: 360, height: 640 } }).viewport).toEqual({ width: 360, height: 640 });
-    expect(deviceHeaders({ mobile: true, location: { languages: ['es-ES'] } })).toEqual({ 'user-agent': expect.stringMatching(/Android.*Mobile/), 'accept-language': 'es-ES,es;q=0.9' });
+    expect(contextOptions({ mobile: true, location: { country: 'IT' } })).toMatchObject({
+      viewport: { width: 412, height: 915 },
+      isMobile: true,
+      hasTouch: true,
+      locale: 'it-IT',
+      timezoneId: 'Europe/Rome',
+      extraHTTPHeaders: { 'accept-language': 'it-IT,it;q=0.9' },
+    });
+    expect(contextOptions({ mobile: true, viewport: { width: 360, height: 640 } }).viewport).toEqual({
+      width: 360,
+      height: 640,
+    });
+    expect(deviceHeaders({ mobile: true, location: { languages: ['es-ES'] } })).toEqual({
+      'user-agent': expect.stringMatching(/Android.*Mobile/),
+      'accept-language': 'es-ES,es;q=0.9',
+    });
   });
 });
 
 describe('the cache key', () => {
   const base = { url: 'http://example.com/a', formats: ['markdown'] };
   it('is the same for the same page and options, whatever their spelling and order', () => {
-    expect(cacheKey(base, 'acc_1')).toBe(cacheKey({ formats: ['markdown', 'markdown'], url: 'HTTP://EXAMPLE.com/a' }, 'acc_2'));
-    expect(cacheKey({ ...base, formats: ['links', 'markdown'] }, 'a')).toBe(cacheKey({ ...base, formats: ['markdown', 'links'] }, 'a'));
-    expect(cacheKey({ ...base, location: { country: 'DE', languages: ['de'] } }, 'a')).toBe(cacheKey({ ...base, location: { languages: ['de'], country: 'DE' } }, 'a'));
+    expect(cacheKey(base, 'acc_1')).toBe(
+      cacheKey({ formats: ['markdown', 'markdown'], url: 'HTTP://EXAMPLE.com/a' }, 'acc_2'),
+    );
+    expect(cacheKey({ ...base, formats: ['links', 'markdown'] }, 'a')).toBe(
+      cacheKey({ ...base, formats: ['markdown', 'links'] }, 'a'),
+    );
+    expect(cacheKey({ ...base, location: { country: 'DE', languages: ['de'] } }, 'a')).toBe(
+      cacheKey({ ...base, location: { languages: ['de'], country: 'DE' } }, 'a'),
+    );
   });
 
   it('changes with every option that changes the result, and is per account with headers, cookies or actions', () => {
@@ -89,9 +131,15 @@ describe('the cache key', () => {
       cacheKey({ ...base, extra: { pdf: { max_pages: 3 } } }, 'a'),
     ]);
     expect(keys.size).toBe(8);
-    for (const own of [{ headers: { 'x-a': '1' } }, { cookies: [{ name: 'a', value: 'b' }] }, { actions: [{ type: 'scrape' }] }]) {
+    for (const own of [
+      { headers: { 'x-a': '1' } },
+      { cookies: [{ name: 'a', value: 'b' }] },
+      { actions: [{ type: 'scrape' }] },
+    ]) {
       expect(cacheKey({ ...base, ...own }, 'a')).not.toBe(cacheKey({ ...base, ...own }, 'b'));
     }
-    expect(cacheKey({ ...base, headers: { 'X-A': '1' } }, 'a')).toBe(cacheKey({ ...base, headers: { 'x-a': '1' } }, 'a'));
+    expect(cacheKey({ ...base, headers: { 'X-A': '1' } }, 'a')).toBe(
+      cacheKey({ ...base, headers: { 'x-a': '1' } }, 'a'),
+    );
   });
 });

@@ -47,7 +47,10 @@ describe('FairSlots', () => {
   it('a wait ends at its budget with a 504 naming the slots, or with its signal, and holds nothing after', async () => {
     const slots = new FairSlots(1, 1, 'Chromium render slots');
     const held = await slots.take('a', 1000);
-    await expect(slots.take('b', 50)).rejects.toMatchObject({ code: 'timeout', detail: expect.stringContaining('all 1 Chromium render slots') });
+    await expect(slots.take('b', 50)).rejects.toMatchObject({
+      code: 'timeout',
+      detail: expect.stringContaining('all 1 Chromium render slots'),
+    });
     const ctl = new AbortController();
     const w = slots.take('c', 5000, ctl.signal);
     ctl.abort(new Error('gone'));

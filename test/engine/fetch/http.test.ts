@@ -16,17 +16,36 @@ const html = (s: string) => `<html><head><meta charset="utf-8"></head><body><p>$
 beforeAll(async () => {
   site = await startFixtureServer({
     '/ok': html('hello'),
-    '/gzip': (_q, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(gzipSync(html('zipped'))),
-    '/br': (_q, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'br' }).end(brotliCompressSync(html('brotli'))),
-    '/deflate': (_q, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'deflate' }).end(deflateSync(html('deflated'))),
+    '/gzip': (_q, res) =>
+      res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(gzipSync(html('zipped'))),
+    '/br': (_q, res) =>
+      res
+        .writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'br' })
+        .end(brotliCompressSync(html('brotli'))),
+    '/deflate': (_q, res) =>
+      res
+        .writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'deflate' })
+        .end(deflateSync(html('deflated'))),
     '/big': (_q, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('x'.repeat(2 * 1024 * 1024)),
-    '/bomb': (_q, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(gzipSync(Buffer.alloc(50 * 1024 * 1024))),
+    '/bomb': (_q, res) =>
+      res
+        .writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' })
+        .end(gzipSync(Buffer.alloc(50 * 1024 * 1024))),
     '/loop': (_q, res) => res.writeHead(302, { location: '/loop' }).end(),
     '/r1': (_q, res) => res.writeHead(301, { location: '/r2' }).end(),
     '/r2': (_q, res) => res.writeHead(307, { location: '/ok' }).end(),
-    '/odd-encoding': (_q, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': '__proto__' }).end('as sent'),
-    '/not-gzip': (_q, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end('plain text, not gzip'),
-    '/cookies': (_q, res) => res.writeHead(200, [['content-type', 'text/html'], ['set-cookie', 'a=1'], ['set-cookie', 'b=2']]).end('ok'),
+    '/odd-encoding': (_q, res) =>
+      res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': '__proto__' }).end('as sent'),
+    '/not-gzip': (_q, res) =>
+      res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end('plain text, not gzip'),
+    '/cookies': (_q, res) =>
+      res
+        .writeHead(200, [
+          ['content-type', 'text/html'],
+          ['set-cookie', 'a=1'],
+          ['set-cookie', 'b=2'],
+        ])
+        .end('ok'),
     // Headers at once, then the body trickles for ~3 s (or until the client leaves).
     '/slow': (_q, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
@@ -35,16 +54,21 @@ beforeAll(async () => {
       res.on('close', () => clearInterval(t));
     },
     // A redirect whose body must be drained, not kept.
-    '/r-body': (_q, res) => res.writeHead(302, { location: '/ok', 'content-type': 'text/html' }).end('x'.repeat(64 * 1024)),
+    '/r-body': (_q, res) =>
+      res.writeHead(302, { location: '/ok', 'content-type': 'text/html' }).end('x'.repeat(64 * 1024)),
   });
   site.route('/to-loopback', (_q, res) => res.writeHead(302, { location: `http://127.0.0.1:${site.port}/ok` }).end());
-  site.route('/to-mapped', (_q, res) => res.writeHead(302, { location: `http://[::ffff:127.0.0.1]:${site.port}/ok` }).end());
+  site.route('/to-mapped', (_q, res) =>
+    res.writeHead(302, { location: `http://[::ffff:127.0.0.1]:${site.port}/ok` }).end(),
+  );
   site.route('/to-decimal', (_q, res) => res.writeHead(302, { location: `http://2130706433:${site.port}/ok` }).end());
   site.route('/to-file', (_q, res) => res.writeHead(302, { location: 'file:///etc/passwd' }).end());
   site.route('/to-javascript', (_q, res) => res.writeHead(302, { location: 'javascript:alert(1)' }).end());
   site.route('/to-data', (_q, res) => res.writeHead(302, { location: 'data:text/html,<p>hi</p>' }).end());
   site.route('/to-ftp', (_q, res) => res.writeHead(302, { location: 'ftp://example.com/file' }).end());
-  site.route('/to-credentials', (_q, res) => res.writeHead(302, { location: `http://user:secret@127.0.0.1:${site.port}/ok#part` }).end());
+  site.route('/to-credentials', (_q, res) =>
+    res.writeHead(302, { location: `http://user:secret@127.0.0.1:${site.port}/ok#part` }).end(),
+  );
   site.route('/to-nonsense', (_q, res) => res.writeHead(302, { location: 'http://[::1' }).end());
   open = new HttpClient({ allowPrivateNetwork: true });
   guarded = new HttpClient({ resolve: [{ host: 'public.test', address: '127.0.0.1', port: site.port }] });
@@ -91,7 +115,9 @@ describe('HttpClient', () => {
 
   it('enforces the byte limit on plain and compressed bodies', async () => {
     expect((await failure(open.request(`${site.url}/big`, { maxBytes: 1024 * 1024 }))).detail).toContain('larger than');
-    expect((await failure(open.request(`${site.url}/bomb`, { maxBytes: 1024 * 1024 }))).detail).toContain('larger than');
+    expect((await failure(open.request(`${site.url}/bomb`, { maxBytes: 1024 * 1024 }))).detail).toContain(
+      'larger than',
+    );
   });
 
   it('returns a body in an encoding it does not know as it was sent', async () => {
@@ -128,7 +154,9 @@ describe('HttpClient', () => {
     process.on('warning', onWarning);
     try {
       const ctl = new AbortController();
-      const inFlight = Array.from({ length: 24 }, () => failure(open.request(`${site.url}/slow`, { signal: ctl.signal })));
+      const inFlight = Array.from({ length: 24 }, () =>
+        failure(open.request(`${site.url}/slow`, { signal: ctl.signal })),
+      );
       await new Promise((r) => setTimeout(r, 200));
       const t0 = Date.now();
       ctl.abort(new TrawlError('timeout', 'the crawl used its whole time budget'));
@@ -197,7 +225,10 @@ describe('charset detection', () => {
   });
   it('uses an http-equiv declaration (Shift_JIS)', () => {
     const sjis = Buffer.from([0x93, 0xfa, 0x96, 0x7b]); // 日本
-    const body = Buffer.concat([Buffer.from('<meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS">'), sjis]);
+    const body = Buffer.concat([
+      Buffer.from('<meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS">'),
+      sjis,
+    ]);
     expect(decodeBody(body, 'text/html').text).toContain('日本');
   });
   it('prefers the BOM over everything', () => {
@@ -209,7 +240,9 @@ describe('charset detection', () => {
     expect(decodeBody(Buffer.from([0x63, 0x61, 0x66, 0xe9]), 'text/html').text).toBe('café');
   });
   it('does not believe a UTF-16 label over bytes that are not UTF-16', () => {
-    const utf8 = Buffer.from('<html><head><meta charset="utf-8"><title>Grüße</title></head><body><p>naïve café — 日本</p></body></html>');
+    const utf8 = Buffer.from(
+      '<html><head><meta charset="utf-8"><title>Grüße</title></head><body><p>naïve café — 日本</p></body></html>',
+    );
     for (const label of ['utf-16', 'UTF-16LE', 'utf-16be']) {
       const r = decodeBody(utf8, `text/html; charset=${label}`);
       expect(r.text, label).toContain('naïve café — 日本');
@@ -221,7 +254,9 @@ describe('charset detection', () => {
   });
   it('fetchPage decodes a legacy page end to end', async () => {
     site.route('/latin1', (_q, res) =>
-      res.writeHead(200, { 'content-type': 'text/html; charset=ISO-8859-1' }).end(Buffer.from('<p>Gr\xfc\xdfe aus K\xf6ln</p>', 'latin1')),
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=ISO-8859-1' })
+        .end(Buffer.from('<p>Gr\xfc\xdfe aus K\xf6ln</p>', 'latin1')),
     );
     const page = await fetchPage({ http: open }, `${site.url}/latin1`, { render: 'http' });
     expect(page.text).toContain('Grüße aus Köln');

@@ -43,9 +43,13 @@ describe('large page admission', () => {
     const fetchers = { http, largePages: gate };
     const first = await fetchPage(fetchers, `${site.url}/big`);
     // The site answered at once: the error names what the page waited for, not the site.
-    const late = await fetchPage(fetchers, `${site.url}/big`, { timeoutMs: 300 }).catch((e: Error & { detail?: string }) => e);
+    const late = await fetchPage(fetchers, `${site.url}/big`, { timeoutMs: 300 }).catch(
+      (e: Error & { detail?: string }) => e,
+    );
     expect(late).toMatchObject({ code: 'timeout' });
-    expect((late as { detail?: string }).detail).toMatch(/large-page slots of this server \(TRAWL_LARGE_PAGES\) stayed busy/);
+    expect((late as { detail?: string }).detail).toMatch(
+      /large-page slots of this server \(TRAWL_LARGE_PAGES\) stayed busy/,
+    );
     expect((late as { detail?: string }).detail).not.toMatch(/did not answer/);
     releasePage(first);
     expect(gate.active).toBe(0);
@@ -54,13 +58,16 @@ describe('large page admission', () => {
     expect(gate.active).toBe(0);
   });
 
-  it('counts every page\'s bytes: over the budget, a new page waits before it is fetched, within its time budget', async () => {
+  it("counts every page's bytes: over the budget, a new page waits before it is fetched, within its time budget", async () => {
     const gate = new LargePageGate(10 * 1024 * 1024, 4, 64 * 1024);
     const fetchers = { http, largePages: gate };
     const held = await fetchPage(fetchers, `${site.url}/big`);
     expect(gate.bytes).toBe(big.length);
     const before = site.hits('/small');
-    await expect(fetchPage(fetchers, `${site.url}/small`, { timeoutMs: 300 })).rejects.toMatchObject({ code: 'timeout', detail: expect.stringMatching(/waited/) });
+    await expect(fetchPage(fetchers, `${site.url}/small`, { timeoutMs: 300 })).rejects.toMatchObject({
+      code: 'timeout',
+      detail: expect.stringMatching(/waited/),
+    });
     // It was never sent.
     expect(site.hits('/small')).toBe(before);
     let done = false;

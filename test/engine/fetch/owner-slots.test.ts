@@ -4,7 +4,10 @@ import { OwnerSlots } from '../../../src/engine/fetch/owner-slots.js';
 
 const settled = async <T>(p: Promise<T>) => {
   let done = false;
-  p.then(() => (done = true), () => (done = true));
+  p.then(
+    () => (done = true),
+    () => (done = true),
+  );
   await new Promise((r) => setImmediate(r));
   return done;
 };

@@ -42,10 +42,25 @@ describe('marketplace readers', () => {
       seller: { name: 'Tiefsee GmbH', id: 'A1SELLER0DE', rating: null },
       shipping: 'KOSTENLOSE Lieferung Freitag, 28. November',
     });
-    expect(p.images).toEqual(['https://m.media-amazon.com/images/I/lamp1._AC_SL1500_.jpg', 'https://m.media-amazon.com/images/I/lamp2._AC_.jpg']);
+    expect(p.images).toEqual([
+      'https://m.media-amazon.com/images/I/lamp1._AC_SL1500_.jpg',
+      'https://m.media-amazon.com/images/I/lamp2._AC_.jpg',
+    ]);
     expect(p.variants).toEqual([
-      { id: 'B0TESTDE01', attributes: { Farbe: 'Schwarz', Größe: '2er-Pack' }, price: null, in_stock: null, url: 'https://www.amazon.de/dp/B0TESTDE01' },
-      { id: 'B0TESTDE02', attributes: { Farbe: 'Weiß', Größe: '2er-Pack' }, price: null, in_stock: null, url: 'https://www.amazon.de/dp/B0TESTDE02' },
+      {
+        id: 'B0TESTDE01',
+        attributes: { Farbe: 'Schwarz', Größe: '2er-Pack' },
+        price: null,
+        in_stock: null,
+        url: 'https://www.amazon.de/dp/B0TESTDE01',
+      },
+      {
+        id: 'B0TESTDE02',
+        attributes: { Farbe: 'Weiß', Größe: '2er-Pack' },
+        price: null,
+        in_stock: null,
+        url: 'https://www.amazon.de/dp/B0TESTDE02',
+      },
     ]);
     expect((p.specifications as Record<string, string>).Marke).toBe('Tiefsee');
     expect(sources.price).toBe('amazon:#corePriceDisplay_desktop_feature_div');
@@ -54,7 +69,20 @@ describe('marketplace readers', () => {
 
   it('reads an unavailable Amazon.com page: no price guessed, out of stock, brand and UPC', () => {
     const { json: p } = read('amazon_us', 'amazon-us-unavailable.html', 'https://www.amazon.com/dp/B0TESTUS01');
-    expect(p).toMatchObject({ id: 'B0TESTUS01', price: null, currency: null, list_price: null, discount_percent: null, availability: 'out_of_stock', in_stock: false, brand: '365 by Deep Sea', gtin: '099482467999', condition: null, seller: null, variants: [] });
+    expect(p).toMatchObject({
+      id: 'B0TESTUS01',
+      price: null,
+      currency: null,
+      list_price: null,
+      discount_percent: null,
+      availability: 'out_of_stock',
+      in_stock: false,
+      brand: '365 by Deep Sea',
+      gtin: '099482467999',
+      condition: null,
+      seller: null,
+      variants: [],
+    });
   });
 
   it('basic mode answers exactly the basic fields', () => {
@@ -78,66 +106,191 @@ describe('marketplace readers', () => {
       mpn: null, // "Does not apply" is not a part number
       seller: { name: 'clipclopthriftshop', id: 'clipclopthriftshop', rating: 99.5 },
     });
-    expect(p.images).toEqual(['https://i.ebayimg.com/images/g/abcd/s-l1600.jpg', 'https://i.ebayimg.com/images/g/efgh/s-l1600.jpg']);
+    expect(p.images).toEqual([
+      'https://i.ebayimg.com/images/g/abcd/s-l1600.jpg',
+      'https://i.ebayimg.com/images/g/efgh/s-l1600.jpg',
+    ]);
   });
 
   it("reads Walmart's page state: was-price, out of stock, seller, specs, variants with their own price and stock", () => {
-    const { json: p, sources } = read('walmart_us', 'walmart-kayak.html', 'https://www.walmart.com/ip/Deep-Sea-Kayak/555000111');
+    const { json: p, sources } = read(
+      'walmart_us',
+      'walmart-kayak.html',
+      'https://www.walmart.com/ip/Deep-Sea-Kayak/555000111',
+    );
     expect(p).toMatchObject({
-      id: '555000111', title: 'Deep Sea Kayak, 10 ft', price: 299, currency: 'USD', list_price: 349, discount_percent: 14,
-      availability: 'out_of_stock', in_stock: false, brand: 'Abyss', rating: 4.2, review_count: 1380,
-      description: 'Paddle further.', categories: ['Sports & Outdoors', 'Kayaks'], gtin: '012345678905', model: 'DSK-10', mpn: 'DSK10-BLU', condition: 'New',
+      id: '555000111',
+      title: 'Deep Sea Kayak, 10 ft',
+      price: 299,
+      currency: 'USD',
+      list_price: 349,
+      discount_percent: 14,
+      availability: 'out_of_stock',
+      in_stock: false,
+      brand: 'Abyss',
+      rating: 4.2,
+      review_count: 1380,
+      description: 'Paddle further.',
+      categories: ['Sports & Outdoors', 'Kayaks'],
+      gtin: '012345678905',
+      model: 'DSK-10',
+      mpn: 'DSK10-BLU',
+      condition: 'New',
       seller: { name: 'Walmart.com', id: 'F55CDC31AB754BB68FE0B39041159D63', rating: null },
-      specifications: { Length: '10 ft', Material: 'Polyethylene' }, features: ['Capacity: 300 lb'],
+      specifications: { Length: '10 ft', Material: 'Polyethylene' },
+      features: ['Capacity: 300 lb'],
     });
-    expect(p.images).toEqual(['https://i5.walmartimages.com/seo/kayak-1.jpeg', 'https://i5.walmartimages.com/asr/kayak-2.jpeg']);
+    expect(p.images).toEqual([
+      'https://i5.walmartimages.com/seo/kayak-1.jpeg',
+      'https://i5.walmartimages.com/asr/kayak-2.jpeg',
+    ]);
     expect(p.variants).toEqual([
-      { id: '555000111', attributes: { Color: 'Blue' }, price: 299, in_stock: false, url: 'https://www.walmart.com/ip/555000111' },
-      { id: '555000112', attributes: { Color: 'Red' }, price: 289, in_stock: true, url: 'https://www.walmart.com/ip/555000112' },
+      {
+        id: '555000111',
+        attributes: { Color: 'Blue' },
+        price: 299,
+        in_stock: false,
+        url: 'https://www.walmart.com/ip/555000111',
+      },
+      {
+        id: '555000112',
+        attributes: { Color: 'Red' },
+        price: 289,
+        in_stock: true,
+        url: 'https://www.walmart.com/ip/555000112',
+      },
     ]);
     expect(sources.price).toBe('walmart:__NEXT_DATA__.product.priceInfo.currentPrice.price');
   });
 
   it("reads Target's data-test hooks: sale price with regular price, out of stock, rating and count, brand, crumbs", () => {
-    const { json: p } = read('target_us', 'target-sale-out-of-stock.html', 'https://www.target.com/p/deep-sea-mug/-/A-87654321');
+    const { json: p } = read(
+      'target_us',
+      'target-sale-out-of-stock.html',
+      'https://www.target.com/p/deep-sea-mug/-/A-87654321',
+    );
     expect(p).toMatchObject({
-      id: '87654321', title: 'Deep Sea Mug 16oz - Threshold™', price: 6, currency: 'USD', list_price: 8, discount_percent: 25,
-      availability: 'out_of_stock', in_stock: false, rating: 4.6, review_count: 1208, brand: 'Threshold',
+      id: '87654321',
+      title: 'Deep Sea Mug 16oz - Threshold™',
+      price: 6,
+      currency: 'USD',
+      list_price: 8,
+      discount_percent: 25,
+      availability: 'out_of_stock',
+      in_stock: false,
+      rating: 4.6,
+      review_count: 1208,
+      brand: 'Threshold',
       categories: ['Kitchen & Dining', 'Mugs'],
     });
-    expect(p.images).toEqual(['https://target.scene7.com/is/image/Target/GUEST_mug1', 'https://target.scene7.com/is/image/Target/GUEST_mug2']);
+    expect(p.images).toEqual([
+      'https://target.scene7.com/is/image/Target/GUEST_mug1',
+      'https://target.scene7.com/is/image/Target/GUEST_mug2',
+    ]);
   });
 
   it("reads Etsy's buy box: the price paid (VAT included) over JSON-LD's pre-tax offer, the original price, the shop", () => {
-    const { json: p, sources } = read('etsy_de', 'etsy-de-sale.html', 'https://www.etsy.com/de/listing/550571999/fussmatte');
-    expect(p).toMatchObject({ id: '550571999', title: 'Fußmatte Kürbis, handbemalt', price: 42.84, currency: 'EUR', list_price: 47.6, discount_percent: 10, in_stock: true, seller: { name: 'OliveCreativeCompany', id: '12418300', rating: null } });
+    const { json: p, sources } = read(
+      'etsy_de',
+      'etsy-de-sale.html',
+      'https://www.etsy.com/de/listing/550571999/fussmatte',
+    );
+    expect(p).toMatchObject({
+      id: '550571999',
+      title: 'Fußmatte Kürbis, handbemalt',
+      price: 42.84,
+      currency: 'EUR',
+      list_price: 47.6,
+      discount_percent: 10,
+      in_stock: true,
+      seller: { name: 'OliveCreativeCompany', id: '12418300', rating: null },
+    });
     expect(sources.price).toBe('etsy:[data-buy-box-region=price]');
   });
 
   it('reads search-results pages as products in page order (Amazon, eBay, Walmart)', () => {
-    const amazon = read('amazon_uk', 'amazon-search.html', 'https://www.amazon.co.uk/s?k=deep+sea+lamp').json.products as any[];
+    const amazon = read('amazon_uk', 'amazon-search.html', 'https://www.amazon.co.uk/s?k=deep+sea+lamp').json
+      .products as any[];
     expect(amazon).toEqual([
-      { id: 'B0SEARCH01', url: 'https://www.amazon.co.uk/Deep-Sea-Lamp/dp/B0SEARCH01/ref=sr_1_1', title: 'Deep Sea Lamp, 2 Pack', price: 1049.99, currency: 'GBP', availability: 'unknown', in_stock: null },
-      { id: 'B0SEARCH02', url: 'https://www.amazon.co.uk/Abyss-Torch/dp/B0SEARCH02', title: 'Abyss Torch', price: null, currency: null, availability: 'out_of_stock', in_stock: false },
-      { id: 'B0SEARCH03', url: 'https://www.amazon.co.uk/sspa/click?url=%2FReef-Light%2Fdp%2FB0SEARCH03', title: 'Reef Light (Sponsored)', price: 12.5, currency: 'GBP', availability: 'unknown', in_stock: null },
+      {
+        id: 'B0SEARCH01',
+        url: 'https://www.amazon.co.uk/Deep-Sea-Lamp/dp/B0SEARCH01/ref=sr_1_1',
+        title: 'Deep Sea Lamp, 2 Pack',
+        price: 1049.99,
+        currency: 'GBP',
+        availability: 'unknown',
+        in_stock: null,
+      },
+      {
+        id: 'B0SEARCH02',
+        url: 'https://www.amazon.co.uk/Abyss-Torch/dp/B0SEARCH02',
+        title: 'Abyss Torch',
+        price: null,
+        currency: null,
+        availability: 'out_of_stock',
+        in_stock: false,
+      },
+      {
+        id: 'B0SEARCH03',
+        url: 'https://www.amazon.co.uk/sspa/click?url=%2FReef-Light%2Fdp%2FB0SEARCH03',
+        title: 'Reef Light (Sponsored)',
+        price: 12.5,
+        currency: 'GBP',
+        availability: 'unknown',
+        in_stock: null,
+      },
     ]);
-    const ebay = read('ebay_us', 'ebay-search.html', 'https://www.ebay.com/sch/i.html?_nkw=pony+harness').json.products as any[];
+    const ebay = read('ebay_us', 'ebay-search.html', 'https://www.ebay.com/sch/i.html?_nkw=pony+harness').json
+      .products as any[];
     expect(ebay.map((p) => [p.id, p.title, p.price, p.currency, p.url])).toEqual([
       ['302474151804', 'Pony Cart Harness - Small', 45, 'USD', 'https://www.ebay.com/itm/302474151804'],
       ['302474151805', 'Shetland Bridle', 12.99, 'USD', 'https://www.ebay.com/itm/302474151805'],
     ]);
-    const walmart = read('walmart_us', 'walmart-search.html', 'https://www.walmart.com/search?q=kayak').json.products as any[];
+    const walmart = read('walmart_us', 'walmart-search.html', 'https://www.walmart.com/search?q=kayak').json
+      .products as any[];
     expect(walmart).toEqual([
-      { id: '555000111', url: 'https://www.walmart.com/ip/Deep-Sea-Kayak/555000111', title: 'Deep Sea Kayak, 10 ft', price: 299, currency: 'USD', availability: 'in_stock', in_stock: true },
-      { id: '555000222', url: 'https://www.walmart.com/ip/Abyss-Paddle/555000222', title: 'Abyss Paddle', price: 39.97, currency: 'USD', availability: 'out_of_stock', in_stock: false },
+      {
+        id: '555000111',
+        url: 'https://www.walmart.com/ip/Deep-Sea-Kayak/555000111',
+        title: 'Deep Sea Kayak, 10 ft',
+        price: 299,
+        currency: 'USD',
+        availability: 'in_stock',
+        in_stock: true,
+      },
+      {
+        id: '555000222',
+        url: 'https://www.walmart.com/ip/Abyss-Paddle/555000222',
+        title: 'Abyss Paddle',
+        price: 39.97,
+        currency: 'USD',
+        availability: 'out_of_stock',
+        in_stock: false,
+      },
     ]);
   });
 
   it("reads Best Buy Canada's page state: sale price with savings, sold out online, model, UPC, rating", () => {
-    const { json: p, sources } = read('bestbuy_ca', 'bestbuy-ca-sale.html', 'https://www.bestbuy.ca/en-ca/product/deep-sea-doorbell/15432345');
+    const { json: p, sources } = read(
+      'bestbuy_ca',
+      'bestbuy-ca-sale.html',
+      'https://www.bestbuy.ca/en-ca/product/deep-sea-doorbell/15432345',
+    );
     expect(p).toMatchObject({
-      id: '15432345', title: 'Deep Sea Doorbell - Black', price: 149.99, currency: 'CAD', list_price: 199.99, discount_percent: 25,
-      availability: 'out_of_stock', in_stock: false, brand: 'ABYSS', model: 'DSD-1', gtin: '0123456789012', rating: 4.2, review_count: 88, description: 'A doorbell for the deep.',
+      id: '15432345',
+      title: 'Deep Sea Doorbell - Black',
+      price: 149.99,
+      currency: 'CAD',
+      list_price: 199.99,
+      discount_percent: 25,
+      availability: 'out_of_stock',
+      in_stock: false,
+      brand: 'ABYSS',
+      model: 'DSD-1',
+      gtin: '0123456789012',
+      rating: 4.2,
+      review_count: 88,
+      description: 'A doorbell for the deep.',
     });
     expect(p.images).toHaveLength(2);
     expect(sources.price).toBe('bestbuy:__INITIAL_STATE__.product.priceWithoutEhf');

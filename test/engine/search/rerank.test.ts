@@ -12,9 +12,18 @@ let http: HttpClient;
 
 beforeAll(async () => {
   site = await startFixtureServer({
-    '/partial': article('Harbour notes', '<p>The harbour master keeps notes on boats, weather and the moon over the bay, season after season.</p>'),
-    '/none': article('Bread', '<p>Knead the dough for ten minutes, let it rise for an hour and bake it until golden.</p>'),
-    '/full': article('Tides explained', '<p>Ocean tides are caused by the gravitational pull of the moon, and the sun adds spring tides twice a month.</p>'),
+    '/partial': article(
+      'Harbour notes',
+      '<p>The harbour master keeps notes on boats, weather and the moon over the bay, season after season.</p>',
+    ),
+    '/none': article(
+      'Bread',
+      '<p>Knead the dough for ten minutes, let it rise for an hour and bake it until golden.</p>',
+    ),
+    '/full': article(
+      'Tides explained',
+      '<p>Ocean tides are caused by the gravitational pull of the moon, and the sun adds spring tides twice a month.</p>',
+    ),
   });
   http = new HttpClient({ allowPrivateNetwork: true });
 });
@@ -32,8 +41,13 @@ describe('search re-ranking', () => {
   it('moves a page that answers the query above pages the provider put first', async () => {
     let processed = 0;
     // Pages go through the fetchers' document processor when there is one.
-    const documents = { process: async (s: string, o: PooledOptions) => (processed++, processHtml(s, o)), close: async () => {} };
-    const r = await search({ http, documents }, provider(['/partial', '/none', '/full']), { query: 'what causes ocean tides moon gravitational pull' });
+    const documents = {
+      process: async (s: string, o: PooledOptions) => (processed++, processHtml(s, o)),
+      close: async () => {},
+    };
+    const r = await search({ http, documents }, provider(['/partial', '/none', '/full']), {
+      query: 'what causes ocean tides moon gravitational pull',
+    });
     expect(processed).toBe(3);
     expect(r.results.map((x) => x.url.replace(site.url, ''))).toEqual(['/full', '/partial', '/none']);
     expect(r.results[0]).toMatchObject({ position: 1, citation: '[1]' });

@@ -6,10 +6,15 @@ import { stripTags } from '../../../src/engine/search/provider.js';
 
 describe('passages', () => {
   it('strips markdown syntax and link targets so passages read as on the page', () => {
-    expect(plainText('## Title\n\nSee **the** [docs](https://x.example/d) and `code` ![img](a.png)')).toBe('Title\n\nSee the docs and code');
+    expect(plainText('## Title\n\nSee **the** [docs](https://x.example/d) and `code` ![img](a.png)')).toBe(
+      'Title\n\nSee the docs and code',
+    );
   });
   it('merges short blocks, splits at headings and cuts long paragraphs at sentence ends', () => {
-    const long = Array.from({ length: 30 }, (_, i) => `Sentence number ${i} explains one more thing about the topic.`).join(' ');
+    const long = Array.from(
+      { length: 30 },
+      (_, i) => `Sentence number ${i} explains one more thing about the topic.`,
+    ).join(' ');
     const md = `# Head\n\nShort one.\n\nShort two that follows.\n\n## Next\n\n${long}`;
     const p = toPassages(md);
     expect(p[0]).toBe('Short one. Short two that follows.');
@@ -23,7 +28,11 @@ describe('passages', () => {
 
 describe('BM25', () => {
   it('ranks the passage that answers the query first and ignores stop words', () => {
-    const docs = ['The cat sat on the mat.', 'Rust ownership rules: each value has one owner, and borrowing is checked at compile time.', 'Weather is sunny today.'];
+    const docs = [
+      'The cat sat on the mat.',
+      'Rust ownership rules: each value has one owner, and borrowing is checked at compile time.',
+      'Weather is sunny today.',
+    ];
     const bm = new Bm25(docs);
     const scores = docs.map((_, i) => bm.score('how does rust ownership borrowing work', i));
     expect(scores[1]).toBeGreaterThan(scores[0]);
@@ -35,7 +44,9 @@ describe('BM25', () => {
 
 describe('provider text', () => {
   it('strips tags and decodes every HTML entity providers send (named, decimal, hex)', () => {
-    expect(stripTags('Caf&eacute; <b>guide</b> &#8211; it&#x27;s &quot;fast&quot;&nbsp;&amp; cheap')).toBe('Café guide – it\'s "fast" & cheap');
+    expect(stripTags('Caf&eacute; <b>guide</b> &#8211; it&#x27;s &quot;fast&quot;&nbsp;&amp; cheap')).toBe(
+      'Café guide – it\'s "fast" & cheap',
+    );
   });
 });
 

@@ -9,11 +9,13 @@ import { elements, scriptText } from '../../document/dom.js';
 import { norm, type Candidate } from '../candidate.js';
 import { GENERIC_NAMES } from '../vocabulary.js';
 
-const ASSIGN = /(?:window\.|var\s+|let\s+|const\s+)?(__[A-Z][A-Z0-9_]*__|__NEXT_DATA__|__NUXT__|__APOLLO_STATE__|__PRELOADED_STATE__|__INITIAL_STATE__|__INITIAL_DATA__|__APP_STATE__)\s*=\s*/;
+const ASSIGN =
+  /(?:window\.|var\s+|let\s+|const\s+)?(__[A-Z][A-Z0-9_]*__|__NEXT_DATA__|__NUXT__|__APOLLO_STATE__|__PRELOADED_STATE__|__INITIAL_STATE__|__INITIAL_DATA__|__APP_STATE__)\s*=\s*/;
 const MAX_VALUES = 20_000;
 const MAX_SCRIPT = 3_000_000;
 
-const PAIR = /["']?([A-Za-z_$][\w$]{1,40})["']?\s*:\s*(?:"((?:[^"\\\n]|\\.){1,200})"|'((?:[^'\\\n]|\\.){1,200})'|(-?\d+(?:\.\d+)?)(?=\s*[,}\]]))/g;
+const PAIR =
+  /["']?([A-Za-z_$][\w$]{1,40})["']?\s*:\s*(?:"((?:[^"\\\n]|\\.){1,200})"|'((?:[^'\\\n]|\\.){1,200})'|(-?\d+(?:\.\d+)?)(?=\s*[,}\]]))/g;
 
 export function appStateCandidates(doc: Document, out: Candidate[], wanted: string[] = []): void {
   let budget = MAX_VALUES;
@@ -47,7 +49,14 @@ export function appStateCandidates(doc: Document, out: Candidate[], wanted: stri
         if (!wantedSet.has(key) || GENERIC_NAMES.has(key)) continue;
         const value = m[2] ?? m[3] ?? m[4];
         if (value === undefined || value === '') continue;
-        out.push({ path: [key], value: m[4] !== undefined ? Number(m[4]) : value, kind: 'app-state', source: `script:${m[1]}`, order: pairOrder++, confidence: 0.45 });
+        out.push({
+          path: [key],
+          value: m[4] !== undefined ? Number(m[4]) : value,
+          kind: 'app-state',
+          source: `script:${m[1]}`,
+          order: pairOrder++,
+          confidence: 0.45,
+        });
         if (++found > 500) break;
       }
       continue;
@@ -66,20 +75,44 @@ export function appStateCandidates(doc: Document, out: Candidate[], wanted: stri
         const pair = namedPair(v as Record<string, unknown>);
         if (pair && wantedSet.has(pair.label)) {
           budget--;
-          out.push({ path: [pair.label], value: pair.value, kind: 'app-state', source: `app-state:${name}[${pair.shown}]`, order: position++, confidence: 0.6 });
+          out.push({
+            path: [pair.label],
+            value: pair.value,
+            kind: 'app-state',
+            source: `app-state:${name}[${pair.shown}]`,
+            order: position++,
+            confidence: 0.6,
+          });
         }
         for (const [k, x] of Object.entries(v as Record<string, unknown>)) queue.push([x, [...path, norm(k)]]);
       } else if (path.length && v !== null && v !== '') push(path, v);
     }
     function push(path: string[], value: unknown) {
       budget--;
-      out.push({ path: path.slice(-3), value, kind: 'app-state', source: `app-state:${name}.${path.slice(-3).join('.')}`, order: position++, confidence: 0.55 });
+      out.push({
+        path: path.slice(-3),
+        value,
+        kind: 'app-state',
+        source: `app-state:${name}.${path.slice(-3).join('.')}`,
+        order: position++,
+        confidence: 0.55,
+      });
     }
   }
   demoteListedPairs(out, pairsFrom);
 }
 
-const PAIR_NAME_KEYS = ['attrname', 'name', 'label', 'key', 'title', 'displayname', 'specname', 'propertyname', 'attributename'];
+const PAIR_NAME_KEYS = [
+  'attrname',
+  'name',
+  'label',
+  'key',
+  'title',
+  'displayname',
+  'specname',
+  'propertyname',
+  'attributename',
+];
 const PAIR_VALUE_KEYS = ['attrvalue', 'value', 'val', 'displayvalue', 'specvalue', 'propertyvalue', 'attributevalue'];
 
 /**
@@ -97,7 +130,8 @@ function namedPair(o: Record<string, unknown>): { label: string; shown: string; 
     else if (value === undefined && PAIR_VALUE_KEYS.includes(n)) value = o[k];
   }
   if (typeof shown !== 'string' || !shown.trim() || shown.length > 40) return undefined;
-  if (!(typeof value === 'string' && value.trim() && value.length <= 200) && typeof value !== 'number') return undefined;
+  if (!(typeof value === 'string' && value.trim() && value.length <= 200) && typeof value !== 'number')
+    return undefined;
   return { label: norm(shown), shown: shown.trim(), value: typeof value === 'string' ? value.trim() : value };
 }
 

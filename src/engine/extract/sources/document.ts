@@ -14,14 +14,31 @@ export function documentCandidates(doc: Document, baseUrl: string, out: Candidat
   for (const el of elements(doc)) {
     order++;
     if (el.name === 'title' && title === undefined) title = collapse(textOf(el));
-    else if (el.name === 'h1' && h1 === undefined && !isUiHeading(el) && !isHiddenInPage(el) && !isLogoHeading(el, baseUrl)) {
+    else if (
+      el.name === 'h1' &&
+      h1 === undefined &&
+      !isUiHeading(el) &&
+      !isHiddenInPage(el) &&
+      !isLogoHeading(el, baseUrl)
+    ) {
       h1 = collapse(visibleTextOf(el));
       if (h1.length < 3 || h1.length > 300) h1 = undefined;
-      else for (const name of ['name', 'title', 'headline']) out.push({ path: [name], value: h1, kind: 'dom', source: 'css:h1', confidence: 0.7, el });
+      else
+        for (const name of ['name', 'title', 'headline'])
+          out.push({ path: [name], value: h1, kind: 'dom', source: 'css:h1', confidence: 0.7, el });
     } else if (el.name === 'a' && !byline && /(?:^|\s)author(?:\s|$)/i.test(el.attribs.rel ?? '')) {
       // The post's byline link: `<a rel="author" href="/author/…">Mike Conley</a>`.
       byline = collapse(visibleTextOf(el));
-      if (byline.length >= 2 && byline.length <= 100) out.push({ path: ['author'], value: byline, kind: 'dom', source: 'html:a[rel=author]', order, confidence: 0.75, el });
+      if (byline.length >= 2 && byline.length <= 100)
+        out.push({
+          path: ['author'],
+          value: byline,
+          kind: 'dom',
+          source: 'html:a[rel=author]',
+          order,
+          confidence: 0.75,
+          el,
+        });
     } else if (el.name === 'p' && h1 !== undefined && lead === undefined) {
       // The first real paragraph after the headline: a summary when the page gives none.
       const text = collapse(visibleTextOf(el));
@@ -35,16 +52,26 @@ export function documentCandidates(doc: Document, baseUrl: string, out: Candidat
   }
   if (title) {
     const clean = withoutSiteName(title, baseUrl);
-    for (const name of ['title', 'name']) out.push({ path: [name], value: clean, kind: 'dom', source: 'html:title', order: 0, confidence: 0.55 });
+    for (const name of ['title', 'name'])
+      out.push({ path: [name], value: clean, kind: 'dom', source: 'html:title', order: 0, confidence: 0.55 });
   }
-  if (canonical) out.push({ path: ['url'], value: canonical, kind: 'dom', source: 'html:link[rel=canonical]', order: 0, confidence: 0.8 });
+  if (canonical)
+    out.push({
+      path: ['url'],
+      value: canonical,
+      kind: 'dom',
+      source: 'html:link[rel=canonical]',
+      order: 0,
+      confidence: 0.8,
+    });
 }
 
 /**
  * "Amazon.com: Relay Module : Automotive" → "Relay Module": the longest part of the title
  * once parts naming the site (its host's main label) are set aside.
  */
-const UI_NAMES = /message|modal|popup|cart|basket|dialog|toast|alert|notif|error|success|overlay|menu|logo|drawer|flyout/i;
+const UI_NAMES =
+  /message|modal|popup|cart|basket|dialog|toast|alert|notif|error|success|overlay|menu|logo|drawer|flyout/i;
 
 /** Headings of cart pop-ups, alerts and logos are not the page's subject. */
 function isUiHeading(el: Element): boolean {
@@ -58,7 +85,11 @@ function isUiHeading(el: Element): boolean {
 function siteLabel(url: string): string {
   try {
     const labels = new URL(url).hostname.replace(/^www\./, '').split('.');
-    return (labels.length > 2 && labels[labels.length - 2].length <= 3 ? labels[labels.length - 3] : labels[labels.length - 2] ?? labels[0]) ?? '';
+    return (
+      (labels.length > 2 && labels[labels.length - 2].length <= 3
+        ? labels[labels.length - 3]
+        : (labels[labels.length - 2] ?? labels[0])) ?? ''
+    );
   } catch {
     return '';
   }
@@ -70,7 +101,11 @@ const letters = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
 export function isSiteName(text: string, url: string): boolean {
   const site = letters(siteLabel(url));
   const t = letters(text);
-  return site.length >= 3 && t.startsWith(site) && /^(?:com|net|org|co|de|fr|uk|couk|io|shop|store)?$/.test(t.slice(site.length));
+  return (
+    site.length >= 3 &&
+    t.startsWith(site) &&
+    /^(?:com|net|org|co|de|fr|uk|couk|io|shop|store)?$/.test(t.slice(site.length))
+  );
 }
 
 /**
@@ -83,7 +118,9 @@ export function isSiteName(text: string, url: string): boolean {
 export function trimSiteName(title: string, url: string, siteName?: string): string {
   const site = letters(siteLabel(url));
   const named = letters(siteName ?? '');
-  const isSite = (p: string) => (site.length >= 3 && (p === site || (p.startsWith(site) && p.length - site.length <= 5))) || (named.length >= 2 && p === named);
+  const isSite = (p: string) =>
+    (site.length >= 3 && (p === site || (p.startsWith(site) && p.length - site.length <= 5))) ||
+    (named.length >= 2 && p === named);
   const parts = title.split(/(\s+[|–—·-]\s+|\s+::\s+|\s*｜\s*)/);
   // parts alternate text, separator, text…
   let from = 0;
@@ -91,7 +128,10 @@ export function trimSiteName(title: string, url: string, siteName?: string): str
   const last = letters(parts[to]);
   if (to >= 2 && last && (isSite(last) || (site.length >= 3 && last.includes(site)))) to -= 2;
   if (to - from >= 2 && isSite(letters(parts[from]))) from += 2;
-  const kept = parts.slice(from, to + 1).join('').trim();
+  const kept = parts
+    .slice(from, to + 1)
+    .join('')
+    .trim();
   return kept.length >= 3 ? kept : title;
 }
 
@@ -111,9 +151,18 @@ function isLogoHeading(el: Element, baseUrl: string): boolean {
 
 export function withoutSiteName(title: string, url: string): string {
   const site = siteLabel(url);
-  const parts = title.split(/\s+[|–—:-]\s+|:\s+/).map((p) => p.trim()).filter(Boolean);
+  const parts = title
+    .split(/\s+[|–—:-]\s+|:\s+/)
+    .map((p) => p.trim())
+    .filter(Boolean);
   if (parts.length < 2 || !site) return title;
-  const kept = parts.filter((p) => !p.toLowerCase().replace(/[^a-z0-9]/g, '').includes(site.toLowerCase().replace(/[^a-z0-9]/g, '')));
+  const kept = parts.filter(
+    (p) =>
+      !p
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, '')
+        .includes(site.toLowerCase().replace(/[^a-z0-9]/g, '')),
+  );
   if (!kept.length || kept.length === parts.length) return title;
   return kept.reduce((a, b) => (b.length > a.length ? b : a));
 }

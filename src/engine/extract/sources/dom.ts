@@ -14,7 +14,13 @@ const MAX_TEXT = 300;
 /** `css:span.price` / `css:#sku` — a short, readable selector for `sources`. */
 export function describeElement(el: Element): string {
   const id = el.attribs.id ? `#${el.attribs.id}` : '';
-  const cls = (el.attribs.class ?? '').trim().split(/\s+/).filter(Boolean).slice(0, 2).map((c) => `.${c}`).join('');
+  const cls = (el.attribs.class ?? '')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((c) => `.${c}`)
+    .join('');
   return `${el.name}${id || cls}`;
 }
 
@@ -31,7 +37,36 @@ function descendantCount(el: Element, cap: number): number {
   return n;
 }
 
-const BLOCKS = new Set(['div', 'p', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'br', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'section', 'article', 'header', 'footer', 'aside', 'table', 'tr', 'td', 'th', 'address', 'figure', 'figcaption', 'blockquote']);
+const BLOCKS = new Set([
+  'div',
+  'p',
+  'li',
+  'ul',
+  'ol',
+  'dl',
+  'dt',
+  'dd',
+  'br',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'aside',
+  'table',
+  'tr',
+  'td',
+  'th',
+  'address',
+  'figure',
+  'figcaption',
+  'blockquote',
+]);
 /** A space standing for a block's edge (a text node of its own, so the cents rule skips it). */
 const BLOCK_GAP = { type: 'text', data: ' ', parent: null } as unknown as AnyNode;
 
@@ -58,7 +93,8 @@ export function shownText(el: Element): string {
   // James</span><span>Staff Writer</span>") run together as "JamesStaff": part them.
   let text = parts.length ? parts[0].data : '';
   for (let i = 1; i < parts.length; i++) {
-    const gap = parts[i].parent !== parts[i - 1].parent && /\p{Ll}$/u.test(parts[i - 1].data) && /^\p{Lu}/u.test(parts[i].data);
+    const gap =
+      parts[i].parent !== parts[i - 1].parent && /\p{Ll}$/u.test(parts[i - 1].data) && /^\p{Lu}/u.test(parts[i].data);
     text += gap ? ` ${parts[i].data}` : parts[i].data;
   }
   if (parts.length < 2 || !/\d/.test(text)) return text;
@@ -67,8 +103,14 @@ export function shownText(el: Element): string {
     let j = i - 1;
     while (j >= 0 && !parts[j].data.trim()) j--;
     if (j < 0 || parts[j].parent === parts[i].parent) break;
-    const before = parts.slice(0, i).map((p) => p.data).join('');
-    const after = parts.slice(i + 1).map((p) => p.data).join('');
+    const before = parts
+      .slice(0, i)
+      .map((p) => p.data)
+      .join('');
+    const after = parts
+      .slice(i + 1)
+      .map((p) => p.data)
+      .join('');
     // Whole units right before (no decimals of their own), nothing numeric after.
     if (!/\d\s*$/.test(before) || /[.,]\d{1,2}\s*$/.test(before) || /\d/.test(after)) break;
     // The decimal mark the thousands separator leaves free: "1.299" + "00" → "1.299,00".
@@ -101,7 +143,23 @@ function namedFor(token: string, wanted: readonly string[]): string | undefined 
   return undefined;
 }
 
-const STYLE_WORDS = new Set(['color', 'colour', 'bg', 'background', 'border', 'font', 'primary', 'secondary', 'accent', 'fill', 'theme', 'gradient', 'shadow', 'btn', 'button']);
+const STYLE_WORDS = new Set([
+  'color',
+  'colour',
+  'bg',
+  'background',
+  'border',
+  'font',
+  'primary',
+  'secondary',
+  'accent',
+  'fill',
+  'theme',
+  'gradient',
+  'shadow',
+  'btn',
+  'button',
+]);
 
 export function domNameCandidates(doc: Document, wanted: string[], out: Candidate[]): void {
   if (!wanted.length) return;
@@ -124,7 +182,15 @@ export function domNameCandidates(doc: Document, wanted: string[], out: Candidat
     }
     // Test hooks name things too: data-qa-qualifier="product-reference", data-testid="price".
     let hooks = '';
-    for (const [k, v] of Object.entries(a)) if (k.startsWith('data-') && v && v.length <= 40 && /^[A-Za-z][\w-]*$/.test(v) && /test|qa|qualifier|automation|role|type|field|name|component/.test(k)) hooks += ` ${v}`;
+    for (const [k, v] of Object.entries(a))
+      if (
+        k.startsWith('data-') &&
+        v &&
+        v.length <= 40 &&
+        /^[A-Za-z][\w-]*$/.test(v) &&
+        /test|qa|qualifier|automation|role|type|field|name|component/.test(k)
+      )
+        hooks += ` ${v}`;
     const names = `${a.id ?? ''} ${a.class ?? ''}${hooks}`.trim();
     if (!names) continue;
     // Class names repeat all over a page: each distinct token is judged once.
@@ -142,6 +208,15 @@ export function domNameCandidates(doc: Document, wanted: string[], out: Candidat
     if (descendantCount(el, 30) >= 30) continue;
     const text = a.content ?? collapse(shownText(el));
     if (!text || text.length > MAX_TEXT) continue;
-    out.push({ path: [norm(hit)], value: text, kind: 'dom', source: `css:${describeElement(el)}`, order, confidence: 0.5, el, raw: text });
+    out.push({
+      path: [norm(hit)],
+      value: text,
+      kind: 'dom',
+      source: `css:${describeElement(el)}`,
+      order,
+      confidence: 0.5,
+      el,
+      raw: text,
+    });
   }
 }

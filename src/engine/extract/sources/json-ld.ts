@@ -42,7 +42,11 @@ export function jsonLdCandidates(doc: Document, out: Candidate[]): void {
       // the matcher can tell a review's rating from the product's.
       const nestedType = typeOf(o);
       const own = path.length && nestedType ? nestedType : entity;
-      if (path.length && typeof o.name === 'string' && Object.keys(o).every((k) => k.startsWith('@') || k === 'name' || k === 'url' || k === 'logo')) {
+      if (
+        path.length &&
+        typeof o.name === 'string' &&
+        Object.keys(o).every((k) => k.startsWith('@') || k === 'name' || k === 'url' || k === 'logo')
+      ) {
         // {"@type":"Brand","name":"X"}: the thing itself is its name.
         push(path, o.name, entity, idx, item);
       }
@@ -58,7 +62,16 @@ export function jsonLdCandidates(doc: Document, out: Candidate[]): void {
   function push(path: string[], raw: unknown, entity: string | undefined, idx: number, item?: string) {
     // Markup written into the JSON by an HTML template: "Black &amp; Silver", "Elo&iacute;sa".
     const value = typeof raw === 'string' ? decodeLeftEntities(raw) : raw;
-    out.push({ path, value, kind: 'json-ld', source: `json-ld:${path.join('.')}`, entity, entityIndex: idx, confidence: 1, item });
+    out.push({
+      path,
+      value,
+      kind: 'json-ld',
+      source: `json-ld:${path.join('.')}`,
+      entity,
+      entityIndex: idx,
+      confidence: 1,
+      item,
+    });
   }
 }
 
@@ -67,6 +80,5 @@ function typeOf(o: unknown): string | undefined {
   const first = Array.isArray(t) ? t[0] : t;
   return typeof first === 'string' ? norm(first) : undefined;
 }
-
 
 /** JSON-LD in the wild has comments, trailing commas and raw newlines in strings. */

@@ -17,7 +17,10 @@ const TEXT_HOSTS = new Set(['p', 'li', 'div', 'span', 'td', 'dd', 'strong', 'b',
  */
 function labelNames(label: string): string[] {
   const whole = norm(label);
-  const parts = label.split(/\s*\/\s*/).map(norm).filter((p) => p && p !== whole);
+  const parts = label
+    .split(/\s*\/\s*/)
+    .map(norm)
+    .filter((p) => p && p !== whole);
   return parts.length > 1 ? [whole, ...parts] : [whole];
 }
 
@@ -47,7 +50,11 @@ export function labelCandidates(doc: Document, out: Candidate[], wanted?: Set<st
     const own = collapse(textOf(el));
     // (Collapsed text loses at most " : " to the strip: longer text is no label either way.)
     const label = own.length <= LABEL_MAX + 3 ? own.replace(/\s*[:：#–-]?\s*$/, '') : own;
-    const block = (el.name === 'p' || el.name === 'div') && el.children.length <= 2 && label.length <= LABEL_MAX && !!wanted?.has(norm(label));
+    const block =
+      (el.name === 'p' || el.name === 'div') &&
+      el.children.length <= 2 &&
+      label.length <= LABEL_MAX &&
+      !!wanted?.has(norm(label));
     const labelHost = el.name === 'dt' || el.name === 'th' || el.name === 'label' || inline || block;
     // "Code: 73556" in one span is a whole pair, not the label of whatever follows it.
     const pair = own.length <= VALUE_MAX + LABEL_MAX ? LABEL_VALUE.exec(own) : null;
@@ -60,18 +67,39 @@ export function labelCandidates(doc: Document, out: Candidate[], wanted?: Set<st
       const value = next.text.replace(/^[:：–-]\s*/, '');
       if (value && value.length <= VALUE_MAX) {
         for (const name of labelNames(label)) {
-          out.push({ path: [name], value, kind: 'label', source: `label:${label}`, order, confidence: el.name === 'dt' || el.name === 'th' ? 0.75 : 0.65, el: sib, raw: value });
+          out.push({
+            path: [name],
+            value,
+            kind: 'label',
+            source: `label:${label}`,
+            order,
+            confidence: el.name === 'dt' || el.name === 'th' ? 0.75 : 0.65,
+            el: sib,
+            raw: value,
+          });
         }
       }
       continue;
     }
     const m = pair;
-    if (m) for (const name of labelNames(m[1])) out.push({ path: [name], value: m[2], kind: 'text', source: `text:${m[1]}`, order, confidence: 0.6, el, raw: m[2] });
+    if (m)
+      for (const name of labelNames(m[1]))
+        out.push({
+          path: [name],
+          value: m[2],
+          kind: 'text',
+          source: `text:${m[1]}`,
+          order,
+          confidence: 0.6,
+          el,
+          raw: m[2],
+        });
   }
 }
 
 /** One "Label: value" statement of a description, up to the punctuation that ends it. */
-const DESCRIPTION_PAIR = /(?<![\p{L}\p{N}])([\p{L}][\p{L}\p{N}]*(?: [\p{L}\p{N}]+){0,2})\s*[:：]\s*([^。；;|｜◎•\n]{1,60}?)(?=[。；;|｜◎•\n]|\.\s|$)/gu;
+const DESCRIPTION_PAIR =
+  /(?<![\p{L}\p{N}])([\p{L}][\p{L}\p{N}]*(?: [\p{L}\p{N}]+){0,2})\s*[:：]\s*([^。；;|｜◎•\n]{1,60}?)(?=[。；;|｜◎•\n]|\.\s|$)/gu;
 
 /**
  * "Label: value" statements in the page's description meta: shops write "直購價：$2320。…"
@@ -87,7 +115,17 @@ export function descriptionCandidates(doc: Document, out: Candidate[]): void {
     if (key !== 'description' && key !== 'og:description') continue;
     for (const m of (el.attribs.content ?? '').matchAll(DESCRIPTION_PAIR)) {
       const value = m[2].trim();
-      if (value) for (const name of labelNames(m[1])) out.push({ path: [name], value, kind: 'text', source: `meta:${key}:${m[1]}`, order: 0, confidence: 0.45, raw: value });
+      if (value)
+        for (const name of labelNames(m[1]))
+          out.push({
+            path: [name],
+            value,
+            kind: 'text',
+            source: `meta:${key}:${m[1]}`,
+            order: 0,
+            confidence: 0.45,
+            raw: value,
+          });
     }
   }
 }
@@ -96,6 +134,14 @@ export function descriptionCandidates(doc: Document, out: Candidate[]): void {
 export function textLineCandidates(text: string, out: Candidate[]): void {
   let order = 0;
   for (const m of text.matchAll(/^[ \t]*([\p{L}][\p{L}\p{N} .#/-]{0,38}?)[ \t]*[:：][ \t]*(\S.*)$/gmu)) {
-    out.push({ path: [norm(m[1])], value: m[2].trim(), kind: 'text', source: `text:${m[1].trim()}`, order: order++, confidence: 0.6, raw: m[2] });
+    out.push({
+      path: [norm(m[1])],
+      value: m[2].trim(),
+      kind: 'text',
+      source: `text:${m[1].trim()}`,
+      order: order++,
+      confidence: 0.6,
+      raw: m[2],
+    });
   }
 }

@@ -17,9 +17,17 @@ export function metaCandidates(doc: Document, out: Candidate[]): void {
     // with a trailing "amount"/"content" folded into its parent name.
     const vocab = parts.length > 1 ? parts[0] : 'meta';
     let path = parts.length > 1 ? parts.slice(1) : parts;
-    if (path.length > 1 && (path[path.length - 1] === 'amount' || path[path.length - 1] === 'content')) path = path.slice(0, -1);
+    if (path.length > 1 && (path[path.length - 1] === 'amount' || path[path.length - 1] === 'content'))
+      path = path.slice(0, -1);
     // <meta name="title"> repeats the document title (site name and all): below the h1.
     const confidence = vocab === 'twitter' ? 0.7 : vocab === 'meta' && path[0] === 'title' ? 0.5 : 0.85;
-    out.push({ path, value: decodeLeftEntities(content.trim()), kind: 'meta', source: `meta:${key}`, entity: vocab, confidence });
+    out.push({
+      path,
+      value: decodeLeftEntities(content.trim()),
+      kind: 'meta',
+      source: `meta:${key}`,
+      entity: vocab,
+      confidence,
+    });
   }
 }

@@ -28,23 +28,33 @@ function itemValue(el: Element, prop?: string): string | undefined {
     // (and as the shop's own search takes it), when it is the same letters and digits.
     if (el.name !== 'meta' && prop && CODE_PROPS.test(prop)) {
       const shown = collapse(textOf(el));
-      if (shown && shown !== a.content && shown.length <= 64 && alnum(shown) === alnum(a.content) && alnum(shown)) return shown;
+      if (shown && shown !== a.content && shown.length <= 64 && alnum(shown) === alnum(a.content) && alnum(shown))
+        return shown;
     }
     return a.content;
   }
   switch (el.name) {
     case 'meta':
       return a.content;
-    case 'a': case 'link': case 'area': {
+    case 'a':
+    case 'link':
+    case 'area': {
       // `<a itemprop="name" href="/post/">Title</a>`: a text property means the text.
       const text = el.name === 'a' && prop && TEXT_PROPS.test(prop) ? collapse(visibleTextOf(el)) : '';
       return text || a.href;
     }
-    case 'img': case 'audio': case 'video': case 'source': case 'iframe': case 'embed': case 'track':
+    case 'img':
+    case 'audio':
+    case 'video':
+    case 'source':
+    case 'iframe':
+    case 'embed':
+    case 'track':
       return a.src ?? a['data-src'];
     case 'object':
       return a.data;
-    case 'data': case 'meter':
+    case 'data':
+    case 'meter':
       return a.value;
     case 'time':
       return a.datetime ?? collapse(textOf(el));
@@ -59,7 +69,15 @@ function itemValue(el: Element, prop?: string): string | undefined {
 
 const alnum = (s: string) => s.replace(/[^\p{L}\p{N}]/gu, '').toLowerCase();
 
-const typeName = (t: string | undefined) => (t ? norm(t.trim().split(/\s+/)[0].replace(/.*[/#]/, '')) : undefined);
+const typeName = (t: string | undefined) =>
+  t
+    ? norm(
+        t
+          .trim()
+          .split(/\s+/)[0]
+          .replace(/.*[/#]/, ''),
+      )
+    : undefined;
 
 export function microdataCandidates(doc: Document, out: Candidate[]): void {
   let entities = 0;
@@ -71,8 +89,12 @@ export function microdataCandidates(doc: Document, out: Candidate[]): void {
     let next = scope;
     const md = a.itemprop !== undefined || a.itemscope !== undefined;
     // `property` on <meta> with a colon (og:title) is OpenGraph, read by the meta collector.
-    const rdfaProp = a.property !== undefined && !(node.name === 'meta' && a.property.includes(':')) ? a.property : undefined;
-    const props = (a.itemprop ?? rdfaProp ?? '').split(/\s+/).filter(Boolean).map((p) => norm(p.replace(/.*[/#:]/, '')));
+    const rdfaProp =
+      a.property !== undefined && !(node.name === 'meta' && a.property.includes(':')) ? a.property : undefined;
+    const props = (a.itemprop ?? rdfaProp ?? '')
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((p) => norm(p.replace(/.*[/#:]/, '')));
     const startsItem = a.itemscope !== undefined || a.typeof !== undefined;
     if (startsItem) {
       const kind: Scope['kind'] = a.itemscope !== undefined ? 'microdata' : 'rdfa';
@@ -100,7 +122,17 @@ export function microdataCandidates(doc: Document, out: Candidate[]): void {
     } else if (props.length && md) {
       // itemprop outside any itemscope: still a named value, trusted a little less.
       const v = itemValue(node, props[0]);
-      if (v) for (const p of props) out.push({ path: [p], value: v.trim(), kind: 'microdata', source: `microdata:${p}`, order, confidence: 0.8, el: node });
+      if (v)
+        for (const p of props)
+          out.push({
+            path: [p],
+            value: v.trim(),
+            kind: 'microdata',
+            source: `microdata:${p}`,
+            order,
+            confidence: 0.8,
+            el: node,
+          });
     }
     for (const c of node.children) visit(c, next, depth + 1);
   };

@@ -12,7 +12,9 @@ export function urlCandidates(url: string, html: string | undefined, out: Candid
     return;
   }
   const tokens = new Set<string>();
-  for (const [k, v] of u.searchParams) if (/^(?:sku|id|pid|productid|item|itemid|product|article|art|code)$/i.test(k) && /^[A-Za-z0-9_-]{3,40}$/.test(v)) tokens.add(v);
+  for (const [k, v] of u.searchParams)
+    if (/^(?:sku|id|pid|productid|item|itemid|product|article|art|code)$/i.test(k) && /^[A-Za-z0-9_-]{3,40}$/.test(v))
+      tokens.add(v);
   // Later segments name the item, earlier ones its categories: read from the end.
   for (const seg of u.pathname.split('/').reverse()) {
     const s = seg.replace(/\.(?:html?|aspx?|php|jsp)$/i, '');
@@ -26,7 +28,8 @@ export function urlCandidates(url: string, html: string | undefined, out: Candid
   }
   // "-p400105394.html": a one- or two-letter marker before the number the shop uses; also
   // several in one segment ("c5780a200532255": category 5780, ad 200532255).
-  const quoted = (d: string) => !!html && (html.includes(`"${d}"`) || html.includes(`'${d}'`) || html.includes(`>${d}<`));
+  const quoted = (d: string) =>
+    !!html && (html.includes(`"${d}"`) || html.includes(`'${d}'`) || html.includes(`>${d}<`));
   for (const t of [...tokens]) {
     if (!/^(?:[a-z]{1,2}\d+){1,3}$/i.test(t)) continue;
     const numbers = [...t.matchAll(/[a-z]{1,2}(\d{5,})/gi)].map((m) => m[1]).filter(quoted);
@@ -73,7 +76,8 @@ export function urlTokens(url: string): Set<string> {
   const out = new Set<string>();
   try {
     const u = new URL(url);
-    for (const part of `${u.pathname} ${[...u.searchParams.values()].join(' ')}`.split(/[^A-Za-z0-9]+/)) if (part.length >= 4 && /\d/.test(part)) out.add(part.toLowerCase());
+    for (const part of `${u.pathname} ${[...u.searchParams.values()].join(' ')}`.split(/[^A-Za-z0-9]+/))
+      if (part.length >= 4 && /\d/.test(part)) out.add(part.toLowerCase());
   } catch {
     // No URL, no tokens.
   }
