@@ -42,23 +42,11 @@ export function page(opts: {
   notice?: { kind: 'ok' | 'error'; text: string };
 }): string {
   const nav = opts.email
-    ? html`<header class="top">
-        <span class="brand">Trawl</span>
-        <nav aria-label="Main">
-          ${NAV.map(([href, label]) => html` <a href="${href}" ${raw(opts.path === href ? 'aria-current="page"' : '')}>${label}</a>`)}
-        </nav>
-        <form method="post" action="/logout">
-          <input type="hidden" name="csrf" value="${opts.csrf}" /><span class="muted" style="color:#cbd5e1"
-            >${opts.email}</span
-          >
-          <button class="secondary" type="submit">Log out</button>
-        </form>
-      </header>`
+    ? html`<header class="top"><span class="brand">Trawl</span><nav aria-label="Main">${NAV.map(([href, label]) => html` <a href="${href}" ${raw(opts.path === href ? 'aria-current="page"' : '')}>${label}</a>`)}</nav>
+<form method="post" action="/logout"><input type="hidden" name="csrf" value="${opts.csrf}"><span class="muted" style="color:#cbd5e1">${opts.email}</span> <button class="secondary" type="submit">Log out</button></form></header>`
     : html`<header class="top"><span class="brand">Trawl</span></header>`;
   const notice = opts.notice
-    ? html`<div class="notice ${opts.notice.kind}" role="${opts.notice.kind === 'error' ? 'alert' : 'status'}">
-        ${opts.notice.text}
-      </div>`
+    ? html`<div class="notice ${opts.notice.kind}" role="${opts.notice.kind === 'error' ? 'alert' : 'status'}">${opts.notice.text}</div>`
     : raw('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(opts.title)} · Trawl</title><link rel="stylesheet" href="/assets/app.css"><link rel="stylesheet" href="/assets/uPlot.min.css"></head>

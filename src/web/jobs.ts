@@ -36,47 +36,14 @@ export function jobPages(app: FastifyInstance, ctx: ServerContext, kit: Kit): vo
     authed(async (_request, reply, s) => {
       const rows = await repo.listJobs(ctx.store.db, s.account.id, 100);
       const body = rows.length
-        ? html`<div class="table-wrap" tabindex="0">
-            <table aria-label="Jobs">
-              <thead>
-                <tr>
-                  <th scope="col">Job</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Progress</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Finished</th>
-                  <th scope="col">Results</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${rows.map((j) => {
-                  const total = Number(j.total);
-                  const ended = Number(j.done) + Number(j.failed);
-                  return html`<tr>
-                    <td><code>${j.id}</code></td>
-                    <td>${j.kind}</td>
-                    <td>${j.state}</td>
-                    <td>
-                      <progress
-                        max="${String(Math.max(1, total))}"
-                        value="${String(ended)}"
-                        aria-label="${ended} of ${total}"
-                      ></progress>
-                      ${Number(j.done)} done, ${Number(j.failed)} failed of ${total}
-                    </td>
-                    <td>${when(j.created_at)}</td>
-                    <td>${when(j.finished_at)}</td>
-                    <td><a href="/jobs/${j.id}/pages.jsonl" download>JSON lines</a></td>
-                  </tr>`;
-                })}
-              </tbody>
-            </table>
-          </div>`
-        : html`<p class="empty">
-            No jobs yet. Start one with <code>POST /v1/crawl</code> and <code>"async": true</code>, or
-            <code>POST /v1/batch/scrape</code>; they show here with their progress.
-          </p>`;
+        ? html`<div class="table-wrap" tabindex="0"><table aria-label="Jobs"><thead><tr><th scope="col">Job</th><th scope="col">Kind</th><th scope="col">State</th><th scope="col">Progress</th><th scope="col">Created</th><th scope="col">Finished</th><th scope="col">Results</th></tr></thead><tbody>${rows.map(
+            (j) => {
+              const total = Number(j.total);
+              const ended = Number(j.done) + Number(j.failed);
+              return html`<tr><td><code>${j.id}</code></td><td>${j.kind}</td><td>${j.state}</td><td><progress max="${String(Math.max(1, total))}" value="${String(ended)}" aria-label="${ended} of ${total}"></progress> ${Number(j.done)} done, ${Number(j.failed)} failed of ${total}</td><td>${when(j.created_at)}</td><td>${when(j.finished_at)}</td><td><a href="/jobs/${j.id}/pages.jsonl" download>JSON lines</a></td></tr>`;
+            },
+          )}</tbody></table></div>`
+        : html`<p class="empty">No jobs yet. Start one with <code>POST /v1/crawl</code> and <code>"async": true</code>, or <code>POST /v1/batch/scrape</code>; they show here with their progress.</p>`;
       return send(reply, 200, shell(s, '/jobs', 'Jobs', body));
     }),
   );

@@ -62,82 +62,19 @@ export function monitorPages(app: FastifyInstance, ctx: ServerContext, kit: Kit)
       'last_values',
     );
     const table = rows.length
-      ? html`<div class="table-wrap" tabindex="0">
-          <table aria-label="Monitors">
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">State</th>
-                <th scope="col">Health</th>
-                <th scope="col">Webhook</th>
-                <th scope="col">Interval</th>
-                <th scope="col">Last run</th>
-                <th scope="col">Last values</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows.map(
-                (m) =>
-                  html`<tr>
-                    <td><a href="/monitors/${m.id}">${short(m.url)}</a></td>
-                    <td>${m.state}</td>
-                    <td>${m.health}</td>
-                    <td>${m.webhook_state === 'disabled' ? html`<strong>disabled</strong>` : 'active'}</td>
-                    <td>${m.interval}</td>
-                    <td>${when(m.last_run_at)}</td>
-                    <td>${short(m.last_values ? JSON.parse(m.last_values) : null)}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
-        </div>`
-      : html`<p class="empty">
-          No monitors yet. Create one below: Trawl fetches the page on its interval and calls your webhook when a
-          watched field changes.
-        </p>`;
-    const body = html`${table}
-      <h2>Create a monitor</h2>
-      <form class="stack" method="post" action="/monitors">
-        ${csrfField(s)}
-        <label for="m-url"
-          >Page URL<input
-            id="m-url"
-            name="url"
-            type="url"
-            required
-            value="${f.url ?? ''}"
-            placeholder="https://www.example.com/product"
-        /></label>
-        <label for="m-interval"
-          >Interval <span class="muted">(e.g. 30m, 6h, 1d)</span
-          ><input id="m-interval" name="interval" required value="${f.interval ?? '6h'}"
-        /></label>
-        <label for="m-watch"
-          >Watched fields
-          <span class="muted">(comma-separated: title, markdown, status_code, schema keys, product fields)</span
-          ><input id="m-watch" name="watch" required value="${f.watch ?? 'title'}"
-        /></label>
-        <label for="m-webhook"
-          >Webhook URL<input
-            id="m-webhook"
-            name="webhook"
-            type="url"
-            required
-            value="${f.webhook ?? ''}"
-            placeholder="https://hooks.example.com/trawl"
-        /></label>
-        <label for="m-schema"
-          >Schema <span class="muted">(optional JSON, e.g. {"price":"number"})</span
-          ><textarea id="m-schema" name="schema" rows="3">${f.schema ?? ''}</textarea>
-        </label>
-        <label for="m-conditions"
-          >Conditions
-          <span class="muted"
-            >(optional JSON: notify only when all hold, e.g. [{"field":"price","op":"lt","value":50}])</span
-          ><textarea id="m-conditions" name="conditions" rows="2">${f.conditions ?? ''}</textarea>
-        </label>
-        <button type="submit">Create monitor</button>
-      </form>`;
+      ? html`<div class="table-wrap" tabindex="0"><table aria-label="Monitors"><thead><tr><th scope="col">URL</th><th scope="col">State</th><th scope="col">Health</th><th scope="col">Webhook</th><th scope="col">Interval</th><th scope="col">Last run</th><th scope="col">Last values</th></tr></thead><tbody>${rows.map(
+          (m) =>
+            html`<tr><td><a href="/monitors/${m.id}">${short(m.url)}</a></td><td>${m.state}</td><td>${m.health}</td><td>${m.webhook_state === 'disabled' ? html`<strong>disabled</strong>` : 'active'}</td><td>${m.interval}</td><td>${when(m.last_run_at)}</td><td>${short(m.last_values ? JSON.parse(m.last_values) : null)}</td></tr>`,
+        )}</tbody></table></div>`
+      : html`<p class="empty">No monitors yet. Create one below: Trawl fetches the page on its interval and calls your webhook when a watched field changes.</p>`;
+    const body = html`${table}<h2>Create a monitor</h2><form class="stack" method="post" action="/monitors">${csrfField(s)}
+<label for="m-url">Page URL<input id="m-url" name="url" type="url" required value="${f.url ?? ''}" placeholder="https://www.example.com/product"></label>
+<label for="m-interval">Interval <span class="muted">(e.g. 30m, 6h, 1d)</span><input id="m-interval" name="interval" required value="${f.interval ?? '6h'}"></label>
+<label for="m-watch">Watched fields <span class="muted">(comma-separated: title, markdown, status_code, schema keys, product fields)</span><input id="m-watch" name="watch" required value="${f.watch ?? 'title'}"></label>
+<label for="m-webhook">Webhook URL<input id="m-webhook" name="webhook" type="url" required value="${f.webhook ?? ''}" placeholder="https://hooks.example.com/trawl"></label>
+<label for="m-schema">Schema <span class="muted">(optional JSON, e.g. {"price":"number"})</span><textarea id="m-schema" name="schema" rows="3">${f.schema ?? ''}</textarea></label>
+<label for="m-conditions">Conditions <span class="muted">(optional JSON: notify only when all hold, e.g. [{"field":"price","op":"lt","value":50}])</span><textarea id="m-conditions" name="conditions" rows="2">${f.conditions ?? ''}</textarea></label>
+<button type="submit">Create monitor</button></form>`;
     return shell(s, '/monitors', 'Monitors', body, notice);
   };
 
@@ -201,149 +138,30 @@ export function monitorPages(app: FastifyInstance, ctx: ServerContext, kit: Kit)
         series: [{ label: field, values: points.map((p) => (typeof p.value === 'number' ? p.value : null)) }],
       });
       charts.push(
-        html`<div id="chart-${field}" class="chart" role="img" aria-label="${field} over the monitor's runs">
-            Loading chart…
-          </div>
-          <script type="application/json" data-chart-for="chart-${field}">
-            ${raw(data.replace(/</g, '\\u003c'))}
-          </script>`,
+        html`<div id="chart-${field}" class="chart" role="img" aria-label="${field} over the monitor's runs">Loading chart…</div><script type="application/json" data-chart-for="chart-${field}">${raw(data.replace(/</g, '\\u003c'))}</script>`,
       );
     }
     const action = (path: string, label: string, cls = '', extra: Raw = raw(''), confirm?: string) =>
-      html`<form
-        class="inline"
-        method="post"
-        action="/monitors/${m.id}/${path}"
-        ${raw(confirm ? `data-confirm="${confirm}"` : '')}
-      >
-        ${csrfField(s)}${extra}<button type="submit" class="${cls}">${label}</button>
-      </form> `;
+      html`<form class="inline" method="post" action="/monitors/${m.id}/${path}" ${raw(confirm ? `data-confirm="${confirm}"` : '')}>${csrfField(s)}${extra}<button type="submit" class="${cls}">${label}</button></form> `;
     const body = html`<p><a href="/monitors">← All monitors</a></p>
-      <div class="cards">
-        <div class="card">
-          <div class="muted">URL</div>
-          <div style="word-break:break-all">${d.url}</div>
-        </div>
-        <div class="card">
-          <div class="muted">State · health</div>
-          <div class="big" style="font-size:1.3rem" data-testid="state">${d.state} · ${d.health}</div>
-        </div>
-        <div class="card">
-          <div class="muted">Interval · next run</div>
-          <div>${d.interval} · ${when(d.next_run_at)}</div>
-        </div>
-        <div class="card">
-          <div class="muted">Webhook</div>
-          <div style="word-break:break-all">${d.webhook}</div>
-          <div data-testid="webhook-state">
-            ${d.webhook_state === 'disabled' ? html`<strong>disabled</strong>` : 'active'}
-          </div>
-        </div>
-      </div>
-      ${
-        d.webhook_state === 'disabled'
-          ? html`<div class="notice error" role="status" data-testid="webhook-disabled">
-              <p>
-                Webhook disabled ${when(d.webhook_disabled_at ?? null)}: ${d.webhook_disabled_reason ?? ''}. Nothing is
-                sent until it is re-enabled; events found meanwhile are kept as failed deliveries, which a replay sends
-                again (<code>POST /v1/webhooks/replay</code>).
-              </p>
-              ${action('webhook-state', 'Re-enable webhook', 'secondary')}
-            </div>`
-          : raw('')
-      }
-      <p style="margin-top:1rem">
-        ${action('state', d.state === 'active' ? 'Pause' : 'Resume', 'secondary', html`<input type="hidden" name="state" value="${d.state === 'active' ? 'paused' : 'active'}" />`)}${action('run', 'Run now')}${action('delete', 'Delete', 'danger', raw(''), 'Delete this monitor, its runs and any unsent webhooks?')}
-      </p>
-      <h2>Last values</h2>
-      ${
-        d.last_values
-          ? html`<div class="table-wrap" tabindex="0">
-              <table aria-label="Last values">
-                <tbody>
-                  ${Object.entries(d.last_values as Record<string, unknown>).map(
-                    ([k, v]) =>
-                      html`<tr>
-                        <th scope="row">${k}</th>
-                        <td>${short(v)}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
-            </div>`
-          : html`<p class="empty">No successful run yet: the first one records the baseline.</p>`
-      }
-      ${
-        charts.length
-          ? html`<h2>History</h2>
-              ${charts}`
-          : raw('')
-      }
-      <h2>Runs</h2>
-      ${
-        d.last_runs.length
-          ? html`<div class="table-wrap" tabindex="0">
-              <table aria-label="Runs">
-                <thead>
-                  <tr>
-                    <th scope="col">Due</th>
-                    <th scope="col">Trigger</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Changes</th>
-                    <th scope="col">Error</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${d.last_runs.map(
-                    (r) =>
-                      html`<tr>
-                        <td>${when(r.due_at)}</td>
-                        <td>${r.trigger}</td>
-                        <td>${r.status}</td>
-                        <td>${short(r.changes)}</td>
-                        <td>${r.error ?? ''}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
-            </div>`
-          : html`<p class="empty">No runs yet.</p>`
-      }
-      ${d.unchanged_runs_collapsed ? html`<p class="muted" data-testid="collapsed">Plus ${d.unchanged_runs_collapsed} older unchanged runs, counted rather than kept (runs that changed something or failed are kept ${ctx.config.runRetentionDays} days).</p>` : raw('')}
-      <h2>Webhook deliveries</h2>
-      ${
-        deliveries.length
-          ? html`<div class="table-wrap" tabindex="0">
-              <table aria-label="Deliveries">
-                <thead>
-                  <tr>
-                    <th scope="col">Event</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Attempts</th>
-                    <th scope="col">Last status</th>
-                    <th scope="col">Next retry</th>
-                    <th scope="col"><span class="muted">Action</span></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${deliveries.map(
-                    (dl) =>
-                      html`<tr>
-                        <td><code>${dl.event_id}</code></td>
-                        <td>${dl.state}</td>
-                        <td>
-                          ${dl.attempt_log.map((a) => `${a.attempt}${a.manual ? ' (manual)' : ''}: ${a.status_code ?? a.outcome}`).join(', ') || '—'}
-                        </td>
-                        <td>${dl.last_status ?? '—'}</td>
-                        <td>${when(dl.next_attempt_at)}</td>
-                        <td>${action(`deliveries/${dl.delivery_id}/redeliver`, 'Redeliver', 'secondary')}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
-            </div>`
-          : html`<p class="empty">No changes detected yet, so no webhooks sent.</p>`
-      }`;
+<div class="cards"><div class="card"><div class="muted">URL</div><div style="word-break:break-all">${d.url}</div></div>
+<div class="card"><div class="muted">State · health</div><div class="big" style="font-size:1.3rem" data-testid="state">${d.state} · ${d.health}</div></div>
+<div class="card"><div class="muted">Interval · next run</div><div>${d.interval} · ${when(d.next_run_at)}</div></div>
+<div class="card"><div class="muted">Webhook</div><div style="word-break:break-all">${d.webhook}</div><div data-testid="webhook-state">${d.webhook_state === 'disabled' ? html`<strong>disabled</strong>` : 'active'}</div></div></div>
+${d.webhook_state === 'disabled' ? html`<div class="notice error" role="status" data-testid="webhook-disabled"><p>Webhook disabled ${when(d.webhook_disabled_at ?? null)}: ${d.webhook_disabled_reason ?? ''}. Nothing is sent until it is re-enabled; events found meanwhile are kept as failed deliveries, which a replay sends again (<code>POST /v1/webhooks/replay</code>).</p>${action('webhook-state', 'Re-enable webhook', 'secondary')}</div>` : raw('')}
+<p style="margin-top:1rem">${action('state', d.state === 'active' ? 'Pause' : 'Resume', 'secondary', html`<input type="hidden" name="state" value="${d.state === 'active' ? 'paused' : 'active'}">`)}${action('run', 'Run now')}${action('delete', 'Delete', 'danger', raw(''), 'Delete this monitor, its runs and any unsent webhooks?')}</p>
+<h2>Last values</h2>${d.last_values ? html`<div class="table-wrap" tabindex="0"><table aria-label="Last values"><tbody>${Object.entries(d.last_values as Record<string, unknown>).map(([k, v]) => html`<tr><th scope="row">${k}</th><td>${short(v)}</td></tr>`)}</tbody></table></div>` : html`<p class="empty">No successful run yet: the first one records the baseline.</p>`}
+${charts.length ? html`<h2>History</h2>${charts}` : raw('')}
+<h2>Runs</h2>${d.last_runs.length ? html`<div class="table-wrap" tabindex="0"><table aria-label="Runs"><thead><tr><th scope="col">Due</th><th scope="col">Trigger</th><th scope="col">Status</th><th scope="col">Changes</th><th scope="col">Error</th></tr></thead><tbody>${d.last_runs.map((r) => html`<tr><td>${when(r.due_at)}</td><td>${r.trigger}</td><td>${r.status}</td><td>${short(r.changes)}</td><td>${r.error ?? ''}</td></tr>`)}</tbody></table></div>` : html`<p class="empty">No runs yet.</p>`}
+${d.unchanged_runs_collapsed ? html`<p class="muted" data-testid="collapsed">Plus ${d.unchanged_runs_collapsed} older unchanged runs, counted rather than kept (runs that changed something or failed are kept ${ctx.config.runRetentionDays} days).</p>` : raw('')}
+<h2>Webhook deliveries</h2>${
+      deliveries.length
+        ? html`<div class="table-wrap" tabindex="0"><table aria-label="Deliveries"><thead><tr><th scope="col">Event</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">Last status</th><th scope="col">Next retry</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>${deliveries.map(
+            (dl) =>
+              html`<tr><td><code>${dl.event_id}</code></td><td>${dl.state}</td><td>${dl.attempt_log.map((a) => `${a.attempt}${a.manual ? ' (manual)' : ''}: ${a.status_code ?? a.outcome}`).join(', ') || '—'}</td><td>${dl.last_status ?? '—'}</td><td>${when(dl.next_attempt_at)}</td><td>${action(`deliveries/${dl.delivery_id}/redeliver`, 'Redeliver', 'secondary')}</td></tr>`,
+          )}</tbody></table></div>`
+        : html`<p class="empty">No changes detected yet, so no webhooks sent.</p>`
+    }`;
     return shell(s, '/monitors', 'Monitor', body, notice);
   };
 

@@ -39,33 +39,12 @@ export function playgroundPage(app: FastifyInstance, ctx: ServerContext, kit: Ki
   const { authed, shell, csrfField, send } = kit;
   const formHtml = (s: SessionInfo, f: Form) => {
     const chosen = new Set([f.formats ?? 'markdown'].flat());
-    return html`<form class="stack" method="post" action="/playground" style="max-width:none">
-      ${csrfField(s)}
-      <label for="p-url"
-        >URL<input
-          id="p-url"
-          name="url"
-          type="url"
-          required
-          value="${f.url ?? ''}"
-          placeholder="https://example.com/article"
-      /></label>
-      <fieldset>
-        <legend>Formats</legend>
-        ${FORMAT_CHOICES.map((c) => html`<label style="display:inline-flex;gap:.35rem;margin-right:1rem;font-weight:400"><input type="checkbox" name="formats" value="${c}" ${raw(chosen.has(c) ? 'checked' : '')} /> ${c}</label>`)}
-      </fieldset>
-      <label for="p-schema"
-        >Schema <span class="muted">(for json: field → "string" | "number" | "integer" | "boolean" | {…} | [T])</span
-        ><textarea id="p-schema" name="schema" rows="4" placeholder='{"title":"string","price":"number"}'>
-${f.schema ?? ''}</textarea>
-      </label>
-      <label for="p-render"
-        >Render<select id="p-render" name="render">
-          ${['auto', 'http', 'browser'].map((r) => html`<option ${raw(f.render === r ? 'selected' : '')}>${r}</option>`)}
-        </select></label
-      >
-      <button type="submit">Scrape (1 credit)</button>
-    </form>`;
+    return html`<form class="stack" method="post" action="/playground" style="max-width:none">${csrfField(s)}
+<label for="p-url">URL<input id="p-url" name="url" type="url" required value="${f.url ?? ''}" placeholder="https://example.com/article"></label>
+<fieldset><legend>Formats</legend>${FORMAT_CHOICES.map((c) => html`<label style="display:inline-flex;gap:.35rem;margin-right:1rem;font-weight:400"><input type="checkbox" name="formats" value="${c}" ${raw(chosen.has(c) ? 'checked' : '')}> ${c}</label>`)}</fieldset>
+<label for="p-schema">Schema <span class="muted">(for json: field → "string" | "number" | "integer" | "boolean" | {…} | [T])</span><textarea id="p-schema" name="schema" rows="4" placeholder='{"title":"string","price":"number"}'>${f.schema ?? ''}</textarea></label>
+<label for="p-render">Render<select id="p-render" name="render">${['auto', 'http', 'browser'].map((r) => html`<option ${raw(f.render === r ? 'selected' : '')}>${r}</option>`)}</select></label>
+<button type="submit">Scrape (1 credit)</button></form>`;
   };
   app.get(
     '/playground',
@@ -147,57 +126,17 @@ ${f.schema ?? ''}</textarea>
       });
       const curlBody = JSON.stringify(body);
       const curl = `curl -s ${request.protocol}://${request.headers.host}/v1/scrape \\\n  -H "Authorization: Bearer trawl_…" -H "Content-Type: application/json" \\\n  -d '${curlBody.replace(/'/g, "'\\''")}'`;
-      const out = html`<h2>Result</h2>
-        <p class="muted">
-          Cost: 1 credit · ${Date.now() - started} ms · status ${result.metadata.status_code} ·
-          ${result.metadata.title ?? ''}
-        </p>
-        ${
-          (result.markdown !== undefined && formats.includes('markdown')) || !formats.length
-            ? html`<h3>Markdown, rendered</h3>
-                <iframe
-                  title="Rendered content"
-                  sandbox=""
-                  style="width:100%;height:320px;border:1px solid #d1d5db;border-radius:6px;background:#fff"
-                  srcdoc="${result.html ?? ''}"
-                ></iframe>
-                <h3>Markdown, raw</h3>
-                <pre class="secret" style="white-space:pre-wrap;max-height:360px;overflow:auto" data-testid="markdown">
-${result.markdown ?? ''}</pre>`
-            : raw('')
-        }
-        ${
-          result.screenshot
-            ? html`<h3>Screenshot</h3>
-                <img
-                  data-testid="screenshot"
-                  alt="Screenshot of the page"
-                  src="${new URL(result.screenshot).pathname}"
-                  style="max-width:100%;border:1px solid #d1d5db;border-radius:6px"
-                />
-                <p class="muted">
-                  Kept ${ctx.config.fileRetentionHours} hours at
-                  <a href="${result.screenshot}">${result.screenshot}</a> (anyone with the link can open it).
-                </p>`
-            : raw('')
-        }
-        ${
-          result.json
-            ? html`<h3>JSON</h3>
-                <pre class="secret" data-testid="json">${JSON.stringify(result.json, null, 2)}</pre>
-                <h3>Sources</h3>
-                <pre class="secret">${JSON.stringify(result.sources ?? {}, null, 2)}</pre>`
-            : raw('')
-        }
-        ${
-          result.links
-            ? html`<h3>Links (${result.links.length})</h3>
-                <pre class="secret" style="max-height:200px;overflow:auto">${result.links.join('\n')}</pre>`
-            : raw('')
-        }
-        <h3>The same with curl</h3>
-        <pre class="secret" id="curl">${curl}</pre>
-        <button type="button" class="secondary" data-copy="curl">Copy</button>`;
+      const out = html`<h2>Result</h2><p class="muted">Cost: 1 credit · ${Date.now() - started} ms · status ${result.metadata.status_code} · ${result.metadata.title ?? ''}</p>
+${
+  (result.markdown !== undefined && formats.includes('markdown')) || !formats.length
+    ? html`<h3>Markdown, rendered</h3><iframe title="Rendered content" sandbox="" style="width:100%;height:320px;border:1px solid #d1d5db;border-radius:6px;background:#fff" srcdoc="${result.html ?? ''}"></iframe>
+<h3>Markdown, raw</h3><pre class="secret" style="white-space:pre-wrap;max-height:360px;overflow:auto" data-testid="markdown">${result.markdown ?? ''}</pre>`
+    : raw('')
+}
+${result.screenshot ? html`<h3>Screenshot</h3><img data-testid="screenshot" alt="Screenshot of the page" src="${new URL(result.screenshot).pathname}" style="max-width:100%;border:1px solid #d1d5db;border-radius:6px"><p class="muted">Kept ${ctx.config.fileRetentionHours} hours at <a href="${result.screenshot}">${result.screenshot}</a> (anyone with the link can open it).</p>` : raw('')}
+${result.json ? html`<h3>JSON</h3><pre class="secret" data-testid="json">${JSON.stringify(result.json, null, 2)}</pre><h3>Sources</h3><pre class="secret">${JSON.stringify(result.sources ?? {}, null, 2)}</pre>` : raw('')}
+${result.links ? html`<h3>Links (${result.links.length})</h3><pre class="secret" style="max-height:200px;overflow:auto">${result.links.join('\n')}</pre>` : raw('')}
+<h3>The same with curl</h3><pre class="secret" id="curl">${curl}</pre><button type="button" class="secondary" data-copy="curl">Copy</button>`;
       return send(reply, 200, shell(s, '/playground', 'Playground', html`${formHtml(s, f)}${out}`));
     }),
   );

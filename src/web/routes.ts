@@ -91,8 +91,7 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
         error.status,
         page({
           title: error.status === 404 ? 'Not found' : 'Not possible',
-          body: html`<p>${error.detail}</p>
-            <p><a href="/">Back to the overview</a></p>`,
+          body: html`<p>${error.detail}</p><p><a href="/">Back to the overview</a></p>`,
         }),
       );
     }
@@ -108,11 +107,7 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
       return send(
         reply,
         status,
-        page({
-          title: 'Not possible',
-          body: html`<p>${text}</p>
-            <p><a href="/">Back to the overview</a></p>`,
-        }),
+        page({ title: 'Not possible', body: html`<p>${text}</p><p><a href="/">Back to the overview</a></p>` }),
       );
     }
     request.log.error({ err: error, requestId: request.id }, 'dashboard error');
@@ -121,8 +116,7 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
       500,
       page({
         title: 'Something went wrong',
-        body: html`<p>The page could not be shown. Request id: <code>${request.id}</code>.</p>
-          <p><a href="/">Back to the overview</a></p>`,
+        body: html`<p>The page could not be shown. Request id: <code>${request.id}</code>.</p><p><a href="/">Back to the overview</a></p>`,
       }),
     );
   });
@@ -165,10 +159,7 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
             title: 'Form expired',
             email: s.account.email,
             csrf: s.csrf,
-            body: html`<p>
-              This form could not be accepted (its security token is missing or from another page).
-              <a href="${request.url}">Reload the page</a> and try again.
-            </p>`,
+            body: html`<p>This form could not be accepted (its security token is missing or from another page). <a href="${request.url}">Reload the page</a> and try again.</p>`,
           }),
         );
       }
@@ -181,34 +172,19 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
     body: Raw,
     notice?: { kind: 'ok' | 'error'; text: string },
   ) => page({ title, path, email: s.account.email, csrf: s.csrf, body, notice });
-  const csrfField = (s: SessionInfo) => html`<input type="hidden" name="csrf" value="${s.csrf}" />`;
+  const csrfField = (s: SessionInfo) => html`<input type="hidden" name="csrf" value="${s.csrf}">`;
 
   // --- Sign up, log in, log out -------------------------------------------------------------
   const authForm = (kind: 'login' | 'signup', error?: string, email = '', next = '/', info?: string) =>
     page({
       title: kind === 'login' ? 'Log in' : 'Create an account',
       notice: error ? { kind: 'error', text: error } : info ? { kind: 'ok', text: info } : undefined,
-      body: html`<div class="auth">
-        <form class="stack" method="post" action="/${kind}">
-          <input type="hidden" name="next" value="${next}" />
-          <label for="email"
-            >Email<input id="email" name="email" type="email" autocomplete="email" required value="${email}"
-          /></label>
-          <label for="password"
-            >Password<input
-              id="password"
-              name="password"
-              type="password"
-              autocomplete="${kind === 'login' ? 'current-password' : 'new-password'}"
-              minlength="${kind === 'signup' ? 8 : 1}"
-              required
-          /></label>
-          <button type="submit">${kind === 'login' ? 'Log in' : 'Create account'}</button>
-        </form>
-        <p class="muted">
-          ${kind === 'login' ? raw('No account yet? <a href="/signup">Create one</a>.') : raw('Already have an account? <a href="/login">Log in</a>.')}
-        </p>
-      </div>`,
+      body: html`<div class="auth"><form class="stack" method="post" action="/${kind}">
+<input type="hidden" name="next" value="${next}">
+<label for="email">Email<input id="email" name="email" type="email" autocomplete="email" required value="${email}"></label>
+<label for="password">Password<input id="password" name="password" type="password" autocomplete="${kind === 'login' ? 'current-password' : 'new-password'}" minlength="${kind === 'signup' ? 8 : 1}" required></label>
+<button type="submit">${kind === 'login' ? 'Log in' : 'Create account'}</button></form>
+<p class="muted">${kind === 'login' ? raw('No account yet? <a href="/signup">Create one</a>.') : raw('Already have an account? <a href="/login">Log in</a>.')}</p></div>`,
     });
   // Login CSRF: no session yet, so no token; another site's POST is refused by its Origin/Referer.
   const crossSite = (request: FastifyRequest, reply: FastifyReply, kind: 'login' | 'signup') =>
@@ -346,84 +322,13 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
         ],
       });
       const body = html`<section class="cards" aria-label="Summary">
-          <div class="card">
-            <div class="muted">Credits left</div>
-            <div class="big" data-testid="credits">${Number(s.account.credits)}</div>
-          </div>
-          <div class="card">
-            <div class="muted">Requests, last 14 days</div>
-            <div class="big">${total}</div>
-          </div>
-          <div class="card">
-            <div class="muted">Credits used, last 14 days</div>
-            <div class="big">${spent}</div>
-          </div>
-        </section>
-        <h2>Usage</h2>
-        <div id="chart" class="chart" role="img" aria-label="Requests and credits per day over the last 14 days">
-          Loading chart…
-        </div>
-        <script type="application/json" data-chart-for="chart">
-          ${raw(chart.replace(/</g, '\\u003c'))}
-        </script>
-        <h2>Errors by status</h2>
-        ${
-          errors.length
-            ? html`<div class="table-wrap" tabindex="0">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Status</th>
-                      <th scope="col">Requests</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${errors.map(
-                      (e) =>
-                        html`<tr>
-                          <td>${e.status}</td>
-                          <td>${Number(e.n)}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>
-              </div>`
-            : html`<p class="empty">No failed requests in the last 14 days.</p>`
-        }
-        <h2>Latest requests</h2>
-        ${
-          latest.length
-            ? html`<div class="table-wrap" tabindex="0">
-                <table aria-label="Latest requests">
-                  <thead>
-                    <tr>
-                      <th scope="col">When</th>
-                      <th scope="col">Endpoint</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Credits</th>
-                      <th scope="col">Duration</th>
-                      <th scope="col">Request id</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${latest.map(
-                      (u) =>
-                        html`<tr>
-                          <td>${when(u.created_at)}</td>
-                          <td>${u.endpoint}</td>
-                          <td>${u.status}</td>
-                          <td>${u.credits}</td>
-                          <td>${u.duration_ms} ms</td>
-                          <td><code>${u.request_id}</code></td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>
-              </div>`
-            : html`<p class="empty">
-                No requests yet. Create an <a href="/keys">API key</a> and call <code>POST /v1/scrape</code>.
-              </p>`
-        }`;
+<div class="card"><div class="muted">Credits left</div><div class="big" data-testid="credits">${Number(s.account.credits)}</div></div>
+<div class="card"><div class="muted">Requests, last 14 days</div><div class="big">${total}</div></div>
+<div class="card"><div class="muted">Credits used, last 14 days</div><div class="big">${spent}</div></div></section>
+<h2>Usage</h2><div id="chart" class="chart" role="img" aria-label="Requests and credits per day over the last 14 days">Loading chart…</div>
+<script type="application/json" data-chart-for="chart">${raw(chart.replace(/</g, '\\u003c'))}</script>
+<h2>Errors by status</h2>${errors.length ? html`<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">Status</th><th scope="col">Requests</th></tr></thead><tbody>${errors.map((e) => html`<tr><td>${e.status}</td><td>${Number(e.n)}</td></tr>`)}</tbody></table></div>` : html`<p class="empty">No failed requests in the last 14 days.</p>`}
+<h2>Latest requests</h2>${latest.length ? html`<div class="table-wrap" tabindex="0"><table aria-label="Latest requests"><thead><tr><th scope="col">When</th><th scope="col">Endpoint</th><th scope="col">Status</th><th scope="col">Credits</th><th scope="col">Duration</th><th scope="col">Request id</th></tr></thead><tbody>${latest.map((u) => html`<tr><td>${when(u.created_at)}</td><td>${u.endpoint}</td><td>${u.status}</td><td>${u.credits}</td><td>${u.duration_ms} ms</td><td><code>${u.request_id}</code></td></tr>`)}</tbody></table></div>` : html`<p class="empty">No requests yet. Create an <a href="/keys">API key</a> and call <code>POST /v1/scrape</code>.</p>`}`;
       return send(reply, 200, shell(s, '/', 'Overview', body));
     }),
   );
@@ -438,66 +343,21 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
   ) => {
     const rows = await keys.listKeys(ctx.store.db, s.account.id);
     const created = shown
-      ? html`<div class="notice ok" role="status">
-          <p>
-            <strong>Your new key${shown.name ? html` “${shown.name}”` : ''}.</strong> Copy it now: it is shown only this
-            once.
-          </p>
-          <p class="secret" id="new-key">${shown.key}</p>
-          <button type="button" class="secondary" data-copy="new-key">Copy key</button>
-        </div>`
+      ? html`<div class="notice ok" role="status"><p><strong>Your new key${shown.name ? html` “${shown.name}”` : ''}.</strong> Copy it now: it is shown only this once.</p>
+<p class="secret" id="new-key">${shown.key}</p><button type="button" class="secondary" data-copy="new-key">Copy key</button></div>`
       : raw('');
     const list = rows.length
-      ? html`<div class="table-wrap" tabindex="0">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Name</th>
-                <th scope="col">Rate limit</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">State</th>
-                <th scope="col"><span class="muted">Action</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows.map(
-                (k) =>
-                  html`<tr>
-                    <td><code>${k.prefix}</code></td>
-                    <td>${k.name ?? '—'}</td>
-                    <td>${k.rate_limit_per_minute ?? ctx.config.rateLimitPerMinute}/min</td>
-                    <td>${when(k.created_at)}</td>
-                    <td>${when(k.last_used_at)}</td>
-                    <td>${k.revoked_at ? 'revoked' : 'active'}</td>
-                    <td>
-                      ${k.revoked_at ? '' : html`<form class="inline" method="post" action="/keys/${k.id}/revoke" data-confirm="Revoke this key? Requests with it fail at once.">${csrfField(s)}<button class="danger" type="submit" aria-label="Revoke key ${k.prefix}">Revoke</button></form>`}
-                    </td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
-        </div>`
+      ? html`<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">Key</th><th scope="col">Name</th><th scope="col">Rate limit</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">State</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>${rows.map(
+          (
+            k,
+          ) => html`<tr><td><code>${k.prefix}</code></td><td>${k.name ?? '—'}</td><td>${k.rate_limit_per_minute ?? ctx.config.rateLimitPerMinute}/min</td><td>${when(k.created_at)}</td><td>${when(k.last_used_at)}</td><td>${k.revoked_at ? 'revoked' : 'active'}</td>
+<td>${k.revoked_at ? '' : html`<form class="inline" method="post" action="/keys/${k.id}/revoke" data-confirm="Revoke this key? Requests with it fail at once.">${csrfField(s)}<button class="danger" type="submit" aria-label="Revoke key ${k.prefix}">Revoke</button></form>`}</td></tr>`,
+        )}</tbody></table></div>`
       : html`<p class="empty">No keys yet.</p>`;
-    const body = html`${created}
-      <h2>Create a key</h2>
-      <form class="stack" method="post" action="/keys">
-        ${csrfField(s)}
-        <label for="name">Name (optional)<input id="name" name="name" maxlength="64" placeholder="production" /></label>
-        <label for="rate"
-          >Rate limit, requests per minute (at most ${ceilingOf(s)} for this account)<input
-            id="rate"
-            name="rate_limit"
-            type="number"
-            min="1"
-            max="${ceilingOf(s)}"
-            value="${Math.min(ctx.config.rateLimitPerMinute, ceilingOf(s))}"
-        /></label>
-        <button type="submit">Create key</button>
-      </form>
-      <h2>Your keys</h2>
-      ${list}`;
+    const body = html`${created}<h2>Create a key</h2><form class="stack" method="post" action="/keys">${csrfField(s)}
+<label for="name">Name (optional)<input id="name" name="name" maxlength="64" placeholder="production"></label>
+<label for="rate">Rate limit, requests per minute (at most ${ceilingOf(s)} for this account)<input id="rate" name="rate_limit" type="number" min="1" max="${ceilingOf(s)}" value="${Math.min(ctx.config.rateLimitPerMinute, ceilingOf(s))}"></label>
+<button type="submit">Create key</button></form><h2>Your keys</h2>${list}`;
     return shell(s, '/keys', 'API keys', body, notice);
   };
   app.get(
@@ -571,35 +431,11 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
       s,
       '/secret',
       'Webhook signing secret',
-      html`<p>
-          Every webhook is signed twice with this secret:
-          <code>X-Service-Signature: sha256=&lt;HMAC-SHA256 of the body&gt;</code> keyed with the secret string, and the
-          Standard Webhooks headers <code>webhook-id</code>, <code>webhook-timestamp</code>,
-          <code>webhook-signature</code> that the official <code>standardwebhooks</code> libraries verify with the
-          secret as it is. See the API reference for how to verify them.
-        </p>
-        ${
-          shown
-            ? html`<p class="secret" id="secret">${shown}</p>
-                <button type="button" class="secondary" data-copy="secret">Copy secret</button>`
-            : html`<form method="post" action="/secret/reveal">
-                ${csrfField(s)}<button type="submit">Reveal secret</button>
-              </form>`
-        }
-        ${previousUntil ? html`<p class="muted" data-testid="previous-secret">The previous secret still signs beside this one until ${when(previousUntil)}.</p>` : raw('')}
-        <h2>Rotate</h2>
-        <p>
-          Rotating makes a new secret at once.
-          ${overlap > 0 ? `For ${overlap} hours the old one keeps signing beside it (a second v1 entry in webhook-signature; X-Service-Signature carries the new one), so receivers can switch over without rejecting a delivery.` : 'The old one stops signing at once: receivers still checking it will reject webhooks until updated.'}
-        </p>
-        <form class="stack" method="post" action="/secret/rotate">
-          ${csrfField(s)}<label
-            ><span
-              ><input type="checkbox" name="confirm" value="yes" required /> I understand receivers must switch to the
-              new secret</span
-            ></label
-          ><button class="danger" type="submit">Rotate secret</button>
-        </form>`,
+      html`<p>Every webhook is signed twice with this secret: <code>X-Service-Signature: sha256=&lt;HMAC-SHA256 of the body&gt;</code> keyed with the secret string, and the Standard Webhooks headers <code>webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code> that the official <code>standardwebhooks</code> libraries verify with the secret as it is. See the API reference for how to verify them.</p>
+${shown ? html`<p class="secret" id="secret">${shown}</p><button type="button" class="secondary" data-copy="secret">Copy secret</button>` : html`<form method="post" action="/secret/reveal">${csrfField(s)}<button type="submit">Reveal secret</button></form>`}
+${previousUntil ? html`<p class="muted" data-testid="previous-secret">The previous secret still signs beside this one until ${when(previousUntil)}.</p>` : raw('')}
+<h2>Rotate</h2><p>Rotating makes a new secret at once. ${overlap > 0 ? `For ${overlap} hours the old one keeps signing beside it (a second v1 entry in webhook-signature; X-Service-Signature carries the new one), so receivers can switch over without rejecting a delivery.` : 'The old one stops signing at once: receivers still checking it will reject webhooks until updated.'}</p>
+<form class="stack" method="post" action="/secret/rotate">${csrfField(s)}<label><span><input type="checkbox" name="confirm" value="yes" required> I understand receivers must switch to the new secret</span></label><button class="danger" type="submit">Rotate secret</button></form>`,
       notice,
     );
   };
@@ -652,28 +488,10 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
       '/account',
       'Account',
       html`<p>Signed in as <strong>${s.account.email}</strong> (account <code>${s.account.id}</code>).</p>
-        <h2>Change password</h2>
-        <form class="stack" method="post" action="/account/password">
-          ${csrfField(s)}
-          <label for="current"
-            >Current password<input
-              id="current"
-              name="current"
-              type="password"
-              autocomplete="current-password"
-              required
-          /></label>
-          <label for="new"
-            >New password<input
-              id="new"
-              name="password"
-              type="password"
-              autocomplete="new-password"
-              minlength="8"
-              required
-          /></label>
-          <button type="submit">Change password</button>
-        </form>`,
+<h2>Change password</h2><form class="stack" method="post" action="/account/password">${csrfField(s)}
+<label for="current">Current password<input id="current" name="current" type="password" autocomplete="current-password" required></label>
+<label for="new">New password<input id="new" name="password" type="password" autocomplete="new-password" minlength="8" required></label>
+<button type="submit">Change password</button></form>`,
       notice,
     );
   app.get(
