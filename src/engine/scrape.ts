@@ -145,7 +145,11 @@ export function cacheParts(options: ScrapeOptions): CacheKeyParts {
     headers: options.headers,
     cookies: options.cookies,
     actions: options.actions,
-    extra: options.cacheExtra,
+    // The PDF page limit changes a PDF's result: part of the key whoever calls.
+    extra:
+      options.pdf?.maxPages !== undefined
+        ? { ...options.cacheExtra, pdf_max_pages: options.pdf.maxPages }
+        : options.cacheExtra,
   };
 }
 

@@ -63,6 +63,18 @@ describe('POST /v1/scrape on a PDF', () => {
     expect(body.markdown).toContain('## Highlights');
   });
 
+  it('a cached result read with another pdf.max_pages is not served (the limit is part of the cache key)', async () => {
+    const url = `${site.url}/report.pdf?cache-key`;
+    const one = await (await scrape({ url, pdf: { max_pages: 1 }, max_age: 60_000 })).json();
+    expect(one.metadata.cache).toBe('miss');
+    const all = await (await scrape({ url, max_age: 60_000 })).json();
+    expect(all.metadata.cache).toBe('miss');
+    expect(all.warnings).toBeUndefined();
+    const again = await (await scrape({ url, pdf: { max_pages: 1 }, max_age: 60_000 })).json();
+    expect(again.metadata.cache).toBe('hit');
+    expect(again.markdown).toBe(one.markdown);
+  });
+
   it('reads at most pdf.max_pages pages, and says so', async () => {
     const res = await scrape({ url: `${site.url}/report.pdf`, pdf: { max_pages: 1 } });
     expect(res.status).toBe(200);
