@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import type { Job } from '../sdk/typescript/src/types.js';
@@ -37,6 +37,26 @@ const rss = (pid: number, field: 'VmHWM' | 'VmRSS') => {
     return 0;
   }
 };
+/** CPU seconds (user + system) a process has used, 0 once it is gone. */
+const cpuOf = (pid: number) => {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+};
+/** CPU seconds of every process whose command is `comm` (PostgreSQL's backends, Redis). */
+const cpuOfCommand = (comm: string) =>
+  readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .reduce((n, d) => {
+      try {
+        return readFileSync(`/proc/${d}/comm`, 'utf8').trim() === comm ? n + cpuOf(Number(d)) : n;
+      } catch {
+        return n;
+      }
+    }, 0);
 /** Page i of the crawl site: ~8 KB of text, links to the next pages (all reachable) and to random ones. */
 function crawlPage(i: number): string {
   let x = (i * 2654435761) >>> 0;
@@ -154,7 +174,9 @@ async function benchMap() {
 }
 
 function launch(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), '--json', ...args], {
+  // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles Trawl's processes.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/trawl.js'), '--json', ...args], {
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -216,6 +238,13 @@ async function benchCrawl() {
   };
   try {
     let at1000: number[] = [];
+    // CPU per page: load-independent where pages/s is not (the machine may be shared).
+    const cpu = () => [
+      ...procs.map((p) => cpuOf(p.child.pid!)),
+      cpuOfCommand('postgres'),
+      cpuOfCommand('redis-server'),
+    ];
+    const cpu0 = cpu();
     const t0 = performance.now();
     const id = (
       await call('POST', '/v1/crawl', {
@@ -228,6 +257,7 @@ async function benchCrawl() {
     ).job.job_id;
     const job = await waitJob(id, (pids) => (at1000 = pids.map((pid) => Math.round(rss(pid, 'VmRSS')))));
     const crawlS = (performance.now() - t0) / 1000;
+    const cpuUsed = cpu().map((c, i) => c - cpu0[i]);
     const peaks = procs.map((p) => Math.round(rss(p.child.pid!, 'VmHWM')));
     const urls = Array.from({ length: 1000 }, (_, i) => `${base}/p/${i % CRAWL_PAGES}?b=${i}`);
     const t1 = performance.now();
@@ -237,13 +267,13 @@ async function benchCrawl() {
     // BENCH_PEER=0: Trawl alone (quick comparisons of Trawl's own settings; no ratio).
     const crawlee =
       process.env.BENCH_PEER === '0'
-        ? { pages: NaN, ms: NaN, maxRssMb: NaN }
-        : await new Promise<{ pages: number; ms: number; maxRssMb: number }>((resolve, reject) => {
+        ? { pages: NaN, ms: NaN, maxRssMb: NaN, cpuMs: NaN }
+        : await new Promise<{ pages: number; ms: number; maxRssMb: number; cpuMs: number }>((resolve, reject) => {
             const child = fork(join(ROOT, 'bench/crawl-runners.mjs'), ['crawlee', `${base}`], {
               env: { ...process.env, BENCH_PAGES: String(CRAWL_PAGES), BENCH_CONCURRENCY: '16' },
               execArgv: [],
             });
-            child.once('message', (m) => resolve(m as { pages: number; ms: number; maxRssMb: number }));
+            child.once('message', (m) => resolve(m as { pages: number; ms: number; maxRssMb: number; cpuMs: number }));
             child.once('exit', (code) => code && reject(new Error(`crawlee runner exited ${code}`)));
           });
     const ours = (job.progress.done + job.progress.failed) / crawlS;
@@ -254,6 +284,10 @@ async function benchCrawl() {
     );
     console.log(
       `    RSS at 1,000 pages: ${at1000.join(' / ')} MB; peak at the end: ${peaks.join(' / ')} MB (serve / worker / worker)`,
+    );
+    const perPage = (s: number) => ((1000 * s) / (job.progress.done + job.progress.failed)).toFixed(1);
+    console.log(
+      `    CPU per page: ${perPage(cpuUsed.slice(0, 3).reduce((a, b) => a + b))} ms in Trawl (${cpuUsed.slice(0, 3).map(perPage).join(' / ')}), ${perPage(cpuUsed[3])} ms PostgreSQL, ${perPage(cpuUsed[4])} ms Redis; Crawlee ${(crawlee.cpuMs / crawlee.pages).toFixed(1)} ms`,
     );
     console.log(
       `  crawlee CheerioCrawler (defaults, no markdown): ${crawlee.pages} pages in ${(crawlee.ms / 1000).toFixed(1)} s = ${theirs.toFixed(0)} pages/s, peak RSS ${Math.round(crawlee.maxRssMb)} MB`,
