@@ -49,6 +49,8 @@ export interface CrawlJobOptions {
   mobile?: boolean;
   location?: Location;
   max_age?: number;
+  /** Scrape steps keep the page's HTML too (the Firecrawl surface's `actions.scrapes[].html`). */
+  action_scrape_html?: boolean;
   /** The service's address as the job's creator reached it: screenshot URLs are made on it. */
   files_base?: string;
 }
@@ -73,6 +75,7 @@ export function crawlPageOptions(o: CrawlJobOptions, stores: CrawlStores = {}): 
     location: o.location,
     files: stores.files,
     cache: stores.cache,
+    actionScrapeHtml: o.action_scrape_html,
   };
 }
 

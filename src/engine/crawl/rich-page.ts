@@ -23,6 +23,7 @@ export type CrawlPageOptions = Pick<
   | 'actions'
   | 'files'
   | 'cache'
+  | 'actionScrapeHtml'
 >;
 
 /** A crawled page's budget over HTTP, and in the browser (loading, settling, actions, screenshot). */
@@ -33,7 +34,7 @@ export const BROWSER_PAGE_MS = 30_000;
 export function isRichPage(formats: Iterable<ScrapeFormat>, page: CrawlPageOptions | undefined): boolean {
   if ([...formats].some((f) => f.startsWith('screenshot'))) return true;
   if (!page) return false;
-  const { files: _files, render, ...rest } = page;
+  const { files: _files, actionScrapeHtml: _html, render, ...rest } = page;
   return (
     (render !== undefined && render !== 'http') ||
     Object.values(rest).some((v) => v !== undefined && v !== false && !(Array.isArray(v) && !v.length))
