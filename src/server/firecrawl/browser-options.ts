@@ -262,14 +262,12 @@ export function browserPlan(
   if (screenshot) plan.screenshot = screenshot;
   const actions = mapActions(o.actions, at, shots);
   if (actions) plan.actions = actions;
-  if (o.headers !== undefined && Object.keys(o.headers as object).length)
-    plan.headers = parsed(pageOptions.headers, o.headers, `${at}headers`) as Record<string, string>;
+  if (given(o.headers)) plan.headers = parsed(pageOptions.headers, o.headers, `${at}headers`) as Record<string, string>;
   if (o.mobile !== undefined) {
     if (typeof o.mobile !== 'boolean') throw invalidRequest(`${at}mobile: must be true or false`);
     if (o.mobile) plan.mobile = true;
   }
-  if (o.location !== undefined && Object.keys(o.location as object).length)
-    plan.location = parsed(pageOptions.location, o.location, `${at}location`) as Location;
+  if (given(o.location)) plan.location = parsed(pageOptions.location, o.location, `${at}location`) as Location;
   if (o.maxAge !== undefined) {
     if (typeof o.maxAge !== 'number' || !Number.isInteger(o.maxAge) || o.maxAge < 0)
       throw invalidRequest(`${at}maxAge: must be a whole number of milliseconds, 0 or more`);
@@ -287,8 +285,9 @@ export function browserPlan(
   return plan;
 }
 
-/** Whether the plan needs the browser (a screenshot, or steps). */
-export const needsBrowserPlan = (p: BrowserPlan) => !!p.screenshot || !!p.actions?.length;
+/** A value to read: anything but nothing or an empty object (what SDKs send for "none"). */
+const given = (v: unknown) =>
+  v !== undefined && !(typeof v === 'object' && v !== null && !Array.isArray(v) && !Object.keys(v).length);
 
 /** The waits a page makes (waitFor and wait steps), which must fit in its budget. */
 export function checkWaits(plan: BrowserPlan, waitFor: number | undefined, budgetMs: number, at: string, of: string) {
