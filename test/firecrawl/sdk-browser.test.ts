@@ -245,12 +245,16 @@ describe.skipIf(!chromium)('Firecrawl SDK browser options against Trawl (real Ch
       actions: [
         { type: 'click', selector: '#tab-price' },
         { type: 'executeJavascript', script: 'document.title' },
+        { type: 'executeJavascript', script: '() => document.querySelectorAll("button").length' },
       ],
     });
     expect(r.success).toBe(true);
     if (!r.success) return;
     expect(r.markdown).toContain('Price: 19.99 EUR');
     expect(isPng(await fetchPng(r.screenshot!))).toBe(true);
-    expect(r.actions.javascriptReturns).toEqual([{ type: 'string', value: 'Kettle' }]);
+    expect(r.actions.javascriptReturns).toEqual([
+      { type: 'string', value: 'Kettle' },
+      { type: 'number', value: 1 },
+    ]);
   }, 60_000);
 });

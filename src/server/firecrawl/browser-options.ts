@@ -129,11 +129,12 @@ const keyName = (key: string) =>
 
 /**
  * Firecrawl's script as the body Trawl runs: an expression (`document.title`, an IIFE) answers its
- * value, as Firecrawl's does; statements run as they are, answering what they `return`. The test
- * only compiles the script here (it runs in the page, never in this process).
+ * value — a function's (`() => document.title`) is called, as a browser driver evaluating a string
+ * does —; statements run as they are, answering what they `return`. The test only compiles the
+ * script here (it runs in the page, never in this process).
  */
 export function scriptBody(script: string): string {
-  const body = `return (\n${script}\n);`;
+  const body = `const __trawl_value = (\n${script}\n);\nreturn typeof __trawl_value === 'function' ? __trawl_value() : __trawl_value;`;
   try {
     new Script(`(async () => {\n${body}\n})`);
     return body;
