@@ -69,6 +69,10 @@ export interface ScrapeOptions {
   prompt?: string;
   /** PDF reading: at most `maxPages` pages (default 200). */
   pdf?: { maxPages?: number };
+  /** HTTP path: whether to follow a redirect (a crawl keeps to its site); refused ones fail with `fields.redirect`. */
+  followRedirect?: (next: URL) => boolean;
+  /** Scrape steps also keep the page's HTML at that moment (`actions.scrapes[].html`, Firecrawl's shape). */
+  actionScrapeHtml?: boolean;
 }
 
 export interface ScrapeMetadata {
@@ -89,7 +93,7 @@ export interface ScrapeMetadata {
 
 export interface ActionResults {
   screenshots: string[];
-  scrapes: { url: string; markdown: string }[];
+  scrapes: { url: string; markdown: string; html?: string }[];
   javascript_returns: unknown[];
 }
 
@@ -145,10 +149,14 @@ export function cacheParts(options: ScrapeOptions): CacheKeyParts {
     headers: options.headers,
     cookies: options.cookies,
     actions: options.actions,
-    // The PDF page limit changes a PDF's result: part of the key whoever calls.
+    // The PDF page limit and the scrape steps' HTML change the result: part of the key whoever calls.
     extra:
-      options.pdf?.maxPages !== undefined
-        ? { ...options.cacheExtra, pdf_max_pages: options.pdf.maxPages }
+      options.pdf?.maxPages !== undefined || options.actionScrapeHtml
+        ? {
+            ...options.cacheExtra,
+            ...(options.pdf?.maxPages !== undefined ? { pdf_max_pages: options.pdf.maxPages } : {}),
+            ...(options.actionScrapeHtml ? { action_scrape_html: true } : {}),
+          }
         : options.cacheExtra,
   };
 }
@@ -220,6 +228,7 @@ async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<Sc
     actions: options.actions,
     screenshot: shot ? { fullPage: shot === 'full', format: imageFormat } : undefined,
     imageFormat,
+    followRedirect: options.followRedirect,
   });
   const control = { signal: options.signal, deadline };
   const useLlm = !!options.llm && !!options.schema && formats.has('json');
@@ -273,7 +282,11 @@ async function actionResults(
       undefined,
       control,
     );
-    scrapes.push({ url: withoutCredentials(s.url), markdown: doc.markdown ?? '' });
+    scrapes.push({
+      url: withoutCredentials(s.url),
+      markdown: doc.markdown ?? '',
+      ...(options.actionScrapeHtml ? { html: s.html } : {}),
+    });
   }
   return { screenshots, scrapes, javascript_returns: out.javascriptReturns };
 }

@@ -4,7 +4,12 @@
  * at the next depth. The frontier, the seen set and the counts are the store's (repos/jobs.ts):
  * this holds nothing of the crawl between pages.
  */
-import { documentFromPage, type Engine, type Format } from '../engine/index.js';
+import { documentFromPage, type Engine, type Format, type ScrapeFormat } from '../engine/index.js';
+import type { FileSink, ScrapeCache } from '../engine/scrape.js';
+import type { Action } from '../engine/fetch/actions.js';
+import type { Cookie, Location, Viewport } from '../engine/fetch/emulation.js';
+import type { RenderMode } from '../engine/fetch/page.js';
+import { isRichPage, pageBudget, scrapeCrawlPage, type CrawlPageOptions } from '../engine/crawl/rich-page.js';
 import { bareHost, canonicalParts, canonicalUrl, siteMatcher } from '../engine/crawl/canonical.js';
 import { NOT_PAGES } from '../engine/crawl/crawler.js';
 import { pathFilter } from '../engine/crawl/glob.js';
@@ -27,11 +32,51 @@ export interface CrawlJobOptions {
   allow_subdomains?: boolean;
   respect_robots?: boolean;
   use_sitemap?: boolean;
-  formats?: Format[];
+  /** Screenshot formats too: each page through scrape (engine/crawl/rich-page.ts). */
+  formats?: ScrapeFormat[];
   schema?: Record<string, unknown>;
   only_main_content?: boolean;
   /** Firecrawl-style rules (regexes, path depth, base path) from the /firecrawl surface. */
   link_rules?: LinkRules;
+  /** Browser-grade options of every page (API.md section 9), as the request gave them. */
+  render?: RenderMode;
+  wait_for?: string | number;
+  screenshot_format?: 'png' | 'jpeg';
+  viewport?: Viewport;
+  actions?: Action[];
+  headers?: Record<string, string>;
+  cookies?: Cookie[];
+  mobile?: boolean;
+  location?: Location;
+  max_age?: number;
+  /** Scrape steps keep the page's HTML too (the Firecrawl surface's `actions.scrapes[].html`). */
+  action_scrape_html?: boolean;
+  /** The service's address as the job's creator reached it: screenshot URLs are made on it. */
+  files_base?: string;
+}
+
+/** Where a crawl job's screenshots go and its view of the result cache (the runner makes them per account). */
+export interface CrawlStores {
+  files?: FileSink;
+  cache?: ScrapeCache;
+}
+
+/** The scrape options of a crawl job's pages, in the engine's names. */
+export function crawlPageOptions(o: CrawlJobOptions, stores: CrawlStores = {}): CrawlPageOptions {
+  return {
+    render: o.render,
+    waitFor: o.wait_for,
+    screenshotFormat: o.screenshot_format,
+    viewport: o.viewport,
+    actions: o.actions,
+    headers: o.headers,
+    cookies: o.cookies,
+    mobile: o.mobile,
+    location: o.location,
+    files: stores.files,
+    cache: stores.cache,
+    actionScrapeHtml: o.action_scrape_html,
+  };
 }
 
 export interface ItemOutcome {
@@ -68,9 +113,12 @@ export async function crawlItem(
   robots: RobotsCache,
   hosts: Gate,
   wanted?: () => Promise<boolean>,
+  stores?: CrawlStores,
 ): Promise<ItemOutcome | undefined> {
   const maxDepth = o.max_depth ?? 2;
-  const formats = new Set<Format>(o.formats?.length ? o.formats : schema ? ['markdown', 'json'] : ['markdown']);
+  const formats = new Set<ScrapeFormat>(o.formats?.length ? o.formats : schema ? ['markdown', 'json'] : ['markdown']);
+  const pageOptions = crawlPageOptions(o, stores);
+  const rich = isRichPage(formats, pageOptions);
   const sameSite = siteMatcher(new URL(o.url).hostname, o.allow_subdomains);
   const allowedPath = pathFilter(o.include_paths, o.exclude_paths);
   const allowedLink = linkFilter(o.link_rules);
@@ -91,48 +139,36 @@ export async function crawlItem(
     if (!go) leave();
   }
   if (!go) return undefined;
-  let page: Awaited<ReturnType<typeof fetchPage>>;
+  let left = false;
+  const away = () => {
+    if (!left) leave();
+    left = true;
+  };
+  const wantLinks = item.depth < maxDepth;
+  // The start page may move to another host (example.com → www.example.com); later pages may only move within the site.
+  const followRedirect = item.depth === 0 ? undefined : (next: URL) => sameSite(next);
+  /** A page that ended off the site fails (a start page may move to its bare or www. host). */
+  const offSite = (at: string) => {
+    const final = new URL(at);
+    const site = item.depth === 0 ? siteMatcher(final.hostname, o.allow_subdomains) : sameSite;
+    return !site(final) && !(item.depth === 0 && bareHost(final.hostname) === bareHost(u.hostname));
+  };
+  const how: ReadOptions = { formats, schema, o, wantLinks, followRedirect, offSite, done: away };
+  let read: Read | Failure;
   try {
-    page = await fetchPage(engine, item.url, {
-      render: 'http',
-      timeoutMs: PAGE_TIMEOUT_MS,
-      // The start page may move to another host (example.com → www.example.com); later pages may only move within the site.
-      followRedirect: item.depth === 0 ? undefined : (next) => sameSite(next),
-    });
+    read = rich ? await readRich(engine, item, how, pageOptions) : await readPlain(engine, item, how);
   } catch (e) {
     // A redirect off the site was not followed: the same error as the synchronous crawl's.
     if (isTrawlError(e) && typeof e.fields.redirect === 'string')
       return fail('off_site_redirect', `redirected off the site to ${e.fields.redirect}`);
     throw e;
   } finally {
-    leave();
+    away();
   }
-  const final = new URL(page.url);
+  if ('error' in read) return fail(read.error, read.detail);
+  const final = new URL(read.url);
   const site = item.depth === 0 ? siteMatcher(final.hostname, o.allow_subdomains) : sameSite;
-  if (!site(final) && !(item.depth === 0 && bareHost(final.hostname) === bareHost(u.hostname))) {
-    page.lease?.release();
-    return fail('off_site_redirect', `redirected off the site to ${page.url}`);
-  }
-  if (page.kind !== 'html') {
-    page.lease?.release();
-    return fail('not_html', `${page.url} is ${page.contentType || 'not HTML'}; a crawl keeps HTML pages only`);
-  }
-  const wantLinks = item.depth < maxDepth;
-  const doc = await documentFromPage(page, new Set([...formats, ...(wantLinks ? (['links'] as const) : [])]), {
-    onlyMainContent: o.only_main_content ?? true,
-    schema,
-    documents: engine.documents,
-  });
-  const result: Record<string, unknown> = {
-    url: page.url,
-    depth: item.depth,
-    status_code: doc.metadata.status_code,
-    title: doc.metadata.title,
-  };
-  if (formats.has('markdown')) result.markdown = doc.markdown ?? '';
-  if (formats.has('html')) result.html = doc.html ?? '';
-  if (formats.has('json')) result.json = doc.json ?? schema?.empty();
-  if (formats.has('links')) result.links = doc.links ?? [];
+  const result = read.result;
   const discovered: Discovered[] = [];
   if (wantLinks) {
     // (The start page's robots rules were read above; its final origin may differ after a redirect.)
@@ -143,7 +179,7 @@ export async function crawlItem(
         : undefined;
     };
     discovered.push({
-      urls: [...new Set((doc.links ?? []).map(keep).filter((x): x is string => !!x))],
+      urls: [...new Set(read.links.map(keep).filter((x): x is string => !!x))],
       depth: item.depth + 1,
     });
     // The start page's sitemaps join at depth 1, after its links.
@@ -158,6 +194,103 @@ export async function crawlItem(
       discovered.push({ urls: [...new Set(urls.map(keep).filter((x): x is string => !!x))], depth: 1 });
     }
   }
-  const moved = canonicalUrl(page.url);
+  const moved = canonicalUrl(read.url);
   return { page: result, failed: false, discovered, ...(moved && moved !== item.url ? { final: moved } : {}) };
+}
+
+interface Read {
+  /** Where the page ended. */
+  url: string;
+  /** Every link of the page (when the crawl goes on from it). */
+  links: string[];
+  /** The job's page. */
+  result: Record<string, unknown>;
+}
+type Failure = { error: string; detail: string };
+
+interface ReadOptions {
+  formats: Set<ScrapeFormat>;
+  schema: CompiledSchema | undefined;
+  o: CrawlJobOptions;
+  wantLinks: boolean;
+  followRedirect?: (next: URL) => boolean;
+  offSite(at: string): boolean;
+  /** Called once the page is fetched: its host's turn is over. */
+  done(): void;
+}
+
+const offSiteFailure = (at: string): Failure => ({
+  error: 'off_site_redirect',
+  detail: `redirected off the site to ${at}`,
+});
+const notHtml = (at: string, type: string): Failure => ({
+  error: 'not_html',
+  detail: `${at} is ${type || 'not HTML'}; a crawl keeps HTML pages only`,
+});
+
+/** Fetched over HTTP, then through the document pipeline (the host's turn ends once the page is in). */
+async function readPlain(
+  engine: Engine,
+  item: { url: string; depth: number },
+  h: ReadOptions,
+): Promise<Read | Failure> {
+  const page = await fetchPage(engine, item.url, {
+    render: 'http',
+    timeoutMs: PAGE_TIMEOUT_MS,
+    followRedirect: h.followRedirect,
+  });
+  h.done();
+  if (h.offSite(page.url)) {
+    page.lease?.release();
+    return offSiteFailure(page.url);
+  }
+  if (page.kind !== 'html') {
+    page.lease?.release();
+    return notHtml(page.url, page.contentType);
+  }
+  const doc = await documentFromPage(
+    page,
+    new Set(
+      [...h.formats, ...(h.wantLinks ? (['links'] as const) : [])].filter(
+        (f): f is Format => !f.startsWith('screenshot'),
+      ),
+    ),
+    { onlyMainContent: h.o.only_main_content ?? true, schema: h.schema, documents: engine.documents },
+  );
+  const result: Record<string, unknown> = {
+    url: page.url,
+    depth: item.depth,
+    status_code: doc.metadata.status_code,
+    title: doc.metadata.title,
+  };
+  if (h.formats.has('markdown')) result.markdown = doc.markdown ?? '';
+  if (h.formats.has('html')) result.html = doc.html ?? '';
+  if (h.formats.has('json')) result.json = doc.json ?? h.schema?.empty();
+  if (h.formats.has('links')) result.links = doc.links ?? [];
+  return { url: page.url, links: doc.links ?? [], result };
+}
+
+/** Through scrape(): the browser, screenshots, actions, headers and the cache, as /v1/scrape reads a page. */
+async function readRich(
+  engine: Engine,
+  item: { url: string; depth: number },
+  h: ReadOptions,
+  page: CrawlPageOptions,
+): Promise<Read | Failure> {
+  const r = await scrapeCrawlPage(engine, item.url, {
+    formats: h.formats,
+    schema: h.schema,
+    onlyMainContent: h.o.only_main_content,
+    page,
+    links: h.wantLinks,
+    followRedirect: h.followRedirect,
+    timeoutMs: pageBudget(h.formats, page),
+  });
+  if (h.offSite(r.url)) return offSiteFailure(r.url);
+  if (!r.html) return notHtml(r.url, r.contentType);
+  return {
+    url: r.url,
+    links: r.links,
+    result: { url: r.url, depth: item.depth, status_code: r.status, title: r.title, ...r.fields },
+  };
 }

@@ -13,7 +13,7 @@ import { jobPages } from '../metrics.js';
 import type { Redactor } from '../redact.js';
 import { fileSink, jobs as repo, storeUnreachable, type Store, type StoreResultCache } from '../store/index.js';
 import type { ClaimedItem, Discovered, FinishedItem } from '../store/repos/jobs.js';
-import { crawlItem, RobotsCache, type CrawlJobOptions, type ItemOutcome } from './crawl-item.js';
+import { crawlItem, RobotsCache, type CrawlJobOptions, type CrawlStores, type ItemOutcome } from './crawl-item.js';
 import { jobEvents, type EventShape } from './events.js';
 import { HostGate, type Gate } from './host-gate.js';
 import { sendJobEvents } from './webhooks.js';
@@ -82,6 +82,10 @@ export interface BatchOptions {
   mobile?: boolean;
   location?: Location;
   max_age?: number;
+  /** PDF documents: read at most max_pages pages. */
+  pdf?: { max_pages?: number };
+  /** Scrape steps keep the page's HTML too (the Firecrawl surface's `actions.scrapes[].html`). */
+  action_scrape_html?: boolean;
   /** The service's address as the job's creator reached it: screenshot URLs are made on it. */
   files_base?: string;
 }
@@ -357,10 +361,7 @@ export class JobRunner {
     try {
       const schema = o.schema ? compileSchema(o.schema) : undefined;
       const account = item.account_id;
-      const cache =
-        o.max_age && this.#o.resultCache
-          ? { store: this.#o.resultCache.for(account), maxAgeMs: o.max_age, account }
-          : undefined;
+      const { files, cache } = this.#stores(account, o);
       const r = await scrape(forOwner(this.#o.engine, account), {
         url: item.url,
         formats: o.formats ?? (schema ? ['markdown', 'json'] : ['markdown']),
@@ -376,13 +377,9 @@ export class JobRunner {
         cookies: o.cookies,
         mobile: o.mobile,
         location: o.location,
-        files: o.files_base
-          ? fileSink(this.#o.store, {
-              base: o.files_base,
-              retentionHours: this.#o.fileRetentionHours ?? 24,
-              accountId: account,
-            })
-          : undefined,
+        pdf: o.pdf?.max_pages !== undefined ? { maxPages: o.pdf.max_pages } : undefined,
+        actionScrapeHtml: o.action_scrape_html,
+        files,
         cache,
         llm: this.#o.engine.llm,
       });
@@ -407,6 +404,23 @@ export class JobRunner {
     await this.#finish(item, page, failed);
   }
 
+  /** Where an account's screenshots go (the job's files_base), and its view of the cache when max_age asks for it. */
+  #stores(account: string, o: { files_base?: string; max_age?: number }): CrawlStores {
+    return {
+      files: o.files_base
+        ? fileSink(this.#o.store, {
+            base: o.files_base,
+            retentionHours: this.#o.fileRetentionHours ?? 24,
+            accountId: account,
+          })
+        : undefined,
+      cache:
+        o.max_age && this.#o.resultCache
+          ? { store: this.#o.resultCache.for(account), maxAgeMs: o.max_age, account }
+          : undefined,
+    };
+  }
+
   /** A page counts once it is written (a claim that lost its item to another runner wrote nothing). */
   #count(item: ClaimedItem, failed: boolean, written: boolean): void {
     if (written) jobPages.inc({ kind: item.kind, outcome: failed ? 'failed' : 'done' });
@@ -427,6 +441,7 @@ export class JobRunner {
         this.#robots,
         this.#hosts,
         wanted,
+        this.#stores(item.account_id, o),
       );
       if (!result) return;
       outcome = result;

@@ -196,6 +196,11 @@ const CrawlPage = z.object({
   html: z.string().optional(),
   json: anyObject.optional(),
   links: z.array(z.string()).optional(),
+  screenshot: Scraped.screenshot,
+  actions: Scraped.actions,
+  cache: Metadata.shape.cache,
+  cached_at: Metadata.shape.cached_at,
+  warnings: Scraped.warnings,
 });
 const CrawlAnswer = z.object({
   status: ok,

@@ -8,11 +8,12 @@ const schemaObject = z
   .unknown()
   .describe('Schema object: field name → "string" | "number" | "integer" | "boolean" | {…} | [T]');
 
-/** The document's formats (crawl pages); scrape adds screenshots (scrape-options.ts). */
+/** A crawl page's formats: the document's and a screenshot. */
+const CRAWL_FORMATS = [...FORMATS, 'screenshot', 'screenshot@full_page'];
 const documentFormats = z
-  .array(oneOf(FORMATS as unknown as [string, ...string[]]), { error: `must be an array of ${FORMATS.join(', ')}` })
+  .array(oneOf(CRAWL_FORMATS as [string, ...string[]]), { error: `must be an array of ${CRAWL_FORMATS.join(', ')}` })
   .min(1, { error: 'must list at least one format' })
-  .max(5, { error: 'must list at most 5 formats' });
+  .max(CRAWL_FORMATS.length, { error: `must list at most ${CRAWL_FORMATS.length} formats` });
 
 export const ScrapeBody = z.strictObject({
   url: httpUrl(),
@@ -95,6 +96,11 @@ export const CrawlBody = z.strictObject({
   schema: schemaObject.optional(),
   only_main_content: bool().optional(),
   timeout_ms: intIn(1000, 300_000).optional(),
+  // Every page's scrape options (contract section 9): how it is read, and a screenshot of it.
+  render: oneOf(['auto', 'http', 'browser']).optional().describe('How each page is read (default http)'),
+  wait_for: ScrapeBody.shape.wait_for,
+  ...pageOptions,
+  ...captureOptions,
   ...jobWebhook,
 });
 export type CrawlBody = z.output<typeof CrawlBody>;
@@ -110,6 +116,7 @@ export const BatchScrapeBody = z.strictObject({
   render: oneOf(['auto', 'http', 'browser']).optional(),
   timeout_ms: intIn(1000, 120_000).optional(),
   wait_for: ScrapeBody.shape.wait_for,
+  pdf: ScrapeBody.shape.pdf,
   ...pageOptions,
   ...captureOptions,
   ...jobWebhook,

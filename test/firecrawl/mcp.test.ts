@@ -120,9 +120,9 @@ describe('firecrawl-mcp over stdio against Trawl', () => {
   it("passes Trawl's named refusal back to the agent", async () => {
     const r = (await client.callTool({
       name: 'firecrawl_scrape',
-      arguments: { url: `${t.site.url}/`, formats: ['markdown'], mobile: true },
+      arguments: { url: `${t.site.url}/`, formats: ['markdown'], includeTags: ['main'] },
     })) as CallToolResult;
     expect(r.isError).toBe(true);
-    expect(text(r)).toContain('mobile: not supported');
+    expect(text(r)).toContain('includeTags: not supported');
   });
 });

@@ -143,7 +143,7 @@ describe('Firecrawl v1 SDK (FirecrawlAppV1) against Trawl', () => {
       statusCode: 502,
     });
     await expect(
-      v1.scrapeUrl(`${t.site.url}/`, { formats: ['markdown'], actions: [{ type: 'click', selector: '#x' }] }),
-    ).rejects.toMatchObject({ statusCode: 400, message: expect.stringContaining('actions: not supported') });
+      v1.scrapeUrl(`${t.site.url}/`, { formats: ['markdown'], includeTags: ['main'] }),
+    ).rejects.toMatchObject({ statusCode: 400, message: expect.stringContaining('includeTags: not supported') });
   });
 });

@@ -253,7 +253,9 @@ describe('@mendable/firecrawl-js v4 (v2 API) against Trawl', () => {
       code: 'fetch_failed',
       message: expect.stringContaining('404'),
     });
-    await expect(fc.scrape(`${t.site.url}/blog/tides`, { formats: ['screenshot'] })).rejects.toMatchObject({
+    await expect(
+      fc.scrape(`${t.site.url}/blog/tides`, { formats: [{ type: 'changeTracking', modes: [] }] }),
+    ).rejects.toMatchObject({
       status: 400,
       message: expect.stringContaining('formats[0]'),
     });

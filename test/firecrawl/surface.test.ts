@@ -213,13 +213,35 @@ describe('auth, limits, credits and usage as /v1, in Firecrawl shapes', () => {
 
 describe('options Trawl cannot honour are refused by name, nothing charged', () => {
   const refused: [string, string, Record<string, unknown>, string][] = [
-    ['/v2/scrape', 'actions', { actions: [{ type: 'click', selector: '#go' }] }, 'actions'],
-    ['/v2/scrape', 'mobile', { mobile: true }, 'mobile'],
-    ['/v2/scrape', 'headers', { headers: { 'x-a': '1' } }, 'headers'],
+    ['/v2/scrape', 'a pdf action', { actions: [{ type: 'pdf', format: 'A4' }] }, 'actions[0].type'],
+    [
+      '/v2/scrape',
+      'scrolling inside an element',
+      {
+        actions: [
+          { type: 'click', selector: '#go' },
+          { type: 'scroll', selector: '#list' },
+        ],
+      },
+      'actions[1].selector',
+    ],
+    ['/v2/scrape', 'an OCR parser', { parsers: [{ type: 'pdf', mode: 'ocr' }] }, 'parsers[0].mode'],
+    ['/v2/scrape', 'the image parser', { parsers: ['pdf', 'image'] }, 'parsers[1]'],
+    ['/v2/scrape', 'no PDF parsing', { parsers: [] }, 'parsers'],
+    ['/v2/scrape', 'per-page PDF markdown', { parsers: [{ type: 'pdf', pages: true }] }, 'parsers[0].pages'],
+    ['/v2/scrape', 'cache-only reads', { minAge: 1000 }, 'minAge'],
+    ['/v2/scrape', 'a cache read never stored', { maxAge: 60_000, storeInCache: false }, 'storeInCache'],
+    [
+      '/v2/scrape',
+      'two viewports',
+      {
+        formats: [{ type: 'screenshot', viewport: { width: 800, height: 600 } }],
+        actions: [{ type: 'screenshot', viewport: { width: 1024, height: 600 } }],
+      },
+      'actions[0].viewport',
+    ],
     ['/v2/scrape', 'includeTags', { includeTags: ['main'] }, 'includeTags'],
-    ['/v2/scrape', 'location', { location: { country: 'DE' } }, 'location'],
     ['/v2/scrape', 'proxy stealth', { proxy: 'stealth' }, 'proxy'],
-    ['/v2/scrape', 'screenshot', { formats: ['markdown', 'screenshot'] }, 'formats[1]'],
     ['/v2/scrape', 'changeTracking', { formats: [{ type: 'changeTracking' }] }, 'formats[0]'],
     ['/v2/scrape', 'summary without an LLM', { formats: ['summary'] }, 'formats[0]'],
     [
@@ -240,12 +262,30 @@ describe('options Trawl cannot honour are refused by name, nothing charged', () 
     ['/v2/crawl', 'allowExternalLinks', { allowExternalLinks: true }, 'allowExternalLinks'],
     ['/v2/crawl', 'sitemap only', { sitemap: 'only' }, 'sitemap'],
     ['/v2/crawl', 'rawHtml in a crawl', { scrapeOptions: { formats: ['rawHtml'] } }, 'scrapeOptions.formats'],
-    ['/v2/crawl', 'waitFor in a crawl', { scrapeOptions: { waitFor: 2000 } }, 'scrapeOptions.waitFor'],
+    ['/v2/crawl', 'timeout in a crawl', { scrapeOptions: { timeout: 5000 } }, 'scrapeOptions.timeout'],
     ['/v1/crawl', 'v1 delay', { delay: 2 }, 'delay'],
     ['/v2/map', 'sitemap only', { sitemap: 'only' }, 'sitemap'],
     ['/v2/search', 'news', { query: 'x', sources: ['web', 'news'] }, 'sources[1]'],
     ['/v2/search', 'tbs', { query: 'x', tbs: 'qdr:d' }, 'tbs'],
     ['/v2/search', 'html for results', { query: 'x', scrapeOptions: { formats: ['html'] } }, 'scrapeOptions.formats'],
+    [
+      '/v2/search',
+      'headers for results',
+      { query: 'x', scrapeOptions: { formats: ['markdown'], headers: { 'x-a': '1' } } },
+      'scrapeOptions.headers',
+    ],
+    [
+      '/v2/search',
+      'screenshots of results',
+      { query: 'x', scrapeOptions: { formats: ['screenshot'] } },
+      'scrapeOptions.formats[0]',
+    ],
+    [
+      '/v2/search',
+      'actions on results',
+      { query: 'x', scrapeOptions: { actions: [{ type: 'scrape' }] } },
+      'scrapeOptions.actions',
+    ],
     ['/v2/extract', 'prompt only', { urls: ['https://example.com/'], prompt: 'the price' }, 'schema'],
     [
       '/v2/extract',
@@ -316,6 +356,33 @@ describe('options Trawl cannot honour are refused by name, nothing charged', () 
     ).toMatch(/^includePaths\[0\]: not a valid regular expression/);
     expect((await call('POST', '/v2/batch/scrape', key, { urls: [`${t.site.url}/`, 'not a url'] })).body.error).toMatch(
       /^urls\[1\]: must be an http or https URL/,
+    );
+    // The browser options are read with /v1's rules, errors naming Firecrawl's paths.
+    const bad = async (path: string, body: Record<string, unknown>) =>
+      (await call('POST', path, key, { url: `${t.site.url}/`, ...body })).body.error;
+    expect(await bad('/v2/scrape', { headers: { Host: 'x.test' } })).toBe(
+      "headers.Host: cannot be set: the host is the URL's",
+    );
+    expect(await bad('/v2/scrape', { location: { country: 'XX' } })).toBe(
+      'location.country: must be an ISO 3166-1 alpha-2 code of a country, such as "DE"',
+    );
+    expect(await bad('/v2/scrape', { actions: [{ type: 'wait' }] })).toBe(
+      'actions[0]: a wait needs either "milliseconds" (1 to 60000) or "selector", not both',
+    );
+    expect(await bad('/v2/scrape', { actions: [{ type: 'hover', selector: 'a' }] })).toMatch(
+      /^actions\[0\]\.type: must be one of wait, click, write, press, scroll, screenshot, scrape, executeJavascript/,
+    );
+    expect(await bad('/v2/scrape', { actions: [{ type: 'screenshot', fullPage: 'yes' }] })).toMatch(
+      /^actions\[0\]\.fullPage: /,
+    );
+    expect(
+      await bad('/v2/scrape', { timeout: 10_000, waitFor: 6000, actions: [{ type: 'wait', milliseconds: 5000 }] }),
+    ).toBe(
+      'actions: the waits (waitFor and wait steps) add up to 11000 ms, which does not fit in timeout (10000 ms); wait less or raise timeout',
+    );
+    expect(await bad('/v2/scrape', { maxAge: -1 })).toBe('maxAge: must be a whole number of milliseconds, 0 or more');
+    expect(await bad('/v2/crawl', { scrapeOptions: { actions: [{ type: 'wait', milliseconds: 40_000 }] } })).toBe(
+      "scrapeOptions.actions: the waits (waitFor and wait steps) add up to 40000 ms, which does not fit in a crawled page's budget (30000 ms); wait less",
     );
   });
 });

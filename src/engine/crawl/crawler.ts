@@ -16,9 +16,10 @@ import {
 } from '../document/pool.js';
 import type { CompiledSchema } from '../extract/schema.js';
 import { fetchPage, releasePage, type Fetchers, type Page, type RenderMode } from '../fetch/page.js';
-import type { Format } from '../scrape.js';
+import type { ScrapeFormat } from '../scrape.js';
 import { bareHost, canonicalParts, canonicalUrl } from './canonical.js';
 import { pathFilter } from './glob.js';
+import { isRichPage, pageBudget, scrapeCrawlPage, type CrawlPageOptions } from './rich-page.js';
 import { ALLOW_ALL, loadRobots, type RobotsRules } from './robots.js';
 import { readSitemaps } from './sitemap.js';
 
@@ -36,8 +37,8 @@ export interface CrawlOptions {
   respectRobots?: boolean;
   /** Seed from robots.txt Sitemap lines and /sitemap.xml. @default true */
   useSitemap?: boolean;
-  /** @default ['markdown'] */
-  formats?: Format[];
+  /** @default ['markdown']; a screenshot format takes one of each page (through scrape, see rich-page.ts) */
+  formats?: ScrapeFormat[];
   schema?: CompiledSchema;
   /** @default true */
   onlyMainContent?: boolean;
@@ -49,10 +50,12 @@ export interface CrawlOptions {
   delayMs?: number;
   /** Budget for the whole crawl. @default 60000 */
   timeoutMs?: number;
-  /** Budget for one page. @default 15000 */
+  /** Budget for one page. @default 15000 (30000 when pages are read in the browser) */
   pageTimeoutMs?: number;
   /** @default 'http' (crawls are many pages; 'auto' renders JavaScript shells) */
   render?: RenderMode;
+  /** Browser-grade options for every page (headers, device, actions, cache …); `render` above applies too. */
+  page?: CrawlPageOptions;
   /** Product token matched against robots.txt groups. @default 'trawl' */
   robotsAgent?: string;
   signal?: AbortSignal;
@@ -68,6 +71,12 @@ export interface CrawledPage {
   html?: string;
   json?: Record<string, unknown>;
   links?: string[];
+  /** With browser-grade options: the screenshot's URL, the actions' outputs, the cache state, warnings. */
+  screenshot?: string;
+  actions?: unknown;
+  cache?: 'hit' | 'miss';
+  cached_at?: string;
+  warnings?: string[];
 }
 
 export interface CrawlResult {
@@ -96,9 +105,14 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
     concurrency: Math.max(1, Math.min(options.concurrency ?? 8, fetchers.slots?.limit ?? Infinity)),
     delayMs: options.delayMs ?? 0,
     timeoutMs: options.timeoutMs ?? 60_000,
-    pageTimeoutMs: options.pageTimeoutMs ?? 15_000,
-    formats: new Set<Format>(options.formats?.length ? options.formats : ['markdown']),
+    formats: new Set<ScrapeFormat>(options.formats?.length ? options.formats : ['markdown']),
+    pageTimeoutMs: 0,
   };
+  // Pages with browser-grade options are read by scrape() (its browser, files and cache).
+  const pageOptions =
+    options.render && options.render !== 'http' ? { ...options.page, render: options.render } : options.page;
+  const rich = isRichPage(o.formats, pageOptions);
+  o.pageTimeoutMs = options.pageTimeoutMs ?? pageBudget(o.formats, pageOptions);
   // The extractor's modules load only for a crawl that asks for JSON: a markdown crawl
   // whose pages go to document workers never loads them (nor the parser) on this thread.
   const extraction =
@@ -187,6 +201,27 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
     };
   };
 
+  /** Whether the page's final URL keeps it in the crawl (on the site, not reached already); it counts as seen. */
+  const arrived = (item: Item, url: string): boolean => {
+    const final = new URL(url);
+    if (item.depth === 0) siteHost = bareHost(final.hostname);
+    if (!sameSite(final)) {
+      errors.push({ url: item.url, error: 'off_site_redirect', detail: `redirected off the site to ${url}` });
+      return false;
+    }
+    const finalCanon = canon(url);
+    if (finalCanon && finalCanon !== item.url) {
+      if (seen.has(finalCanon) && item.depth > 0) return false; // reached through a redirect already
+      seen.add(finalCanon);
+    }
+    return true;
+  };
+  /** The page's rel=canonical URL on the site counts as seen. */
+  const noteCanonical = (item: Item, url: string | null | undefined) => {
+    const canonical = url && canon(url);
+    if (canonical && canonical !== item.url && sameSite(new URL(canonical))) seen.add(canonical);
+  };
+
   const processOne = async (item: Item) => {
     const u = new URL(item.url);
     const robots = await robotsFor(u.origin);
@@ -198,38 +233,48 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
     const release = await acquireHost(u.host, delay);
     let page: Page | undefined;
     try {
-      page = await fetchPage(fetchers, item.url, {
-        render: options.render ?? 'http',
-        timeoutMs: Math.max(1, Math.min(o.pageTimeoutMs, deadline - Date.now())),
-        signal,
-        // The start page may move to another host (example.com → www.example.com); later
-        // pages may only move within the site.
-        followRedirect: item.depth === 0 ? undefined : (next) => sameSite(next),
-      });
-      const final = new URL(page.url);
-      if (item.depth === 0) siteHost = bareHost(final.hostname);
-      if (!sameSite(final)) {
-        errors.push({ url: item.url, error: 'off_site_redirect', detail: `redirected off the site to ${page.url}` });
+      const timeoutMs = Math.max(1, Math.min(o.pageTimeoutMs, deadline - Date.now()));
+      // The start page may move to another host (example.com → www.example.com); later
+      // pages may only move within the site.
+      const followRedirect = item.depth === 0 ? undefined : (next: URL) => sameSite(next);
+      // A page at the depth limit has no links to follow: they are read only when asked for.
+      const wantLinks = item.depth < o.maxDepth || o.formats.has('links');
+      if (rich) {
+        const r = await scrapeCrawlPage(fetchers, item.url, {
+          formats: o.formats,
+          schema: options.schema,
+          onlyMainContent: options.onlyMainContent,
+          page: pageOptions,
+          links: wantLinks,
+          followRedirect,
+          timeoutMs,
+          signal,
+        });
+        if (!arrived(item, r.url) || !r.html) return;
+        noteCanonical(item, r.canonical);
+        const result = { url: r.url, depth: item.depth, status_code: r.status, title: r.title, path: item.path };
+        if (pages.length < o.limit) pages.push({ ...result, ...r.fields });
+        r.links.forEach((link, i) => enqueue(link, item.depth + 1, item.path, i));
         return;
       }
-      const finalCanon = canon(page.url);
-      if (finalCanon && finalCanon !== item.url) {
-        if (seen.has(finalCanon) && item.depth > 0) return; // reached through a redirect already
-        seen.add(finalCanon);
-      }
+      page = await fetchPage(fetchers, item.url, {
+        render: options.render ?? 'http',
+        timeoutMs,
+        signal,
+        followRedirect,
+      });
+      if (!arrived(item, page.url)) return;
       if (page.kind !== 'html') return; // non-HTML is skipped, not an error
       const pipeline: PooledOptions = {
         url: page.url,
         onlyMainContent: options.onlyMainContent ?? true,
         markdown: o.formats.has('markdown'),
         html: o.formats.has('html'),
-        // A page at the depth limit has no links to follow: they are read only when asked for.
-        links: item.depth < o.maxDepth || o.formats.has('links'),
+        links: wantLinks,
       };
       const doc = await handOver(fetchers.documents, page, pipeline, extraction, { signal, deadline });
       const json = doc.extracted?.json;
-      const canonical = doc.metadata.canonical_url && canon(doc.metadata.canonical_url);
-      if (canonical && canonical !== item.url && sameSite(new URL(canonical))) seen.add(canonical);
+      noteCanonical(item, doc.metadata.canonical_url);
       const result: CrawledPage & { path: number[] } = {
         url: page.url,
         depth: item.depth,

@@ -13,7 +13,15 @@ import type { ServerContext } from '../context.js';
 import { httpUrl } from '../validation.js';
 import { BATCH, jobRoutes, jobUrl, type FirecrawlJobTag } from './jobs.js';
 import { bodyOf, boolAt, checkOptions, onlyAt, refuse } from './options.js';
-import { planScrape, scrapeOptionTable, type Version } from './scrape-options.js';
+import {
+  engineFormats,
+  pageOptionsOf,
+  planScrape,
+  scrapeOptionTable,
+  takesScreenshots,
+  type Version,
+} from './scrape-options.js';
+import { checkPageOptions, publicBase } from '../scrape-options.js';
 import { HIDDEN } from './shared.js';
 import { startedEvents, webhookOf } from './webhook.js';
 
@@ -51,12 +59,15 @@ export function batchRoutes(app: FastifyInstance, ctx: ServerContext, version: V
     const unique = [...new Set(urls)];
     const plan = planScrape(o, { version, use: 'batch', llm: !!ctx.engine.llm });
     const options: BatchOptions & FirecrawlJobTag = {
-      formats: plan.formats,
+      formats: engineFormats(plan),
       schema: plan.schema as Record<string, unknown> | undefined,
       only_main_content: plan.onlyMainContent,
       timeout_ms: plan.timeoutMs,
+      ...pageOptionsOf(plan),
+      ...(takesScreenshots(plan) ? { files_base: publicBase(ctx, request) } : {}),
       firecrawl: { fields: plan.fields },
     };
+    checkPageOptions({ ...options, urls: unique });
     const hook = await webhookOf(ctx, o.webhook, 'batch_scrape');
     if (hook) options.firecrawl!.webhook = hook.hook;
     const id = newId('job');

@@ -30,7 +30,15 @@ import {
   stringsAt,
   type OptionTable,
 } from './options.js';
-import { planScrape, scrapeOptionTable, type Version } from './scrape-options.js';
+import {
+  engineFormats,
+  pageOptionsOf,
+  planScrape,
+  scrapeOptionTable,
+  takesScreenshots,
+  type Version,
+} from './scrape-options.js';
+import { checkPageOptions, publicBase } from '../scrape-options.js';
 import { HIDDEN } from './shared.js';
 import { startedEvents, webhookOf } from './webhook.js';
 
@@ -118,6 +126,8 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext, version: V
       'scrapeOptions.',
     );
     const plan = planScrape(scrapeOptions, { version, use: 'crawl', llm: !!ctx.engine.llm, at: 'scrapeOptions.' });
+    // A crawl keeps HTML pages only: a PDF page limit has nothing to bound.
+    const { pdf: _pdf, ...crawlPageOptions } = pageOptionsOf(plan);
     let useSitemap = true;
     if (version === 'v2' && o.sitemap !== undefined) {
       if (o.sitemap === 'only')
@@ -137,12 +147,15 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext, version: V
       allow_subdomains: boolAt(o.allowSubdomains, 'allowSubdomains'),
       respect_robots: version === 'v2' && boolAt(o.ignoreRobotsTxt, 'ignoreRobotsTxt') ? false : undefined,
       use_sitemap: useSitemap,
-      formats: plan.formats,
+      formats: engineFormats(plan),
       schema: plan.schema as Record<string, unknown> | undefined,
       only_main_content: plan.onlyMainContent,
       link_rules: linkRules(o, new URL(url), version),
+      ...crawlPageOptions,
+      ...(takesScreenshots(plan) ? { files_base: publicBase(ctx, request) } : {}),
       firecrawl: { fields: plan.fields },
     };
+    checkPageOptions({ ...options, url });
     // As /v1/crawl: a start URL on a private address is a 403 now, not a job charged to fail.
     await refuseForbidden(ctx, url);
     const hook = await webhookOf(ctx, o.webhook, 'crawl');

@@ -1,11 +1,14 @@
 /**
  * Firecrawl's Document from what Trawl made: a scrape's result, or a page of a batch or crawl
  * job as the job stored it. Content fields keep Firecrawl's names (`rawHtml`, `json` — or v1's
- * `extract`), and metadata carries `sourceURL` (what was asked), `url` (where it ended),
- * `statusCode`, `title`, `description`, `language`, `contentType`; a value Trawl did not find is
- * left out, as Firecrawl does.
+ * `extract` —, `screenshot`, `actions` in Firecrawl's shape), and metadata carries `sourceURL`
+ * (what was asked), `url` (where it ended), `statusCode`, `title`, `description`, `language`,
+ * `contentType`, `numPages`, `cacheState`/`cachedAt`; a value Trawl did not find is left out, as
+ * Firecrawl does.
  */
 import type { ScrapeResult } from '../../engine/index.js';
+import type { ActionResults } from '../../engine/scrape.js';
+import { actionsAnswer } from './browser-options.js';
 import type { Field } from './scrape-options.js';
 
 export type FirecrawlDocument = Record<string, unknown> & { metadata: Record<string, unknown> };
@@ -17,6 +20,7 @@ const CONTENT: [string, Field][] = [
   ['raw_html', 'rawHtml'],
   ['links', 'links'],
   ['json', 'json'],
+  ['screenshot', 'screenshot'],
 ];
 
 function metadataOf(
@@ -28,6 +32,9 @@ function metadataOf(
     content_type?: unknown;
     source_url?: unknown;
     canonical_url?: unknown;
+    pages?: unknown;
+    cache?: unknown;
+    cached_at?: unknown;
   },
   sourceURL: string,
   url: string,
@@ -44,6 +51,10 @@ function metadataOf(
   put('statusCode', m.status_code);
   put('contentType', m.content_type);
   put('canonicalUrl', m.canonical_url);
+  put('numPages', m.pages);
+  // With maxAge: whether the answer came from Trawl's result cache, and when it was made.
+  put('cacheState', m.cache);
+  put('cachedAt', m.cached_at);
   return out;
 }
 
@@ -56,6 +67,9 @@ function contentOf(r: Record<string, unknown>, fields?: readonly Field[]): Recor
     if (name === 'json' && want?.has('extract')) out.extract = r.json;
     if (!want || want.has(name)) out[name] = r[trawl];
   }
+  // Present only when actions were given.
+  const actions = actionsAnswer(r.actions as ActionResults | undefined);
+  if (actions) out.actions = actions;
   return out;
 }
 
@@ -83,6 +97,8 @@ export function documentOfPage(page: Record<string, unknown>, fields?: readonly 
   const meta = (page.metadata as Record<string, unknown> | undefined) ?? {
     title: page.title,
     status_code: page.status_code,
+    cache: page.cache,
+    cached_at: page.cached_at,
   };
   const warnings = page.warnings as string[] | undefined;
   return {

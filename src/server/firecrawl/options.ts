@@ -2,7 +2,7 @@
  * Which of Firecrawl's request options Trawl honours. Every key a body carries is looked up in
  * its endpoint's table before anything else happens: an option Trawl maps is validated and used;
  * an option Trawl cannot honour is refused by name — unless it carries the value Trawl already
- * behaves as (`mobile: false`, `actions: []`, `maxAge` which only permits a cached answer); a key
+ * behaves as (`blockAds: false`, `includeTags: []`, `proxy: "basic"`); a key
  * that is no option of Firecrawl's API at all is refused too. Nothing is silently ignored.
  */
 import { invalidRequest } from '../../errors.js';

@@ -10,15 +10,18 @@ import { invalidRequest } from '../../errors.js';
 import { unsupported } from './errors.js';
 import { schemaFromJsonSchema } from './json-schema.js';
 import { checkOptions, intIn, onlyAt, permits, refuse, type OptionTable } from './options.js';
+import { browserPlan, checkWaits, screenshotFormat, ShotSettings, type BrowserPlan } from './browser-options.js';
+import { BROWSER_PAGE_MS } from '../../engine/crawl/rich-page.js';
+import type { ScrapeFormat } from '../../engine/scrape.js';
 
 export type Version = 'v1' | 'v2';
 /** Where the options apply: each path of Trawl's engine honours a different set. */
 export type Use = 'scrape' | 'batch' | 'crawl' | 'search';
 /** A field of Firecrawl's Document. */
-export type Field = 'markdown' | 'html' | 'rawHtml' | 'links' | 'json' | 'extract' | 'summary';
+export type Field = 'markdown' | 'html' | 'rawHtml' | 'links' | 'json' | 'extract' | 'summary' | 'screenshot';
 
 export interface ScrapePlan {
-  /** What the engine makes. */
+  /** What the engine makes (the page's screenshot is `browser.screenshot`). */
   formats: Format[];
   /** What the answer carries, in Firecrawl's names. */
   fields: Field[];
@@ -28,11 +31,19 @@ export interface ScrapePlan {
   prompt?: string;
   onlyMainContent?: boolean;
   timeoutMs?: number;
-  /** Milliseconds to wait in the browser (scrape only). */
+  /** Milliseconds to wait in the browser. */
   waitFor?: number;
+  /** Screenshot, actions, headers, device, location, cache, PDF limit — in Trawl's names. */
+  browser: BrowserPlan;
 }
 
-const TRAWL_FORMAT: Record<Exclude<Field, 'summary' | 'extract'>, Format> = {
+/** The formats the engine makes for a plan: the document's and the screenshot. */
+export const engineFormats = (p: ScrapePlan): ScrapeFormat[] => [
+  ...p.formats,
+  ...(p.browser.screenshot ? [p.browser.screenshot] : []),
+];
+
+const TRAWL_FORMAT: Record<Exclude<Field, 'summary' | 'extract' | 'screenshot'>, Format> = {
   markdown: 'markdown',
   html: 'html',
   rawHtml: 'raw_html',
@@ -44,10 +55,42 @@ const TRAWL_FORMAT: Record<Exclude<Field, 'summary' | 'extract'>, Format> = {
 const COMMON: OptionTable = {
   formats: 'map',
   onlyMainContent: 'map',
-  headers: refuse('Trawl sends its own request headers; custom headers are not supported'),
+  headers: 'map',
   includeTags: refuse('Trawl selects the main content itself (onlyMainContent); CSS selectors are not supported'),
   excludeTags: refuse('Trawl selects the main content itself (onlyMainContent); CSS selectors are not supported'),
-  mobile: onlyAt([false], 'pages are fetched as a desktop browser'),
+  mobile: 'map',
+  parsers: 'map',
+  actions: 'map',
+  location: 'map',
+  skipTlsVerification: onlyAt([false], 'Trawl always verifies TLS certificates'),
+  removeBase64Images: onlyAt([true], "Trawl's markdown never carries base64 (data:) images"),
+  fastMode: onlyAt([false], 'there is no fast mode'),
+  useMock: refuse("mocks are a feature of Firecrawl's own test suite"),
+  blockAds: onlyAt([false], 'Trawl does not block ads or cookie pop-ups'),
+  proxy: onlyAt(['basic'], 'Trawl fetches through the operator\'s proxies only (HTTP_PROXY_URLS), i.e. "basic"'),
+  maxAge: 'map',
+  storeInCache: 'map',
+  minAge: refuse('Trawl has no cache-only reads: maxAge answers from the cache when it can, else fetches'),
+  lockdown: onlyAt([false], 'Trawl has no cache-only reads: maxAge answers from the cache when it can, else fetches'),
+  redactPII: onlyAt([false], 'PII redaction is not supported'),
+  threatProtection: refuse('threat protection is a Firecrawl cloud feature'),
+  auditMetadata: refuse('audit metadata is a Firecrawl cloud feature'),
+  profile: refuse('browser profiles are not supported'),
+  domainTools: onlyAt([false], 'domain tools are a Firecrawl cloud feature'),
+  toolDetail: refuse('domain tools are a Firecrawl cloud feature'),
+  zeroDataRetention: onlyAt([false], 'job results are kept for TRAWL_JOB_RETENTION_HOURS'),
+  origin: 'tag',
+  integration: 'tag',
+};
+
+/** Search reads its results over HTTP for their passages: the page options of a browser are not for it. */
+const SEARCH_ONLY_HTTP =
+  'search results are read over HTTP for their text; batch-scrape the result URLs (POST /batch/scrape) to use it';
+const SEARCH: OptionTable = {
+  headers: refuse(SEARCH_ONLY_HTTP),
+  mobile: onlyAt([false], SEARCH_ONLY_HTTP),
+  actions: refuse(SEARCH_ONLY_HTTP),
+  location: refuse(`${SEARCH_ONLY_HTTP} (the search's own country and lang pick the results)`),
   parsers: {
     accepts: (v) =>
       Array.isArray(v) &&
@@ -60,29 +103,11 @@ const COMMON: OptionTable = {
             Object.keys(p).join() === 'type' &&
             (p as { type: unknown }).type === 'pdf'),
       ),
-    why: 'PDFs are always parsed to markdown; parser options and other parsers are not supported',
+    why: 'search results are read as their text; PDF parser options are for scrapes, batches and crawls',
   },
-  actions: refuse('browser actions are not supported'),
-  location: refuse('Trawl fetches from where it runs; location is not supported'),
-  skipTlsVerification: onlyAt([false], 'Trawl always verifies TLS certificates'),
-  removeBase64Images: onlyAt([true], "Trawl's markdown never carries base64 (data:) images"),
-  fastMode: onlyAt([false], 'there is no fast mode'),
-  useMock: refuse("mocks are a feature of Firecrawl's own test suite"),
-  blockAds: onlyAt([false], 'Trawl does not block ads or cookie pop-ups'),
-  proxy: onlyAt(['basic'], 'Trawl fetches through the operator\'s proxies only (HTTP_PROXY_URLS), i.e. "basic"'),
-  maxAge: permits('a fresh page is always younger than maxAge'),
-  storeInCache: permits('Trawl keeps no page cache, so nothing is stored'),
-  minAge: refuse('Trawl keeps no page cache to answer from'),
-  lockdown: onlyAt([false], 'Trawl keeps no page cache to answer from'),
-  redactPII: onlyAt([false], 'PII redaction is not supported'),
-  threatProtection: refuse('threat protection is a Firecrawl cloud feature'),
-  auditMetadata: refuse('audit metadata is a Firecrawl cloud feature'),
-  profile: refuse('browser profiles are not supported'),
-  domainTools: onlyAt([false], 'domain tools are a Firecrawl cloud feature'),
-  toolDetail: refuse('domain tools are a Firecrawl cloud feature'),
-  zeroDataRetention: onlyAt([false], 'job results are kept for TRAWL_JOB_RETENTION_HOURS'),
-  origin: 'tag',
-  integration: 'tag',
+  // A fresh page always satisfies maxAge; search results are not cached.
+  maxAge: permits('search results are always read fresh'),
+  storeInCache: permits('search results are not cached'),
 };
 
 /** v1's names for the same things (and its own extras). */
@@ -94,14 +119,13 @@ const V1_ONLY: OptionTable = {
   agent: refuse('the FIRE-1 agent is a Firecrawl cloud feature'),
 };
 
-const JOB_WAIT = 'waiting is available for single scrapes only (POST /scrape)';
-
 /** The scrape options a use honours (batch adds its own keys; see batch.ts). */
 export function scrapeOptionTable(use: Use, version: Version): OptionTable {
   const t: OptionTable = { ...COMMON, ...(version === 'v1' ? V1_ONLY : {}), timeout: 'map', waitFor: 'map' };
-  if (use !== 'scrape') t.waitFor = onlyAt([0], JOB_WAIT);
-  if (use === 'crawl') t.timeout = refuse("each page of a crawl has Trawl's fixed budget (15 s)");
+  if (use === 'crawl') t.timeout = refuse("each page of a crawl has Trawl's fixed budget (15 s; 30 s in the browser)");
   if (use === 'search') {
+    Object.assign(t, SEARCH);
+    t.waitFor = onlyAt([0], SEARCH_ONLY_HTTP);
     t.timeout = refuse("search results are fetched within the search's own timeout");
     t.onlyMainContent = onlyAt([true], 'search results are read as their main content');
   }
@@ -120,7 +144,9 @@ export interface PlanContext {
 /** Reads scrape options already checked against their table (checkOptions). */
 export function planScrape(o: Record<string, unknown>, ctx: PlanContext): ScrapePlan {
   const at = ctx.at ?? '';
-  const plan: ScrapePlan = { formats: [], fields: [] };
+  const plan: ScrapePlan = { formats: [], fields: [], browser: {} };
+  const shots = new ShotSettings();
+  let screenshot: BrowserPlan['screenshot'];
   const fields = new Set<Field>();
   const rawFormats = o.formats;
   if (rawFormats !== undefined && !Array.isArray(rawFormats))
@@ -193,12 +219,19 @@ export function planScrape(o: Record<string, unknown>, ctx: PlanContext): Scrape
         return;
       }
       case 'screenshot':
-      case 'screenshot@fullPage':
-        throw unsupported(p, 'screenshots are not supported');
+      case 'screenshot@fullPage': {
+        if (ctx.use === 'search') throw unsupported(p, SEARCH_ONLY_HTTP);
+        const shot = screenshotFormat(f, p, shots);
+        if (screenshot)
+          throw invalidRequest(`${p}: ask for one screenshot (a viewport's, or the full page's), not two`);
+        screenshot = shot;
+        fields.add('screenshot');
+        return;
+      }
       default:
         throw unsupported(
           p,
-          `format '${name}' is not supported (Trawl makes markdown, html, rawHtml, links, json${ctx.llm ? ', summary' : ''})`,
+          `format '${name}' is not supported (Trawl makes markdown, html, rawHtml, links, json, screenshot${ctx.llm ? ', summary' : ''})`,
         );
     }
   });
@@ -215,7 +248,8 @@ export function planScrape(o: Record<string, unknown>, ctx: PlanContext): Scrape
     throw unsupported(`${at}formats`, 'search results carry markdown only');
   plan.fields = [...fields];
   const formats = new Set<Format>();
-  for (const f of plan.fields) if (f !== 'summary') formats.add(f === 'extract' ? 'json' : TRAWL_FORMAT[f]);
+  for (const f of plan.fields)
+    if (f !== 'summary' && f !== 'screenshot') formats.add(f === 'extract' ? 'json' : TRAWL_FORMAT[f]);
   // The summary is written from the page's markdown.
   if (fields.has('summary')) formats.add('markdown');
   plan.formats = [...formats];
@@ -226,5 +260,39 @@ export function planScrape(o: Record<string, unknown>, ctx: PlanContext): Scrape
   if (o.timeout !== undefined) plan.timeoutMs = intIn(o.timeout, 1000, 120_000, `${at}timeout`, 'milliseconds');
   if (o.waitFor !== undefined && o.waitFor !== 0)
     plan.waitFor = intIn(o.waitFor, 0, 60_000, `${at}waitFor`, 'milliseconds');
+  plan.browser = browserPlan(o, at, shots, screenshot);
+  // The page's waits fit in its budget: the request's timeout, or a crawled page's.
+  if (ctx.use === 'crawl') checkWaits(plan.browser, plan.waitFor, BROWSER_PAGE_MS, at, "a crawled page's budget");
+  else checkWaits(plan.browser, plan.waitFor, plan.timeoutMs ?? 30_000, at, `timeout`);
   return plan;
 }
+
+/**
+ * A plan's page options in Trawl's names, as a batch or crawl job stores them (and scrape reads
+ * them): the browser's options, waitFor, and whether screenshots need the files' address.
+ */
+export function pageOptionsOf(plan: ScrapePlan): {
+  screenshot_format?: 'png' | 'jpeg';
+  viewport?: BrowserPlan['viewport'];
+  actions?: BrowserPlan['actions'];
+  headers?: Record<string, string>;
+  mobile?: boolean;
+  location?: BrowserPlan['location'];
+  max_age?: number;
+  pdf?: { max_pages: number };
+  wait_for?: number;
+  render?: 'browser';
+  action_scrape_html?: boolean;
+} {
+  const { screenshot: _shot, ...b } = plan.browser;
+  return {
+    ...b,
+    ...(plan.waitFor !== undefined ? { wait_for: plan.waitFor, render: 'browser' as const } : {}),
+    // Firecrawl's scrape steps answer the page's HTML.
+    ...(b.actions?.some((a) => a.type === 'scrape') ? { action_scrape_html: true } : {}),
+  };
+}
+
+/** Whether the plan's pages make screenshots (so their URLs need the service's address). */
+export const takesScreenshots = (plan: ScrapePlan) =>
+  !!plan.browser.screenshot || !!plan.browser.actions?.some((a) => a.type === 'screenshot');

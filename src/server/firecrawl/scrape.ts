@@ -3,10 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import { scrape } from '../../engine/index.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
+import { checkPageOptions, enginePageOptions, publicBase, scrapeStores } from '../scrape-options.js';
 import { documentOfScrape } from './document.js';
 import { bodyOf, checkOptions, httpUrlAt } from './options.js';
 import { HIDDEN } from './shared.js';
-import { planScrape, scrapeOptionTable, type Version } from './scrape-options.js';
+import { engineFormats, pageOptionsOf, planScrape, scrapeOptionTable, type Version } from './scrape-options.js';
 import { summarize } from './summary.js';
 
 export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext, version: Version): void {
@@ -14,18 +15,25 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext, version: 
     const o = checkOptions(bodyOf(request.body), { url: 'map', ...scrapeOptionTable('scrape', version) });
     const url = httpUrlAt(o.url, 'url');
     const plan = planScrape(o, { version, use: 'scrape', llm: !!ctx.engine.llm });
+    const page = { url, formats: engineFormats(plan), timeout_ms: plan.timeoutMs, ...pageOptionsOf(plan) };
+    // (Waits were checked against Firecrawl's timeout; these are the checks of several fields at once.)
+    checkPageOptions(page);
+    const stores = scrapeStores(ctx, request.auth!.accountId, publicBase(ctx, request), page.max_age);
     const started = Date.now();
     const { result, summary } = await withCredit(ctx, request, reply, async (signal, engine) => {
       const result = await scrape(engine, {
+        ...enginePageOptions(page),
+        ...stores,
         url,
-        formats: plan.formats,
         schema: plan.compiled,
         prompt: plan.prompt,
         onlyMainContent: plan.onlyMainContent,
         // Firecrawl's waitFor is time in a browser.
-        render: plan.waitFor !== undefined ? 'browser' : undefined,
-        waitFor: plan.waitFor,
+        render: page.render,
+        waitFor: page.wait_for,
         timeoutMs: plan.timeoutMs,
+        pdf: page.pdf ? { maxPages: page.pdf.max_pages } : undefined,
+        actionScrapeHtml: page.action_scrape_html,
         signal,
         llm: ctx.engine.llm,
       });

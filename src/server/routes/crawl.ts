@@ -12,6 +12,9 @@ import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
 import { CrawlBody } from '../schemas.js';
 import { formatsAndSchema, parseBody } from '../validation.js';
+import { BROWSER_PAGE_MS } from '../../engine/crawl/rich-page.js';
+import type { ScrapeFormat } from '../../engine/scrape.js';
+import { checkPageOptions, enginePageOptions, publicBase, scrapeStores } from '../scrape-options.js';
 
 export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post(
@@ -20,6 +23,10 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
     async (request, reply) => {
       const body = parseBody(CrawlBody, request.body);
       const { formats, schema } = formatsAndSchema(body.formats, body.schema);
+      // timeout_ms bounds the whole crawl; each page's waits must fit in a rendered page's budget.
+      checkPageOptions({ ...body, timeout_ms: undefined }, BROWSER_PAGE_MS);
+      const shots =
+        !!body.formats?.some((f) => f.startsWith('screenshot')) || !!body.actions?.some((a) => a.type === 'screenshot');
       if (body.async) {
         // A job: pages run on the job runners, read back from GET /v1/jobs/{id}.
         const id = newId('job');
@@ -34,9 +41,20 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
           allow_subdomains: body.allow_subdomains,
           respect_robots: body.respect_robots,
           use_sitemap: body.use_sitemap,
-          formats: formats ?? (schema ? ['markdown', 'json'] : ['markdown']),
+          formats: (formats as ScrapeFormat[] | undefined) ?? (schema ? ['markdown', 'json'] : ['markdown']),
           schema: body.schema as Record<string, unknown> | undefined,
           only_main_content: body.only_main_content,
+          render: body.render,
+          wait_for: body.wait_for,
+          screenshot_format: body.screenshot_format,
+          viewport: body.viewport,
+          actions: body.actions as CrawlJobOptions['actions'],
+          headers: body.headers,
+          cookies: body.cookies,
+          mobile: body.mobile,
+          location: body.location,
+          max_age: body.max_age,
+          ...(shots ? { files_base: publicBase(ctx, request) } : {}),
         };
         await refuseForbidden(ctx, url);
         const hook = await jobWebhook(ctx, body);
@@ -64,6 +82,9 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
           'invalid_request',
           'limit: must be an integer from 1 to 1000 (up to 100000 with "async": true)',
         );
+      const accountId = request.auth!.accountId;
+      const { formats: _formats, ...page } = enginePageOptions(body);
+      const stores = scrapeStores(ctx, accountId, publicBase(ctx, request), body.max_age);
       const result = await withCredit(ctx, request, reply, (signal, engine) =>
         crawl(engine, {
           url: body.url,
@@ -74,10 +95,12 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
           allowSubdomains: body.allow_subdomains,
           respectRobots: body.respect_robots,
           useSitemap: body.use_sitemap,
-          formats: formats ?? (schema ? ['markdown', 'json'] : ['markdown']),
+          formats: (formats as ScrapeFormat[] | undefined) ?? (schema ? ['markdown', 'json'] : ['markdown']),
           schema,
           onlyMainContent: body.only_main_content,
           timeoutMs: body.timeout_ms,
+          render: body.render,
+          page: { ...page, waitFor: body.wait_for, ...stores },
           signal,
         }),
       );

@@ -16,6 +16,11 @@ export interface BatchScrapeBody {
   timeout_ms?: number;
   /** As a string: 1 to 500 characters. As a number: an integer. From 0 to 60000. */
   wait_for?: string | number;
+  /** PDF documents: read at most max_pages pages (default 200). */
+  pdf?: {
+    /** An integer. From 1 to 10000. */
+    max_pages?: number;
+  };
   /** Browser steps run in order before the page is read (implies the browser). At most 50 items. */
   actions?: Array<{
     type: 'wait';
@@ -110,13 +115,89 @@ export interface CrawlBody {
   allow_subdomains?: boolean;
   respect_robots?: boolean;
   use_sitemap?: boolean;
-  /** 1 to 5 items. */
-  formats?: Array<'markdown' | 'json' | 'html' | 'raw_html' | 'links'>;
+  /** 1 to 7 items. */
+  formats?: Array<'markdown' | 'json' | 'html' | 'raw_html' | 'links' | 'screenshot' | 'screenshot@full_page'>;
   /** Schema object: field name → "string" | "number" | "integer" | "boolean" | {…} | [T]. */
   schema?: unknown;
   only_main_content?: boolean;
   /** An integer. From 1000 to 300000. */
   timeout_ms?: number;
+  /** How each page is read (default http). */
+  render?: 'auto' | 'http' | 'browser';
+  /** As a string: 1 to 500 characters. As a number: an integer. From 0 to 60000. */
+  wait_for?: string | number;
+  /** Browser steps run in order before the page is read (implies the browser). At most 50 items. */
+  actions?: Array<{
+    type: 'wait';
+    /** An integer. From 1 to 60000. */
+    milliseconds?: number;
+    /** A CSS selector. 1 to 1000 characters. */
+    selector?: string;
+  } | {
+    type: 'click';
+    /** A CSS selector. 1 to 1000 characters. */
+    selector: string;
+    /** Click every matching element (at most 100). */
+    all?: boolean;
+  } | {
+    type: 'write';
+    /** Focus this element first; else types into the focused one. 1 to 1000 characters. */
+    selector?: string;
+    /** 1 to 5000 characters. */
+    text: string;
+  } | {
+    type: 'press';
+    /** A key name such as Enter, Tab, ArrowDown, or a combination such as Control+a. 1 to 64 characters. */
+    key: string;
+  } | {
+    type: 'scroll';
+    direction: 'down' | 'up';
+    /** Pixels (default: one viewport height), or "bottom" (the top when scrolling up). As a number: an integer. From 1 to 100000. */
+    amount?: number | 'bottom';
+  } | {
+    type: 'screenshot';
+    full_page?: boolean;
+  } | {
+    type: 'scrape';
+  } | {
+    type: 'execute_javascript';
+    /** The body of an async function; what it returns (JSON, ≤ 64 KiB) is in actions.javascript_returns. 1 to 65536 characters. */
+    script: string;
+  }>;
+  /** Request headers (≤ 50), sent to the target's own site only. */
+  headers?: {
+    [key: string]: string;
+  };
+  /** Cookies, sent to the target's own site only. At most 50 items. */
+  cookies?: Array<{
+    /** Matches `^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$`. */
+    name: string;
+    /** At most 4096 characters. */
+    value: string;
+    /** The cookie then goes to this host and the hosts under it; without it, to the URL's host only. Matches `^\.?[A-Za-z0-9.-]{1,253}$`. */
+    domain?: string;
+    /** Matches `^\/[^;\r\n\0]{0,1023}$`. */
+    path?: string;
+  }>;
+  /** A phone: mobile user agent, 412×915 viewport, touch. */
+  mobile?: boolean;
+  /** Accept-Language, the browser locale and time zone. */
+  location?: {
+    country?: string;
+    /** 1 to 10 items. Each item: at most 35 characters. */
+    languages?: string[];
+  };
+  /** Format of screenshots (default png). */
+  screenshot_format?: 'png' | 'jpeg';
+  /** Browser viewport in CSS pixels (default 1280×800; 412×915 when mobile). */
+  viewport?: {
+    /** An integer. From 240 to 3840. */
+    width: number;
+    /** An integer. From 240 to 4320. */
+    height: number;
+  };
+  /** Milliseconds: a cached result younger than this is returned without fetching (default 0: never). An integer. From 0 to 2592000000. */
+  max_age?: number;
   /** Where job.completed (and, when asked, job.page) events are sent, signed as in section 5. At most 8192 characters. */
   webhook?: string;
   /** Opt-in events besides job.completed: ["job.page"]. At most 2 items. */
