@@ -245,6 +245,21 @@ async function benchCrawl() {
       cpuOfCommand('redis-server'),
     ];
     const cpu0 = cpu();
+    // Round trips per page: the store's transactions and Redis's commands over the crawl.
+    const stats = async () => {
+      const a = new pg.Client({ connectionString: PG_ADMIN });
+      await a.connect();
+      const x = await a.query('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1', [
+        dbName,
+      ]);
+      await a.end();
+      const r = new Redis(REDIS_URL);
+      const info = await r.info('commandstats');
+      await r.quit();
+      const cmds = [...info.matchAll(/calls=(\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
+      return [Number(x.rows[0].n), cmds];
+    };
+    const stats0 = await stats();
     const t0 = performance.now();
     const id = (
       await call('POST', '/v1/crawl', {
@@ -258,6 +273,7 @@ async function benchCrawl() {
     const job = await waitJob(id, (pids) => (at1000 = pids.map((pid) => Math.round(rss(pid, 'VmRSS')))));
     const crawlS = (performance.now() - t0) / 1000;
     const cpuUsed = cpu().map((c, i) => c - cpu0[i]);
+    const trips = (await stats()).map((c, i) => c - stats0[i]);
     const peaks = procs.map((p) => Math.round(rss(p.child.pid!, 'VmHWM')));
     const urls = Array.from({ length: 1000 }, (_, i) => `${base}/p/${i % CRAWL_PAGES}?b=${i}`);
     const t1 = performance.now();
@@ -288,6 +304,9 @@ async function benchCrawl() {
     const perPage = (s: number) => ((1000 * s) / (job.progress.done + job.progress.failed)).toFixed(1);
     console.log(
       `    CPU per page: ${perPage(cpuUsed.slice(0, 3).reduce((a, b) => a + b))} ms in Trawl (${cpuUsed.slice(0, 3).map(perPage).join(' / ')}), ${perPage(cpuUsed[3])} ms PostgreSQL, ${perPage(cpuUsed[4])} ms Redis; Crawlee ${(crawlee.cpuMs / crawlee.pages).toFixed(1)} ms`,
+    );
+    console.log(
+      `    round trips per page: ${perPage(trips[0] / 1000)} PostgreSQL transactions, ${perPage(trips[1] / 1000)} Redis commands`,
     );
     console.log(
       `  crawlee CheerioCrawler (defaults, no markdown): ${crawlee.pages} pages in ${(crawlee.ms / 1000).toFixed(1)} s = ${theirs.toFixed(0)} pages/s, peak RSS ${Math.round(crawlee.maxRssMb)} MB`,

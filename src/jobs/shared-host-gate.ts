@@ -4,7 +4,8 @@
  * kept in Redis, so N workers together are as polite as one. One script call decides a turn
  * atomically on Redis's clock: holders are a sorted set of tokens scored by when their lease
  * ends (a killed worker's turn frees itself), the next allowed start is a key of its own. A
- * worker whose host is full looks again shortly; a page waits its host's delay in process.
+ * worker whose host is full looks again as soon as one of its own turns of that host ends, or
+ * shortly (another worker's turn may end first); a page waits its host's delay in process.
  * While Redis cannot be reached, each worker falls back to its own gate (polite per process).
  */
 import { randomBytes } from 'node:crypto';
@@ -32,11 +33,15 @@ return wait`;
 /** A held turn outlives no page: longer than any fetch's time limit. */
 const LEASE_MS = 150_000;
 const FULL_RETRY_MS = 25;
+const SCRIPT = 'trawlHostEnter';
+type WithEnter = Redis & Record<typeof SCRIPT, (...args: (string | number)[]) => Promise<number>>;
 
 export class SharedHostGate {
   readonly #redis: Redis;
   readonly #prefix: string;
   readonly #local: HostGate;
+  /** Pages of this process waiting for a full host, by host: one is woken when this process leaves it. */
+  readonly #waiting = new Map<string, Set<() => void>>();
 
   /** `redis` should fail fast when disconnected (enableOfflineQueue false), so the fallback applies. */
   constructor(
@@ -47,6 +52,8 @@ export class SharedHostGate {
     this.#redis = redis;
     this.#prefix = prefix;
     this.#local = new HostGate(perHost);
+    // EVALSHA: the script's text is sent once per connection, not with every page.
+    if (!(SCRIPT in redis)) redis.defineCommand(SCRIPT, { numberOfKeys: 2, lua: ENTER });
   }
 
   /** Waits for this host's turn (across workers); call the result when the page is fetched. */
@@ -58,7 +65,7 @@ export class SharedHostGate {
     for (;;) {
       let wait: number;
       try {
-        wait = Number(await this.#redis.eval(ENTER, 2, holders, next, this.perHost, LEASE_MS, delay, token));
+        wait = Number(await (this.#redis as WithEnter)[SCRIPT](holders, next, this.perHost, LEASE_MS, delay, token));
       } catch {
         return this.#local.enter(host, delay, signal);
       }
@@ -67,14 +74,40 @@ export class SharedHostGate {
         break;
       }
       if (signal?.aborted) throw signal.reason;
-      await sleep(FULL_RETRY_MS, signal);
+      await this.#turnEnded(host, signal);
     }
     let left = false;
     return () => {
       if (left) return;
       left = true;
-      void this.#redis.zrem(holders, token).catch(() => undefined);
+      void this.#redis
+        .zrem(holders, token)
+        .catch(() => undefined)
+        .finally(() => this.#wakeOne(host));
     };
+  }
+
+  /** Until one of this process's turns of `host` ends, or FULL_RETRY_MS (a turn elsewhere may have). */
+  #turnEnded(host: string, signal?: AbortSignal): Promise<void> {
+    let set = this.#waiting.get(host);
+    if (!set) this.#waiting.set(host, (set = new Set()));
+    const waiters = set;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        if (!waiters.size && this.#waiting.get(host) === waiters) this.#waiting.delete(host);
+        resolve();
+      };
+      const timer = setTimeout(done, FULL_RETRY_MS);
+      waiters.add(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  #wakeOne(host: string): void {
+    const first = this.#waiting.get(host)?.values().next().value;
+    first?.();
   }
 }
 
