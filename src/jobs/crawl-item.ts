@@ -282,6 +282,7 @@ async function readRich(
     schema: h.schema,
     onlyMainContent: h.o.only_main_content,
     page,
+    startUrl: h.o.url,
     links: h.wantLinks,
     followRedirect: h.followRedirect,
     timeoutMs: pageBudget(h.formats, page),

@@ -416,7 +416,7 @@ export class JobRunner {
         : undefined,
       cache:
         o.max_age && this.#o.resultCache
-          ? { store: this.#o.resultCache.for(account), maxAgeMs: o.max_age, account }
+          ? { store: this.#o.resultCache.for(account, o.files_base), maxAgeMs: o.max_age, account }
           : undefined,
     };
   }

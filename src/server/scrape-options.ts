@@ -295,7 +295,9 @@ export function scrapeStores(
 ): { files: FileSink; cache?: ScrapeCache } {
   return {
     files: fileSink(ctx.store, { base, retentionHours: ctx.config.fileRetentionHours, accountId }),
-    cache: maxAge ? { store: resultCacheOf(ctx).for(accountId), maxAgeMs: maxAge, account: accountId } : undefined,
+    cache: maxAge
+      ? { store: resultCacheOf(ctx).for(accountId, base), maxAgeMs: maxAge, account: accountId }
+      : undefined,
   };
 }
 

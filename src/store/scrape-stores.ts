@@ -35,6 +35,25 @@ export function fileSink(store: Store, o: { base: string; retentionHours: number
   };
 }
 
+const FILES_PATH = '/v1/files/';
+
+/**
+ * A result's file URLs with `from` (an address the service is reached at) replaced by `to`. The
+ * cache keeps them without an address and a hit gets the asking request's: an address comes from
+ * the Host header when TRAWL_PUBLIC_URL is unset, and one request's (forged) Host must not reach
+ * the other accounts that share the entry.
+ */
+function rebase(result: ScrapeResult, from: string, to: string): ScrapeResult {
+  const prefix = `${from.replace(/\/+$/, '')}${FILES_PATH}`;
+  const move = (ref: string) =>
+    ref.startsWith(prefix) ? `${to.replace(/\/+$/, '')}${FILES_PATH}${ref.slice(prefix.length)}` : ref;
+  return {
+    ...result,
+    ...(result.screenshot ? { screenshot: move(result.screenshot) } : {}),
+    ...(result.actions ? { actions: { ...result.actions, screenshots: result.actions.screenshots.map(move) } } : {}),
+  };
+}
+
 /** Share of the bound written between two size checks (a check sums the table). */
 const CHECK_EVERY = 0.05;
 
@@ -48,11 +67,14 @@ export class StoreResultCache {
     readonly maxBytes: number,
   ) {}
 
-  /** The cache as one account uses it (private entries are marked with its id). */
-  for(accountId: string): ResultCache<ScrapeResult> {
+  /** The cache as one account uses it (private entries are marked with its id); `filesBase`: where its request's files are. */
+  for(accountId: string, filesBase = ''): ResultCache<ScrapeResult> {
     return {
-      get: (key, notBefore) => this.#get(key, notBefore),
-      put: (key, result, expiresAt) => this.#put(key, result, accountId, expiresAt),
+      get: async (key, notBefore) => {
+        const hit = await this.#get(key, notBefore);
+        return hit && { ...hit, result: rebase(hit.result, '', filesBase) };
+      },
+      put: (key, result, expiresAt) => this.#put(key, rebase(result, filesBase, ''), accountId, expiresAt),
     };
   }
 

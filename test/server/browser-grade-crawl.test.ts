@@ -44,7 +44,8 @@ describe.skipIf(!chromium)('browser-grade options on crawls (real Chromium)', ()
       '/': record(page('Home', ['/a', '/b', '/away', 'http://third.test/elsewhere'])),
       '/a': record(page('Page A', ['/'])),
       '/b': record(page('Page B', ['/a'])),
-      '/elsewhere': record(page('Elsewhere', [])),
+      '/elsewhere': record(page('Elsewhere', ['/elsewhere-2'])),
+      '/elsewhere-2': record(page('Elsewhere 2', [])),
       '/pixel.png': record(PIXEL, 'image/png'),
       '/robots.txt': record('User-agent: *\nAllow: /\n', 'text/plain'),
       '/sitemap.xml': (_q, res) => void res.writeHead(404).end(),
@@ -115,6 +116,29 @@ describe.skipIf(!chromium)('browser-grade options on crawls (real Chromium)', ()
     const third = seen.filter((s) => s.host.startsWith('third.test'));
     expect(third.map((s) => s.path)).toContain('/pixel.png');
     for (const s of third) expect(s.headers['x-crawl-token'], `${s.host}${s.path}`).toBeUndefined();
+  }, 90_000);
+
+  it('a start URL that redirects to another site moves the crawl, but not the headers and cookies', async () => {
+    const { key } = await svc.newKey(10);
+    const off = () => seen.filter((s) => s.host.startsWith('third.test') && s.path.startsWith('/elsewhere'));
+    const given = { headers: { 'X-Crawl-Token': 'crawl-secret' }, cookies: [{ name: 'sid', value: 'cookie-secret' }] };
+    seen.length = 0;
+    const sync = await call('POST', '/v1/crawl', key, { url: 'http://www.harbour.test/away', limit: 3, ...given });
+    expect(sync.status, JSON.stringify(sync.body)).toBe(200);
+    expect(sync.body.pages.map((p: any) => new URL(p.url).pathname)).toEqual(['/elsewhere', '/elsewhere-2']);
+    const created = await call('POST', '/v1/crawl', key, {
+      url: 'http://www.harbour.test/away',
+      async: true,
+      limit: 3,
+      ...given,
+    });
+    const job = await waitForJob(key, created.body.job.job_id);
+    expect(job.pages[0]).toMatchObject({ url: 'http://third.test/elsewhere', title: 'Elsewhere' });
+    expect(off().length).toBeGreaterThanOrEqual(3);
+    for (const s of off()) {
+      expect(s.headers['x-crawl-token'], s.path).toBeUndefined();
+      expect(s.headers.cookie, s.path).toBeUndefined();
+    }
   }, 90_000);
 
   it('sync crawl: the same options; max_age answers the second crawl from the cache', async () => {

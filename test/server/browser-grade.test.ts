@@ -95,6 +95,9 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
       '/huge': record(
         `<html><head><title>Huge</title></head><body style="margin:0"><div style="height:20000px">Huge page</div></body></html>`,
       ),
+      '/wide': record(
+        `<html><head><title>Wide</title></head><body style="margin:0"><div style="width:10000px;height:1000px">Wide page</div></body></html>`,
+      ),
       // A redirect off the site: the caller's headers must not follow it.
       '/away': (req, res) => {
         seen.push({ host: req.headers.host ?? '', path: '/away', headers: req.headers });
@@ -223,6 +226,9 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
     expect(pngSize((await get(full.body.screenshot)).bytes)).toEqual({ width: 1280, height: 3000 });
     const capped = await scrape(key, { url: 'http://www.shop.test/huge', formats: ['screenshot@full_page'] });
     expect(pngSize((await get(capped.body.screenshot)).bytes)).toEqual({ width: 1280, height: 16_384 });
+    // A page wider than the largest viewport is cut there too (a 100,000 px wide page would take gigabytes).
+    const wide = await scrape(key, { url: 'http://www.shop.test/wide', formats: ['screenshot@full_page'] });
+    expect(pngSize((await get(wide.body.screenshot)).bytes)).toEqual({ width: 3840, height: 1000 });
     const jpeg = await scrape(key, {
       url: 'http://www.shop.test/tall',
       formats: ['screenshot'],

@@ -5,6 +5,7 @@
  * a scale-out a second API process on the same database serves the first one's files and cache.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +24,7 @@ describe.each(DIALECTS)('scrape cache and files (%s)', (dialect) => {
 
   beforeAll(async () => {
     site = await startFixtureServer();
-    for (const p of ['/a', '/b', '/c', '/d', '/e', '/f', '/shot'])
+    for (const p of ['/a', '/b', '/c', '/d', '/e', '/f', '/shot', '/shot-host'])
       site.route(
         p,
         articlePage(`Page ${p}`, `<p>The words of page ${p}, enough of them to be the article's content.</p>`),
@@ -168,6 +169,39 @@ describe.each(DIALECTS)('scrape cache and files (%s)', (dialect) => {
         await other?.close();
         rmSync(dataDir, { recursive: true, force: true });
       }
+    },
+    60_000,
+  );
+
+  it.skipIf(!chromium)(
+    "a cached screenshot's URL is on the address of the request that reads it, not of the one that made it",
+    async () => {
+      const a = await svc.newKey(10);
+      const b = await svc.newKey(10);
+      const url = `${site.url}/shot-host`;
+      // A request with a forged Host header (no TRAWL_PUBLIC_URL): its answer names that host…
+      const forged = await new Promise<Record<string, any>>((resolve, reject) => {
+        const req = httpRequest(
+          `${svc.url}/v1/scrape`,
+          {
+            method: 'POST',
+            headers: { host: 'evil.example', 'content-type': 'application/json', authorization: `Bearer ${a.key}` },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (c) => (text += c));
+            res.on('end', () => resolve(JSON.parse(text)));
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify({ url, formats: ['screenshot'], max_age: 60_000 }));
+      });
+      expect(forged.screenshot).toMatch(/^http:\/\/evil\.example\/v1\/files\//);
+      // …but another account's hit on the shared entry gets the file on the address it asked.
+      const hit = await scrape(b.key, { url, formats: ['screenshot'], max_age: 60_000 });
+      expect(hit.body.metadata.cache).toBe('hit');
+      expect(hit.body.screenshot).toBe(`${svc.url}${new URL(forged.screenshot).pathname}`);
+      expect((await fetch(hit.body.screenshot)).status).toBe(200);
     },
     60_000,
   );

@@ -245,6 +245,7 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
           schema: options.schema,
           onlyMainContent: options.onlyMainContent,
           page: pageOptions,
+          startUrl: start,
           links: wantLinks,
           followRedirect,
           timeoutMs,

@@ -7,6 +7,7 @@
  */
 import type { CompiledSchema } from '../extract/schema.js';
 import type { Fetchers, RenderMode } from '../fetch/page.js';
+import { siteOf } from '../fetch/site.js';
 import { needsBrowser, scrape, type ScrapeFormat, type ScrapeOptions } from '../scrape.js';
 
 /** The options of scrape a crawl passes to each of its pages. */
@@ -74,6 +75,8 @@ export async function scrapeCrawlPage(
     schema?: CompiledSchema;
     onlyMainContent?: boolean;
     page?: CrawlPageOptions;
+    /** The crawl's start URL: the caller's headers and cookies are for its site only. */
+    startUrl: string;
     /** Read the page's links (the crawl goes on from it). */
     links: boolean;
     followRedirect?: (next: URL) => boolean;
@@ -87,8 +90,12 @@ export async function scrapeCrawlPage(
   // Crawls read over HTTP unless told otherwise — or unless a screenshot or actions need the browser.
   const browser = needsBrowser({ formats: [...asked], actions: o.page?.actions, waitFor: o.page?.waitFor });
   const render: RenderMode = o.page?.render ?? (browser ? 'browser' : 'http');
+  // A crawl whose start page redirected to another site goes on there, without the caller's
+  // headers and cookies (scrape would send them to each page's own site).
+  const own = siteOf(o.startUrl)(url);
   const r = await scrape(fetchers, {
     ...o.page,
+    ...(own ? {} : { headers: undefined, cookies: undefined }),
     url,
     formats: [...formats],
     schema: o.schema,

@@ -60,6 +60,8 @@ export const STEP_MS = {
 } as const;
 /** A full-page screenshot stops here (the contract's cap). */
 export const MAX_FULL_PAGE_HEIGHT = 16_384;
+/** …and at the widest viewport: a page can be made arbitrarily wide, and Chromium paints all of it (GBs). */
+export const MAX_FULL_PAGE_WIDTH = 3840;
 /** What one script may return (JSON). */
 export const MAX_SCRIPT_RETURN_BYTES = 64 * 1024;
 /** `click` with `all`: at most this many elements. */
@@ -118,7 +120,13 @@ export async function capture(page: Page, spec: ScreenshotSpec, timeoutMs: numbe
     o.fullPage = true;
     // Page code is given as text: the service is compiled without the DOM's types.
     const size = (await page.evaluate(PAGE_SIZE)) as { width: number; height: number };
-    if (size.height > MAX_FULL_PAGE_HEIGHT) o.clip = { x: 0, y: 0, width: size.width, height: MAX_FULL_PAGE_HEIGHT };
+    if (size.height > MAX_FULL_PAGE_HEIGHT || size.width > MAX_FULL_PAGE_WIDTH)
+      o.clip = {
+        x: 0,
+        y: 0,
+        width: Math.min(size.width, MAX_FULL_PAGE_WIDTH),
+        height: Math.min(size.height, MAX_FULL_PAGE_HEIGHT),
+      };
   }
   return page.screenshot(o);
 }

@@ -307,6 +307,10 @@ export class ChromiumPool implements BrowserPool {
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       return await this.#renderIn(tab, url, options, deadline);
+    } catch (e) {
+      // Chromium gone mid-render (killed, crashed): Playwright's own error would be a 500.
+      if (e instanceof TrawlError || options.signal?.aborted) throw e;
+      throw fetchFailed(`Chromium stopped while reading ${url}: ${(e as Error).message.split('\n')[0]}`, e);
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
       // The answer does not wait for the tab to close; the render's slot does.

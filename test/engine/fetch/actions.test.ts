@@ -4,6 +4,7 @@
  * of a growing list, a click that navigates waits for the new page, and a render waits for a
  * script that is still busy before it reads the page.
  */
+import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChromiumPool, findChromium } from '../../../src/engine/fetch/browser.js';
 import { HttpClient } from '../../../src/engine/fetch/http.js';
@@ -106,6 +107,23 @@ describe.skipIf(!chromium)('browser actions: bounds and waits', () => {
       detail: expect.stringMatching(/^actions\[0\]: the script's return value is not JSON-serialisable/),
     });
   }, 60_000);
+
+  it('Chromium killed during a step is a 502 fetch_failed (not an internal error), and the next render works', async () => {
+    await render('/nav', []);
+    const r = render('/nav', [{ type: 'wait', milliseconds: 5000 }]).catch((e: unknown) => e);
+    await new Promise((res) => setTimeout(res, 1500));
+    // The browser this pool launched: a child of this process (never another one's Chromium).
+    const pids = execFileSync('pgrep', ['-P', String(process.pid), 'chromium'])
+      .toString()
+      .trim()
+      .split('\n');
+    for (const pid of pids) process.kill(Number(pid), 'SIGKILL');
+    const e = (await r) as { code?: string; detail?: string };
+    expect(e.code, String(e)).toBe('fetch_failed');
+    expect(e.detail).toMatch(/Chromium/);
+    const again = await render('/nav', [{ type: 'click', selector: '#f' }]);
+    expect(again.html).toContain('id="next"');
+  }, 30_000);
 
   it('without wait_for, a page is read once its scripts are idle and nothing is in flight', async () => {
     const r = await pool.render(`${site.url}/busy`, { timeoutMs: 20_000 });
