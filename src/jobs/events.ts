@@ -2,7 +2,7 @@
  * A job's webhook events (contract sections 5 and 7), signed and retried like a monitor's:
  * - `job.page` (opt-in with `"webhook_events":["job.page"]`): `{"id","event","job_id","sequence":n,
  *   "page":{…},"at"}` — `sequence` is the page's number in completion order (the cursor's n);
- * - `job.completed` (always, once per job, whatever its end: completed or cancelled):
+ * - `job.completed` (always, once per job, whatever its end: completed, failed or cancelled):
  *   `{"id","event","job_id","kind","state","progress","sequence","created_at","finished_at","at"}`,
  *   `sequence` one past the last page's.
  * A page too large for one body (256 KiB) is sent without its largest content fields, named in

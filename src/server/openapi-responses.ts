@@ -218,6 +218,7 @@ const Job = z.object({
   progress: Progress,
   created_at: iso,
   finished_at: iso.nullable(),
+  error: z.string().optional().describe('Why a failed job failed (every page failed: its pages say why)'),
 });
 const JobAnswer = z.object({ status: ok, job: Job });
 const JobPage = anyObject.describe(

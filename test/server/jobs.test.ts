@@ -113,6 +113,20 @@ describe.each(DIALECTS)('jobs: batch scrape (%s)', (dialect) => {
     expect(await svc.credits(accountId)).toBe(4);
   });
 
+  it('a job none of whose pages could be read ends failed, its pages saying why', async () => {
+    const { key } = await svc.newKey(5);
+    const urls = [`${site.url}/missing-a`, `${site.url}/missing-b`];
+    const id = (await call('POST', '/v1/batch/scrape', key, { urls })).body.job.job_id;
+    const ended = await until(async () => {
+      const r = await call('GET', `/v1/jobs/${id}`, key);
+      return ['completed', 'failed'].includes(r.body.job.state) ? r.body : undefined;
+    });
+    expect(ended.job).toMatchObject({ state: 'failed', progress: { done: 0, failed: 2, queued: 0 } });
+    expect(ended.job.error).toMatch(/every page/);
+    expect(ended.job.finished_at).not.toBeNull();
+    expect(ended.pages.map((p: any) => p.error)).toEqual(['fetch_failed', 'fetch_failed']);
+  });
+
   it('one answer holds at most 10 MiB of pages (one at least); the rest come by next_cursor', async () => {
     const { key, accountId } = await svc.newKey(5);
     const id = 'job_bigpages000000000000';

@@ -29,6 +29,8 @@ export function presentJob(j: Job) {
     progress: progressOf(j),
     created_at: j.created_at,
     finished_at: j.finished_at,
+    // Why a failed job failed (its pages say it page by page).
+    ...(j.error ? { error: j.error } : {}),
   };
 }
 

@@ -439,6 +439,13 @@ export async function finishItems(
       const done = Number(job.done) + kept.length - failed;
       const nFailed = Number(job.failed) + failed;
       const ended = done + nFailed >= total;
+      // A job none of whose pages could be read (a crawl whose start page failed, a batch of dead
+      // URLs) ends failed, not completed; its pages say why.
+      const end = ended
+        ? done === 0 && nFailed > 0
+          ? { state: 'failed' as JobState, finished_at: at, error: 'every page of the job failed; its pages say why' }
+          : { state: 'completed' as JobState, finished_at: at }
+        : {};
       const n0 = Number(job.written);
       const now: Job = {
         ...job,
@@ -446,7 +453,7 @@ export async function finishItems(
         done,
         failed: nFailed,
         written: n0 + kept.length,
-        ...(ended ? { state: 'completed' as JobState, finished_at: at } : {}),
+        ...end,
       };
       await trx
         .updateTable('jobs')
@@ -455,7 +462,7 @@ export async function finishItems(
           done,
           failed: nFailed,
           written: now.written,
-          ...(ended ? { state: 'completed' as JobState, finished_at: at } : {}),
+          ...end,
         })
         .where('id', '=', jobId)
         .execute();
