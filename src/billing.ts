@@ -10,7 +10,16 @@ import { creditRefusals, creditsCharged, creditsRefunded } from './metrics.js';
 import { accounts } from './store/index.js';
 import type { Db } from './store/repos/accounts.js';
 
-export async function charged<T>(db: Db, accountId: string, work: () => Promise<T>): Promise<T> {
+/**
+ * `free`: whether a result is given without charge (a scrape that brought back nothing at
+ * all): its credit goes back as on a failure.
+ */
+export async function charged<T>(
+  db: Db,
+  accountId: string,
+  work: () => Promise<T>,
+  free?: (result: T) => boolean,
+): Promise<T> {
   if (!(await accounts.reserveCredit(db, accountId))) {
     creditRefusals.inc();
     throw new TrawlError('insufficient_credits');
@@ -22,6 +31,11 @@ export async function charged<T>(db: Db, accountId: string, work: () => Promise<
     await accounts.refundCredit(db, accountId);
     creditsRefunded.inc({ by: 'request' });
     throw e;
+  }
+  if (free?.(result)) {
+    await accounts.refundCredit(db, accountId);
+    creditsRefunded.inc({ by: 'request' });
+    return result;
   }
   creditsCharged.inc({ by: 'request' });
   return result;

@@ -81,3 +81,39 @@ export function trafilaturaPages(): SnippetPage[] {
       };
     });
 }
+
+/** The page kinds of the modern-pages set (its one "blog" page counts as an article). */
+export const PAGE_TYPES = ['article', 'forum', 'service', 'product', 'documentation', 'collection', 'listing'] as const;
+export type PageType = (typeof PAGE_TYPES)[number];
+
+export interface ModernPage extends SnippetPage {
+  articleBody: string;
+  pageType: PageType;
+}
+
+/**
+ * Modern pages of every kind (content/wceb-2026): the page, its main content as text, its
+ * with/without snippets and its kind. Some pages appear twice (two captures of one URL): the
+ * eval splits them by URL so both copies fall in one half.
+ */
+export function modernPages(): ModernPage[] {
+  const dir = requireFixtures('content/wceb-2026');
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort()
+    .map((id) => {
+      const e = JSON.parse(readFileSync(join(dir, id, 'expected.json'), 'utf8'));
+      const type = e.page_type === 'blog' ? 'article' : e.page_type;
+      if (!(PAGE_TYPES as readonly string[]).includes(type)) throw new Error(`${id}: page_type ${e.page_type}`);
+      return {
+        id,
+        html: readHtml(join(dir, id, 'source.html.gz')),
+        url: e.url,
+        articleBody: e.articleBody ?? '',
+        with: e.with ?? [],
+        without: e.without ?? [],
+        pageType: type as PageType,
+      };
+    });
+}

@@ -3,7 +3,7 @@
  * Pure of HTTP and billing: options in, data out, or a TrawlError thrown.
  */
 import { TrawlError } from '../errors.js';
-import { parseHtml } from './document/index.js';
+import { parseHtml, type ContentSource, type PageType } from './document/index.js';
 import { processDocument, processPdf, type DocumentProcessor, type JobControl } from './document/pool.js';
 import type { CompiledSchema } from './extract/schema.js';
 import type { LlmClient } from './extract/llm.js';
@@ -89,6 +89,14 @@ export interface ScrapeMetadata {
   cache?: 'hit' | 'miss';
   /** On a hit: when the cached result was made. */
   cached_at?: string;
+  /**
+   * HTML pages: where the content came from — the main-content pick (`main`), a fallback when
+   * it left almost nothing (`wider`, `body`, `json_ld`, `noscript`, `app_state`), or a browser
+   * render that `render: auto` chose because the HTML had no text of its own (`browser`).
+   */
+  content_source?: ContentSource;
+  /** HTML pages: the page's kind, from its markup and structure. */
+  page_type?: PageType;
 }
 
 export interface ActionResults {
@@ -115,6 +123,36 @@ export interface ScrapeResult {
   warnings?: string[];
 }
 
+/** The warning of an answer whose content holds almost no text after every fallback. */
+export const SCANT_WARNING =
+  'the page holds almost no text to extract: its main content, a wider part of it, the whole body, its JSON-LD, its <noscript> markup and its server-rendered data were tried';
+/** Added to SCANT_WARNING when the browser was not tried (render "http"). */
+const RENDER_HINT = 'if the page draws its content with JavaScript, ask again with render "browser"';
+
+/** What the answer adds when it is given free (nothingCameBack). */
+export const FREE_WARNING = 'nothing came back from this page, so no credit was charged';
+
+/**
+ * Whether an HTML page's answer carries nothing at all: its content had no text after every
+ * fallback (SCANT_WARNING), and every format asked for is empty (no markdown or html text, no
+ * links, no JSON value, no raw HTML, no screenshot or action output). Such an answer is free.
+ */
+export function nothingCameBack(r: ScrapeResult): boolean {
+  if (!r.warnings?.includes(SCANT_WARNING)) return false;
+  const blank = (s: string | undefined) => s === undefined || s.trim() === '';
+  const noValue = (v: unknown): boolean =>
+    v === null || v === undefined || (Array.isArray(v) && v.every(noValue)) || v === '';
+  return (
+    blank(r.markdown) &&
+    blank(r.html) &&
+    blank(r.raw_html) &&
+    !r.links?.length &&
+    (!r.json || Object.values(r.json).every(noValue)) &&
+    !r.screenshot &&
+    !r.actions
+  );
+}
+
 export function resolveFormats<F extends ScrapeFormat>(
   formats: F[] | undefined,
   hasSchema: boolean,
@@ -123,6 +161,9 @@ export function resolveFormats<F extends ScrapeFormat>(
   if (!formats?.length && hasSchema) set.add('json');
   return set;
 }
+
+/** A script that runs (not a JSON or template block). */
+const RUNS_SCRIPTS = /<script\b(?![^>]*type=["']?(?:application\/(?:ld\+)?json|text\/template))[^>]*>/i;
 
 /** Whether the options need the browser (a screenshot, actions, or something to wait for). */
 export const needsBrowser = (o: Pick<ScrapeOptions, 'formats' | 'actions' | 'waitFor' | 'render'>) =>
@@ -236,11 +277,37 @@ async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<Sc
   const screenshot = page.screenshot;
   const actionOutput = page.actions;
   // The LLM reads the page as markdown, even when markdown was not asked for.
-  const result = await documentFromPage(page, useLlm ? new Set([...docFormats, 'markdown']) : docFormats, {
-    ...options,
-    documents: fetchers.documents,
-    control,
-  });
+  const asked = useLlm ? new Set<Format>([...docFormats, 'markdown']) : docFormats;
+  let result = await documentFromPage(page, asked, { ...options, documents: fetchers.documents, control });
+  // Nothing to read in the HTML of a page that runs scripts: with render "auto", the browser's
+  // copy is the answer when it has text (a shell the up-front check did not recognise).
+  if (
+    result.warnings?.includes(SCANT_WARNING) &&
+    (options.render ?? 'auto') === 'auto' &&
+    !browser &&
+    !page.rendered &&
+    page.kind === 'html' &&
+    fetchers.browser?.available &&
+    RUNS_SCRIPTS.test(page.text ?? '')
+  ) {
+    const rendered = await fetchPage(fetchers, options.url, {
+      render: 'browser',
+      timeoutMs: Math.max(1000, deadline - Date.now()),
+      signal: options.signal,
+      setup,
+    }).catch((e) => {
+      // The HTTP copy is still an answer, unless the render found a refusal or a bot wall.
+      if (e instanceof TrawlError && (e.code === 'forbidden_target' || e.code === 'blocked')) throw e;
+      return undefined;
+    });
+    if (rendered) {
+      const again = await documentFromPage(rendered, asked, { ...options, documents: fetchers.documents, control });
+      if (!again.warnings?.includes(SCANT_WARNING)) {
+        if (again.metadata.content_source === 'main') again.metadata.content_source = 'browser';
+        result = again;
+      }
+    }
+  }
   if (useLlm && result.json) {
     const filled = await options.llm!.fill({
       json: result.json,
@@ -256,6 +323,7 @@ async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<Sc
     result.sources = filled.sources;
     if (!formats.has('markdown')) delete result.markdown;
   }
+  if (options.render === 'http' && result.warnings?.includes(SCANT_WARNING)) result.warnings.push(RENDER_HINT);
   if (screenshot) result.screenshot = (await options.files!.save(screenshot, imageFormat)).ref;
   if (actionOutput)
     result.actions = await actionResults(actionOutput, imageFormat, options, fetchers.documents, control);
@@ -389,8 +457,17 @@ async function convertPage(
       language: doc.metadata.language,
       ...base,
       canonical_url: doc.metadata.canonical_url,
+      // (A page rendered because its HTML was a script shell: its content is the browser's.)
+      ...(doc.metadata.content_source
+        ? {
+            content_source:
+              page.shell && doc.metadata.content_source === 'main' ? 'browser' : doc.metadata.content_source,
+          }
+        : {}),
+      ...(doc.metadata.page_type ? { page_type: doc.metadata.page_type } : {}),
     },
   };
+  if (doc.scant) result.warnings = [SCANT_WARNING];
   if (formats.has('markdown')) result.markdown = doc.markdown ?? '';
   if (extracted) {
     result.json = extracted.json;

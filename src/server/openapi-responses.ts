@@ -154,6 +154,16 @@ const Metadata = z.object({
   pages: z.number().int().optional().describe('Pages of a PDF document'),
   cache: z.enum(['hit', 'miss']).optional().describe('With `max_age`: whether the answer came from the result cache'),
   cached_at: iso.optional().describe('On a cache hit: when the result was made'),
+  content_source: z
+    .enum(['main', 'wider', 'body', 'json_ld', 'noscript', 'app_state', 'browser'])
+    .optional()
+    .describe(
+      'HTML pages: where the content came from — the main-content pick, a fallback when it left almost nothing, or a browser render chosen by render "auto"',
+    ),
+  page_type: z
+    .enum(['article', 'forum', 'product', 'listing', 'collection', 'documentation', 'service', 'other'])
+    .optional()
+    .describe("HTML pages: the page's kind, from its schema.org / Open Graph markup and its structure"),
 });
 
 const Scraped = {

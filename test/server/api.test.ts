@@ -436,10 +436,14 @@ describe('a JavaScript-only page on a server without Chromium', () => {
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.markdown).toBe('');
-    expect(body.warnings).toHaveLength(1);
     expect(body.warnings[0]).toMatch(/JavaScript/);
     expect(body.warnings[0]).toMatch(/chromium/);
     expect(body.warnings[0]).toMatch(/CHROMIUM_PATH/);
+    // Nothing came back (issue 32): it says so, and that answer is not charged.
+    expect(body.warnings.slice(1)).toEqual([
+      expect.stringMatching(/almost no text/),
+      expect.stringMatching(/no credit was charged/),
+    ]);
     // A page that needs no browser carries no warning.
     expect((await (await svc.post('/v1/scrape', { url: `${site.url}/article` }, key)).json()).warnings).toBeUndefined();
     // Extraction says it per URL.
@@ -447,7 +451,7 @@ describe('a JavaScript-only page on a server without Chromium', () => {
       await svc.post('/v1/extract', { urls: [`${site.url}/app`], schema: { title: 'string' } }, key)
     ).json();
     expect(ex.results[0].warnings?.[0]).toMatch(/CHROMIUM_PATH/);
-    expect(await svc.credits(accountId)).toBe(2);
+    expect(await svc.credits(accountId)).toBe(3);
   });
 
   it('render browser stays a clear error, not charged', async () => {

@@ -77,6 +77,10 @@ export interface PageMetadata {
   pages?: number;
   cache?: 'hit' | 'miss';
   cached_at?: string;
+  /** HTML pages: where the content came from (the main-content pick, a fallback, or a browser render). */
+  content_source?: 'main' | 'wider' | 'body' | 'json_ld' | 'noscript' | 'app_state' | 'browser';
+  /** HTML pages: the page's kind, from its markup and structure. */
+  page_type?: 'article' | 'forum' | 'product' | 'listing' | 'collection' | 'documentation' | 'service' | 'other';
 }
 
 export interface ScrapeResult {

@@ -10,11 +10,15 @@ import { extractLinks } from './links.js';
 import { isProductPage, selectMainContent } from './main-content.js';
 import { toMarkdown } from './markdown.js';
 import { extractMetadata, type PageMetadata } from './metadata.js';
+import { detectPageType, mayBeThread, PageSignals, type PageType } from './page-type.js';
+import { lettersUpTo, rescueContent, SCANT_LETTERS, type ContentSource } from './rescue.js';
 
 export { parseHtml } from './dom.js';
 export { toMarkdown } from './markdown.js';
 export { selectMainContent } from './main-content.js';
 export type { PageMetadata } from './metadata.js';
+export type { ContentSource } from './rescue.js';
+export type { PageType } from './page-type.js';
 
 export interface DocumentOptions {
   /** Final URL of the page (after redirects); relative links resolve against it. */
@@ -29,7 +33,14 @@ export interface DocumentOptions {
 }
 
 export interface DocumentResult {
-  metadata: PageMetadata;
+  metadata: PageMetadata & {
+    /** Where the content came from (rescue.ts): the main-content pick, or the fallback that had text. */
+    content_source?: ContentSource;
+    /** What kind of page it is, from its own markup and its structure (page-type.ts). */
+    page_type?: PageType;
+  };
+  /** The content (markdown or html, as asked) holds almost no text: the page gave none to any step. */
+  scant?: boolean;
   markdown?: string;
   html?: string;
   links?: string[];
@@ -38,19 +49,37 @@ export interface DocumentResult {
 export function processHtml(source: string, options: DocumentOptions): DocumentResult {
   const doc = parseHtml(source);
   const baseUrl = baseUrlOf(doc, options.url);
-  const metadata = extractMetadata(doc, baseUrl);
+  const signals = new PageSignals();
+  const metadata = extractMetadata(doc, baseUrl, signals);
+  signals.ogType = metadata.meta['og:type'] ?? '';
   const result: DocumentResult = { metadata };
   if (options.links) result.links = extractLinks(doc, baseUrl);
   options.onDocument?.(doc, baseUrl);
-  if (options.markdown === false && !options.html) return result;
+  if (options.markdown === false && !options.html) {
+    result.metadata.page_type = detectPageType(signals);
+    return result;
+  }
   const onlyMainContent = options.onlyMainContent ?? true;
   // (A page that never says "product" is none: the walk over its elements is skipped.)
   const product = onlyMainContent && source.includes('roduct') && isProductPage(doc);
-  const main = selectMainContent(doc, {
+  const contentOptions = {
     onlyMainContent,
     titles: [metadata.title, metadata.meta['og:title'], metadata.meta['twitter:title']],
     product,
-  });
+    thread: mayBeThread(signals),
+    seen: { teaserLists: 0, posts: 0, text: 0 },
+  };
+  let main = selectMainContent(doc, contentOptions);
+  result.metadata.page_type = detectPageType(signals, contentOptions.seen);
+  let from: ContentSource = 'main';
+  // Almost nothing kept: the fallbacks, in steps (only such pages pay for them).
+  const had = lettersUpTo(main, SCANT_LETTERS);
+  if (had < SCANT_LETTERS) {
+    const rescued = rescueContent(source, contentOptions, had, contentOptions.seen.text, signals);
+    if (rescued) [main, from] = [rescued.root, rescued.source];
+    else result.scant = true;
+  }
+  result.metadata.content_source = from;
   if (options.markdown !== false) result.markdown = toMarkdown(main, { baseUrl });
   if (options.html) result.html = cleanHtml(main, baseUrl);
   return result;

@@ -27,6 +27,7 @@ import { findHeadline, placeHeadline } from './headline.js';
 import { isTeaserList } from './teasers.js';
 import { COOKIE_NOTICE, cutAfterRelatedHeading, dropCaptions, polishContent } from './polish.js';
 import { isHidden } from './visibility.js';
+import { findThread, threadContent, type ThreadHooks } from './thread.js';
 
 // rt/rp: ruby annotations (furigana readings shown above the characters) are not the text:
 // inline they would double every annotated word ("子こども").
@@ -149,6 +150,19 @@ export interface MainContentOptions {
    * and details together, not only the longest description block.
    */
   product?: boolean;
+  /**
+   * How much to keep (rescue.ts's fallbacks, when the pick left almost nothing): `wider` climbs
+   * from the pick to the box holding half the page's text and prunes nothing inside it; `body`
+   * keeps all of the body that is not page chrome. @default 'main'
+   */
+  scope?: 'main' | 'wider' | 'body';
+  /**
+   * The page may be a discussion thread (nothing in its markup says it is an article): when
+   * its posts are found (thread.ts), the content is every post with its author and date.
+   */
+  thread?: boolean;
+  /** Filled with what the selection saw of the page's structure (page-type.ts reads it). */
+  seen?: { teaserLists: number; posts: number; paras?: number; text?: number };
 }
 
 /** Whether the page's markup describes one product (JSON-LD or microdata Product, og:type product). */
@@ -221,7 +235,11 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   // (Both are found by the scoring pass itself: each walk over a page costs ~5 % of its time.)
   const found: Found = { headings: [], neutral: new Set() };
   stats.neutral = found.neutral;
-  computeStats(root, stats, seen, found);
+  const all = computeStats(root, stats, seen, found);
+  if (options.seen) {
+    options.seen.teaserLists = found.neutral.size;
+    options.seen.text = all.text + all.link;
+  }
   // Found before chrome goes: themes put the headline in a header box beside the body.
   const headings = found.headings.filter((h) => !insideAny(h, found.neutral));
   const headline = options.product
@@ -238,10 +256,35 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
     stats.neutral = neutral;
     computeStats(root, stats);
   }
+  // A thread's posts are its content, whatever their boxes are named (forums say "comment").
+  if (options.thread && options.scope !== 'body') {
+    const table = stats;
+    const hooks: ThreadHooks = {
+      stats: (n) => table.get(n),
+      isChrome: (el) => isChrome(el),
+      isCommentBox: (el) => neverTheArticle(el),
+      // Scored afresh (its furniture is gone); a post's short body — "Thanks, that worked." —
+      // is its text, not a fragment.
+      prune: (box) => {
+        const own = new StatsTable();
+        computeStats(box, own);
+        pruneInside(box, own, undefined, false);
+      },
+    };
+    const posts = findThread(root, hooks);
+    if (posts) {
+      if (options.seen) options.seen.posts = posts.length;
+      return threadContent(posts, hooks, headline);
+    }
+  }
   stripChrome(root, stats);
+  if (options.seen) options.seen.paras = stats.get(root)?.paras ?? 0;
   // No sentence anywhere (a link directory, a tiny page): keep all that is not chrome.
   if ((stats.get(root)?.paras ?? 0) === 0) return root;
+  // The fallbacks' cuts are polished too: a consent notice is never the content they rescue.
+  if (options.scope === 'body') return polished(root, seen.cookies);
   let best = pickBest(root, stats);
+  if (options.scope === 'wider') return polished(widen(best, root, stats), seen.cookies);
   // A product's heading is its name: the content reaches it, and pruning spares its box.
   const heading = options.product ? findFirstIn(root, (el) => el.name === 'h1') : undefined;
   if (heading) best = withHeading(best, heading, stats);
@@ -305,6 +348,21 @@ function withHeading(best: ParentNode, h1: Element, stats: StatsTable): ParentNo
   return size(common) <= Math.max(3 * size(best as AnyNode), size(best as AnyNode) + 3000)
     ? (common as ParentNode)
     : best;
+}
+
+function polished(node: ParentNode, cookies: boolean): ParentNode {
+  dropCaptions(node);
+  polishContent(node, cookies);
+  return node;
+}
+
+/** The pick's nearest ancestor (or itself) holding half the text left on the page. */
+function widen(best: ParentNode, root: ParentNode, stats: StatsTable): ParentNode {
+  const size = (n: AnyNode) => (stats.get(n)?.text ?? 0) + (stats.get(n)?.link ?? 0);
+  const half = size(root as AnyNode) / 2;
+  let node = best;
+  while (node !== root && node.parent && size(node as AnyNode) < half) node = node.parent;
+  return node;
 }
 
 function bodyOf(doc: Document): ParentNode {
@@ -835,9 +893,10 @@ const FRAGMENT_SHARE = 0.1;
 
 /**
  * Remove link lists and scored-negative leftovers inside the article. `keep`: an element
- * whose boxes stay whatever their score (a product's heading and its buy box).
+ * whose boxes stay whatever their score (a product's heading and its buy box); `fragments`:
+ * whether boxes of short fragments go too (not in a thread's posts).
  */
-function pruneInside(root: ParentNode, stats: StatsTable, keep?: Element): void {
+function pruneInside(root: ParentNode, stats: StatsTable, keep?: Element, fragments = true): void {
   const spared = new Set<AnyNode>();
   for (let n: AnyNode | null | undefined = keep; n; n = n.parent) spared.add(n);
   const doomed: Element[] = [];
@@ -861,7 +920,8 @@ function pruneInside(root: ParentNode, stats: StatsTable, keep?: Element): void 
         : density > 0.5 && total > 0 && s.paras === 0;
       // Fragments must be a real share of the box: a list of "label: value" details with one
       // linked item ("Category: <a>Beginners</a>") is data, not a fragment box.
-      const fragmentBox = CONTAINERS.has(n.name) && s.score < -FRAGMENT_SHARE * total && s.paras === 0 && !hasMedia;
+      const fragmentBox =
+        fragments && CONTAINERS.has(n.name) && s.score < -FRAGMENT_SHARE * total && s.paras === 0 && !hasMedia;
       // A story line is kept whole: the boxes inside it have no paragraphs around them.
       if (fragmentBox && !linkList && storyLine(n, s, stats)) continue;
       if ((linkList || fragmentBox) && !spared.has(n)) {

@@ -1,5 +1,6 @@
 import type { Document, Element } from './dom.js';
 import { absoluteUrl, collapse, elements, textOf } from './dom.js';
+import type { PageSignals } from './page-type.js';
 
 export interface PageMetadata {
   title: string | null;
@@ -10,14 +11,18 @@ export interface PageMetadata {
   meta: Record<string, string>;
 }
 
-/** Title, description, language and canonical URL, from one walk over the head and body. */
-export function extractMetadata(doc: Document, baseUrl: string): PageMetadata {
+/**
+ * Title, description, language and canonical URL, from one walk over the head and body;
+ * `signals` notes on the same walk what tells the page's kind (page-type.ts).
+ */
+export function extractMetadata(doc: Document, baseUrl: string, signals?: PageSignals): PageMetadata {
   const meta: Record<string, string> = {};
   let title: string | null = null;
   let lang: string | null = null;
   let canonical: string | null = null;
   let h1: string | null = null;
   for (const el of elements(doc)) {
+    signals?.see(el);
     switch (el.name) {
       case 'html':
         lang = el.attribs.lang || el.attribs['xml:lang'] || null;

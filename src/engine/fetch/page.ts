@@ -41,6 +41,8 @@ export interface Page {
   /** Raw bytes for PDFs. */
   bytes?: Buffer;
   rendered: boolean;
+  /** Rendered because `render: auto` found the HTML to be a script shell (not because it was asked). */
+  shell?: boolean;
   /** What the caller should know about this copy (e.g. it needed a browser that is not there). */
   warnings?: string[];
   /** A large page's admission slot (large-pages.ts): released once the page has been processed. */
@@ -322,7 +324,7 @@ async function fetchOverHttp(
       return page;
     }
     try {
-      return await renderPage(fetchers, url, options);
+      return { ...(await renderPage(fetchers, url, options)), shell: true };
     } catch (e) {
       // The HTTP copy is still an answer; a failed render does not make it worse.
       if (e instanceof TrawlError && (e.code === 'forbidden_target' || e.code === 'blocked')) throw e;

@@ -50,14 +50,16 @@ export function registerApiScope(app: FastifyInstance, ctx: ServerContext): void
 
 /**
  * Run billable work: reserve one credit first (402 when none), keep it on success, give it
- * back on any failure — including the client going away before the answer is sent. The work
- * gets the engine as the account sees it: its pages take the account's fetch slots.
+ * back on any failure — including the client going away before the answer is sent — and on a
+ * result that `free` says is given without charge. The work gets the engine as the account
+ * sees it: its pages take the account's fetch slots.
  */
 export async function withCredit<T>(
   ctx: ServerContext,
   request: FastifyRequest,
   reply: FastifyReply,
   work: (signal: AbortSignal, engine: Engine) => Promise<T>,
+  free?: (result: T) => boolean,
 ): Promise<T> {
   const accountId = request.auth!.accountId;
   const controller = new AbortController();
@@ -67,12 +69,17 @@ export async function withCredit<T>(
   };
   request.raw.socket?.once('close', onClose);
   try {
-    const result = await charged(ctx.store.db, accountId, async () => {
-      const r = await work(controller.signal, forOwner(ctx.engine, accountId));
-      if (controller.signal.aborted) throw new TrawlError('fetch_failed', 'the client closed the connection');
-      return r;
-    });
-    request.creditsCharged = 1;
+    const result = await charged(
+      ctx.store.db,
+      accountId,
+      async () => {
+        const r = await work(controller.signal, forOwner(ctx.engine, accountId));
+        if (controller.signal.aborted) throw new TrawlError('fetch_failed', 'the client closed the connection');
+        return r;
+      },
+      free,
+    );
+    request.creditsCharged = free?.(result) ? 0 : 1;
     return result;
   } finally {
     request.raw.socket?.off('close', onClose);

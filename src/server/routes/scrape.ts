@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { scrape } from '../../engine/index.js';
+import { FREE_WARNING, nothingCameBack } from '../../engine/scrape.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { ScrapeBody } from '../schemas.js';
@@ -18,22 +19,29 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
       checkPageOptions(body);
       const accountId = request.auth!.accountId;
       const stores = scrapeStores(ctx, accountId, publicBase(ctx, request), body.max_age);
-      const result = await withCredit(ctx, request, reply, (signal, engine) =>
-        scrape(engine, {
-          ...enginePageOptions(body),
-          ...stores,
-          url: body.url,
-          schema,
-          onlyMainContent: body.only_main_content,
-          render: body.render,
-          timeoutMs: body.timeout_ms,
-          waitFor: body.wait_for,
-          signal,
-          llm: ctx.engine.llm,
-          pdf: body.pdf?.max_pages !== undefined ? { maxPages: body.pdf.max_pages } : undefined,
-        }),
+      const result = await withCredit(
+        ctx,
+        request,
+        reply,
+        (signal, engine) =>
+          scrape(engine, {
+            ...enginePageOptions(body),
+            ...stores,
+            url: body.url,
+            schema,
+            onlyMainContent: body.only_main_content,
+            render: body.render,
+            timeoutMs: body.timeout_ms,
+            waitFor: body.wait_for,
+            signal,
+            llm: ctx.engine.llm,
+            pdf: body.pdf?.max_pages !== undefined ? { maxPages: body.pdf.max_pages } : undefined,
+          }),
+        // An answer with nothing at all in it (a page without text, after every fallback) is free.
+        nothingCameBack,
       );
-      const { url, metadata, sources, warnings, ...content } = result;
+      const { url, metadata, sources, warnings: given, ...content } = result;
+      const warnings = nothingCameBack(result) ? [...(given ?? []), FREE_WARNING] : given;
       return {
         status: 'ok',
         url,

@@ -1,0 +1,117 @@
+/**
+ * Never an empty answer when the page has text. When main-content selection leaves (almost)
+ * nothing, the page is read again and the content taken, in steps, from: a wider cut of the
+ * page (the pick without pruning, up to the box that holds the page's text), then the page's
+ * own data — JSON-LD's text, the markup inside `<noscript>` (forums and apps serve their
+ * server-rendered view there), and server-rendered state (`__NEXT_DATA__` …), of which the one
+ * holding most text — and last the whole cleaned body. The first step with real text wins;
+ * which one it was is reported as `metadata.content_source`. Only pages that came out scant pay for this (a second parse).
+ */
+import type { AnyNode, ParentNode } from './dom.js';
+import { isElement, isTextNode, parseHtml } from './dom.js';
+import { selectMainContent, type MainContentOptions } from './main-content.js';
+import { appStateContent, jsonLdContent } from './page-data.js';
+import type { PageSignals } from './page-type.js';
+
+/** Where the content came from: the main-content pick, a fallback step, or a browser render (scrape.ts). */
+export type ContentSource = 'main' | 'wider' | 'body' | 'json_ld' | 'noscript' | 'app_state' | 'browser';
+
+/** Fewer letters and digits than this in the content is almost nothing (a title, a price, a button). */
+export const SCANT_LETTERS = 150;
+/** A fallback is taken only when it holds at least this much text … */
+const RESCUE_LETTERS = 200;
+/** … and this many times what the pick held. */
+const RESCUE_FACTOR = 2;
+/** The whole body is taken only when it holds this many sentence-like blocks. */
+const BODY_PARAS = 2;
+
+/** Letters and digits in a subtree's text, counted up to `max` (the walk stops there). */
+export function lettersUpTo(root: AnyNode, max: number): number {
+  let n = 0;
+  const stack: AnyNode[] = [root];
+  while (stack.length) {
+    const x = stack.pop()!;
+    if (isTextNode(x)) {
+      n += countLetters(x.data);
+      if (n >= max) return n;
+    } else if (isElement(x) || x.type === 'root') {
+      if (isElement(x) && (x.name === 'script' || x.name === 'style')) continue;
+      const kids = (x as ParentNode).children;
+      for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
+    }
+  }
+  return n;
+}
+
+const LETTER = /[\p{L}\p{N}]/gu;
+const countLetters = (s: string) => s.match(LETTER)?.length ?? 0;
+
+export interface Rescued {
+  root: ParentNode;
+  source: Exclude<ContentSource, 'main' | 'browser'>;
+}
+
+/**
+ * The first fallback that holds real text, or undefined when none does (the page has none:
+ * the pick stands). `had`: letters the pick held; `pageText`: characters of the page's visible
+ * text before chrome went (main-content scoring counts them); `signals`: the page's JSON-LD,
+ * scripts and `<noscript>` boxes, noted on the metadata walk (so the data steps parse nothing).
+ */
+export function rescueContent(
+  source: string,
+  options: MainContentOptions,
+  had: number,
+  pageText: number,
+  signals: PageSignals,
+): Rescued | undefined {
+  const need = Math.max(RESCUE_LETTERS, RESCUE_FACTOR * had);
+  const enough = (root: ParentNode | undefined) => !!root && lettersUpTo(root, need) >= need;
+  // The visible page can only give more when it holds more text than is needed.
+  const visible = options.onlyMainContent && pageText >= need;
+  if (visible) {
+    const wider = selectMainContent(parseHtml(source), { ...options, scope: 'wider' });
+    if (enough(wider)) return { root: wider, source: 'wider' };
+  }
+  // The page's own data: of what its JSON-LD states, its <noscript> view and its state for
+  // scripts, the one that says most (JSON-LD often holds a shortened text the others hold
+  // whole). It states the content itself, where the whole body also holds the page's furniture.
+  let best: Rescued | undefined;
+  let most = need - 1;
+  for (const [name, make] of [
+    ['json_ld', () => (signals.jsonLd.length ? jsonLdContent(signals.jsonLd) : undefined)],
+    ['noscript', () => (signals.noscripts ? withNoscript(source, options) : undefined)],
+    ['app_state', () => (signals.scripts.length ? appStateContent(signals.scripts) : undefined)],
+  ] as const) {
+    const root = make();
+    const letters = root ? lettersUpTo(root, Infinity) : 0;
+    if (root && letters > most) [best, most] = [{ root, source: name }, letters];
+  }
+  if (best || !visible) return best;
+  // The whole body only when it holds prose the pick missed (two sentence-like blocks at
+  // least), not merely more of the page's labels and links.
+  const seen = { teaserLists: 0, posts: 0, paras: 0 };
+  const body = selectMainContent(parseHtml(source), { ...options, scope: 'body', seen });
+  return seen.paras >= BODY_PARAS && enough(body) ? { root: body, source: 'body' } : undefined;
+}
+
+/**
+ * The page with its `<noscript>` markup read as content (a forum's or an app's server-rendered
+ * view for clients without scripts), main content picked as usual; undefined when no
+ * `<noscript>` holds text.
+ */
+function withNoscript(source: string, options: MainContentOptions): ParentNode | undefined {
+  const doc = parseHtml(source);
+  let found = false;
+  const stack: AnyNode[] = [...doc.children];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (!isElement(n)) continue;
+    if (n.name === 'noscript') {
+      if (lettersUpTo(n, 1) > 0) found = true;
+      // The box stays, as a plain one: a <div> is never dropped as non-content.
+      n.name = 'div';
+    }
+    for (const c of n.children) stack.push(c);
+  }
+  return found ? selectMainContent(doc, options) : undefined;
+}
