@@ -166,7 +166,7 @@ describe.skipIf(!chromium)('browser-grade options on crawls (real Chromium)', ()
     expect(seen.filter((s) => ['/', '/a', '/b'].includes(s.path))).toEqual([]);
   }, 90_000);
 
-  it('a step that cannot be done fails that page (action_failed), not the job', async () => {
+  it('a step that cannot be done fails that page (action_failed); a crawl with no page read ends failed', async () => {
     const { key } = await svc.newKey(5);
     const created = await call('POST', '/v1/crawl', key, {
       url: 'http://www.harbour.test/',
@@ -176,7 +176,7 @@ describe.skipIf(!chromium)('browser-grade options on crawls (real Chromium)', ()
     });
     expect(created.status).toBe(202);
     const job = await waitForJob(key, created.body.job.job_id);
-    expect(job.job).toMatchObject({ state: 'completed', progress: { done: 0, failed: 1, queued: 0 } });
+    expect(job.job).toMatchObject({ state: 'failed', progress: { done: 0, failed: 1, queued: 0 } });
     expect(job.pages[0]).toMatchObject({ url: 'http://www.harbour.test/', depth: 0, error: 'action_failed' });
     expect(job.pages[0].detail).toMatch(/^actions\[0\]: no element matches '#not-there'/);
   }, 60_000);
