@@ -23,22 +23,13 @@ import type { Discovered } from '../store/repos/jobs.js';
 import type { Gate } from './host-gate.js';
 
 /** What an async crawl job stores as its options (the request's, validated). */
-export interface CrawlJobOptions {
-  url: string;
-  max_depth?: number;
-  limit: number;
-  include_paths?: string[];
-  exclude_paths?: string[];
-  allow_subdomains?: boolean;
-  respect_robots?: boolean;
-  use_sitemap?: boolean;
+/** What every page of a job (crawl or batch) is read with, as the request gave it and the job stores it. */
+export interface JobPageOptions {
   /** Screenshot formats too: each page through scrape (engine/crawl/rich-page.ts). */
   formats?: ScrapeFormat[];
   schema?: Record<string, unknown>;
   only_main_content?: boolean;
-  /** Firecrawl-style rules (regexes, path depth, base path) from the /firecrawl surface. */
-  link_rules?: LinkRules;
-  /** Browser-grade options of every page (API.md section 9), as the request gave them. */
+  /** Browser-grade options of every page (API.md section 9). */
   render?: RenderMode;
   wait_for?: string | number;
   screenshot_format?: 'png' | 'jpeg';
@@ -53,6 +44,19 @@ export interface CrawlJobOptions {
   action_scrape_html?: boolean;
   /** The service's address as the job's creator reached it: screenshot URLs are made on it. */
   files_base?: string;
+}
+
+export interface CrawlJobOptions extends JobPageOptions {
+  url: string;
+  max_depth?: number;
+  limit: number;
+  include_paths?: string[];
+  exclude_paths?: string[];
+  allow_subdomains?: boolean;
+  respect_robots?: boolean;
+  use_sitemap?: boolean;
+  /** Firecrawl-style rules (regexes, path depth, base path) from the /firecrawl surface. */
+  link_rules?: LinkRules;
 }
 
 /** Where a crawl job's screenshots go and its view of the result cache (the runner makes them per account). */

@@ -5,15 +5,20 @@
  * in memory beyond the items in hand, a process killed mid-job costs nothing (its items' leases
  * pass and another takes them), and every item ends in exactly one page.
  */
-import { compileSchema, forOwner, scrape, type Engine, type ScrapeFormat } from '../engine/index.js';
-import type { Action } from '../engine/fetch/actions.js';
-import type { Cookie, Location, Viewport } from '../engine/fetch/emulation.js';
+import { compileSchema, forOwner, scrape, type Engine } from '../engine/index.js';
 import { isTrawlError } from '../errors.js';
 import { jobPages } from '../metrics.js';
 import type { Redactor } from '../redact.js';
 import { fileSink, jobs as repo, storeUnreachable, type Store, type StoreResultCache } from '../store/index.js';
 import type { ClaimedItem, Discovered, FinishedItem } from '../store/repos/jobs.js';
-import { crawlItem, RobotsCache, type CrawlJobOptions, type CrawlStores, type ItemOutcome } from './crawl-item.js';
+import {
+  crawlItem,
+  RobotsCache,
+  type CrawlJobOptions,
+  type CrawlStores,
+  type ItemOutcome,
+  type JobPageOptions,
+} from './crawl-item.js';
 import { jobEvents, type EventShape } from './events.js';
 import { HostGate, type Gate } from './host-gate.js';
 import { sendJobEvents } from './webhooks.js';
@@ -66,28 +71,10 @@ export interface JobRunnerOptions {
 const claimKey = (it: ClaimedItem) => `${it.job_id}-${it.seq}-${it.attempts}`;
 
 /** What a batch item is scraped with (the request's scrape options, as stored on the job). */
-export interface BatchOptions {
-  formats?: ScrapeFormat[];
-  schema?: Record<string, unknown>;
-  only_main_content?: boolean;
-  render?: 'auto' | 'http' | 'browser';
+export interface BatchOptions extends JobPageOptions {
   timeout_ms?: number;
-  wait_for?: string | number;
-  /** Browser-grade options (contract section 9), as the request gave them. */
-  screenshot_format?: 'png' | 'jpeg';
-  viewport?: Viewport;
-  actions?: Action[];
-  headers?: Record<string, string>;
-  cookies?: Cookie[];
-  mobile?: boolean;
-  location?: Location;
-  max_age?: number;
   /** PDF documents: read at most max_pages pages. */
   pdf?: { max_pages?: number };
-  /** Scrape steps keep the page's HTML too (the Firecrawl surface's `actions.scrapes[].html`). */
-  action_scrape_html?: boolean;
-  /** The service's address as the job's creator reached it: screenshot URLs are made on it. */
-  files_base?: string;
 }
 
 export class JobRunner {

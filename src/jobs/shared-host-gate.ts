@@ -95,6 +95,7 @@ export class SharedHostGate {
     return new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
         waiters.delete(done);
         if (!waiters.size && this.#waiting.get(host) === waiters) this.#waiting.delete(host);
         resolve();
