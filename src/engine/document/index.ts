@@ -10,7 +10,7 @@ import { extractLinks } from './links.js';
 import { isProductPage, selectMainContent } from './main-content.js';
 import { toMarkdown } from './markdown.js';
 import { extractMetadata, type PageMetadata } from './metadata.js';
-import { detectPageType, mayBeThread, PageSignals, type PageType } from './page-type.js';
+import { detectPageType, mayBeThread, PageSignals, statesArticle, type PageType } from './page-type.js';
 import { lettersUpTo, rescueContent, SCANT_LETTERS, type ContentSource } from './rescue.js';
 
 export { parseHtml } from './dom.js';
@@ -67,6 +67,7 @@ export function processHtml(source: string, options: DocumentOptions): DocumentR
     titles: [metadata.title, metadata.meta['og:title'], metadata.meta['twitter:title']],
     product,
     thread: mayBeThread(signals),
+    items: !statesArticle(signals),
     seen: { teaserLists: 0, posts: 0, text: 0 },
   };
   let main = selectMainContent(doc, contentOptions);

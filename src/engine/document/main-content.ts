@@ -25,6 +25,7 @@ import { flattenGraph, parseLenient } from './json-ld.js';
 import { isTexScript, needsWork } from './markdown.js';
 import { findHeadline, placeHeadline } from './headline.js';
 import { isTeaserList } from './teasers.js';
+import { withItems } from './items.js';
 import { COOKIE_NOTICE, cutAfterRelatedHeading, dropCaptions, polishContent } from './polish.js';
 import { isHidden } from './visibility.js';
 import { findThread, threadContent, type ThreadHooks } from './thread.js';
@@ -161,6 +162,8 @@ export interface MainContentOptions {
    * its posts are found (thread.ts), the content is every post with its author and date.
    */
   thread?: boolean;
+  /** The page states no article: lists of items it shows (a category's grid) may be its content (items.ts). */
+  items?: boolean;
   /** Filled with what the selection saw of the page's structure (page-type.ts reads it). */
   seen?: { teaserLists: number; posts: number; paras?: number; text?: number };
 }
@@ -288,9 +291,15 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   // A product's heading is its name: the content reaches it, and pruning spares its box.
   const heading = options.product ? findFirstIn(root, (el) => el.name === 'h1') : undefined;
   if (heading) best = withHeading(best, heading, stats);
+  // A page listing things: its item lists are its content (items.ts), kept whole.
+  let lists: Element[] = [];
+  if (options.items && !options.product) {
+    const items = withItems(best, root, found.neutral, (n) => (stats.get(n)?.text ?? 0) + (stats.get(n)?.link ?? 0));
+    if (items) [best, lists] = [items.box, items.lists];
+  }
   dropCaptions(best);
-  cutAfterRelatedHeading(best);
-  pruneInside(best, stats, heading);
+  if (!lists.length) cutAfterRelatedHeading(best, !!heading);
+  pruneInside(best, stats, heading, true, lists);
   polishContent(best, seen.cookies);
   if (headline) placeHeadline(best, headline);
   return best;
@@ -896,9 +905,16 @@ const FRAGMENT_SHARE = 0.1;
  * whose boxes stay whatever their score (a product's heading and its buy box); `fragments`:
  * whether boxes of short fragments go too (not in a thread's posts).
  */
-function pruneInside(root: ParentNode, stats: StatsTable, keep?: Element, fragments = true): void {
+function pruneInside(
+  root: ParentNode,
+  stats: StatsTable,
+  keep?: Element,
+  fragments = true,
+  whole: readonly Element[] = [],
+): void {
   const spared = new Set<AnyNode>();
-  for (let n: AnyNode | null | undefined = keep; n; n = n.parent) spared.add(n);
+  const kept = new Set<AnyNode>(whole);
+  for (const from of [keep, ...whole]) for (let n: AnyNode | null | undefined = from; n; n = n.parent) spared.add(n);
   const doomed: Element[] = [];
   const stack: AnyNode[] = [...root.children];
   while (stack.length) {
@@ -906,7 +922,7 @@ function pruneInside(root: ParentNode, stats: StatsTable, keep?: Element, fragme
     if (!isElement(n)) continue;
     const s = stats.get(n);
     // A table is kept or dropped whole: pruning rows or cells would break its grid.
-    if (n.name === 'table' || n.name === 'pre') continue;
+    if (n.name === 'table' || n.name === 'pre' || kept.has(n)) continue;
     if (s && BLOCKS.has(n.name)) {
       const total = s.text + s.link;
       const density = total ? s.link / total : 0;

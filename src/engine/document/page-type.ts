@@ -109,6 +109,14 @@ export function mayBeThread(s: PageSignals): boolean {
   return any(s.types, FORUM) || !any(s.types, ARTICLE);
 }
 
+/**
+ * Whether the page's structured data states it is an article (JSON-LD or microdata; not
+ * og:type, which many sites set on every page, section fronts included).
+ */
+export function statesArticle(s: PageSignals): boolean {
+  return any(s.types, ARTICLE);
+}
+
 /** Code blocks from which a page reads as documentation when nothing says it is an article. */
 const DOC_CODE_BLOCKS = 5;
 

@@ -300,8 +300,13 @@ const RELATED_HEADING = new RegExp(
 const STRONG_RELATED =
   /^(?:you (?:may|might) (?:also )?(?:like|enjoy)|more stories|read next|recommended for you|leia também|você (?:pode|também pode) gostar|lire aussi|à lire aussi|te puede interesar|también te puede|ti potrebbe|auch interessant)/i;
 
-/** A "Related / You may also like" heading ends the article: drop it and what follows it. */
-export function cutAfterRelatedHeading(root: ParentNode): void {
+/**
+ * A "Related / You may also like" heading ends the article: drop it and what follows it.
+ * `sectionOnly` (a product page, whose own sections — features, specifications, questions —
+ * often follow a carousel of other items): drop only the heading's section, that is the box
+ * it starts, or the heading and its siblings up to the next heading of its level or above.
+ */
+export function cutAfterRelatedHeading(root: ParentNode, sectionOnly = false): void {
   for (const h of outermost(root, (e) => /^h[2-6]$/.test(e.name))) {
     const text = textOf(h).trim();
     if (text.length > 60 || !RELATED_HEADING.test(text)) continue;
@@ -309,7 +314,16 @@ export function cutAfterRelatedHeading(root: ParentNode): void {
     let node: AnyNode = h;
     while (node.parent && node.parent !== root && firstElementChild(node.parent) === node) node = node.parent;
     const tail: AnyNode[] = [];
-    for (let cur: AnyNode | null = node; cur; cur = cur.next) tail.push(cur);
+    const level = Number(h.name[1]);
+    for (let cur: AnyNode | null = node; cur; cur = cur.next) {
+      if (
+        sectionOnly &&
+        cur !== node &&
+        (node !== h || (isElement(cur) && /^h[1-6]$/.test(cur.name) && Number(cur.name[1]) <= level))
+      )
+        break;
+      tail.push(cur);
+    }
     const tailText = tail.reduce((n, c) => n + textOf(c).length, 0);
     // Only a tail: the article must come before it and stay the larger part — unless the
     // heading is unmistakable ("You may also like") and a real paragraph precedes it.

@@ -39,9 +39,10 @@ interface Walk {
 
 /** Depth-first over an item in document order; false as soon as it is too big to be a teaser. */
 function visit(n: AnyNode, inLink: Element | undefined, inHeading: boolean, w: Walk): boolean {
-  if (++w.nodes > MAX_ITEM_NODES) return false;
+  // (Blank text is the markup's indentation: a pretty-printed teaser is no bigger.)
   if (isTextNode(n)) {
     const len = n.data.trim().length;
+    if (len && ++w.nodes > MAX_ITEM_NODES) return false;
     w.text += len;
     if (w.text > MAX_ITEM_TEXT) return false;
     if (len >= 10 && inLink && inHeading) w.headlineHref ??= inLink.attribs.href;
@@ -49,6 +50,7 @@ function visit(n: AnyNode, inLink: Element | undefined, inHeading: boolean, w: W
     return true;
   }
   if (!isElement(n)) return true;
+  if (++w.nodes > MAX_ITEM_NODES) return false;
   if (n.name === 'img' && inLink) w.imageLink = true;
   const link = n.name === 'a' && n.attribs.href && !n.attribs.href.startsWith('#') ? n : inLink;
   const heading = inHeading || HEADING.test(n.name);

@@ -97,6 +97,31 @@ describe("page kinds from the page's own markup and structure", () => {
       expect(r.markdown).toContain(item);
   });
 
+  it("a category's grid beside an introduction: the introduction and every item with its price, without filters", () => {
+    const r = page('category-intro.html');
+    const md = r.markdown!;
+    expect(md).toContain('five free accessories');
+    for (const item of ['Northfork V3 Standing Desk', 'Northfork Walking Desk with Treadmill', '$1149+', '$989+'])
+      expect(md).toContain(item);
+    expect(md.indexOf('Northfork V3 Standing Desk')).toBeLessThan(md.indexOf('Northfork Parsons Standing Desk'));
+    expect(md).not.toContain('Three legs');
+    expect(md).not.toContain('newsletter');
+  });
+
+  it("a product's own sections after a carousel of other items are kept; the carousel is not", () => {
+    const r = page('product-sections.html');
+    expect(r.metadata.page_type).toBe('product');
+    const md = r.markdown!;
+    expect(md).toContain('# Field Leather Case');
+    expect(md).toContain('$59.95');
+    expect(md).toContain('Eight-foot drop protection');
+    expect(md).toContain('lustrous patina');
+    expect(md).toContain('drops of up to eight feet');
+    expect(md).toContain('Will the leather change over time?');
+    expect(md).not.toContain('USB-C Cable 3 m');
+    expect(md).not.toContain('Free shipping');
+  });
+
   it('an article with comments under it is an article, not a thread', () => {
     const comment = (who: string, when: string, text: string) =>
       `<li class="comment"><div class="comment-author">${who}</div><time>${when}</time><p>${text}</p></li>`;
