@@ -5,12 +5,14 @@
  * is no article and a list of teasers (teasers.ts) left after chrome holds more text than the
  * pick, the content reaches the lists: the nearest box holding the pick and the largest list,
  * or the lists alone when that box is mostly something else. The lists are kept whole
- * (pruning would take them for link lists).
+ * (pruning would take them for link lists). Lists of stories, each with a summary, count
+ * only beside a pick that is an introduction: beside an article they are other articles.
  */
 import type { AnyNode, Element, ParentNode } from './dom.js';
+import { isElement } from './dom.js';
 
-/** Text (inside and outside links) of a node, from the selection's numbers. */
-export type SizeOf = (n: AnyNode) => number;
+/** Characters of a node's text outside and inside links, from the selection's numbers. */
+export type TextOf = (n: AnyNode) => { text: number; link: number };
 
 export interface ItemsPick {
   /** The content: the box holding the pick and the lists. */
@@ -18,6 +20,14 @@ export interface ItemsPick {
   /** The lists inside it, spared by pruning. */
   lists: Element[];
 }
+
+/**
+ * A grid's introduction is a paragraph or two; a pick with more is an article, and lists of
+ * stories beside it are other stories, not its content.
+ */
+const INTRO_PARAS = 2;
+/** An item with this much text outside its links, on average, carries a summary (a story's teaser). */
+const SUMMARY = 40;
 
 /** The box may hold this much besides the pick and the lists (a heading, filters, a pager). */
 const SLACK = 1.5;
@@ -35,16 +45,23 @@ function liveLists(lists: Iterable<AnyNode>, root: ParentNode): Element[] {
 
 /**
  * The content widened to the page's item lists, or undefined when the page has none worth
- * more than its pick. `lists`: the teaser lists the scoring pass found.
+ * more than its pick. `lists`: the teaser lists the scoring pass found; `paras`: sentence-like
+ * blocks in the pick outside them.
  */
 export function withItems(
   best: ParentNode,
   root: ParentNode,
   lists: Iterable<AnyNode>,
-  size: SizeOf,
+  textOf: TextOf,
+  paras: number,
 ): ItemsPick | undefined {
+  const size = (n: AnyNode) => textOf(n).text + textOf(n).link;
+  const items = (l: Element) => l.children.filter(isElement).length;
+  const ofThings = (l: Element) => textOf(l).text < SUMMARY * items(l);
   // Nested lists (a list of sections, each a list) count once: the outer one.
-  const live = liveLists(lists, root).filter((l) => !contains(l, best as AnyNode));
+  const live = liveLists(lists, root).filter(
+    (l) => !contains(l, best as AnyNode) && (paras <= INTRO_PARAS || ofThings(l)),
+  );
   const outer = live.filter((l) => !live.some((o) => o !== l && contains(o, l)));
   if (!outer.length) return undefined;
   const within = (b: ParentNode) => outer.filter((l) => contains(b as AnyNode, l));
@@ -57,8 +74,8 @@ export function withItems(
   while (box && box !== root && !contains(box as AnyNode, best as AnyNode)) box = box.parent;
   if (box) {
     const held = within(box);
-    const items = held.reduce((n, l) => n + size(l), 0);
-    if (size(box as AnyNode) <= SLACK * (pick + items) + 500) return { box, lists: held };
+    const listed = held.reduce((n, l) => n + size(l), 0);
+    if (size(box as AnyNode) <= SLACK * (pick + listed) + 500) return { box, lists: held };
   }
   // The pick and the lists are far apart: the box around the largest list, up to its region.
   let region: ParentNode = largest.parent ?? root;

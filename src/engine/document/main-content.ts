@@ -294,7 +294,8 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   // A page listing things: its item lists are its content (items.ts), kept whole.
   let lists: Element[] = [];
   if (options.items && !options.product) {
-    const items = withItems(best, root, found.neutral, (n) => (stats.get(n)?.text ?? 0) + (stats.get(n)?.link ?? 0));
+    const textOf = (n: AnyNode) => stats.get(n) ?? { text: 0, link: 0 };
+    const items = withItems(best, root, found.neutral, textOf, stats.get(best)?.paras ?? 0);
     if (items) [best, lists] = [items.box, items.lists];
   }
   dropCaptions(best);
@@ -633,6 +634,8 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
     ownLink: number;
     ownRaw: string;
     marks: number;
+    /** An <a> counted as a link (not a heading's anchor to its own section). */
+    link?: boolean;
   };
   const mk = (node: ParentNode): Frame => ({
     node,
@@ -669,14 +672,24 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
         const nf = mk(c);
         frames.push(nf);
         if (found && (c.name === 'h1' || c.name === 'h2')) found.headings.push(c);
-        if (c.name === 'a') linkDepth++;
+        // A heading's link to its own section (href="#…") names the section: its text is the heading's.
+        if (
+          c.name === 'a' &&
+          !(
+            HEADING_TAG.test((blockFrames[blockFrames.length - 1].node as Element).name ?? '') &&
+            c.attribs.href?.startsWith('#')
+          )
+        ) {
+          nf.link = true;
+          linkDepth++;
+        }
         if (BLOCKS.has(c.name) && c.name !== 'span') blockFrames.push(nf);
       }
       continue;
     }
     frames.pop();
     const el = f.node as Element;
-    if (el.name === 'a') linkDepth--;
+    if (f.link) linkDepth--;
     const isBlockFrame = blockFrames[blockFrames.length - 1] === f;
     if (isBlockFrame) {
       blockFrames.pop();
@@ -718,8 +731,9 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
     const density = link / total;
     const commas = countCommas(f.ownRaw);
     if (density > 0.5) {
-      // Linked table cells are data (an infobox, a comparison); linked list items are menus.
-      if (tag !== 'td' && tag !== 'th') f.s.score -= total;
+      // Linked table cells are data (an infobox, a comparison), and so is a linked term of a
+      // definition list (a reference's member, defined beside it); linked list items are menus.
+      if (tag !== 'td' && tag !== 'th' && tag !== 'dt') f.s.score -= total;
     } else if (tag === 'pre' || (total >= 80 && (commas > 1 || SENTENCE_END.test(f.ownRaw))) || total >= 200) {
       f.s.score += text * (1 - density) + 25 * Math.min(commas, 10);
       f.s.paras += 1;
@@ -944,6 +958,9 @@ function pruneInside(
         doomed.push(n);
         continue;
       }
+      // A definition list stays whole too: its terms are often links (an API reference's
+      // members), each with its definition beside it.
+      if (n.name === 'dl') continue;
     }
     for (const c of n.children) stack.push(c);
   }
