@@ -97,8 +97,12 @@ function protoKeyPath(v: unknown, path: PropertyKey[] = [], budget = { nodes: 10
   return undefined;
 }
 
+/** What a route that needs a body says when none came (no body, or an empty one). */
+export const EMPTY_BODY = 'body: must be a JSON object (the body was empty)';
+
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
-  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+  if (body === undefined) throw invalidRequest(EMPTY_BODY);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw invalidRequest('body: must be a JSON object');
   }
   const proto = protoKeyPath(body);

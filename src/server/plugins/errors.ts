@@ -6,6 +6,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { TrawlError, isTrawlError } from '../../errors.js';
 import type { Redactor } from '../../redact.js';
+import { EMPTY_BODY } from '../validation.js';
 
 function fromFastify(err: FastifyError): TrawlError | undefined {
   switch (err.code) {
@@ -17,7 +18,7 @@ function fromFastify(err: FastifyError): TrawlError | undefined {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new TrawlError('payload_too_large', 'body: the request body is larger than 1 MiB');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new TrawlError('invalid_request', 'body: must be a JSON object (the body was empty)');
+      return new TrawlError('invalid_request', EMPTY_BODY);
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new TrawlError(
         'invalid_request',
