@@ -20,7 +20,7 @@ import type { CompiledSchema } from '../engine/extract/schema.js';
 import { isTrawlError } from '../errors.js';
 import { fetchPage } from '../engine/fetch/page.js';
 import type { Discovered } from '../store/repos/jobs.js';
-import type { Gate } from './host-gate.js';
+import { hostTurn, type Gate } from './host-gate.js';
 
 /** What an async crawl job stores as its options (the request's, validated). */
 /** What every page of a job (crawl or batch) is read with, as the request gave it and the job stores it. */
@@ -135,14 +135,8 @@ export async function crawlItem(
   const rules = o.respect_robots === false ? undefined : await robots.get(engine, u.origin);
   if (rules && !rules.allow(u.pathname + u.search)) return fail('robots_disallowed', 'robots.txt disallows this URL');
   // Polite per host: a cap on pages at once, and robots' Crawl-delay between requests.
-  const leave = await hosts.enter(u.host, (rules?.crawlDelaySeconds ?? 0) * 1000);
-  let go = false;
-  try {
-    go = !wanted || (await wanted());
-  } finally {
-    if (!go) leave();
-  }
-  if (!go) return undefined;
+  const leave = await hostTurn(hosts, u.host, (rules?.crawlDelaySeconds ?? 0) * 1000, wanted);
+  if (!leave) return undefined;
   let left = false;
   const away = () => {
     if (!left) leave();
