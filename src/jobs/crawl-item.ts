@@ -57,6 +57,8 @@ export interface CrawlJobOptions extends JobPageOptions {
   use_sitemap?: boolean;
   /** Firecrawl-style rules (regexes, path depth, base path) from the /firecrawl surface. */
   link_rules?: LinkRules;
+  /** Each page's time budget at most (a synchronous crawl's bounds the whole crawl, and so each page). */
+  timeout_ms?: number;
 }
 
 /** Where a crawl job's screenshots go and its view of the result cache (the runner makes them per account). */
@@ -123,6 +125,7 @@ export async function crawlItem(
   const formats = new Set<ScrapeFormat>(o.formats?.length ? o.formats : schema ? ['markdown', 'json'] : ['markdown']);
   const pageOptions = crawlPageOptions(o, stores);
   const rich = isRichPage(formats, pageOptions);
+  const timeoutMs = Math.min(pageBudget(formats, pageOptions), o.timeout_ms ?? Infinity);
   const sameSite = siteMatcher(new URL(o.url).hostname, o.allow_subdomains);
   const allowedPath = pathFilter(o.include_paths, o.exclude_paths);
   const allowedLink = linkFilter(o.link_rules);
@@ -151,7 +154,7 @@ export async function crawlItem(
     const site = item.depth === 0 ? siteMatcher(final.hostname, o.allow_subdomains) : sameSite;
     return !site(final) && !(item.depth === 0 && bareHost(final.hostname) === bareHost(u.hostname));
   };
-  const how: ReadOptions = { formats, schema, o, wantLinks, followRedirect, offSite, done: away };
+  const how: ReadOptions = { formats, schema, o, wantLinks, followRedirect, offSite, timeoutMs, done: away };
   let read: Read | Failure;
   try {
     read = rich ? await readRich(engine, item, how, pageOptions) : await readPlain(engine, item, how);
@@ -213,6 +216,7 @@ interface ReadOptions {
   wantLinks: boolean;
   followRedirect?: (next: URL) => boolean;
   offSite(at: string): boolean;
+  timeoutMs: number;
   /** Called once the page is fetched: its host's turn is over. */
   done(): void;
 }
@@ -234,7 +238,7 @@ async function readPlain(
 ): Promise<Read | Failure> {
   const page = await fetchPage(engine, item.url, {
     render: 'http',
-    timeoutMs: PAGE_TIMEOUT_MS,
+    timeoutMs: h.timeoutMs,
     followRedirect: h.followRedirect,
   });
   h.done();
@@ -283,7 +287,7 @@ async function readRich(
     startUrl: h.o.url,
     links: h.wantLinks,
     followRedirect: h.followRedirect,
-    timeoutMs: pageBudget(h.formats, page),
+    timeoutMs: h.timeoutMs,
   });
   if (h.offSite(r.url)) return offSiteFailure(r.url);
   if (!r.html) return notHtml(r.url, r.contentType);
