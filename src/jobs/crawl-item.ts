@@ -57,6 +57,11 @@ export interface CrawlJobOptions extends JobPageOptions {
   use_sitemap?: boolean;
   /** Firecrawl-style rules (regexes, path depth, base path) from the /firecrawl surface. */
   link_rules?: LinkRules;
+  /**
+   * The host whose site the crawl keeps to, once its start page landed on another site (the start
+   * URL's until then). The caller's headers and cookies stay the start URL's site's.
+   */
+  site?: string;
   /** Each page's time budget at most (a synchronous crawl's bounds the whole crawl, and so each page). */
   timeout_ms?: number;
 }
@@ -91,6 +96,8 @@ export interface ItemOutcome {
   discovered: Discovered[];
   /** The canonical URL the page was fetched from, when a redirect moved it off the item's URL. */
   final?: string;
+  /** The start page landed on another site: the crawl's site from now on (CrawlJobOptions.site). */
+  site?: string;
 }
 
 const PAGE_TIMEOUT_MS = 15_000;
@@ -126,7 +133,7 @@ export async function crawlItem(
   const pageOptions = crawlPageOptions(o, stores);
   const rich = isRichPage(formats, pageOptions);
   const timeoutMs = Math.min(pageBudget(formats, pageOptions), o.timeout_ms ?? Infinity);
-  const sameSite = siteMatcher(new URL(o.url).hostname, o.allow_subdomains);
+  const sameSite = siteMatcher(o.site ?? new URL(o.url).hostname, o.allow_subdomains);
   const allowedPath = pathFilter(o.include_paths, o.exclude_paths);
   const allowedLink = linkFilter(o.link_rules);
   const fail = (error: string, detail: string): ItemOutcome => ({
@@ -196,7 +203,15 @@ export async function crawlItem(
     }
   }
   const moved = canonicalUrl(read.url);
-  return { page: result, failed: false, discovered, ...(moved && moved !== item.url ? { final: moved } : {}) };
+  // A start page that moved to another site takes the crawl with it, as a synchronous crawl's does.
+  const landed = item.depth === 0 && bareHost(final.hostname) !== bareHost(u.hostname);
+  return {
+    page: result,
+    failed: false,
+    discovered,
+    ...(moved && moved !== item.url ? { final: moved } : {}),
+    ...(landed ? { site: final.hostname } : {}),
+  };
 }
 
 interface Read {

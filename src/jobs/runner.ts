@@ -10,7 +10,7 @@ import { isTrawlError } from '../errors.js';
 import { jobPages } from '../metrics.js';
 import type { Redactor } from '../redact.js';
 import { fileSink, jobs as repo, storeUnreachable, type Store, type StoreResultCache } from '../store/index.js';
-import type { ClaimedItem, Discovered, FinishedItem } from '../store/repos/jobs.js';
+import type { ClaimedItem, FinishedItem } from '../store/repos/jobs.js';
 import { crawlItem, RobotsCache, type CrawlJobOptions, type CrawlStores, type ItemOutcome } from './crawl-item.js';
 import { batchItem, type BatchOptions } from './batch-item.js';
 import { jobEvents, type EventShape } from './events.js';
@@ -268,11 +268,10 @@ export class JobRunner {
     item: ClaimedItem,
     page: unknown,
     failed: boolean,
-    discovered?: Discovered[],
-    final?: string,
+    crawl: Pick<FinishedItem, 'discovered' | 'final' | 'options'> = {},
   ): Promise<boolean> {
     const written = await new Promise<boolean>((resolve, reject) => {
-      this.#ending.push({ entry: { item, page, failed, discovered, final }, resolve, reject });
+      this.#ending.push({ entry: { item, page, failed, ...crawl }, resolve, reject });
       if (!this.#writing) void this.#writeEnded();
     });
     this.#count(item, failed, written);
@@ -416,6 +415,11 @@ export class JobRunner {
         discovered: [],
       };
     }
-    await this.#finish(item, outcome.page, outcome.failed, outcome.discovered, outcome.final);
+    await this.#finish(item, outcome.page, outcome.failed, {
+      discovered: outcome.discovered,
+      final: outcome.final,
+      // Its start page moved the crawl to another site: its later pages keep to that one.
+      ...(outcome.site ? { options: { ...o, site: outcome.site } } : {}),
+    });
   }
 }

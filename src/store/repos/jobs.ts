@@ -335,6 +335,8 @@ export interface FinishedItem {
   discovered?: Discovered[];
   /** Crawl: the canonical URL a redirect moved the page to (the item's URL otherwise). */
   final?: string;
+  /** The job's options from now on (a crawl whose start page moved to another site), for the items it admits. */
+  options?: unknown;
 }
 
 /**
@@ -455,6 +457,7 @@ export async function finishItems(
         written: n0 + kept.length,
         ...end,
       };
+      const options = mine.map((i) => entries[i].options).find((o) => o !== undefined);
       await trx
         .updateTable('jobs')
         .set({
@@ -463,6 +466,7 @@ export async function finishItems(
           failed: nFailed,
           written: now.written,
           ...end,
+          ...(options !== undefined ? { options: JSON.stringify(options) } : {}),
         })
         .where('id', '=', jobId)
         .execute();
