@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { invalidRequest, invalidSchema } from '../errors.js';
+import { MAX_URL_CHARS } from './body-limits.js';
 import { compileSchema, type CompiledSchema, type Format } from '../engine/index.js';
 
 const req = (msg: string) => ({ error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : msg) });
@@ -17,7 +18,7 @@ export const intIn = (min: number, max: number) => {
 export const httpUrl = (what = 'an http or https URL') =>
   z
     .string(req(`must be ${what}`))
-    .max(8192, { error: 'must be at most 8192 characters' })
+    .max(MAX_URL_CHARS, { error: `must be at most ${MAX_URL_CHARS} characters` })
     .refine(
       (s) => {
         try {

@@ -56,6 +56,9 @@ export async function createJob(
       })
       .execute();
     for (let i = 0; i < job.urls.length; i += ITEM_BATCH) {
+      // SQLite writes on this thread: between batches other requests are served (a 10,000-URL
+      // batch would hold the event loop ~100 ms at once; its queries wait for the transaction).
+      if (i) await new Promise((r) => setImmediate(r));
       await trx
         .insertInto('job_items')
         .values(
