@@ -73,6 +73,11 @@ export interface ScrapeOptions {
   followRedirect?: (next: URL) => boolean;
   /** Scrape steps also keep the page's HTML at that moment (`actions.scrapes[].html`, Firecrawl's shape). */
   actionScrapeHtml?: boolean;
+  /**
+   * Waits for the page's turn to be fetched (a job's per-host politeness); what it returns is
+   * called once the page is in. A cache hit fetches nothing and waits for no turn.
+   */
+  turn?: () => Promise<() => void>;
 }
 
 export interface ScrapeMetadata {
@@ -246,6 +251,8 @@ async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<Sc
       'invalid_request',
       'formats: screenshots need a place to keep them, which this caller has not set up',
     );
+  // The time budget starts once the page's turn has come.
+  const leave = await options.turn?.();
   const started = Date.now();
   // One deadline for the whole request: fetch, render, actions, processing and extraction.
   const deadline = started + (options.timeoutMs ?? 30_000);
@@ -260,17 +267,22 @@ async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<Sc
         }
       : undefined;
   const imageFormat = options.screenshotFormat ?? 'png';
-  const page = await fetchPage(fetchers, options.url, {
-    render: browser ? 'browser' : options.render,
-    timeoutMs: options.timeoutMs,
-    waitFor: options.waitFor,
-    signal: options.signal,
-    setup,
-    actions: options.actions,
-    screenshot: shot ? { fullPage: shot === 'full', format: imageFormat } : undefined,
-    imageFormat,
-    followRedirect: options.followRedirect,
-  });
+  let page: Awaited<ReturnType<typeof fetchPage>>;
+  try {
+    page = await fetchPage(fetchers, options.url, {
+      render: browser ? 'browser' : options.render,
+      timeoutMs: options.timeoutMs,
+      waitFor: options.waitFor,
+      signal: options.signal,
+      setup,
+      actions: options.actions,
+      screenshot: shot ? { fullPage: shot === 'full', format: imageFormat } : undefined,
+      imageFormat,
+      followRedirect: options.followRedirect,
+    });
+  } finally {
+    leave?.();
+  }
   const control = { signal: options.signal, deadline };
   const useLlm = !!options.llm && !!options.schema && formats.has('json');
   const docFormats = new Set([...formats].filter(isDocumentFormat));

@@ -20,7 +20,7 @@ import type { CompiledSchema } from '../engine/extract/schema.js';
 import { isTrawlError } from '../errors.js';
 import { fetchPage } from '../engine/fetch/page.js';
 import type { Discovered } from '../store/repos/jobs.js';
-import type { Gate } from './host-gate.js';
+import { hostTurn, type Gate } from './host-gate.js';
 
 /** What an async crawl job stores as its options (the request's, validated). */
 /** What every page of a job (crawl or batch) is read with, as the request gave it and the job stores it. */
@@ -57,6 +57,13 @@ export interface CrawlJobOptions extends JobPageOptions {
   use_sitemap?: boolean;
   /** Firecrawl-style rules (regexes, path depth, base path) from the /firecrawl surface. */
   link_rules?: LinkRules;
+  /**
+   * The host whose site the crawl keeps to, once its start page landed on another site (the start
+   * URL's until then). The caller's headers and cookies stay the start URL's site's.
+   */
+  site?: string;
+  /** Each page's time budget at most (a synchronous crawl's bounds the whole crawl, and so each page). */
+  timeout_ms?: number;
 }
 
 /** Where a crawl job's screenshots go and its view of the result cache (the runner makes them per account). */
@@ -89,6 +96,8 @@ export interface ItemOutcome {
   discovered: Discovered[];
   /** The canonical URL the page was fetched from, when a redirect moved it off the item's URL. */
   final?: string;
+  /** The start page landed on another site: the crawl's site from now on (CrawlJobOptions.site). */
+  site?: string;
 }
 
 const PAGE_TIMEOUT_MS = 15_000;
@@ -123,7 +132,8 @@ export async function crawlItem(
   const formats = new Set<ScrapeFormat>(o.formats?.length ? o.formats : schema ? ['markdown', 'json'] : ['markdown']);
   const pageOptions = crawlPageOptions(o, stores);
   const rich = isRichPage(formats, pageOptions);
-  const sameSite = siteMatcher(new URL(o.url).hostname, o.allow_subdomains);
+  const timeoutMs = Math.min(pageBudget(formats, pageOptions), o.timeout_ms ?? Infinity);
+  const sameSite = siteMatcher(o.site ?? new URL(o.url).hostname, o.allow_subdomains);
   const allowedPath = pathFilter(o.include_paths, o.exclude_paths);
   const allowedLink = linkFilter(o.link_rules);
   const fail = (error: string, detail: string): ItemOutcome => ({
@@ -135,14 +145,8 @@ export async function crawlItem(
   const rules = o.respect_robots === false ? undefined : await robots.get(engine, u.origin);
   if (rules && !rules.allow(u.pathname + u.search)) return fail('robots_disallowed', 'robots.txt disallows this URL');
   // Polite per host: a cap on pages at once, and robots' Crawl-delay between requests.
-  const leave = await hosts.enter(u.host, (rules?.crawlDelaySeconds ?? 0) * 1000);
-  let go = false;
-  try {
-    go = !wanted || (await wanted());
-  } finally {
-    if (!go) leave();
-  }
-  if (!go) return undefined;
+  const leave = await hostTurn(hosts, u.host, (rules?.crawlDelaySeconds ?? 0) * 1000, wanted);
+  if (!leave) return undefined;
   let left = false;
   const away = () => {
     if (!left) leave();
@@ -157,7 +161,7 @@ export async function crawlItem(
     const site = item.depth === 0 ? siteMatcher(final.hostname, o.allow_subdomains) : sameSite;
     return !site(final) && !(item.depth === 0 && bareHost(final.hostname) === bareHost(u.hostname));
   };
-  const how: ReadOptions = { formats, schema, o, wantLinks, followRedirect, offSite, done: away };
+  const how: ReadOptions = { formats, schema, o, wantLinks, followRedirect, offSite, timeoutMs, done: away };
   let read: Read | Failure;
   try {
     read = rich ? await readRich(engine, item, how, pageOptions) : await readPlain(engine, item, how);
@@ -199,7 +203,15 @@ export async function crawlItem(
     }
   }
   const moved = canonicalUrl(read.url);
-  return { page: result, failed: false, discovered, ...(moved && moved !== item.url ? { final: moved } : {}) };
+  // A start page that moved to another site takes the crawl with it, as a synchronous crawl's does.
+  const landed = item.depth === 0 && bareHost(final.hostname) !== bareHost(u.hostname);
+  return {
+    page: result,
+    failed: false,
+    discovered,
+    ...(moved && moved !== item.url ? { final: moved } : {}),
+    ...(landed ? { site: final.hostname } : {}),
+  };
 }
 
 interface Read {
@@ -219,6 +231,7 @@ interface ReadOptions {
   wantLinks: boolean;
   followRedirect?: (next: URL) => boolean;
   offSite(at: string): boolean;
+  timeoutMs: number;
   /** Called once the page is fetched: its host's turn is over. */
   done(): void;
 }
@@ -240,7 +253,7 @@ async function readPlain(
 ): Promise<Read | Failure> {
   const page = await fetchPage(engine, item.url, {
     render: 'http',
-    timeoutMs: PAGE_TIMEOUT_MS,
+    timeoutMs: h.timeoutMs,
     followRedirect: h.followRedirect,
   });
   h.done();
@@ -289,7 +302,7 @@ async function readRich(
     startUrl: h.o.url,
     links: h.wantLinks,
     followRedirect: h.followRedirect,
-    timeoutMs: pageBudget(h.formats, page),
+    timeoutMs: h.timeoutMs,
   });
   if (h.offSite(r.url)) return offSiteFailure(r.url);
   if (!r.html) return notHtml(r.url, r.contentType);

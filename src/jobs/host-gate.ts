@@ -10,6 +10,26 @@ export interface Gate {
   enter(host: string, delayMs: number, signal?: AbortSignal): Promise<() => void>;
 }
 
+/**
+ * The host's turn for one page of a job, or undefined when `wanted` says no once it came (the
+ * job was cancelled meanwhile: a Crawl-delay may hold a page for long).
+ */
+export async function hostTurn(
+  hosts: Gate,
+  host: string,
+  delayMs: number,
+  wanted?: () => Promise<boolean>,
+): Promise<(() => void) | undefined> {
+  const leave = await hosts.enter(host, delayMs);
+  let go = false;
+  try {
+    go = !wanted || (await wanted());
+  } finally {
+    if (!go) leave();
+  }
+  return go ? leave : undefined;
+}
+
 interface Host {
   active: number;
   /** Earliest time the next request to this host may start. */

@@ -5,20 +5,14 @@
  * in memory beyond the items in hand, a process killed mid-job costs nothing (its items' leases
  * pass and another takes them), and every item ends in exactly one page.
  */
-import { compileSchema, forOwner, scrape, type Engine } from '../engine/index.js';
+import { compileSchema, forOwner, type Engine } from '../engine/index.js';
 import { isTrawlError } from '../errors.js';
 import { jobPages } from '../metrics.js';
 import type { Redactor } from '../redact.js';
 import { fileSink, jobs as repo, storeUnreachable, type Store, type StoreResultCache } from '../store/index.js';
-import type { ClaimedItem, Discovered, FinishedItem } from '../store/repos/jobs.js';
-import {
-  crawlItem,
-  RobotsCache,
-  type CrawlJobOptions,
-  type CrawlStores,
-  type ItemOutcome,
-  type JobPageOptions,
-} from './crawl-item.js';
+import type { ClaimedItem, FinishedItem } from '../store/repos/jobs.js';
+import { crawlItem, RobotsCache, type CrawlJobOptions, type CrawlStores, type ItemOutcome } from './crawl-item.js';
+import { batchItem, type BatchOptions } from './batch-item.js';
 import { jobEvents, type EventShape } from './events.js';
 import { HostGate, type Gate } from './host-gate.js';
 import { sendJobEvents } from './webhooks.js';
@@ -70,12 +64,7 @@ export interface JobRunnerOptions {
 
 const claimKey = (it: ClaimedItem) => `${it.job_id}-${it.seq}-${it.attempts}`;
 
-/** What a batch item is scraped with (the request's scrape options, as stored on the job). */
-export interface BatchOptions extends JobPageOptions {
-  timeout_ms?: number;
-  /** PDF documents: read at most max_pages pages. */
-  pdf?: { max_pages?: number };
-}
+export type { BatchOptions } from './batch-item.js';
 
 export class JobRunner {
   readonly #o: JobRunnerOptions;
@@ -279,11 +268,10 @@ export class JobRunner {
     item: ClaimedItem,
     page: unknown,
     failed: boolean,
-    discovered?: Discovered[],
-    final?: string,
+    crawl: Pick<FinishedItem, 'discovered' | 'final' | 'options'> = {},
   ): Promise<boolean> {
     const written = await new Promise<boolean>((resolve, reject) => {
-      this.#ending.push({ entry: { item, page, failed, discovered, final }, resolve, reject });
+      this.#ending.push({ entry: { item, page, failed, ...crawl }, resolve, reject });
       if (!this.#writing) void this.#writeEnded();
     });
     this.#count(item, failed, written);
@@ -346,40 +334,18 @@ export class JobRunner {
     let page: Record<string, unknown>;
     let failed = false;
     try {
-      const schema = o.schema ? compileSchema(o.schema) : undefined;
       const account = item.account_id;
-      const { files, cache } = this.#stores(account, o);
-      const r = await scrape(forOwner(this.#o.engine, account), {
-        url: item.url,
-        formats: o.formats ?? (schema ? ['markdown', 'json'] : ['markdown']),
-        schema,
-        onlyMainContent: o.only_main_content,
-        render: o.render,
-        timeoutMs: o.timeout_ms,
-        waitFor: o.wait_for,
-        screenshotFormat: o.screenshot_format,
-        viewport: o.viewport,
-        actions: o.actions,
-        headers: o.headers,
-        cookies: o.cookies,
-        mobile: o.mobile,
-        location: o.location,
-        pdf: o.pdf?.max_pages !== undefined ? { maxPages: o.pdf.max_pages } : undefined,
-        actionScrapeHtml: o.action_scrape_html,
-        files,
-        cache,
-        llm: this.#o.engine.llm,
-      });
-      const { url, metadata, sources: _sources, warnings, ...content } = r;
-      page = {
-        url: item.url,
-        final_url: url,
-        status_code: metadata.status_code,
-        title: metadata.title ?? null,
-        ...content,
-        metadata,
-        ...(warnings ? { warnings } : {}),
-      };
+      const result = await batchItem(
+        forOwner(this.#o.engine, account),
+        item.url,
+        o,
+        this.#robots,
+        this.#hosts,
+        this.#wanted(item),
+        this.#stores(account, o),
+      );
+      if (!result) return;
+      page = result;
     } catch (e) {
       failed = true;
       page = {
@@ -389,6 +355,14 @@ export class JobRunner {
       };
     }
     await this.#finish(item, page, failed);
+  }
+
+  /**
+   * Asked again once a page's host's turn comes (a Crawl-delay may hold it for long): a cancel
+   * meanwhile means no fetch. (The store away: fetch — the write checks the job's state anyway.)
+   */
+  #wanted(item: ClaimedItem): () => Promise<boolean> {
+    return () => this.#stillRunning(item.job_id).catch(() => true);
   }
 
   /** Where an account's screenshots go (the job's files_base), and its view of the cache when max_age asks for it. */
@@ -417,9 +391,6 @@ export class JobRunner {
     const o = JSON.parse(item.options) as CrawlJobOptions;
     let outcome: ItemOutcome;
     try {
-      // Asked again once its host's turn comes (a Crawl-delay may hold it for long): a cancel meanwhile
-      // means no fetch. (The store away: fetch — the write checks the job's state anyway.)
-      const wanted = () => this.#stillRunning(item.job_id).catch(() => true);
       const result = await crawlItem(
         forOwner(this.#o.engine, item.account_id),
         item,
@@ -427,7 +398,7 @@ export class JobRunner {
         o.schema ? compileSchema(o.schema) : undefined,
         this.#robots,
         this.#hosts,
-        wanted,
+        this.#wanted(item),
         this.#stores(item.account_id, o),
       );
       if (!result) return;
@@ -444,6 +415,11 @@ export class JobRunner {
         discovered: [],
       };
     }
-    await this.#finish(item, outcome.page, outcome.failed, outcome.discovered, outcome.final);
+    await this.#finish(item, outcome.page, outcome.failed, {
+      discovered: outcome.discovered,
+      final: outcome.final,
+      // Its start page moved the crawl to another site: its later pages keep to that one.
+      ...(outcome.site ? { options: { ...o, site: outcome.site } } : {}),
+    });
   }
 }

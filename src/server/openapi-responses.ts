@@ -46,7 +46,7 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
   insufficient_credits: 'the account has no credit left (nothing was done)',
   forbidden_target: 'the URL (or a redirect hop) resolves to a private, loopback, link-local or metadata address',
   not_found: 'no such resource for this account',
-  payload_too_large: 'the body is over 1 MiB',
+  payload_too_large: 'the body is over 1 MiB (80 MiB for a batch scrape)',
   unsupported_media_type: 'the body was not sent as application/json',
   invalid_schema: 'the `schema` object is missing where required or not valid; `detail` names the path',
   rate_limited:

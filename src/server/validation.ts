@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { invalidRequest, invalidSchema } from '../errors.js';
+import { MAX_URL_CHARS } from './body-limits.js';
 import { compileSchema, type CompiledSchema, type Format } from '../engine/index.js';
 
 const req = (msg: string) => ({ error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : msg) });
@@ -17,7 +18,7 @@ export const intIn = (min: number, max: number) => {
 export const httpUrl = (what = 'an http or https URL') =>
   z
     .string(req(`must be ${what}`))
-    .max(8192, { error: 'must be at most 8192 characters' })
+    .max(MAX_URL_CHARS, { error: `must be at most ${MAX_URL_CHARS} characters` })
     .refine(
       (s) => {
         try {
@@ -97,8 +98,12 @@ function protoKeyPath(v: unknown, path: PropertyKey[] = [], budget = { nodes: 10
   return undefined;
 }
 
+/** What a route that needs a body says when none came (no body, or an empty one). */
+export const EMPTY_BODY = 'body: must be a JSON object (the body was empty)';
+
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
-  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+  if (body === undefined) throw invalidRequest(EMPTY_BODY);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw invalidRequest('body: must be a JSON object');
   }
   const proto = protoKeyPath(body);

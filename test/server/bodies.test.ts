@@ -143,3 +143,74 @@ describe('connections per client address', () => {
     for (const c of held) c.socket.destroy();
   });
 });
+
+describe('empty JSON bodies', () => {
+  let svc: TestService;
+  let key: string;
+  beforeAll(async () => {
+    svc = await startTestService('sqlite');
+    key = (await svc.newKey(5)).key;
+  });
+  afterAll(async () => svc?.stop());
+
+  /** As curl -H 'Content-Type: application/json' and many SDKs send a body-less request. */
+  const bare = (method: string, path: string, headers: Record<string, string> = {}) =>
+    fetch(`${svc.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+      ...(method === 'GET' ? {} : { body: '' }),
+    });
+
+  it('a body-less route sent Content-Type: application/json and no body answers as without it', async () => {
+    const job = await svc.post('/v1/batch/scrape', { urls: ['http://127.0.0.1:9/a'] }, key);
+    expect(job.status).toBe(202);
+    const id = ((await job.json()) as any).job.job_id as string;
+    const cancelled = await bare('DELETE', `/v1/jobs/${id}`);
+    expect(cancelled.status).toBe(200);
+    expect(((await cancelled.json()) as any).job.job_id).toBe(id);
+    const got = await bare('GET', `/v1/jobs/${id}`);
+    expect(got.status).toBe(200);
+    for (const path of ['/v1/monitors/mon_00000000000000000000', '/v1/jobs/job_00000000000000000000']) {
+      const res = await bare('DELETE', path);
+      expect(res.status, path).toBe(404);
+      expect(((await res.json()) as any).error).toBe('not_found');
+    }
+    // Whitespace only is no body too.
+    const blank = await fetch(`${svc.url}/v1/jobs/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json; charset=utf-8' },
+      body: ' \r\n',
+    });
+    expect(blank.status).toBe(200);
+    const fc = await bare('DELETE', '/firecrawl/v1/crawl/job_00000000000000000000');
+    expect(fc.status).toBe(404);
+    expect(((await fc.json()) as any).code).toBe('not_found');
+  });
+
+  it('a POST with an empty body is 400 naming the body; a malformed one is 400 invalid JSON', async () => {
+    const empty = await svc.post('/v1/scrape', '', key);
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toEqual({
+      error: 'invalid_request',
+      detail: 'body: must be a JSON object (the body was empty)',
+    });
+    const blank = await svc.post('/v1/batch/scrape', ' \n', key);
+    expect(blank.status).toBe(400);
+    expect(await blank.json()).toEqual({
+      error: 'invalid_request',
+      detail: 'body: must be a JSON object (the body was empty)',
+    });
+    const broken = await svc.post('/v1/scrape', '{"url":', key);
+    expect(broken.status).toBe(400);
+    expect(await broken.json()).toMatchObject({
+      error: 'invalid_request',
+      detail: expect.stringMatching(/^body: is not valid JSON/),
+    });
+    const brokenDelete = await fetch(`${svc.url}/v1/jobs/job_00000000000000000000`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: '{',
+    });
+    expect(brokenDelete.status).toBe(400);
+  });
+});

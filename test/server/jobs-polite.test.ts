@@ -101,3 +101,57 @@ describe('jobs: polite and guarded async crawls (sqlite)', () => {
     expect((await call(guarded, 'GET', '/v1/jobs', key)).body.jobs).toEqual([]);
   });
 });
+
+describe('jobs: polite batch scrapes (sqlite)', () => {
+  let svc: TestService;
+  let site: FixtureServer;
+  const started: number[] = [];
+  let inFlight = 0;
+  let most = 0;
+  beforeAll(async () => {
+    site = await startFixtureServer();
+    // A Disallow too: a batch's URLs were named by the caller, so only the Crawl-delay applies.
+    site.route(
+      '/robots.txt',
+      (_q, res) =>
+        void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nCrawl-delay: 1\nDisallow: /b/\n'),
+    );
+    for (let i = 0; i < 4; i++)
+      site.route(`/b/${i}`, async (_q, res) => {
+        started.push(Date.now());
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setTimeout(r, 150));
+        inFlight--;
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(articlePage(`Batch ${i}`, `<p>The page of batch item ${i}, with words enough to be content.</p>`));
+      });
+    svc = await startTestService('sqlite');
+  }, 60_000);
+  afterAll(async () => {
+    await svc?.stop();
+    await site?.close();
+  });
+
+  it('a batch on one host follows its robots.txt Crawl-delay: one request at a time, a second apart', async () => {
+    const { key } = await svc.newKey(5);
+    const urls = Array.from({ length: 4 }, (_, i) => `${site.url}/b/${i}`);
+    const t0 = Date.now();
+    const made = await svc.post('/v1/batch/scrape', { urls }, key);
+    expect(made.status).toBe(202);
+    const id = ((await made.json()) as any).job.job_id;
+    let job: any;
+    for (let i = 0; i < 200; i++) {
+      job = await (await fetch(`${svc.url}/v1/jobs/${id}`, { headers: { authorization: `Bearer ${key}` } })).json();
+      if (job.job.state !== 'queued' && job.job.state !== 'running') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(job.job).toMatchObject({ state: 'completed', progress: { done: 4, failed: 0 } });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(3000);
+    expect(most).toBe(1);
+    const at = started.slice().sort((a, b) => a - b);
+    for (let i = 1; i < at.length; i++) expect(at[i] - at[i - 1]).toBeGreaterThanOrEqual(950);
+    // robots.txt read once for the job's host.
+    expect(site.hits('/robots.txt')).toBe(1);
+  }, 30_000);
+});

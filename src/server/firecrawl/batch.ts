@@ -23,13 +23,13 @@ import {
 } from './scrape-options.js';
 import { checkPageOptions, publicBase } from '../scrape-options.js';
 import { HIDDEN } from './shared.js';
+import { BATCH_BODY, MAX_BATCH_URLS } from '../body-limits.js';
 import { startedEvents, webhookOf } from './webhook.js';
 
-const MAX_URLS = 10_000;
 const URL_CHECK = httpUrl();
 
 export function batchRoutes(app: FastifyInstance, ctx: ServerContext, version: Version): void {
-  app.post(`/${version}/batch/scrape`, HIDDEN, async (request, reply) => {
+  app.post(`/${version}/batch/scrape`, { ...HIDDEN, ...BATCH_BODY }, async (request, reply) => {
     const o = checkOptions(bodyOf(request.body), {
       ...scrapeOptionTable('batch', version),
       urls: 'map',
@@ -42,8 +42,8 @@ export function batchRoutes(app: FastifyInstance, ctx: ServerContext, version: V
       zeroDataRetention: onlyAt([false], 'job results are kept for TRAWL_JOB_RETENTION_HOURS'),
     });
     const skipInvalid = boolAt(o.ignoreInvalidURLs, 'ignoreInvalidURLs') ?? false;
-    if (!Array.isArray(o.urls) || !o.urls.length || o.urls.length > MAX_URLS)
-      throw invalidRequest(`urls: must be an array of 1 to ${MAX_URLS} http or https URLs`);
+    if (!Array.isArray(o.urls) || !o.urls.length || o.urls.length > MAX_BATCH_URLS)
+      throw invalidRequest(`urls: must be an array of 1 to ${MAX_BATCH_URLS} http or https URLs`);
     const urls: string[] = [];
     const invalid: string[] = [];
     o.urls.forEach((u: unknown, i: number) => {

@@ -40,7 +40,7 @@ export function unsupported(path: string, why: string): TrawlError {
 /** Every failure in the scope leaves in Firecrawl's shape; bugs are logged and answered 500. */
 export function registerFirecrawlErrors(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
-    const known = knownError(error);
+    const known = knownError(error, request);
     if (!known || known.code === 'internal_error') {
       request.log.error({ err: error, requestId: request.id }, 'internal error');
       return reply.code(500).send(firecrawlErrorBody(new TrawlError('internal_error')));

@@ -21,13 +21,6 @@ import { usageRoutes } from './usage.js';
 export function firecrawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
   registerApiScope(app, ctx);
   registerFirecrawlErrors(app);
-  // Firecrawl's v1 SDK sends its DELETEs (cancel, errors) with Content-Type: application/json
-  // and an empty body: that is no body, not a malformed one.
-  app.addHook('onRequest', async (request) => {
-    const h = request.headers;
-    if (request.method === 'DELETE' && !h['transfer-encoding'] && (h['content-length'] ?? '0') === '0')
-      delete h['content-type'];
-  });
   const kept = new ExtractResults();
   for (const version of ['v1', 'v2'] as Version[]) {
     scrapeRoutes(app, ctx, version);

@@ -6,7 +6,7 @@
  * that is no option of Firecrawl's API at all is refused too. Nothing is silently ignored.
  */
 import { invalidRequest } from '../../errors.js';
-import { httpUrl } from '../validation.js';
+import { EMPTY_BODY, httpUrl } from '../validation.js';
 import { unsupported } from './errors.js';
 
 export type Rule =
@@ -61,7 +61,8 @@ export function objectAt(v: unknown, at: string): Record<string, unknown> {
 
 /** The request body as an object (Firecrawl's endpoints all take one). */
 export function bodyOf(body: unknown): Record<string, unknown> {
-  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body))
+  if (body === undefined) throw invalidRequest(EMPTY_BODY);
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
     throw invalidRequest('body: must be a JSON object');
   return body as Record<string, unknown>;
 }

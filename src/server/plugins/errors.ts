@@ -3,11 +3,13 @@
  * Fastify's own parser/limit errors are mapped to the contract's; anything else is a bug:
  * logged with the request id, answered 500 internal_error with no stack trace.
  */
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { TrawlError, isTrawlError } from '../../errors.js';
 import type { Redactor } from '../../redact.js';
+import { EMPTY_BODY } from '../validation.js';
+import { bodyTooLargeDetail } from '../body-limits.js';
 
-function fromFastify(err: FastifyError): TrawlError | undefined {
+function fromFastify(err: FastifyError, request?: FastifyRequest): TrawlError | undefined {
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new TrawlError(
@@ -15,9 +17,9 @@ function fromFastify(err: FastifyError): TrawlError | undefined {
         'body: send the request body as JSON with Content-Type: application/json',
       );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new TrawlError('payload_too_large', 'body: the request body is larger than 1 MiB');
+      return new TrawlError('payload_too_large', bodyTooLargeDetail(request));
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new TrawlError('invalid_request', 'body: must be a JSON object (the body was empty)');
+      return new TrawlError('invalid_request', EMPTY_BODY);
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new TrawlError(
         'invalid_request',
@@ -29,7 +31,7 @@ function fromFastify(err: FastifyError): TrawlError | undefined {
   if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
     return new TrawlError('invalid_request', `body: is not valid JSON (${err.message})`);
   }
-  if (err.statusCode === 413) return new TrawlError('payload_too_large', 'body: the request body is larger than 1 MiB');
+  if (err.statusCode === 413) return new TrawlError('payload_too_large', bodyTooLargeDetail(request));
   if (err.statusCode === 415)
     return new TrawlError(
       'unsupported_media_type',
@@ -41,9 +43,9 @@ function fromFastify(err: FastifyError): TrawlError | undefined {
 }
 
 /** The contract's error a thrown value stands for (undefined: a bug). Shared with /firecrawl, which answers it in Firecrawl's shape. */
-export function knownError(error: unknown): TrawlError | undefined {
+export function knownError(error: unknown, request?: FastifyRequest): TrawlError | undefined {
   const err = error as FastifyError;
-  return isTrawlError(err) ? err : isTrawlError(err?.cause) ? err.cause : fromFastify(err);
+  return isTrawlError(err) ? err : isTrawlError(err?.cause) ? err.cause : fromFastify(err, request);
 }
 
 export function registerErrorHandling(app: FastifyInstance, redact: Redactor = (s) => s): void {
@@ -55,7 +57,7 @@ export function registerErrorHandling(app: FastifyInstance, redact: Redactor = (
     typeof payload === 'string' && reply.statusCode >= 400 ? redact(payload) : payload,
   );
   app.setErrorHandler((error, request, reply) => {
-    const known = knownError(error);
+    const known = knownError(error, request);
     if (!known || known.code === 'internal_error') {
       request.log.error({ err: error, requestId: request.id }, 'internal error');
       return reply.code(500).send({ error: 'internal_error' });

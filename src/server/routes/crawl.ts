@@ -54,6 +54,8 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
           mobile: body.mobile,
           location: body.location,
           max_age: body.max_age,
+          // No budget for the whole job: it bounds each page, as a synchronous crawl's bounds its pages.
+          timeout_ms: body.timeout_ms,
           ...(shots ? { files_base: publicBase(ctx, request) } : {}),
         };
         await refuseForbidden(ctx, url);

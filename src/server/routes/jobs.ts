@@ -13,6 +13,7 @@ import { BatchScrapeBody } from '../schemas.js';
 import type { BatchOptions } from '../../jobs/runner.js';
 import { formatsAndSchema, parseBody } from '../validation.js';
 import { checkPageOptions, publicBase } from '../scrape-options.js';
+import { BATCH_BODY } from '../body-limits.js';
 
 type IdParams = { Params: { id: string } };
 export const JOB_ID = /^job_[0-9A-Za-z]{20}$/;
@@ -81,11 +82,14 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
   app.post(
     '/batch/scrape',
-    openapiRoute(
-      BatchScrapeBody,
-      'Scrape up to 10,000 URLs as a job (202); read its pages from GET /v1/jobs/{id}',
-      docs.batchScrape,
-    ),
+    {
+      ...openapiRoute(
+        BatchScrapeBody,
+        'Scrape up to 10,000 URLs as a job (202); read its pages from GET /v1/jobs/{id}',
+        docs.batchScrape,
+      ),
+      ...BATCH_BODY,
+    },
     async (request, reply) => {
       const body = parseBody(BatchScrapeBody, request.body);
       const { schema } = formatsAndSchema(body.formats, body.schema);

@@ -56,6 +56,9 @@ export async function createJob(
       })
       .execute();
     for (let i = 0; i < job.urls.length; i += ITEM_BATCH) {
+      // SQLite writes on this thread: between batches other requests are served (a 10,000-URL
+      // batch would hold the event loop ~100 ms at once; its queries wait for the transaction).
+      if (i) await new Promise((r) => setImmediate(r));
       await trx
         .insertInto('job_items')
         .values(
@@ -335,6 +338,8 @@ export interface FinishedItem {
   discovered?: Discovered[];
   /** Crawl: the canonical URL a redirect moved the page to (the item's URL otherwise). */
   final?: string;
+  /** The job's options from now on (a crawl whose start page moved to another site), for the items it admits. */
+  options?: unknown;
 }
 
 /**
@@ -455,6 +460,7 @@ export async function finishItems(
         written: n0 + kept.length,
         ...end,
       };
+      const options = mine.map((i) => entries[i].options).find((o) => o !== undefined);
       await trx
         .updateTable('jobs')
         .set({
@@ -463,6 +469,7 @@ export async function finishItems(
           failed: nFailed,
           written: now.written,
           ...end,
+          ...(options !== undefined ? { options: JSON.stringify(options) } : {}),
         })
         .where('id', '=', jobId)
         .execute();

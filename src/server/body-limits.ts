@@ -1,0 +1,42 @@
+/**
+ * How large a request body may be: 1 MiB (the contract's), except on the batch routes, whose
+ * 10,000 URLs (the contract's bound) of up to MAX_URL_CHARS each must fit, with the options
+ * beside them. A body over its route's limit is 413 payload_too_large naming the limit.
+ */
+import type { FastifyRequest } from 'fastify';
+
+const MiB = 1024 * 1024;
+export const BODY_LIMIT = MiB;
+
+/** The longest URL any request may name (validation.ts's httpUrl). */
+export const MAX_URL_CHARS = 8192;
+export const MAX_BATCH_URLS = 10_000;
+
+/**
+ * A batch body: every URL at its longest written plainly (a URL is ASCII as clients send it),
+ * quoted and comma-separated, plus the 1 MiB any other body may have for the options: 80 MiB.
+ */
+export const BATCH_BODY_LIMIT = Math.ceil((MAX_BATCH_URLS * (MAX_URL_CHARS + 3) + BODY_LIMIT) / MiB) * MiB;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** What a body over this route's limit says after the limit (how to send less). */
+    bodyTooLarge?: string;
+  }
+}
+
+/** A batch route's options: its larger limit, and what a body over it says. */
+export const BATCH_BODY = {
+  bodyLimit: BATCH_BODY_LIMIT,
+  config: {
+    bodyTooLarge: `at most ${MAX_BATCH_URLS.toLocaleString('en-US')} URLs of up to ${MAX_URL_CHARS.toLocaleString('en-US')} characters plus the options; split the URLs over several batches`,
+  },
+} as const;
+
+/** The detail of a 413: the request's route's limit, and the route's advice. */
+export function bodyTooLargeDetail(request?: FastifyRequest): string {
+  const limit = request?.routeOptions?.bodyLimit ?? BODY_LIMIT;
+  const size = limit % MiB === 0 ? `${limit / MiB} MiB` : `${(limit / MiB).toFixed(1)} MiB`;
+  const advice = request?.routeOptions?.config?.bodyTooLarge;
+  return `body: the request body is larger than ${size}${advice ? ` (${advice})` : ''}`;
+}
