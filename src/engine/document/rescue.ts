@@ -32,7 +32,7 @@ export function lettersUpTo(root: AnyNode, max: number): number {
   while (stack.length) {
     const x = stack.pop()!;
     if (isTextNode(x)) {
-      n += countLetters(x.data);
+      n += countLetters(x.data, max - n);
       if (n >= max) return n;
     } else if (isElement(x) || x.type === 'root') {
       if (isElement(x) && (x.name === 'script' || x.name === 'style')) continue;
@@ -43,8 +43,19 @@ export function lettersUpTo(root: AnyNode, max: number): number {
   return n;
 }
 
-const LETTER = /[\p{L}\p{N}]/gu;
-const countLetters = (s: string) => s.match(LETTER)?.length ?? 0;
+const LETTER = /[\p{L}\p{N}]/u;
+
+/** Letters and digits in `s`, counted up to `max` (ASCII by code, the rest by Unicode class; no array of matches). */
+function countLetters(s: string, max: number): number {
+  let n = 0;
+  for (let i = 0; i < s.length && n < max; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 128) {
+      if ((c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122)) n++;
+    } else if (LETTER.test(s[i])) n++;
+  }
+  return n;
+}
 
 export interface Rescued {
   root: ParentNode;
