@@ -234,42 +234,55 @@ export async function claimItems(
     if (postgres(trx) && Number.isFinite(accountCap))
       await sql`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute(trx);
     const room = Number.isFinite(accountCap) ? await accountRoom(trx, nowIso, accountCap) : new Map<string, number>();
-    const full = [...room].filter(([, n]) => n <= 0).map(([a]) => a);
-    let q = trx
+    // Rows picked (their attempts as read), and what each account may still take in this claim.
+    const picked: ClaimedItem[] = [];
+    const taken = new Map<string, number>();
+    const left = (account: string) => Math.min(perAccount, room.get(account) ?? Infinity) - (taken.get(account) ?? 0);
+    const take = (r: ClaimedItem) => {
+      picked.push(r);
+      taken.set(r.account_id, (taken.get(r.account_id) ?? 0) + 1);
+    };
+    // Items whose worker died first (their lease passed): few, through the running index.
+    let expired = trx
       .selectFrom('job_items')
       .innerJoin('jobs', 'jobs.id', 'job_items.job_id')
-      .select([
-        'job_items.job_id',
-        'job_items.seq',
-        'job_items.url',
-        'job_items.depth',
-        'job_items.attempts',
-        'jobs.account_id',
-        'jobs.kind',
-        'jobs.options',
-      ])
+      .select(ITEM_COLUMNS)
       .where('jobs.state', 'in', ['queued', 'running'])
-      .where((eb) =>
-        eb.or([
-          eb('job_items.state', '=', 'queued'),
-          eb.and([eb('job_items.state', '=', 'running'), eb('job_items.lease_until', '<', nowIso)]),
-        ]),
-      )
+      .where('job_items.state', '=', 'running')
+      .where('job_items.lease_until', '<', nowIso)
       .orderBy('jobs.created_at')
       .orderBy('job_items.seq')
       .limit(limit * 4);
-    if (full.length) q = q.where('jobs.account_id', 'not in', full);
-    if (postgres(trx)) q = q.forUpdate('job_items').skipLocked();
-    const rows = await q.execute();
-    const perAcc = new Map<string, number>();
-    const picked = rows
-      .filter((r) => {
-        const n = perAcc.get(r.account_id) ?? 0;
-        if (n >= Math.min(perAccount, room.get(r.account_id) ?? Infinity)) return false;
-        perAcc.set(r.account_id, n + 1);
-        return true;
-      })
-      .slice(0, limit);
+    if (postgres(trx)) expired = expired.forUpdate('job_items').skipLocked();
+    for (const r of await expired.execute())
+      if (picked.length < limit && left(r.account_id) > 0) take(r as ClaimedItem);
+    // Then queued items, oldest job first, each job's in order, asked job by job through the
+    // queued index: one query over every queued item sorted them all, and a claim cost as much
+    // as the frontier was long (4 ms a claim with 8,000 queued; 0.5 ms this way).
+    if (picked.length < limit) {
+      const active = await trx
+        .selectFrom('jobs')
+        .select(['id', 'account_id', 'kind', 'options'])
+        .where('state', 'in', ['queued', 'running'])
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      for (const job of active) {
+        const want = Math.min(limit - picked.length, left(job.account_id));
+        if (want <= 0) continue;
+        let q = trx
+          .selectFrom('job_items')
+          .select(['job_id', 'seq', 'url', 'depth', 'attempts'])
+          .where('job_id', '=', job.id)
+          .where('state', '=', 'queued')
+          .orderBy('seq')
+          .limit(want);
+        if (postgres(trx)) q = q.forUpdate().skipLocked();
+        for (const r of await q.execute())
+          take({ ...r, account_id: job.account_id, kind: job.kind as ClaimedItem['kind'], options: job.options });
+        if (picked.length >= limit) break;
+      }
+    }
     // One statement for the batch (per job: its seqs).
     const byJob = new Map<string, number[]>();
     for (const r of picked) byJob.set(r.job_id, [...(byJob.get(r.job_id) ?? []), r.seq]);
@@ -291,6 +304,17 @@ export async function claimItems(
     return picked.map((r) => ({ ...r, attempts: Number(r.attempts) + 1 }) as ClaimedItem);
   });
 }
+
+const ITEM_COLUMNS = [
+  'job_items.job_id',
+  'job_items.seq',
+  'job_items.url',
+  'job_items.depth',
+  'job_items.attempts',
+  'jobs.account_id',
+  'jobs.kind',
+  'jobs.options',
+] as const;
 
 /** Any constant: the advisory lock job claims take on PostgreSQL when an account cap applies. */
 const CLAIM_LOCK = 7_102_028;
