@@ -264,6 +264,15 @@ export async function claimItems(
         .selectFrom('jobs')
         .select(['id', 'account_id', 'kind', 'options'])
         .where('state', 'in', ['queued', 'running'])
+        // (Only jobs with a queued item: a job whose pages are all in flight costs no query.)
+        .where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('job_items')
+              .select('seq')
+              .whereRef('job_items.job_id', '=', 'jobs.id')
+              .where('job_items.state', '=', 'queued'),
+          ),
+        )
         .orderBy('created_at')
         .orderBy('id')
         .execute();
