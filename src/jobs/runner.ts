@@ -24,6 +24,8 @@ import type { PageQueue } from '../queue/pages.js';
  */
 export const ITEM_LEASE_MS = 30_000;
 const POLL_MS = 250;
+/** How long a page taken from the queue waits for others to take with it in one statement. */
+const TAKE_WAIT_MS = 2;
 const LIVE_MS = 500;
 /**
  * A page whose worker died this many times (each claim's lease passed) is not tried again: it
@@ -72,6 +74,8 @@ export class JobRunner {
   #loop?: Promise<void>;
   #wake?: () => void;
   #inHand = 0;
+  /** Items taken from the queue waiting for their takeItems statement (#take). */
+  readonly #takes: { item: ClaimedItem; resolve: (taken: boolean) => void; reject: (err: unknown) => void }[] = [];
   readonly #work = new Set<Promise<void>>();
   readonly #held = new Set<ClaimedItem>();
   /** Scale-out: pages this process handed to the queue that no worker may have taken yet (by queue job id). */
@@ -230,14 +234,7 @@ export class JobRunner {
       if (this.#o.pages) {
         this.#handed.delete(claimKey(item));
         // Taken from the queue: a claim that is no longer the item's (claimed again, cancelled) is dropped unfetched.
-        if (
-          !(await repo.takeItem(
-            this.#o.store.db,
-            item,
-            new Date(this.#o.store.now().getTime() + this.#leaseMs).toISOString(),
-          ))
-        )
-          return;
+        if (!(await this.#take(item))) return;
       }
       if (await this.#stillRunning(item.job_id)) await this.#process(item);
     } catch (err) {
@@ -246,6 +243,32 @@ export class JobRunner {
       this.#inHand--;
       this.#held.delete(item);
       this.wake();
+    }
+  }
+
+  /**
+   * Takes an item from the queue (takeItems), with the items taken within TAKE_WAIT_MS of it in
+   * one statement: a transaction a page was the most PostgreSQL did for a page.
+   */
+  #take(item: ClaimedItem): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.#takes.push({ item, resolve, reject });
+      if (this.#takes.length === 1) setTimeout(() => void this.#flushTakes(), TAKE_WAIT_MS);
+    });
+  }
+
+  async #flushTakes(): Promise<void> {
+    const batch = this.#takes.splice(0);
+    try {
+      const until = new Date(this.#o.store.now().getTime() + this.#leaseMs).toISOString();
+      const taken = await repo.takeItems(
+        this.#o.store.db,
+        batch.map((b) => b.item),
+        until,
+      );
+      for (const b of batch) b.resolve(taken.has(`${b.item.job_id}-${b.item.seq}`));
+    } catch (err) {
+      for (const b of batch) b.reject(err);
     }
   }
 

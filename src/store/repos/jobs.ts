@@ -687,24 +687,29 @@ export async function pruneEndedJob(db: Db, cut: string, batch: number): Promise
 }
 
 /**
- * A worker taking a page from the queue (scale-out): whether its claim is still the item's (not
- * ended, not claimed again after its lease passed), its lease moved on if so. A stale claim is
- * dropped unfetched: the item's current claim does the work.
+ * Takes items a worker took from the queue (pages taken within a moment of each other, in one
+ * statement): each lease moves on when the item is still this claim's (running, same attempt;
+ * claimed again or cancelled meanwhile, it is not). The keys (`job_id-seq`) of those taken.
  */
-export async function takeItem(
+export async function takeItems(
   db: Db,
-  item: { job_id: string; seq: number; attempts: number },
+  items: { job_id: string; seq: number; attempts: number }[],
   until: string,
-): Promise<boolean> {
-  const r = await db
+): Promise<Set<string>> {
+  const rows = await db
     .updateTable('job_items')
     .set({ lease_until: until })
-    .where('job_id', '=', item.job_id)
-    .where('seq', '=', item.seq)
-    .where('attempts', '=', item.attempts)
     .where('state', '=', 'running')
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
+    .where((eb) =>
+      eb.or(
+        items.map((it) =>
+          eb.and([eb('job_id', '=', it.job_id), eb('seq', '=', it.seq), eb('attempts', '=', it.attempts)]),
+        ),
+      ),
+    )
+    .returning(['job_id', 'seq'])
+    .execute();
+  return new Set(rows.map((r) => `${r.job_id}-${r.seq}`));
 }
 
 /** Moves the leases of the items this process holds on (it is alive): a dead process's items come back within one lease. */
