@@ -242,6 +242,11 @@ export async function claimItems(
       picked.push(r);
       taken.set(r.account_id, (taken.get(r.account_id) ?? 0) + 1);
     };
+    // Jobs not yet started become running in this claim: their rows are locked before any item
+    // (the order cancels and finishes lock in, job then items; items first deadlocked with a
+    // cancel of a job just made).
+    if (postgres(trx))
+      await trx.selectFrom('jobs').select('id').where('state', '=', 'queued').orderBy('id').forUpdate().execute();
     // Items whose worker died first (their lease passed): few, through the running index.
     let expired = trx
       .selectFrom('job_items')
