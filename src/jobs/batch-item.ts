@@ -6,7 +6,7 @@
  * Crawl-delay is followed. A page the result cache answers is not fetched and waits for no turn.
  */
 import { compileSchema, scrape, type Engine } from '../engine/index.js';
-import type { CrawlStores, JobPageOptions, RobotsCache } from './crawl-item.js';
+import { crawlPageOptions, type CrawlStores, type JobPageOptions, type RobotsCache } from './crawl-item.js';
 import { hostTurn, type Gate } from './host-gate.js';
 
 /** What a batch item is scraped with (the request's scrape options, as stored on the job). */
@@ -46,20 +46,9 @@ export async function batchItem(
       formats: o.formats ?? (schema ? ['markdown', 'json'] : ['markdown']),
       schema,
       onlyMainContent: o.only_main_content,
-      render: o.render,
       timeoutMs: o.timeout_ms,
-      waitFor: o.wait_for,
-      screenshotFormat: o.screenshot_format,
-      viewport: o.viewport,
-      actions: o.actions,
-      headers: o.headers,
-      cookies: o.cookies,
-      mobile: o.mobile,
-      location: o.location,
       pdf: o.pdf?.max_pages !== undefined ? { maxPages: o.pdf.max_pages } : undefined,
-      actionScrapeHtml: o.action_scrape_html,
-      files: stores.files,
-      cache: stores.cache,
+      ...crawlPageOptions(o, stores),
       llm: engine.llm,
       turn,
     });

@@ -72,8 +72,8 @@ export interface CrawlStores {
   cache?: ScrapeCache;
 }
 
-/** The scrape options of a crawl job's pages, in the engine's names. */
-export function crawlPageOptions(o: CrawlJobOptions, stores: CrawlStores = {}): CrawlPageOptions {
+/** The scrape options of a job's pages (crawl or batch), in the engine's names. */
+export function crawlPageOptions(o: JobPageOptions, stores: CrawlStores = {}): CrawlPageOptions {
   return {
     render: o.render,
     waitFor: o.wait_for,
