@@ -10,7 +10,11 @@
  *    in the same run: pages/s and the ratio; peak RSS of every process at 1,000 pages and at the
  *    end (VmHWM), Crawlee's at the end;
  *  - batch scrape of 1,000 URLs of that site: pages/s.
- * BENCH_MODES (map,crawl) picks parts.
+ *  - synchronous crawl (POST /v1/crawl, limit 1,000, the embedded SQLite service: it runs as a
+ *    job on the service's own runner), three rounds, next to Crawlee on 1,000 pages of the same site;
+ *    BENCH_BASELINE=DIR (a built checkout of another commit) runs that build's service too,
+ *    alternated in the same rounds.
+ * BENCH_MODES (map,crawl,sync) picks parts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -128,10 +132,15 @@ const env = {
 };
 await trawlCli(['account', 'create', '--email', 'bench@local', '--credits', '100000'], env);
 const { key } = JSON.parse(await trawlCli(['keys', 'create', '--email', 'bench@local'], env));
-const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), 'serve'], { env, stdio: 'ignore' });
+const server: ChildProcess = spawn(
+  process.execPath,
+  [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), join(ROOT, 'bin/trawl.js'), 'serve'],
+  { env, stdio: 'ignore' },
+);
 try {
   await waitHealthy(`http://127.0.0.1:${PORT}`);
   if (MODES.includes('map')) await benchMap();
+  if (MODES.includes('sync')) await benchSync();
 } finally {
   server.kill('SIGTERM');
 }
@@ -171,6 +180,84 @@ async function benchMap() {
   );
   console.log(`  naive sequential fetch + gunzip + regex: ${theirs.toFixed(2)} s — ${peers[0].urls} URLs`);
   console.log(`  ratio (trawl / naive time): ${(ours / theirs).toFixed(2)}x`);
+}
+
+/** Crawlee on `pages` pages of the crawl site (bench/crawl-runners.mjs, concurrency 16). */
+function crawlee(pages: number): Promise<{ pages: number; ms: number; maxRssMb: number; cpuMs: number }> {
+  return new Promise((resolve, reject) => {
+    const child = fork(join(ROOT, 'bench/crawl-runners.mjs'), ['crawlee', `${base}`], {
+      env: { ...process.env, BENCH_PAGES: String(pages), BENCH_CONCURRENCY: '16' },
+      execArgv: [],
+    });
+    child.once('message', (m) => resolve(m as { pages: number; ms: number; maxRssMb: number; cpuMs: number }));
+    child.once('exit', (code) => code && reject(new Error(`crawlee runner exited ${code}`)));
+  });
+}
+
+async function benchSync() {
+  const PAGES = 1000;
+  const crawl = async (port: number, k: string) => {
+    const t0 = performance.now();
+    const res = await fetch(`http://127.0.0.1:${port}/v1/crawl`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${k}` },
+      body: JSON.stringify({
+        url: `${base}/p/0`,
+        max_depth: 10,
+        limit: PAGES,
+        use_sitemap: false,
+        timeout_ms: 300_000,
+      }),
+    });
+    const body = (await res.json()) as { total: number; errors: unknown[] };
+    return { pages: body.total, errors: body.errors?.length ?? -1, s: (performance.now() - t0) / 1000 };
+  };
+  // The other build, on its own port and data directory.
+  const baseDir = process.env.BENCH_BASELINE;
+  let other: { child: ChildProcess; port: number; key: string; dir: string } | undefined;
+  if (baseDir) {
+    const dir = mkdtempSync(join(tmpdir(), 'trawl-bench-jobs-base-'));
+    const bEnv = { ...env, TRAWL_DATA_DIR: dir, PORT: String(PORT + 1) };
+    await trawlCli(['account', 'create', '--email', 'bench@local', '--credits', '1000'], bEnv, baseDir);
+    const k = JSON.parse(await trawlCli(['keys', 'create', '--email', 'bench@local'], bEnv, baseDir)).key as string;
+    const child = spawn(process.execPath, [join(baseDir, 'bin/trawl.js'), 'serve'], { env: bEnv, stdio: 'ignore' });
+    other = { child, port: PORT + 1, key: k, dir };
+    await waitHealthy(`http://127.0.0.1:${PORT + 1}`);
+  }
+  try {
+    await crawl(PORT, key); // warm-up
+    if (other) await crawl(other.port, other.key);
+    const ours: number[] = [];
+    const theirs: number[] = [];
+    let last = { pages: 0, errors: 0 };
+    for (let i = 0; i < 3; i++) {
+      const r = await crawl(PORT, key);
+      last = r;
+      ours.push(r.pages / r.s);
+      if (other) {
+        const b = await crawl(other.port, other.key);
+        theirs.push(b.pages / b.s);
+      }
+    }
+    const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const peer = process.env.BENCH_PEER === '0' ? undefined : await crawlee(PAGES);
+    const peerRate = peer ? peer.pages / (peer.ms / 1000) : NaN;
+    console.log(`synchronous crawl of ${PAGES} pages (embedded service, SQLite; median of 3 after a warm-up):`);
+    console.log(
+      `  trawl POST /v1/crawl (a job on the service's runner): ${med(ours).toFixed(0)} pages/s (${last.pages} pages, ${last.errors} errors)`,
+    );
+    if (other)
+      console.log(
+        `  baseline build ${baseDir}: ${med(theirs).toFixed(0)} pages/s; ratio ${(med(ours) / med(theirs)).toFixed(2)}x`,
+      );
+    if (peer)
+      console.log(
+        `  crawlee CheerioCrawler on ${peer.pages} pages: ${peerRate.toFixed(0)} pages/s; ratio (trawl / crawlee) ${(med(ours) / peerRate).toFixed(2)}x`,
+      );
+  } finally {
+    other?.child.kill('SIGTERM');
+    if (other) setTimeout(() => rmSync(other.dir, { recursive: true, force: true }), 500);
+  }
 }
 
 function launch(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; line: string }> {
@@ -281,19 +368,10 @@ async function benchCrawl() {
     const batch = await waitJob(bid);
     const batchS = (performance.now() - t1) / 1000;
     // BENCH_PEER=0: Trawl alone (quick comparisons of Trawl's own settings; no ratio).
-    const crawlee =
-      process.env.BENCH_PEER === '0'
-        ? { pages: NaN, ms: NaN, maxRssMb: NaN, cpuMs: NaN }
-        : await new Promise<{ pages: number; ms: number; maxRssMb: number; cpuMs: number }>((resolve, reject) => {
-            const child = fork(join(ROOT, 'bench/crawl-runners.mjs'), ['crawlee', `${base}`], {
-              env: { ...process.env, BENCH_PAGES: String(CRAWL_PAGES), BENCH_CONCURRENCY: '16' },
-              execArgv: [],
-            });
-            child.once('message', (m) => resolve(m as { pages: number; ms: number; maxRssMb: number; cpuMs: number }));
-            child.once('exit', (code) => code && reject(new Error(`crawlee runner exited ${code}`)));
-          });
+    const peer =
+      process.env.BENCH_PEER === '0' ? { pages: NaN, ms: NaN, maxRssMb: NaN, cpuMs: NaN } : await crawlee(CRAWL_PAGES);
     const ours = (job.progress.done + job.progress.failed) / crawlS;
-    const theirs = crawlee.pages / (crawlee.ms / 1000);
+    const theirs = peer.pages / (peer.ms / 1000);
     console.log(`async crawl of a ${CRAWL_PAGES}-page local site (~8 KB pages, 15 links each), concurrency 16:`);
     console.log(
       `  trawl (serve + 2 workers, PostgreSQL + Redis, markdown stored per page): ${job.progress.done} done, ${job.progress.failed} failed in ${crawlS.toFixed(1)} s = ${ours.toFixed(0)} pages/s, state ${job.state}`,
@@ -303,13 +381,13 @@ async function benchCrawl() {
     );
     const perPage = (s: number) => ((1000 * s) / (job.progress.done + job.progress.failed)).toFixed(1);
     console.log(
-      `    CPU per page: ${perPage(cpuUsed.slice(0, 3).reduce((a, b) => a + b))} ms in Trawl (${cpuUsed.slice(0, 3).map(perPage).join(' / ')}), ${perPage(cpuUsed[3])} ms PostgreSQL, ${perPage(cpuUsed[4])} ms Redis; Crawlee ${(crawlee.cpuMs / crawlee.pages).toFixed(1)} ms`,
+      `    CPU per page: ${perPage(cpuUsed.slice(0, 3).reduce((a, b) => a + b))} ms in Trawl (${cpuUsed.slice(0, 3).map(perPage).join(' / ')}), ${perPage(cpuUsed[3])} ms PostgreSQL, ${perPage(cpuUsed[4])} ms Redis; Crawlee ${(peer.cpuMs / peer.pages).toFixed(1)} ms`,
     );
     console.log(
       `    round trips per page: ${perPage(trips[0] / 1000)} PostgreSQL transactions, ${perPage(trips[1] / 1000)} Redis commands`,
     );
     console.log(
-      `  crawlee CheerioCrawler (defaults, no markdown): ${crawlee.pages} pages in ${(crawlee.ms / 1000).toFixed(1)} s = ${theirs.toFixed(0)} pages/s, peak RSS ${Math.round(crawlee.maxRssMb)} MB`,
+      `  crawlee CheerioCrawler (defaults, no markdown): ${peer.pages} pages in ${(peer.ms / 1000).toFixed(1)} s = ${theirs.toFixed(0)} pages/s, peak RSS ${Math.round(peer.maxRssMb)} MB`,
     );
     console.log(`  ratio (trawl / crawlee pages/s): ${(ours / theirs).toFixed(2)}x  (target >= 10x)`);
     console.log(

@@ -8,10 +8,10 @@ import { readHtml } from './fixtures.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** Runs `trawl --json ARGS` with `env`; resolves with its stdout. */
-export function trawlCli(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+/** Runs `trawl --json ARGS` with `env` (the build in `root`, this checkout's by default); resolves with its stdout. */
+export function trawlCli(args: string[], env: NodeJS.ProcessEnv, root = ROOT): Promise<string> {
   return new Promise((ok, fail) => {
-    const p = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), '--json', ...args], { env });
+    const p = spawn(process.execPath, [join(root, 'bin/trawl.js'), '--json', ...args], { env });
     let out = '';
     p.stdout.on('data', (d) => (out += d));
     p.on('exit', (code) => (code === 0 ? ok(out) : fail(new Error(`trawl ${args.join(' ')} failed`))));

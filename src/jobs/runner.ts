@@ -187,12 +187,14 @@ export class JobRunner {
     const pages = this.#o.pages;
     while (this.#running) {
       let claimed = 0;
+      let asked = 0;
       try {
         // Scale-out: claims in batches of at least half a round (each claim is a locked transaction
         // that counts the account's pages in hand; a page at a time would make many more of them).
         const room = pages ? 2 * concurrency - (await pages.waiting()) : concurrency - this.#inHand;
+        asked = room >= (pages ? concurrency / 2 : 1) ? room : 0;
         const items =
-          room >= (pages ? concurrency / 2 : 1)
+          asked > 0
             ? await repo.claimItems(
                 this.#o.store.db,
                 this.#o.store.now(),
@@ -211,8 +213,9 @@ export class JobRunner {
         this.#o.log?.error({ err }, 'job item claim failed; retrying');
       }
       if (!this.#running) break;
-      // Busy: look again as soon as an item ends; idle: poll.
-      if (claimed && (pages || this.#inHand < concurrency)) continue;
+      // The claim filled the room asked: more may be waiting, look again at once. Otherwise nothing
+      // more can be had now (none queued, or accounts at their caps): an item ending wakes the loop.
+      if (claimed && claimed >= asked && (pages || this.#inHand < concurrency)) continue;
       await new Promise<void>((resolve) => {
         this.#wake = resolve;
         setTimeout(resolve, POLL_MS).unref();

@@ -218,6 +218,8 @@ export interface JobsTable {
   max_items: number;
   /** The next item's seq (candidates take numbers even when they turn out to be seen already). */
   seq_next: Generated<number>;
+  /** 1 once the page limit left links a crawl found unfetched. */
+  truncated: Generated<number>;
   error: string | null;
   created_at: string;
   started_at: string | null;

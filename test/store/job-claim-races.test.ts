@@ -4,6 +4,7 @@
  * opposite orders (a claim had locked items before the row) PostgreSQL found a deadlock and
  * one of them failed. Every race must end with the job cancelled and no error.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { jobs } from '../../src/store/index.js';
@@ -37,8 +38,53 @@ describe('job claims racing cancels (postgres)', () => {
         jobs.claimItems(db, new Date(), 8, 30_000, 8),
       ]);
       for (const o of outcomes) if (o.status === 'rejected') errors.push(o.reason);
-      expect((await jobs.getJob(db, accountId, id))?.state).toBe('cancelled');
+      expect({ state: (await jobs.getJob(db, accountId, id))?.state, errors: errors.map(String) }).toEqual({
+        state: 'cancelled',
+        errors: [],
+      });
     }
     expect(errors.map(String)).toEqual([]);
   }, 120_000);
+
+  it('a claim of a running job and a cancel holding its row never deadlock', async () => {
+    // A claim took the job's first items (it runs). A cancel locks the job's row, then its items;
+    // a claim between the two took more items and then updated the row too: each waited for the
+    // other (PostgreSQL: deadlock detected). Played step by step with a transaction of our own.
+    const { accountId } = await svc.newKey(5);
+    const db = svc.store.db;
+    const id = 'job_runrace00000000000';
+    const at = new Date().toISOString();
+    await jobs.createJob(db, {
+      id,
+      accountId,
+      kind: 'batch',
+      options: {},
+      urls: Array.from({ length: 40 }, (_, i) => `http://127.0.0.1:9/running/${i}`),
+      maxItems: 40,
+      at,
+    });
+    expect(await jobs.claimItems(db, new Date(), 4, 30_000, 4)).toHaveLength(4);
+    const cancel = new pg.Client({ connectionString: svc.config.databaseUrl });
+    await cancel.connect();
+    try {
+      await cancel.query('BEGIN');
+      await cancel.query(`UPDATE jobs SET state = 'cancelled' WHERE id = $1`, [id]);
+      const claim = jobs.claimItems(db, new Date(), 8, 30_000, 8).then(
+        (items) => ({ items: items.length }),
+        (e) => ({ error: String(e) }),
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      const items = await cancel
+        .query(`UPDATE job_items SET state = 'cancelled' WHERE job_id = $1 AND state IN ('queued', 'running')`, [id])
+        .then(
+          (r) => ({ rows: r.rowCount }),
+          (e) => ({ error: String(e) }),
+        );
+      await cancel.query('COMMIT').catch(() => undefined);
+      expect({ claim: await claim, items }).toEqual({ claim: { items: 8 }, items: { rows: 40 } });
+    } finally {
+      await cancel.end();
+    }
+    expect((await jobs.getJob(db, accountId, id))?.state).toBe('cancelled');
+  });
 });

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { charged } from '../../billing.js';
-import { crawl } from '../../engine/index.js';
 import { canonicalUrl } from '../../engine/crawl/canonical.js';
 import { TrawlError } from '../../errors.js';
 import type { CrawlJobOptions } from '../../jobs/crawl-item.js';
@@ -14,7 +13,8 @@ import { CrawlBody } from '../schemas.js';
 import { formatsAndSchema, parseBody } from '../validation.js';
 import { BROWSER_PAGE_MS } from '../../engine/crawl/rich-page.js';
 import type { ScrapeFormat } from '../../engine/scrape.js';
-import { checkPageOptions, enginePageOptions, publicBase, scrapeStores } from '../scrape-options.js';
+import { checkPageOptions, publicBase } from '../scrape-options.js';
+import { crawlAsJob } from '../../jobs/sync-crawl.js';
 
 export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post(
@@ -27,37 +27,37 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
       checkPageOptions({ ...body, timeout_ms: undefined }, BROWSER_PAGE_MS);
       const shots =
         !!body.formats?.some((f) => f.startsWith('screenshot')) || !!body.actions?.some((a) => a.type === 'screenshot');
+      const accountId = request.auth!.accountId;
+      const url = canonicalUrl(body.url) ?? body.url;
+      const options: CrawlJobOptions = {
+        url,
+        max_depth: body.max_depth,
+        limit: body.limit ?? (body.async ? 1000 : 10),
+        include_paths: body.include_paths,
+        exclude_paths: body.exclude_paths,
+        allow_subdomains: body.allow_subdomains,
+        respect_robots: body.respect_robots,
+        use_sitemap: body.use_sitemap,
+        formats: (formats as ScrapeFormat[] | undefined) ?? (schema ? ['markdown', 'json'] : ['markdown']),
+        schema: body.schema as Record<string, unknown> | undefined,
+        only_main_content: body.only_main_content,
+        render: body.render,
+        wait_for: body.wait_for,
+        screenshot_format: body.screenshot_format,
+        viewport: body.viewport,
+        actions: body.actions as CrawlJobOptions['actions'],
+        headers: body.headers,
+        cookies: body.cookies,
+        mobile: body.mobile,
+        location: body.location,
+        max_age: body.max_age,
+        // Bounds each page (a synchronous crawl's bounds the whole crawl as well, below).
+        timeout_ms: body.timeout_ms,
+        ...(shots ? { files_base: publicBase(ctx, request) } : {}),
+      };
       if (body.async) {
         // A job: pages run on the job runners, read back from GET /v1/jobs/{id}.
         const id = newId('job');
-        const accountId = request.auth!.accountId;
-        const url = canonicalUrl(body.url) ?? body.url;
-        const options: CrawlJobOptions = {
-          url,
-          max_depth: body.max_depth,
-          limit: body.limit ?? 1000,
-          include_paths: body.include_paths,
-          exclude_paths: body.exclude_paths,
-          allow_subdomains: body.allow_subdomains,
-          respect_robots: body.respect_robots,
-          use_sitemap: body.use_sitemap,
-          formats: (formats as ScrapeFormat[] | undefined) ?? (schema ? ['markdown', 'json'] : ['markdown']),
-          schema: body.schema as Record<string, unknown> | undefined,
-          only_main_content: body.only_main_content,
-          render: body.render,
-          wait_for: body.wait_for,
-          screenshot_format: body.screenshot_format,
-          viewport: body.viewport,
-          actions: body.actions as CrawlJobOptions['actions'],
-          headers: body.headers,
-          cookies: body.cookies,
-          mobile: body.mobile,
-          location: body.location,
-          max_age: body.max_age,
-          // No budget for the whole job: it bounds each page, as a synchronous crawl's bounds its pages.
-          timeout_ms: body.timeout_ms,
-          ...(shots ? { files_base: publicBase(ctx, request) } : {}),
-        };
         await refuseForbidden(ctx, url);
         const hook = await jobWebhook(ctx, body);
         await charged(ctx.store.db, accountId, () =>
@@ -79,31 +79,21 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
       }
       if (body.webhook || body.webhook_events)
         throw new TrawlError('invalid_request', 'webhook: only a job sends webhooks; add "async": true');
-      if ((body.limit ?? 10) > 1000)
+      if (options.limit > 1000)
         throw new TrawlError(
           'invalid_request',
           'limit: must be an integer from 1 to 1000 (up to 100000 with "async": true)',
         );
-      const accountId = request.auth!.accountId;
-      const { formats: _formats, ...page } = enginePageOptions(body);
-      const stores = scrapeStores(ctx, accountId, publicBase(ctx, request), body.max_age);
-      const result = await withCredit(ctx, request, reply, (signal, engine) =>
-        crawl(engine, {
-          url: body.url,
-          maxDepth: body.max_depth,
-          limit: body.limit,
-          includePaths: body.include_paths,
-          excludePaths: body.exclude_paths,
-          allowSubdomains: body.allow_subdomains,
-          respectRobots: body.respect_robots,
-          useSitemap: body.use_sitemap,
-          formats: (formats as ScrapeFormat[] | undefined) ?? (schema ? ['markdown', 'json'] : ['markdown']),
-          schema,
-          onlyMainContent: body.only_main_content,
-          timeoutMs: body.timeout_ms,
-          render: body.render,
-          page: { ...page, waitFor: body.wait_for, ...stores },
+      await refuseForbidden(ctx, url);
+      // The same machinery as an async crawl (a job on the runners), answered when it ends.
+      const result = await withCredit(ctx, request, reply, (signal) =>
+        crawlAsJob(ctx.store, {
+          id: newId('job'),
+          accountId,
+          options,
+          timeoutMs: body.timeout_ms ?? 60_000,
           signal,
+          wake: () => ctx.jobs?.wake(),
         }),
       );
       return { status: 'ok', ...result };

@@ -14,6 +14,7 @@ import * as m008 from './2026-11-26T0500-jobs.js';
 import * as m009 from './2026-11-26T0600-delivery-fairness.js';
 import * as m010 from './2026-11-26T0700-job-webhooks.js';
 import * as m011 from './2026-11-26T0800-files-cache.js';
+import * as m012 from './2026-11-27T0100-job-truncated.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0100-accounts-keys-usage': m001,
@@ -27,4 +28,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-26T0600-delivery-fairness': m009,
   '2026-11-26T0700-job-webhooks': m010,
   '2026-11-26T0800-files-cache': m011,
+  '2026-11-27T0100-job-truncated': m012,
 };

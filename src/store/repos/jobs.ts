@@ -108,6 +108,33 @@ export const pagesAfter = (db: Db, jobId: string, after: number, limit: number) 
     .limit(limit)
     .execute();
 
+/**
+ * A crawl's pages in breadth-first order (depth, then admission order: a page's links in the order
+ * they appear, pages of one depth in the order they were found), after `after`'s (depth, seq).
+ */
+export const pagesByDepth = (
+  db: Db,
+  jobId: string,
+  after: { depth: number; seq: number } | undefined,
+  limit: number,
+) => {
+  let q = db
+    .selectFrom('job_pages')
+    .innerJoin('job_items', (j) =>
+      j.onRef('job_items.job_id', '=', 'job_pages.job_id').onRef('job_items.seq', '=', 'job_pages.seq'),
+    )
+    .select(['job_items.depth', 'job_pages.seq', 'job_pages.page', 'job_items.state'])
+    .where('job_pages.job_id', '=', jobId);
+  if (after)
+    q = q.where((eb) =>
+      eb.or([
+        eb('job_items.depth', '>', after.depth),
+        eb.and([eb('job_items.depth', '=', after.depth), eb('job_pages.seq', '>', after.seq)]),
+      ]),
+    );
+  return q.orderBy('job_items.depth').orderBy('job_pages.seq').limit(limit).execute();
+};
+
 /** Whether a page follows cursor `n` (its number only: the page is not read). */
 export const hasPageAfter = async (db: Db, jobId: string, after: number): Promise<boolean> =>
   !!(await db
@@ -435,6 +462,7 @@ export async function finishItems(
       );
       if (!mine.length) continue;
       let added: number[] = [];
+      let cut = false;
       const rows = mine.flatMap((i) =>
         firstSeq.has(i)
           ? candidates[i].map((c, k) => ({
@@ -464,6 +492,7 @@ export async function finishItems(
         const room = Math.max(0, Number(job.max_items) - total);
         added = added.sort((a, b) => a - b);
         const over = added.slice(room);
+        cut = over.length > 0;
         for (let k = 0; k < over.length; k += ITEM_BATCH)
           await trx
             .deleteFrom('job_items')
@@ -506,6 +535,7 @@ export async function finishItems(
           done,
           failed: nFailed,
           written: now.written,
+          ...(cut ? { truncated: 1 } : {}),
           ...end,
           ...(options !== undefined ? { options: JSON.stringify(options) } : {}),
         })

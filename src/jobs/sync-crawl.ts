@@ -1,0 +1,95 @@
+/**
+ * A synchronous crawl (POST /v1/crawl without `async`) on the job machinery: a job whose pages the
+ * job runners take (this process's, or every worker's in scale-out, under the same per-host
+ * politeness and account cap as any job), waited for within the crawl's time budget and read back
+ * in breadth-first order. The job stays listed, its pages readable from GET /v1/jobs/{id} until
+ * retention like any job's.
+ */
+import type { CrawlResult, CrawledPage } from '../engine/crawl/crawler.js';
+import { ERROR_CATALOGUE, TrawlError, type ErrorCode } from '../errors.js';
+import { jobs as repo, type Store } from '../store/index.js';
+import type { CrawlJobOptions } from './crawl-item.js';
+
+/** How often the job's state is read while waiting, at most (it starts at 5 ms for small crawls). */
+const MAX_POLL_MS = 50;
+/** Pages read from the store at once for the answer. */
+const READ_BATCH = 100;
+
+export interface SyncCrawl {
+  id: string;
+  accountId: string;
+  options: CrawlJobOptions;
+  /** Budget for the whole crawl: pages not done by then are cancelled and the answer is `truncated`. */
+  timeoutMs: number;
+  /** The caller went away: the job is cancelled. */
+  signal: AbortSignal;
+  /** Tells this process's runner to look now (embedded). */
+  wake?: () => void;
+}
+
+export async function crawlAsJob(store: Store, c: SyncCrawl): Promise<CrawlResult> {
+  const db = store.db;
+  await repo.createJob(db, {
+    id: c.id,
+    accountId: c.accountId,
+    kind: 'crawl',
+    options: c.options,
+    urls: [c.options.url],
+    maxItems: c.options.limit,
+    at: store.now().toISOString(),
+  });
+  c.wake?.();
+  const deadline = Date.now() + c.timeoutMs;
+  let timedOut = false;
+  for (let wait = 5; ; wait = Math.min(2 * wait, MAX_POLL_MS)) {
+    const state = await repo.jobState(db, c.id);
+    if (state !== 'queued' && state !== 'running') break;
+    if (c.signal.aborted || Date.now() >= deadline) {
+      // Pages done are kept; those in flight are not written (cancel).
+      await repo.cancelJob(db, c.accountId, c.id, store.now().toISOString());
+      if (c.signal.aborted) throw new TrawlError('fetch_failed', 'the crawl was cancelled');
+      timedOut = true;
+      break;
+    }
+    await sleep(Math.min(wait, deadline - Date.now()), c.signal);
+  }
+  const job = (await repo.getJob(db, c.accountId, c.id))!;
+  const pages: CrawledPage[] = [];
+  const errors: CrawlResult['errors'] = [];
+  let first: { error: string; detail?: string } | undefined;
+  for (let after: { depth: number; seq: number } | undefined; ;) {
+    const rows = await repo.pagesByDepth(db, c.id, after, READ_BATCH);
+    for (const r of rows) {
+      const page = JSON.parse(r.page) as CrawledPage & { error?: string; detail?: string };
+      if (r.state === 'failed' && page.error) {
+        if (Number(r.seq) === 0) first = page as { error: string; detail?: string };
+        errors.push({ url: page.url, error: page.error, ...(page.detail ? { detail: page.detail } : {}) });
+      } else pages.push(page);
+    }
+    if (rows.length < READ_BATCH) break;
+    const last = rows.at(-1)!;
+    after = { depth: Number(last.depth), seq: Number(last.seq) };
+  }
+  // A start page that could not be fetched fails the crawl with its own error (502, 403 …), as
+  // a scrape of it would; one that was only skipped (robots, not HTML) is listed in `errors`.
+  if (!pages.length && first && first.error in ERROR_CATALOGUE)
+    throw new TrawlError(first.error as ErrorCode, first.detail);
+  return {
+    pages,
+    total: pages.length,
+    truncated: timedOut || Number(job.truncated) === 1,
+    errors,
+  };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, Math.max(0, ms));
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
