@@ -10,8 +10,8 @@ import { isElement, isTextNode } from './dom.js';
 const HEADING = /^h[1-6]$/;
 /** An item with more text than this is an article section, not a teaser. */
 const MAX_ITEM_TEXT = 600;
-/** Nodes looked at per item: a teaser is small. */
-const MAX_ITEM_NODES = 80;
+/** Nodes looked at per item: a teaser is small (a shop tile with a gallery and colour swatches is ~100). */
+const MAX_ITEM_NODES = 160;
 
 interface ItemShape {
   teaser: boolean;

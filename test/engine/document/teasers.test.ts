@@ -1,0 +1,39 @@
+/**
+ * Teaser lists (teasers.ts) on the structures shops use today: a product tile with a gallery of
+ * pictures and a row of colour swatches is ~100 elements, yet a teaser — its text is a name, a
+ * price and a rating. (Tiles past 80 nodes were not teasers, so a category grid was not an item
+ * list and pruning took each tile's price and rating for fragments.)
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findFirst as findFirstIn, isElement, parseHtml, type Element } from '../../../src/engine/document/dom.js';
+import { isTeaserList } from '../../../src/engine/document/teasers.js';
+
+const grid = () => {
+  const doc = parseHtml(readFileSync(resolve(__dirname, '../../fixtures/modern/card-grid-rich.html'), 'utf8'));
+  return findFirstIn(doc, (e) => e.name === 'ul' && e.attribs.class === 'grid')!;
+};
+
+describe('teaser lists', () => {
+  it('a grid of rich product tiles (gallery, swatches, price, rating) is a list of teasers', () => {
+    const ul = grid();
+    const tiles = ul.children.filter(isElement) as Element[];
+    let nodes = 0;
+    const count = (n: Element) => {
+      nodes++;
+      for (const c of n.children) if (isElement(c)) count(c);
+    };
+    count(tiles[0]);
+    expect(nodes).toBeGreaterThan(80); // the structure the bound must admit
+    expect(isTeaserList(ul)).toBe(true);
+  });
+
+  it('a list of long sections is not (an item with more than 600 characters of text)', () => {
+    const long = 'A section of an article reads on and on, sentence after sentence. '.repeat(12);
+    const doc = parseHtml(
+      `<ul>${[1, 2, 3].map((i) => `<li><h2><a href="/s/${i}">Section number ${i} of the piece</a></h2><p>${long}</p></li>`).join('')}</ul>`,
+    );
+    expect(isTeaserList(findFirstIn(doc, (e) => e.name === 'ul')!)).toBe(false);
+  });
+});
