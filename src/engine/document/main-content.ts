@@ -26,6 +26,7 @@ import { isTexScript, needsWork } from './markdown.js';
 import { findHeadline, placeHeadline } from './headline.js';
 import { isTeaserList } from './teasers.js';
 import { withItems } from './items.js';
+import { isPricedList } from './page-type.js';
 import { COOKIE_NOTICE, cutAfterRelatedHeading, dropCaptions, polishContent } from './polish.js';
 import { isHidden } from './visibility.js';
 import { findThread, threadContent, type ThreadHooks } from './thread.js';
@@ -165,7 +166,7 @@ export interface MainContentOptions {
   /** The page states no article: lists of items it shows (a category's grid) may be its content (items.ts). */
   items?: boolean;
   /** Filled with what the selection saw of the page's structure (page-type.ts reads it). */
-  seen?: { teaserLists: number; posts: number; paras?: number; text?: number };
+  seen?: { teaserLists: number; pricedLists?: number; posts: number; paras?: number; text?: number };
 }
 
 /** Whether the page's markup describes one product (JSON-LD or microdata Product, og:type product). */
@@ -241,6 +242,7 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   const all = computeStats(root, stats, seen, found);
   if (options.seen) {
     options.seen.teaserLists = found.neutral.size;
+    options.seen.pricedLists = [...found.neutral].filter((l) => isPricedList(l as Element)).length;
     options.seen.text = all.text + all.link;
   }
   // Found before chrome goes: themes put the headline in a header box beside the body.

@@ -117,6 +117,16 @@ export function statesArticle(s: PageSignals): boolean {
   return any(s.types, ARTICLE);
 }
 
+/** A price as shops write it: a currency sign or code next to a number, either side. */
+const PRICE =
+  /(?:[$€£¥₹₩₽₺]|\b(?:USD|EUR|GBP|CHF|CAD|AUD|JPY|SEK|NOK|DKK|PLN|CZK|INR|Rs\.?)\s?)\s?\d|\d(?:[\d.,\s]*\d)?\s?(?:[€£₽₺]|\b(?:kr|zł|Kč|USD|EUR|GBP|CHF|SEK|NOK|DKK|PLN)\b)/;
+
+/** Whether most items of a list show a price (a grid of things for sale). */
+export function isPricedList(list: Element): boolean {
+  const items = list.children.filter(isElement);
+  return items.length > 0 && items.filter((i) => PRICE.test(textOf(i))).length * 2 > items.length;
+}
+
 /** Code blocks from which a page reads as documentation when nothing says it is an article. */
 const DOC_CODE_BLOCKS = 5;
 
@@ -125,7 +135,10 @@ const DOC_CODE_BLOCKS = 5;
  * lists of teasers (a listing). Markup statements win over structure; a page that states
  * nothing and shows no telling structure is `other`.
  */
-export function detectPageType(s: PageSignals, structure: { posts?: number; teaserLists?: number } = {}): PageType {
+export function detectPageType(
+  s: PageSignals,
+  structure: { posts?: number; teaserLists?: number; pricedLists?: number } = {},
+): PageType {
   const ld = s.ldTypes;
   const types = s.types;
   const og = s.ogType.toLowerCase();
@@ -141,6 +154,8 @@ export function detectPageType(s: PageSignals, structure: { posts?: number; teas
   // Posts marked one by one as comments with their authors, and no article they belong to.
   if (!article && (types.get('Comment') ?? 0) >= 2 && (types.get('Person') ?? 0) >= 2) return 'forum';
   if (s.pre >= DOC_CODE_BLOCKS && !any(ld, ARTICLE)) return 'documentation';
+  // A list of items most of which show a price, on a page stating no article: things for sale.
+  if ((structure.pricedLists ?? 0) >= 1 && !article) return 'collection';
   if (any(ld, LISTING) && !article) return 'listing';
   if (article || og === 'article') return 'article';
   if (any(types, SERVICE)) return 'service';

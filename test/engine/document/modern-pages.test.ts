@@ -108,6 +108,14 @@ describe("page kinds from the page's own markup and structure", () => {
     expect(md).not.toContain('newsletter');
   });
 
+  it('a grid whose items show prices is a collection though nothing on the page says so', () => {
+    // (No JSON-LD, microdata or og:type on either page: the kind comes from the priced items.)
+    expect(page('category-intro.html').metadata.page_type).toBe('collection');
+    const rich = page('card-grid-rich.html');
+    expect(rich.metadata.page_type).toBe('collection');
+    expect(rich.markdown).toContain('$124.93 - $155.00');
+  });
+
   it("a product's own sections after a carousel of other items are kept; the carousel is not", () => {
     const r = page('product-sections.html');
     expect(r.metadata.page_type).toBe('product');

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findFirst as findFirstIn, isElement, parseHtml, type Element } from '../../../src/engine/document/dom.js';
 import { isTeaserList } from '../../../src/engine/document/teasers.js';
+import { isPricedList } from '../../../src/engine/document/page-type.js';
 
 const grid = () => {
   const doc = parseHtml(readFileSync(resolve(__dirname, '../../fixtures/modern/card-grid-rich.html'), 'utf8'));
@@ -35,5 +36,22 @@ describe('teaser lists', () => {
       `<ul>${[1, 2, 3].map((i) => `<li><h2><a href="/s/${i}">Section number ${i} of the piece</a></h2><p>${long}</p></li>`).join('')}</ul>`,
     );
     expect(isTeaserList(findFirstIn(doc, (e) => e.name === 'ul')!)).toBe(false);
+  });
+});
+
+describe('priced lists (a page of things for sale)', () => {
+  const list = (items: string[]) =>
+    findFirstIn(
+      parseHtml(`<ul>${items.map((t) => `<li><a href="/x">${t}</a></li>`).join('')}</ul>`),
+      (e) => e.name === 'ul',
+    )!;
+  it('most items show a price, the currency before or after the number', () => {
+    expect(isPricedList(list(['Tent $449.00', 'Bivy 129,00 €', 'Stove 499 kr', 'Gift card']))).toBe(true);
+    expect(isPricedList(list(['Mug EUR 12', 'Pot £8', 'Map']))).toBe(true);
+  });
+  it('stories with numbers and years are not', () => {
+    expect(isPricedList(list(['Budget 2025: what changes', '10 trails for spring', 'Prices rose 3% in May']))).toBe(
+      false,
+    );
   });
 });
