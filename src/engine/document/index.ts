@@ -68,10 +68,10 @@ export function processHtml(source: string, options: DocumentOptions): DocumentR
     product,
     thread: mayBeThread(signals),
     items: !statesArticle(signals),
-    seen: { teaserLists: 0, posts: 0, text: 0 },
+    seen: { teaserLists: 0, posts: 0, text: 0, paras: 0 },
   };
   let main = selectMainContent(doc, contentOptions);
-  result.metadata.page_type = detectPageType(signals, contentOptions.seen);
+  result.metadata.page_type = detectPageType(signals, contentOptions.seen, metadata.meta);
   let from: ContentSource = 'main';
   // Almost nothing kept: the fallbacks, in steps (only such pages pay for them).
   const had = lettersUpTo(main, SCANT_LETTERS);

@@ -21,6 +21,8 @@ export class PageSignals {
   readonly microdata = new Map<string, number>();
   /** `<pre>` blocks (code). */
   pre = 0;
+  /** `<time>` elements (a story's date, a post's). */
+  times = 0;
   /** Scripts that may hold the page's state: JSON data blocks and inline scripts, 200 characters or more. */
   readonly scripts: Element[] = [];
   /** `<noscript>` elements with markup and words inside (a server-rendered view for clients without scripts). */
@@ -46,6 +48,7 @@ export class PageSignals {
     const a = el.attribs;
     if (a.itemtype) for (const t of a.itemtype.split(/\s+/)) if (t) bump(this.microdata, typeName(t));
     if (el.name === 'pre') this.pre++;
+    else if (el.name === 'time') this.times++;
     else if (el.name === 'noscript') {
       // (A tracking pixel's <noscript> holds an image and no words.)
       if (el.children.some(isElement) && collapse(textOf(el)).length >= 20) this.noscripts++;
@@ -127,6 +130,15 @@ export function isPricedList(list: Element): boolean {
   return items.length > 0 && items.filter((i) => PRICE.test(textOf(i))).length * 2 > items.length;
 }
 
+/** Sentence-like paragraphs from which a dated page reads as an article. */
+const ARTICLE_PARAS = 3;
+
+/** Whether the page states when it was published: a meta tag, JSON-LD's datePublished, or a <time>. */
+function published(s: PageSignals, meta: Record<string, string>): boolean {
+  if (meta['article:published_time'] || meta['date'] || meta['pubdate'] || meta['dc.date'] || s.times > 0) return true;
+  return s.jsonLd.some((src) => src.includes('"datePublished"'));
+}
+
 /** Code blocks from which a page reads as documentation when nothing says it is an article. */
 const DOC_CODE_BLOCKS = 5;
 
@@ -137,7 +149,8 @@ const DOC_CODE_BLOCKS = 5;
  */
 export function detectPageType(
   s: PageSignals,
-  structure: { posts?: number; teaserLists?: number; pricedLists?: number } = {},
+  structure: { posts?: number; teaserLists?: number; pricedLists?: number; paras?: number } = {},
+  meta: Record<string, string> = {},
 ): PageType {
   const ld = s.ldTypes;
   const types = s.types;
@@ -160,5 +173,7 @@ export function detectPageType(
   if (article || og === 'article') return 'article';
   if (any(types, SERVICE)) return 'service';
   if ((structure.teaserLists ?? 0) >= 2) return 'listing';
+  // Prose with a date of publication, though no type says so: a story of a site that states nothing.
+  if ((structure.paras ?? 0) >= ARTICLE_PARAS && published(s, meta)) return 'article';
   return 'other';
 }

@@ -116,6 +116,22 @@ describe("page kinds from the page's own markup and structure", () => {
     expect(rich.markdown).toContain('$124.93 - $155.00');
   });
 
+  it('prose with a date of publication is an article though nothing states a type; without one it is not', () => {
+    const prose = [1, 2, 3, 4]
+      .map(
+        (i) =>
+          `<p>Paragraph ${i} of the story tells, in sentences of some length, what happened and why it matters.</p>`,
+      )
+      .join('');
+    const html = (date: string) =>
+      `<html><head><title>Harbour reopens</title></head><body><main><h1>Harbour reopens</h1>${date}${prose}</main></body></html>`;
+    const kind = (h: string) => processHtml(h, { url: 'https://example.com/news/harbour' }).metadata.page_type;
+    expect(kind(html('<p class="byline">By Ana Ruiz, <time datetime="2025-03-02">2 March 2025</time></p>'))).toBe(
+      'article',
+    );
+    expect(kind(html(''))).toBe('other');
+  });
+
   it("a product's own sections after a carousel of other items are kept; the carousel is not", () => {
     const r = page('product-sections.html');
     expect(r.metadata.page_type).toBe('product');
