@@ -73,6 +73,7 @@ export class JobRunner {
   #running = false;
   #loop?: Promise<void>;
   #wake?: () => void;
+  #woken = false;
   #inHand = 0;
   /** Items taken from the queue waiting for their takeItems statement (#take). */
   readonly #takes: { item: ClaimedItem; resolve: (taken: boolean) => void; reject: (err: unknown) => void }[] = [];
@@ -145,9 +146,10 @@ export class JobRunner {
       });
   }
 
-  /** Look now (a job was created). */
+  /** Look now (a job was created, an item ended). A wake during a claim makes the loop look again after it. */
   wake(): void {
-    this.#wake?.();
+    if (this.#wake) this.#wake();
+    else this.#woken = true;
   }
 
   async stop(): Promise<void> {
@@ -188,6 +190,8 @@ export class JobRunner {
     while (this.#running) {
       let claimed = 0;
       let asked = 0;
+      // (A wake from before this claim is answered by it.)
+      this.#woken = false;
       try {
         // Scale-out: claims in batches of at least half a round (each claim is a locked transaction
         // that counts the account's pages in hand; a page at a time would make many more of them).
@@ -216,6 +220,10 @@ export class JobRunner {
       // The claim filled the room asked: more may be waiting, look again at once. Otherwise nothing
       // more can be had now (none queued, or accounts at their caps): an item ending wakes the loop.
       if (claimed && claimed >= asked && (pages || this.#inHand < concurrency)) continue;
+      if (this.#woken) {
+        this.#woken = false;
+        continue;
+      }
       await new Promise<void>((resolve) => {
         this.#wake = resolve;
         setTimeout(resolve, POLL_MS).unref();

@@ -6,8 +6,11 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/service.js';
-import { jobs } from '../../src/store/index.js';
+import { createTestDatabase, startTestService, type TestService } from '../helpers/service.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { accounts, jobs, openStore } from '../../src/store/index.js';
 
 describe('job claims racing cancels (postgres)', () => {
   let svc: TestService;
@@ -86,5 +89,66 @@ describe('job claims racing cancels (postgres)', () => {
       await cancel.end();
     }
     expect((await jobs.getJob(db, accountId, id))?.state).toBe('cancelled');
+  });
+
+  it('a job made while a claim waits is not taken by that claim (its row was not locked first)', async () => {
+    // A claim's first statement locks the queued jobs it sees. A job made while that statement
+    // waited (on another job's row) is not among them; taking its items and then updating its
+    // row, the claim deadlocked with a cancel of that job (row, then items). Played step by step
+    // on a store of our own (no runner), with transactions of our own.
+    const pgDb = await createTestDatabase();
+    const dir = mkdtempSync(join(tmpdir(), 'trawl-claim-race-'));
+    const store = await openStore({ dataDir: dir, databaseUrl: pgDb.url });
+    const holder = new pg.Client({ connectionString: pgDb.url });
+    const canceller = new pg.Client({ connectionString: pgDb.url });
+    try {
+      const acc = await accounts.createAccount(store.db, { email: 'race@test.local', credits: 10 });
+      const make = (id: string) =>
+        jobs.createJob(store.db, {
+          id,
+          accountId: acc.id,
+          kind: 'batch',
+          options: {},
+          urls: Array.from({ length: 10 }, (_, i) => `http://127.0.0.1:9/${id}/${i}`),
+          maxItems: 10,
+          at: new Date().toISOString(),
+        });
+      await make('job_a_first0000000000');
+      await holder.connect();
+      await canceller.connect();
+      // Another process holds the first job's row: the claim's first statement waits on it.
+      await holder.query('BEGIN');
+      await holder.query(`SELECT id FROM jobs WHERE id = 'job_a_first0000000000' FOR UPDATE`);
+      const claim = jobs.claimItems(store.db, new Date(), 20, 30_000, 20).then(
+        (items) => items.map((i) => i.job_id),
+        (e) => String(e),
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      await make('job_b_later0000000000');
+      // A cancel of the new job takes its row…
+      await canceller.query('BEGIN');
+      await canceller.query(`UPDATE jobs SET state = 'cancelled' WHERE id = 'job_b_later0000000000'`);
+      await holder.query('COMMIT');
+      await new Promise((r) => setTimeout(r, 300));
+      // …then its items.
+      const items = await canceller
+        .query(`UPDATE job_items SET state = 'cancelled' WHERE job_id = 'job_b_later0000000000'`)
+        .then(
+          (r) => r.rowCount,
+          (e) => String(e),
+        );
+      await canceller.query('COMMIT').catch(() => undefined);
+      const taken = await claim;
+      expect({ items, taken: Array.isArray(taken) ? [...new Set(taken)] : taken }).toEqual({
+        items: 10,
+        taken: ['job_a_first0000000000'],
+      });
+    } finally {
+      await holder.end().catch(() => undefined);
+      await canceller.end().catch(() => undefined);
+      await store.close();
+      await pgDb.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -272,8 +272,13 @@ export async function claimItems(
     // Jobs not yet started become running in this claim: their rows are locked before any item
     // (the order cancels and finishes lock in, job then items; items first deadlocked with a
     // cancel of a job just made).
-    if (postgres(trx))
-      await trx.selectFrom('jobs').select('id').where('state', '=', 'queued').orderBy('id').forUpdate().execute();
+    const locked = postgres(trx)
+      ? new Set(
+          (
+            await trx.selectFrom('jobs').select('id').where('state', '=', 'queued').orderBy('id').forUpdate().execute()
+          ).map((r) => r.id),
+        )
+      : undefined;
     // Items whose worker died first (their lease passed): few, through the running index.
     let expired = trx
       .selectFrom('job_items')
@@ -294,7 +299,7 @@ export async function claimItems(
     if (picked.length < limit) {
       const active = await trx
         .selectFrom('jobs')
-        .select(['id', 'account_id', 'kind', 'options'])
+        .select(['id', 'account_id', 'kind', 'options', 'state'])
         .where('state', 'in', ['queued', 'running'])
         // (Only jobs with a queued item: a job whose pages are all in flight costs no query.)
         .where(({ exists, selectFrom }) =>
@@ -309,6 +314,9 @@ export async function claimItems(
         .orderBy('id')
         .execute();
       for (const job of active) {
+        // A job made while the lock above waited is left to the next claim: its row is not this
+        // claim's, and taking its items first would deadlock with a cancel (row, then items).
+        if (locked && job.state === 'queued' && !locked.has(job.id)) continue;
         const want = Math.min(limit - picked.length, left(job.account_id));
         if (want <= 0) continue;
         let q = trx
