@@ -226,6 +226,23 @@ export async function cancelJob(
   });
 }
 
+/**
+ * Drops a job's pages (a synchronous crawl whose caller hung up: not charged, so nothing of it is
+ * readable). The job ends cancelled with `error` saying why; its items stop (none is written after).
+ */
+export async function dropPages(db: Db, id: string, at: string, error: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.updateTable('jobs').set({ state: 'cancelled', finished_at: at, error }).where('id', '=', id).execute();
+    await trx
+      .updateTable('job_items')
+      .set({ state: 'cancelled', lease_until: null })
+      .where('job_id', '=', id)
+      .where('state', 'in', ['queued', 'running'])
+      .execute();
+    await trx.deleteFrom('job_pages').where('job_id', '=', id).execute();
+  });
+}
+
 export interface ClaimedItem {
   job_id: string;
   seq: number;
