@@ -325,19 +325,38 @@ export async function claimItems(
         .orderBy('created_at')
         .orderBy('id')
         .execute();
-      for (const job of active) {
-        const want = Math.min(limit - picked.length, left(job.account_id));
-        if (want <= 0) continue;
-        let q = trx
-          .selectFrom('job_items')
-          .select(['job_id', 'seq', 'url', 'depth', 'attempts'])
-          .where('job_id', '=', job.id)
-          .where('state', '=', 'queued')
-          .orderBy('seq')
-          .limit(want);
-        if (postgres(trx)) q = q.forUpdate().skipLocked();
-        for (const r of await q.execute())
-          take({ ...r, account_id: job.account_id, kind: job.kind as ClaimedItem['kind'], options: job.options });
+      // An account's jobs share its room, fewest pages in hand first (then anything left, oldest
+      // job first): taken oldest job first, a synchronous crawl waited for an older job of its
+      // account until that one's whole frontier was fetched, and answered nothing.
+      const shares = await fairShares(trx, nowIso, active, limit - picked.length, left);
+      const last = new Map<string, number>();
+      const drained = new Set<string>();
+      for (const share of [shares, undefined]) {
+        for (const job of active) {
+          const want = Math.min(
+            limit - picked.length,
+            left(job.account_id),
+            share ? (share.get(job.id) ?? 0) : Infinity,
+          );
+          if (want <= 0 || drained.has(job.id)) continue;
+          let q = trx
+            .selectFrom('job_items')
+            .select(['job_id', 'seq', 'url', 'depth', 'attempts'])
+            .where('job_id', '=', job.id)
+            .where('state', '=', 'queued')
+            .orderBy('seq')
+            .limit(want);
+          const after = last.get(job.id);
+          if (after !== undefined) q = q.where('seq', '>', after);
+          if (postgres(trx)) q = q.forUpdate().skipLocked();
+          const rows = await q.execute();
+          for (const r of rows) {
+            take({ ...r, account_id: job.account_id, kind: job.kind as ClaimedItem['kind'], options: job.options });
+            last.set(job.id, Number(r.seq));
+          }
+          if (rows.length < want) drained.add(job.id);
+          if (picked.length >= limit) break;
+        }
         if (picked.length >= limit) break;
       }
     }
@@ -373,6 +392,49 @@ const ITEM_COLUMNS = [
   'jobs.kind',
   'jobs.options',
 ] as const;
+
+/**
+ * How many items each active job may take first in a claim of `budget`: each account's room (in
+ * the order of its oldest job) goes a page at a time to its job with the fewest pages in hand
+ * (the oldest on a tie). One job per account: all of the room, as oldest-first would give it.
+ */
+async function fairShares(
+  trx: Db,
+  nowIso: string,
+  active: { id: string; account_id: string }[],
+  budget: number,
+  left: (account: string) => number,
+): Promise<Map<string, number>> {
+  const byAccount = new Map<string, string[]>();
+  for (const j of active) byAccount.set(j.account_id, [...(byAccount.get(j.account_id) ?? []), j.id]);
+  const shared = [...byAccount.values()].filter((ids) => ids.length > 1).flat();
+  const inHand = new Map<string, number>();
+  if (shared.length)
+    for (const r of await trx
+      .selectFrom('job_items')
+      .select(['job_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('state', '=', 'running')
+      .where('lease_until', '>=', nowIso)
+      .where('job_id', 'in', shared)
+      .groupBy('job_id')
+      .execute())
+      inHand.set(r.job_id, Number(r.n));
+  const share = new Map<string, number>();
+  for (const [account, ids] of byAccount) {
+    let n = Math.min(budget, Math.max(0, left(account)));
+    budget -= n;
+    if (ids.length === 1) {
+      share.set(ids[0], n);
+      continue;
+    }
+    const load = (id: string) => (inHand.get(id) ?? 0) + (share.get(id) ?? 0);
+    for (; n > 0; n--) {
+      const next = ids.reduce((a, b) => (load(b) < load(a) ? b : a));
+      share.set(next, (share.get(next) ?? 0) + 1);
+    }
+  }
+  return share;
+}
 
 /** Any constant: the advisory lock job claims take on PostgreSQL when an account cap applies. */
 const CLAIM_LOCK = 7_102_028;
