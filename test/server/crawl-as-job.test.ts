@@ -120,6 +120,7 @@ describe.each(DIALECTS)('sync crawl as a job (%s)', (dialect) => {
     await expect.poll(() => svc.credits(accountId), { timeout: 5000 }).toBe(5);
     const job = await get(`/v1/jobs/${id}`, key);
     expect(job.pages).toEqual([]);
+    expect(job.next_cursor).toBeNull();
     expect(job.job.error).toMatch(/hung up/);
   });
 

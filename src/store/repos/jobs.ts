@@ -232,7 +232,12 @@ export async function cancelJob(
  */
 export async function dropPages(db: Db, id: string, at: string, error: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await trx.updateTable('jobs').set({ state: 'cancelled', finished_at: at, error }).where('id', '=', id).execute();
+    // (written 0: no page is left to read, so a reader's next_cursor ends.)
+    await trx
+      .updateTable('jobs')
+      .set({ state: 'cancelled', finished_at: at, error, written: 0 })
+      .where('id', '=', id)
+      .execute();
     await trx
       .updateTable('job_items')
       .set({ state: 'cancelled', lease_until: null })
