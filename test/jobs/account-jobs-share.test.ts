@@ -1,7 +1,8 @@
 /**
  * An account's jobs share its fetch slots (TRAWL_ACCOUNT_CONCURRENCY): a synchronous crawl asked
  * while an older, large job of the same account is running gets its part of the slots at once,
- * instead of waiting for that job's whole frontier (it then answered nothing within its budget).
+ * instead of waiting for that job's whole frontier (it then answered nothing within its budget);
+ * with more jobs than slots, a freed slot goes to the job with the fewest pages done, not the oldest.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { articlePage, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
@@ -39,32 +40,32 @@ describe.each(DIALECTS)("an account's jobs share its slots (%s)", (dialect) => {
     await small?.close();
   });
 
-  it('a sync crawl is answered while an older job of the same account still has a long frontier', async () => {
+  it('a sync crawl is answered while older jobs of the same account, as many as its slots, still have long frontiers', async () => {
     const { key } = await svc.newKey(5);
-    const job = await (
-      await svc.post('/v1/crawl', { url: `${big.url}/`, max_depth: 1, limit: BIG + 1, async: true }, key)
-    ).json();
-    // The large job's frontier is admitted (its start page done): 100 pages of 0.5 s, 2 at a time.
-    await expect
-      .poll(
-        async () =>
-          (
-            await (
-              await fetch(`${svc.url}/v1/jobs/${job.job.job_id}`, { headers: { authorization: `Bearer ${key}` } })
-            ).json()
-          ).job.progress.queued,
-        { timeout: 5000 },
-      )
-      .toBeGreaterThan(50);
+    const headers = { authorization: `Bearer ${key}` };
+    // Two large jobs, as many as the account's slots: each holds one whenever a page of it ends.
+    const ids: string[] = [];
+    for (const q of ['a', 'b']) {
+      const res = await svc.post(
+        '/v1/crawl',
+        { url: `${big.url}/?${q}`, max_depth: 1, limit: BIG + 1, async: true },
+        key,
+      );
+      ids.push((await res.json()).job.job_id);
+    }
+    // Their frontiers are admitted (start pages done): 100 pages of 0.5 s each, 2 at a time in all.
+    for (const id of ids)
+      await expect
+        .poll(async () => (await (await fetch(`${svc.url}/v1/jobs/${id}`, { headers })).json()).job.progress.queued, {
+          timeout: 5000,
+        })
+        .toBeGreaterThan(50);
     const t0 = Date.now();
     const res = await svc.post('/v1/crawl', { url: `${small.url}/`, max_depth: 1, timeout_ms: 10_000 }, key);
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body).toMatchObject({ total: 3, truncated: false });
     expect(Date.now() - t0).toBeLessThan(5000);
-    await fetch(`${svc.url}/v1/jobs/${job.job.job_id}`, {
-      method: 'DELETE',
-      headers: { authorization: `Bearer ${key}` },
-    });
+    for (const id of ids) await fetch(`${svc.url}/v1/jobs/${id}`, { method: 'DELETE', headers });
   });
 });

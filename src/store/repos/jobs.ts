@@ -316,7 +316,7 @@ export async function claimItems(
     if (picked.length < limit) {
       const active = await trx
         .selectFrom('jobs')
-        .select(['id', 'account_id', 'kind', 'options'])
+        .select(['id', 'account_id', 'kind', 'options', 'done', 'failed'])
         .where('state', 'in', ['queued', 'running'])
         // (Only jobs with a queued item: a job whose pages are all in flight costs no query.)
         .where(({ exists, selectFrom }) =>
@@ -401,15 +401,16 @@ const ITEM_COLUMNS = [
 /**
  * How many items each active job may take first in a claim of `budget`: each account's room (in
  * the order of its oldest job) goes a page at a time to its job with the fewest pages in hand
- * (the oldest on a tie). One job per account: all of the room, as oldest-first would give it.
+ * (then the fewest pages done, then the oldest). One job per account: all of the room, as oldest-first would give it.
  */
 async function fairShares(
   trx: Db,
   nowIso: string,
-  active: { id: string; account_id: string }[],
+  active: { id: string; account_id: string; done: number; failed: number }[],
   budget: number,
   left: (account: string) => number,
 ): Promise<Map<string, number>> {
+  const ended = new Map(active.map((j) => [j.id, Number(j.done) + Number(j.failed)]));
   const byAccount = new Map<string, string[]>();
   for (const j of active) byAccount.set(j.account_id, [...(byAccount.get(j.account_id) ?? []), j.id]);
   const shared = [...byAccount.values()].filter((ids) => ids.length > 1).flat();
@@ -433,8 +434,11 @@ async function fairShares(
       continue;
     }
     const load = (id: string) => (inHand.get(id) ?? 0) + (share.get(id) ?? 0);
+    // On a tie the job with the fewest pages done: the oldest would win every freed slot back
+    // while more jobs than slots wait, and the newest would never get one.
+    const before = (a: string, b: string) => load(a) - load(b) || ended.get(a)! - ended.get(b)!;
     for (; n > 0; n--) {
-      const next = ids.reduce((a, b) => (load(b) < load(a) ? b : a));
+      const next = ids.reduce((a, b) => (before(b, a) < 0 ? b : a));
       share.set(next, (share.get(next) ?? 0) + 1);
     }
   }
