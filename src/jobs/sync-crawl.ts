@@ -44,10 +44,10 @@ export async function crawlAsJob(store: Store, c: SyncCrawl): Promise<CrawlResul
   for (let wait = 5; ; wait = Math.min(2 * wait, MAX_POLL_MS)) {
     const state = await repo.jobState(db, c.id);
     if (state !== 'queued' && state !== 'running') break;
-    if (c.signal.aborted || Date.now() >= deadline) {
+    if (c.signal.aborted) await hungUp(store, c);
+    if (Date.now() >= deadline) {
       // Pages done are kept; those in flight are not written (cancel).
       await repo.cancelJob(db, c.accountId, c.id, store.now().toISOString());
-      if (c.signal.aborted) throw new TrawlError('fetch_failed', 'the crawl was cancelled');
       timedOut = true;
       break;
     }
@@ -74,12 +74,35 @@ export async function crawlAsJob(store: Store, c: SyncCrawl): Promise<CrawlResul
   // a scrape of it would; one that was only skipped (robots, not HTML) is listed in `errors`.
   if (!pages.length && first && first.error in ERROR_CATALOGUE)
     throw new TrawlError(first.error as ErrorCode, first.detail);
+  // The budget ran out before the start page came back: nothing was crawled (504, no credit).
+  if (!pages.length && timedOut)
+    throw new TrawlError(
+      'timeout',
+      `the crawl used its whole time budget (timeout_ms ${c.timeoutMs}) before its start page came back`,
+    );
+  // The caller went away while the answer was read: no credit, so nothing to read later either.
+  if (c.signal.aborted) await hungUp(store, c);
   return {
     pages,
     total: pages.length,
     truncated: timedOut || Number(job.truncated) === 1,
     errors,
   };
+}
+
+/**
+ * The caller hung up: the job is cancelled and, as it is not charged, its pages are dropped (a
+ * caller could otherwise hang up once the pages were done and read them from GET /v1/jobs/{id}
+ * for nothing). The job stays listed, cancelled, saying why.
+ */
+async function hungUp(store: Store, c: SyncCrawl): Promise<never> {
+  await repo.dropPages(
+    store.db,
+    c.id,
+    store.now().toISOString(),
+    'the caller hung up before the answer: the crawl was cancelled, not charged, and its pages dropped',
+  );
+  throw new TrawlError('fetch_failed', 'the crawl was cancelled');
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

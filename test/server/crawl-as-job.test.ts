@@ -91,6 +91,39 @@ describe.each(DIALECTS)('sync crawl as a job (%s)', (dialect) => {
     expect(list.jobs[0].state).toBe('cancelled');
   });
 
+  it('a start page that outlives the whole budget fails the crawl 504 timeout, not charged', async () => {
+    const { key, accountId } = await svc.newKey(5);
+    const res = await svc.post('/v1/crawl', { url: `${site.url}/slow`, max_depth: 0, timeout_ms: 1000 }, key);
+    expect(res.status).toBe(504);
+    expect(await res.json()).toMatchObject({ error: 'timeout', detail: expect.any(String) });
+    expect(await svc.credits(accountId)).toBe(5);
+  });
+
+  it('a caller who hangs up once pages are done cannot read them for nothing', async () => {
+    const { key, accountId } = await svc.newKey(5);
+    const ac = new AbortController();
+    const agent = new Agent();
+    const req = undiciFetch(`${svc.url}/v1/crawl`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ url: `${site.url}/slow-home`, max_depth: 1, timeout_ms: 20_000 }),
+      signal: ac.signal,
+      dispatcher: agent,
+    }).catch(() => undefined);
+    // The start page and /quick are done; /slow is in flight.
+    await expect.poll(async () => (await get('/v1/jobs', key)).jobs[0]?.progress.done, { timeout: 5000 }).toBe(2);
+    const id = (await get('/v1/jobs', key)).jobs[0].job_id;
+    ac.abort();
+    await req;
+    await agent.destroy();
+    await expect.poll(async () => (await get(`/v1/jobs/${id}`, key)).job.state, { timeout: 5000 }).toBe('cancelled');
+    await expect.poll(() => svc.credits(accountId), { timeout: 5000 }).toBe(5);
+    const job = await get(`/v1/jobs/${id}`, key);
+    expect(job.pages).toEqual([]);
+    expect(job.next_cursor).toBeNull();
+    expect(job.job.error).toMatch(/hung up/);
+  });
+
   it('a caller who goes away cancels the job, and is not charged', async () => {
     const { key, accountId } = await svc.newKey(5);
     const before = slowHits;

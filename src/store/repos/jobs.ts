@@ -226,6 +226,28 @@ export async function cancelJob(
   });
 }
 
+/**
+ * Drops a job's pages (a synchronous crawl whose caller hung up: not charged, so nothing of it is
+ * readable). The job ends cancelled with `error` saying why; its items stop (none is written after).
+ */
+export async function dropPages(db: Db, id: string, at: string, error: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    // (written 0: no page is left to read, so a reader's next_cursor ends.)
+    await trx
+      .updateTable('jobs')
+      .set({ state: 'cancelled', finished_at: at, error, written: 0 })
+      .where('id', '=', id)
+      .execute();
+    await trx
+      .updateTable('job_items')
+      .set({ state: 'cancelled', lease_until: null })
+      .where('job_id', '=', id)
+      .where('state', 'in', ['queued', 'running'])
+      .execute();
+    await trx.deleteFrom('job_pages').where('job_id', '=', id).execute();
+  });
+}
+
 export interface ClaimedItem {
   job_id: string;
   seq: number;
@@ -299,7 +321,7 @@ export async function claimItems(
     if (picked.length < limit) {
       const active = await trx
         .selectFrom('jobs')
-        .select(['id', 'account_id', 'kind', 'options', 'state'])
+        .select(['id', 'account_id', 'kind', 'options', 'state', 'done', 'failed'])
         .where('state', 'in', ['queued', 'running'])
         // (Only jobs with a queued item: a job whose pages are all in flight costs no query.)
         .where(({ exists, selectFrom }) =>
@@ -313,22 +335,41 @@ export async function claimItems(
         .orderBy('created_at')
         .orderBy('id')
         .execute();
-      for (const job of active) {
-        // A job made while the lock above waited is left to the next claim: its row is not this
-        // claim's, and taking its items first would deadlock with a cancel (row, then items).
-        if (locked && job.state === 'queued' && !locked.has(job.id)) continue;
-        const want = Math.min(limit - picked.length, left(job.account_id));
-        if (want <= 0) continue;
-        let q = trx
-          .selectFrom('job_items')
-          .select(['job_id', 'seq', 'url', 'depth', 'attempts'])
-          .where('job_id', '=', job.id)
-          .where('state', '=', 'queued')
-          .orderBy('seq')
-          .limit(want);
-        if (postgres(trx)) q = q.forUpdate().skipLocked();
-        for (const r of await q.execute())
-          take({ ...r, account_id: job.account_id, kind: job.kind as ClaimedItem['kind'], options: job.options });
+      // An account's jobs share its room, fewest pages in hand first (then anything left, oldest
+      // job first): taken oldest job first, a synchronous crawl waited for an older job of its
+      // account until that one's whole frontier was fetched, and answered nothing.
+      // A job made while the lock above waited is left to the next claim: its row is not this
+      // claim's, and taking its items first would deadlock with a cancel (row, then items).
+      const claimable = active.filter((job) => !(locked && job.state === 'queued' && !locked.has(job.id)));
+      const shares = await fairShares(trx, nowIso, claimable, limit - picked.length, left);
+      const last = new Map<string, number>();
+      const drained = new Set<string>();
+      for (const share of [shares, undefined]) {
+        for (const job of claimable) {
+          const want = Math.min(
+            limit - picked.length,
+            left(job.account_id),
+            share ? (share.get(job.id) ?? 0) : Infinity,
+          );
+          if (want <= 0 || drained.has(job.id)) continue;
+          let q = trx
+            .selectFrom('job_items')
+            .select(['job_id', 'seq', 'url', 'depth', 'attempts'])
+            .where('job_id', '=', job.id)
+            .where('state', '=', 'queued')
+            .orderBy('seq')
+            .limit(want);
+          const after = last.get(job.id);
+          if (after !== undefined) q = q.where('seq', '>', after);
+          if (postgres(trx)) q = q.forUpdate().skipLocked();
+          const rows = await q.execute();
+          for (const r of rows) {
+            take({ ...r, account_id: job.account_id, kind: job.kind as ClaimedItem['kind'], options: job.options });
+            last.set(job.id, Number(r.seq));
+          }
+          if (rows.length < want) drained.add(job.id);
+          if (picked.length >= limit) break;
+        }
         if (picked.length >= limit) break;
       }
     }
@@ -364,6 +405,53 @@ const ITEM_COLUMNS = [
   'jobs.kind',
   'jobs.options',
 ] as const;
+
+/**
+ * How many items each active job may take first in a claim of `budget`: each account's room (in
+ * the order of its oldest job) goes a page at a time to its job with the fewest pages in hand
+ * (then the fewest pages done, then the oldest). One job per account: all of the room, as oldest-first would give it.
+ */
+async function fairShares(
+  trx: Db,
+  nowIso: string,
+  active: { id: string; account_id: string; done: number; failed: number }[],
+  budget: number,
+  left: (account: string) => number,
+): Promise<Map<string, number>> {
+  const ended = new Map(active.map((j) => [j.id, Number(j.done) + Number(j.failed)]));
+  const byAccount = new Map<string, string[]>();
+  for (const j of active) byAccount.set(j.account_id, [...(byAccount.get(j.account_id) ?? []), j.id]);
+  const shared = [...byAccount.values()].filter((ids) => ids.length > 1).flat();
+  const inHand = new Map<string, number>();
+  if (shared.length)
+    for (const r of await trx
+      .selectFrom('job_items')
+      .select(['job_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('state', '=', 'running')
+      .where('lease_until', '>=', nowIso)
+      .where('job_id', 'in', shared)
+      .groupBy('job_id')
+      .execute())
+      inHand.set(r.job_id, Number(r.n));
+  const share = new Map<string, number>();
+  for (const [account, ids] of byAccount) {
+    let n = Math.min(budget, Math.max(0, left(account)));
+    budget -= n;
+    if (ids.length === 1) {
+      share.set(ids[0], n);
+      continue;
+    }
+    const load = (id: string) => (inHand.get(id) ?? 0) + (share.get(id) ?? 0);
+    // On a tie the job with the fewest pages done: the oldest would win every freed slot back
+    // while more jobs than slots wait, and the newest would never get one.
+    const before = (a: string, b: string) => load(a) - load(b) || ended.get(a)! - ended.get(b)!;
+    for (; n > 0; n--) {
+      const next = ids.reduce((a, b) => (before(b, a) < 0 ? b : a));
+      share.set(next, (share.get(next) ?? 0) + 1);
+    }
+  }
+  return share;
+}
 
 /** Any constant: the advisory lock job claims take on PostgreSQL when an account cap applies. */
 const CLAIM_LOCK = 7_102_028;
