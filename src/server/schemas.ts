@@ -79,7 +79,7 @@ export const CrawlBody = z.strictObject({
   url: httpUrl(),
   max_depth: intIn(0, 10).optional(),
   /** ≤ 1,000 synchronous; ≤ 100,000 with `async` (checked in the route, which knows both). */
-  limit: intIn(1, 100_000).optional(),
+  limit: intIn(1, 100_000, 'must be an integer from 1 to 1000 (up to 100000 with "async": true)').optional(),
   async: bool().optional(),
   include_paths: z
     .array(glob, { error: 'must be an array of path globs' })

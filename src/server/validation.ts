@@ -10,8 +10,7 @@ import { compileSchema, type CompiledSchema, type Format } from '../engine/index
 
 const req = (msg: string) => ({ error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : msg) });
 
-export const intIn = (min: number, max: number) => {
-  const msg = `must be an integer from ${min} to ${max}`;
+export const intIn = (min: number, max: number, msg = `must be an integer from ${min} to ${max}`) => {
   return z.number(req(msg)).int({ error: msg }).min(min, { error: msg }).max(max, { error: msg });
 };
 
