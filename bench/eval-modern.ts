@@ -13,7 +13,8 @@
  *
  * Options: `--half study|measure`, `--type KIND`, `--no-peer` (skip Defuddle and
  * Readability.js), `--worst N` (our N worst study-half pages), `--page ID` (print our
- * markdown for one page), `--save FILE` (per-page F1 as JSON, to compare two runs).
+ * markdown for one page), `--save FILE` (per-page F1 as JSON, to compare two runs),
+ * `--reviewed` (only pages whose truth the set does not flag `truth_needs_review`).
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -178,9 +179,13 @@ interface Row {
 const EMPTY_WORDS = 10;
 const words = (s: string) => (s.match(/[\p{L}\p{N}_]+/gu) ?? []).length;
 
+const reviewed = args.includes('--reviewed');
 const pages = modernPages().filter(
   (p) =>
-    (!onlyHalf || half(p) === onlyHalf) && (!onlyType || p.pageType === onlyType) && (!only || p.id.startsWith(only)),
+    (!onlyHalf || half(p) === onlyHalf) &&
+    (!onlyType || p.pageType === onlyType) &&
+    (!only || p.id.startsWith(only)) &&
+    (!reviewed || !p.truthNeedsReview),
 );
 if (!skipPeer) fillPeerCache(pages);
 const rows: Row[] = [];

@@ -89,6 +89,8 @@ export type PageType = (typeof PAGE_TYPES)[number];
 export interface ModernPage extends SnippetPage {
   articleBody: string;
   pageType: PageType;
+  /** The set's own flag: its makers marked this page's truth as needing review. */
+  truthNeedsReview: boolean;
 }
 
 /**
@@ -114,6 +116,7 @@ export function modernPages(): ModernPage[] {
         with: e.with ?? [],
         without: e.without ?? [],
         pageType: type as PageType,
+        truthNeedsReview: e.truth_needs_review === true,
       };
     });
 }
