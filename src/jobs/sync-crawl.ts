@@ -5,15 +5,18 @@
  * in breadth-first order. The job stays listed, its pages readable from GET /v1/jobs/{id} until
  * retention like any job's.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { CrawlResult, CrawledPage } from '../engine/crawl/crawler.js';
 import { ERROR_CATALOGUE, TrawlError, type ErrorCode } from '../errors.js';
-import { jobs as repo, type Store } from '../store/index.js';
+import { jobs as repo, storeUnreachable, type Store } from '../store/index.js';
 import type { CrawlJobOptions } from './crawl-item.js';
 
 /** How often the job's state is read while waiting, at most (it starts at 5 ms for small crawls). */
 const MAX_POLL_MS = 50;
 /** Pages read from the store at once for the answer. */
 const READ_BATCH = 100;
+/** How long the answer waits for a store that went away once the crawl is over (a restart, a failover). */
+const STORE_GRACE_MS = 20_000;
 
 export interface SyncCrawl {
   id: string;
@@ -42,23 +45,27 @@ export async function crawlAsJob(store: Store, c: SyncCrawl): Promise<CrawlResul
   const deadline = Date.now() + c.timeoutMs;
   let timedOut = false;
   for (let wait = 5; ; wait = Math.min(2 * wait, MAX_POLL_MS)) {
-    const state = await repo.jobState(db, c.id);
+    // The store away: the runners keep the pages they finish meanwhile, so the crawl waits for it.
+    const state = await repo.jobState(db, c.id).catch((e) => {
+      if (storeUnreachable(e) && Date.now() < deadline) return 'running' as const;
+      throw e;
+    });
     if (state !== 'queued' && state !== 'running') break;
     if (c.signal.aborted) await hungUp(store, c);
     if (Date.now() >= deadline) {
       // Pages done are kept; those in flight are not written (cancel).
-      await repo.cancelJob(db, c.accountId, c.id, store.now().toISOString());
+      await patiently(() => repo.cancelJob(db, c.accountId, c.id, store.now().toISOString()));
       timedOut = true;
       break;
     }
     await sleep(Math.min(wait, deadline - Date.now()), c.signal);
   }
-  const job = (await repo.getJob(db, c.accountId, c.id))!;
+  const job = (await patiently(() => repo.getJob(db, c.accountId, c.id)))!;
   const pages: CrawledPage[] = [];
   const errors: CrawlResult['errors'] = [];
   let first: { error: string; detail?: string } | undefined;
   for (let after: { depth: number; seq: number } | undefined; ;) {
-    const rows = await repo.pagesByDepth(db, c.id, after, READ_BATCH);
+    const rows = await patiently(() => repo.pagesByDepth(db, c.id, after, READ_BATCH));
     for (const r of rows) {
       const page = JSON.parse(r.page) as CrawledPage & { error?: string; detail?: string };
       if (r.state === 'failed' && page.error) {
@@ -96,23 +103,29 @@ export async function crawlAsJob(store: Store, c: SyncCrawl): Promise<CrawlResul
  * for nothing). The job stays listed, cancelled, saying why.
  */
 async function hungUp(store: Store, c: SyncCrawl): Promise<never> {
-  await repo.dropPages(
-    store.db,
-    c.id,
-    store.now().toISOString(),
-    'the caller hung up before the answer: the crawl was cancelled, not charged, and its pages dropped',
+  await patiently(() =>
+    repo.dropPages(
+      store.db,
+      c.id,
+      store.now().toISOString(),
+      'the caller hung up before the answer: the crawl was cancelled, not charged, and its pages dropped',
+    ),
   );
   throw new TrawlError('fetch_failed', 'the crawl was cancelled');
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, Math.max(0, ms));
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
+/** A read or write tried again while the store is unreachable, for up to STORE_GRACE_MS. */
+async function patiently<T>(work: () => Promise<T>): Promise<T> {
+  const end = Date.now() + STORE_GRACE_MS;
+  for (let wait = 100; ; wait = Math.min(2 * wait, 2000)) {
+    try {
+      return await work();
+    } catch (e) {
+      if (!storeUnreachable(e) || Date.now() + wait > end) throw e;
+      await delay(wait);
     }
-    signal.addEventListener('abort', done, { once: true });
-  });
+  }
 }
+
+/** Waits `ms`, or less when the caller goes away. */
+const sleep = (ms: number, signal: AbortSignal) => delay(Math.max(0, ms), undefined, { signal }).catch(() => undefined);

@@ -95,4 +95,31 @@ describe('jobs: a PostgreSQL outage while pages are in flight', () => {
     expect(job).toMatchObject({ state: 'completed', done: 6, failed: 0 });
     expect([0, 1, 2, 3, 4].map((i) => site.hits(`/c/${i}`))).toEqual([1, 1, 1, 1, 1]);
   }, 40_000);
+
+  it('a synchronous crawl waiting through the outage answers once the store is back, charged once', async () => {
+    const { key, accountId } = await svc.newKey(5);
+    site.route(
+      '/s/',
+      articlePage(
+        'Slow hub',
+        `<p>A hub whose pages take their time.</p>${[0, 1, 2].map((i) => `<a href="/slow?s=${i}">S${i}</a>`).join(' ')}`,
+      ),
+    );
+    const before = site.hits('/slow');
+    const answer = svc.post(
+      '/v1/crawl',
+      { url: `${site.url}/s/`, max_depth: 1, use_sitemap: false, respect_robots: false },
+      key,
+    );
+    while (site.hits('/slow') < before + 3) await new Promise((r) => setTimeout(r, 20));
+    proxy.cut();
+    await new Promise((r) => setTimeout(r, 3000));
+    proxy.restore();
+    const res = await answer;
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { total: number; errors: unknown[] };
+    expect(body).toMatchObject({ total: 4, errors: [] });
+    expect(site.hits('/slow')).toBe(before + 3);
+    expect(await svc.credits(accountId)).toBe(4);
+  }, 40_000);
 });

@@ -12,6 +12,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { accounts, jobs, openStore } from '../../src/store/index.js';
 
+type Db = Parameters<typeof jobs.createJob>[0];
+/** A batch job of `n` URLs on a closed local port (the service's runner may try them: refused at once). */
+const batchJob = (db: Db, accountId: string, id: string, n: number) =>
+  jobs.createJob(db, {
+    id,
+    accountId,
+    kind: 'batch',
+    options: {},
+    urls: Array.from({ length: n }, (_, i) => `http://127.0.0.1:9/${id}/${i}`),
+    maxItems: n,
+    at: new Date().toISOString(),
+  });
+
 describe('job claims racing cancels (postgres)', () => {
   let svc: TestService;
   beforeAll(async () => {
@@ -26,15 +39,7 @@ describe('job claims racing cancels (postgres)', () => {
     for (let round = 0; round < 40; round++) {
       const id = `job_race${String(round).padStart(16, '0')}`;
       const at = new Date().toISOString();
-      await jobs.createJob(db, {
-        id,
-        accountId,
-        kind: 'batch',
-        options: {},
-        urls: Array.from({ length: 20 }, (_, i) => `http://127.0.0.1:9/race/${round}/${i}`),
-        maxItems: 20,
-        at,
-      });
+      await batchJob(db, accountId, id, 20);
       const outcomes = await Promise.allSettled([
         jobs.claimItems(db, new Date(), 8, 30_000, 8),
         jobs.cancelJob(db, accountId, id, at),
@@ -51,21 +56,13 @@ describe('job claims racing cancels (postgres)', () => {
 
   it('a claim of a running job and a cancel holding its row never deadlock', async () => {
     // A claim took the job's first items (it runs). A cancel locks the job's row, then its items;
-    // a claim between the two took more items and then updated the row too: each waited for the
-    // other (PostgreSQL: deadlock detected). Played step by step with a transaction of our own.
+    // a claim between the two must take more items without waiting for the row (a claim that
+    // updated a running job's row would wait for the cancel, which waits for its items).
+    // Played step by step with a transaction of our own.
     const { accountId } = await svc.newKey(5);
     const db = svc.store.db;
     const id = 'job_runrace00000000000';
-    const at = new Date().toISOString();
-    await jobs.createJob(db, {
-      id,
-      accountId,
-      kind: 'batch',
-      options: {},
-      urls: Array.from({ length: 40 }, (_, i) => `http://127.0.0.1:9/running/${i}`),
-      maxItems: 40,
-      at,
-    });
+    await batchJob(db, accountId, id, 40);
     expect(await jobs.claimItems(db, new Date(), 4, 30_000, 4)).toHaveLength(4);
     const cancel = new pg.Client({ connectionString: svc.config.databaseUrl });
     await cancel.connect();
@@ -103,16 +100,7 @@ describe('job claims racing cancels (postgres)', () => {
     const canceller = new pg.Client({ connectionString: pgDb.url });
     try {
       const acc = await accounts.createAccount(store.db, { email: 'race@test.local', credits: 10 });
-      const make = (id: string) =>
-        jobs.createJob(store.db, {
-          id,
-          accountId: acc.id,
-          kind: 'batch',
-          options: {},
-          urls: Array.from({ length: 10 }, (_, i) => `http://127.0.0.1:9/${id}/${i}`),
-          maxItems: 10,
-          at: new Date().toISOString(),
-        });
+      const make = (id: string) => batchJob(store.db, acc.id, id, 10);
       await make('job_a_first0000000000');
       await holder.connect();
       await canceller.connect();

@@ -215,12 +215,7 @@ export async function cancelJob(
       .executeTakeFirst();
     if (!job) return false;
     // Items in flight too: their pages are not written (the job no longer runs).
-    await trx
-      .updateTable('job_items')
-      .set({ state: 'cancelled', lease_until: null })
-      .where('job_id', '=', id)
-      .where('state', 'in', ['queued', 'running'])
-      .execute();
+    await stopItems(trx, id);
     if (events) await insertEvents(trx, job, events(job, null), at);
     return true;
   });
@@ -238,15 +233,19 @@ export async function dropPages(db: Db, id: string, at: string, error: string): 
       .set({ state: 'cancelled', finished_at: at, error, written: 0 })
       .where('id', '=', id)
       .execute();
-    await trx
-      .updateTable('job_items')
-      .set({ state: 'cancelled', lease_until: null })
-      .where('job_id', '=', id)
-      .where('state', 'in', ['queued', 'running'])
-      .execute();
+    await stopItems(trx, id);
     await trx.deleteFrom('job_pages').where('job_id', '=', id).execute();
   });
 }
+
+/** A cancelled job's items still to do or in flight end cancelled (no page of theirs is written after). */
+const stopItems = (trx: Db, id: string) =>
+  trx
+    .updateTable('job_items')
+    .set({ state: 'cancelled', lease_until: null })
+    .where('job_id', '=', id)
+    .where('state', 'in', ['queued', 'running'])
+    .execute();
 
 export interface ClaimedItem {
   job_id: string;
