@@ -226,6 +226,12 @@ const Job = z.object({
   kind: z.enum(['crawl', 'batch']),
   state: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
   progress: Progress,
+  truncated: z.boolean().optional().describe('A crawl: its page limit left URLs it found unfetched'),
+  not_fetched: z
+    .number()
+    .int()
+    .optional()
+    .describe('A crawl: how many URLs it found and left out for its limit (each once; counted up to the limit)'),
   created_at: iso,
   finished_at: iso.nullable(),
   error: z.string().optional().describe('Why a failed job failed (every page failed: its pages say why)'),

@@ -220,6 +220,8 @@ export interface JobsTable {
   seq_next: Generated<number>;
   /** 1 once the page limit left links a crawl found unfetched. */
   truncated: Generated<number>;
+  /** URLs a crawl found and left out (its page limit; links past the most one page may add). */
+  not_fetched: Generated<number>;
   error: string | null;
   created_at: string;
   started_at: string | null;
@@ -234,7 +236,8 @@ export interface JobItemsTable {
   seq: number;
   url: string;
   depth: Generated<number>;
-  state: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+  /** `cut`: found past a crawl's limit, never fetched (kept so it is counted once in `not_fetched`). */
+  state: 'queued' | 'running' | 'done' | 'failed' | 'cancelled' | 'cut';
   lease_until: string | null;
   attempts: Generated<number>;
 }

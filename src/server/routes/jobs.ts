@@ -28,6 +28,8 @@ export function presentJob(j: Job) {
     kind: j.kind,
     state: j.state,
     progress: progressOf(j),
+    // A crawl says whether its limit left URLs it found unfetched, and how many (counted once each).
+    ...(j.kind === 'crawl' ? { truncated: Number(j.truncated) === 1, not_fetched: Number(j.not_fetched) } : {}),
     created_at: j.created_at,
     finished_at: j.finished_at,
     // Why a failed job failed (its pages say it page by page).

@@ -341,7 +341,8 @@ export async function claimItems(
       // claim's, and taking its items first would deadlock with a cancel (row, then items).
       const claimable = active.filter((job) => !(locked && job.state === 'queued' && !locked.has(job.id)));
       const shares = await fairShares(trx, nowIso, claimable, limit - picked.length, left);
-      const last = new Map<string, number>();
+      const deepest = await claimableDepths(trx, claimable);
+      const last = new Map<string, { depth: number; seq: number }>();
       const drained = new Set<string>();
       for (const share of [shares, undefined]) {
         for (const job of claimable) {
@@ -356,15 +357,24 @@ export async function claimItems(
             .select(['job_id', 'seq', 'url', 'depth', 'attempts'])
             .where('job_id', '=', job.id)
             .where('state', '=', 'queued')
+            .orderBy('depth')
             .orderBy('seq')
             .limit(want);
+          const ceiling = deepest.get(job.id);
+          if (ceiling !== undefined) q = q.where('depth', '<=', ceiling);
           const after = last.get(job.id);
-          if (after !== undefined) q = q.where('seq', '>', after);
+          if (after)
+            q = q.where((eb) =>
+              eb.or([
+                eb('depth', '>', after.depth),
+                eb.and([eb('depth', '=', after.depth), eb('seq', '>', after.seq)]),
+              ]),
+            );
           if (postgres(trx)) q = q.forUpdate().skipLocked();
           const rows = await q.execute();
           for (const r of rows) {
             take({ ...r, account_id: job.account_id, kind: job.kind as ClaimedItem['kind'], options: job.options });
-            last.set(job.id, Number(r.seq));
+            last.set(job.id, { depth: Number(r.depth), seq: Number(r.seq) });
           }
           if (rows.length < want) drained.add(job.id);
           if (picked.length >= limit) break;
@@ -392,6 +402,34 @@ export async function claimItems(
         .execute();
     return picked.map((r) => ({ ...r, attempts: Number(r.attempts) + 1 }) as ClaimedItem);
   });
+}
+
+/**
+ * The deepest level each crawl may take items from now: one below its shallowest item still open
+ * (queued or running). A page is claimed only once every page two or more levels above it has
+ * ended, so each page found has been found by its shallowest parent by then and carries its
+ * breadth-first depth: a slow page on a short path can no longer be outrun by a longer path
+ * whose depth would stop the crawl a level early (at `max_depth`, its links are not followed).
+ * Two levels are in flight at once, so a straggler rarely idles the runners.
+ */
+async function claimableDepths(trx: Db, jobs: { id: string; kind: string }[]): Promise<Map<string, number>> {
+  const deepest = new Map<string, number>();
+  for (const job of jobs) {
+    if (job.kind !== 'crawl') continue;
+    // (One probe per state, each answered by its partial index's first row.)
+    const shallowest = (state: 'queued' | 'running') =>
+      trx
+        .selectFrom('job_items')
+        .select('depth')
+        .where('job_id', '=', job.id)
+        .where('state', '=', state)
+        .orderBy('depth')
+        .limit(1)
+        .executeTakeFirst();
+    const open = [await shallowest('queued'), await shallowest('running')].filter((r) => r !== undefined);
+    if (open.length) deepest.set(job.id, Math.min(...open.map((r) => Number(r.depth))) + 1);
+  }
+  return deepest;
 }
 
 const ITEM_COLUMNS = [
@@ -487,7 +525,10 @@ export interface Discovered {
 }
 
 /** Most candidates one page may add (its links after filtering; the rest are not looked at). */
-const MAX_CANDIDATES = 2000;
+/** Links of one page looked at (a crawl's largest limit: a hub page listing a whole site is followed whole). */
+const MAX_CANDIDATES = 100_000;
+/** URLs a crawl left out kept as `cut` rows (their count is `not_fetched`): at most this many, or the limit if more. */
+const MIN_CUT_KEPT = 1000;
 
 /** One item's end, as a runner hands it to finishItems. */
 export interface FinishedItem {
@@ -521,9 +562,8 @@ export async function finishItems(
   const byJob = new Map<string, number[]>();
   entries.forEach((e, i) => byJob.set(e.item.job_id, [...(byJob.get(e.item.job_id) ?? []), i]));
   const jobIds = [...byJob.keys()].sort();
-  const candidates = entries.map((e) =>
-    (e.discovered ?? []).flatMap((d) => d.urls.map((url) => ({ url, depth: d.depth }))).slice(0, MAX_CANDIDATES),
-  );
+  const found = entries.map((e) => (e.discovered ?? []).flatMap((d) => d.urls.map((url) => ({ url, depth: d.depth }))));
+  const candidates = found.map((c) => c.slice(0, MAX_CANDIDATES));
   // Seq numbers for the candidates, each job's in a statement of its own outside the
   // transaction (so the job row is not held through it); numbers of seen URLs are skipped.
   const firstSeq = new Map<number, number>();
@@ -557,7 +597,8 @@ export async function finishItems(
       );
       if (!mine.length) continue;
       let added: number[] = [];
-      let cut = false;
+      let cut = mine.some((i) => found[i].length > MAX_CANDIDATES);
+      let notFetched = Number(job.not_fetched);
       const rows = mine.flatMap((i) =>
         firstSeq.has(i)
           ? candidates[i].map((c, k) => ({
@@ -579,21 +620,33 @@ export async function finishItems(
           .execute();
         added.push(...ins.map((x) => Number(x.seq)));
       }
+      await lowerQueuedDepths(trx, jobId, rows, new Set(added));
       const failed = mine.filter((i) => entries[i].failed).length;
       let total = Number(job.total);
       // (Admitted first: a redirect's final URL found among this batch's links is seen below.)
       if (added.length) {
-        // Past the job's limit: the newest candidates go again (they were never handed out).
+        // Past the job's limit the newest candidates are left out (never handed out): kept as
+        // `cut` rows, so a URL found again is not counted again, up to a bound; the rest go.
         const room = Math.max(0, Number(job.max_items) - total);
         added = added.sort((a, b) => a - b);
         const over = added.slice(room);
-        cut = over.length > 0;
-        for (let k = 0; k < over.length; k += ITEM_BATCH)
-          await trx
-            .deleteFrom('job_items')
-            .where('job_id', '=', jobId)
-            .where('seq', 'in', over.slice(k, k + ITEM_BATCH))
-            .execute();
+        cut ||= over.length > 0;
+        const kept = Math.max(0, Math.min(over.length, Math.max(MIN_CUT_KEPT, Number(job.max_items)) - notFetched));
+        notFetched += kept;
+        for (let k = 0; k < over.length; k += ITEM_BATCH) {
+          const part = over.slice(k, k + ITEM_BATCH);
+          const keep = part.slice(0, Math.max(0, kept - k));
+          const drop = part.slice(keep.length);
+          if (keep.length)
+            await trx
+              .updateTable('job_items')
+              .set({ state: 'cut' })
+              .where('job_id', '=', jobId)
+              .where('seq', 'in', keep)
+              .execute();
+          if (drop.length)
+            await trx.deleteFrom('job_items').where('job_id', '=', jobId).where('seq', 'in', drop).execute();
+        }
         total += added.length - over.length;
       }
       const merged = await mergeRedirects(
@@ -630,7 +683,7 @@ export async function finishItems(
           done,
           failed: nFailed,
           written: now.written,
-          ...(cut ? { truncated: 1 } : {}),
+          ...(cut ? { truncated: 1, not_fetched: notFetched } : {}),
           ...end,
           ...(options !== undefined ? { options: JSON.stringify(options) } : {}),
         })
@@ -659,6 +712,32 @@ export async function finishItems(
     }
   });
   return written;
+}
+
+/**
+ * Links found again at a shallower depth than their queued item's (a deeper page finished first)
+ * lower it: the page is fetched at its breadth-first depth, and so follows its links as far as
+ * `max_depth` allows. (Items already handed out keep theirs: claims by level see to it that they
+ * had their shallowest parent's depth by then.)
+ */
+async function lowerQueuedDepths(
+  trx: Db,
+  jobId: string,
+  rows: { seq: number; url: string; depth: number }[],
+  inserted: Set<number>,
+): Promise<void> {
+  const byDepth = new Map<number, string[]>();
+  for (const r of rows) if (!inserted.has(r.seq)) byDepth.set(r.depth, [...(byDepth.get(r.depth) ?? []), r.url]);
+  for (const [depth, urls] of byDepth)
+    for (let k = 0; k < urls.length; k += ITEM_BATCH)
+      await trx
+        .updateTable('job_items')
+        .set({ depth })
+        .where('job_id', '=', jobId)
+        .where('state', '=', 'queued')
+        .where('depth', '>', depth)
+        .where('url', 'in', urls.slice(k, k + ITEM_BATCH))
+        .execute();
 }
 
 /**
