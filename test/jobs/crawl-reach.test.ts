@@ -107,6 +107,33 @@ describe.each(DIALECTS)('a crawl reaches every page it may (%s)', (dialect) => {
     expectReach(g, 5, (await crawl(g, 5, 10_000, slow)).pages);
   }, 240_000);
 
+  it('a URL the limit left out, reached by a redirect after all, is no longer counted as left out', async () => {
+    const site = await serveGraph([[1, 2, 3, 4, 5], [], [], [], [], []]);
+    sites.push(site);
+    // Page 2 redirects to page 5, which the limit of 3 left out (0, 1, 2 admitted): page 5's row.
+    site.route('/g/2', (_q, res) => void res.writeHead(301, { location: '/g/5' }).end());
+    const made = await call('POST', '/v1/crawl', {
+      url: `${site.url}/g/0`,
+      async: true,
+      max_depth: 1,
+      limit: 3,
+      use_sitemap: false,
+    });
+    let job: any;
+    do {
+      await new Promise((r) => setTimeout(r, 100));
+      job = (await call('GET', `/v1/jobs/${made.job.job_id}`)).job;
+    } while (job.state === 'queued' || job.state === 'running');
+    const pages = (await call('GET', `/v1/jobs/${made.job.job_id}`)).pages;
+    expect(pages.map((p: any) => pageNumber(p.url)).sort()).toEqual([0, 1, 5]);
+    expect(job).toMatchObject({
+      state: 'completed',
+      truncated: true,
+      not_fetched: 2,
+      progress: { done: 3, failed: 0, queued: 0 },
+    });
+  }, 60_000);
+
   it('the limit leaves found URLs unfetched: truncated, with how many', async () => {
     const g = hub(301);
     const { job, pages } = await crawl(g, 1, 100);

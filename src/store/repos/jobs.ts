@@ -655,6 +655,7 @@ export async function finishItems(
         mine.filter((i) => entries[i].final && !entries[i].failed).map((i) => ({ i, final: entries[i].final! })),
       );
       total -= merged.left;
+      notFetched -= merged.uncut;
       const kept = mine.filter((i) => !merged.dropped.has(i));
       const done = Number(job.done) + kept.length - failed;
       const nFailed = Number(job.failed) + failed;
@@ -683,7 +684,8 @@ export async function finishItems(
           done,
           failed: nFailed,
           written: now.written,
-          ...(cut ? { truncated: 1, not_fetched: notFetched } : {}),
+          ...(cut ? { truncated: 1 } : {}),
+          ...(notFetched !== Number(job.not_fetched) ? { not_fetched: notFetched } : {}),
           ...end,
           ...(options !== undefined ? { options: JSON.stringify(options) } : {}),
         })
@@ -751,9 +753,10 @@ async function mergeRedirects(
   trx: Db,
   jobId: string,
   moved: { i: number; final: string }[],
-): Promise<{ dropped: Set<number>; left: number }> {
+): Promise<{ dropped: Set<number>; left: number; uncut: number }> {
   const dropped = new Set<number>();
   let left = 0;
+  let uncut = 0;
   for (const { i, final } of moved) {
     const other = await trx
       .selectFrom('job_items')
@@ -761,6 +764,17 @@ async function mergeRedirects(
       .where('job_id', '=', jobId)
       .where('url', '=', final)
       .executeTakeFirst();
+    if (other?.state === 'cut') {
+      // A URL the limit left out was reached by a redirect after all: fetched now, no longer left out.
+      await trx
+        .updateTable('job_items')
+        .set({ state: 'done' })
+        .where('job_id', '=', jobId)
+        .where('seq', '=', other.seq)
+        .execute();
+      uncut++;
+      continue;
+    }
     if (!other) {
       const r = await trx
         .updateTable('jobs')
@@ -790,7 +804,7 @@ async function mergeRedirects(
     if (!taken) dropped.add(i);
     left++;
   }
-  return { dropped, left };
+  return { dropped, left, uncut };
 }
 
 /** Marks the entries' items done or failed where they are still this claim's; returns those entries' indexes. */
