@@ -1,11 +1,12 @@
 /**
  * The one billing gate: one credit is reserved before the work starts (402 when there is none),
- * kept when the work succeeds and given back on any failure. The API (/v1 through withCredit), the
+ * kept when the work succeeds and given back on any failure but one whose work was done anyway
+ * (TrawlError.charged: a render that ran the caller's steps). The API (/v1 through withCredit), the
  * dashboard's playground and jobs go through `charged`; a monitor run reserves its credit in the
  * run's claim (the same reserve, made atomic with the run's state: store/repos/runs.ts) and gives
  * it back in the same transaction that records a failed run.
  */
-import { TrawlError } from './errors.js';
+import { isTrawlError, TrawlError } from './errors.js';
 import { creditRefusals, creditsCharged, creditsRefunded } from './metrics.js';
 import { accounts } from './store/index.js';
 import type { Db } from './store/repos/accounts.js';
@@ -28,8 +29,11 @@ export async function charged<T>(
   try {
     result = await work();
   } catch (e) {
-    await accounts.refundCredit(db, accountId);
-    creditsRefunded.inc({ by: 'request' });
+    if (isTrawlError(e) && e.charged) creditsCharged.inc({ by: 'request' });
+    else {
+      await accounts.refundCredit(db, accountId);
+      creditsRefunded.inc({ by: 'request' });
+    }
     throw e;
   }
   if (free?.(result)) {

@@ -38,6 +38,11 @@ export interface TrawlErrorOptions {
   fields?: Record<string, unknown>;
   /** Whether trying the same work again may succeed (queues use it to decide retries). */
   retryable?: boolean;
+  /**
+   * The work was done though it failed, so its credit is kept (a render that ran the caller's
+   * steps: the page may have left the service through them).
+   */
+  charged?: boolean;
 }
 
 export class TrawlError extends Error {
@@ -46,6 +51,7 @@ export class TrawlError extends Error {
   readonly detail: string;
   readonly fields: Record<string, unknown>;
   readonly retryable: boolean;
+  readonly charged: boolean;
 
   constructor(code: ErrorCode, detail?: string, options: TrawlErrorOptions = {}) {
     super(detail ?? ERROR_CATALOGUE[code].message, { cause: options.cause });
@@ -55,6 +61,17 @@ export class TrawlError extends Error {
     this.detail = detail ?? ERROR_CATALOGUE[code].message;
     this.fields = options.fields ?? {};
     this.retryable = options.retryable ?? (this.status >= 500 && code !== 'blocked');
+    this.charged = options.charged ?? false;
+  }
+
+  /** The same error, its credit kept (TrawlErrorOptions.charged). */
+  keepCredit(): TrawlError {
+    return new TrawlError(this.code, this.detail, {
+      cause: this.cause,
+      fields: this.fields,
+      retryable: this.retryable,
+      charged: true,
+    });
   }
 
   /** The JSON body the API sends for this error. */

@@ -40,6 +40,7 @@ export interface ExtractResponse {
 export async function extract(fetchers: Fetchers, options: ExtractOptions): Promise<ExtractResponse> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const deadline = Date.now() + timeoutMs;
+  let stepsRan = false;
   const results = await Promise.all(
     options.urls.map(async (url): Promise<ExtractResult> => {
       try {
@@ -79,6 +80,7 @@ export async function extract(fetchers: Fetchers, options: ExtractOptions): Prom
         };
       } catch (e) {
         if (!isTrawlError(e) || e.code === 'internal_error') throw e;
+        stepsRan ||= e.charged;
         return { url, status: 'error', error: e.code, detail: e.detail };
       }
     }),
@@ -92,7 +94,8 @@ export async function extract(fetchers: Fetchers, options: ExtractOptions): Prom
     const code = results.every((r) => r.status === 'error' && r.error === 'action_failed')
       ? 'action_failed'
       : 'fetch_failed';
-    throw new TrawlError(code, detail);
+    // (Charged when the caller's steps ran on any page: TrawlError.charged.)
+    throw new TrawlError(code, detail, { charged: stepsRan });
   }
   return {
     data: mergeResults(

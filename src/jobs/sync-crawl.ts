@@ -2,8 +2,8 @@
  * A synchronous crawl (POST /v1/crawl without `async`) on the job machinery: a job whose pages the
  * job runners take (this process's, or every worker's in scale-out, under the same per-host
  * politeness and account cap as any job), waited for within the crawl's time budget and read back
- * in breadth-first order. The job stays listed, its pages readable from GET /v1/jobs/{id} until
- * retention like any job's.
+ * in breadth-first order. The job stays listed, its pages readable from GET /v1/jobs/{id} once the
+ * answer was charged, until retention like any job's.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { CrawlResult, CrawledPage } from '../engine/crawl/crawler.js';
@@ -40,6 +40,8 @@ export async function crawlAsJob(store: Store, c: SyncCrawl): Promise<CrawlResul
     urls: [c.options.url],
     maxItems: c.options.limit,
     at: store.now().toISOString(),
+    // Not readable from the jobs API until the answer is charged (answered: the caller releases it).
+    held: true,
   });
   c.wake?.();
   const deadline = Date.now() + c.timeoutMs;
@@ -95,6 +97,23 @@ export async function crawlAsJob(store: Store, c: SyncCrawl): Promise<CrawlResul
     truncated: timedOut || Number(job.truncated) === 1,
     errors,
   };
+}
+
+/**
+ * The crawl's answer was charged: its pages become readable from GET /v1/jobs/{id}. Had it failed
+ * (not charged), its pages are dropped instead, as for a caller who hung up.
+ */
+export async function settleSyncCrawl(store: Store, id: string, paid: boolean, error?: string): Promise<void> {
+  if (paid) await patiently(() => repo.releaseJob(store.db, id));
+  else
+    await patiently(() =>
+      repo.dropPages(
+        store.db,
+        id,
+        store.now().toISOString(),
+        `the crawl failed (${error}): not charged, its pages dropped`,
+      ),
+    );
 }
 
 /**

@@ -222,6 +222,8 @@ export interface JobsTable {
   truncated: Generated<number>;
   /** URLs a crawl found and left out (its page limit; links past the most one page may add). */
   not_fetched: Generated<number>;
+  /** 1 while a synchronous crawl's answer is not yet charged: its pages are not readable from the jobs API. */
+  held: Generated<number>;
   error: string | null;
   created_at: string;
   started_at: string | null;

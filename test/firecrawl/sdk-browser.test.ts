@@ -135,7 +135,7 @@ describe.skipIf(!chromium)('Firecrawl SDK browser options against Trawl (real Ch
     expect(pngSize(await fetchPng(actions.screenshots[0]))).toEqual({ width: 1280, height: 800 });
   }, 60_000);
 
-  it("a step that cannot be done: Firecrawl's error shape naming the step, and no credit", async () => {
+  it("a step that cannot be done: Firecrawl's error shape naming the step, charged: the caller's steps ran", async () => {
     const before = await svc.credits(accountId);
     await expect(
       fc.scrape('http://www.shop.test/kettle', {
@@ -150,7 +150,7 @@ describe.skipIf(!chromium)('Firecrawl SDK browser options against Trawl (real Ch
       code: 'action_failed',
       message: expect.stringMatching(/^actions\[1\]: no element matches '#no-such-button' within \d+ ms/),
     });
-    expect(await svc.credits(accountId)).toBe(before);
+    expect(await svc.credits(accountId)).toBe(before - 1);
   }, 60_000);
 
   it('headers reach the target site only; mobile and location reach the page', async () => {

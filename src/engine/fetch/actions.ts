@@ -8,7 +8,7 @@
  * refused fails the whole request as forbidden_target, as a refused redirect does.
  */
 import type { Page, PageScreenshotOptions } from 'playwright-core';
-import { TrawlError, timeoutError } from '../../errors.js';
+import { isTrawlError, TrawlError, timeoutError } from '../../errors.js';
 
 /** The wire shape of a step (stored as such on jobs and monitors). */
 export type Action =
@@ -134,11 +134,17 @@ export async function capture(page: Page, spec: ScreenshotSpec, timeoutMs: numbe
 /** Runs the steps in order; the first that cannot be done throws. */
 export async function runActions(page: Page, actions: Action[], ctx: ActionContext): Promise<ActionOutput> {
   const out: ActionOutput = { screenshots: [], scrapes: [], javascriptReturns: [] };
-  for (let i = 0; i < actions.length; i++) {
-    const step = new Step(page, i, ctx);
-    await step.run(actions[i], out);
-    const refused = ctx.refused();
-    if (refused) throw refused;
+  try {
+    for (let i = 0; i < actions.length; i++) {
+      const step = new Step(page, i, ctx);
+      await step.run(actions[i], out);
+      const refused = ctx.refused();
+      if (refused) throw refused;
+    }
+  } catch (e) {
+    // The caller's steps ran in our browser (a script may have sent the page anywhere before
+    // it threw): the failure is charged as the work it was (API.md: actions).
+    throw isTrawlError(e) ? e.keepCredit() : e;
   }
   return out;
 }

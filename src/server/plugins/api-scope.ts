@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { forOwner, type Engine } from '../../engine/index.js';
 import { charged } from '../../billing.js';
-import { TrawlError } from '../../errors.js';
+import { isTrawlError, TrawlError } from '../../errors.js';
 import { usage } from '../../store/index.js';
 import type { ServerContext } from '../context.js';
 import { makeAuthenticate } from './auth.js';
@@ -81,6 +81,10 @@ export async function withCredit<T>(
     );
     request.creditsCharged = free?.(result) ? 0 : 1;
     return result;
+  } catch (e) {
+    // A failure whose work was done (the caller's steps ran) keeps its credit: the usage row says so.
+    if (isTrawlError(e) && e.charged) request.creditsCharged = 1;
+    throw e;
   } finally {
     request.raw.socket?.off('close', onClose);
   }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { charged } from '../../billing.js';
 import { canonicalUrl } from '../../engine/crawl/canonical.js';
-import { TrawlError } from '../../errors.js';
+import { isTrawlError, TrawlError } from '../../errors.js';
 import type { CrawlJobOptions } from '../../jobs/crawl-item.js';
 import { jobs, newId } from '../../store/index.js';
 import { jobWebhook, presentJob, refuseForbidden } from './jobs.js';
@@ -14,7 +14,7 @@ import { formatsAndSchema, parseBody } from '../validation.js';
 import { BROWSER_PAGE_MS } from '../../engine/crawl/rich-page.js';
 import type { ScrapeFormat } from '../../engine/scrape.js';
 import { checkPageOptions, publicBase } from '../scrape-options.js';
-import { crawlAsJob } from '../../jobs/sync-crawl.js';
+import { crawlAsJob, settleSyncCrawl } from '../../jobs/sync-crawl.js';
 
 export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post(
@@ -86,16 +86,25 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
         );
       await refuseForbidden(ctx, url);
       // The same machinery as an async crawl (a job on the runners), answered when it ends.
-      const result = await withCredit(ctx, request, reply, (signal) =>
-        crawlAsJob(ctx.store, {
-          id: newId('job'),
-          accountId,
-          options,
-          timeoutMs: body.timeout_ms ?? 60_000,
-          signal,
-          wake: () => ctx.jobs?.wake(),
-        }),
-      );
+      const id = newId('job');
+      let result;
+      try {
+        result = await withCredit(ctx, request, reply, (signal) =>
+          crawlAsJob(ctx.store, {
+            id,
+            accountId,
+            options,
+            timeoutMs: body.timeout_ms ?? 60_000,
+            signal,
+            wake: () => ctx.jobs?.wake(),
+          }),
+        );
+      } catch (e) {
+        // Not charged: nothing of it is readable later (a job never made has nothing to drop).
+        await settleSyncCrawl(ctx.store, id, false, isTrawlError(e) ? e.code : 'internal_error').catch(() => {});
+        throw e;
+      }
+      await settleSyncCrawl(ctx.store, id, true);
       return { status: 'ok', ...result };
     },
   );

@@ -16,6 +16,7 @@ import * as m010 from './2026-11-26T0700-job-webhooks.js';
 import * as m011 from './2026-11-26T0800-files-cache.js';
 import * as m012 from './2026-11-27T0100-job-truncated.js';
 import * as m013 from './2026-11-28T0100-crawl-reach.js';
+import * as m014 from './2026-11-28T0200-job-held.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0100-accounts-keys-usage': m001,
@@ -31,4 +32,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-26T0800-files-cache': m011,
   '2026-11-27T0100-job-truncated': m012,
   '2026-11-28T0100-crawl-reach': m013,
+  '2026-11-28T0200-job-held': m014,
 };

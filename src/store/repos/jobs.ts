@@ -4,8 +4,8 @@
  * in the same transaction as the item and its page, so progress is exact and every item ends in
  * one page.
  */
-import { PostgresAdapter, sql } from 'kysely';
-import type { Job, JobState } from '../tables.js';
+import { PostgresAdapter, sql, type ExpressionBuilder } from 'kysely';
+import type { Database, Job, JobState } from '../tables.js';
 import type { Db } from './accounts.js';
 import { insertEvents, type NewJobEvent } from './job-events.js';
 
@@ -31,6 +31,8 @@ export async function createJob(
     at: string;
     webhook?: string;
     webhookEvents?: string[];
+    /** A synchronous crawl: its pages are not readable from the jobs API until `releaseJob`. */
+    held?: boolean;
   },
   /** Events of the job's start (a Firecrawl webhook's `started`), written with it. */
   events: NewJobEvent[] = [],
@@ -53,6 +55,7 @@ export async function createJob(
         finished_at: null,
         webhook: job.webhook ?? null,
         webhook_events: job.webhookEvents ? JSON.stringify(job.webhookEvents) : null,
+        held: job.held ? 1 : 0,
       })
       .execute();
     for (let i = 0; i < job.urls.length; i += ITEM_BATCH) {
@@ -97,12 +100,26 @@ export function listJobs(
 export const jobState = async (db: Db, id: string): Promise<JobState | undefined> =>
   (await db.selectFrom('jobs').select('state').where('id', '=', id).executeTakeFirst())?.state;
 
+/** A synchronous crawl's answer was charged: its pages become readable from the jobs API. */
+export async function releaseJob(db: Db, id: string): Promise<void> {
+  await db.updateTable('jobs').set({ held: 0 }).where('id', '=', id).execute();
+}
+
+/** Pages of a job that is not held (a synchronous crawl not yet charged has none to read). */
+const unheld = (eb: ExpressionBuilder<Database, 'job_pages'>) =>
+  eb.not(
+    eb.exists(
+      eb.selectFrom('jobs').select('jobs.id').whereRef('jobs.id', '=', 'job_pages.job_id').where('jobs.held', '=', 1),
+    ),
+  );
+
 /** Pages after cursor `n` (exclusive), in completion order. */
 export const pagesAfter = (db: Db, jobId: string, after: number, limit: number) =>
   db
     .selectFrom('job_pages')
     .select(['n', 'page'])
     .where('job_id', '=', jobId)
+    .where(unheld)
     .where('n', '>', after)
     .orderBy('n')
     .limit(limit)
@@ -141,6 +158,7 @@ export const hasPageAfter = async (db: Db, jobId: string, after: number): Promis
     .selectFrom('job_pages')
     .select('n')
     .where('job_id', '=', jobId)
+    .where(unheld)
     .where('n', '>', after)
     .limit(1)
     .executeTakeFirst());
@@ -157,6 +175,7 @@ export const failedPagesAfter = (db: Db, jobId: string, after: number, limit: nu
     )
     .select(['job_pages.n', 'job_pages.page'])
     .where('job_pages.job_id', '=', jobId)
+    .where(unheld)
     .where('job_items.state', '=', 'failed')
     .where('job_pages.n', '>', after)
     .orderBy('job_pages.n')
@@ -227,10 +246,15 @@ export async function cancelJob(
  */
 export async function dropPages(db: Db, id: string, at: string, error: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    // (written 0: no page is left to read, so a reader's next_cursor ends.)
+    // (written 0: no page is left to read, so a reader's next_cursor ends; the first reason given stays.)
     await trx
       .updateTable('jobs')
-      .set({ state: 'cancelled', finished_at: at, error, written: 0 })
+      .set({
+        state: 'cancelled',
+        finished_at: sql`coalesce(finished_at, ${at})`,
+        error: sql`coalesce(error, ${error})`,
+        written: 0,
+      })
       .where('id', '=', id)
       .execute();
     await stopItems(trx, id);
