@@ -108,13 +108,21 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
       '/wide': record(
         `<html><head><title>Wide</title></head><body style="margin:0"><div style="width:10000px;height:1000px">Wide page</div></body></html>`,
       ),
+      // Another customer of the same hosting platform: another site (the PSL's private section;
+      // a .app name would do for HTTP, but Chromium's HSTS preload sends every .app to HTTPS).
+      '/to-neighbour': (req, res) => {
+        seen.push({ host: req.headers.host ?? '', path: '/to-neighbour', headers: req.headers });
+        res.writeHead(302, { location: 'http://attacker.gitbook.io/article' }).end();
+      },
       // A redirect off the site: the caller's headers must not follow it.
       '/away': (req, res) => {
         seen.push({ host: req.headers.host ?? '', path: '/away', headers: req.headers });
         res.writeHead(302, { location: 'http://third.test/article' }).end();
       },
     });
-    const pins = ['www.shop.test', 'cdn.shop.test', 'third.test'].map((h) => `${h}=127.0.0.1:${site.port}`).join(',');
+    const pins = ['www.shop.test', 'cdn.shop.test', 'third.test', 'victim.gitbook.io', 'attacker.gitbook.io']
+      .map((h) => `${h}=127.0.0.1:${site.port}`)
+      .join(',');
     svc = await startTestService('sqlite', { TRAWL_ALLOW_PRIVATE_NETWORK: '0', TRAWL_RESOLVE: pins });
   }, 60_000);
 
@@ -317,6 +325,19 @@ describe.skipIf(!chromium)('browser-grade scrape options (real Chromium)', () =>
     const [third] = seenAt('third.test', '/article');
     expect(third.headers['x-token']).toBeUndefined();
     expect(third.headers.cookie).toBeUndefined();
+    for (const render of ['http', 'browser'] as const) {
+      seen.length = 0;
+      const hop = await scrape(key, {
+        url: 'http://victim.gitbook.io/to-neighbour',
+        render,
+        headers: { Authorization: 'Bearer victim-secret', 'X-Secret': 's' },
+      });
+      expect(JSON.stringify(hop), render).toContain('"status":200');
+      expect(seenAt('victim.gitbook.io', '/to-neighbour')[0].headers.authorization).toBe('Bearer victim-secret');
+      const [neighbour] = seenAt('attacker.gitbook.io', '/article');
+      expect(neighbour.headers.authorization, render).toBeUndefined();
+      expect(neighbour.headers['x-secret'], render).toBeUndefined();
+    }
   }, 30_000);
 
   it('headers and cookies in the browser go to the target and same-site sub-resources only', async () => {

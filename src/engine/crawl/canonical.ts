@@ -5,6 +5,7 @@
  * is never changed: `/site/` and `/site` (or `/a//b` and `/a/b`) are different resources to
  * a server, and a site that serves only one of them must get the one its links name.
  */
+import { isPublicSuffix } from '../fetch/site.js';
 
 const TRACKING =
   /^(?:utm_[a-z_]+|gclid|gclsrc|dclid|fbclid|msclkid|mc_cid|mc_eid|_ga|_gl|yclid|igshid|twclid|ttclid|li_fat_id|wickedid|_hsenc|_hsmi|hsa_[a-z]+|mkt_tok|oly_anon_id|oly_enc_id|vero_id|rb_clickid|s_cid|spm|scid|ref_src|ref_url)$/i;
@@ -53,11 +54,15 @@ export function canonicalParts(raw: string): CanonicalParts | undefined {
 /** A host without its `www.`: the same site either way. */
 export const bareHost = (h: string) => h.toLowerCase().replace(/^www\./, '');
 
-/** Whether a URL's host is the start's site (or, when asked, one of its subdomains). */
+/**
+ * Whether a URL's host is the start's site (or, when asked, one of its subdomains — never below a
+ * public suffix: a crawl of `github.io` or `run.app` does not spread to every customer's site).
+ */
 export function siteMatcher(startHost: string, allowSubdomains = false): (u: { hostname: string }) => boolean {
   const site = bareHost(startHost);
+  const below = allowSubdomains && !isPublicSuffix(site);
   return (u) => {
     const h = bareHost(u.hostname);
-    return h === site || (allowSubdomains && h.endsWith(`.${site}`));
+    return h === site || (below && h.endsWith(`.${site}`));
   };
 }

@@ -15,6 +15,7 @@ import {
 } from '../../../src/engine/fetch/emulation.js';
 import { registrableDomain, sameSite } from '../../../src/engine/fetch/site.js';
 import { cacheKey } from '../../../src/engine/result-cache.js';
+import { siteMatcher } from '../../../src/engine/crawl/canonical.js';
 
 describe("the target's own site", () => {
   it('is the registrable domain: two labels, three under a generic second level of a country, a customer of a shared host', () => {
@@ -37,6 +38,35 @@ describe("the target's own site", () => {
     expect(sameSite('www.shop.test', 'cdn.shop.test')).toBe(true);
     expect(sameSite('www.example.co.uk', 'other.co.uk')).toBe(false);
     expect(sameSite('alice.github.io', 'bob.github.io')).toBe(false);
+  });
+
+  it("follows the Public Suffix List's private section: two customers of one platform are two sites", () => {
+    // Each pair was one site to the former rules (the last two labels), so a redirect from the
+    // first carried the caller's Authorization to the second (issue 39).
+    const platforms: [string, string][] = [
+      ['victim.run.app', 'attacker.run.app'],
+      ['victim.ondigitalocean.app', 'attacker.ondigitalocean.app'],
+      ['victim.up.railway.app', 'attacker.up.railway.app'],
+      ['victim.deno.dev', 'attacker.deno.dev'],
+      ['us-central1-victim.cloudfunctions.net', 'us-central1-attacker.cloudfunctions.net'],
+      ['victim.gitbook.io', 'attacker.gitbook.io'],
+      ['victim.notion.site', 'attacker.notion.site'],
+      ['victim.s3.us-east-1.amazonaws.com', 'attacker.s3.us-east-1.amazonaws.com'],
+      ['a1.lambda-url.us-east-1.on.aws', 'b2.lambda-url.us-east-1.on.aws'],
+      ['victim.pages.dev', 'attacker.pages.dev'],
+    ];
+    for (const [a, b] of platforms) expect(sameSite(a, b), `${a} / ${b}`).toBe(false);
+    expect(sameSite('www.victim.run.app', 'api.victim.run.app')).toBe(false);
+    expect(sameSite('docs.victim.deno.dev', 'victim.deno.dev')).toBe(true);
+    expect(registrableDomain('www.example.co.uk')).toBe('example.co.uk');
+  });
+
+  it('keeps a crawl with subdomains under its own site, never below a public suffix', () => {
+    const under = (start: string, host: string) => siteMatcher(start, true)({ hostname: host });
+    expect(under('www.example.com', 'docs.example.com')).toBe(true);
+    expect(under('victim.deno.dev', 'docs.victim.deno.dev')).toBe(true);
+    expect(under('github.io', 'alice.github.io')).toBe(false);
+    expect(under('www.co.uk', 'bbc.co.uk')).toBe(false);
   });
 
   it('gets the caller headers and cookies on every hop of the site, none elsewhere', () => {
