@@ -75,7 +75,9 @@ async function attempt(o: JobWebhookOptions, e: ClaimedEvent): Promise<void> {
       })
     : { ok: false, status: null, error: 'the job has no webhook', durationMs: 0 };
   const doneMs = o.store.now().getTime();
-  const exhausted = !sent.ok && (!e.url || sent.status === 410 || e.attempts >= o.maxAttempts);
+  // Counted from the last replay: a replayed event gets the whole schedule again.
+  const tries = e.attempts - e.schedule_offset;
+  const exhausted = !sent.ok && (!e.url || sent.status === 410 || tries >= o.maxAttempts);
   await finishAttempt(
     o.store.db,
     e,
@@ -87,7 +89,7 @@ async function attempt(o: JobWebhookOptions, e: ClaimedEvent): Promise<void> {
       nextAttemptAt:
         sent.ok || exhausted
           ? null
-          : new Date(doneMs + Math.max(sent.retryAfterMs ?? 0, retryDelayMs(e.attempts, o.retryBaseMs))).toISOString(),
+          : new Date(doneMs + Math.max(sent.retryAfterMs ?? 0, retryDelayMs(tries, o.retryBaseMs))).toISOString(),
     },
     new Date(doneMs).toISOString(),
   );

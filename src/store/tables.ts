@@ -266,6 +266,8 @@ export interface JobEventsTable {
   state: 'pending' | 'sending' | 'succeeded' | 'failed';
   /** Attempts made (claimed); an attempt whose sender died counts. */
   attempts: Generated<number>;
+  /** Attempts made before the last replay: the retry schedule counts from there. */
+  schedule_offset: Generated<number>;
   next_attempt_at: string | null;
   lease_until: string | null;
   last_status: number | null;

@@ -271,3 +271,59 @@ describe('jobs: page event bodies', () => {
     });
   });
 });
+
+describe.each(DIALECTS)('jobs: failed webhook events are replayed (%s)', (dialect) => {
+  let svc: TestService;
+  let site: FixtureServer;
+  let hook: WebhookReceiver;
+  beforeAll(async () => {
+    site = await startFixtureServer({
+      '/a': articlePage('A', '<p>The first page of two, with words enough to be the main content.</p>'),
+      '/b': articlePage('B', '<p>The second page of two, with words enough to be the main content.</p>'),
+    });
+    hook = await startWebhookReceiver();
+    svc = await startTestService(dialect, { TRAWL_WEBHOOK_RETRY_BASE_MS: '20', TRAWL_WEBHOOK_MAX_ATTEMPTS: '2' });
+  }, 60_000);
+  afterAll(async () => {
+    await svc?.stop();
+    await site?.close();
+    await hook?.close();
+  });
+
+  it('POST /v1/webhooks/replay sends failed job.page and job.completed events again, with a fresh schedule', async () => {
+    const { key } = await svc.newKey(5);
+    const post = async (path: string, body: unknown) => (await svc.post(path, body, key)).json() as Promise<any>;
+    // Every attempt fails until the replay: 2 attempts per event, then each event is given up.
+    hook.failNext(1000, 503);
+    const since = new Date(Date.now() - 1000).toISOString();
+    const made = await post('/v1/batch/scrape', {
+      urls: [`${site.url}/a`, `${site.url}/b`],
+      webhook: hook.url,
+      webhook_events: ['job.page'],
+    });
+    const id = made.job.job_id;
+    const events = () => hook.received.map((r) => ({ r, e: JSON.parse(r.body) })).filter(({ e }) => e.job_id === id);
+    // 2 pages and job.completed, each tried twice and failed.
+    await expect.poll(() => events().length, { timeout: 20_000 }).toBe(6);
+    await expect
+      .poll(async () => (await eventsOf(svc.store.db, id)).every((e) => e.state === 'failed'), { timeout: 10_000 })
+      .toBe(true);
+    hook.failNext(0);
+    expect(await post('/v1/webhooks/replay', { since })).toEqual({ status: 'ok', replayed: 3 });
+    await expect
+      .poll(
+        () =>
+          events()
+            .filter(({ r }) => r.answered < 300)
+            .map(({ e }) => e.event)
+            .sort(),
+        { timeout: 20_000 },
+      )
+      .toEqual(['job.completed', 'job.page', 'job.page']);
+    // Same event ids as the failed attempts (a receiver de-duplicates by id).
+    const ids = new Set(events().map(({ e }) => e.id));
+    expect(ids.size).toBe(3);
+    expect((await eventsOf(svc.store.db, id)).every((e) => e.state === 'succeeded')).toBe(true);
+    expect(await post('/v1/webhooks/replay', { since })).toEqual({ status: 'ok', replayed: 0 });
+  }, 60_000);
+});

@@ -17,6 +17,7 @@ import * as m011 from './2026-11-26T0800-files-cache.js';
 import * as m012 from './2026-11-27T0100-job-truncated.js';
 import * as m013 from './2026-11-28T0100-crawl-reach.js';
 import * as m014 from './2026-11-28T0200-job-held.js';
+import * as m015 from './2026-11-28T0300-job-event-replay.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0100-accounts-keys-usage': m001,
@@ -33,4 +34,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-27T0100-job-truncated': m012,
   '2026-11-28T0100-crawl-reach': m013,
   '2026-11-28T0200-job-held': m014,
+  '2026-11-28T0300-job-event-replay': m015,
 };

@@ -54,6 +54,8 @@ export interface ClaimedEvent {
   headers: string | null;
   /** Attempts including this one. */
   attempts: number;
+  /** Attempts made before the last replay (the retry schedule starts again after them). */
+  schedule_offset: number;
   url: string | null;
   signing_secret: string;
   previous_signing_secret: string | null;
@@ -172,6 +174,7 @@ export async function claimDue(
         'job_events.body',
         'job_events.headers',
         'job_events.attempts',
+        'job_events.schedule_offset',
         'jobs.webhook as url',
         'accounts.signing_secret',
         'accounts.previous_signing_secret',
@@ -179,7 +182,7 @@ export async function claimDue(
       ])
       .where('job_events.id', 'in', picked)
       .execute();
-    return rows.map((r) => ({ ...r, attempts: Number(r.attempts) }));
+    return rows.map((r) => ({ ...r, attempts: Number(r.attempts), schedule_offset: Number(r.schedule_offset) }));
   });
 }
 
@@ -214,3 +217,25 @@ export async function finishAttempt(
 /** A job's events (oldest first), for its owner and tests. */
 export const eventsOf = (db: Db, jobId: string): Promise<JobEvent[]> =>
   db.selectFrom('job_events').selectAll().where('job_id', '=', jobId).orderBy('created_at').orderBy('id').execute();
+
+/**
+ * Replay: an account's failed job events created at or after `since` become
+ * pending and due now, each with a fresh retry schedule (attempt numbers go on). Returns how many.
+ */
+export async function replayFailedEvents(db: Db, accountId: string, since: string, now: Date): Promise<number> {
+  const nowIso = now.toISOString();
+  const r = await db
+    .updateTable('job_events')
+    .set((eb) => ({
+      state: 'pending',
+      next_attempt_at: nowIso,
+      schedule_offset: eb.ref('attempts'),
+      lease_until: null,
+      updated_at: nowIso,
+    }))
+    .where('account_id', '=', accountId)
+    .where('state', '=', 'failed')
+    .where('created_at', '>=', since)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
