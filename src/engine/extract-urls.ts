@@ -90,10 +90,11 @@ export async function extract(fetchers: Fetchers, options: ExtractOptions): Prom
     const first = results[0] as Extract<ExtractResult, { status: 'error' }>;
     const detail =
       results.length === 1 ? first.detail : `all ${results.length} URLs failed; first: ${first.url}: ${first.detail}`;
-    // Every page failed at one of the caller's steps: the steps are what to fix (422, as for scrape).
-    const code = results.every((r) => r.status === 'error' && r.error === 'action_failed')
-      ? 'action_failed'
-      : 'fetch_failed';
+    // Every page failed for one reason the caller must fix — a step (422) or a private address
+    // (403) — that reason, as scrape answers it; any other mix is the contract's 502 fetch_failed.
+    const codes = new Set(results.map((r) => (r.status === 'error' ? r.error : '')));
+    const [only] = codes;
+    const code = codes.size === 1 && (only === 'action_failed' || only === 'forbidden_target') ? only : 'fetch_failed';
     // (Charged when the caller's steps ran on any page: TrawlError.charged.)
     throw new TrawlError(code, detail, { charged: stepsRan });
   }

@@ -3,7 +3,8 @@
  * start page is refused — on a private address, or a public site whose robots.txt redirects to
  * one — answers 403 and the process lives on (the sitemap read started beside the start page
  * was a rejection nobody awaited: it ended the process); /firecrawl's crawl refuses a private
- * start URL before charging, as /v1/crawl does.
+ * start URL before charging, as /v1/crawl does; a batch with no public URL and an extract of
+ * private URLs are 403 on both surfaces; a batch takes each URL once, however spelled.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobs } from '../../src/store/index.js';
@@ -71,5 +72,53 @@ describe('refused crawl targets', () => {
     }
     expect(await svc.credits(accountId)).toBe(10);
     expect(await jobs.listJobs(svc.store.db, accountId, 10)).toEqual([]);
+  });
+
+  it('a batch with no public URL is refused at once (403, no job, no credit), on both surfaces', async () => {
+    const { key, accountId } = await svc.newKey(10);
+    const urls = [`${site.url}/a`, `http://localhost:${site.port}/b`, 'http://10.0.0.7/c'];
+    const v1 = await svc.post('/v1/batch/scrape', { urls }, key);
+    expect(v1.status).toBe(403);
+    expect(await v1.json()).toMatchObject({ error: 'forbidden_target', detail: expect.stringContaining('urls:') });
+    const fc = await svc.post('/firecrawl/v1/batch/scrape', { urls }, key);
+    expect(fc.status).toBe(403);
+    expect(await fc.json()).toMatchObject({ success: false, code: 'forbidden_target' });
+    expect(await svc.credits(accountId)).toBe(10);
+    expect(await jobs.listJobs(svc.store.db, accountId, 10)).toEqual([]);
+    // One public URL among them: taken, its private URLs fail page by page.
+    const mixed = await svc.post('/v1/batch/scrape', { urls: [...urls, 'http://public.test/'] }, key);
+    expect(mixed.status).toBe(202);
+  });
+
+  it('a batch scrapes a URL once whatever its spelling (fragment, host case, default port, dot segments)', async () => {
+    const { key, accountId } = await svc.newKey(10);
+    const spellings = [
+      'http://public.test/a',
+      'http://public.test/a#x',
+      'http://PUBLIC.test/a',
+      'http://public.test:80/a',
+      'http://public.test/./a',
+      'http://public.test/b/../a',
+    ];
+    const r = await svc.post('/v1/batch/scrape', { urls: [...spellings, 'http://public.test/a?q=1'] }, key);
+    expect(r.status).toBe(202);
+    const job = ((await r.json()) as any).job;
+    expect(job.progress.queued + job.progress.done + job.progress.failed).toBe(2);
+    const [row] = await jobs.listJobs(svc.store.db, accountId, 1);
+    expect(Number(row.total)).toBe(2);
+  });
+
+  it('extract of private URLs is 403 forbidden_target on both surfaces, not 502, and free', async () => {
+    const { key, accountId } = await svc.newKey(10);
+    const schema = { type: 'object', properties: { title: { type: 'string' } } };
+    const v1 = await svc.post('/v1/extract', { urls: [`${site.url}/`], schema: { title: 'string' } }, key);
+    expect(v1.status).toBe(403);
+    expect(await v1.json()).toMatchObject({ error: 'forbidden_target' });
+    for (const v of ['v1', 'v2']) {
+      const r = await svc.post(`/firecrawl/${v}/extract`, { urls: [`http://localhost:${site.port}/`], schema }, key);
+      expect(r.status, v).toBe(403);
+      expect(await r.json()).toMatchObject({ success: false, code: 'forbidden_target' });
+    }
+    expect(await svc.credits(accountId)).toBe(10);
   });
 });

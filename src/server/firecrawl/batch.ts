@@ -24,6 +24,7 @@ import {
 import { checkPageOptions, publicBase } from '../scrape-options.js';
 import { HIDDEN } from './shared.js';
 import { BATCH_BODY, MAX_BATCH_URLS } from '../body-limits.js';
+import { refuseAllForbidden, uniqueUrls } from '../batch-urls.js';
 import { startedEvents, webhookOf } from './webhook.js';
 
 const URL_CHECK = httpUrl();
@@ -55,8 +56,9 @@ export function batchRoutes(app: FastifyInstance, ctx: ServerContext, version: V
         );
     });
     if (!urls.length) throw invalidRequest('urls: none is an http or https URL');
-    // A job scrapes each URL once: a URL listed twice answers one document.
-    const unique = [...new Set(urls)];
+    // A job scrapes each URL once: a URL listed twice (in any spelling) answers one document.
+    const unique = uniqueUrls(urls);
+    await refuseAllForbidden(ctx, unique);
     const plan = planScrape(o, { version, use: 'batch', llm: !!ctx.engine.llm });
     const options: BatchOptions & FirecrawlJobTag = {
       formats: engineFormats(plan),

@@ -14,6 +14,7 @@ import type { BatchOptions } from '../../jobs/runner.js';
 import { formatsAndSchema, parseBody } from '../validation.js';
 import { checkPageOptions, publicBase } from '../scrape-options.js';
 import { BATCH_BODY } from '../body-limits.js';
+import { refuseAllForbidden, uniqueUrls } from '../batch-urls.js';
 
 type IdParams = { Params: { id: string } };
 export const JOB_ID = /^job_[0-9A-Za-z]{20}$/;
@@ -101,8 +102,9 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
       const at = ctx.store.now().toISOString();
       const accountId = request.auth!.accountId;
       const hook = await jobWebhook(ctx, body);
-      // A URL listed twice is scraped once (one page per URL of the job), in the order first listed.
-      const urls = [...new Set(body.urls)];
+      // A URL listed twice (in any spelling) is scraped once (one page per URL of the job), in the order first listed.
+      const urls = uniqueUrls(body.urls);
+      await refuseAllForbidden(ctx, urls);
       // A job costs one credit when it is accepted (contract section 7).
       await charged(ctx.store.db, accountId, () =>
         repo.createJob(ctx.store.db, {
