@@ -9,6 +9,7 @@ import { bodyOf, checkOptions, httpUrlAt } from './options.js';
 import { HIDDEN } from './shared.js';
 import { engineFormats, pageOptionsOf, planScrape, scrapeOptionTable, type Version } from './scrape-options.js';
 import { summarize } from './summary.js';
+import { withinBudget } from '../budget.js';
 
 export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext, version: Version): void {
   app.post(`/${version}/scrape`, HIDDEN, async (request, reply) => {
@@ -20,34 +21,39 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext, version: 
     checkPageOptions(page);
     const stores = scrapeStores(ctx, request.auth!.accountId, publicBase(ctx, request), page.max_age);
     const started = Date.now();
-    const { result, summary } = await withCredit(ctx, request, reply, async (signal, engine) => {
-      const result = await scrape(engine, {
-        ...enginePageOptions(page),
-        ...stores,
-        url,
-        schema: plan.compiled,
-        prompt: plan.prompt,
-        onlyMainContent: plan.onlyMainContent,
-        // Firecrawl's waitFor is time in a browser.
-        render: page.render,
-        waitFor: page.wait_for,
-        timeoutMs: plan.timeoutMs,
-        pdf: page.pdf ? { maxPages: page.pdf.max_pages } : undefined,
-        actionScrapeHtml: page.action_scrape_html,
-        signal,
-        llm: ctx.engine.llm,
-      });
-      const budget = (plan.timeoutMs ?? 30_000) - (Date.now() - started);
-      const summary = plan.fields.includes('summary')
-        ? await summarize(
-            ctx.engine.llm!,
-            { url: result.url, markdown: result.markdown ?? '' },
-            signal,
-            Math.max(1000, budget),
-          )
-        : undefined;
-      return { result, summary };
-    });
+    const { result, summary } = await withCredit(
+      ctx,
+      request,
+      reply,
+      withinBudget(plan.timeoutMs ?? 30_000, async (signal, engine) => {
+        const result = await scrape(engine, {
+          ...enginePageOptions(page),
+          ...stores,
+          url,
+          schema: plan.compiled,
+          prompt: plan.prompt,
+          onlyMainContent: plan.onlyMainContent,
+          // Firecrawl's waitFor is time in a browser.
+          render: page.render,
+          waitFor: page.wait_for,
+          timeoutMs: plan.timeoutMs,
+          pdf: page.pdf ? { maxPages: page.pdf.max_pages } : undefined,
+          actionScrapeHtml: page.action_scrape_html,
+          signal,
+          llm: ctx.engine.llm,
+        });
+        const budget = (plan.timeoutMs ?? 30_000) - (Date.now() - started);
+        const summary = plan.fields.includes('summary')
+          ? await summarize(
+              ctx.engine.llm!,
+              { url: result.url, markdown: result.markdown ?? '' },
+              signal,
+              Math.max(1000, budget),
+            )
+          : undefined;
+        return { result, summary };
+      }),
+    );
     return { success: true, data: documentOfScrape(result, url, plan.fields, summary) };
   });
 }

@@ -7,6 +7,7 @@ import { docs } from '../openapi-responses.js';
 import { ExtractBody } from '../schemas.js';
 import { parseBody } from '../validation.js';
 import { checkPageOptions, checkPreparingActions, enginePageOptions, pageSetupOf } from '../scrape-options.js';
+import { withinBudget } from '../budget.js';
 
 export function extractRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post(
@@ -17,18 +18,23 @@ export function extractRoutes(app: FastifyInstance, ctx: ServerContext): void {
       const schema = compileSchema(body.schema);
       checkPageOptions(body, 60_000);
       checkPreparingActions(body.actions, 'extract');
-      const r = await withCredit(ctx, request, reply, (signal, engine) =>
-        extract(engine, {
-          urls: body.urls,
-          schema,
-          prompt: body.prompt,
-          render: body.render,
-          timeoutMs: body.timeout_ms,
-          signal,
-          llm: ctx.engine.llm,
-          setup: pageSetupOf(body),
-          actions: enginePageOptions(body).actions,
-        }),
+      const r = await withCredit(
+        ctx,
+        request,
+        reply,
+        withinBudget(body.timeout_ms ?? 60_000, (signal, engine) =>
+          extract(engine, {
+            urls: body.urls,
+            schema,
+            prompt: body.prompt,
+            render: body.render,
+            timeoutMs: body.timeout_ms,
+            signal,
+            llm: ctx.engine.llm,
+            setup: pageSetupOf(body),
+            actions: enginePageOptions(body).actions,
+          }),
+        ),
       );
       return { status: 'ok', data: r.data, results: r.results };
     },

@@ -6,6 +6,7 @@ import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
 import { MapBody } from '../schemas.js';
 import { parseBody } from '../validation.js';
+import { withinBudget } from '../budget.js';
 
 export function mapRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post(
@@ -13,16 +14,21 @@ export function mapRoutes(app: FastifyInstance, ctx: ServerContext): void {
     openapiRoute(MapBody, "A site's URLs from its sitemaps and a fast link harvest, no content", docs.map),
     async (request, reply) => {
       const body = parseBody(MapBody, request.body);
-      const r = await withCredit(ctx, request, reply, (signal, engine) =>
-        mapSite(engine, {
-          url: body.url,
-          limit: body.limit,
-          search: body.search,
-          useSitemap: body.use_sitemap,
-          allowSubdomains: body.allow_subdomains,
-          timeoutMs: body.timeout_ms,
-          signal,
-        }),
+      const r = await withCredit(
+        ctx,
+        request,
+        reply,
+        withinBudget(body.timeout_ms ?? 30_000, (signal, engine) =>
+          mapSite(engine, {
+            url: body.url,
+            limit: body.limit,
+            search: body.search,
+            useSitemap: body.use_sitemap,
+            allowSubdomains: body.allow_subdomains,
+            timeoutMs: body.timeout_ms,
+            signal,
+          }),
+        ),
       );
       return { status: 'ok', links: r.links, total: r.total };
     },

@@ -7,6 +7,7 @@ import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
 import { MarketplaceBody } from '../schemas.js';
 import { parseBody } from '../validation.js';
+import { withinBudget } from '../budget.js';
 
 export function marketplaceRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post(
@@ -27,15 +28,20 @@ export function marketplaceRoutes(app: FastifyInstance, ctx: ServerContext): voi
         throw invalidRequest(
           `url: ${url.hostname}${url.pathname.slice(0, 40)} is not a page of marketplace ${body.marketplace}`,
         );
-      const r = await withCredit(ctx, request, reply, (signal, engine) =>
-        marketplaceProduct(engine, {
-          marketplace: body.marketplace,
-          url: body.url,
-          mode: body.mode,
-          render: body.render,
-          timeoutMs: body.timeout_ms,
-          signal,
-        }),
+      const r = await withCredit(
+        ctx,
+        request,
+        reply,
+        withinBudget(body.timeout_ms ?? 30_000, (signal, engine) =>
+          marketplaceProduct(engine, {
+            marketplace: body.marketplace,
+            url: body.url,
+            mode: body.mode,
+            render: body.render,
+            timeoutMs: body.timeout_ms,
+            signal,
+          }),
+        ),
       );
       // A search-results or category page answers its products (beyond the contract).
       if (Array.isArray(r.product.products))

@@ -7,6 +7,7 @@ import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
 import { MetaAdsBody } from '../schemas.js';
 import { parseBody } from '../validation.js';
+import { withinBudget } from '../budget.js';
 
 export function metaAdsRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post(
@@ -14,19 +15,24 @@ export function metaAdsRoutes(app: FastifyInstance, ctx: ServerContext): void {
     openapiRoute(MetaAdsBody, "An advertiser's ads from the Facebook/Instagram Ad Library", docs.metaAds),
     async (request, reply) => {
       const body = parseBody(MetaAdsBody, request.body);
-      const r = await withCredit(ctx, request, reply, (signal) =>
-        metaAds(
-          ctx.engine.http,
-          {
-            advertiser: body.advertiser,
-            country: body.country,
-            activeStatus: body.active_status,
-            platforms: body.platforms,
-            limit: body.limit,
-            timeoutMs: body.timeout_ms,
-            signal,
-          },
-          metaConfig(ctx.config),
+      const r = await withCredit(
+        ctx,
+        request,
+        reply,
+        withinBudget(body.timeout_ms ?? 60_000, (signal) =>
+          metaAds(
+            ctx.engine.http,
+            {
+              advertiser: body.advertiser,
+              country: body.country,
+              activeStatus: body.active_status,
+              platforms: body.platforms,
+              limit: body.limit,
+              timeoutMs: body.timeout_ms,
+              signal,
+            },
+            metaConfig(ctx.config),
+          ),
         ),
       );
       return {

@@ -8,6 +8,7 @@ import { formatsAndSchema, parseBody } from '../validation.js';
 import { checkPageOptions, enginePageOptions, publicBase, scrapeStores } from '../scrape-options.js';
 import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
+import { withinBudget } from '../budget.js';
 
 export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post(
@@ -23,7 +24,7 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
         ctx,
         request,
         reply,
-        (signal, engine) =>
+        withinBudget(body.timeout_ms ?? 30_000, (signal, engine) =>
           scrape(engine, {
             ...enginePageOptions(body),
             ...stores,
@@ -37,6 +38,7 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
             llm: ctx.engine.llm,
             pdf: body.pdf?.max_pages !== undefined ? { maxPages: body.pdf.max_pages } : undefined,
           }),
+        ),
         // An answer with nothing at all in it (a page without text, after every fallback) is free.
         nothingCameBack,
       );

@@ -7,6 +7,7 @@ import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
 import { SearchBody } from '../schemas.js';
 import { parseBody } from '../validation.js';
+import { withinBudget } from '../budget.js';
 
 export function searchRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post(
@@ -20,16 +21,21 @@ export function searchRoutes(app: FastifyInstance, ctx: ServerContext): void {
           'fetch_failed',
           `search is not configured on this server: ${ctx.engine.searchProviderError ?? 'no provider'}`,
         );
-      const r = await withCredit(ctx, request, reply, (signal, engine) =>
-        search(engine, provider, {
-          query: body.query,
-          limit: body.limit,
-          scrape: body.scrape,
-          country: body.country?.toUpperCase(),
-          language: body.language?.toLowerCase(),
-          timeoutMs: body.timeout_ms,
-          signal,
-        }),
+      const r = await withCredit(
+        ctx,
+        request,
+        reply,
+        withinBudget(body.timeout_ms ?? 20_000, (signal, engine) =>
+          search(engine, provider, {
+            query: body.query,
+            limit: body.limit,
+            scrape: body.scrape,
+            country: body.country?.toUpperCase(),
+            language: body.language?.toLowerCase(),
+            timeoutMs: body.timeout_ms,
+            signal,
+          }),
+        ),
       );
       return { status: 'ok', query: r.query, results: r.results };
     },
