@@ -5,7 +5,7 @@
 import type { Config } from '../config.js';
 import { ChromiumPool, type BrowserPool } from './fetch/browser.js';
 import { HttpClient } from './fetch/http.js';
-import { DocumentPool } from './document/pool.js';
+import { DocumentPool, ownedBy } from './document/pool.js';
 import { LargePageGate } from './fetch/large-pages.js';
 import type { Fetchers } from './fetch/page.js';
 import { OwnerSlots } from './fetch/owner-slots.js';
@@ -52,14 +52,26 @@ export interface Engine extends Fetchers {
   close(): Promise<void>;
 }
 
-/** The engine as one owner's work sees it: its page fetches take that owner's slots. */
+/** The engine as one owner's work sees it: its page fetches take that owner's slots, its documents its share of the workers. */
 export function forOwner(engine: Engine, owner: string): Engine {
-  return { ...engine, slots: engine.ownerSlots.for(owner) };
+  return {
+    ...engine,
+    slots: engine.ownerSlots.for(owner),
+    documents: engine.documents && ownedBy(engine.documents, owner),
+  };
 }
 
 export type EngineConfig = Pick<Config, 'allowPrivateNetwork' | 'resolve' | 'proxyUrls' | 'chromiumPath'> &
   Partial<
-    Pick<Config, 'documentWorkers' | 'documentBudgetMs' | 'largePages' | 'pageBytesBudget' | 'accountConcurrency'>
+    Pick<
+      Config,
+      | 'documentWorkers'
+      | 'documentBudgetMs'
+      | 'largePages'
+      | 'pageBytesBudget'
+      | 'accountConcurrency'
+      | 'pdfMaxInflatedBytes'
+    >
   > &
   Partial<
     Pick<
@@ -82,7 +94,11 @@ export function createEngine(config: EngineConfig, log?: { warn(obj: object, msg
     proxyUrls: config.proxyUrls,
   });
   const browser = new ChromiumPool({ executablePath: config.chromiumPath, http });
-  const documents = new DocumentPool({ size: config.documentWorkers, jobTimeoutMs: config.documentBudgetMs });
+  const documents = new DocumentPool({
+    size: config.documentWorkers,
+    jobTimeoutMs: config.documentBudgetMs,
+    pdfMaxInflatedBytes: config.pdfMaxInflatedBytes,
+  });
   const largePages = new LargePageGate(LARGE_PAGE_BYTES, config.largePages ?? 2, config.pageBytesBudget ?? Infinity);
   // Endpoints the operator configured (an LLM or a SearXNG on the LAN) may be private
   // addresses, so they get their own client; user-supplied URLs never travel through it.

@@ -9,6 +9,7 @@
  */
 import type { PDFDocumentProxy } from 'unpdf/pdfjs';
 import { timeoutError } from '../../errors.js';
+import { InflateBudget, loadGuardedPdfJs, withinBudget } from './pdf-inflate.js';
 import { fragments, type Fragment } from './pdf-lines.js';
 import { itemOf, readingOrder, tableItem, type Unit } from './pdf-layout.js';
 import { readPage, type PageGeometry, type PdfJs } from './pdf-page.js';
@@ -29,6 +30,12 @@ export interface PdfOptions {
   maxPages?: number;
   /** Epoch ms after which reading stops with an error (checked between pages). */
   deadline?: number;
+  /**
+   * Bytes the document's streams may inflate to, all told (pdf-inflate.ts). Past it reading
+   * stops: the pages read before are the answer (with a warning), or, with none, it fails.
+   * @default 128 MiB
+   */
+  maxInflatedBytes?: number;
 }
 
 export interface PdfMarkdown {
@@ -45,6 +52,16 @@ export interface PdfMarkdown {
 export class PdfUnreadable extends Error {}
 
 const DEFAULT_MAX_PAGES = 200;
+/**
+ * 128 MiB. The memory a document's inflated streams take is counted as their buffers grow (up to
+ * twice the data), and a page's content is inflated twice (its text and its drawing are read
+ * apart): 128 MiB holds 200 pages of ~200 KB of content each, where the 107 PDFs of the eval
+ * sets take at most 0.4 MB in all. A bomb costs the time to lex what it inflated: measured on
+ * a 1 GB one, 0.4 s to reach 32 MiB, 0.6 s for 64, 1.9 s for 128 and 2.8 s for 256. (pypdf
+ * caps one stream at 75 MB, pdf_oxide at 256 MB; a cap on the whole document also holds for
+ * many streams or a filter chain.)
+ */
+export const DEFAULT_MAX_INFLATED_BYTES = 128 * 2 ** 20;
 
 let pdfjs:
   Promise<PdfJs & { getDocumentProxy: (data: Uint8Array, o?: object) => Promise<PDFDocumentProxy> }> | undefined;
@@ -54,6 +71,8 @@ function loadPdfJs() {
   return (pdfjs ??= (async () => {
     polyfillTransfer();
     const unpdf = await import('unpdf');
+    // unpdf's helpers (getDocumentProxy's defaults) over the guarded bundle.
+    await unpdf.configureUnPDF({ pdfjs: loadGuardedPdfJs });
     const { OPS } = await unpdf.getResolvedPDFJS();
     return {
       OPS: OPS as unknown as Record<string, number>,
@@ -83,7 +102,7 @@ function polyfillTransfer(): void {
 }
 
 /** Opens the document, or says why it cannot be opened. */
-async function open(bytes: Uint8Array): Promise<PDFDocumentProxy> {
+async function open(bytes: Uint8Array, budget: InflateBudget): Promise<PDFDocumentProxy> {
   const { getDocumentProxy } = await loadPdfJs();
   try {
     // A copy: pdf.js takes ownership of (detaches) the buffer it is given. Images are
@@ -96,6 +115,7 @@ async function open(bytes: Uint8Array): Promise<PDFDocumentProxy> {
       maxImageSize: 1,
     });
   } catch (e) {
+    if (budget.exceeded) throw new PdfUnreadable(inflatedTooFar(budget));
     const name = (e as Error)?.name;
     if (name === 'PasswordException') throw new PdfUnreadable('it is encrypted and needs a password to open');
     if (name === 'InvalidPDFException') throw new PdfUnreadable(`it is damaged or not a PDF (${(e as Error).message})`);
@@ -103,10 +123,26 @@ async function open(bytes: Uint8Array): Promise<PDFDocumentProxy> {
   }
 }
 
+/** Why a document that inflated past its budget before any page was read was not read. */
+const inflatedTooFar = (budget: InflateBudget) =>
+  `its streams inflate to more than ${mib(budget.max)} (the limit for one document) before its first page is read: a compression bomb, or a document too large to read`;
+const mib = (bytes: number) => `${Math.round((bytes / 2 ** 20) * 10) / 10} MiB`;
+
 export async function pdfToMarkdown(bytes: Uint8Array, options: PdfOptions = {}): Promise<PdfMarkdown> {
   const lib = await loadPdfJs();
-  const doc = await open(bytes);
+  const budget = new InflateBudget(options.maxInflatedBytes ?? DEFAULT_MAX_INFLATED_BYTES);
+  return withinBudget(budget, () => readDocument(lib, bytes, options, budget));
+}
+
+async function readDocument(
+  lib: Awaited<ReturnType<typeof loadPdfJs>>,
+  bytes: Uint8Array,
+  options: PdfOptions,
+  budget: InflateBudget,
+): Promise<PdfMarkdown> {
+  const doc = await open(bytes, budget);
   try {
+    if (budget.exceeded) throw new PdfUnreadable(inflatedTooFar(budget));
     const pages = doc.numPages;
     const read = Math.min(pages, Math.max(1, options.maxPages ?? DEFAULT_MAX_PAGES));
     const warnings: string[] = [];
@@ -119,16 +155,27 @@ export async function pdfToMarkdown(bytes: Uint8Array, options: PdfOptions = {})
           `the request used its whole time budget while the PDF was being read (at page ${p} of ${read})`,
         );
       // A damaged page is left out (and said so); the document fails only when no page reads.
+      let got: PageGeometry | undefined;
       try {
         const page = await doc.getPage(p);
         try {
-          geometry.push(await readPage(page, lib));
+          got = await readPage(page, lib);
         } finally {
           page.cleanup();
         }
       } catch (e) {
-        failed.push(`page ${p} (${(e as Error)?.message ?? e})`);
+        if (!budget.exceeded) failed.push(`page ${p} (${(e as Error)?.message ?? e})`);
       }
+      // The page that passed the budget is cut short (pdf.js reads on past errors): it and
+      // those after it are left out, as pages past max_pages are.
+      if (budget.exceeded) {
+        if (!geometry.length) throw new PdfUnreadable(inflatedTooFar(budget));
+        warnings.push(
+          `the PDF's streams inflate to more than ${mib(budget.max)} (the limit for one document); only the first ${p - 1} of its ${pages} pages were read`,
+        );
+        break;
+      }
+      if (got) geometry.push(got);
     }
     if (!geometry.length && failed.length) throw new PdfUnreadable(`none of its pages could be read: ${failed[0]}`);
     if (failed.length)

@@ -4,11 +4,15 @@
  * a crawl or a busy service parses pages on a second core while the event loop keeps
  * fetching and answering.
  *
- * One page must never stall the others. Jobs wait in one queue, smallest page first (a
- * waiting page gains priority as it waits, so a large one is not starved); a large page goes
- * only to an idle worker, small ones are posted a few ahead (so a worker never idles between
- * pages), and small pages that would wait behind a large or slow one go to an express
- * worker. A page that
+ * One page must never stall the others. Jobs wait in one queue, shared fairly between their
+ * owners (an owner's k-th waiting job comes after every owner's earlier ones, counting what
+ * each already has on the workers), and within an owner's share smallest page first (a
+ * waiting page gains priority as it waits, so a large one is not starved). A heavy job — a
+ * large page, or any PDF (a small file may inflate to hundreds of MB) — goes only to an idle
+ * worker, and only `largeAtOnce` of them run at once unless another owner has none running;
+ * small pages are posted a few ahead (so a worker never idles between pages), and small pages
+ * that would wait behind a heavy or slow job go to an express worker. A worker that a job left
+ * holding much memory outside its heap (pdf.js's buffers) is replaced at once. A page that
  * runs past its budget (the pool's per-document limit, or its request's deadline) is stopped
  * by terminating its worker: only that page fails; the pages posted behind it run again on a
  * fresh worker. A job whose caller gave up (signal aborted) leaves the queue, or is stopped
@@ -34,10 +38,12 @@ export interface Processed extends DocumentResult {
   extracted?: ExtractOutput;
 }
 
-/** A job's limits: its caller's cancellation and its request's deadline (epoch ms). */
+/** A job's limits: its caller's cancellation and its request's deadline (epoch ms), and whose it is. */
 export interface JobControl {
   signal?: AbortSignal;
   deadline?: number;
+  /** Whose job (an opaque key: the server's owners are accounts); the pool shares its workers fairly between owners. */
+  owner?: string;
 }
 
 export interface DocumentProcessor {
@@ -51,6 +57,20 @@ export interface DocumentProcessor {
   /** Converts a PDF to markdown (pdf.ts), under the same limits as a page. */
   processPdf?(bytes: Uint8Array, options: PdfOptions, control?: JobControl): Promise<PdfMarkdown>;
   close(): Promise<void>;
+}
+
+/**
+ * The processor as one owner's work sees it: its jobs carry `owner`, so the pool shares its
+ * workers fairly between owners. Closing it leaves the pool alone (the pool is its maker's).
+ */
+export function ownedBy(documents: DocumentProcessor, owner: string): DocumentProcessor {
+  const processPdf = documents.processPdf?.bind(documents);
+  return {
+    process: (source, options, extraction, control) =>
+      documents.process(source, options, extraction, { ...control, owner }),
+    processPdf: processPdf && ((bytes, options, control) => processPdf(bytes, options, { ...control, owner })),
+    close: async () => undefined,
+  };
 }
 
 /**
@@ -136,6 +156,8 @@ interface Job {
   marketplace?: { id: string; mode: 'basic' | 'rich' };
   /** Size of the page, for shortest-first scheduling. */
   size: number;
+  /** Whose job: workers are shared fairly between owners. */
+  owner: string;
   queuedAt: number;
   deadline?: number;
   signal?: AbortSignal;
@@ -158,6 +180,8 @@ interface Slot {
   warm: Promise<number>;
   /** The worker's heap after its last page, in bytes. */
   heap?: number;
+  /** The worker's memory outside its heap (ArrayBuffers: pdf.js's) after its last PDF, in bytes. */
+  external?: number;
   idleTimer?: NodeJS.Timeout;
 }
 
@@ -179,6 +203,8 @@ export interface DocumentPoolOptions {
   largeAtOnce?: number;
   /** Start an express worker for small pages when the others are busy with large or slow ones. @default true */
   express?: boolean;
+  /** What one PDF's streams may inflate to (pdf.ts); jobs that set their own keep it. @default 128 MiB */
+  pdfMaxInflatedBytes?: number;
 }
 
 /**
@@ -208,6 +234,13 @@ const PER_WORKER = 32;
 const AGEING_BYTES_PER_SECOND = 2_000_000;
 /** A worker whose heap has grown past this is replaced once idle. */
 const RECYCLE_HEAP_BYTES = 64 * 1024 * 1024;
+/**
+ * A worker holding more than this outside its heap after a job (a PDF's inflated streams,
+ * collected or not) is replaced as soon as it has nothing else to do, before another job lands
+ * on it: collecting gives the buffers back only when V8 gets to it, and pdf.js keeps caches of
+ * its own; a fresh thread starts empty.
+ */
+const RECYCLE_EXTERNAL_BYTES = 64 * 1024 * 1024;
 /** How long a worker with a grown heap must sit idle before it is replaced. */
 const RECYCLE_IDLE_MS = 1_000;
 /** How long the express worker may sit idle before it is stopped (started again on need). */
@@ -229,8 +262,14 @@ const SLOW_MS = 1_000;
  */
 const LARGE_SLOW_MS = 200;
 
+/**
+ * A job that takes a worker to itself: a large page, or a PDF whatever its size (its cost shows
+ * only once its streams inflate: a 204 KB file inflated to 200 MB).
+ */
+const heavy = (job: Job) => !!job.pdf || job.size > SMALL_BYTES;
+
 /** When the page a busy worker is running starts to hold up the small pages waiting behind it. */
-const blocksAt = (slot: Slot) => slot.startedAt + (slot.jobs[0].size > SMALL_BYTES ? LARGE_SLOW_MS : SLOW_MS);
+const blocksAt = (slot: Slot) => slot.startedAt + (heavy(slot.jobs[0]) ? LARGE_SLOW_MS : SLOW_MS);
 
 /**
  * Two workers for every three cores (none on one core, at most 4). The main thread's share of
@@ -259,6 +298,7 @@ export class DocumentPool implements DocumentProcessor {
   private readonly warmUpPasses: number;
   private readonly workerHeapMb: number;
   private readonly largeAtOnce: number;
+  private readonly pdfMaxInflatedBytes?: number;
 
   constructor(options: DocumentPoolOptions = {}) {
     this.workerUrl = options.workerUrl ?? new URL('./worker.js', import.meta.url);
@@ -266,6 +306,7 @@ export class DocumentPool implements DocumentProcessor {
     this.warmUpPasses = Math.max(0, options.warmUpPasses ?? WARM_UP_PASSES);
     this.workerHeapMb = options.workerHeapMb ?? 1024;
     this.expressSize = options.express === false ? 0 : 1;
+    this.pdfMaxInflatedBytes = options.pdfMaxInflatedBytes;
     // Running from TypeScript sources (tests) there is no compiled worker: stay inline.
     const size = existsSync(fileURLToPath(this.workerUrl)) ? Math.max(0, options.size ?? defaultDocumentWorkers()) : 0;
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
@@ -285,6 +326,11 @@ export class DocumentPool implements DocumentProcessor {
   /** Jobs waiting for a worker (not yet posted to one). */
   get queued(): number {
     return this.queue.length;
+  }
+
+  /** The thread ids of the live workers (the express one aside): a replaced worker has a new one. */
+  get threadIds(): number[] {
+    return this.slots.map((s) => s.worker.threadId);
   }
 
   /**
@@ -312,9 +358,17 @@ export class DocumentPool implements DocumentProcessor {
     worker.unref();
     worker.on(
       'message',
-      (m: { id: number; result?: Processed | PdfMarkdown; error?: string; warm?: number; heap?: number }) => {
+      (m: {
+        id: number;
+        result?: Processed | PdfMarkdown;
+        error?: string;
+        warm?: number;
+        heap?: number;
+        external?: number;
+      }) => {
         if (m.warm !== undefined) return warmed(m.warm);
         if (m.heap !== undefined) slot.heap = m.heap;
+        if (m.external !== undefined) slot.external = m.external;
         const i = slot.jobs.findIndex((j) => j.id === m.id);
         if (i < 0) return;
         const [job] = slot.jobs.splice(i, 1);
@@ -323,6 +377,8 @@ export class DocumentPool implements DocumentProcessor {
         if (i === 0) this.startHead(slot);
         if (m.error !== undefined) job.reject(new Error(m.error));
         else job.resolve(m.result!);
+        // (Before dispatching: the next job goes to the fresh worker, not to this one.)
+        if (!slot.jobs.length && (slot.external ?? 0) > RECYCLE_EXTERNAL_BYTES) this.replace(slot);
         this.dispatch();
         this.recycleIfIdle(slot);
       },
@@ -373,22 +429,30 @@ export class DocumentPool implements DocumentProcessor {
    */
   private recycleIfIdle(slot: Slot): void {
     clearTimeout(slot.idleTimer);
+    if (slot.stopping) return;
     const grown = (slot.heap ?? 0) > RECYCLE_HEAP_BYTES;
     if (slot.jobs.length || (!grown && slot !== this.express)) return;
     slot.idleTimer = setTimeout(
       () => {
         if (slot.jobs.length || slot.stopping || this.closed) return;
-        slot.stopping = new Error('recycled');
-        if (slot === this.express) this.express = undefined;
-        else {
-          const i = this.slots.indexOf(slot);
-          if (i >= 0) this.slots[i] = this.spawn();
-        }
-        void slot.worker.terminate();
+        this.replace(slot);
       },
       slot === this.express && !grown ? EXPRESS_IDLE_MS : RECYCLE_IDLE_MS,
     );
     slot.idleTimer.unref();
+  }
+
+  /** An idle worker goes and a fresh one takes its place (the express worker just goes). */
+  private replace(slot: Slot): void {
+    if (slot.stopping || this.closed) return;
+    clearTimeout(slot.idleTimer);
+    slot.stopping = new Error('recycled');
+    if (slot === this.express) this.express = undefined;
+    else {
+      const i = this.slots.indexOf(slot);
+      if (i >= 0) this.slots[i] = this.spawn();
+    }
+    void slot.worker.terminate();
   }
 
   /** Stop a worker for the job it is running: that job fails with `reason`, the others are re-run. */
@@ -424,18 +488,16 @@ export class DocumentPool implements DocumentProcessor {
     slot.watchdog.unref();
   }
 
-  /** Post queued jobs to workers with room, smallest (aged) page first. */
+  /** Post queued jobs to workers with room: owners in turn, each one's smallest (aged) page first. */
   private dispatch(): void {
     clearTimeout(this.recheck);
     this.recheck = undefined;
     const now = Date.now();
-    const key = (job: Job) => job.size - ((now - job.queuedAt) / 1000) * AGEING_BYTES_PER_SECOND;
-    const order = this.queue.length > 1 ? [...this.queue].sort((a, b) => key(a) - key(b)) : [...this.queue];
     let waitingSmall = false;
-    for (const job of order) {
+    for (const job of this.fairOrder(now)) {
       const slot = this.slotFor(job, now);
       if (!slot) {
-        if (job.size <= SMALL_BYTES) waitingSmall = true;
+        if (!heavy(job)) waitingSmall = true;
         continue;
       }
       this.queue.splice(this.queue.indexOf(job), 1);
@@ -461,25 +523,53 @@ export class DocumentPool implements DocumentProcessor {
   }
 
   /**
-   * Where `job` may go now. An idle worker takes any page; a busy one takes a small page
+   * The queue in the order jobs are offered to the workers. Each owner's jobs by size, aged
+   * (each second waiting counts as AGEING_BYTES_PER_SECOND bytes less); an owner's k-th job
+   * ranks k after what it already has on the workers, and ranks come first: the one page of an
+   * owner with nothing on the workers goes before the 40 PDFs another owner sent at once.
+   */
+  private fairOrder(now: number): Job[] {
+    if (this.queue.length < 2) return [...this.queue];
+    const key = (job: Job) => job.size - ((now - job.queuedAt) / 1000) * AGEING_BYTES_PER_SECOND;
+    const held = new Map<string, number>();
+    for (const s of this.express ? [...this.slots, this.express] : this.slots)
+      for (const j of s.jobs) held.set(j.owner, (held.get(j.owner) ?? 0) + 1);
+    const byOwner = new Map<string, { job: Job; key: number }[]>();
+    for (const job of this.queue) {
+      let mine = byOwner.get(job.owner);
+      if (!mine) byOwner.set(job.owner, (mine = []));
+      mine.push({ job, key: key(job) });
+    }
+    const ranked: { job: Job; key: number; rank: number }[] = [];
+    for (const [owner, mine] of byOwner) {
+      mine.sort((a, b) => a.key - b.key);
+      const base = held.get(owner) ?? 0;
+      mine.forEach((m, k) => ranked.push({ ...m, rank: base + k }));
+    }
+    if (byOwner.size > 1) ranked.sort((a, b) => a.rank - b.rank || a.key - b.key);
+    return ranked.map((r) => r.job);
+  }
+
+  /**
+   * Where `job` may go now. An idle worker takes any job; a busy one takes a small page
    * behind a small one (pipelined, as a crawl's pages are). A small page that would wait
-   * behind a slow page (a hostile one: a large page running for LARGE_SLOW_MS, any page for
+   * behind a slow job (a hostile one: a heavy job running for LARGE_SLOW_MS, any page for
    * SLOW_MS) goes to the express worker, started on first need.
    */
   private slotFor(job: Job, now: number): Slot | undefined {
-    // A large page waits while `largeAtOnce` of them run: memory stays as with one worker fewer.
-    if (
-      job.size > SMALL_BYTES &&
-      this.slots.filter((s) => s.jobs.length && s.jobs[0].size > SMALL_BYTES).length >= this.largeAtOnce
-    )
-      return undefined;
+    // A heavy job waits while `largeAtOnce` of them run (memory stays as with one worker
+    // fewer), unless its owner has none running: then an idle worker is its share.
+    if (heavy(job)) {
+      const running = this.slots.filter((s) => s.jobs.length && heavy(s.jobs[0]));
+      if (running.length >= this.largeAtOnce && running.some((s) => s.jobs[0].owner === job.owner)) return undefined;
+    }
     let best: Slot | undefined;
     for (const s of this.slots) {
       if (s.stopping || s.jobs.length >= PER_WORKER) continue;
-      if (s.jobs.length && (job.size > SMALL_BYTES || s.jobs[0].size > SMALL_BYTES)) continue;
+      if (s.jobs.length && (heavy(job) || heavy(s.jobs[0]))) continue;
       if (!best || s.jobs.length < best.jobs.length) best = s;
     }
-    if (best || job.size > SMALL_BYTES || this.expressSize === 0) return best;
+    if (best || heavy(job) || this.expressSize === 0) return best;
     const blocked = this.slots.some((s) => s.jobs.length && now >= blocksAt(s));
     if (!blocked) return undefined;
     if (this.express?.stopping) return undefined;
@@ -534,18 +624,22 @@ export class DocumentPool implements DocumentProcessor {
     );
   }
 
-  /** A PDF takes its turn like a page of its size: the same queue, workers, time limit and memory. */
+  /**
+   * A PDF takes its turn in the same queue, under the same time limit and memory, as a heavy
+   * job: a worker to itself.
+   */
   processPdf(bytes: Uint8Array, options: PdfOptions, control?: JobControl): Promise<PdfMarkdown> {
+    const limited = { maxInflatedBytes: this.pdfMaxInflatedBytes, ...options };
     if (!this.closed && !this.slots.length) {
       try {
         checkControl(control);
       } catch (e) {
         return Promise.reject(e);
       }
-      return pdfHere(bytes, { ...options, deadline: control?.deadline });
+      return pdfHere(bytes, { ...limited, deadline: control?.deadline });
     }
     return this.enqueue<PdfMarkdown>(
-      { source: '', options: { url: 'about:blank' }, pdf: { bytes, options }, size: bytes.byteLength },
+      { source: '', options: { url: 'about:blank' }, pdf: { bytes, options: limited }, size: bytes.byteLength },
       control,
     );
   }
@@ -559,6 +653,7 @@ export class DocumentPool implements DocumentProcessor {
       const job: Job = {
         id: this.nextId++,
         ...work,
+        owner: control?.owner ?? '',
         queuedAt: Date.now(),
         deadline: control?.deadline,
         signal: control?.signal,

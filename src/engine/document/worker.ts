@@ -37,19 +37,22 @@ let marketplaceReader: Promise<typeof import('../marketplace/extraction.js')> | 
 let pdfReader: Promise<typeof import('./pdf.js')> | undefined;
 let pdfQueue: Promise<unknown> = Promise.resolve();
 
+/**
+ * What a PDF left this worker holding: its heap, and the memory outside it (pdf.js's inflated
+ * streams are ArrayBuffers, beyond the heap's cap), collected or not — the pool replaces a
+ * worker a large document grew.
+ */
+const afterPdf = () => ({ heap: getHeapStatistics().total_heap_size, external: process.memoryUsage().external });
+
 parentPort!.on('message', (m: Job) => {
   if (m.pdf) {
     const { bytes, options } = m.pdf;
     pdfQueue = pdfQueue.then(async () => {
       try {
         const result = await (await (pdfReader ??= import('./pdf.js'))).pdfToMarkdown(bytes, options);
-        parentPort!.postMessage({ id: m.id, result, heap: getHeapStatistics().total_heap_size });
+        parentPort!.postMessage({ id: m.id, result, ...afterPdf() });
       } catch (e) {
-        parentPort!.postMessage({
-          id: m.id,
-          error: (e as Error)?.message ?? String(e),
-          heap: getHeapStatistics().total_heap_size,
-        });
+        parentPort!.postMessage({ id: m.id, error: (e as Error)?.message ?? String(e), ...afterPdf() });
       }
     });
     return;

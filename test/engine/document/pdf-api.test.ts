@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../../helpers/fixture-server.js';
+import { makePdfBomb } from '../../helpers/pdf.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { writePdf } from './pdf-writer.js';
 
@@ -18,10 +19,12 @@ const pdf =
 let service: TestService;
 let site: FixtureServer;
 let key: string;
+let accountId: string;
 
 beforeAll(async () => {
-  service = await startTestService('sqlite');
-  ({ key } = await service.newKey(100));
+  // A lower limit on what a PDF may inflate to, as an operator would set it.
+  service = await startTestService('sqlite', { TRAWL_PDF_MAX_INFLATED_MB: '16' });
+  ({ key, accountId } = await service.newKey(100));
   site = await startFixtureServer({
     '/report.pdf': pdf(report),
     // No content type: known by its %PDF- signature.
@@ -30,6 +33,7 @@ beforeAll(async () => {
       writePdf({ pages: [{ texts: [{ x: 72, y: 700, size: 12, text: 'Salaries 2024' }] }], encrypted: true }),
     ),
     '/broken.pdf': pdf(Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >> garbage\n')),
+    '/bomb.pdf': pdf(await makePdfBomb(64 * 2 ** 20)),
   });
 });
 
@@ -97,6 +101,17 @@ describe('POST /v1/scrape on a PDF', () => {
     const body = await broken.json();
     expect(body.error).toBe('fetch_failed');
     expect(body.detail).toMatch(/broken\.pdf could not be read as a PDF: it is damaged or not a PDF/);
+  });
+
+  it('answers a compression bomb with 502 fetch_failed saying so, and charges nothing', async () => {
+    const before = await service.credits(accountId);
+    const res = await scrape({ url: `${site.url}/bomb.pdf` });
+    expect(res.status).toBe(502);
+    expect(await res.json()).toEqual({
+      error: 'fetch_failed',
+      detail: `${site.url}/bomb.pdf could not be read as a PDF: its streams inflate to more than 16 MiB (the limit for one document) before its first page is read: a compression bomb, or a document too large to read`,
+    });
+    expect(await service.credits(accountId)).toBe(before);
   });
 
   it('refuses a bad pdf option with 400 invalid_request naming the field', async () => {
