@@ -97,6 +97,7 @@ async function run(root: string, port: number): Promise<Result> {
     REDIS_URL: '',
     LOG_LEVEL: 'error',
     TRAWL_ALLOW_PRIVATE_NETWORK: '1',
+    TRAWL_RATE_LIMIT_PER_MINUTE: '1000000',
   };
   const cli = (args: string[]) => trawlCli(args, env, root);
   const keyFor = async (email: string, credits: number) => {
