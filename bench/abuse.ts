@@ -15,14 +15,12 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { BATCH_BODY_LIMIT, MAX_BATCH_URLS } from '../src/server/body-limits.js';
 import { makePdf, makePdfBomb } from '../test/helpers/pdf.js';
-import { ROOT as HERE, trawlCli, waitHealthy } from './lib/service.js';
+import { benchKey, ROOT as HERE, serviceEnv, serveFiles, waitHealthy } from './lib/service.js';
 
 const arg = process.argv.indexOf('--base');
 const BASE_ROOT = arg > 0 ? resolve(process.argv[arg + 1]) : undefined;
@@ -46,13 +44,8 @@ const files = new Map<string, { type: string; body: Buffer }>([
   ['/small.pdf', { type: 'application/pdf', body: makePdf(['A small PDF of account B', 'with two lines']) }],
   ['/bomb.pdf', { type: 'application/pdf', body: await makePdfBomb(200 * MiB) }],
 ]);
-const site = createServer((req, res) => {
-  const f = files.get((req.url ?? '').split('?')[0]);
-  if (!f) return void res.writeHead(404).end();
-  res.writeHead(200, { 'content-type': f.type }).end(f.body);
-});
-await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-const SITE = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+const site = await serveFiles(files);
+const SITE = site.url;
 
 /** The largest batch body accepted: 10,000 URLs as long as the route's byte limit lets them be. */
 function hugeBody(): Buffer {
@@ -88,23 +81,8 @@ interface Result {
 async function run(root: string, port: number): Promise<Result> {
   const base = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'trawl-abuse-'));
-  const env = {
-    ...process.env,
-    TRAWL_DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATABASE_URL: '',
-    REDIS_URL: '',
-    LOG_LEVEL: 'error',
-    TRAWL_ALLOW_PRIVATE_NETWORK: '1',
-    TRAWL_RATE_LIMIT_PER_MINUTE: '1000000',
-  };
-  const cli = (args: string[]) => trawlCli(args, env, root);
-  const keyFor = async (email: string, credits: number) => {
-    await cli(['account', 'create', '--email', email, '--credits', String(credits)]);
-    return (JSON.parse(await cli(['keys', 'create', '--email', email, '--rate-limit', '1000000'])) as { key: string })
-      .key;
-  };
+  const env = serviceEnv(dataDir, port);
+  const keyFor = (email: string, credits: number) => benchKey(env, root, email, credits);
   const [keyA, keyB, keyBroke] = [
     await keyFor('a@local', 1e6),
     await keyFor('b@local', 1e6),
@@ -119,6 +97,7 @@ async function run(root: string, port: number): Promise<Result> {
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(180_000),
     });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an answer read loosely, field by field
     return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, any> | null };
   };
   const timed = async <T>(work: () => Promise<{ status: number } & T>): Promise<Sample & Partial<T>> => {

@@ -13,12 +13,10 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { makePdf, makePdfBomb } from '../test/helpers/pdf.js';
-import { ROOT as HERE, trawlCli, waitHealthy } from './lib/service.js';
+import { benchKey, ROOT as HERE, serviceEnv, serveFiles, waitHealthy } from './lib/service.js';
 
 const arg = process.argv.indexOf('--root');
 const ROOT = arg > 0 ? resolve(process.argv[arg + 1]) : HERE;
@@ -34,32 +32,12 @@ const files = new Map<string, { type: string; body: Buffer }>([
   ['/bomb.pdf', { type: 'application/pdf', body: await makePdfBomb(200 * MiB) }],
   ['/gigabomb.pdf', { type: 'application/pdf', body: await makePdfBomb(1024 * MiB) }],
 ]);
-const site = createServer((req, res) => {
-  const f = files.get((req.url ?? '').split('?')[0]);
-  if (!f) return void res.writeHead(404).end();
-  res.writeHead(200, { 'content-type': f.type }).end(f.body);
-});
-await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-const SITE = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+const site = await serveFiles(files);
+const SITE = site.url;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'trawl-pdf-bombs-'));
-const env = {
-  ...process.env,
-  TRAWL_DATA_DIR: dataDir,
-  PORT: String(PORT),
-  HOST: '127.0.0.1',
-  DATABASE_URL: '',
-  REDIS_URL: '',
-  LOG_LEVEL: 'error',
-  TRAWL_ALLOW_PRIVATE_NETWORK: '1',
-  TRAWL_RATE_LIMIT_PER_MINUTE: '1000000',
-};
-const cli = (args: string[]) => trawlCli(args, env, ROOT);
-const keyFor = async (email: string) => {
-  await cli(['account', 'create', '--email', email, '--credits', '1000000']);
-  return (JSON.parse(await cli(['keys', 'create', '--email', email, '--rate-limit', '1000000'])) as { key: string })
-    .key;
-};
+const env = serviceEnv(dataDir, PORT);
+const keyFor = (email: string) => benchKey(env, ROOT, email, 1_000_000);
 const [keyA, keyB] = [await keyFor('a@local'), await keyFor('b@local')];
 const server = spawn(process.execPath, [join(ROOT, 'bin/trawl.js'), 'serve'], { env, stdio: 'ignore' });
 const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;

@@ -56,3 +56,37 @@ export async function serveSavedPages(
   const hosts = [...new Set(pages.map((p) => new URL(p.url).hostname))];
   return { resolve: hosts.map((h) => `${h}=127.0.0.1:${port}`).join(','), close: () => site.close() };
 }
+
+/** The environment of a bench's own `trawl serve`: embedded SQLite in `dataDir`, local targets allowed, quiet. */
+export const serviceEnv = (dataDir: string, port: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  ...process.env,
+  TRAWL_DATA_DIR: dataDir,
+  PORT: String(port),
+  HOST: '127.0.0.1',
+  DATABASE_URL: '',
+  REDIS_URL: '',
+  LOG_LEVEL: 'error',
+  TRAWL_ALLOW_PRIVATE_NETWORK: '1',
+  TRAWL_RATE_LIMIT_PER_MINUTE: '1000000',
+  ...extra,
+});
+
+/** An account with `credits` and a key for it, made with that build's CLI; resolves with the key. */
+export async function benchKey(env: NodeJS.ProcessEnv, root: string, email: string, credits: number): Promise<string> {
+  await trawlCli(['account', 'create', '--email', email, '--credits', String(credits)], env, root);
+  const out = await trawlCli(['keys', 'create', '--email', email, '--rate-limit', '1000000'], env, root);
+  return (JSON.parse(out) as { key: string }).key;
+}
+
+/** Serves fixed bodies by path (the query is ignored) on 127.0.0.1; resolves with its base URL. */
+export async function serveFiles(
+  files: Map<string, { type: string; body: Buffer }>,
+): Promise<{ url: string; close(): void }> {
+  const site = createServer((req, res) => {
+    const f = files.get((req.url ?? '').split('?')[0]);
+    if (!f) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': f.type }).end(f.body);
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(site.address() as AddressInfo).port}`, close: () => void site.close() };
+}

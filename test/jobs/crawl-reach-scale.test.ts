@@ -12,6 +12,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { accounts, keys, openStore } from '../../src/store/index.js';
 import { pageNumber, randomGraph, reach, serveGraph } from '../helpers/link-graph.js';
+import { jobClient } from '../helpers/job-client.js';
 import { createTestDatabase } from '../helpers/service.js';
 import { launchTrawl } from '../helpers/trawl-process.js';
 
@@ -64,15 +65,8 @@ describe('a 10,000-page crawl reaches every page', () => {
       procs.push(serve.child);
       if (scaleOut) for (let w = 0; w < 2; w++) procs.push((await launchTrawl(['worker'], env)).child);
       const api = JSON.parse(serve.line).url as string;
-      const call = async (method: string, path: string, body?: unknown) =>
-        (await (
-          await fetch(`${api}${path}`, {
-            method,
-            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-            body: body ? JSON.stringify(body) : undefined,
-          })
-        ).json()) as any;
-      const made = await call('POST', '/v1/crawl', {
+      const jobs = jobClient(api, key);
+      const made = await jobs.call('POST', '/v1/crawl', {
         url: `${site.url}/g/0`,
         async: true,
         max_depth: 10,
@@ -80,27 +74,15 @@ describe('a 10,000-page crawl reaches every page', () => {
         use_sitemap: false,
       });
       const id = made.job.job_id;
-      let job: any;
-      for (const end = Date.now() + 400_000; ;) {
-        job = (await call('GET', `/v1/jobs/${id}?limit=1`)).job;
-        if (job.state !== 'queued' && job.state !== 'running') break;
-        if (Date.now() > end) throw new Error(`job still ${job.state}: ${JSON.stringify(job.progress)}`);
-        await new Promise((r) => setTimeout(r, 500));
-      }
+      const job = await jobs.finished(id, 400_000);
       const depth = new Map<number, number>();
-      let pages = 0;
-      let cursor: string | null = null;
-      do {
-        const r: any = await call('GET', `/v1/jobs/${id}?limit=100${cursor ? `&cursor=${cursor}` : ''}`);
-        for (const p of r.pages) {
-          expect(p.error).toBeUndefined();
-          depth.set(pageNumber(p.url), p.depth);
-          pages++;
-        }
-        cursor = r.next_cursor;
-      } while (cursor);
+      const pages = await jobs.pages(id);
+      for (const p of pages) {
+        expect(p.error).toBeUndefined();
+        depth.set(pageNumber(p.url), p.depth);
+      }
       expect(job).toMatchObject({ state: 'completed', truncated: false, not_fetched: 0 });
-      expect(pages).toBe(depth.size);
+      expect(pages.length).toBe(depth.size);
       expect([...want.keys()].filter((n) => !depth.has(n)).slice(0, 10)).toEqual([]);
       expect(depth.size).toBe(want.size);
       expect([...want].filter(([n, d]) => depth.get(n) !== d).slice(0, 10)).toEqual([]);

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chain, hub, pageNumber, randomGraph, reach, serveGraph, tree, type Graph } from '../helpers/link-graph.js';
+import { jobClient } from '../helpers/job-client.js';
 import { DIALECTS, startTestService, type TestService } from '../helpers/service.js';
 
 describe.each(DIALECTS)('a crawl reaches every page it may (%s)', (dialect) => {
@@ -22,14 +23,7 @@ describe.each(DIALECTS)('a crawl reaches every page it may (%s)', (dialect) => {
     for (const s of sites) await s.close();
   });
 
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${svc.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return (await res.json()) as any;
-  };
+  const call = (method: string, path: string, body?: unknown) => jobClient(svc.url, key).call(method, path, body);
 
   async function crawl(g: Graph, maxDepth: number, limit: number, delayMs?: (i: number) => number) {
     const site = await serveGraph(g, delayMs);
@@ -41,21 +35,9 @@ describe.each(DIALECTS)('a crawl reaches every page it may (%s)', (dialect) => {
       limit,
       use_sitemap: false,
     });
-    const id = made.job.job_id;
-    let job: any;
-    for (const end = Date.now() + 240_000; ;) {
-      job = (await call('GET', `/v1/jobs/${id}?limit=1`)).job;
-      if (job.state !== 'queued' && job.state !== 'running') break;
-      if (Date.now() > end) throw new Error(`job still ${job.state}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const pages: any[] = [];
-    let cursor: string | null = null;
-    do {
-      const r: any = await call('GET', `/v1/jobs/${id}?limit=100${cursor ? `&cursor=${cursor}` : ''}`);
-      pages.push(...r.pages);
-      cursor = r.next_cursor;
-    } while (cursor);
+    const jobs = jobClient(svc.url, key);
+    const job = await jobs.finished(made.job.job_id);
+    const pages = await jobs.pages(made.job.job_id);
     return { job, pages, site };
   }
 
@@ -119,12 +101,9 @@ describe.each(DIALECTS)('a crawl reaches every page it may (%s)', (dialect) => {
       limit: 3,
       use_sitemap: false,
     });
-    let job: any;
-    do {
-      await new Promise((r) => setTimeout(r, 100));
-      job = (await call('GET', `/v1/jobs/${made.job.job_id}`)).job;
-    } while (job.state === 'queued' || job.state === 'running');
-    const pages = (await call('GET', `/v1/jobs/${made.job.job_id}`)).pages;
+    const jobs = jobClient(svc.url, key);
+    const job = await jobs.finished(made.job.job_id);
+    const pages = await jobs.pages(made.job.job_id);
     expect(pages.map((p: any) => pageNumber(p.url)).sort()).toEqual([0, 1, 5]);
     expect(job).toMatchObject({
       state: 'completed',
