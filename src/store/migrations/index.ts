@@ -15,6 +15,7 @@ import * as m009 from './2026-11-26T0600-delivery-fairness.js';
 import * as m010 from './2026-11-26T0700-job-webhooks.js';
 import * as m011 from './2026-11-26T0800-files-cache.js';
 import * as m012 from './2026-11-27T0100-job-truncated.js';
+import * as m013 from './2026-11-28T0300-file-store.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0100-accounts-keys-usage': m001,
@@ -29,4 +30,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-26T0700-job-webhooks': m010,
   '2026-11-26T0800-files-cache': m011,
   '2026-11-27T0100-job-truncated': m012,
+  '2026-11-28T0300-file-store': m013,
 };
