@@ -51,7 +51,7 @@ export const STEP_MS = {
   waitSelector: 30_000,
   scroll: 5_000,
   /** (A picture over the byte cap is taken again: a page of noise takes three captures.) */
-  screenshot: 20_000,
+  screenshot: 30_000,
   scrape: 5_000,
   script: 10_000,
 } as const;
