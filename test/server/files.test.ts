@@ -9,7 +9,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { get as httpGet, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent, get as httpGet, request as httpRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Migrator } from 'kysely';
@@ -294,4 +294,45 @@ describe('a reader that stops reading a file', () => {
       await svc.stop();
     }
   }, 30_000);
+
+  it('a read under way when the service closes ends its connection with it: the close waits for the file, not the keep-alive timeout', async () => {
+    const svc = await startTestService('sqlite');
+    let stopped = false;
+    try {
+      const { accountId } = await svc.newKey();
+      const size = 16 * 2 ** 20;
+      const { ref } = await fileSink(svc.store, { base: svc.url, retentionHours: 24, accountId }).save(
+        randomBytes(size),
+        'png',
+      );
+      let received = 0;
+      // A client that keeps its idle connections open (as fetch does, for the server's 72 s).
+      const agent = new Agent({ keepAlive: true });
+      const res = await new Promise<IncomingMessage>((resolve, reject) => {
+        httpGet(ref, { agent }, (r) =>
+          r.once('data', (c: Buffer) => {
+            received += c.length;
+            r.pause();
+            resolve(r);
+          }),
+        ).on('error', reject);
+      });
+      const started = Date.now();
+      const closed = svc.app.close().then(() => Date.now() - started);
+      await new Promise((r) => setTimeout(r, 300));
+      await new Promise<void>((resolve) => {
+        res.on('data', (c: Buffer) => (received += c.length));
+        res.once('end', resolve);
+        res.resume();
+      });
+      // The whole file was sent, then the close ended (Fastify keeps idle connections 72 s).
+      expect(received).toBe(size);
+      expect(await closed).toBeLessThan(10_000);
+      agent.destroy();
+      await svc.stop();
+      stopped = true;
+    } finally {
+      if (!stopped) await svc.stop();
+    }
+  }, 60_000);
 });

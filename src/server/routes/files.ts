@@ -5,6 +5,8 @@
  * streamed from the file store (read 64 KiB at a time by the thread pool, as fast as the client
  * takes them): serving a file, however large and however many at once, delays no other request.
  */
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../errors.js';
@@ -12,6 +14,14 @@ import { FILE_ID, FILE_TYPES, openFile } from '../../store/index.js';
 import type { ServerContext } from '../context.js';
 
 export function fileRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  // Files being sent when the server closes end their connections as they finish: Node closes
+  // the connections idle at that moment, and one that turns idle after stays open (and the close
+  // waits) for the whole keep-alive timeout.
+  const sending = new Map<ServerResponse, Socket>();
+  app.addHook('preClose', async () => {
+    // (The socket as the response had it: Node lets go of it before 'finish' listeners added now run.)
+    for (const [res, socket] of sending) res.once('finish', () => socket.destroySoon());
+  });
   app.get<{ Params: { name: string } }>('/v1/files/:name', { schema: { hide: true } }, async (request, reply) => {
     const m = /^([^.]+)\.(png|jpeg)$/.exec(request.params.name);
     const gone = () =>
@@ -43,6 +53,9 @@ export function fileRoutes(app: FastifyInstance, ctx: ServerContext): void {
     }
     // A reader that takes no bytes for TRAWL_REQUEST_TIMEOUT_MS is cut off: it would hold its file open, and a shutdown, for ever.
     reply.raw.setTimeout(ctx.config.requestTimeoutMs, () => reply.raw.destroy());
+    const res = reply.raw;
+    if (res.socket) sending.set(res, res.socket);
+    res.once('close', () => sending.delete(res));
     return reply.send(file.stream ?? file.body);
   });
 }
