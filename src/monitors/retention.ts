@@ -160,8 +160,10 @@ export async function prune(store: Store, options: PruneOptions): Promise<PruneS
     (n) => n > 0,
   );
   await drain('files', () => fileKeeper.pruneExpiredFiles(store, now, batch));
+  // Saves keep accounts within their bound; this pass (a scan of every account's sum) is for a
+  // bound lowered since, and runs with the hourly sweep.
   const perAccount = options.filesMaxBytesPerAccount;
-  if (perAccount !== undefined)
+  if (perAccount !== undefined && options.sweepFiles !== false)
     await drain(
       'files',
       () => fileKeeper.boundAccounts(store, perAccount, 100),
