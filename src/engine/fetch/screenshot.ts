@@ -31,9 +31,10 @@ export const MAX_FULL_PAGE_WIDTH = 3840;
 /**
  * Pixels of one picture at most: the contract's full page at the default viewport (1280 × 16,384),
  * so such a page is never scaled and a wider one is scaled to the same area (3,840 × 16,384 →
- * 58 %, 2,217 × 9,459). At this size a PNG of noise, the worst case (3 bytes a pixel), is 63 MB
- * and takes ~3 s and ~200 MB of the service's memory for a moment before the byte cap's retake;
- * the attack's 3,840 × 16,384 was 189 MB and 2.65 GB.
+ * 58 %, 2,217 × 9,459). At this size a PNG of noise, the worst case (3 bytes a pixel), is 60 MB
+ * and takes ~3–5 s, ~300 MB of the service's memory and up to ~0.5 s of its event loop (Playwright
+ * decodes the answer on the main thread) before the byte cap's retake; the attack's 3,840 × 16,384
+ * was 189 MB and 2.65 GB.
  */
 export const MAX_SCREENSHOT_PIXELS = 1280 * MAX_FULL_PAGE_HEIGHT;
 /** TRAWL_SCREENSHOT_MAX_MB's default: a full page of ordinary content is 1–5 MB as PNG. */
