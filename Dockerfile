@@ -10,7 +10,8 @@ COPY src ./src
 # `prepare` builds dist/ during npm ci; dev dependencies are pruned after.
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 CHROMIUM_PATH=/usr/bin/chromium TRAWL_DATA_DIR=/data
-RUN mkdir -p /data && chown node:node /data
+# /data/files: the file store (screenshots), owned by node so a volume mounted there starts so too.
+RUN mkdir -p /data/files && chown -R node:node /data
 VOLUME /data
 EXPOSE 3000
 USER node

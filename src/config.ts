@@ -45,6 +45,12 @@ export interface Config {
   jobRetentionHours: number;
   /** Screenshots are served this long after they were taken, then deleted. */
   fileRetentionHours: number;
+  /** Where screenshots' bytes are kept (a folder; scale-out: one all processes share). */
+  filesDir: string;
+  /** Bytes one screenshot may take; a larger picture is taken again, scaled down. */
+  screenshotMaxBytes: number;
+  /** Bytes of files one account may hold; past it its oldest files are deleted. */
+  filesMaxBytesPerAccount: number;
   /** Bytes the scrape result cache (`max_age`) may hold; the oldest entries go first. */
   cacheMaxBytes: number;
   /** The service's address as its clients reach it (screenshot URLs); unset: the address each request came to. */
@@ -144,10 +150,12 @@ function publicUrl(raw: string | undefined): string | undefined {
 }
 
 export function loadConfig(env: Env = loadEnv()): Config {
+  const dataDir = resolve(str(env.TRAWL_DATA_DIR) ?? './data');
+  const screenshotMaxBytes = int(env, 'TRAWL_SCREENSHOT_MAX_MB', 10, 1, 100) * 2 ** 20;
   return {
     port: int(env, 'PORT', 3000, 0, 65535),
     host: str(env.HOST) ?? '127.0.0.1',
-    dataDir: resolve(str(env.TRAWL_DATA_DIR) ?? './data'),
+    dataDir,
     databaseUrl: str(env.DATABASE_URL),
     redisUrl: str(env.REDIS_URL),
     queuePrefix: str(env.TRAWL_QUEUE_PREFIX) ?? 'trawl',
@@ -163,6 +171,11 @@ export function loadConfig(env: Env = loadEnv()): Config {
     runRetentionDays: int(env, 'TRAWL_RUN_RETENTION_DAYS', 30, 1, 3650),
     jobRetentionHours: int(env, 'TRAWL_JOB_RETENTION_HOURS', 72, 1, 87_600),
     fileRetentionHours: int(env, 'TRAWL_FILE_RETENTION_HOURS', 24, 1, 8_760),
+    filesDir: resolve(str(env.TRAWL_FILES_DIR) ?? resolve(dataDir, 'files')),
+    screenshotMaxBytes,
+    // At least one screenshot's worth: an account always keeps its newest file.
+    filesMaxBytesPerAccount:
+      int(env, 'TRAWL_FILES_MAX_MB_PER_ACCOUNT', 1024, Math.ceil(screenshotMaxBytes / 2 ** 20), 1_048_576) * 2 ** 20,
     cacheMaxBytes: int(env, 'TRAWL_CACHE_MAX_MB', 512, 1, 1_048_576) * 2 ** 20,
     publicUrl: publicUrl(env.TRAWL_PUBLIC_URL),
     requestTimeoutMs: int(env, 'TRAWL_REQUEST_TIMEOUT_MS', 30_000, 100, 300_000),

@@ -8,7 +8,7 @@ import { firecrawlEvents } from './server/firecrawl/webhook.js';
 import { Redis } from 'ioredis';
 import { SharedHostGate } from './jobs/shared-host-gate.js';
 import { PageQueue } from './queue/pages.js';
-import { Pruner } from './monitors/retention.js';
+import { FileSweeper, Pruner } from './monitors/retention.js';
 import { configSecrets, createRedactor, type Redactor } from './redact.js';
 import { BullQueue, EmbeddedQueue, type WorkQueue } from './queue/index.js';
 import { WorkerHeartbeat } from './queue/heartbeat.js';
@@ -65,6 +65,7 @@ function startJobs(
     webhooks: { retryBaseMs, maxAttempts },
     resultCache: new StoreResultCache(store, config.cacheMaxBytes),
     fileRetentionHours: config.fileRetentionHours,
+    filesMaxBytesPerAccount: config.filesMaxBytesPerAccount,
   });
   runner.start();
   return runner;
@@ -102,6 +103,7 @@ function startPruner(config: Config, store: Store, log: Log): Pruner {
     retentionDays: config.runRetentionDays,
     jobRetentionHours: config.jobRetentionHours,
     cacheMaxBytes: config.cacheMaxBytes,
+    filesMaxBytesPerAccount: config.filesMaxBytesPerAccount,
     log,
   });
   pruner.start();
@@ -119,6 +121,7 @@ export async function startService(
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
+    filesDir: config.filesDir,
     poolSize: config.dbPoolSize,
     onError: (err) => app?.log.warn({ err: err.message }, 'database connection dropped; it will be reopened'),
   });
@@ -128,6 +131,7 @@ export async function startService(
   let scheduler: MonitorScheduler | undefined;
   let lock: DataDirLock | undefined;
   let pruner: Pruner | undefined;
+  let sweeper: FileSweeper | undefined;
   let jobs: JobRunner | undefined;
   if (options.scheduler ?? !isScaleOut(config)) {
     // On SQLite this process is the file's only scheduler (enforced by the lock), so work left in
@@ -144,6 +148,9 @@ export async function startService(
     scheduler = startScheduler(config, store, engine, queue, log, redact, lock !== undefined);
     pruner = startPruner(config, store, log);
     jobs = startJobs(config, store, engine, log, redact);
+  } else {
+    sweeper = new FileSweeper(store, undefined, log);
+    sweeper.start();
   }
   const ctx: ServerContext = {
     config,
@@ -163,6 +170,7 @@ export async function startService(
       await scheduler?.stop();
       await jobs?.stop();
       await pruner?.stop();
+      await sweeper?.stop();
       await queue?.close();
       await rateLimiter.close?.();
       await engine.close();
@@ -215,6 +223,7 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
+    filesDir: config.filesDir,
     poolSize: config.dbPoolSize ?? WORKER_POOL,
     onError: (err) => log.warn({ err: err.message }, 'database connection dropped; it will be reopened'),
   });

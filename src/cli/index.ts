@@ -33,7 +33,11 @@ function print(obj: Record<string, unknown>, human: string): void {
 
 async function withStore<T>(fn: (store: Store, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    filesDir: config.filesDir,
+  });
   try {
     return await fn(store, config);
   } finally {

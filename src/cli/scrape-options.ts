@@ -93,7 +93,9 @@ export function fileWriter(file: string | undefined, pageShot: boolean): FileSin
   return {
     async save(bytes, format) {
       const ext = format === 'jpeg' ? (file && /\.jpg$/i.test(file) ? 'jpg' : 'jpeg') : 'png';
-      const path = n++ === 0 && pageShot && file ? file : `${base}-action-${++step}.${ext}`;
+      // A PNG over the byte cap comes as a JPEG (the answer's warning says so): named as what it is.
+      const page = file && formatOfFile(file) !== format ? `${base}.${ext}` : file;
+      const path = n++ === 0 && pageShot && page ? page : `${base}-action-${++step}.${ext}`;
       writeFileSync(path, bytes);
       return { ref: path };
     },

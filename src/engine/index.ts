@@ -71,6 +71,7 @@ export type EngineConfig = Pick<Config, 'allowPrivateNetwork' | 'resolve' | 'pro
       | 'pageBytesBudget'
       | 'accountConcurrency'
       | 'pdfMaxInflatedBytes'
+      | 'screenshotMaxBytes'
     >
   > &
   Partial<
@@ -93,7 +94,11 @@ export function createEngine(config: EngineConfig, log?: { warn(obj: object, msg
     resolve: config.resolve,
     proxyUrls: config.proxyUrls,
   });
-  const browser = new ChromiumPool({ executablePath: config.chromiumPath, http });
+  const browser = new ChromiumPool({
+    executablePath: config.chromiumPath,
+    http,
+    screenshotMaxBytes: config.screenshotMaxBytes,
+  });
   const documents = new DocumentPool({
     size: config.documentWorkers,
     jobTimeoutMs: config.documentBudgetMs,

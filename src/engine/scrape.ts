@@ -10,6 +10,7 @@ import type { LlmClient } from './extract/llm.js';
 import { extractFromDocument, pageExtraction } from './extract/index.js';
 import type { Action, ActionOutput, ImageFormat } from './fetch/actions.js';
 import type { Cookie, Location, PageSetup, Viewport } from './fetch/emulation.js';
+import { imageFormatOf } from './fetch/screenshot.js';
 import { fetchPage, releasePage, withoutCredentials, type Fetchers, type Page, type RenderMode } from './fetch/page.js';
 import { cacheKey, type CacheKeyParts, type ResultCache } from './result-cache.js';
 
@@ -336,9 +337,9 @@ async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<Sc
     if (!formats.has('markdown')) delete result.markdown;
   }
   if (options.render === 'http' && result.warnings?.includes(SCANT_WARNING)) result.warnings.push(RENDER_HINT);
-  if (screenshot) result.screenshot = (await options.files!.save(screenshot, imageFormat)).ref;
-  if (actionOutput)
-    result.actions = await actionResults(actionOutput, imageFormat, options, fetchers.documents, control);
+  // Kept as what the bytes are: a picture over the byte cap as PNG was taken as a JPEG (its warning says so).
+  if (screenshot) result.screenshot = (await options.files!.save(screenshot, imageFormatOf(screenshot))).ref;
+  if (actionOutput) result.actions = await actionResults(actionOutput, options, fetchers.documents, control);
   if (page.warnings?.length) result.warnings = [...page.warnings, ...(result.warnings ?? [])];
   return result;
 }
@@ -346,13 +347,12 @@ async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<Sc
 /** The actions' screenshots kept, their snapshots of the page as markdown. */
 async function actionResults(
   out: ActionOutput,
-  format: ImageFormat,
   options: ScrapeOptions,
   documents: DocumentProcessor | undefined,
   control: JobControl,
 ): Promise<ActionResults> {
   const screenshots: string[] = [];
-  for (const b of out.screenshots) screenshots.push((await options.files!.save(b, format)).ref);
+  for (const b of out.screenshots) screenshots.push((await options.files!.save(b, imageFormatOf(b))).ref);
   const scrapes: ActionResults['scrapes'] = [];
   for (const s of out.scrapes) {
     const doc = await processDocument(

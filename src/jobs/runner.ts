@@ -62,6 +62,8 @@ export interface JobRunnerOptions {
   resultCache?: StoreResultCache;
   /** How long screenshots are kept (TRAWL_FILE_RETENTION_HOURS). @default 24 */
   fileRetentionHours?: number;
+  /** Bytes of files one account may hold (TRAWL_FILES_MAX_MB_PER_ACCOUNT); unset: no bound. */
+  filesMaxBytesPerAccount?: number;
 }
 
 const claimKey = (it: ClaimedItem) => `${it.job_id}-${it.seq}-${it.attempts}`;
@@ -407,6 +409,7 @@ export class JobRunner {
             base: o.files_base,
             retentionHours: this.#o.fileRetentionHours ?? 24,
             accountId: account,
+            maxAccountBytes: this.#o.filesMaxBytesPerAccount,
           })
         : undefined,
       cache:

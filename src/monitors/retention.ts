@@ -6,14 +6,17 @@
  *    never a delivery still pending or sending, nor its event);
  *  - usage rows older than a day → summed per hour into usage_hourly (kept USAGE_HOURLY_DAYS);
  *  - snapshots no run and no baseline refers to, expired dashboard sessions → deleted;
- *  - screenshots past TRAWL_FILE_RETENTION_HOURS → deleted; scrape cache entries whose files are
- *    gone, and the oldest while the cache is over TRAWL_CACHE_MAX_MB → deleted.
+ *  - screenshots past TRAWL_FILE_RETENTION_HOURS → deleted, their bytes from the file store first;
+ *    an account's oldest while it holds more than TRAWL_FILES_MAX_MB_PER_ACCOUNT → deleted; each
+ *    hour, the file store's temporary files of writes that never finished and bytes no row knows,
+ *    older than an hour → deleted; scrape cache entries whose files are gone, and the oldest
+ *    while the cache is over TRAWL_CACHE_MAX_MB → deleted.
  * Every statement handles at most `batch` rows in a short transaction, and a pass stops after
  * `budgetMs`, so the pruner never holds long locks nor starves the scheduler. Several pruners on
  * one database are harmless (rows are taken with SKIP LOCKED and summed from what was deleted).
  */
 import {
-  files as filesRepo,
+  fileKeeper,
   jobs as jobsRepo,
   resultCache as cacheRepo,
   retention as repo,
@@ -34,6 +37,8 @@ export const PRUNE_BATCH = 1000;
 export const SNAPSHOT_SWEEP_EVERY = 12;
 /** Most time one pass works before it leaves the rest to the next. */
 export const PRUNE_BUDGET_MS = 30_000;
+/** The file store's sweep leaves files younger than this (a write in progress is not an orphan). */
+export const FILE_SWEEP_AGE_MS = 3600_000;
 
 export interface PruneOptions {
   retentionDays: number;
@@ -41,11 +46,15 @@ export interface PruneOptions {
   jobRetentionHours?: number;
   /** Bytes the scrape result cache may hold. @default 512 MiB */
   cacheMaxBytes?: number;
+  /** Bytes of files one account may hold; unset: no bound. */
+  filesMaxBytesPerAccount?: number;
   now?: Date;
   batch?: number;
   budgetMs?: number;
   /** Sweep unreferenced snapshots (reads every old snapshot's key: the Pruner does it every SNAPSHOT_SWEEP_EVERY passes). @default true */
   sweepSnapshots?: boolean;
+  /** Sweep the file store for temporary files and bytes no row knows (lists every file: every SNAPSHOT_SWEEP_EVERY passes too). @default true */
+  sweepFiles?: boolean;
   /** Asked between batches: true ends the pass (the process is stopping). */
   stopped?: () => boolean;
 }
@@ -63,8 +72,10 @@ export interface PruneStats {
   snapshots: number;
   /** Rows of ended jobs (pages, items, jobs). */
   jobRows: number;
-  /** Expired screenshots. */
+  /** Screenshots deleted: expired, or their account's oldest over its bound. */
   files: number;
+  /** File store leftovers deleted: temporary files of failed writes, bytes whose row was gone. */
+  fileLeftovers: number;
   /** Scrape cache entries (expired, or the oldest over the bound). */
   cacheEntries: number;
   /** Rows handled per second over the pass. */
@@ -100,6 +111,7 @@ export async function prune(store: Store, options: PruneOptions): Promise<PruneS
     snapshots: 0,
     jobRows: 0,
     files: 0,
+    fileLeftovers: 0,
     cacheEntries: 0,
     rowsPerSecond: 0,
     ms: 0,
@@ -147,7 +159,20 @@ export async function prune(store: Store, options: PruneOptions): Promise<PruneS
     () => jobsRepo.pruneEndedJob(db, jobCut, batch),
     (n) => n > 0,
   );
-  await drain('files', () => filesRepo.deleteExpiredFiles(db, now, batch));
+  await drain('files', () => fileKeeper.pruneExpiredFiles(store, now, batch));
+  // Saves keep accounts within their bound; this pass (a scan of every account's sum) is for a
+  // bound lowered since, and runs with the hourly sweep.
+  const perAccount = options.filesMaxBytesPerAccount;
+  if (perAccount !== undefined && options.sweepFiles !== false)
+    await drain(
+      'files',
+      () => fileKeeper.boundAccounts(store, perAccount, 100),
+      () => false,
+    );
+  if (options.sweepFiles !== false && !out()) {
+    const swept = await fileKeeper.sweepFiles(store, new Date(now.getTime() - FILE_SWEEP_AGE_MS));
+    s.fileLeftovers += swept.temporary + swept.orphans;
+  }
   // One call loops itself until the cache is under its bound.
   await drain(
     'cacheEntries',
@@ -181,6 +206,7 @@ export async function prune(store: Store, options: PruneOptions): Promise<PruneS
     s.snapshots +
     s.jobRows +
     s.files +
+    s.fileLeftovers +
     s.cacheEntries;
   s.rowsPerSecond = s.ms > 0 ? Math.round((rows * 1000) / s.ms) : rows;
   return s;
@@ -191,6 +217,7 @@ export interface PrunerOptions {
   retentionDays: number;
   jobRetentionHours?: number;
   cacheMaxBytes?: number;
+  filesMaxBytesPerAccount?: number;
   everyMs?: number;
   log?: { info?(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
@@ -227,8 +254,10 @@ export class Pruner {
         retentionDays: this.#o.retentionDays,
         jobRetentionHours: this.#o.jobRetentionHours,
         cacheMaxBytes: this.#o.cacheMaxBytes,
+        filesMaxBytesPerAccount: this.#o.filesMaxBytesPerAccount,
         stopped: () => this.#stopped,
-        sweepSnapshots: this.#passes++ % SNAPSHOT_SWEEP_EVERY === 0,
+        sweepSnapshots: this.#passes % SNAPSHOT_SWEEP_EVERY === 0,
+        sweepFiles: this.#passes++ % SNAPSHOT_SWEEP_EVERY === 0,
       });
       const pruned =
         stats.collapsed +
@@ -238,6 +267,7 @@ export class Pruner {
         stats.usage +
         stats.snapshots +
         stats.files +
+        stats.fileLeftovers +
         stats.cacheEntries;
       if (pruned) this.#o.log?.info?.({ ...stats }, 'retention: pruned');
       return stats;
@@ -250,6 +280,44 @@ export class Pruner {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    await this.#pass;
+  }
+}
+
+/**
+ * The file store's sweep alone, each `everyMs`, in a process that runs no pruner (a scale-out API
+ * process): should its files folder not be shared with the workers (a misconfiguration: the
+ * others could not serve its files), the bytes it saved still leave the disk once a pruner
+ * elsewhere deleted their rows.
+ */
+export class FileSweeper {
+  #timer?: NodeJS.Timeout;
+  #pass?: Promise<unknown>;
+
+  constructor(
+    private readonly store: Store,
+    private readonly everyMs = PRUNE_EVERY_MS * SNAPSHOT_SWEEP_EVERY,
+    private readonly log?: PrunerOptions['log'],
+  ) {}
+
+  start(): void {
+    this.#timer = setInterval(() => {
+      this.#pass ??= this.runOnce().finally(() => (this.#pass = undefined));
+    }, this.everyMs);
+    this.#timer.unref();
+  }
+
+  async runOnce(): Promise<void> {
+    try {
+      const s = await fileKeeper.sweepFiles(this.store, new Date(Date.now() - FILE_SWEEP_AGE_MS));
+      if (s.temporary + s.orphans) this.log?.info?.({ ...s }, 'retention: file store swept');
+    } catch (err) {
+      this.log?.error({ err }, 'file store sweep failed; the next one tries again');
+    }
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
     await this.#pass;
   }
 }

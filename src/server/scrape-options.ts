@@ -296,7 +296,12 @@ export function scrapeStores(
   maxAge?: number,
 ): { files: FileSink; cache?: ScrapeCache } {
   return {
-    files: fileSink(ctx.store, { base, retentionHours: ctx.config.fileRetentionHours, accountId }),
+    files: fileSink(ctx.store, {
+      base,
+      retentionHours: ctx.config.fileRetentionHours,
+      accountId,
+      maxAccountBytes: ctx.config.filesMaxBytesPerAccount,
+    }),
     cache: maxAge
       ? { store: resultCacheOf(ctx).for(accountId, base), maxAgeMs: maxAge, account: accountId }
       : undefined,

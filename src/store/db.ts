@@ -8,6 +8,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import { DbClock } from './clock.js';
+import { DiskFileStore } from './file-store.js';
 import { MIGRATIONS } from './migrations/index.js';
 import type { Database } from './tables.js';
 
@@ -18,6 +19,8 @@ export interface Store {
   dialect: Dialect;
   /** Now on the database's clock: leases and due times shared between processes are judged on it. */
   now(): Date;
+  /** Screenshots' bytes (their rows are in `db`). */
+  files: DiskFileStore;
   close(): Promise<void>;
 }
 
@@ -26,6 +29,8 @@ export interface StoreOptions {
   databaseUrl?: string;
   /** Folder for the SQLite file. */
   dataDir: string;
+  /** Folder of the file store. @default `<dataDir>/files` */
+  filesDir?: string;
   /** SQLite file name, or ':memory:'. @default 'trawl.db' */
   sqliteFile?: string;
   /** Pool size for PostgreSQL. @default 10 */
@@ -118,5 +123,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const clock = new DbClock();
   if (dialect === 'postgres') await clock.follow(db);
   let closing: Promise<void> | undefined;
-  return { db, dialect, now: () => clock.now(), close: () => (closing ??= (clock.stop(), db.destroy())) };
+  return {
+    db,
+    dialect,
+    now: () => clock.now(),
+    files: new DiskFileStore(options.filesDir ?? join(options.dataDir, 'files')),
+    close: () => (closing ??= (clock.stop(), db.destroy())),
+  };
 }

@@ -23,3 +23,6 @@ export * as retention from './repos/retention.js';
 export * as files from './repos/files.js';
 export * as resultCache from './repos/result-cache.js';
 export { fileSink, StoreResultCache, FILE_ID, FILE_TYPES, type FileExt } from './scrape-stores.js';
+export * as fileKeeper from './file-keeper.js';
+export { openFile } from './file-keeper.js';
+export { DiskFileStore } from './file-store.js';

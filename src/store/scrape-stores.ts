@@ -6,8 +6,9 @@
 import type { ScrapeResult, FileSink } from '../engine/scrape.js';
 import type { CachedResult, ResultCache } from '../engine/result-cache.js';
 import type { Store } from './db.js';
+import { keepFile } from './file-keeper.js';
 import { randomBase62 } from './ids.js';
-import { saveFile } from './repos/files.js';
+import { liveFiles } from './repos/files.js';
 import { getEntry, pruneCache, putEntry } from './repos/result-cache.js';
 
 export const FILE_TYPES = { png: 'image/png', jpeg: 'image/jpeg' } as const;
@@ -15,20 +16,24 @@ export type FileExt = keyof typeof FILE_TYPES;
 /** Ids of files: 32 base62 characters, about 190 random bits. */
 export const FILE_ID = /^[0-9A-Za-z]{32}$/;
 
-/** Where `base` is the service's public URL (`https://trawl.example.com`): files are `{base}/v1/files/{id}.{ext}`. */
-export function fileSink(store: Store, o: { base: string; retentionHours: number; accountId?: string }): FileSink {
+/**
+ * Where `base` is the service's public URL (`https://trawl.example.com`): files are
+ * `{base}/v1/files/{id}.{ext}`, their bytes in the file store. `maxAccountBytes`: the account's
+ * bound (TRAWL_FILES_MAX_MB_PER_ACCOUNT); a save past it deletes the account's oldest files.
+ */
+export function fileSink(
+  store: Store,
+  o: { base: string; retentionHours: number; accountId?: string; maxAccountBytes?: number },
+): FileSink {
   return {
     async save(bytes, format) {
       const id = randomBase62(32);
-      const now = new Date();
-      const expiresAt = new Date(now.getTime() + o.retentionHours * 3600_000);
-      await saveFile(store.db, {
+      const { expiresAt } = await keepFile(store, bytes, {
         id,
-        accountId: o.accountId ?? null,
+        accountId: o.accountId,
         contentType: FILE_TYPES[format],
-        body: bytes,
-        createdAt: now,
-        expiresAt,
+        retentionHours: o.retentionHours,
+        maxAccountBytes: o.maxAccountBytes,
       });
       return { ref: `${o.base.replace(/\/+$/, '')}/v1/files/${id}.${format}`, expiresAt };
     },
@@ -36,6 +41,15 @@ export function fileSink(store: Store, o: { base: string; retentionHours: number
 }
 
 const FILES_PATH = '/v1/files/';
+
+/** Ids of the files a result points to (its screenshot's and its steps'). */
+function fileIds(result: ScrapeResult): string[] {
+  const refs = [...(result.screenshot ? [result.screenshot] : []), ...(result.actions?.screenshots ?? [])];
+  return refs.flatMap((ref) => {
+    const m = /\/v1\/files\/([0-9A-Za-z]{32})\.[a-z]+$/.exec(ref);
+    return m ? [m[1]] : [];
+  });
+}
 
 /**
  * A result's file URLs with `from` (an address the service is reached at) replaced by `to`. The
@@ -79,8 +93,14 @@ export class StoreResultCache {
   }
 
   async #get(key: string, notBefore: Date): Promise<CachedResult<ScrapeResult> | undefined> {
-    const row = await getEntry(this.store.db, key, notBefore, new Date());
-    return row && { result: JSON.parse(row.body) as ScrapeResult, cachedAt: row.created_at };
+    const now = new Date();
+    const row = await getEntry(this.store.db, key, notBefore, now);
+    if (!row) return undefined;
+    const result = JSON.parse(row.body) as ScrapeResult;
+    // A file deleted before it expired (its account's bound) makes the entry a miss, not a dead URL.
+    const ids = fileIds(result);
+    if (ids.length && (await liveFiles(this.store.db, ids, now)).size < new Set(ids).size) return undefined;
+    return { result, cachedAt: row.created_at };
   }
 
   async #put(key: string, result: ScrapeResult, accountId: string, expiresAt?: Date): Promise<void> {

@@ -283,9 +283,12 @@ export interface FilesTable {
   account_id: string | null;
   content_type: string;
   bytes: number;
+  /** The bytes of a row made before the file store ('db'); empty for the file store's. */
   body: Buffer;
   created_at: string;
   expires_at: string;
+  /** Where the bytes are: 'disk' (the file store) or 'db' (`body`, rows made before it). */
+  storage: Generated<'disk' | 'db'>;
 }
 
 /** Scrape results by the hash of URL and options (`max_age`). */

@@ -4,7 +4,7 @@
  * headers, cookies or actions are the asking account's own), a hit still costs its credit, and in
  * a scale-out a second API process on the same database serves the first one's files and cache.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -136,6 +136,10 @@ describe.each(DIALECTS)('scrape cache and files (%s)', (dialect) => {
       expect(png.headers.get('content-type')).toBe('image/png');
       const bytes = Buffer.from(await png.arrayBuffer());
       expect(bytes.subarray(1, 4).toString()).toBe('PNG');
+      // Its bytes are in the file store, under the data folder.
+      const id = new URL(first.body.screenshot).pathname.split('/').pop()!.split('.')[0];
+      const onDisk = join(svc.config.filesDir, id.slice(0, 2), id);
+      expect(existsSync(onDisk)).toBe(true);
       // Another API process on the same database (scale-out) serves the same file and the same cache.
       let other: Service | undefined;
       const dataDir = mkdtempSync(join(tmpdir(), 'trawl-other-'));
@@ -148,6 +152,8 @@ describe.each(DIALECTS)('scrape cache and files (%s)', (dialect) => {
               TRAWL_DATA_DIR: dataDir,
               TRAWL_ALLOW_PRIVATE_NETWORK: '1',
               DATABASE_URL: svc.config.databaseUrl!,
+              // The processes of a scale-out share the file store's folder.
+              TRAWL_FILES_DIR: svc.config.filesDir,
             }),
             { logger: false, scheduler: false },
           );
@@ -165,6 +171,7 @@ describe.each(DIALECTS)('scrape cache and files (%s)', (dialect) => {
         expect(s.files).toBeGreaterThanOrEqual(1);
         expect(s.cacheEntries).toBeGreaterThanOrEqual(1);
         expect((await fetch(first.body.screenshot)).status).toBe(404);
+        expect(existsSync(onDisk)).toBe(false);
       } finally {
         await other?.close();
         rmSync(dataDir, { recursive: true, force: true });

@@ -40,6 +40,11 @@ describe.skipIf(!findChromium())('playground screenshot', () => {
     expect(src, page.slice(0, 2000)).toMatch(/^\/v1\/files\/[0-9A-Za-z]{32}\.png$/);
     const png = await fetch(`${svc.url}${src}`);
     expect(png.headers.get('content-type')).toBe('image/png');
+    expect(
+      Buffer.from(await png.arrayBuffer())
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
     expect(page).toContain('brass lamp');
   }, 60_000);
 });

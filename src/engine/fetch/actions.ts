@@ -7,8 +7,11 @@
  * causes goes through the render's guarded proxy like any other; a main-frame navigation the guard
  * refused fails the whole request as forbidden_target, as a refused redirect does.
  */
-import type { Page, PageScreenshotOptions } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { isTrawlError, TrawlError, timeoutError } from '../../errors.js';
+import { capture, type ImageFormat } from './screenshot.js';
+
+export type { ImageFormat, ScreenshotSpec } from './screenshot.js';
 
 /** The wire shape of a step (stored as such on jobs and monitors). */
 export type Action =
@@ -33,13 +36,6 @@ export const ACTION_TYPES = [
   'execute_javascript',
 ] as const;
 
-export type ImageFormat = 'png' | 'jpeg';
-
-export interface ScreenshotSpec {
-  fullPage: boolean;
-  format: ImageFormat;
-}
-
 /** What the steps produced, in step order per kind. */
 export interface ActionOutput {
   screenshots: Buffer[];
@@ -54,21 +50,17 @@ export const STEP_MS = {
   /** wait for a selector. */
   waitSelector: 30_000,
   scroll: 5_000,
-  screenshot: 10_000,
+  /** (A picture over the byte cap is taken again: a page of noise takes three captures.) */
+  screenshot: 30_000,
   scrape: 5_000,
   script: 10_000,
 } as const;
-/** A full-page screenshot stops here (the contract's cap). */
-export const MAX_FULL_PAGE_HEIGHT = 16_384;
-/** …and at the widest viewport: a page can be made arbitrarily wide, and Chromium paints all of it (GBs). */
-export const MAX_FULL_PAGE_WIDTH = 3840;
 /** What one script may return (JSON). */
 export const MAX_SCRIPT_RETURN_BYTES = 64 * 1024;
 /** `click` with `all`: at most this many elements. */
 export const MAX_CLICKS = 100;
 /** `scroll` to the bottom: rounds of "scroll, wait for more content". */
 const BOTTOM_ROUNDS = 10;
-const JPEG_QUALITY = 80;
 
 export interface ActionContext {
   /** Epoch ms when the request's budget ends. */
@@ -76,6 +68,10 @@ export interface ActionContext {
   /** The request's budget, for messages. */
   timeoutMs: number;
   format: ImageFormat;
+  /** A screenshot's byte cap (screenshot.ts). */
+  screenshotMaxBytes?: number;
+  /** Told what a step's screenshot cut or scaled (the answer's warnings). */
+  warn?(message: string): void;
   /** A main-frame navigation the guard refused, if any. */
   refused(): TrawlError | undefined;
   /** Main-frame navigations seen so far. */
@@ -90,10 +86,6 @@ const firstLine = (e: unknown) =>
 const isTimeout = (e: unknown) =>
   (e as Error)?.name === 'TimeoutError' || /Timeout \d+ms exceeded/.test(String((e as Error)?.message));
 
-const PAGE_SIZE = `(() => {
-  const d = document.documentElement, b = document.body;
-  return { width: Math.max(d.clientWidth, d.scrollWidth, b ? b.scrollWidth : 0), height: Math.max(d.scrollHeight, b ? b.scrollHeight : 0) };
-})()`;
 /** Scrolls to the bottom; true when the page grew within ~300 ms (more content was loaded). */
 const SCROLL_TO_BOTTOM = `(async () => {
   const height = () => document.documentElement.scrollHeight;
@@ -105,31 +97,6 @@ const SCROLL_TO_BOTTOM = `(async () => {
   }
   return false;
 })()`;
-
-/** A screenshot in CSS pixels (a mobile page's is its viewport's size, not its device pixels'). */
-export async function capture(page: Page, spec: ScreenshotSpec, timeoutMs: number): Promise<Buffer> {
-  // caret 'initial': no style is injected and removed around the capture (two round trips fewer).
-  const o: PageScreenshotOptions = {
-    type: spec.format,
-    scale: 'css',
-    caret: 'initial',
-    timeout: Math.max(1, timeoutMs),
-    ...(spec.format === 'jpeg' ? { quality: JPEG_QUALITY } : {}),
-  };
-  if (spec.fullPage) {
-    o.fullPage = true;
-    // Page code is given as text: the service is compiled without the DOM's types.
-    const size = (await page.evaluate(PAGE_SIZE)) as { width: number; height: number };
-    if (size.height > MAX_FULL_PAGE_HEIGHT || size.width > MAX_FULL_PAGE_WIDTH)
-      o.clip = {
-        x: 0,
-        y: 0,
-        width: Math.min(size.width, MAX_FULL_PAGE_WIDTH),
-        height: Math.min(size.height, MAX_FULL_PAGE_HEIGHT),
-      };
-  }
-  return page.screenshot(o);
-}
 
 /** Runs the steps in order; the first that cannot be done throws. */
 export async function runActions(page: Page, actions: Action[], ctx: ActionContext): Promise<ActionOutput> {
@@ -409,11 +376,18 @@ class Step {
 
   async #screenshot(fullPage: boolean): Promise<Buffer> {
     const limit = STEP_MS.screenshot;
-    return capture(this.page, { fullPage, format: this.ctx.format }, this.#bound(limit)).catch((e) => {
+    const shot = await capture(
+      this.page,
+      { fullPage, format: this.ctx.format },
+      this.#bound(limit),
+      this.ctx.screenshotMaxBytes,
+    ).catch((e) => {
       throw isTimeout(e)
         ? this.#ranOut(limit, `the screenshot took more than ${limit} ms`, e)
         : this.failed(`could not take the screenshot (${firstLine(e)})`, e);
     });
+    if (shot.note) this.ctx.warn?.(`actions[${this.index}]: ${shot.note}`);
+    return shot.bytes;
   }
 
   async #scrape(): Promise<{ url: string; html: string }> {

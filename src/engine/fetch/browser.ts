@@ -10,14 +10,8 @@
 import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { TrawlError, fetchFailed, timeoutError } from '../../errors.js';
-import {
-  capture,
-  runActions,
-  type Action,
-  type ActionOutput,
-  type ImageFormat,
-  type ScreenshotSpec,
-} from './actions.js';
+import { runActions, type Action, type ActionOutput } from './actions.js';
+import { capture, DEFAULT_SCREENSHOT_MAX_BYTES, type ImageFormat, type ScreenshotSpec } from './screenshot.js';
 import { GuardedProxy, authorityKey, type ProxySession } from './browser-proxy.js';
 import {
   contextOptions,
@@ -163,12 +157,15 @@ export interface ChromiumPoolOptions {
   maxBytes?: number;
   /** Renders at once; more wait. @default 4 */
   maxConcurrent?: number;
+  /** Bytes one screenshot may take (TRAWL_SCREENSHOT_MAX_MB); a larger picture is taken again, scaled. @default 10 MiB */
+  screenshotMaxBytes?: number;
 }
 
 export class ChromiumPool implements BrowserPool {
   readonly #path?: string;
   readonly #proxy: GuardedProxy;
   readonly #max: number;
+  readonly #shotBytes: number;
   #browser?: Promise<Browser>;
   #denyAll?: ProxySession;
   /** A tab opened ahead for the next plain render (no device or locale): a new page is the costliest step of a render. */
@@ -188,6 +185,7 @@ export class ChromiumPool implements BrowserPool {
       maxBytes: options.maxBytes,
     });
     this.#max = options.maxConcurrent ?? 4;
+    this.#shotBytes = options.screenshotMaxBytes ?? DEFAULT_SCREENSHOT_MAX_BYTES;
     this.#slots = new FairSlots(this.#max, undefined, 'Chromium render slots');
   }
 
@@ -402,17 +400,21 @@ export class ChromiumPool implements BrowserPool {
     } else await settle(page, traffic, Math.min(SETTLE_MAX_MS, remaining()));
     const refusedEarly = refusedNavigation();
     if (refusedEarly) throw refusedEarly;
+    // What screenshots cut or scaled, in step order, the page's own last.
+    const shotNotes: string[] = [];
     const actions = options.actions?.length
       ? await runActions(page, options.actions, {
           deadline,
           timeoutMs: options.timeoutMs,
           format: options.imageFormat ?? 'png',
+          screenshotMaxBytes: this.#shotBytes,
+          warn: (m) => shotNotes.push(m),
           refused: refusedNavigation,
           navigations: () => navigations.length,
         })
       : undefined;
     // The page is read and photographed at once: the two are independent round trips to Chromium.
-    const [html, screenshot] = await Promise.all([
+    const [html, shot] = await Promise.all([
       page.content().catch((e) => {
         throw (
           refusedNavigation() ??
@@ -420,7 +422,7 @@ export class ChromiumPool implements BrowserPool {
         );
       }),
       options.screenshot
-        ? capture(page, options.screenshot, remaining()).catch((e) => {
+        ? capture(page, options.screenshot, remaining(), this.#shotBytes).catch((e) => {
             if (/Timeout/.test((e as Error).message))
               throw timeoutError(
                 `the screenshot of ${url} was not done within the time budget (timeout_ms ${options.timeoutMs})`,
@@ -432,7 +434,8 @@ export class ChromiumPool implements BrowserPool {
     ]);
     const refused = refusedNavigation();
     if (refused) throw refused;
-    const warnings: string[] = [];
+    if (shot?.note) shotNotes.push(`screenshot: ${shot.note}`);
+    const warnings: string[] = [...shotNotes];
     if (session.refused.size) {
       const hosts = [...session.refused.keys()].slice(0, 5).join(', ');
       warnings.push(
@@ -452,7 +455,7 @@ export class ChromiumPool implements BrowserPool {
         'text/html',
       html,
       ...(warnings.length ? { warnings } : {}),
-      ...(screenshot ? { screenshot } : {}),
+      ...(shot ? { screenshot: shot.bytes } : {}),
       ...(actions ? { actions } : {}),
     };
   }

@@ -370,10 +370,13 @@ async function renderPage(fetchers: Fetchers, url: string, options: FetchPageOpt
       'http',
       undefined,
     );
+    // (The render's warnings — what its screenshot cut or scaled — stay with the answer.)
+    const warnings = [...(r.warnings ?? []), ...(doc.warnings ?? [])];
     return {
       ...doc,
       sourceUrl: withoutCredentials(url),
       rendered: true,
+      ...(warnings.length ? { warnings } : {}),
       ...(r.screenshot ? { screenshot: r.screenshot } : {}),
       ...(r.actions ? { actions: r.actions } : {}),
     };

@@ -18,6 +18,7 @@ import * as m012 from './2026-11-27T0100-job-truncated.js';
 import * as m013 from './2026-11-28T0100-crawl-reach.js';
 import * as m014 from './2026-11-28T0200-job-held.js';
 import * as m015 from './2026-11-28T0300-job-event-replay.js';
+import * as m016 from './2026-11-28T0400-file-store.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0100-accounts-keys-usage': m001,
@@ -35,4 +36,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-28T0100-crawl-reach': m013,
   '2026-11-28T0200-job-held': m014,
   '2026-11-28T0300-job-event-replay': m015,
+  '2026-11-28T0400-file-store': m016,
 };
