@@ -1,6 +1,7 @@
 /**
  * The authenticated /v1 scope. Hooks run in the contract's order: auth → rate limit (both
- * before the body is parsed) → body validation (in the route) → credits → work. Every
+ * before the body is parsed) → body validation (in the route) → credits → work; a body over
+ * 1 MiB has its credit checked before it is read (large-bodies.ts). Every
  * authenticated request leaves one usage row (account, key, endpoint, status, credits,
  * duration, request id).
  */
@@ -11,9 +12,11 @@ import { TrawlError } from '../../errors.js';
 import { usage } from '../../store/index.js';
 import type { ServerContext } from '../context.js';
 import { makeAuthenticate } from './auth.js';
+import { makeLargeBodyGate } from './large-bodies.js';
 
 export function registerApiScope(app: FastifyInstance, ctx: ServerContext): void {
   const authenticate = makeAuthenticate(ctx);
+  const admitLargeBody = makeLargeBodyGate(ctx);
   app.decorateRequest('auth', undefined);
   app.decorateRequest('creditsCharged', 0);
   // Fastify only times replies when a logger or an onResponse hook is there: time them here.
@@ -27,6 +30,7 @@ export function registerApiScope(app: FastifyInstance, ctx: ServerContext): void
     reply.header('x-ratelimit-remaining', String(v.remaining));
     reply.header('x-ratelimit-reset', String(v.reset));
     if (!v.allowed) throw new TrawlError('rate_limited', undefined, { fields: { retry_after: v.retryAfter } });
+    await admitLargeBody(request, reply);
   });
 
   // Written before the answer leaves (onSend), so a client that has its response can
