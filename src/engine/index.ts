@@ -59,7 +59,15 @@ export function forOwner(engine: Engine, owner: string): Engine {
 
 export type EngineConfig = Pick<Config, 'allowPrivateNetwork' | 'resolve' | 'proxyUrls' | 'chromiumPath'> &
   Partial<
-    Pick<Config, 'documentWorkers' | 'documentBudgetMs' | 'largePages' | 'pageBytesBudget' | 'accountConcurrency'>
+    Pick<
+      Config,
+      | 'documentWorkers'
+      | 'documentBudgetMs'
+      | 'largePages'
+      | 'pageBytesBudget'
+      | 'accountConcurrency'
+      | 'answerMaxBytes'
+    >
   > &
   Partial<
     Pick<
@@ -81,7 +89,11 @@ export function createEngine(config: EngineConfig, log?: { warn(obj: object, msg
     resolve: config.resolve,
     proxyUrls: config.proxyUrls,
   });
-  const browser = new ChromiumPool({ executablePath: config.chromiumPath, http });
+  const browser = new ChromiumPool({
+    executablePath: config.chromiumPath,
+    http,
+    maxSnapshotBytes: config.answerMaxBytes,
+  });
   const documents = new DocumentPool({ size: config.documentWorkers, jobTimeoutMs: config.documentBudgetMs });
   const largePages = new LargePageGate(LARGE_PAGE_BYTES, config.largePages ?? 2, config.pageBytesBudget ?? Infinity);
   // Endpoints the operator configured (an LLM or a SearXNG on the LAN) may be private

@@ -161,6 +161,8 @@ export interface ChromiumPoolOptions {
   http: HttpClient;
   /** Bytes one render may download in all. @default 64 MiB */
   maxBytes?: number;
+  /** Bytes of page HTML a render's `scrape` steps may keep in all (what one answer may hold). @default 32 MiB */
+  maxSnapshotBytes?: number;
   /** Renders at once; more wait. @default 4 */
   maxConcurrent?: number;
 }
@@ -177,6 +179,7 @@ export class ChromiumPool implements BrowserPool {
   readonly #closingTabs = new Set<Promise<void>>();
   /** Render slots, shared fairly between owners (accounts). */
   readonly #slots: FairSlots;
+  readonly #snapshotBytes: number;
   #closing?: Promise<void>;
 
   constructor(options: ChromiumPoolOptions) {
@@ -188,6 +191,7 @@ export class ChromiumPool implements BrowserPool {
       maxBytes: options.maxBytes,
     });
     this.#max = options.maxConcurrent ?? 4;
+    this.#snapshotBytes = options.maxSnapshotBytes ?? 32 * 2 ** 20;
     this.#slots = new FairSlots(this.#max, undefined, 'Chromium render slots');
   }
 
@@ -409,6 +413,7 @@ export class ChromiumPool implements BrowserPool {
           format: options.imageFormat ?? 'png',
           refused: refusedNavigation,
           navigations: () => navigations.length,
+          snapshotBytes: this.#snapshotBytes,
         })
       : undefined;
     // The page is read and photographed at once: the two are independent round trips to Chromium.

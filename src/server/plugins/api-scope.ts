@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { forOwner, type Engine } from '../../engine/index.js';
+import { answerBytes, answerTooLarge } from '../../answer-cap.js';
 import { charged } from '../../billing.js';
 import { TrawlError } from '../../errors.js';
 import { usage } from '../../store/index.js';
@@ -52,11 +53,14 @@ export function registerApiScope(app: FastifyInstance, ctx: ServerContext): void
   });
 }
 
+const ANSWER_ADVICE =
+  'ask for less: fewer formats (html and raw_html repeat the page), fewer scrape steps, fewer results or pages';
+
 /**
  * Run billable work: reserve one credit first (402 when none), keep it on success, give it
- * back on any failure — including the client going away before the answer is sent — and on a
- * result that `free` says is given without charge. The work gets the engine as the account
- * sees it: its pages take the account's fetch slots.
+ * back on any failure — including the client going away before the answer is sent, and an
+ * answer over the byte cap (answer-cap.ts) — and on a result that `free` says is given without
+ * charge. The work gets the engine as the account sees it: its pages take the account's fetch slots.
  */
 export async function withCredit<T>(
   ctx: ServerContext,
@@ -79,6 +83,10 @@ export async function withCredit<T>(
       async () => {
         const r = await work(controller.signal, forOwner(ctx.engine, accountId));
         if (controller.signal.aborted) throw new TrawlError('fetch_failed', 'the client closed the connection');
+        // An answer over the cap is refused (and so refunded) rather than sent.
+        const cap = ctx.config.answerMaxBytes;
+        const bytes = answerBytes(r, cap);
+        if (bytes > cap) throw answerTooLarge(bytes, cap, ANSWER_ADVICE);
         return r;
       },
       free,
