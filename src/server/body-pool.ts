@@ -77,11 +77,6 @@ export class BodyPool {
     this.#size = this.#spawn ? options.size : 0;
   }
 
-  /** Bodies being read on a worker now. */
-  get running(): number {
-    return this.#slots.filter((s) => s.job).length;
-  }
-
   /** Bodies waiting for a worker. */
   get queued(): number {
     let n = 0;
