@@ -70,6 +70,10 @@ export interface Config {
   documentBudgetMs: number;
   /** What one PDF's streams may inflate to, in bytes (TRAWL_PDF_MAX_INFLATED_MB). */
   pdfMaxInflatedBytes: number;
+  /** Worker threads that parse and validate request bodies over 1 MiB (0 = on the event loop). */
+  bodyWorkers: number;
+  /** Bytes one answer may hold (a render's snapshots, a crawl's pages, any result); more is a clear error, not charged. */
+  answerMaxBytes: number;
   /** Large pages (over 1 MiB) handled at once; more wait within their deadline. */
   largePages: number;
   /** Page body bytes held at once (downloading or waiting to be processed) before new pages wait. */
@@ -188,6 +192,8 @@ export function loadConfig(env: Env = loadEnv()): Config {
     documentBudgetMs: int(env, 'TRAWL_DOCUMENT_BUDGET_MS', 10_000, 100, 120_000),
     // (The default is pdf.ts's DEFAULT_MAX_INFLATED_BYTES: 128 MiB.)
     pdfMaxInflatedBytes: int(env, 'TRAWL_PDF_MAX_INFLATED_MB', 128, 1, 65_536) * 2 ** 20,
+    bodyWorkers: int(env, 'TRAWL_BODY_WORKERS', 1, 0, 16),
+    answerMaxBytes: int(env, 'TRAWL_ANSWER_MAX_MB', 32, 1, 4096) * 2 ** 20,
     // A large page costs ~50–100 MB while it is handled: one per 8 GiB of memory, 2 to 8.
     largePages: int(env, 'TRAWL_LARGE_PAGES', Math.max(2, Math.min(8, Math.floor(totalmem() / 2 ** 33))), 1, 256),
     // Bytes held are ~3× in memory (body, text, the worker's copy): 1/64 of memory, 64–512 MiB.

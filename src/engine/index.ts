@@ -72,6 +72,7 @@ export type EngineConfig = Pick<Config, 'allowPrivateNetwork' | 'resolve' | 'pro
       | 'accountConcurrency'
       | 'pdfMaxInflatedBytes'
       | 'screenshotMaxBytes'
+      | 'answerMaxBytes'
     >
   > &
   Partial<
@@ -98,6 +99,7 @@ export function createEngine(config: EngineConfig, log?: { warn(obj: object, msg
     executablePath: config.chromiumPath,
     http,
     screenshotMaxBytes: config.screenshotMaxBytes,
+    maxSnapshotBytes: config.answerMaxBytes,
   });
   const documents = new DocumentPool({
     size: config.documentWorkers,

@@ -7,6 +7,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { CrawlResult, CrawledPage } from '../engine/crawl/crawler.js';
+import { answerTooLarge } from '../answer-cap.js';
 import { ERROR_CATALOGUE, TrawlError, type ErrorCode } from '../errors.js';
 import { jobs as repo, storeUnreachable, type Store } from '../store/index.js';
 import type { CrawlJobOptions } from './crawl-item.js';
@@ -28,6 +29,8 @@ export interface SyncCrawl {
   signal: AbortSignal;
   /** Tells this process's runner to look now (embedded). */
   wake?: () => void;
+  /** Bytes the answer may hold (TRAWL_ANSWER_MAX_MB); more is 413 and the pages are dropped. */
+  maxBytes?: number;
 }
 
 export async function crawlAsJob(store: Store, c: SyncCrawl): Promise<CrawlResult> {
@@ -66,9 +69,12 @@ export async function crawlAsJob(store: Store, c: SyncCrawl): Promise<CrawlResul
   const pages: CrawledPage[] = [];
   const errors: CrawlResult['errors'] = [];
   let first: { error: string; detail?: string } | undefined;
+  let bytes = 0;
   for (let after: { depth: number; seq: number } | undefined; ;) {
     const rows = await patiently(() => repo.pagesByDepth(db, c.id, after, READ_BATCH));
     for (const r of rows) {
+      bytes += r.page.length;
+      if (bytes > (c.maxBytes ?? Infinity)) await tooLarge(store, c, bytes);
       const page = JSON.parse(r.page) as CrawledPage & { error?: string; detail?: string };
       if (r.state === 'failed' && page.error) {
         if (Number(r.seq) === 0) first = page as { error: string; detail?: string };
@@ -131,6 +137,20 @@ async function hungUp(store: Store, c: SyncCrawl): Promise<never> {
     ),
   );
   throw new TrawlError('fetch_failed', 'the crawl was cancelled');
+}
+
+/**
+ * The pages come to more than one answer may hold: refused before they are all read, not charged,
+ * and — as for a caller who hung up — dropped, so they cannot be read for nothing either.
+ */
+async function tooLarge(store: Store, c: SyncCrawl, bytes: number): Promise<never> {
+  const error = answerTooLarge(
+    bytes,
+    c.maxBytes!,
+    'crawl with "async": true and read the pages from GET /v1/jobs/{id} (10 MiB at a time), or lower limit',
+  );
+  await patiently(() => repo.dropPages(store.db, c.id, store.now().toISOString(), error.detail));
+  throw error;
 }
 
 /** A read or write tried again while the store is unreachable, for up to STORE_GRACE_MS. */

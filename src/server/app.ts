@@ -3,16 +3,20 @@
  * (health, readiness, metrics, the OpenAPI document and its reference at /docs), the
  * authenticated /v1 scope with its routes, and the Firecrawl-compatible /firecrawl scope.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import { configSecrets, createRedactor, type Redactor } from '../redact.js';
 import { newId } from '../store/ids.js';
 import type { ServerContext } from './context.js';
 import { clientErrorHandler } from './client-errors.js';
 import { capConnectionsPerAddress } from './connections.js';
-import { MAX_JSON_DEPTH, jsonTooDeepAt } from './validation.js';
 import { BODY_LIMIT } from './body-limits.js';
-import { invalidRequest } from '../errors.js';
+import { readBodyBytes } from './body-bytes.js';
+import { BodyPool } from './body-pool.js';
+import { ReadBody } from './body-readers.js';
+import { parseJsonBody } from './json-body.js';
+import { TrawlError } from '../errors.js';
 import { registerApiScope } from './plugins/api-scope.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { accountRoutes } from './routes/account.js';
@@ -75,7 +79,7 @@ export async function buildServer(
         });
       else r.code(500).send({ error: 'internal_error' });
     },
-    // `__proto__` keys stay plain data; parseBody refuses them naming where (validation.ts).
+    // `__proto__` keys stay plain data (JSON.parse keeps them so); parseBody refuses them naming where (validation.ts).
     onProtoPoisoning: 'ignore',
     routerOptions: { ignoreTrailingSlash: true },
   });
@@ -87,28 +91,26 @@ export async function buildServer(
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   // Only JSON bodies are accepted: anything else is 415 unsupported_media_type.
   app.removeContentTypeParser('text/plain');
-  // JSON bodies: Fastify's parser, after a nesting-depth check (a body 20,000 levels deep
-  // would otherwise overflow the stack in validation and answer 500).
-  const parseJson = app.getDefaultJsonParser('ignore', 'ignore');
+  // JSON bodies, read as bytes (body-bytes.ts): up to 1 MiB parsed here (json-body.ts); larger
+  // ones (the batch routes') parsed and validated by their route's reader on a body worker.
+  const bodies = new BodyPool({ size: ctx.config.bodyWorkers });
+  app.addHook('onClose', () => bodies.close());
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    // An empty body is no body (curl -H and SDKs send a DELETE so): a body-less route answers
-    // as without it, a route that needs one says the body was empty (parseBody).
-    if (!(body as string).trim()) {
-      done(null, undefined);
-      return;
+  app.addContentTypeParser('application/json', async (request: FastifyRequest, payload: IncomingMessage) => {
+    const bytes = await readBodyBytes(request, payload);
+    const reader = request.routeOptions.config?.bodyReader;
+    if (bytes.length <= BODY_LIMIT || !reader) return parseJsonBody(bytes.toString('utf8'));
+    // A client gone while its body waits for a worker takes it out of the queue.
+    const gone = new AbortController();
+    const socket = request.raw.socket;
+    const onClose = () => gone.abort(new TrawlError('invalid_request', 'the client closed the connection'));
+    socket?.once('close', onClose);
+    try {
+      const owner = request.auth?.accountId ?? request.ip;
+      return new ReadBody(reader, await bodies.read(owner, bytes, reader, gone.signal));
+    } finally {
+      socket?.off('close', onClose);
     }
-    const at = jsonTooDeepAt(body as string);
-    if (at !== undefined) {
-      done(
-        invalidRequest(
-          `body: nested more than ${MAX_JSON_DEPTH} levels deep (at character ${at}); send a flatter body`,
-        ),
-        undefined,
-      );
-      return;
-    }
-    parseJson(request, body as string, done);
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

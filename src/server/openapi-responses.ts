@@ -46,11 +46,12 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
   insufficient_credits: 'the account has no credit left (nothing was done)',
   forbidden_target: 'the URL (or a redirect hop) resolves to a private, loopback, link-local or metadata address',
   not_found: 'no such resource for this account',
-  payload_too_large: 'the body is over 1 MiB (80 MiB for a batch scrape)',
+  payload_too_large:
+    'the body is over 1 MiB (80 MiB for a batch scrape), or the answer would be over what one answer may hold (TRAWL_ANSWER_MAX_MB, 32 MiB; `detail` starts `answer:`; no credit is charged)',
   unsupported_media_type: 'the body was not sent as application/json',
   invalid_schema: 'the `schema` object is missing where required or not valid; `detail` names the path',
   rate_limited:
-    'the key is over its rate limit; `retry_after` (and the Retry-After header) says in how many seconds to retry',
+    'the key is over its rate limit, or the account already has 2 bodies over 1 MiB in flight; `retry_after` (and the Retry-After header) says in how many seconds to retry',
   internal_error: 'a bug, logged with the request id; no stack trace is sent',
   fetch_failed:
     'the target could not be fetched (DNS, connection, TLS, HTTP ≥ 400, unsupported content); no credit is charged',

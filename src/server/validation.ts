@@ -53,7 +53,16 @@ export const MAX_JSON_DEPTH = 64;
  * does: one linear pass over the raw body, before JSON.parse, skipping brackets inside strings.
  */
 export function jsonTooDeepAt(text: string, max = MAX_JSON_DEPTH): number | undefined {
+  return scanJson(text, max).tooDeepAt;
+}
+
+/**
+ * The same pass, also counting values (each array or object, and each comma: every value but
+ * the first of a container): what JSON.parse would build, known before it builds it.
+ */
+export function scanJson(text: string, max = MAX_JSON_DEPTH): { tooDeepAt?: number; values: number } {
   let depth = 0;
+  let values = 1;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -62,11 +71,13 @@ export function jsonTooDeepAt(text: string, max = MAX_JSON_DEPTH): number | unde
         i++; // backslash: the next character is escaped
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
+    else if (c === 0x2c) values++;
     else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return i + 1;
+      values++;
+      if (++depth > max) return { tooDeepAt: i + 1, values };
     } else if (c === 0x5d || c === 0x7d) depth--;
   }
-  return undefined;
+  return { values };
 }
 
 function fieldPath(path: readonly PropertyKey[]): string {

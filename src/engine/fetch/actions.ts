@@ -41,6 +41,8 @@ export interface ActionOutput {
   screenshots: Buffer[];
   scrapes: { url: string; html: string }[];
   javascriptReturns: unknown[];
+  /** Bytes of HTML the scrapes hold. */
+  scrapedBytes?: number;
 }
 
 /** Each step's own bound (ms); the request's deadline may end it sooner. */
@@ -76,6 +78,8 @@ export interface ActionContext {
   refused(): TrawlError | undefined;
   /** Main-frame navigations seen so far. */
   navigations(): number;
+  /** Bytes of HTML the `scrape` steps may keep in all (TRAWL_ANSWER_MAX_MB: what one answer may hold). */
+  snapshotBytes?: number;
 }
 
 const quote = (s: string) => `'${s.length > 120 ? `${s.slice(0, 117)}...` : s}'`;
@@ -170,7 +174,7 @@ class Step {
         out.screenshots.push(await this.#screenshot(a.full_page ?? false));
         return;
       case 'scrape':
-        out.scrapes.push(await this.#scrape());
+        out.scrapes.push(this.#kept(await this.#scrape(), out));
         return;
       case 'execute_javascript':
         out.javascriptReturns.push(await this.#script(a.script));
@@ -394,6 +398,23 @@ class Step {
     const limit = STEP_MS.scrape;
     const html = await this.#bounded(this.page.content(), limit, `reading the page took more than ${limit} ms`);
     return { url: this.page.url(), html };
+  }
+
+  /**
+   * A snapshot, if the snapshots so far and it fit in what one answer may hold: 49 steps of a
+   * 1.5 MB page made a 75 MB answer (and ~480 MB of memory) before there was a bound.
+   */
+  #kept(snapshot: { url: string; html: string }, out: ActionOutput): { url: string; html: string } {
+    const cap = this.ctx.snapshotBytes ?? Infinity;
+    const bytes = (out.scrapedBytes ?? 0) + Buffer.byteLength(snapshot.html);
+    if (bytes <= cap) {
+      out.scrapedBytes = bytes;
+      return snapshot;
+    }
+    const mib = (n: number) => `${n % 2 ** 20 ? (n / 2 ** 20).toFixed(1) : n / 2 ** 20} MiB`;
+    throw this.failed(
+      `the page's HTML at this step and the earlier scrape steps comes to ${mib(bytes)}, more than the ${mib(cap)} one answer may hold (TRAWL_ANSWER_MAX_MB); take fewer scrape steps`,
+    );
   }
 
   async #script(script: string): Promise<unknown> {

@@ -155,6 +155,8 @@ export interface ChromiumPoolOptions {
   http: HttpClient;
   /** Bytes one render may download in all. @default 64 MiB */
   maxBytes?: number;
+  /** Bytes of page HTML a render's `scrape` steps may keep in all (what one answer may hold). @default 32 MiB */
+  maxSnapshotBytes?: number;
   /** Renders at once; more wait. @default 4 */
   maxConcurrent?: number;
   /** Bytes one screenshot may take (TRAWL_SCREENSHOT_MAX_MB); a larger picture is taken again, scaled. @default 10 MiB */
@@ -174,6 +176,7 @@ export class ChromiumPool implements BrowserPool {
   readonly #closingTabs = new Set<Promise<void>>();
   /** Render slots, shared fairly between owners (accounts). */
   readonly #slots: FairSlots;
+  readonly #snapshotBytes: number;
   #closing?: Promise<void>;
 
   constructor(options: ChromiumPoolOptions) {
@@ -186,6 +189,7 @@ export class ChromiumPool implements BrowserPool {
     });
     this.#max = options.maxConcurrent ?? 4;
     this.#shotBytes = options.screenshotMaxBytes ?? DEFAULT_SCREENSHOT_MAX_BYTES;
+    this.#snapshotBytes = options.maxSnapshotBytes ?? 32 * 2 ** 20;
     this.#slots = new FairSlots(this.#max, undefined, 'Chromium render slots');
   }
 
@@ -411,6 +415,7 @@ export class ChromiumPool implements BrowserPool {
           warn: (m) => shotNotes.push(m),
           refused: refusedNavigation,
           navigations: () => navigations.length,
+          snapshotBytes: this.#snapshotBytes,
         })
       : undefined;
     // The page is read and photographed at once: the two are independent round trips to Chromium.

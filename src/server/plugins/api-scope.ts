@@ -1,19 +1,23 @@
 /**
  * The authenticated /v1 scope. Hooks run in the contract's order: auth → rate limit (both
- * before the body is parsed) → body validation (in the route) → credits → work. Every
+ * before the body is parsed) → body validation (in the route) → credits → work; a body over
+ * 1 MiB has its credit checked before it is read (large-bodies.ts). Every
  * authenticated request leaves one usage row (account, key, endpoint, status, credits,
  * duration, request id).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { forOwner, type Engine } from '../../engine/index.js';
+import { answerBytes, answerTooLarge } from '../../answer-cap.js';
 import { charged } from '../../billing.js';
 import { isTrawlError, TrawlError } from '../../errors.js';
 import { usage } from '../../store/index.js';
 import type { ServerContext } from '../context.js';
 import { makeAuthenticate } from './auth.js';
+import { makeLargeBodyGate } from './large-bodies.js';
 
 export function registerApiScope(app: FastifyInstance, ctx: ServerContext): void {
   const authenticate = makeAuthenticate(ctx);
+  const admitLargeBody = makeLargeBodyGate(ctx);
   app.decorateRequest('auth', undefined);
   app.decorateRequest('creditsCharged', 0);
   // Fastify only times replies when a logger or an onResponse hook is there: time them here.
@@ -27,6 +31,7 @@ export function registerApiScope(app: FastifyInstance, ctx: ServerContext): void
     reply.header('x-ratelimit-remaining', String(v.remaining));
     reply.header('x-ratelimit-reset', String(v.reset));
     if (!v.allowed) throw new TrawlError('rate_limited', undefined, { fields: { retry_after: v.retryAfter } });
+    await admitLargeBody(request, reply);
   });
 
   // Written before the answer leaves (onSend), so a client that has its response can
@@ -48,11 +53,14 @@ export function registerApiScope(app: FastifyInstance, ctx: ServerContext): void
   });
 }
 
+const ANSWER_ADVICE =
+  'ask for less: fewer formats (html and raw_html repeat the page), fewer scrape steps, fewer results or pages';
+
 /**
  * Run billable work: reserve one credit first (402 when none), keep it on success, give it
- * back on any failure — including the client going away before the answer is sent — and on a
- * result that `free` says is given without charge. The work gets the engine as the account
- * sees it: its pages take the account's fetch slots.
+ * back on any failure — including the client going away before the answer is sent, and an
+ * answer over the byte cap (answer-cap.ts) — and on a result that `free` says is given without
+ * charge. The work gets the engine as the account sees it: its pages take the account's fetch slots.
  */
 export async function withCredit<T>(
   ctx: ServerContext,
@@ -75,6 +83,10 @@ export async function withCredit<T>(
       async () => {
         const r = await work(controller.signal, forOwner(ctx.engine, accountId));
         if (controller.signal.aborted) throw new TrawlError('fetch_failed', 'the client closed the connection');
+        // An answer over the cap is refused (and so refunded) rather than sent.
+        const cap = ctx.config.answerMaxBytes;
+        const bytes = answerBytes(r, cap);
+        if (bytes > cap) throw answerTooLarge(bytes, cap, ANSWER_ADVICE);
         return r;
       },
       free,

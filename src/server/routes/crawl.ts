@@ -97,6 +97,7 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
             timeoutMs: body.timeout_ms ?? 60_000,
             signal,
             wake: () => ctx.jobs?.wake(),
+            maxBytes: ctx.config.answerMaxBytes,
           }),
         );
       } catch (e) {

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { charged } from '../../billing.js';
-import { compileSchema } from '../../engine/index.js';
 import { isTrawlError, TrawlError } from '../../errors.js';
 import { jobEvents, progressOf } from '../../jobs/events.js';
 import { firecrawlEvents } from '../firecrawl/webhook.js';
@@ -11,10 +10,10 @@ import { docs } from '../openapi-responses.js';
 import { decodeCursor, encodeCursor, limitOf } from '../paging.js';
 import { BatchScrapeBody } from '../schemas.js';
 import type { BatchOptions } from '../../jobs/runner.js';
-import { formatsAndSchema, parseBody } from '../validation.js';
-import { checkPageOptions, publicBase } from '../scrape-options.js';
-import { BATCH_BODY } from '../body-limits.js';
-import { refuseAllForbidden, uniqueUrls } from '../batch-urls.js';
+import { readBody } from '../body-readers.js';
+import { publicBase } from '../scrape-options.js';
+import { batchBody } from '../body-limits.js';
+import { refuseAllForbidden } from '../batch-urls.js';
 
 type IdParams = { Params: { id: string } };
 export const JOB_ID = /^job_[0-9A-Za-z]{20}$/;
@@ -91,20 +90,17 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
         'Scrape up to 10,000 URLs as a job (202); read its pages from GET /v1/jobs/{id}',
         docs.batchScrape,
       ),
-      ...BATCH_BODY,
+      ...batchBody('batch_scrape'),
     },
     async (request, reply) => {
-      const body = parseBody(BatchScrapeBody, request.body);
-      const { schema } = formatsAndSchema(body.formats, body.schema);
-      if (schema) compileSchema(body.schema!);
-      checkPageOptions({ ...body, url: undefined, urls: body.urls });
+      // Checked whole, URLs de-duplicated (body-readers.ts).
+      const body = readBody(request.body, 'batch_scrape');
+      const urls = body.urls;
       const id = newId('job');
       const at = ctx.store.now().toISOString();
       const accountId = request.auth!.accountId;
       const hook = await jobWebhook(ctx, body);
-      // A URL listed twice (in any spelling) is scraped once (one page per URL of the job), in the order first listed.
-      const urls = uniqueUrls(body.urls);
-      await refuseAllForbidden(ctx, urls);
+      await refuseAllForbidden(ctx, body.urls);
       // A job costs one credit when it is accepted (contract section 7).
       await charged(ctx.store.db, accountId, () =>
         repo.createJob(ctx.store.db, {

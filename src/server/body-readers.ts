@@ -1,0 +1,46 @@
+/**
+ * The readers of the routes that take large bodies (the batch routes): each turns a parsed body
+ * into what its route works with, or throws the 400 naming the field. They are pure functions of
+ * the body, named here so a body worker can run them (body-pool.ts): a large body is parsed and
+ * validated off the event loop, and its route gets the result; a small one is read in the route.
+ */
+import { readFirecrawlBatch } from './firecrawl/batch-body.js';
+import { BatchScrapeBody } from './schemas.js';
+import { checkPageOptions } from './scrape-options.js';
+import { formatsAndSchema, parseBody } from './validation.js';
+import { uniqueUrls } from './batch-urls.js';
+
+/**
+ * POST /v1/batch/scrape: the fields, the schema (422), the page options against every URL (a
+ * cookie's domain), and the URLs de-duplicated — each a pass over 10,000 long URLs, done here.
+ */
+function readBatchScrape(body: unknown): BatchScrapeBody {
+  const b = parseBody(BatchScrapeBody, body);
+  formatsAndSchema(b.formats, b.schema);
+  checkPageOptions({ ...b, url: undefined, urls: b.urls });
+  // A URL listed twice (in any spelling) is scraped once (one page per URL of the job), in the order first listed.
+  return { ...b, urls: uniqueUrls(b.urls) };
+}
+
+export const bodyReaders = {
+  batch_scrape: readBatchScrape,
+  firecrawl_batch_v1: (body: unknown) => readFirecrawlBatch(body, 'v1'),
+  firecrawl_batch_v2: (body: unknown) => readFirecrawlBatch(body, 'v2'),
+} satisfies Record<string, (body: unknown) => unknown>;
+
+export type ReaderName = keyof typeof bodyReaders;
+type Read<N extends ReaderName> = ReturnType<(typeof bodyReaders)[N]>;
+
+/** A body a worker has already read with its route's reader (what the JSON parser hands on). */
+export class ReadBody {
+  constructor(
+    readonly reader: ReaderName,
+    readonly value: unknown,
+  ) {}
+}
+
+/** The route's body as its reader makes it: from the worker when it read it, read here otherwise. */
+export function readBody<N extends ReaderName>(body: unknown, reader: N): Read<N> {
+  if (body instanceof ReadBody && body.reader === reader) return body.value as Read<N>;
+  return bodyReaders[reader](body) as Read<N>;
+}
