@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
-import { TrawlError, fetchFailed, timeoutError } from '../../errors.js';
+import { TrawlError, fetchFailed, isTrawlError, timeoutError } from '../../errors.js';
 import { runActions, type Action, type ActionOutput } from './actions.js';
 import { capture, DEFAULT_SCREENSHOT_MAX_BYTES, type ImageFormat, type ScreenshotSpec } from './screenshot.js';
 import { GuardedProxy, authorityKey, type ProxySession } from './browser-proxy.js';
@@ -419,11 +419,21 @@ export class ChromiumPool implements BrowserPool {
         })
       : undefined;
     // The page is read and photographed at once: the two are independent round trips to Chromium.
+    // Once the caller's steps ran, the page may have left the service through them (a script sent
+    // it, then left the page's thread busy so it could not be read): whatever fails from here on
+    // keeps its credit, as a failing step does (API.md: actions), and the read ends at the deadline
+    // (a busy page never answers page.content(); the request's outer budget would say 504, free).
     const [html, shot] = await Promise.all([
-      page.content().catch((e) => {
+      byDeadline(
+        page.content(),
+        remaining(),
+        () => `${url} could not be read within the time budget (timeout_ms ${options.timeoutMs})`,
+      ).catch((e) => {
         throw (
           refusedNavigation() ??
-          fetchFailed(`could not read ${url} in Chromium: ${(e as Error).message.split('\n')[0]}`, e)
+          (isTrawlError(e)
+            ? e
+            : fetchFailed(`could not read ${url} in Chromium: ${(e as Error).message.split('\n')[0]}`, e))
         );
       }),
       options.screenshot
@@ -436,9 +446,11 @@ export class ChromiumPool implements BrowserPool {
             throw fetchFailed(`could not take a screenshot of ${url}: ${(e as Error).message.split('\n')[0]}`, e);
           })
         : undefined,
-    ]);
+    ]).catch((e) => {
+      throw actions && isTrawlError(e) ? e.keepCredit() : e;
+    });
     const refused = refusedNavigation();
-    if (refused) throw refused;
+    if (refused) throw actions ? refused.keepCredit() : refused;
     if (shot?.note) shotNotes.push(`screenshot: ${shot.note}`);
     const warnings: string[] = [...shotNotes];
     if (session.refused.size) {
@@ -537,4 +549,14 @@ async function sendToSite(
       }
     },
   );
+}
+
+/** `work`, or a timeout error once `ms` passed (the work is left to end on its own: its tab is closed after). */
+function byDeadline<T>(work: Promise<T>, ms: number, detail: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timeoutError(detail())), ms);
+  });
+  work.catch(() => undefined);
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
