@@ -2,7 +2,7 @@
  * One answer's byte cap (issue 39, finding 8): an answer over TRAWL_ANSWER_MAX_MB (1 MiB here) is
  * 413 payload_too_large saying how to ask for less, and nothing is charged — a scrape's formats, a
  * synchronous crawl's pages (dropped, so not readable for nothing either), a render's scrape steps
- * (action_failed naming the step, the render stopped there).
+ * (action_failed naming the step, the render stopped there; charged, as any step that fails after the caller's steps ran).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/engine/fetch/browser.js';
@@ -100,7 +100,7 @@ describe.skipIf(!findChromium())('scrape steps within the cap (real Chromium)', 
     await site?.close();
   });
 
-  it('the step whose snapshot would pass the cap fails (422 action_failed naming it); nothing is charged', async () => {
+  it("the step whose snapshot would pass the cap fails (422 action_failed naming it), charged as any failing step: the caller's steps ran", async () => {
     const { key, accountId } = await svc.newKey(5);
     const res = await svc.post(
       '/v1/scrape',
@@ -114,7 +114,7 @@ describe.skipIf(!findChromium())('scrape steps within the cap (real Chromium)', 
         /^actions\[3\]: the page's HTML at this step and the earlier scrape steps comes to 1\.\d MiB, more than the 1 MiB one answer may hold.*take fewer scrape steps$/,
       ),
     });
-    expect(await svc.credits(accountId)).toBe(5);
+    expect(await svc.credits(accountId)).toBe(4);
     // Two snapshots fit (with the page's own markdown: about 0.9 MiB).
     const fits = await svc.post(
       '/v1/scrape',
