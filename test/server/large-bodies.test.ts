@@ -101,6 +101,18 @@ describe.each(DIALECTS)('large bodies (%s)', (dialect) => {
     expect(await svc.credits(accountId)).toBe(0);
   });
 
+  it('a large body refused from its headers has its connection closed, not read to its end', async () => {
+    const { key } = await svc.newKey(0);
+    const c = rawPost(svc.url, '/v1/batch/scrape', huge(key));
+    const closed = new Promise<void>((resolve) => c.socket.once('close', () => resolve()));
+    await c.send(HUGE.subarray(0, 1024));
+    const a = await c.answer;
+    expect(a.status).toBe(402);
+    expect(a.headers.connection).toBe('close');
+    // The server hangs up rather than waiting for the other 81 MB (its request timeout is 5 s here).
+    await closed;
+  });
+
   it('a missing, malformed or unknown key gets 401 from the headers', async () => {
     for (const key of [undefined, 'nope', `trawl_${'x'.repeat(40)}`]) {
       const c = rawPost(svc.url, '/v1/batch/scrape', huge(key));

@@ -13,7 +13,7 @@ import { isTrawlError, TrawlError } from '../../errors.js';
 import { usage } from '../../store/index.js';
 import type { ServerContext } from '../context.js';
 import { makeAuthenticate } from './auth.js';
-import { makeLargeBodyGate } from './large-bodies.js';
+import { announcesLargeBody, makeLargeBodyGate } from './large-bodies.js';
 
 export function registerApiScope(app: FastifyInstance, ctx: ServerContext): void {
   const authenticate = makeAuthenticate(ctx);
@@ -25,6 +25,9 @@ export function registerApiScope(app: FastifyInstance, ctx: ServerContext): void
 
   app.addHook('onRequest', async (request, reply) => {
     request.startedAt = performance.now();
+    // A large body refused from its headers (401, 429, 402) would otherwise be read to its end so
+    // the connection could serve again: up to 80 MB received for nothing, each time. Closed instead.
+    if (announcesLargeBody(request)) reply.header('connection', 'close');
     request.auth = await authenticate(request);
     const v = await ctx.rateLimiter.take(request.auth.keyId, request.auth.rateLimitPerMinute);
     reply.header('x-ratelimit-limit', String(v.limit));
