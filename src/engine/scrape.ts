@@ -71,7 +71,7 @@ export interface ScrapeOptions {
   /** PDF reading: at most `maxPages` pages (default 200). */
   pdf?: { maxPages?: number };
   /** HTTP path: whether to follow a redirect (a crawl keeps to its site); refused ones fail with `fields.redirect`. */
-  followRedirect?: (next: URL) => boolean;
+  followRedirect?: (next: URL) => boolean | Promise<boolean>;
   /** Scrape steps also keep the page's HTML at that moment (`actions.scrapes[].html`, Firecrawl's shape). */
   actionScrapeHtml?: boolean;
   /**

@@ -127,6 +127,7 @@ export async function crawlItem(
   hosts: Gate,
   wanted?: () => Promise<boolean>,
   stores?: CrawlStores,
+  taken?: (url: string) => Promise<boolean>,
 ): Promise<ItemOutcome | undefined> {
   const maxDepth = o.max_depth ?? 2;
   const formats = new Set<ScrapeFormat>(o.formats?.length ? o.formats : schema ? ['markdown', 'json'] : ['markdown']);
@@ -154,7 +155,19 @@ export async function crawlItem(
   };
   const wantLinks = item.depth < maxDepth;
   // The start page may move to another host (example.com → www.example.com); later pages may only move within the site.
-  const followRedirect = item.depth === 0 ? undefined : (next: URL) => sameSite(next);
+  // A redirect to a URL another item already fetches is not followed: that item answers it, so the
+  // site sees one request (this item is dropped when written, as any page whose final URL is taken).
+  let elsewhere: string | undefined;
+  const followRedirect =
+    item.depth === 0
+      ? undefined
+      : async (next: URL) => {
+          if (!sameSite(next)) return false;
+          const at = canonicalUrl(next.href);
+          if (!at || at === item.url || !taken || !(await taken(at).catch(() => false))) return true;
+          elsewhere = at;
+          return false;
+        };
   /** A page that ended off the site fails (a start page may move to its bare or www. host). */
   const offSite = (at: string) => {
     const final = new URL(at);
@@ -166,6 +179,10 @@ export async function crawlItem(
   try {
     read = rich ? await readRich(engine, item, how, pageOptions) : await readPlain(engine, item, how);
   } catch (e) {
+    // Never written: the store drops a page whose final URL another item has in hand (and such
+    // an item never goes back to queued, where this page would take its place).
+    if (elsewhere)
+      return { page: { url: elsewhere, depth: item.depth }, failed: false, discovered: [], final: elsewhere };
     // A redirect off the site was not followed: the same error as the synchronous crawl's.
     if (isTrawlError(e) && typeof e.fields.redirect === 'string')
       return fail('off_site_redirect', `redirected off the site to ${e.fields.redirect}`);
@@ -229,7 +246,7 @@ interface ReadOptions {
   schema: CompiledSchema | undefined;
   o: CrawlJobOptions;
   wantLinks: boolean;
-  followRedirect?: (next: URL) => boolean;
+  followRedirect?: (next: URL) => boolean | Promise<boolean>;
   offSite(at: string): boolean;
   timeoutMs: number;
   /** Called once the page is fetched: its host's turn is over. */

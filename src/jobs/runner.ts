@@ -437,6 +437,7 @@ export class JobRunner {
         this.#hosts,
         this.#wanted(item),
         this.#stores(item.account_id, o),
+        (url) => repo.itemTaken(this.#o.store.db, item.job_id, url),
       );
       if (!result) return;
       outcome = result;

@@ -113,6 +113,29 @@ describe.each(DIALECTS)('a crawl reaches every page it may (%s)', (dialect) => {
     });
   }, 60_000);
 
+  it('a redirect to a page another item already fetches is not followed: the site sees one request', async () => {
+    const site = await serveGraph([[1, 2], [], []]);
+    sites.push(site);
+    // Page 1 answers late with a redirect to page 2, which is linked too and is in hand by then.
+    site.route('/g/1', async (_q, res) => {
+      await new Promise((r) => setTimeout(r, 300));
+      res.writeHead(301, { location: '/g/2' }).end();
+    });
+    const made = await call('POST', '/v1/crawl', {
+      url: `${site.url}/g/0`,
+      async: true,
+      max_depth: 1,
+      limit: 10,
+      use_sitemap: false,
+    });
+    const jobs = jobClient(svc.url, key);
+    const job = await jobs.finished(made.job.job_id);
+    const pages = await jobs.pages(made.job.job_id);
+    expect(pages.map((p: any) => pageNumber(p.url)).sort()).toEqual([0, 2]);
+    expect(site.hits('/g/2')).toBe(1);
+    expect(job).toMatchObject({ state: 'completed', progress: { done: 2, failed: 0, queued: 0 } });
+  }, 60_000);
+
   it('the limit leaves found URLs unfetched: truncated, with how many', async () => {
     const g = hub(301);
     const { job, pages } = await crawl(g, 1, 100);

@@ -79,7 +79,7 @@ export async function scrapeCrawlPage(
     startUrl: string;
     /** Read the page's links (the crawl goes on from it). */
     links: boolean;
-    followRedirect?: (next: URL) => boolean;
+    followRedirect?: (next: URL) => boolean | Promise<boolean>;
     timeoutMs: number;
     signal?: AbortSignal;
   },

@@ -49,7 +49,7 @@ export interface RequestOptions {
   /** @default 10 */
   maxRedirects?: number;
   /** Asked before each redirect hop; false stops with a fetch_failed carrying `fields.redirect`. */
-  followRedirect?: (next: URL) => boolean;
+  followRedirect?: (next: URL) => boolean | Promise<boolean>;
   signal?: AbortSignal;
   /** Admission for large bodies (large-pages.ts): reading pauses while the lease waits for a slot. */
   lease?: PageLease;
@@ -216,7 +216,7 @@ export class HttpClient {
         if (isRedirect(res.status, res.headers)) {
           if (hop >= o.maxRedirects) throw fetchFailed(`too many redirects (more than ${o.maxRedirects}) from ${url}`);
           const next = redirectTarget(location, current);
-          if (options.followRedirect && !options.followRedirect(next)) {
+          if (options.followRedirect && !(await options.followRedirect(next))) {
             throw new TrawlError('fetch_failed', `${current.href} redirects to ${next.href}, which was not followed`, {
               fields: { redirect: next.href, status: res.status },
               retryable: false,

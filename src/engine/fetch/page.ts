@@ -80,7 +80,7 @@ export interface FetchPageOptions {
   waitFor?: string | number;
   signal?: AbortSignal;
   headers?: Record<string, string>;
-  followRedirect?: (next: URL) => boolean;
+  followRedirect?: (next: URL) => boolean | Promise<boolean>;
   /** Viewport, device, location, the caller's headers and cookies (HTTP path and browser). */
   setup?: PageSetup;
   /** Browser only: steps run before the page is read. */

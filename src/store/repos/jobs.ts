@@ -100,6 +100,20 @@ export function listJobs(
 export const jobState = async (db: Db, id: string): Promise<JobState | undefined> =>
   (await db.selectFrom('jobs').select('state').where('id', '=', id).executeTakeFirst())?.state;
 
+/**
+ * Another item of the job has this URL in hand (fetching or done): a redirect to it need not be
+ * followed, the page is that item's. A queued or cut one is not: the redirect fetches it for it.
+ */
+export const itemTaken = async (db: Db, jobId: string, url: string): Promise<boolean> => {
+  const row = await db
+    .selectFrom('job_items')
+    .select('state')
+    .where('job_id', '=', jobId)
+    .where('url', '=', url)
+    .executeTakeFirst();
+  return row !== undefined && row.state !== 'queued' && row.state !== 'cut';
+};
+
 /** A synchronous crawl's answer was charged: its pages become readable from the jobs API. */
 export async function releaseJob(db: Db, id: string): Promise<void> {
   await db.updateTable('jobs').set({ held: 0 }).where('id', '=', id).execute();
