@@ -414,6 +414,35 @@ describe('JSON Schema for json extraction', () => {
     expect(r.body.data.markdown).toBeUndefined();
   });
 
+  it('reaches the table reader: an array of objects whose properties name the columns', async () => {
+    const { key } = await svc.newKey(5);
+    t.site.route(
+      '/price-list',
+      `<html><head><title>Price list</title></head><body><main><h1>Price list</h1><p>Free shipping over $50.</p>
+      <table><tr><th>Model</th><th>Price</th></tr><tr><td>A-1</td><td>$12.50</td></tr><tr><td>A-2</td><td>$15</td></tr></table></main></body></html>`,
+    );
+    const schema = {
+      type: 'object',
+      properties: {
+        models: {
+          type: 'array',
+          items: { type: 'object', properties: { model: { type: 'string' }, price: { type: 'number' } } },
+        },
+      },
+    };
+    const r = await call('POST', '/v2/scrape', key, {
+      url: `${t.site.url}/price-list`,
+      formats: [{ type: 'json', schema }],
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.data.json).toEqual({
+      models: [
+        { model: 'A-1', price: 12.5 },
+        { model: 'A-2', price: 15 },
+      ],
+    });
+  });
+
   it('refuses what has no schema-object form, naming where (422)', async () => {
     const { key, accountId } = await svc.newKey(5);
     const fanOut: Record<string, unknown> = { D19: { type: 'string' } };

@@ -2,7 +2,9 @@
  * The HTTP contract (API.md sections 1–2) through the real service, once per store.
  * Every error code, the order of checks, credits under concurrency, usage rows.
  */
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { DIALECTS, startTestService, type TestService } from '../helpers/service.js';
@@ -16,6 +18,9 @@ const ARTICLE = `<!doctype html><html lang="en"><head><title>Fixture article</ti
 <p>A second paragraph follows, also long enough to be kept by the main-content step of the pipeline.</p>
 </article><footer>Copyright footer text</footer></body></html>`;
 
+// A full forum thread whose sign-up form carries a Turnstile box: a page, not a wall (issue 40).
+const FORUM = readFileSync(join(__dirname, '../fixtures/bot-walls/forum-thread-turnstile.html'), 'utf8');
+
 const CAPTCHA = `<html><head><title>Just a moment...</title></head><body><div id="challenge-form">Checking your browser</div>
 <script src="https://challenges.cloudflare.com/turnstile/v0/api.js"></script></body></html>`;
 
@@ -27,6 +32,7 @@ for (const dialect of DIALECTS) {
     beforeAll(async () => {
       site = await startFixtureServer({
         '/article': ARTICLE,
+        '/forum': FORUM,
         '/captcha': (_q, res) => res.writeHead(403, { 'content-type': 'text/html' }).end(CAPTCHA),
         '/slow': async (_q, res) => {
           await new Promise((r) => setTimeout(r, 3000));
@@ -260,6 +266,13 @@ for (const dialect of DIALECTS) {
       expect(res.status).toBe(502);
       expect(await res.json()).toMatchObject({ error: 'blocked', detail: expect.stringContaining('Cloudflare') });
       expect(await svc.credits(accountId)).toBe(5);
+    });
+
+    it('scrapes a page that embeds a challenge widget for a form of its own', async () => {
+      const { key } = await svc.newKey(5);
+      const res = await svc.post('/v1/scrape', { url: `${site.url}/forum`, render: 'http' }, key);
+      expect(res.status).toBe(200);
+      expect((await res.json()).markdown).toContain('The tug worked perfectly');
     });
 
     it('504 timeout when the work exceeds timeout_ms, not billed', async () => {

@@ -17,6 +17,11 @@ beforeAll(async () => {
   site = await startFixtureServer({
     '/a': productPage('Kettle', '39.90', '<dl><dt>Brand</dt><dd>Acme</dd></dl>'),
     '/b': productPage('Toaster', '24.00', '<p>Tags: kitchen</p>'),
+    // The small home page of issue 40: a Model/Price table beside a free-shipping line.
+    '/table': `<html><head><title>Acme Widgets</title></head><body><main><h1>Acme Widgets</h1>
+<p>Welcome to Acme. We have been making reliable widgets since 1987. Free shipping over $50.</p>
+<table><thead><tr><th>Model</th><th>Price</th></tr></thead>
+<tbody><tr><td>W-100</td><td>$19.99</td></tr><tr><td>W-200</td><td>1.299,00 €</td></tr></tbody></table></main></body></html>`,
     '/no-author':
       '<html><head><title>Essay</title></head><body><article><h1>Essay</h1><p>Written by Ada Lovelace in 1843, a long paragraph that an LLM would read, with commas, and more.</p></article></body></html>',
   });
@@ -144,6 +149,30 @@ describe('scrape json format', () => {
     expect(body.json).toEqual({ name: 'Kettle', price: 39.9 });
     expect(body.sources).toEqual({ name: 'json-ld:name', price: 'json-ld:offers.price' });
     expect(body.markdown).toContain('A long enough description');
+  });
+});
+
+describe('tables into arrays of objects', () => {
+  const schema = { models: [{ model: 'string', price: 'number' }] };
+  const rows = [
+    { model: 'W-100', price: 19.99 },
+    { model: 'W-200', price: 1299 },
+  ];
+
+  it('reads each row of the matching table as one object, through /v1/extract', async () => {
+    const { key } = await svc.newKey(5);
+    const res = await svc.post('/v1/extract', { urls: [`${site.url}/table`], schema }, key);
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.data).toEqual({ models: rows });
+    expect(body.results[0].sources).toEqual({ models: 'table:table (Model, Price)' });
+  });
+
+  it('and through /v1/scrape with formats json', async () => {
+    const { key } = await svc.newKey(5);
+    const res = await svc.post('/v1/scrape', { url: `${site.url}/table`, formats: ['json'], schema }, key);
+    expect(res.status).toBe(200);
+    expect((await res.json()).json).toEqual({ models: rows });
   });
 });
 

@@ -12,6 +12,7 @@ import type { Candidate } from './candidate.js';
 import { SOLD_OUT, coerceBoolean } from './coerce.js';
 import { currencyFromText } from './currency.js';
 import { itemCandidates, repeatedElements, structuredGroups } from './items.js';
+import { tableItems } from './tables.js';
 import {
   UNAVAILABLE_STATE,
   formerPriceValues,
@@ -300,6 +301,18 @@ class Filler {
       return new Filler(this.doc, this.input, scratch).object(schema, [], cands, { totalOrder: cands.length + 1 });
     });
     const total = (items: Record<string, unknown>[]) => items.reduce((n, o) => n + filled(o), 0);
+    // A table whose headers name the fields is read column by column; it wins unless
+    // structured data or repeated cards answer more of the schema.
+    const table = tableItems(
+      this.doc as unknown as ParentNode,
+      schema,
+      this.input.baseUrl ?? this.input.url,
+      this.input.url,
+    );
+    if (table && total(table.items) >= Math.max(total(structured), total(dom))) {
+      this.sources[path] = table.source;
+      return table.items;
+    }
     const best = total(structured) >= total(dom) ? structured : dom;
     const items = best.filter((o) => filled(o) > 0);
     if (items.length) this.sources[path] = best === structured ? 'structured data (list)' : 'css:repeated elements';

@@ -1,21 +1,37 @@
 /**
- * Recognise bot walls: captcha and JavaScript challenge pages from the common vendors, and
- * retailers' own robot checks. Such a page is not the content asked for, so scraping it
- * must fail (502 blocked, no credit) rather than return the wall as markdown.
+ * Recognise bot walls: pages that withhold the content asked for behind a captcha or a
+ * JavaScript challenge. Such a page is not the content, so scraping it must fail (502
+ * blocked, no credit) rather than return the wall as markdown.
+ *
+ * Two kinds of marker (issue 40):
+ * - A vendor's interstitial (Cloudflare's "Just a moment…", DataDome, PerimeterX's "Press &
+ *   Hold", Imperva's incident id, Akamai's "Reference #", retailers' robot checks) exists only
+ *   to stop a visitor: a wall whatever else the page holds.
+ * - A challenge widget (Turnstile, reCAPTCHA, hCaptcha, a challenge form) also rides on
+ *   ordinary pages, guarding a sign-up, contact, comment or login form beside the content: a
+ *   wall only when the page withholds its content (see `withholdsContent`).
  */
-const SIGNATURES: [RegExp, string][] = [
+import { decodeHTMLStrict } from 'entities';
+
+/** Vendor interstitials: walls regardless of widgets and forms. */
+const INTERSTITIALS: [RegExp, string][] = [
   [
-    /<title>\s*Just a moment\.\.\.\s*<\/title>|cf-browser-verification|challenges\.cloudflare\.com\/turnstile|cf_chl_opt|id="challenge-form"/i,
+    // The challenge page's own script and markup; `cf-chl-widget-…` is the id Turnstile gives
+    // its widget on any page that embeds one, so it is no marker.
+    /<title>\s*Just a moment\.\.\.\s*<\/title>|cf-browser-verification|_cf_chl_opt|cf_chl_prog|cf-chl-(?!widget)|__cf_chl_(?:f_tk|jschl_tk__|captcha_tk__)=|challenge-platform\/h\/[a-z]\/orchestrate\/(?:chl_page|jsch|captcha|managed)/i,
     'Cloudflare challenge',
   ],
   [/<title>\s*Attention Required! \| Cloudflare\s*<\/title>/i, 'Cloudflare block page'],
   [/captcha-delivery\.com|<title>\s*DataDome/i, 'DataDome captcha'],
   // Vendor scripts (PerimeterX's _pxAppId, Imperva's resource loader) ride on normal pages:
   // only the challenge page's own markup counts.
-  [/id=["']px-captcha["']|Press (?:&amp;|&) Hold to confirm/i, 'PerimeterX (HUMAN) challenge'],
-  [/Incapsula incident ID/i, 'Imperva (Incapsula) block page'],
+  [/id=["']px-captcha["']|Press (?:&amp;|&#38;|&) Hold to confirm/i, 'PerimeterX (HUMAN) challenge'],
+  [/Incapsula incident ID|_Incapsula_Resource\?[^"'<>]*incident_id=/i, 'Imperva (Incapsula) block page'],
   [/<title>\s*Pardon Our Interruption\s*<\/title>/i, 'Distil/Imperva challenge'],
-  [/<title>\s*Access Denied\s*<\/title>[\s\S]{0,2000}Reference\s*#/i, 'Akamai block page'],
+  [
+    /<title>\s*Access Denied\s*<\/title>[\s\S]{0,2000}Reference\s*#\s*\d|errors\.edgesuite\.net\/\d/i,
+    'Akamai block page',
+  ],
   [
     /Type the characters you see in this image|<title[^>]*>\s*Robot Check\s*<\/title>|api-services-support@amazon\.com/i,
     'Amazon robot check',
@@ -24,7 +40,13 @@ const SIGNATURES: [RegExp, string][] = [
     /<title>\s*Robot or human\?\s*<\/title>|blocked-by-px|Verify your identity[\s\S]{0,200}walmart/i,
     'Walmart robot check',
   ],
-  [/g-recaptcha|hcaptcha\.com\/1\/api\.js|recaptcha\/api\.js/i, 'captcha'],
+];
+
+/** Challenge widgets and browser-check pages: walls only on a page that withholds its content. */
+const CHALLENGES: [RegExp, string][] = [
+  [/challenges\.cloudflare\.com\/turnstile|class=["'][^"']*\bcf-turnstile\b/i, 'Cloudflare Turnstile'],
+  [/g-recaptcha|recaptcha\/(?:api|enterprise)\.js|hcaptcha\.com\/1\/api\.js|class=["'][^"']*\bh-captcha\b/i, 'captcha'],
+  [/id=["']challenge-form["']/i, 'challenge form'],
   [
     /<title>\s*(?:Security check|Are you a robot\??|Human verification|Checking your browser)[^<]*<\/title>/i,
     'browser check',
@@ -32,10 +54,90 @@ const SIGNATURES: [RegExp, string][] = [
 ];
 
 const ANY_SIGNATURE =
-  /just a moment|challenge-form|challenges\.cloudflare|cf-browser-verification|cf_chl_opt|attention required|captcha|incapsula incident|pardon our interruption|access denied|robot check|robot or human|type the characters|verify your identity|security check|are you a robot|human verification|checking your browser|api-services-support|hold to confirm/i;
+  /just a moment|challenge-form|challenges\.cloudflare|challenge-platform|cf-browser-verification|cf_chl_|cf-chl-|turnstile|attention required|captcha|incapsula|pardon our interruption|access denied|edgesuite|robot check|robot or human|type the characters|verify your identity|security check|are you a robot|human verification|checking your browser|api-services-support|hold to confirm/i;
 
-/** Pages larger than this with real text are content that happens to embed a captcha form. */
-const WALL_MAX_TEXT = 3000;
+/**
+ * A page quoting an interstitial's words (a forum thread asking about an "Incapsula incident
+ * ID", an article on Cloudflare's "Just a moment" page) is content: the interstitials
+ * themselves are small pages. (The guard bot walls had before issue 40: 4 × 3,000 characters.)
+ */
+const INTERSTITIAL_MAX_TEXT = 12_000;
+
+/**
+ * Visible text, outside the challenge's own form, that shows a page has something to read.
+ * The walls in test/fixtures/bot-walls show at most ~1,050 characters besides their challenge
+ * (Google's "unusual traffic" page, the wordiest: its explanation with the hidden "Why did this
+ * happen?" box, IP address, time and URL). Short real pages can show less (the three-post
+ * forum thread there, 1,350): they are told apart by their paragraphs and their own forms.
+ */
+export const WITHHELD_MAX_TEXT = 1500;
+/** Paragraphs of real text (≥ PARAGRAPH_MIN_TEXT characters) a wall never holds: its explanation is one or two. */
+export const WITHHELD_MAX_PARAGRAPHS = 3;
+/** A paragraph this long is a sentence or two of reading, not a button's label. */
+const PARAGRAPH_MIN_TEXT = 80;
+/**
+ * A form holding a challenge is the challenge's own when its text is short (the wall's
+ * "Verify you are human" box); a longer one wraps the page (ASP.NET's page-wide form), and
+ * its text is the page's.
+ */
+const CHALLENGE_FORM_MAX_TEXT = 600;
+
+const RAW_BLOCK = /<(script|style|noscript|template)\b[\s\S]*?<\/\1\s*>/gi;
+const FORM = /<form\b[\s\S]*?<\/form\s*>/gi;
+const WIDGET = /captcha|turnstile|challenge-form|data-sitekey/i;
+/** Fields a person fills in: what a sign-up, contact, comment or login form asks for. */
+const FIELD =
+  /<(?:textarea|select)\b[^>]*>|<input\b(?![^>]*\btype=["']?(?:hidden|submit|button|image|reset|checkbox|radio)\b)[^>]*>/gi;
+/** A field that is the challenge's own answer ("Type the characters you see"). */
+const CHALLENGE_FIELD = /captcha|challenge|solution|answer|verif|response/i;
+const PARAGRAPH = /<p\b[^>]*>([\s\S]*?)<\/p\s*>/gi;
+
+/** What a page shows besides its challenge: the signals `withholdsContent` weighs. */
+export interface ContentSignals {
+  /** Visible characters outside the challenge's own form. */
+  text: number;
+  /** Paragraphs of at least PARAGRAPH_MIN_TEXT characters outside it (counted up to WITHHELD_MAX_PARAGRAPHS). */
+  paragraphs: number;
+  /**
+   * Fields a person fills in (name, email, password, message) in a form the challenge
+   * guards: the challenge protects that form — a sign-up, contact, comment or login form,
+   * which is the page's own content — not the page.
+   */
+  guardedFields: number;
+}
+
+export function contentSignals(html: string): ContentSignals {
+  const markup = html.replace(RAW_BLOCK, ' ');
+  let guardedFields = 0;
+  const outside = markup.replace(FORM, (form) => {
+    if (!WIDGET.test(form)) return form;
+    for (const f of form.match(FIELD) ?? []) if (!CHALLENGE_FIELD.test(f)) guardedFields++;
+    return visibleTextLength(form, CHALLENGE_FORM_MAX_TEXT) < CHALLENGE_FORM_MAX_TEXT ? ' ' : form;
+  });
+  const text = visibleTextLength(outside, WITHHELD_MAX_TEXT * 2);
+  let paragraphs = 0;
+  for (const m of outside.matchAll(PARAGRAPH)) {
+    if (visibleTextLength(m[1], PARAGRAPH_MIN_TEXT) >= PARAGRAPH_MIN_TEXT && ++paragraphs >= WITHHELD_MAX_PARAGRAPHS)
+      break;
+  }
+  return { text, paragraphs, guardedFields };
+}
+
+/**
+ * A page withholds its content when, besides its challenge, it shows little text, hardly a
+ * paragraph, and no form of its own for the challenge to guard. A login page with Turnstile
+ * on its form is a login page (the form is what it offers), not a wall.
+ */
+export const withholdsContent = (s: ContentSignals) =>
+  s.guardedFields === 0 && s.text < WITHHELD_MAX_TEXT && s.paragraphs < WITHHELD_MAX_PARAGRAPHS;
+
+/** Numeric entities decoded (Akamai writes "Reference&#32;&#35;18&#46;…"), markup characters kept escaped. */
+function decodeNumeric(s: string): string {
+  return s.replace(/&#(?:\d{1,7}|x[\da-f]{1,6});|&nbsp;/gi, (e) => {
+    const c = e === '&nbsp;' || e === '&NBSP;' ? ' ' : decodeHTMLStrict(e);
+    return c === '<' || c === '>' || c === '&' ? e : c;
+  });
+}
 
 export function detectBotWall(status: number, html: string): string | undefined {
   // Walls are small pages or error statuses; a large 200 page is only searched near its top.
@@ -44,15 +146,20 @@ export function detectBotWall(status: number, html: string): string | undefined 
   // One cheap pass first: every signature contains one of these words, and on a large page
   // it sits near the top (walls are small pages; their markers are in the head).
   if (!ANY_SIGNATURE.test(status >= 400 ? head : head.slice(0, 12_000))) return undefined;
-  let text: number | undefined;
-  for (const [re, name] of SIGNATURES) {
-    if (!re.test(head)) continue;
-    // Vendors' scripts ride along on normal pages: a page with real text is not a wall.
-    // (Measured on the whole page, and only once a signature matched: it is the slow part.)
-    text ??= visibleText(html).length;
-    const generic = name === 'captcha' || name === 'browser check';
-    if (status < 400 && text > (generic ? WALL_MAX_TEXT : WALL_MAX_TEXT * 4)) continue;
-    return name;
+  const plain = head.includes('&') ? decodeNumeric(head) : head;
+  // An error status with a wall's marker withheld the page by its status.
+  for (const [re, name] of INTERSTITIALS) {
+    if (!re.test(plain)) continue;
+    if (status >= 400 || visibleTextLength(html, INTERSTITIAL_MAX_TEXT + 1) <= INTERSTITIAL_MAX_TEXT) return name;
+  }
+  let signals: ContentSignals | undefined;
+  for (const [re, name] of CHALLENGES) {
+    if (!re.test(plain)) continue;
+    if (status >= 400) return name;
+    // (Measured on the whole page, and only once a marker matched: it is the slow part.)
+    signals ??= contentSignals(html);
+    if (withholdsContent(signals)) return name;
+    return undefined;
   }
   return undefined;
 }
