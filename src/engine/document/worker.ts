@@ -75,8 +75,10 @@ parentPort!.on('message', (m: Job) => {
 // Compile the pipeline before real pages need it (see warm-up.ts); pages posted meanwhile
 // are answered between passes.
 const passes = (workerData as { warmUpPasses?: number } | undefined)?.warmUpPasses ?? 0;
-if (passes > 0) void warmUp(passes).then((ms) => parentPort!.postMessage({ warm: ms }));
-else parentPort!.postMessage({ warm: 0 });
+// (Its heap then is what a fresh worker holds: the pool replaces one grown well past it.)
+const warmed = (ms: number) => parentPort!.postMessage({ warm: ms, heap: getHeapStatistics().total_heap_size });
+if (passes > 0) void warmUp(passes).then(warmed);
+else warmed(0);
 
 let answered = 0;
 

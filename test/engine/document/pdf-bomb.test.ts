@@ -105,6 +105,18 @@ describe.skipIf(!existsSync(fileURLToPath(workerUrl)))('PDF bombs in the documen
     expect((await p.processPdf(small, {})).markdown).toBe('Hello from a small PDF');
   });
 
+  it('an idle worker a PDF grew past a fresh one is replaced once rested: an idle service gives memory back', async () => {
+    const p = pool({ size: 1, restedIdleMs: 300 });
+    const small = bytes(makePdf(['Hello from a small PDF']));
+    const [first] = p.threadIds;
+    expect((await p.processPdf(small, {})).markdown).toBe('Hello from a small PDF');
+    // pdf.js now loaded: the heap is well past a fresh worker's, kept while work goes on.
+    expect(p.threadIds).toEqual([first]);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(p.threadIds).not.toEqual([first]);
+    expect((await p.processPdf(small, {})).markdown).toBe('Hello from a small PDF');
+  });
+
   it("answers another owner's small PDF and page while one owner's bombs wait their turn", async () => {
     // Two workers: one owner's heavy jobs run one at a time, the other worker stays free.
     const p = pool({ size: 2, pdfMaxInflatedBytes: 64 * MiB });
