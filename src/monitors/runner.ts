@@ -25,6 +25,7 @@ import { normalise, watchesAdvertiser, type Value } from './fields.js';
 import { diffValues, nextBaseline, shouldNotify, type Changes, type Condition } from './diff.js';
 import { changeEventBody, sends, writeChangeEvent, writeHealthEvent } from './events.js';
 import { targetStatusOf } from '../engine/fetch/page.js';
+import { linkedSignal } from '../engine/linked-signal.js';
 import { creditsCharged, creditsRefunded, monitorRunLag, monitorRuns } from '../metrics.js';
 
 /** Time one run may take (fetch, render, processing). */
@@ -248,15 +249,11 @@ async function runOnce(deps: RunnerDeps, runId: string, signal?: AbortSignal): P
   let outcome: { values: Record<string, Value>; statusCode: number } | undefined;
   let error: string | undefined;
   const lost = new AbortController();
+  const linked = linkedSignal(signal, lost.signal);
   const renewal = renewLease(deps, run, lost);
   let statusCode: number | undefined;
   try {
-    outcome = await observe(
-      forOwner(deps.engine, run.account_id),
-      claimed,
-      signal ? AbortSignal.any([signal, lost.signal]) : lost.signal,
-      deps.meta,
-    );
+    outcome = await observe(forOwner(deps.engine, run.account_id), claimed, linked.signal, deps.meta);
   } catch (e) {
     error = isTrawlError(e) ? deps.redact(`${e.code}: ${e.detail}`) : 'internal_error: the run failed unexpectedly';
     statusCode = targetStatusOf(e);
@@ -264,6 +261,7 @@ async function runOnce(deps: RunnerDeps, runId: string, signal?: AbortSignal): P
       deps.log?.warn({ err: e, run: runId }, 'monitor run failed unexpectedly');
   } finally {
     clearInterval(renewal);
+    linked.release();
   }
   if (lost.signal.aborted) return {}; // another runner has it now: whatever this one saw is not written
   const finishedIso = deps.store.now().toISOString();

@@ -4,6 +4,7 @@
  * `timeout_ms` and a grace — 504 `timeout`, the credit given back — and the work is told to stop.
  */
 import type { Engine } from '../engine/index.js';
+import { linkedSignal } from '../engine/linked-signal.js';
 import { timeoutError } from '../errors.js';
 
 /** Past the budget, the work's own deadline handling gets this long to answer (its partial results included). */
@@ -13,7 +14,7 @@ type Work<T> = (signal: AbortSignal, engine: Engine) => Promise<T>;
 
 export function withinBudget<T>(budgetMs: number, work: Work<T>, graceMs = BUDGET_GRACE_MS): Work<T> {
   return (signal, engine) => {
-    const stop = new AbortController();
+    const stop = linkedSignal(signal);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -22,9 +23,12 @@ export function withinBudget<T>(budgetMs: number, work: Work<T>, graceMs = BUDGE
         reject(e);
       }, budgetMs + graceMs);
     });
-    const done = work(AbortSignal.any([signal, stop.signal]), engine);
+    const done = work(stop.signal, engine);
     // Once the budget answered, the work's own end (it stops at the abort) is nobody's to hear.
     done.catch(() => undefined);
-    return Promise.race([done, late]).finally(() => clearTimeout(timer));
+    return Promise.race([done, late]).finally(() => {
+      clearTimeout(timer);
+      stop.release();
+    });
   };
 }
