@@ -3,6 +3,7 @@
  * a URL listed twice in other spellings is scraped once, and refused at once when none of them
  * may be reached, as a crawl's private start URL is.
  */
+import { isIP } from 'node:net';
 import { TrawlError, isTrawlError } from '../errors.js';
 import type { ServerContext } from './context.js';
 
@@ -21,8 +22,11 @@ export function uniqueUrls(urls: string[]): string[] {
   return [...seen];
 }
 
-/** Distinct hosts looked at, at most, before a batch is taken (the rest fail page by page if they must). */
-const HOSTS_CHECKED = 200;
+/**
+ * Distinct host names resolved, at most, before a batch is taken (the rest fail page by page if
+ * they must). Address literals cost no lookup: all of them are checked.
+ */
+const NAMES_CHECKED = 200;
 
 /**
  * 403 forbidden_target (nothing charged) when no URL of the batch may be reached: every host
@@ -31,10 +35,12 @@ const HOSTS_CHECKED = 200;
  */
 export async function refuseAllForbidden(ctx: ServerContext, urls: string[]): Promise<void> {
   const byHost = new Map<string, string>();
+  let names = 0;
   for (const url of urls) {
-    const host = new URL(url).host;
-    if (!byHost.has(host)) byHost.set(host, url);
-    if (byHost.size >= HOSTS_CHECKED) return;
+    const { host, hostname } = new URL(url);
+    if (byHost.has(host)) continue;
+    byHost.set(host, url);
+    if (isIP(hostname.replace(/^\[|\]$/g, '')) === 0 && ++names > NAMES_CHECKED) return;
   }
   let first: TrawlError | undefined;
   for (const url of byHost.values()) {

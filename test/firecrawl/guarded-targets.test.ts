@@ -90,6 +90,16 @@ describe('refused crawl targets', () => {
     expect(mixed.status).toBe(202);
   });
 
+  it('a batch of more private address literals than the host names it resolves is still refused at once', async () => {
+    const { key, accountId } = await svc.newKey(10);
+    // 1,000 distinct private addresses: no lookup is needed to refuse them all (names stop at 200).
+    const urls = Array.from({ length: 1000 }, (_, i) => `http://10.1.${i >> 8}.${i & 255}/`);
+    const r = await svc.post('/v1/batch/scrape', { urls }, key);
+    expect(r.status).toBe(403);
+    expect(await svc.credits(accountId)).toBe(10);
+    expect(await jobs.listJobs(svc.store.db, accountId, 10)).toEqual([]);
+  });
+
   it('a batch scrapes a URL once whatever its spelling (fragment, host case, default port, dot segments)', async () => {
     const { key, accountId } = await svc.newKey(10);
     const spellings = [

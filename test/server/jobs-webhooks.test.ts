@@ -323,7 +323,10 @@ describe.each(DIALECTS)('jobs: failed webhook events are replayed (%s)', (dialec
     // Same event ids as the failed attempts (a receiver de-duplicates by id).
     const ids = new Set(events().map(({ e }) => e.id));
     expect(ids.size).toBe(3);
-    expect((await eventsOf(svc.store.db, id)).every((e) => e.state === 'succeeded')).toBe(true);
+    // (The sender writes the success once the receiver's answer is in: a moment after it is seen.)
+    await expect
+      .poll(async () => (await eventsOf(svc.store.db, id)).every((e) => e.state === 'succeeded'), { timeout: 10_000 })
+      .toBe(true);
     expect(await post('/v1/webhooks/replay', { since })).toEqual({ status: 'ok', replayed: 0 });
   }, 60_000);
 });

@@ -209,6 +209,8 @@ export interface DocumentPoolOptions {
   pdfMaxInflatedBytes?: number;
   /** How long a worker grown past a fresh one's heap may idle before it is replaced. @default 10000 */
   restedIdleMs?: number;
+  /** How long a large page may run before small pages behind it go to the express worker. @default 200 */
+  largeSlowMs?: number;
 }
 
 /**
@@ -282,7 +284,8 @@ const LARGE_SLOW_MS = 200;
 const heavy = (job: Job) => !!job.pdf || job.size > SMALL_BYTES;
 
 /** When the page a busy worker is running starts to hold up the small pages waiting behind it. */
-const blocksAt = (slot: Slot) => slot.startedAt + (heavy(slot.jobs[0]) ? LARGE_SLOW_MS : SLOW_MS);
+const blocksAt = (slot: Slot, largeSlowMs: number) =>
+  slot.startedAt + (heavy(slot.jobs[0]) ? largeSlowMs : Math.max(SLOW_MS, largeSlowMs));
 
 /**
  * Two workers for every three cores (none on one core, at most 4). The main thread's share of
@@ -313,6 +316,7 @@ export class DocumentPool implements DocumentProcessor {
   private readonly largeAtOnce: number;
   private readonly pdfMaxInflatedBytes?: number;
   private readonly restedIdleMs: number;
+  private readonly largeSlowMs: number;
 
   constructor(options: DocumentPoolOptions = {}) {
     this.workerUrl = options.workerUrl ?? new URL('./worker.js', import.meta.url);
@@ -322,6 +326,7 @@ export class DocumentPool implements DocumentProcessor {
     this.expressSize = options.express === false ? 0 : 1;
     this.pdfMaxInflatedBytes = options.pdfMaxInflatedBytes;
     this.restedIdleMs = options.restedIdleMs ?? RESTED_IDLE_MS;
+    this.largeSlowMs = options.largeSlowMs ?? LARGE_SLOW_MS;
     // Running from TypeScript sources (tests) there is no compiled worker: stay inline.
     const size = existsSync(fileURLToPath(this.workerUrl)) ? Math.max(0, options.size ?? defaultDocumentWorkers()) : 0;
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
@@ -534,7 +539,7 @@ export class DocumentPool implements DocumentProcessor {
     // A small page waits behind pages that have only just started: look again once they
     // have run long enough for the express worker to be worth it.
     if (waitingSmall && !this.closed) {
-      const at = Math.min(...this.slots.map((s) => (s.jobs.length ? blocksAt(s) : Infinity)));
+      const at = Math.min(...this.slots.map((s) => (s.jobs.length ? blocksAt(s, this.largeSlowMs) : Infinity)));
       if (Number.isFinite(at)) {
         this.recheck = setTimeout(() => this.dispatch(), Math.max(1, at - now));
         this.recheck.unref();
@@ -590,7 +595,7 @@ export class DocumentPool implements DocumentProcessor {
       if (!best || s.jobs.length < best.jobs.length) best = s;
     }
     if (best || heavy(job) || this.expressSize === 0) return best;
-    const blocked = this.slots.some((s) => s.jobs.length && now >= blocksAt(s));
+    const blocked = this.slots.some((s) => s.jobs.length && now >= blocksAt(s, this.largeSlowMs));
     if (!blocked) return undefined;
     if (this.express?.stopping) return undefined;
     this.express ??= this.spawn();

@@ -125,19 +125,21 @@ describe('document pool watchdog', () => {
 describe.skipIf(!compiled)('one hostile page does not stall the others (needs npm run build)', () => {
   const slowUrl = new URL('../../helpers/slow-worker.mjs', import.meta.url);
   const spin = (pad = 0) => `<html><body><p>SPIN</p>${'x'.repeat(pad)}</body></html>`;
-  const slow = (o: { jobTimeoutMs?: number; express?: boolean } = {}) => {
+  const slow = (o: { jobTimeoutMs?: number; express?: boolean; largeSlowMs?: number } = {}) => {
     const p = new DocumentPool({
       size: 1,
       workerUrl: slowUrl,
       jobTimeoutMs: o.jobTimeoutMs ?? 30_000,
       express: o.express ?? false,
+      largeSlowMs: o.largeSlowMs,
     });
     pools.push(p);
     return p;
   };
 
   it('stops a page over its budget; the page queued behind it on that worker is re-run and answered', async () => {
-    const p = slow({ jobTimeoutMs: 300 });
+    // (A budget a fresh worker's start and a page fit in on a loaded machine: the hostile page never ends.)
+    const p = slow({ jobTimeoutMs: 2_000 });
     const hostile = p.process(spin(), opts);
     const next = p.process(page(5), opts);
     await expect(hostile).rejects.toMatchObject({ code: 'timeout' });
@@ -211,7 +213,8 @@ describe.skipIf(!compiled)('one hostile page does not stall the others (needs np
   });
 
   it('starts no express worker for a large page that is quickly done', async () => {
-    const p = slow({ express: true });
+    // (Its limit well past the page's time even on a loaded machine: this is about the rule, not speed.)
+    const p = slow({ express: true, largeSlowMs: 5_000 });
     // A real large page (a 400 KB article) takes milliseconds: the small ones behind it wait.
     const large = p.process(page(13) + `<!--${'q'.repeat(400_000)}-->`, opts);
     const small = Array.from({ length: 4 }, (_, i) => p.process(page(20 + i), opts));
