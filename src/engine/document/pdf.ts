@@ -13,6 +13,7 @@ import { InflateBudget, loadGuardedPdfJs, withinBudget } from './pdf-inflate.js'
 import { fragments, type Fragment } from './pdf-lines.js';
 import { itemOf, readingOrder, tableItem, type Unit } from './pdf-layout.js';
 import { readPage, type PageGeometry, type PdfJs } from './pdf-page.js';
+import { dropRunningLines } from './pdf-running.js';
 import {
   joinAcrossPages,
   linePitches,
@@ -278,66 +279,3 @@ function structure(geometry: PageGeometry[], outline: OutlineEntry[]): Block[] {
   markLists(blocks);
   return blocks;
 }
-
-/** Where running headers and footers live: this share of the page at its top and bottom. */
-const MARGIN_ZONE = 0.12;
-const PAGE_NUMBER = /^(?:page\s+)?[-–—(]?\s*(\d{1,4}|[ivxlc]{1,7})\s*[-–—)]?(?:\s*(?:of|\/)\s*\d{1,4})?$/i;
-
-/**
- * Drops running headers and footers and page numbers: lines near the top or bottom edge
- * whose text (digits aside) comes back on many pages, and page numbers — a number alone
- * on the first or last line of a page, standing apart from the text. A one-page document
- * keeps its header lines: nothing repeats on one page.
- */
-function dropRunningLines(pages: { g: PageGeometry; frags: Fragment[] }[]): void {
-  const key = (f: Fragment) => f.text.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
-  // Running lines are printed at the same height on every page (a title that repeats the
-  // running header's words sits elsewhere).
-  const slot = (f: Fragment) => Math.round(f.y / 4);
-  const zoneOf = (f: Fragment, g: PageGeometry) =>
-    f.bottom < g.height * MARGIN_ZONE ? 'top' : f.top > g.height * (1 - MARGIN_ZONE) ? 'bottom' : undefined;
-  const seen = new Map<string, Set<number>>();
-  pages.forEach(({ g, frags }, i) => {
-    for (const f of frags) {
-      const zone = zoneOf(f, g);
-      if (!zone) continue;
-      const k = `${zone}:${slot(f)}:${key(f)}`;
-      seen.set(k, (seen.get(k) ?? new Set()).add(i));
-    }
-  });
-  const need = Math.max(2, Math.ceil(pages.length * 0.3));
-  for (const p of pages) {
-    const numbers = new Set(edgeNumbers(p.frags, p.g));
-    p.frags = p.frags.filter((f) => {
-      if (numbers.has(f)) return false;
-      const zone = zoneOf(f, p.g);
-      return !zone || pages.length < 2 || (seen.get(`${zone}:${slot(f)}:${key(f)}`)?.size ?? 0) < need;
-    });
-  }
-}
-
-/** A page number: a number alone on the page's first or last line, a line's height or more away from the rest. */
-function edgeNumbers(frags: Fragment[], g: PageGeometry): Fragment[] {
-  if (frags.length < 2) return [];
-  const byTop = [...frags].sort((a, b) => a.top - b.top);
-  const out: Fragment[] = [];
-  const check = (f: Fragment, others: Fragment[], below: boolean) => {
-    if (!PAGE_NUMBER.test(f.text.trim()) || !zoneOfEdge(f, g)) return;
-    if (others.some((o) => Math.abs(o.y - f.y) < 0.5 * f.size)) return;
-    const gap = below
-      ? Math.min(...others.map((o) => o.top)) - f.bottom
-      : f.top - Math.max(...others.map((o) => o.bottom));
-    if (gap >= f.size) out.push(f);
-  };
-  check(byTop[0], byTop.slice(1), true);
-  const last = byTop.reduce((a, b) => (b.bottom > a.bottom ? b : a));
-  check(
-    last,
-    frags.filter((f) => f !== last),
-    false,
-  );
-  return out;
-}
-
-const zoneOfEdge = (f: Fragment, g: PageGeometry) =>
-  f.bottom < g.height * MARGIN_ZONE || f.top > g.height * (1 - MARGIN_ZONE);
