@@ -10,7 +10,8 @@
  *    split by sha256(id): the first half is studied, the second only measured;
  *  - real-like: test/fixtures/pdf (made by test/fixtures/pdf/make.ts: two columns, running
  *    headers and footers, unruled tables, hyphenation, lists …);
- *  - `--corpus NAME=DIR` adds any directory of ID.pdf + ID.md (real PDFs held back).
+ *  - `--corpus NAME=DIR` adds any directory of ID.pdf + ID.md (real PDFs held back), split
+ *    into NAME-study and NAME-measure by bench/lib/halves.ts.
  * Engines: trawl (src/engine/document/pdf.ts, in this process), pdfjs-text (the text of
  * pdf.js as Trawl gave it before: one paragraph per text block, pages split by ---),
  * pdf2md (@opendocsg/pdf2md under Node 22 from `npx -y node@22`), opendataloader
@@ -30,6 +31,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { pdfToMarkdown } from '../src/engine/document/pdf.js';
+import { halfOf } from './lib/halves.js';
 import { scoreDocument, type DocScores } from './lib/pdf-metrics.js';
 import { ROOT, trawlCli, waitHealthy } from './lib/service.js';
 
@@ -80,9 +82,11 @@ function printedHalf(id: string, ids: string[]): string {
 }
 
 const docs: Doc[] = [...corpus(PRINTED, printedHalf), ...corpus(REAL_LIKE, 'real-like')];
+// A corpus of one's own is split into halves as every fixture set is (bench/lib/halves.ts):
+// rules are written looking at NAME-study, and kept when NAME-measure does not lose.
 for (const c of args.flatMap((a, i) => (a === '--corpus' ? [args[i + 1]] : []))) {
   const [name, dir] = c.split('=');
-  docs.push(...corpus(resolve(dir), name));
+  docs.push(...corpus(resolve(dir), (id) => `${name}-${halfOf(id)}`));
 }
 const selected = docs.filter((d) => (!onlySet || d.set.startsWith(onlySet)) && (!onlyDoc || d.id === onlyDoc));
 if (!selected.length) throw new Error('no documents selected');
@@ -292,11 +296,14 @@ for (const set of sets)
     set,
     selected.filter((d) => d.set === set),
   );
-if (sets.filter((s) => s.startsWith('printed')).length > 1)
-  table(
-    'printed (both halves)',
-    selected.filter((d) => d.set.startsWith('printed')),
-  );
+// Both halves of a split set together.
+const halved = new Set(sets.map((s) => s.replace(/-(study|measure)$/, '')).filter((s) => !sets.includes(s)));
+for (const base of halved)
+  if (sets.filter((s) => s.startsWith(`${base}-`)).length > 1)
+    table(
+      `${base} (both halves)`,
+      selected.filter((d) => d.set.startsWith(`${base}-`)),
+    );
 
 // ---------- speed through the API ----------
 
