@@ -39,9 +39,12 @@ export const SMALL_PRINT = 0.9;
 
 /** A roman number up to 399, well formed ("iv", "xii", "cxc"; not "civil", not "iiii"). */
 const ROMAN = '(?=[ivxlc])c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})';
-/** A page number as printed alone: "7", "- 7 -", "(7)", "Page 7", "7 of 12", "7/12", "p. 7", "vii". */
+/**
+ * A page number as printed alone: "7", "- 7 -", "(7)", "Page 7", "7 of 12", "7/12", "p. 7",
+ * "vii", and a manual's chapter and page: "3-14", "A-2".
+ */
 const PAGE_NUMBER = new RegExp(
-  `^(?:(?:page|p\\.|pg\\.?)\\s*)?[-–—(|]?\\s*(?:\\d{1,4}|${ROMAN})\\s*[-–—)|]?(?:\\s*(?:of|\\/)\\s*\\d{1,4})?$`,
+  `^(?:(?:page|p\\.|pg\\.?)\\s*)?[-–—(|]?\\s*(?:\\d{1,4}|${ROMAN}|(?:\\d{1,2}|[a-z])[-–]\\d{1,3})\\s*[-–—)|]?(?:\\s*(?:of|\\/)\\s*\\d{1,4})?$`,
   'i',
 );
 const ROMAN_WORD = new RegExp(`(^|[\\s(\\-–—|·])${ROMAN}(?=$|[\\s)\\-–—|·])`, 'g');

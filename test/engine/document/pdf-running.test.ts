@@ -27,6 +27,9 @@ describe('shapes', () => {
     ['p. 7', true],
     ['vii', true],
     ['| 7', true],
+    ['3-14', true],
+    ['A-2', true],
+    ['Page 3–14', true],
     ['2024 sales', false],
     ['7 apples', false],
     ['Section 7', false],
@@ -34,6 +37,8 @@ describe('shapes', () => {
     ['7.5', false],
     ['civil', false],
     ['iiii', false],
+    ['1999-2004', false],
+    ['A-team', false],
   ])('page number %j: %s', (text, yes) => expect(isPageNumber(text)).toBe(yes));
 
   it.each([
@@ -157,6 +162,7 @@ describe('a document of one page', () => {
   it.each<[string, TextSpec[]]>([
     ['a bare page number below', [{ x: 290, y: 30, size: 10, text: '1' }]],
     ['"Page 1 of 1" below', [{ x: 270, y: 30, size: 9, text: 'Page 1 of 1' }]],
+    ["a manual's chapter and page below", [{ x: 520, y: 30, size: 9, text: '3-14' }]],
     [
       'a browser\'s header and footer',
       [
