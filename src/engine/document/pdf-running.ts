@@ -109,9 +109,21 @@ function repeatedLines(pages: RunningPage[]): Set<Fragment> {
   });
   for (const list of byKey.values()) {
     if (new Set(list.map((e) => e.page)).size < need) continue;
+    // Each fragment counts the pages with the same text within SAME_HEIGHT_PT of its height: a
+    // window slid along the fragments sorted by height (a band full of numbers stays linear).
+    list.sort((a, b) => a.f.y - b.f.y);
+    const inWindow = new Map<number, number>();
+    const add = (page: number, d: number) => {
+      const n = (inWindow.get(page) ?? 0) + d;
+      if (n) inWindow.set(page, n);
+      else inWindow.delete(page);
+    };
+    let lo = 0;
+    let hi = 0;
     for (const e of list) {
-      const pagesAtHeight = new Set(list.filter((o) => Math.abs(o.f.y - e.f.y) <= SAME_HEIGHT_PT).map((o) => o.page));
-      if (pagesAtHeight.size >= need) out.add(e.f);
+      while (hi < list.length && list[hi].f.y <= e.f.y + SAME_HEIGHT_PT) add(list[hi++].page, 1);
+      while (list[lo].f.y < e.f.y - SAME_HEIGHT_PT) add(list[lo++].page, -1);
+      if (inWindow.size >= need) out.add(e.f);
     }
   }
   return out;

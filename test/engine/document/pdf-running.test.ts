@@ -8,7 +8,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { pdfToMarkdown } from '../../../src/engine/document/pdf.js';
-import { isDateTime, isPageNumber, isUrl, runningKey } from '../../../src/engine/document/pdf-running.js';
+import type { Fragment } from '../../../src/engine/document/pdf-lines.js';
+import {
+  dropRunningLines,
+  isDateTime,
+  isPageNumber,
+  isUrl,
+  runningKey,
+} from '../../../src/engine/document/pdf-running.js';
 import { writePdf, type TextSpec } from './pdf-writer.js';
 
 const FIXTURES = new URL('../../fixtures/pdf/', import.meta.url);
@@ -151,6 +158,44 @@ describe('running headers, footers and page numbers of a document of several pag
     });
     const md = await read(pdf);
     for (const n of ['100', '101', '102', '103']) expect(md).toContain(`${n} visitors.`);
+  });
+});
+
+describe('repetition across pages, on fragments', () => {
+  const frag = (text: string, y: number): Fragment => ({
+    text,
+    x0: 72,
+    x1: 72 + 6 * text.length,
+    y,
+    top: y - 8,
+    bottom: y + 2,
+    size: 10,
+    bold: 0,
+    italic: 0,
+    mono: 0,
+    rtl: false,
+    runs: [],
+  });
+  const g = { width: 595, height: 842, runs: [], rulings: [], dots: [] };
+
+  it('a band full of numbers on many pages is decided in linear time; only what recurs at one height goes', () => {
+    // 300 pages, each with 60 numbers in its bottom band at heights of their own (a table of
+    // figures running into the margin) and the page number at the same height on every page.
+    const pages = Array.from({ length: 300 }, (_, p) => ({
+      g,
+      frags: [
+        frag('Body text of the page.', 400),
+        ...Array.from({ length: 60 }, (_, i) => frag(String(i * 7 + p), 750 + ((p * 61 + i * 13) % 80) + (i % 3) / 10)),
+        frag(String(p + 1), 830),
+      ],
+    }));
+    const t0 = performance.now();
+    dropRunningLines(pages);
+    expect(performance.now() - t0).toBeLessThan(1000);
+    for (const p of pages) {
+      expect(p.frags[0].text).toBe('Body text of the page.');
+      expect(p.frags.some((f) => f.y === 830)).toBe(false);
+    }
   });
 });
 
