@@ -10,7 +10,8 @@
  *    split by sha256(id): the first half is studied, the second only measured;
  *  - real-like: test/fixtures/pdf (made by test/fixtures/pdf/make.ts: two columns, running
  *    headers and footers, unruled tables, hyphenation, lists …);
- *  - `--corpus NAME=DIR` adds any directory of ID.pdf + ID.md (real PDFs held back).
+ *  - `--corpus NAME=DIR` adds any directory of ID.pdf + ID.md (real PDFs held back), split
+ *    into NAME-study and NAME-measure by bench/lib/halves.ts.
  * Engines: trawl (src/engine/document/pdf.ts, in this process), pdfjs-text (the text of
  * pdf.js as Trawl gave it before: one paragraph per text block, pages split by ---),
  * pdf2md (@opendocsg/pdf2md under Node 22 from `npx -y node@22`), opendataloader
@@ -20,7 +21,8 @@
  * Speed through the API: the compiled service in its own process scrapes every PDF from a
  * local server, one request at a time (`--no-api` skips it).
  * Options: `--set NAME`, `--engine NAME`, `--doc ID` (print each engine's markdown for one
- * document), `--worst N` (Trawl's N worst documents per set), `--no-peers`.
+ * document), `--worst N` (Trawl's N worst documents per set), `--slowest N` (Trawl's N slowest
+ * documents per set, by wall time a page), `--no-peers`.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -30,6 +32,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { pdfToMarkdown } from '../src/engine/document/pdf.js';
+import { halfOf } from './lib/halves.js';
 import { scoreDocument, type DocScores } from './lib/pdf-metrics.js';
 import { ROOT, trawlCli, waitHealthy } from './lib/service.js';
 
@@ -39,6 +42,7 @@ const onlySet = opt('--set');
 const onlyEngine = opt('--engine');
 const onlyDoc = opt('--doc');
 const worst = Number(opt('--worst') ?? 0);
+const slowest = Number(opt('--slowest') ?? 0);
 const noPeers = args.includes('--no-peers');
 const fresh = args.includes('--fresh');
 const noApi = args.includes('--no-api') || !!onlyDoc;
@@ -80,9 +84,11 @@ function printedHalf(id: string, ids: string[]): string {
 }
 
 const docs: Doc[] = [...corpus(PRINTED, printedHalf), ...corpus(REAL_LIKE, 'real-like')];
+// A corpus of one's own is split into halves as every fixture set is (bench/lib/halves.ts):
+// rules are written looking at NAME-study, and kept when NAME-measure does not lose.
 for (const c of args.flatMap((a, i) => (a === '--corpus' ? [args[i + 1]] : []))) {
   const [name, dir] = c.split('=');
-  docs.push(...corpus(resolve(dir), name));
+  docs.push(...corpus(resolve(dir), (id) => `${name}-${halfOf(id)}`));
 }
 const selected = docs.filter((d) => (!onlySet || d.set.startsWith(onlySet)) && (!onlyDoc || d.id === onlyDoc));
 if (!selected.length) throw new Error('no documents selected');
@@ -101,14 +107,18 @@ const engines = ENGINES.filter(
 
 async function runTrawl(list: Doc[]): Promise<Map<string, Output>> {
   const out = new Map<string, Output>();
-  // pdf.js loads and compiles on the first document: not part of any document's time.
-  await pdfToMarkdown(new Uint8Array(readFileSync(list[0].pdf)));
+  // pdf.js loads and compiles on the first documents: not part of any document's time (the
+  // API's measure below warms up on three documents too).
+  for (const d of list.slice(0, 3)) await pdfToMarkdown(new Uint8Array(readFileSync(d.pdf)));
   const cpu0 = process.cpuUsage();
   for (const d of list) {
     const bytes = new Uint8Array(readFileSync(d.pdf));
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     const r = await pdfToMarkdown(bytes, { maxPages: 10_000 });
+    const c = process.cpuUsage(c0);
     out.set(d.pdf, { markdown: r.markdown, seconds: (performance.now() - t0) / 1000 });
+    trawlCpuOf.set(d.pdf, (c.user + c.system) / 1e6);
     d.pages = r.pages;
   }
   const cpu = process.cpuUsage(cpu0);
@@ -118,6 +128,8 @@ async function runTrawl(list: Doc[]): Promise<Map<string, Output>> {
 
 /** Trawl's CPU seconds per page over the whole selection (wall times on a shared machine vary with its load). */
 let trawlCpu = 0;
+/** Trawl's CPU seconds for each document (pdf.js runs on this thread: all of its work). */
+const trawlCpuOf = new Map<string, number>();
 
 /** What Trawl returned for a PDF before this eval existed: pdf.js text, a paragraph per block. */
 async function runPdfjsText(list: Doc[]): Promise<Map<string, Output>> {
@@ -274,6 +286,16 @@ function table(set: string, list: Doc[]): void {
       `${e.padEnd(16)} ${f2(overall)}   ${f2(m('overall'))}  ${f2(m('nid'))}  ${f2(m('nidS'))}  ${f2(m('teds'))}  ${f2(m('tedsS'))}  ${f2(m('mhs'))}  ${f2(m('mhsS'))}  ${secs.toFixed(4)}`,
     );
   }
+  if (outputs.has('trawl'))
+    console.log(
+      `${'trawl CPU'.padEnd(16)} ${(list.reduce((t, d) => t + (trawlCpuOf.get(d.pdf) ?? 0), 0) / Math.max(1, pages)).toFixed(4)} s/page (wall times above vary with the machine's load)`,
+    );
+  if (slowest && outputs.has('trawl')) {
+    const o = outputs.get('trawl')!;
+    const perPage = (d: Doc) => (o.get(d.pdf)?.seconds ?? 0) / Math.max(1, d.pages);
+    for (const d of [...list].sort((a, b) => perPage(b) - perPage(a)).slice(0, slowest))
+      console.log(`  slowest ${d.id}: ${perPage(d).toFixed(4)} s/page over ${d.pages} pages`);
+  }
   if (worst && scores.has('trawl')) {
     const s = scores.get('trawl')!;
     const ranked = [...list]
@@ -292,11 +314,14 @@ for (const set of sets)
     set,
     selected.filter((d) => d.set === set),
   );
-if (sets.filter((s) => s.startsWith('printed')).length > 1)
-  table(
-    'printed (both halves)',
-    selected.filter((d) => d.set.startsWith('printed')),
-  );
+// Both halves of a split set together.
+const halved = new Set(sets.map((s) => s.replace(/-(study|measure)$/, '')).filter((s) => !sets.includes(s)));
+for (const base of halved)
+  if (sets.filter((s) => s.startsWith(`${base}-`)).length > 1)
+    table(
+      `${base} (both halves)`,
+      selected.filter((d) => d.set.startsWith(`${base}-`)),
+    );
 
 // ---------- speed through the API ----------
 

@@ -13,6 +13,7 @@ import { InflateBudget, loadGuardedPdfJs, withinBudget } from './pdf-inflate.js'
 import { fragments, type Fragment } from './pdf-lines.js';
 import { itemOf, readingOrder, tableItem, type Unit } from './pdf-layout.js';
 import { readPage, type PageGeometry, type PdfJs } from './pdf-page.js';
+import { dropRunningLines } from './pdf-running.js';
 import {
   joinAcrossPages,
   linePitches,
@@ -70,6 +71,7 @@ let pdfjs:
 function loadPdfJs() {
   return (pdfjs ??= (async () => {
     polyfillTransfer();
+    polyfillToBase64();
     const unpdf = await import('unpdf');
     // unpdf's helpers (getDocumentProxy's defaults) over the guarded bundle.
     await unpdf.configureUnPDF({ pdfjs: loadGuardedPdfJs });
@@ -79,6 +81,26 @@ function loadPdfJs() {
       getDocumentProxy: unpdf.getDocumentProxy as (data: Uint8Array, o?: object) => Promise<PDFDocumentProxy>,
     };
   })());
+}
+
+/**
+ * Uint8Array.prototype.toBase64 (ES2026; not in Node 20 or 22): pdf.js writes a font face
+ * rule with it (NO_DOCUMENT), and without it every font would fall back to drawing paths.
+ */
+function polyfillToBase64(): void {
+  const proto = Uint8Array.prototype as Uint8Array & { toBase64?: unknown };
+  if (typeof proto.toBase64 === 'function') return;
+  Object.defineProperty(proto, 'toBase64', {
+    configurable: true,
+    writable: true,
+    value(this: Uint8Array, options?: { alphabet?: 'base64' | 'base64url'; omitPadding?: boolean }) {
+      const buf = Buffer.from(this.buffer, this.byteOffset, this.byteLength);
+      let out = buf.toString(options?.alphabet === 'base64url' ? 'base64url' : 'base64');
+      if (options?.alphabet === 'base64url' && !options.omitPadding) out += '='.repeat((4 - (out.length % 4)) % 4);
+      if (options?.alphabet !== 'base64url' && options?.omitPadding) out = out.replace(/=+$/, '');
+      return out;
+    },
+  });
 }
 
 /**
@@ -101,6 +123,20 @@ function polyfillTransfer(): void {
   });
 }
 
+/**
+ * Where pdf.js "installs" a document's fonts: nowhere. By default pdf.js under Node
+ * (disableFontFace) turns every glyph it meets into a drawing path and posts each one to
+ * the main thread, for a canvas that is never drawn: 13 % of the CPU of reading the eval
+ * sets (buildFontPaths, profiled). With font faces enabled it instead hands each font to
+ * this document's style sheet once, which does nothing. Fonts still load (their names and
+ * flags tell bold and italic text); glyph widths and positions are unchanged.
+ */
+const NO_DOCUMENT = {
+  fonts: undefined,
+  createElement: () => ({ sheet: { cssRules: [], insertRule: () => 0 }, remove: () => undefined }),
+  documentElement: { getElementsByTagName: () => [{ append: () => undefined }] },
+};
+
 /** Opens the document, or says why it cannot be opened. */
 async function open(bytes: Uint8Array, budget: InflateBudget): Promise<PDFDocumentProxy> {
   const { getDocumentProxy } = await loadPdfJs();
@@ -113,6 +149,8 @@ async function open(bytes: Uint8Array, budget: InflateBudget): Promise<PDFDocume
       stopAtErrors: false,
       isOffscreenCanvasSupported: false,
       maxImageSize: 1,
+      disableFontFace: false,
+      ownerDocument: NO_DOCUMENT,
     });
   } catch (e) {
     if (budget.exceeded) throw new PdfUnreadable(inflatedTooFar(budget));
@@ -241,66 +279,3 @@ function structure(geometry: PageGeometry[], outline: OutlineEntry[]): Block[] {
   markLists(blocks);
   return blocks;
 }
-
-/** Where running headers and footers live: this share of the page at its top and bottom. */
-const MARGIN_ZONE = 0.12;
-const PAGE_NUMBER = /^(?:page\s+)?[-–—(]?\s*(\d{1,4}|[ivxlc]{1,7})\s*[-–—)]?(?:\s*(?:of|\/)\s*\d{1,4})?$/i;
-
-/**
- * Drops running headers and footers and page numbers: lines near the top or bottom edge
- * whose text (digits aside) comes back on many pages, and page numbers — a number alone
- * on the first or last line of a page, standing apart from the text. A one-page document
- * keeps its header lines: nothing repeats on one page.
- */
-function dropRunningLines(pages: { g: PageGeometry; frags: Fragment[] }[]): void {
-  const key = (f: Fragment) => f.text.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
-  // Running lines are printed at the same height on every page (a title that repeats the
-  // running header's words sits elsewhere).
-  const slot = (f: Fragment) => Math.round(f.y / 4);
-  const zoneOf = (f: Fragment, g: PageGeometry) =>
-    f.bottom < g.height * MARGIN_ZONE ? 'top' : f.top > g.height * (1 - MARGIN_ZONE) ? 'bottom' : undefined;
-  const seen = new Map<string, Set<number>>();
-  pages.forEach(({ g, frags }, i) => {
-    for (const f of frags) {
-      const zone = zoneOf(f, g);
-      if (!zone) continue;
-      const k = `${zone}:${slot(f)}:${key(f)}`;
-      seen.set(k, (seen.get(k) ?? new Set()).add(i));
-    }
-  });
-  const need = Math.max(2, Math.ceil(pages.length * 0.3));
-  for (const p of pages) {
-    const numbers = new Set(edgeNumbers(p.frags, p.g));
-    p.frags = p.frags.filter((f) => {
-      if (numbers.has(f)) return false;
-      const zone = zoneOf(f, p.g);
-      return !zone || pages.length < 2 || (seen.get(`${zone}:${slot(f)}:${key(f)}`)?.size ?? 0) < need;
-    });
-  }
-}
-
-/** A page number: a number alone on the page's first or last line, a line's height or more away from the rest. */
-function edgeNumbers(frags: Fragment[], g: PageGeometry): Fragment[] {
-  if (frags.length < 2) return [];
-  const byTop = [...frags].sort((a, b) => a.top - b.top);
-  const out: Fragment[] = [];
-  const check = (f: Fragment, others: Fragment[], below: boolean) => {
-    if (!PAGE_NUMBER.test(f.text.trim()) || !zoneOfEdge(f, g)) return;
-    if (others.some((o) => Math.abs(o.y - f.y) < 0.5 * f.size)) return;
-    const gap = below
-      ? Math.min(...others.map((o) => o.top)) - f.bottom
-      : f.top - Math.max(...others.map((o) => o.bottom));
-    if (gap >= f.size) out.push(f);
-  };
-  check(byTop[0], byTop.slice(1), true);
-  const last = byTop.reduce((a, b) => (b.bottom > a.bottom ? b : a));
-  check(
-    last,
-    frags.filter((f) => f !== last),
-    false,
-  );
-  return out;
-}
-
-const zoneOfEdge = (f: Fragment, g: PageGeometry) =>
-  f.bottom < g.height * MARGIN_ZONE || f.top > g.height * (1 - MARGIN_ZONE);
