@@ -27,7 +27,7 @@ import { findHeadline, placeHeadline } from './headline.js';
 import { isTeaserList } from './teasers.js';
 import { withItems } from './items.js';
 import { isPricedList } from './page-type.js';
-import { COOKIE_NOTICE, cutAfterRelatedHeading, dropCaptions, polishContent } from './polish.js';
+import { COOKIE_NOTICE, cutAfterRelatedHeading, polishContent } from './polish.js';
 import { isHidden } from './visibility.js';
 import { findThread, threadContent, type ThreadHooks } from './thread.js';
 
@@ -300,7 +300,6 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
     const items = withItems(best, root, found.neutral, textOf, stats.get(best)?.paras ?? 0);
     if (items) [best, lists] = [items.box, items.lists];
   }
-  dropCaptions(best);
   if (!lists.length) cutAfterRelatedHeading(best, !!heading);
   pruneInside(best, stats, heading, true, lists);
   polishContent(best, seen.cookies);
@@ -363,7 +362,6 @@ function withHeading(best: ParentNode, h1: Element, stats: StatsTable): ParentNo
 }
 
 function polished(node: ParentNode, cookies: boolean): ParentNode {
-  dropCaptions(node);
   polishContent(node, cookies);
   return node;
 }
@@ -423,10 +421,19 @@ function chromeNames(el: Element): string {
   // "js-" classes are hooks for scripts, named for what a script does with the element
   // ("js-lightbox-gallery": its pictures open in a lightbox), not for what it is.
   if (cls.includes('js')) cls = cls.replace(JS_HOOK, ' ');
+  if (cls.includes('elementor-')) cls = cls.replace(BUILDER_LAYOUT, ' ');
   return `${id.split(/[-_]/).length >= 4 ? '' : id} ${cls}`;
 }
 
 const JS_HOOK = /(?:^|\s)js[-_]\S*/gi;
+
+/**
+ * A page builder's layout units, named for the builder's own parts ("elementor-widget-wrap",
+ * "elementor-widget-heading"): every box of such a page is a "widget", its content's too. What
+ * a unit holds is still named after it ("elementor-widget-share-buttons", "-nav-menu", "-form").
+ */
+const BUILDER_LAYOUT =
+  /(?:^|\s)elementor-(?:widget(?:-(?:wrap|container|heading|text-editor|image|icon-list|icon-box|button|spacer|divider|video|html|shortcode|accordion|toggle|tabs|testimonial|image-box|counter|alert))?|element\S*|column\S*|section\S*|container\S*|top-\S*|inner-\S*|col-\S*)(?=\s|$)/g;
 
 function isChrome(el: Element): boolean {
   if (isChromeTag(el)) return true;
@@ -476,6 +483,19 @@ function textAfter(root: ParentNode, stats: StatsTable): Map<AnyNode, number> {
   return out;
 }
 
+/**
+ * Names of a note set in the text (`<aside class="note">`, a "tip", a "warning", a "callout"):
+ * the text's own remark, not a sidebar.
+ */
+const NOTE_NAME = /(?:^|[\s_-])(?:note|tip|hint|warning|caution|important|callout|admonition)s?(?:$|[\s_-])/i;
+
+/** An <aside> (or role=note box) named as a note, inside the provisional article. */
+function isNoteBox(el: Element, article: ParentNode): boolean {
+  if (el.name !== 'aside' && el.attribs.role !== 'note') return false;
+  if (el.attribs.role !== 'note' && !NOTE_NAME.test(idClass(el))) return false;
+  return contains(article as AnyNode, el);
+}
+
 /** Less text than this outside links is an empty page (a title and a date at most). */
 const EMPTY_TEXT = 100;
 
@@ -503,6 +523,7 @@ function stripChrome(root: ParentNode, stats: StatsTable): boolean {
     // an add-on (gallery, comments, related) are never such wrappers.
     if (
       !wrappers.has(n) &&
+      !isNoteBox(n, article) &&
       ((isChrome(n) &&
         (isChromeTag(n) ||
           STRONG_CHROME.test(idClass(n)) ||
@@ -732,7 +753,10 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
     if (!total) return;
     const density = link / total;
     const commas = countCommas(f.ownRaw);
-    if (density > 0.5) {
+    if (density > 0.5 && tag === 'p' && isLinkedSentence(f.ownRaw, text)) {
+      // A sentence whose words are mostly links ("Read our first post or the second post.")
+      // is prose that points somewhere: neither a paragraph of the article nor a link list.
+    } else if (density > 0.5) {
       // Linked table cells are data (an infobox, a comparison), and so is a linked term of a
       // definition list (a reference's member, defined beside it); linked list items are menus.
       if (tag !== 'td' && tag !== 'th' && tag !== 'dt') f.s.score -= total;
@@ -758,6 +782,21 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
 }
 
 const LIST_ITEMS = new Set(['li', 'td', 'th', 'dd', 'dt']);
+
+/**
+ * Characters of unlinked text a sentence of links needs around its links: the glue of "Read
+ * <a>…</a> or the <a>…</a>." or "More in <a>…</a>, <a>…</a> and <a>…</a>." (~20), which a menu
+ * ("Home | About | Contact") or a bare "<a>Next</a>." lacks. (Issue 40's link paragraphs.)
+ */
+const LINKED_SENTENCE_GLUE = 12;
+
+/** A paragraph that is one or more sentences with links in them: it ends as a sentence and has words between its links. */
+function isLinkedSentence(raw: string, unlinked: number): boolean {
+  return unlinked >= LINKED_SENTENCE_GLUE && CLOSED_SENTENCE.test(raw) && SENTENCE_GLUE.test(raw);
+}
+
+/** Two words in a row outside any link, as sentences have ("You can also", "or the"). */
+const SENTENCE_GLUE = /\p{L}+\s+\p{L}+/u;
 
 /** Whether `t` says "cookie" (lower case, as the notices' checks). Looking for the rare "k"
  * first: a search for "ookie" stops at every "o" of the text, and this runs on every text node. */
@@ -820,8 +859,98 @@ function pickBest(root: ParentNode, stats: StatsTable): ParentNode {
     if (ps.paras > s.paras && gained > 0.25 * s.score) node = node.parent;
     else break;
   }
+  // One paragraph is never a page's whole text when the box around it holds more text than links
+  // (a second, shorter paragraph; a list): a fragment beside it (a button's line) had outweighed them.
+  if (isElement(node as AnyNode) && (node as Element).name === 'p' && node.parent && node !== root) {
+    const s = stats.get(node)!;
+    const ps = stats.get(node.parent);
+    const [text, link] = ps ? [ps.text - s.text, ps.link - s.link] : [0, 0];
+    if (text > 0 && link < LANDMARK_LINK_DENSITY * (text + link)) node = node.parent;
+  }
+  return withLandmark(joinSections(node, root, stats), root, stats);
+}
+
+/**
+ * A page's sections, each in wrappers of its own (page builders: `section > container > row >
+ * column > widget`, one per h2 group; `<section>` after `<section>`): the content is all of
+ * them, not the one that scored best. Climbing from the pick, every level where the box is one
+ * of several siblings of its shape (same tag, same class names but for numbered ones) that read
+ * as text (links under SECTION_LINK_DENSITY of it) joins them: the parent becomes the pick.
+ * Levels where it is alone (or among boxes of other shapes: a builder's heading widget beside
+ * its text widget) are climbed through.
+ */
+function joinSections(node: ParentNode, root: ParentNode, stats: StatsTable): ParentNode {
+  let joined = node;
+  for (let el: AnyNode = node as AnyNode; el !== (root as AnyNode) && el.parent; el = el.parent) {
+    if (!isElement(el)) break;
+    const parent = el.parent;
+    if (!SECTION_TAGS.has(el.name)) continue;
+    let alike = 0;
+    let text = 0;
+    let other = 0;
+    let prose = true;
+    for (const c of parent.children) {
+      if (!isElement(c)) continue;
+      const s = stats.get(c);
+      if (!s) continue;
+      if (sameShape(c, el)) {
+        alike++;
+        text += s.text + s.link;
+        // Every one reads as text: one box of teasers among them and they are a listing.
+        if (s.link > SECTION_LINK_DENSITY * (s.text + s.link) || stats.neutral?.has(c)) prose = false;
+      } else other += s.text + s.link;
+    }
+    if (alike >= 2 && prose && other <= text) joined = parent;
+  }
+  return joined;
+}
+
+/** Boxes that lay out a page's sections. */
+const SECTION_TAGS = new Set(['div', 'section', 'article']);
+/**
+ * Sections whose text is more links than this are teasers or menus, not parts of one text.
+ * (Issue 40: prose sections of the generated pages stay under 0.1; teaser cards, a title link
+ * over a one-sentence summary, are 0.3 and more.)
+ */
+const SECTION_LINK_DENSITY = 0.25;
+
+/** A class name that numbers its box (`et_pb_section_3`, `elementor-element-3f2a`): not its shape. */
+const NUMBERED = /\d/;
+
+/** Same tag and the same class names, numbered ones aside. */
+function sameShape(a: Element, b: Element): boolean {
+  if (a.name !== b.name) return false;
+  const shape = (el: Element) =>
+    (el.attribs.class ?? '')
+      .split(/\s+/)
+      .filter((c) => c && !NUMBERED.test(c))
+      .sort()
+      .join(' ');
+  return shape(a) === shape(b);
+}
+
+/**
+ * The page's own statement of where its content is: a pick inside a `<main>` or an `<article>`
+ * (role=main) grows to all of it, unless that box's text is mostly links (a landmark around
+ * an index of teasers, a listing's grid): the rest of the landmark is the page's content too
+ * (a list, a table, a heading after a paragraph of links); chrome named inside it went
+ * before, and pruning still takes its link lists. (LANDMARK_LINK_DENSITY: issue 40.)
+ */
+function withLandmark(node: ParentNode, root: ParentNode, stats: StatsTable): ParentNode {
+  for (let el: AnyNode | null = node as AnyNode; el && el !== (root as AnyNode); el = el.parent) {
+    if (!isElement(el) || !(el.name === 'main' || el.name === 'article' || el.attribs.role === 'main')) continue;
+    if (el === (node as AnyNode)) return node;
+    const s = stats.get(el);
+    return s && s.link < LANDMARK_LINK_DENSITY * (s.text + s.link) ? el : node;
+  }
   return node;
 }
+
+/**
+ * A landmark whose text is more links than this is not grown to. (Article pages' <main> with
+ * a related box or two sit near 0.2; index pages' above 0.5.)
+ */
+const LANDMARK_LINK_DENSITY = 0.35;
 
 const NEVER_THE_ARTICLE =
   /(?:^|[\s_-])(?:comments?|comment-?(?:list|box|area|section|thread)s?|disqus\w*|related|recommend\w*|outbrain|taboola)(?:$|[\s_-])/i;
@@ -916,6 +1045,29 @@ function storyLine(box: Element, s: Stats, stats: StatsTable): boolean {
  */
 const FRAGMENT_SHARE = 0.1;
 
+/** A box around a sentence of links (a page builder's text widget holding one), not a list of them. */
+function wrapsLinkedSentence(box: Element, s: Stats): boolean {
+  return (
+    s.text >= LINKED_SENTENCE_GLUE &&
+    !findFirstIn(box, (el) => el.name === 'li' || el.name === 'td') &&
+    isLinkedSentence(textOf(box).trim(), s.text)
+  );
+}
+
+/**
+ * A box holding a table, a code block, a quotation or a list of unlinked items is a section
+ * of the text (a changelog's version, a price table under its heading, a testimonial): a fragment in it (a button's
+ * line) is judged by itself, never the whole box.
+ */
+function holdsStructure(box: Element, stats: StatsTable): boolean {
+  return !!findFirstIn(box, (el) => {
+    if (el.name === 'table' || el.name === 'pre' || el.name === 'blockquote') return true;
+    if (el.name !== 'ul' && el.name !== 'ol' && el.name !== 'dl') return false;
+    const s = stats.get(el);
+    return !!s && s.text > 0 && s.link < 0.5 * (s.text + s.link);
+  });
+}
+
 /**
  * Remove link lists and scored-negative leftovers inside the article. `keep`: an element
  * whose boxes stay whatever their score (a product's heading and its buy box); `fragments`:
@@ -948,12 +1100,21 @@ function pruneInside(
       // A heading is a teaser link when the link is most of it; "History [edit]" is a heading.
       const heading = /^h[1-6]$/.test(n.name);
       const linkList = textBlock
-        ? s.link > 0 && s.text < 25 && s.paras === 0 && (!heading || s.link >= s.text)
-        : density > 0.5 && total > 0 && s.paras === 0;
+        ? s.link > 0 &&
+          s.text < 25 &&
+          s.paras === 0 &&
+          (!heading || s.link >= s.text) &&
+          !(n.name === 'p' && isLinkedSentence(textOf(n), s.text))
+        : density > 0.5 && total > 0 && s.paras === 0 && !wrapsLinkedSentence(n, s);
       // Fragments must be a real share of the box: a list of "label: value" details with one
       // linked item ("Category: <a>Beginners</a>") is data, not a fragment box.
       const fragmentBox =
-        fragments && CONTAINERS.has(n.name) && s.score < -FRAGMENT_SHARE * total && s.paras === 0 && !hasMedia;
+        fragments &&
+        CONTAINERS.has(n.name) &&
+        s.score < -FRAGMENT_SHARE * total &&
+        s.paras === 0 &&
+        !hasMedia &&
+        !holdsStructure(n, stats);
       // A story line is kept whole: the boxes inside it have no paragraphs around them.
       if (fragmentBox && !linkList && storyLine(n, s, stats)) continue;
       if ((linkList || fragmentBox) && !spared.has(n)) {
