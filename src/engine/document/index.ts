@@ -68,6 +68,7 @@ export function processHtml(source: string, options: DocumentOptions): DocumentR
     product,
     thread: mayBeThread(signals),
     items: !statesArticle(signals),
+    article: statesArticle(signals),
     seen: { teaserLists: 0, posts: 0, text: 0, paras: 0 },
   };
   let main = selectMainContent(doc, contentOptions);

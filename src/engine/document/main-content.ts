@@ -27,7 +27,7 @@ import { findHeadline, placeHeadline } from './headline.js';
 import { isTeaserList } from './teasers.js';
 import { withItems } from './items.js';
 import { isPricedList } from './page-type.js';
-import { COOKIE_NOTICE, cutAfterRelatedHeading, polishContent } from './polish.js';
+import { COOKIE_NOTICE, cutAfterRelatedHeading, dropPictureCaptions, polishContent } from './polish.js';
 import { isHidden } from './visibility.js';
 import { findThread, threadContent, type ThreadHooks } from './thread.js';
 
@@ -165,6 +165,8 @@ export interface MainContentOptions {
   thread?: boolean;
   /** The page states no article: lists of items it shows (a category's grid) may be its content (items.ts). */
   items?: boolean;
+  /** The page states it is an article (og:type, JSON-LD): its picture captions go, as news texts leave them out (polish.ts). */
+  article?: boolean;
   /** Filled with what the selection saw of the page's structure (page-type.ts reads it). */
   seen?: { teaserLists: number; pricedLists?: number; posts: number; paras?: number; text?: number };
 }
@@ -287,9 +289,9 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   // No sentence anywhere (a link directory, a tiny page): keep all that is not chrome.
   if ((stats.get(root)?.paras ?? 0) === 0) return root;
   // The fallbacks' cuts are polished too: a consent notice is never the content they rescue.
-  if (options.scope === 'body') return polished(root, seen.cookies);
+  if (options.scope === 'body') return polished(root, seen.cookies, options.article);
   let best = pickBest(root, stats);
-  if (options.scope === 'wider') return polished(widen(best, root, stats), seen.cookies);
+  if (options.scope === 'wider') return polished(widen(best, root, stats), seen.cookies, options.article);
   // A product's heading is its name: the content reaches it, and pruning spares its box.
   const heading = options.product ? findFirstIn(root, (el) => el.name === 'h1') : undefined;
   if (heading) best = withHeading(best, heading, stats);
@@ -300,6 +302,7 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
     const items = withItems(best, root, found.neutral, textOf, stats.get(best)?.paras ?? 0);
     if (items) [best, lists] = [items.box, items.lists];
   }
+  dropPictureCaptions(best, !!options.article);
   if (!lists.length) cutAfterRelatedHeading(best, !!heading);
   pruneInside(best, stats, heading, true, lists);
   polishContent(best, seen.cookies);
@@ -361,7 +364,8 @@ function withHeading(best: ParentNode, h1: Element, stats: StatsTable): ParentNo
     : best;
 }
 
-function polished(node: ParentNode, cookies: boolean): ParentNode {
+function polished(node: ParentNode, cookies: boolean, article?: boolean): ParentNode {
+  dropPictureCaptions(node, !!article);
   polishContent(node, cookies);
   return node;
 }
@@ -753,7 +757,7 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
     if (!total) return;
     const density = link / total;
     const commas = countCommas(f.ownRaw);
-    if (density > 0.5 && tag === 'p' && isLinkedSentence(f.ownRaw, text)) {
+    if (density > 0.5 && tag === 'p' && isLinkedSentence(f.node as Element, text)) {
       // A sentence whose words are mostly links ("Read our first post or the second post.")
       // is prose that points somewhere: neither a paragraph of the article nor a link list.
     } else if (density > 0.5) {
@@ -790,9 +794,24 @@ const LIST_ITEMS = new Set(['li', 'td', 'th', 'dd', 'dt']);
  */
 const LINKED_SENTENCE_GLUE = 12;
 
-/** A paragraph that is one or more sentences with links in them: it ends as a sentence and has words between its links. */
-function isLinkedSentence(raw: string, unlinked: number): boolean {
-  return unlinked >= LINKED_SENTENCE_GLUE && CLOSED_SENTENCE.test(raw) && SENTENCE_GLUE.test(raw);
+/**
+ * A paragraph that is one or more sentences with links in them: words of its own between the
+ * links, and its end, a sentence's, in its own words ("… <a>contact us</a>."), not in a link's
+ * ("Read also » <a>Ten ways to sleep better?</a>": a teaser line).
+ */
+function isLinkedSentence(el: Element, unlinked: number): boolean {
+  if (unlinked < LINKED_SENTENCE_GLUE) return false;
+  let own = '';
+  let last: { data: string; linked: boolean } | undefined;
+  const walk = (n: AnyNode, linked: boolean) => {
+    if (isTextNode(n)) {
+      if (!/\S/.test(n.data)) return;
+      last = { data: n.data, linked };
+      if (!linked) own += `${n.data} `;
+    } else if (isElement(n)) for (const c of n.children) walk(c, linked || n.name === 'a');
+  };
+  walk(el, false);
+  return !!last && !last.linked && CLOSED_SENTENCE.test(last.data) && SENTENCE_GLUE.test(own);
 }
 
 /** Two words in a row outside any link, as sentences have ("You can also", "or the"). */
@@ -900,10 +919,19 @@ function joinSections(node: ParentNode, root: ParentNode, stats: StatsTable): Pa
         if (s.link > SECTION_LINK_DENSITY * (s.text + s.link) || stats.neutral?.has(c)) prose = false;
       } else other += s.text + s.link;
     }
-    if (alike >= 2 && prose && other <= text) joined = parent;
+    const own = (stats.get(el)?.text ?? 0) + (stats.get(el)?.link ?? 0);
+    if (alike >= 2 && prose && other <= text && own <= SECTION_DOMINANT * text) joined = parent;
   }
   return joined;
 }
+
+/**
+ * A section holding more than this share of its kind's text is the page's article, and the
+ * short sections around it its add-ons (a sign-up band, "more to explore"): not joined.
+ * (Issue 40: the generated pages' largest section holds under half; a builder-made article
+ * page of the modern set's study half, its body section over 0.7.)
+ */
+const SECTION_DOMINANT = 0.6;
 
 /** Boxes that lay out a page's sections. */
 const SECTION_TAGS = new Set(['div', 'section', 'article']);
@@ -941,7 +969,12 @@ function withLandmark(node: ParentNode, root: ParentNode, stats: StatsTable): Pa
     if (!isElement(el) || !(el.name === 'main' || el.name === 'article' || el.attribs.role === 'main')) continue;
     if (el === (node as AnyNode)) return node;
     const s = stats.get(el);
-    return s && s.link < LANDMARK_LINK_DENSITY * (s.text + s.link) ? el : node;
+    const pick = stats.get(node as AnyNode);
+    if (!s || !pick) return node;
+    const size = s.text + s.link;
+    // A pick holding most of the landmark is its article; what else it holds are add-ons.
+    if (pick.text + pick.link > SECTION_DOMINANT * size) return node;
+    return s.link < LANDMARK_LINK_DENSITY * size ? el : node;
   }
   return node;
 }
@@ -1050,7 +1083,7 @@ function wrapsLinkedSentence(box: Element, s: Stats): boolean {
   return (
     s.text >= LINKED_SENTENCE_GLUE &&
     !findFirstIn(box, (el) => el.name === 'li' || el.name === 'td') &&
-    isLinkedSentence(textOf(box).trim(), s.text)
+    isLinkedSentence(box, s.text)
   );
 }
 
@@ -1104,7 +1137,7 @@ function pruneInside(
           s.text < 25 &&
           s.paras === 0 &&
           (!heading || s.link >= s.text) &&
-          !(n.name === 'p' && isLinkedSentence(textOf(n), s.text))
+          !(n.name === 'p' && isLinkedSentence(n, s.text))
         : density > 0.5 && total > 0 && s.paras === 0 && !wrapsLinkedSentence(n, s);
       // Fragments must be a real share of the box: a list of "label: value" details with one
       // linked item ("Category: <a>Beginners</a>") is data, not a fragment box.
