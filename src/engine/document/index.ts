@@ -10,7 +10,7 @@ import { extractLinks } from './links.js';
 import { isProductPage, selectMainContent } from './main-content.js';
 import { toMarkdown } from './markdown.js';
 import { extractMetadata, type PageMetadata } from './metadata.js';
-import { detectPageType, mayBeThread, PageSignals, statesArticle, type PageType } from './page-type.js';
+import { detectPageType, mayBeThread, PageSignals, published, statesArticle, type PageType } from './page-type.js';
 import { lettersUpTo, rescueContent, SCANT_LETTERS, type ContentSource } from './rescue.js';
 
 export { parseHtml } from './dom.js';
@@ -68,7 +68,8 @@ export function processHtml(source: string, options: DocumentOptions): DocumentR
     product,
     thread: mayBeThread(signals),
     items: !statesArticle(signals),
-    article: statesArticle(signals),
+    // A page stating an article or its publication date is a story: its picture captions go.
+    article: statesArticle(signals) || published(signals, metadata.meta),
     seen: { teaserLists: 0, posts: 0, text: 0, paras: 0 },
   };
   let main = selectMainContent(doc, contentOptions);

@@ -144,20 +144,19 @@ function dropEmptySections(root: ParentNode): void {
 
 const NON_SPACE = /\S/;
 
-/** What only a page's foot says: copyright, phone and fax numbers, postal boxes, tag and credit lines. */
+/** What only a page's foot says: copyright, phone and fax numbers, postal boxes, tag and credit lines, calls to subscribe or follow. */
 const TRAILER =
-  /\b(?:tel|phone|fone|fax)\s*[:.]|\(?\b\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b|\bcnpj\b|caixa postal|\bp\.?\s?o\.? box\b|©|\bcopyright\b|all rights reserved|\bupdated at\b|^tags?\s*:|\bfiled under\b|may be reached at|^(?:photo|image|source|credit)s?\s*:|todos os direitos|tous droits|alle rechte|derechos reservados|tutti i diritti/i;
+  /\b(?:tel|phone|fone|fax)\s*[:.]|\(?\b\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b|\bcnpj\b|caixa postal|\bp\.?\s?o\.? box\b|©|\bcopyright\b|all rights reserved|\bsubscribe\b|newsletter|\bfollow (?:us|me|him|her|them)\b|\bsign up\b|share this|\bupdated at\b|^tags?\s*:|\bfiled under\b|may be reached at|^(?:photo|image|source|credit)s?\s*:|todos os direitos|tous droits|alle rechte|derechos reservados|tutti i diritti/i;
 
-/** Calls a page's foot makes ("Subscribe", "Follow us", "Contact us"), which a paragraph may make too. */
-const TRAILER_CALL =
-  /\bsubscribe\b|newsletter|\bfollow (?:us|me|him|her|them)\b|\bsign up\b|share this|\bcontact us\b/i;
+/** "Contact us": a foot's line ("Contact us: …"), which a paragraph may also say. */
+const CONTACT_CALL = /\bcontact us\b/i;
 
 /**
- * A call line is a trailer when it is this short ("Follow us on Mastodon", "Subscribe to the
- * newsletter"); longer, it is a paragraph that asks something of the reader among others
- * ("Read our first post or the second post. You can also contact us.": 64). (Issue 40.)
+ * A "contact us" line is a trailer when it is this short ("Contact us", "Contact us: 555 …");
+ * longer, it is a paragraph that asks something of the reader among others ("Read our first
+ * post or the second post. You can also contact us.": 64). (Issue 40.)
  */
-const TRAILER_CALL_MAX = 50;
+const CONTACT_CALL_MAX = 50;
 
 /** Copyright, newsletter and "follow us" lines after the last paragraph (and after the last heading: a heading opens content). */
 function dropTrailingBoilerplate(blocks: Element[]): void {
@@ -168,7 +167,7 @@ function dropTrailingBoilerplate(blocks: Element[]): void {
     const len = collapsedLength(raw);
     if (len > 250) return;
     const line = collapse(raw);
-    if (TRAILER.test(line) || (len <= TRAILER_CALL_MAX && TRAILER_CALL.test(line))) removeNode(live[i]);
+    if (TRAILER.test(line) || (len <= CONTACT_CALL_MAX && CONTACT_CALL.test(line))) removeNode(live[i]);
     else if (len > 60) return;
   }
 }
