@@ -1,6 +1,7 @@
 /**
  * Ordinary pages, generated: the pages a small business or a project puts up (home, about,
- * pricing, docs, FAQ, blog post, changelog, contact, recipe, event, landing, a short page), in
+ * pricing, docs, FAQ, blog post, changelog, contact, recipe, event, landing, a short page, a
+ * one-sentence notice), in
  * three markup styles (semantic landmarks, div soup, page-builder wrappers where every h2
  * group is its own nested section), with a site's chrome around them and, optionally, one
  * harmless element added inside the content. Every page knows its truth: the blocks of its
@@ -28,6 +29,7 @@ export const KINDS = [
   'event',
   'landing',
   'short',
+  'notice',
 ] as const;
 export type Kind = (typeof KINDS)[number];
 
@@ -549,6 +551,13 @@ function content(kind: Kind, b: string): Content {
             blocks: [p('Set up takes an afternoon, and the first month is free for workshops of any size.')],
           },
         ],
+      };
+    case 'notice':
+      // A page that is all but empty, and complete: a heading and one sentence.
+      return {
+        title: 'Closed on Monday',
+        intro: [p(`The ${b} shop is closed on Monday for a stocktake; we open again on Tuesday at nine.`)],
+        sections: [],
       };
     case 'short':
       return {

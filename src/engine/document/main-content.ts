@@ -379,7 +379,8 @@ function widen(best: ParentNode, root: ParentNode, stats: StatsTable): ParentNod
   return node;
 }
 
-function bodyOf(doc: Document): ParentNode {
+/** The page's <body> (its <html>, or the document, when it has none). */
+export function bodyOf(doc: Document): ParentNode {
   const html = doc.children.find((c): c is Element => isElement(c) && c.name === 'html');
   const body = html?.children.find((c): c is Element => isElement(c) && c.name === 'body');
   return body ?? html ?? doc;

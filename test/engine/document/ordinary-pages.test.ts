@@ -57,3 +57,23 @@ describe.each(STYLES)('%s markup', (style) => {
     expect(failures).toEqual([]);
   });
 });
+
+describe('the "almost no text" warning', () => {
+  const scant = (body: string) =>
+    processHtml(`<html><head><title>App</title></head><body>${body}</body></html>`, { url: 'https://app.example/' })
+      .scant;
+
+  it('stays for pages that hold almost nothing', () => {
+    expect(scant('<div id="root"></div><script src="/bundle.js"></script>')).toBe(true);
+    expect(scant('<div id="root"><p>You need to enable JavaScript to run this app.</p></div>')).toBe(true);
+    expect(scant('<nav><a href="/">Home</a><a href="/a">About</a></nav><main><p>Loading…</p></main>')).toBe(true);
+  });
+
+  it('is not given for a short page that is whole: a heading and one sentence', () => {
+    expect(
+      scant(
+        '<header><nav><a href="/">Home</a><a href="/shop">Shop</a></nav></header><main><h1>Closed on Monday</h1><p>The shop is closed on Monday for a stocktake; we open again on Tuesday at nine.</p></main><footer><p>© 2026 Acme Ltd.</p></footer>',
+      ),
+    ).toBeFalsy();
+  });
+});
