@@ -302,9 +302,12 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
     const items = withItems(best, root, found.neutral, textOf, stats.get(best)?.paras ?? 0);
     if (items) [best, lists] = [items.box, items.lists];
   }
-  dropPictureCaptions(best, !!options.article);
+  // (A product's pictures are its gallery: their captions name the item again.)
+  dropPictureCaptions(best, !!options.article || !!options.product);
   if (!lists.length) cutAfterRelatedHeading(best, !!heading);
-  pruneInside(best, stats, heading, true, lists);
+  // (A product page's boxes are judged as before issue 40: its spec boxes and gallery are
+  // another issue's, and the modern set's product pages lost with them kept.)
+  pruneInside(best, stats, heading, true, lists, !options.product);
   polishContent(best, seen.cookies);
   if (headline) placeHeadline(best, headline);
   return best;
@@ -1112,7 +1115,8 @@ function holdsStructure(box: Element, stats: StatsTable): boolean {
 /**
  * Remove link lists and scored-negative leftovers inside the article. `keep`: an element
  * whose boxes stay whatever their score (a product's heading and its buy box); `fragments`:
- * whether boxes of short fragments go too (not in a thread's posts).
+ * whether boxes of short fragments go too (not in a thread's posts); `sections`: whether a box
+ * holding a table, a list or a quotation is spared as a section of the text (holdsStructure).
  */
 function pruneInside(
   root: ParentNode,
@@ -1120,6 +1124,7 @@ function pruneInside(
   keep?: Element,
   fragments = true,
   whole: readonly Element[] = [],
+  sections = true,
 ): void {
   const spared = new Set<AnyNode>();
   const kept = new Set<AnyNode>(whole);
@@ -1155,7 +1160,7 @@ function pruneInside(
         s.score < -FRAGMENT_SHARE * total &&
         s.paras === 0 &&
         !hasMedia &&
-        !holdsStructure(n, stats);
+        !(sections && holdsStructure(n, stats));
       // A story line is kept whole: the boxes inside it have no paragraphs around them.
       if (fragmentBox && !linkList && storyLine(n, s, stats)) continue;
       if ((linkList || fragmentBox) && !spared.has(n)) {
