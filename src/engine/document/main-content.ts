@@ -165,7 +165,7 @@ export interface MainContentOptions {
   thread?: boolean;
   /** The page states no article: lists of items it shows (a category's grid) may be its content (items.ts). */
   items?: boolean;
-  /** The page states it is an article or when it was published (og:type, JSON-LD, a date): its picture captions go, as news texts leave them out (polish.ts). */
+  /** The page states it is an article or when it was published (JSON-LD, microdata, a date): its picture captions go, as news texts leave them out (polish.ts). */
   article?: boolean;
   /** Filled with what the selection saw of the page's structure (page-type.ts reads it). */
   seen?: { teaserLists: number; pricedLists?: number; posts: number; paras?: number; text?: number };

@@ -332,10 +332,10 @@ const CAPTION_CLASS = /(?:^|[\s_-])(?:caption|credit|image-credit|photo-credit)s
 
 /**
  * Press pictures' captions: those giving a photo credit, and (`all`) every picture caption of a
- * page that states it is an article (og:type article, a JSON-LD Article): news texts leave them
- * out (the article-extraction benchmark's and trafilatura's truths do; the images keep their
- * alt text). Every other caption is content (issue 40), and so is, on any page, a quotation's
- * attribution (a figure's caption beside a blockquote, not a picture).
+ * story (a page stating an article or its publication date) or of a product's gallery: news
+ * texts leave them out (the article-extraction benchmark's and trafilatura's truths do; the
+ * images keep their alt text). Every other caption is content (issue 40), and so is, on any
+ * page, a quotation's attribution (a figure's caption beside a blockquote, not a picture).
  */
 export function dropPictureCaptions(root: ParentNode, all: boolean): void {
   const doomed: Element[] = [];

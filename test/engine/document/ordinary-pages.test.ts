@@ -77,3 +77,67 @@ describe('the "almost no text" warning', () => {
     ).toBeFalsy();
   });
 });
+
+describe('the signals behind it, one by one', () => {
+  const LEAD =
+    '<p>Welcome to the workshop. We have been making reliable widgets for homes and workshops since 1987, and we still repair every one.</p>';
+  const md = (main: string, head = '') =>
+    processHtml(
+      `<html><head><title>Widgets</title>${head}</head><body><nav><a href="/">Home</a><a href="/b">Blog</a></nav><main><h1>Widgets</h1>${main}</main><footer><p>© 2026 Acme</p></footer></body></html>`,
+      { url: 'https://acme.example/' },
+    ).markdown ?? '';
+
+  it('a sentence of links is prose; a line ending in a teaser link is not', () => {
+    const out = md(
+      `${LEAD}<p>More in the <a href="/g">beginner guide</a>, the <a href="/f">FAQ</a> and the <a href="/gl">glossary</a>.</p><p>Read also » <a href="/x">Ten ways to oil a hinge?</a></p>${LEAD.replace('Welcome', 'Hello')}`,
+    );
+    expect(out).toContain('More in the');
+    expect(out).not.toContain('Ten ways to oil a hinge');
+  });
+
+  it('a date in a sentence stays; a dateline or a byline goes', () => {
+    const out = md(`<p>Saturday 12 September 2026, 10:00 to 17:00, Riverside Hall.</p>${LEAD}`);
+    expect(out).toContain('Riverside Hall');
+    expect(md(`<p>March 3, 2026</p>${LEAD}`)).not.toContain('March 3, 2026');
+    expect(md(`<p>Jane Doe | 3 March 2026 | Workshop news</p>${LEAD}`)).not.toContain('Jane Doe');
+  });
+
+  it('a caption and an attribution are content; a press photo credit is not', () => {
+    const figure = (caption: string) =>
+      `<figure><img src="/a.jpg" alt="The floor"><figcaption>${caption}</figcaption></figure>`;
+    const out = md(
+      `${LEAD}${figure('The assembly floor after the spring refit.')}<figure><blockquote><p>We stopped running out of screws.</p></blockquote><figcaption>Priya Shah, furniture maker</figcaption></figure>${figure('Workers at the plant, May 2024. © Reuters / A. Photographer')}`,
+    );
+    expect(out).toContain('The assembly floor after the spring refit.');
+    expect(out).toContain('Priya Shah, furniture maker');
+    expect(out).not.toContain('Reuters');
+  });
+
+  it('on a page that states an article (JSON-LD), picture captions go (attributions stay)', () => {
+    const out = md(
+      `${LEAD}<figure><img src="/a.jpg" alt="x"><figcaption>The assembly floor after the spring refit.</figcaption></figure><figure><blockquote><p>We stopped running out of screws.</p></blockquote><figcaption>Priya Shah, furniture maker</figcaption></figure>`,
+      '<script type="application/ld+json">{"@type":"NewsArticle","headline":"Widgets"}</script>',
+    );
+    expect(out).not.toContain('The assembly floor');
+    expect(out).toContain('Priya Shah');
+  });
+
+  it('a note box in the text is content; an aside beside it is not', () => {
+    const out = md(
+      `${LEAD}<aside class="note"><p>Note: prices include delivery.</p></aside>${LEAD.replace('Welcome', 'Hi')}`,
+    );
+    expect(out).toContain('Note: prices include delivery.');
+    const beside = processHtml(
+      `<html><body><main><h1>Widgets</h1>${LEAD}</main><aside class="note"><p>Note: our other shop is closed.</p></aside></body></html>`,
+      { url: 'https://acme.example/' },
+    ).markdown;
+    expect(beside).not.toContain('other shop');
+  });
+
+  it('a section with a table or a list is no fragment box for the button beside it', () => {
+    const out = md(
+      `${LEAD}<section><h2>Compare</h2><table><tr><th>Model</th><th>Price</th></tr><tr><td>W-100</td><td>$19.99</td></tr></table><p>Ready? <a href="/shop">Order now</a></p></section>`,
+    );
+    expect(out).toContain('W-100');
+  });
+});
