@@ -1094,14 +1094,17 @@ function wrapsLinkedSentence(box: Element, s: Stats): boolean {
 }
 
 /**
- * A box holding a table, a code block, a quotation or a list of unlinked items (two or more) is a section
+ * A box holding a table, a code block, a quotation, or a heading and a list of unlinked items (two or more) is a section
  * of the text (a changelog's version, a price table under its heading, a testimonial): a fragment in it (a button's
  * line) is judged by itself, never the whole box.
  */
 function holdsStructure(box: Element, stats: StatsTable): boolean {
+  let titled: boolean | undefined;
   return !!findFirstIn(box, (el) => {
     if (el.name === 'table' || el.name === 'pre' || el.name === 'blockquote') return true;
     if (el.name !== 'ul' && el.name !== 'ol') return false;
+    // A list makes a section under a heading of its own ("Ingredients", "Version 2.3.1").
+    if (!(titled ??= !!findFirstIn(box, (h) => /^h[2-6]$/.test(h.name)))) return false;
     const s = stats.get(el);
     return (
       !!s &&
