@@ -7,11 +7,11 @@ import render from 'dom-serializer';
 import type { Document, ParentNode } from './dom.js';
 import { absoluteUrl, baseUrlOf, elements, parseHtml } from './dom.js';
 import { extractLinks } from './links.js';
-import { isProductPage, selectMainContent } from './main-content.js';
+import { bodyOf, isProductPage, selectMainContent } from './main-content.js';
 import { toMarkdown } from './markdown.js';
 import { extractMetadata, type PageMetadata } from './metadata.js';
-import { detectPageType, mayBeThread, PageSignals, statesArticle, type PageType } from './page-type.js';
-import { lettersUpTo, rescueContent, SCANT_LETTERS, type ContentSource } from './rescue.js';
+import { detectPageType, mayBeThread, PageSignals, published, statesArticle, type PageType } from './page-type.js';
+import { isScant, lettersUpTo, rescueContent, SCANT_LETTERS, type ContentSource } from './rescue.js';
 
 export { parseHtml } from './dom.js';
 export { toMarkdown } from './markdown.js';
@@ -68,6 +68,8 @@ export function processHtml(source: string, options: DocumentOptions): DocumentR
     product,
     thread: mayBeThread(signals),
     items: !statesArticle(signals),
+    // A page stating an article or its publication date is a story: its picture captions go.
+    article: statesArticle(signals) || published(signals, metadata.meta),
     seen: { teaserLists: 0, posts: 0, text: 0, paras: 0 },
   };
   let main = selectMainContent(doc, contentOptions);
@@ -78,7 +80,8 @@ export function processHtml(source: string, options: DocumentOptions): DocumentR
   if (had < SCANT_LETTERS) {
     const rescued = rescueContent(source, contentOptions, had, contentOptions.seen.text, signals);
     if (rescued) [main, from] = [rescued.root, rescued.source];
-    else result.scant = true;
+    // (The selection cut the page's chrome out of `doc`: what is left of its body is the page's own text.)
+    else result.scant = isScant(main, had, bodyOf(doc));
   }
   result.metadata.content_source = from;
   if (options.markdown !== false) result.markdown = toMarkdown(main, { baseUrl });

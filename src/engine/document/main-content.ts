@@ -27,7 +27,7 @@ import { findHeadline, placeHeadline } from './headline.js';
 import { isTeaserList } from './teasers.js';
 import { withItems } from './items.js';
 import { isPricedList } from './page-type.js';
-import { COOKIE_NOTICE, cutAfterRelatedHeading, dropCaptions, polishContent } from './polish.js';
+import { COOKIE_NOTICE, cutAfterRelatedHeading, dropPictureCaptions, polishContent } from './polish.js';
 import { isHidden } from './visibility.js';
 import { findThread, threadContent, type ThreadHooks } from './thread.js';
 
@@ -165,6 +165,8 @@ export interface MainContentOptions {
   thread?: boolean;
   /** The page states no article: lists of items it shows (a category's grid) may be its content (items.ts). */
   items?: boolean;
+  /** The page states it is an article or when it was published (JSON-LD, microdata, a date): its picture captions go, as news texts leave them out (polish.ts). */
+  article?: boolean;
   /** Filled with what the selection saw of the page's structure (page-type.ts reads it). */
   seen?: { teaserLists: number; pricedLists?: number; posts: number; paras?: number; text?: number };
 }
@@ -287,9 +289,9 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
   // No sentence anywhere (a link directory, a tiny page): keep all that is not chrome.
   if ((stats.get(root)?.paras ?? 0) === 0) return root;
   // The fallbacks' cuts are polished too: a consent notice is never the content they rescue.
-  if (options.scope === 'body') return polished(root, seen.cookies);
+  if (options.scope === 'body') return polished(root, seen.cookies, options.article);
   let best = pickBest(root, stats);
-  if (options.scope === 'wider') return polished(widen(best, root, stats), seen.cookies);
+  if (options.scope === 'wider') return polished(widen(best, root, stats), seen.cookies, options.article);
   // A product's heading is its name: the content reaches it, and pruning spares its box.
   const heading = options.product ? findFirstIn(root, (el) => el.name === 'h1') : undefined;
   if (heading) best = withHeading(best, heading, stats);
@@ -300,9 +302,12 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
     const items = withItems(best, root, found.neutral, textOf, stats.get(best)?.paras ?? 0);
     if (items) [best, lists] = [items.box, items.lists];
   }
-  dropCaptions(best);
+  // (A product's pictures are its gallery: their captions name the item again.)
+  dropPictureCaptions(best, !!options.article || !!options.product);
   if (!lists.length) cutAfterRelatedHeading(best, !!heading);
-  pruneInside(best, stats, heading, true, lists);
+  // (A product page's boxes are judged as before issue 40: its spec boxes and gallery are
+  // another issue's, and the modern set's product pages lost with them kept.)
+  pruneInside(best, stats, heading, true, lists, !options.product);
   polishContent(best, seen.cookies);
   if (headline) placeHeadline(best, headline);
   return best;
@@ -362,8 +367,8 @@ function withHeading(best: ParentNode, h1: Element, stats: StatsTable): ParentNo
     : best;
 }
 
-function polished(node: ParentNode, cookies: boolean): ParentNode {
-  dropCaptions(node);
+function polished(node: ParentNode, cookies: boolean, article?: boolean): ParentNode {
+  dropPictureCaptions(node, !!article);
   polishContent(node, cookies);
   return node;
 }
@@ -377,7 +382,8 @@ function widen(best: ParentNode, root: ParentNode, stats: StatsTable): ParentNod
   return node;
 }
 
-function bodyOf(doc: Document): ParentNode {
+/** The page's <body> (its <html>, or the document, when it has none). */
+export function bodyOf(doc: Document): ParentNode {
   const html = doc.children.find((c): c is Element => isElement(c) && c.name === 'html');
   const body = html?.children.find((c): c is Element => isElement(c) && c.name === 'body');
   return body ?? html ?? doc;
@@ -423,10 +429,19 @@ function chromeNames(el: Element): string {
   // "js-" classes are hooks for scripts, named for what a script does with the element
   // ("js-lightbox-gallery": its pictures open in a lightbox), not for what it is.
   if (cls.includes('js')) cls = cls.replace(JS_HOOK, ' ');
+  if (cls.includes('elementor-')) cls = cls.replace(BUILDER_LAYOUT, ' ');
   return `${id.split(/[-_]/).length >= 4 ? '' : id} ${cls}`;
 }
 
 const JS_HOOK = /(?:^|\s)js[-_]\S*/gi;
+
+/**
+ * A page builder's layout units, named for the builder's own parts ("elementor-widget-wrap",
+ * "elementor-widget-heading"): every box of such a page is a "widget", its content's too. What
+ * a unit holds is still named after it ("elementor-widget-share-buttons", "-nav-menu", "-form").
+ */
+const BUILDER_LAYOUT =
+  /(?:^|\s)elementor-(?:widget(?:-(?:wrap|container|heading|text-editor|image|icon-list|icon-box|button|spacer|divider|video|html|shortcode|accordion|toggle|tabs|testimonial|image-box|counter|alert))?|element\S*|column\S*|section\S*|container\S*|top-\S*|inner-\S*|col-\S*)(?=\s|$)/g;
 
 function isChrome(el: Element): boolean {
   if (isChromeTag(el)) return true;
@@ -476,6 +491,19 @@ function textAfter(root: ParentNode, stats: StatsTable): Map<AnyNode, number> {
   return out;
 }
 
+/**
+ * Names of a note set in the text (`<aside class="note">`, a "tip", a "warning", a "callout"):
+ * the text's own remark, not a sidebar.
+ */
+const NOTE_NAME = /(?:^|[\s_-])(?:note|tip|hint|warning|caution|important|callout|admonition)s?(?:$|[\s_-])/i;
+
+/** An <aside> (or role=note box) named as a note, inside the provisional article. */
+function isNoteBox(el: Element, article: ParentNode): boolean {
+  if (el.name !== 'aside' && el.attribs.role !== 'note') return false;
+  if (el.attribs.role !== 'note' && !NOTE_NAME.test(idClass(el))) return false;
+  return contains(article as AnyNode, el);
+}
+
 /** Less text than this outside links is an empty page (a title and a date at most). */
 const EMPTY_TEXT = 100;
 
@@ -503,6 +531,7 @@ function stripChrome(root: ParentNode, stats: StatsTable): boolean {
     // an add-on (gallery, comments, related) are never such wrappers.
     if (
       !wrappers.has(n) &&
+      !isNoteBox(n, article) &&
       ((isChrome(n) &&
         (isChromeTag(n) ||
           STRONG_CHROME.test(idClass(n)) ||
@@ -732,7 +761,10 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
     if (!total) return;
     const density = link / total;
     const commas = countCommas(f.ownRaw);
-    if (density > 0.5) {
+    if (density > 0.5 && tag === 'p' && isLinkedSentence(f.node as Element, text)) {
+      // A sentence whose words are mostly links ("Read our first post or the second post.")
+      // is prose that points somewhere: neither a paragraph of the article nor a link list.
+    } else if (density > 0.5) {
       // Linked table cells are data (an infobox, a comparison), and so is a linked term of a
       // definition list (a reference's member, defined beside it); linked list items are menus.
       if (tag !== 'td' && tag !== 'th' && tag !== 'dt') f.s.score -= total;
@@ -758,6 +790,36 @@ function computeStats(root: ParentNode, stats: StatsTable, seen?: { cookies: boo
 }
 
 const LIST_ITEMS = new Set(['li', 'td', 'th', 'dd', 'dt']);
+
+/**
+ * Characters of unlinked text a sentence of links needs around its links: the glue of "Read
+ * <a>…</a> or the <a>…</a>." or "More in <a>…</a>, <a>…</a> and <a>…</a>." (~20), which a menu
+ * ("Home | About | Contact") or a bare "<a>Next</a>." lacks. (Issue 40's link paragraphs.)
+ */
+const LINKED_SENTENCE_GLUE = 12;
+
+/**
+ * A paragraph that is one or more sentences with links in them: words of its own between the
+ * links, and its end, a sentence's, in its own words ("… <a>contact us</a>."), not in a link's
+ * ("Read also » <a>Ten ways to sleep better?</a>": a teaser line).
+ */
+function isLinkedSentence(el: Element, unlinked: number): boolean {
+  if (unlinked < LINKED_SENTENCE_GLUE) return false;
+  let own = '';
+  let last: { data: string; linked: boolean } | undefined;
+  const walk = (n: AnyNode, linked: boolean) => {
+    if (isTextNode(n)) {
+      if (!/\S/.test(n.data)) return;
+      last = { data: n.data, linked };
+      if (!linked) own += `${n.data} `;
+    } else if (isElement(n)) for (const c of n.children) walk(c, linked || n.name === 'a');
+  };
+  walk(el, false);
+  return !!last && !last.linked && CLOSED_SENTENCE.test(last.data) && SENTENCE_GLUE.test(own);
+}
+
+/** Two words in a row outside any link, as sentences have ("You can also", "or the"). */
+const SENTENCE_GLUE = /\p{L}+\s+\p{L}+/u;
 
 /** Whether `t` says "cookie" (lower case, as the notices' checks). Looking for the rare "k"
  * first: a search for "ookie" stops at every "o" of the text, and this runs on every text node. */
@@ -820,8 +882,114 @@ function pickBest(root: ParentNode, stats: StatsTable): ParentNode {
     if (ps.paras > s.paras && gained > 0.25 * s.score) node = node.parent;
     else break;
   }
+  // One paragraph is never a page's whole text when the box around it holds more text than links
+  // (a second, shorter paragraph; a list): a fragment beside it (a button's line) had outweighed them.
+  if (isElement(node as AnyNode) && (node as Element).name === 'p' && node.parent && node !== root) {
+    const s = stats.get(node)!;
+    const ps = stats.get(node.parent);
+    const [text, link] = ps ? [ps.text - s.text, ps.link - s.link] : [0, 0];
+    if (text > 0 && link < LANDMARK_LINK_DENSITY * (text + link)) node = node.parent;
+  }
+  return withLandmark(joinSections(node, root, stats), root, stats);
+}
+
+/**
+ * A page's sections, each in wrappers of its own (page builders: `section > container > row >
+ * column > widget`, one per h2 group; `<section>` after `<section>`): the content is all of
+ * them, not the one that scored best. Climbing from the pick, every level where the box is one
+ * of several siblings of its shape (same tag, same class names but for numbered ones) that read
+ * as text (links under SECTION_LINK_DENSITY of it) joins them: the parent becomes the pick.
+ * Levels where it is alone (or among boxes of other shapes: a builder's heading widget beside
+ * its text widget) are climbed through.
+ */
+function joinSections(node: ParentNode, root: ParentNode, stats: StatsTable): ParentNode {
+  let joined = node;
+  for (let el: AnyNode = node as AnyNode; el !== (root as AnyNode) && el.parent; el = el.parent) {
+    if (!isElement(el)) break;
+    const parent = el.parent;
+    if (!SECTION_TAGS.has(el.name)) continue;
+    let alike = 0;
+    let text = 0;
+    let other = 0;
+    let prose = true;
+    for (const c of parent.children) {
+      if (!isElement(c)) continue;
+      const s = stats.get(c);
+      if (!s) continue;
+      if (sameShape(c, el)) {
+        alike++;
+        text += s.text + s.link;
+        // Every one reads as text: one box of teasers among them and they are a listing.
+        if (s.link > SECTION_LINK_DENSITY * (s.text + s.link) || stats.neutral?.has(c)) prose = false;
+      } else other += s.text + s.link;
+    }
+    const own = (stats.get(el)?.text ?? 0) + (stats.get(el)?.link ?? 0);
+    if (alike >= 2 && prose && other <= text && own <= SECTION_DOMINANT * text) joined = parent;
+  }
+  return joined;
+}
+
+/**
+ * A section holding more than this share of its kind's text is the page's article, and the
+ * short sections around it its add-ons (a sign-up band, "more to explore"): not joined.
+ * (Issue 40, chosen between the two: the generated pages' largest section holds under half of
+ * them; an article's body, most of its box.)
+ */
+const SECTION_DOMINANT = 0.6;
+
+/** Boxes that lay out a page's sections. */
+const SECTION_TAGS = new Set(['div', 'section', 'article']);
+/**
+ * Sections whose text is more links than this are teasers or menus, not parts of one text.
+ * (Issue 40: prose sections of the generated pages stay under 0.1; teaser cards, a title link
+ * over a one-sentence summary, are 0.3 and more.)
+ */
+const SECTION_LINK_DENSITY = 0.25;
+
+/** A class name that numbers its box (`et_pb_section_3`, `elementor-element-3f2a`): not its shape. */
+const NUMBERED = /\d/;
+
+/** Same tag and the same class names, numbered ones aside. */
+function sameShape(a: Element, b: Element): boolean {
+  if (a.name !== b.name) return false;
+  const shape = (el: Element) =>
+    (el.attribs.class ?? '')
+      .split(/\s+/)
+      .filter((c) => c && !NUMBERED.test(c))
+      .sort()
+      .join(' ');
+  return shape(a) === shape(b);
+}
+
+/**
+ * The page's own statement of where its content is: a pick inside a `<main>` or an `<article>`
+ * (role=main) grows to all of it, unless that box's text is mostly links (a landmark around
+ * an index of teasers, a listing's grid): the rest of the landmark is the page's content too
+ * (a list, a table, a heading after a paragraph of links); chrome named inside it went
+ * before, and pruning still takes its link lists. A pick holding most of the landmark
+ * (SECTION_DOMINANT) is its article: the rest is add-ons (a sign-up band, "more to explore").
+ */
+function withLandmark(node: ParentNode, root: ParentNode, stats: StatsTable): ParentNode {
+  for (let el: AnyNode | null = node as AnyNode; el && el !== (root as AnyNode); el = el.parent) {
+    if (!isElement(el) || !(el.name === 'main' || el.name === 'article' || el.attribs.role === 'main')) continue;
+    if (el === (node as AnyNode)) return node;
+    const s = stats.get(el);
+    const pick = stats.get(node as AnyNode);
+    if (!s || !pick) return node;
+    const size = s.text + s.link;
+    // A pick holding most of the landmark is its article; what else it holds are add-ons.
+    if (pick.text + pick.link > SECTION_DOMINANT * size) return node;
+    return s.link < LANDMARK_LINK_DENSITY * size ? el : node;
+  }
   return node;
 }
+
+/**
+ * A landmark (or a paragraph's box) whose text is more links than this is not grown to.
+ * (Issue 40, chosen, not fitted: the generated pages' <main> stays under 0.15 with a paragraph
+ * of links in it; a grid of teasers is over half links.)
+ */
+const LANDMARK_LINK_DENSITY = 0.35;
 
 const NEVER_THE_ARTICLE =
   /(?:^|[\s_-])(?:comments?|comment-?(?:list|box|area|section|thread)s?|disqus\w*|related|recommend\w*|outbrain|taboola)(?:$|[\s_-])/i;
@@ -916,10 +1084,42 @@ function storyLine(box: Element, s: Stats, stats: StatsTable): boolean {
  */
 const FRAGMENT_SHARE = 0.1;
 
+/** A box around a sentence of links (a page builder's text widget holding one), not a list of them. */
+function wrapsLinkedSentence(box: Element, s: Stats): boolean {
+  return (
+    s.text >= LINKED_SENTENCE_GLUE &&
+    !findFirstIn(box, (el) => el.name === 'li' || el.name === 'td') &&
+    isLinkedSentence(box, s.text)
+  );
+}
+
+/**
+ * A box holding a table, a code block, a quotation, or a heading and a list of unlinked items (two or more) is a section
+ * of the text (a changelog's version, a price table under its heading, a testimonial): a fragment in it (a button's
+ * line) is judged by itself, never the whole box.
+ */
+function holdsStructure(box: Element, stats: StatsTable): boolean {
+  let titled: boolean | undefined;
+  return !!findFirstIn(box, (el) => {
+    if (el.name === 'table' || el.name === 'pre' || el.name === 'blockquote') return true;
+    if (el.name !== 'ul' && el.name !== 'ol') return false;
+    // A list makes a section under a heading of its own ("Ingredients", "Version 2.3.1").
+    if (!(titled ??= !!findFirstIn(box, (h) => /^h[2-6]$/.test(h.name)))) return false;
+    const s = stats.get(el);
+    return (
+      !!s &&
+      s.text > 0 &&
+      s.link < 0.5 * (s.text + s.link) &&
+      el.children.filter((c) => isElement(c) && c.name === 'li').length >= 2
+    );
+  });
+}
+
 /**
  * Remove link lists and scored-negative leftovers inside the article. `keep`: an element
  * whose boxes stay whatever their score (a product's heading and its buy box); `fragments`:
- * whether boxes of short fragments go too (not in a thread's posts).
+ * whether boxes of short fragments go too (not in a thread's posts); `sections`: whether a box
+ * holding a table, a list or a quotation is spared as a section of the text (holdsStructure).
  */
 function pruneInside(
   root: ParentNode,
@@ -927,6 +1127,7 @@ function pruneInside(
   keep?: Element,
   fragments = true,
   whole: readonly Element[] = [],
+  sections = true,
 ): void {
   const spared = new Set<AnyNode>();
   const kept = new Set<AnyNode>(whole);
@@ -948,12 +1149,21 @@ function pruneInside(
       // A heading is a teaser link when the link is most of it; "History [edit]" is a heading.
       const heading = /^h[1-6]$/.test(n.name);
       const linkList = textBlock
-        ? s.link > 0 && s.text < 25 && s.paras === 0 && (!heading || s.link >= s.text)
-        : density > 0.5 && total > 0 && s.paras === 0;
+        ? s.link > 0 &&
+          s.text < 25 &&
+          s.paras === 0 &&
+          (!heading || s.link >= s.text) &&
+          !(n.name === 'p' && isLinkedSentence(n, s.text))
+        : density > 0.5 && total > 0 && s.paras === 0 && !wrapsLinkedSentence(n, s);
       // Fragments must be a real share of the box: a list of "label: value" details with one
       // linked item ("Category: <a>Beginners</a>") is data, not a fragment box.
       const fragmentBox =
-        fragments && CONTAINERS.has(n.name) && s.score < -FRAGMENT_SHARE * total && s.paras === 0 && !hasMedia;
+        fragments &&
+        CONTAINERS.has(n.name) &&
+        s.score < -FRAGMENT_SHARE * total &&
+        s.paras === 0 &&
+        !hasMedia &&
+        !(sections && holdsStructure(n, stats));
       // A story line is kept whole: the boxes inside it have no paragraphs around them.
       if (fragmentBox && !linkList && storyLine(n, s, stats)) continue;
       if ((linkList || fragmentBox) && !spared.has(n)) {

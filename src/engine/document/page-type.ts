@@ -134,7 +134,7 @@ export function isPricedList(list: Element): boolean {
 const ARTICLE_PARAS = 3;
 
 /** Whether the page states when it was published: a meta tag, JSON-LD's datePublished, or a <time>. */
-function published(s: PageSignals, meta: Record<string, string>): boolean {
+export function published(s: PageSignals, meta: Record<string, string>): boolean {
   if (meta['article:published_time'] || meta['date'] || meta['pubdate'] || meta['dc.date'] || s.times > 0) return true;
   return s.jsonLd.some((src) => src.includes('"datePublished"'));
 }

@@ -1,6 +1,6 @@
 /**
- * Clean-up inside the chosen content: picture captions, a "Related / You may also like"
- * tail, repeated captions, byline/date lines above the first paragraph, copyright/contact
+ * Clean-up inside the chosen content: a "Related / You may also like" tail, repeated
+ * captions (a gallery's; a caption itself is content: issue 40), byline/date lines above the first paragraph, copyright/contact
  * lines after the last one, and cookie notices. (The headline stays: headline.ts.)
  */
 import type { AnyNode, Element, ParentNode } from './dom.js';
@@ -144,17 +144,30 @@ function dropEmptySections(root: ParentNode): void {
 
 const NON_SPACE = /\S/;
 
+/** What only a page's foot says: copyright, phone and fax numbers, postal boxes, tag and credit lines, calls to subscribe or follow. */
 const TRAILER =
-  /\b(?:tel|phone|fone|fax)\s*[:.]|\(?\b\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b|\bcnpj\b|caixa postal|\bp\.?\s?o\.? box\b|©|\bcopyright\b|all rights reserved|\bsubscribe\b|newsletter|\bfollow (?:us|me|him|her|them)\b|\bsign up\b|share this|\bupdated at\b|^tags?\s*:|\bfiled under\b|may be reached at|\bcontact us\b|^(?:photo|image|source|credit)s?\s*:|todos os direitos|tous droits|alle rechte|derechos reservados|tutti i diritti/i;
+  /\b(?:tel|phone|fone|fax)\s*[:.]|\(?\b\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b|\bcnpj\b|caixa postal|\bp\.?\s?o\.? box\b|©|\bcopyright\b|all rights reserved|\bsubscribe\b|newsletter|\bfollow (?:us|me|him|her|them)\b|\bsign up\b|share this|\bupdated at\b|^tags?\s*:|\bfiled under\b|may be reached at|^(?:photo|image|source|credit)s?\s*:|todos os direitos|tous droits|alle rechte|derechos reservados|tutti i diritti/i;
 
-/** Copyright, newsletter and "follow us" lines after the last paragraph. */
+/** "Contact us": a foot's line ("Contact us: …"), which a paragraph may also say. */
+const CONTACT_CALL = /\bcontact us\b/i;
+
+/**
+ * A "contact us" line is a trailer when it is this short ("Contact us", "Contact us: 555 …");
+ * longer, it is a paragraph that asks something of the reader among others ("Read our first
+ * post or the second post. You can also contact us.": 64). (Issue 40.)
+ */
+const CONTACT_CALL_MAX = 50;
+
+/** Copyright, newsletter and "follow us" lines after the last paragraph (and after the last heading: a heading opens content). */
 function dropTrailingBoilerplate(blocks: Element[]): void {
   const live = blocks.filter((b) => isAttached(b));
   for (let i = live.length - 1, seen = 0; i >= 0 && seen < 8; i--, seen++) {
+    if (HEADINGS.test(live[i].name)) return;
     const raw = textOf(live[i]);
     const len = collapsedLength(raw);
     if (len > 250) return;
-    if (TRAILER.test(collapse(raw))) removeNode(live[i]);
+    const line = collapse(raw);
+    if (TRAILER.test(line) || (len <= CONTACT_CALL_MAX && CONTACT_CALL.test(line))) removeNode(live[i]);
     else if (len > 60) return;
   }
 }
@@ -246,17 +259,61 @@ function dropRepeatedBlocks(blocks: Element[]): void {
   }
 }
 
-const META_LINE = new RegExp(
+/** Words only a byline says: "By …", "Published", "Updated", a reading time. */
+const BYLINE_WORDS = new RegExp(
   [
     String.raw`^(?:by|por|par|von|di|door|av|przez|от|作者)\s`,
     String.raw`\b(?:published|updated|posted|publicado|publié|veröffentlicht|pubblicato|atualizado|mis à jour|aktualisiert)\b`,
-    String.raw`\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b`,
-    String.raw`\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+\d{4}\b`,
-    String.raw`\b\d{1,2}\.?\s+(?:de\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr|mars|avr|mai|juin|juil|août|sept|déc|januar|februar|märz|mai|juni|juli|oktober|dezember|janeiro|fevereiro|março|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro|enero|febrero|marzo|mayo|junio|julio|septiembre|octubre|noviembre|diciembre)[a-zéû]*\.?(?:\s+(?:de\s+)?\d{4})?\b`,
     String.raw`\b\d+\s+(?:min(?:ute)?s?|minutes?)\s+(?:read|de lecture|lesezeit|de leitura|de lectura)\b`,
   ].join('|'),
   'i',
 );
+
+const DATE = new RegExp(
+  [
+    String.raw`\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b`,
+    String.raw`\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+\d{4}\b`,
+    String.raw`\b\d{1,2}\.?\s+(?:de\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr|mars|avr|mai|juin|juil|août|sept|déc|januar|februar|märz|mai|juni|juli|oktober|dezember|janeiro|fevereiro|março|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro|enero|febrero|marzo|mayo|junio|julio|septiembre|octubre|noviembre|diciembre)[a-zéû]*\.?(?:\s+(?:de\s+)?\d{4})?\b`,
+  ].join('|'),
+  'i',
+);
+
+/** Fields of a meta line set apart ("On behalf of … | Apr 21, 2017 | Products Liability", "Jane Doe · 3 March"). */
+const META_SEPARATOR = /\s[|·•]\s/;
+
+/** Boxes a theme names for the article's meta line. */
+const META_NAMES = /byline|dateline|(?:^|[\s_-])(?:meta|date|time|author|posted|published)(?:$|[\s_-])/i;
+
+/**
+ * A line of bare date takes at least this share of the line's characters ("March 3, 2026",
+ * "Jane Doe · 3 March 2026"): less, and it is a sentence that mentions a date (an event's
+ * "Saturday 12 September 2026, 10:00 to 17:00, Riverside Hall."), which is content. (Issue 40:
+ * datelines of the study pages are mostly their date; event and notice lines a third or less.)
+ */
+const DATELINE_SHARE = 0.4;
+
+/**
+ * A byline or dateline: byline words; a date in a box named for it, beside a <time>, among
+ * fields set apart, with a photo credit (a press picture's dated caption), or most of the line.
+ */
+function isMetaLine(b: Element, text: string): boolean {
+  if (BYLINE_WORDS.test(text)) return true;
+  const date = DATE.exec(text);
+  if (!date) return false;
+  if (
+    META_NAMES.test(`${b.attribs.id ?? ''} ${b.attribs.class ?? ''}`) ||
+    findTime(b) ||
+    META_SEPARATOR.test(text) ||
+    PHOTO_CREDIT.test(text)
+  )
+    return true;
+  return date[0].length >= DATELINE_SHARE * text.length;
+}
+
+function findTime(el: Element): boolean {
+  for (const c of el.children) if (isElement(c) && (c.name === 'time' || findTime(c))) return true;
+  return false;
+}
 
 /** Short byline/date lines before the first real paragraph (one or two; more is a list of dates). */
 function dropLeadingMeta(blocks: Element[]): void {
@@ -266,27 +323,52 @@ function dropLeadingMeta(blocks: Element[]): void {
     const raw = textOf(b);
     if (collapsedLength(raw) >= 150) break;
     if (HEADINGS.test(b.name)) continue;
-    if (META_LINE.test(collapse(raw))) found.push(b);
+    if (isMetaLine(b, collapse(raw))) found.push(b);
   }
   if (found.length <= 2) for (const b of found) removeNode(b);
 }
 
 const CAPTION_CLASS = /(?:^|[\s_-])(?:caption|credit|image-credit|photo-credit)s?(?:$|[\s_-])/i;
 
-/** Picture captions and credits are not the article's text (the images keep their alt text). */
-export function dropCaptions(root: ParentNode): void {
+/**
+ * Press pictures' captions: those giving a photo credit, and (`all`) every picture caption of a
+ * story (a page stating an article or its publication date) or of a product's gallery: news
+ * texts leave them out (the article-extraction benchmark's and trafilatura's truths do; the
+ * images keep their alt text). Every other caption is content (issue 40), and so is, on any
+ * page, a quotation's attribution (a figure's caption beside a blockquote, not a picture).
+ */
+export function dropPictureCaptions(root: ParentNode, all: boolean): void {
   const doomed: Element[] = [];
   const stack: AnyNode[] = [...root.children];
   while (stack.length) {
     const n = stack.pop()!;
     if (!isElement(n)) continue;
-    if ((n.name === 'figcaption' || CAPTION_CLASS.test(n.attribs.class ?? '')) && !hasImage(n)) {
+    if (
+      (n.name === 'figcaption' || CAPTION_CLASS.test(n.attribs.class ?? '')) &&
+      !hasImage(n) &&
+      !attributes(n) &&
+      (all || PHOTO_CREDIT.test(textOf(n)))
+    ) {
       doomed.push(n);
       continue;
     }
     for (const c of n.children) stack.push(c);
   }
   for (const n of doomed) removeNode(n);
+}
+
+/**
+ * A press picture's credit: a copyright sign, a "Photo:" label, an agency. A caption that
+ * gives one is a news photo's, whatever the page states (the benchmarks' study pages: "©
+ * Reuters / …", "(AP Photo/…)", "Foto: …").
+ */
+const PHOTO_CREDIT =
+  /©|\((?:c|foto|photo)\)|\b(?:photo|foto|image|bild|picture|credit|source|quelle|crédit)s?\s*:|\b(?:ap photo|reuters|afp|getty images|shutterstock|dpa|epa|istock)\b/i;
+
+/** A caption that names a quotation's author: its figure holds a blockquote. */
+function attributes(caption: Element): boolean {
+  const figure = caption.parent;
+  return !!figure && isElement(figure) && figure.children.some((c) => isElement(c) && c.name === 'blockquote');
 }
 
 const RELATED_HEADING = new RegExp(

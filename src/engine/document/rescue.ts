@@ -18,6 +18,54 @@ export type ContentSource = 'main' | 'wider' | 'body' | 'json_ld' | 'noscript' |
 
 /** Fewer letters and digits than this in the content is almost nothing (a title, a price, a button). */
 export const SCANT_LETTERS = 150;
+/**
+ * Fewer letters than this is an empty answer whatever the page holds: no sentence of any
+ * length ("Loading…", "You need to enable JavaScript to run this app.": 38).
+ */
+const EMPTY_LETTERS = 50;
+/**
+ * A short answer holding at least this share of the page's letters once its chrome went is
+ * the page, whole (a short product page: a name, a price, a line). (Issue 40: complete short
+ * pages had the "almost no text" warning; chosen, not fitted.)
+ */
+const WHOLE_PAGE_SHARE = 0.5;
+/** Words of a sentence that says something: a notice's "The shop is closed on Monday for a stocktake." */
+const SENTENCE_WORDS = 8;
+
+/**
+ * Whether `answer`, `letters` letters long once every fallback failed, is almost empty: under
+ * EMPTY_LETTERS, or short with neither a sentence of SENTENCE_WORDS words nor half of what the
+ * page (`page`, its chrome cut away by the selection) holds.
+ */
+export function isScant(answer: AnyNode, letters: number, page: AnyNode): boolean {
+  if (letters < EMPTY_LETTERS) return true;
+  if (letters >= SCANT_LETTERS || holdsSentence(answer)) return false;
+  return letters < WHOLE_PAGE_SHARE * lettersUpTo(page, 2 * SCANT_LETTERS);
+}
+
+/** Inline elements: their text runs on in the block around them. */
+const INLINE = new Set(['a', 'span', 'strong', 'em', 'b', 'i', 'code', 'small', 'time', 'abbr', 'mark', 'sup', 'sub']);
+
+/** Whether a block of `root` ends as a sentence and has SENTENCE_WORDS words. */
+function holdsSentence(root: AnyNode): boolean {
+  const blocks: string[] = [''];
+  const stack: AnyNode[] = [root];
+  while (stack.length) {
+    const x = stack.pop()!;
+    if (isTextNode(x)) blocks[blocks.length - 1] += x.data;
+    else if (isElement(x) || x.type === 'root') {
+      // (A block starts a new run of text; what follows it may join that run: close enough here.)
+      if (isElement(x) && !INLINE.has(x.name)) blocks.push('');
+      const kids = (x as ParentNode).children;
+      for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
+    }
+  }
+  return blocks.some((b) => SENTENCE_END.test(b) && (b.match(WORD)?.length ?? 0) >= SENTENCE_WORDS);
+}
+
+const SENTENCE_END = /[.!?。！？]["'”’)]?\s*$/;
+const WORD = /\p{L}+/gu;
+
 /** A fallback is taken only when it holds at least this much text … */
 const RESCUE_LETTERS = 200;
 /** … and this many times what the pick held. */
