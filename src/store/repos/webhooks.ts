@@ -7,6 +7,7 @@ import { PostgresAdapter, sql } from 'kysely';
 import type { DeliveryAttempt, WebhookDelivery } from '../tables.js';
 import type { Db } from './accounts.js';
 import { newId } from '../ids.js';
+import { fairClaim } from './fair-claim.js';
 
 export const getDelivery = (db: Db, id: string): Promise<WebhookDelivery | undefined> =>
   db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
@@ -69,31 +70,20 @@ export async function handDueDeliveries(
   }
   return db.transaction().execute(async (trx) => {
     const open = new Map((await inFlight(trx, nowIso)).map((r) => [r.account_id, Number(r.n)]));
-    const full = new Set([...open].filter(([, n]) => n >= accountCap).map(([a]) => a));
-    const picked: string[] = [];
-    const seen = new Set<string>();
-    for (let round = 0; round < 4 && picked.length < limit; round++) {
-      const asked = limit - picked.length;
-      let q = dueUnhanded(trx, nowIso).select(['id', 'account_id']).limit(asked);
-      if (full.size) q = q.where('account_id', 'not in', [...full]);
-      if (seen.size) q = q.where('id', 'not in', [...seen]);
-      if (postgres) q = q.forUpdate().skipLocked();
-      const due = await q.execute();
-      let capped = false;
-      for (const d of due) {
-        seen.add(d.id);
-        const n = open.get(d.account_id) ?? 0;
-        if (n >= accountCap) {
-          full.add(d.account_id);
-          capped = true;
-          continue;
-        }
-        open.set(d.account_id, n + 1);
-        picked.push(d.id);
-      }
-      // Look again without the accounts that just reached their cap, while the batch has room.
-      if (!capped || due.length < asked) break;
-    }
+    const picked = (
+      await fairClaim({
+        open,
+        cap: accountCap,
+        limit,
+        search: (exclude, asked) => {
+          let q = dueUnhanded(trx, nowIso).select(['id', 'account_id']).limit(asked);
+          if (exclude.accounts.length) q = q.where('account_id', 'not in', exclude.accounts);
+          if (exclude.ids.length) q = q.where('id', 'not in', exclude.ids);
+          if (postgres) q = q.forUpdate().skipLocked();
+          return q.execute();
+        },
+      })
+    ).map((d) => d.id);
     if (!picked.length) return [];
     return trx
       .updateTable('webhook_deliveries')
