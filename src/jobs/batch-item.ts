@@ -7,7 +7,7 @@
  */
 import { compileSchema, scrape, type Engine } from '../engine/index.js';
 import { crawlPageOptions, type CrawlStores, type JobPageOptions, type RobotsCache } from './crawl-item.js';
-import { hostTurn, type Gate } from './host-gate.js';
+import { hostTurn, type Gate } from '../engine/crawl/index.js';
 
 /** What a batch item is scraped with (the request's scrape options, as stored on the job). */
 export interface BatchOptions extends JobPageOptions {

@@ -8,10 +8,10 @@
  * A page too large for one body (256 KiB) is sent without its largest content fields, named in
  * `omitted`; the whole page stays readable from GET /v1/jobs/{id}.
  */
-import { MAX_BODY_BYTES } from '../monitors/events.js';
 import { newId, type Job } from '../store/index.js';
 import type { JobEventBuilder } from '../store/repos/jobs.js';
 import type { NewJobEvent } from '../store/repos/job-events.js';
+import { MAX_BODY_BYTES } from '../webhooks/index.js';
 
 export const JOB_EVENT_TYPES = ['job.completed', 'job.page'] as const;
 const ENDED = new Set(['completed', 'failed', 'cancelled']);

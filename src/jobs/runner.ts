@@ -11,10 +11,17 @@ import { jobPages } from '../metrics.js';
 import type { Redactor } from '../redact.js';
 import { fileSink, jobs as repo, storeUnreachable, type Store, type StoreResultCache } from '../store/index.js';
 import type { ClaimedItem, FinishedItem } from '../store/repos/jobs.js';
-import { crawlItem, RobotsCache, type CrawlJobOptions, type CrawlStores, type ItemOutcome } from './crawl-item.js';
+import {
+  crawlItem,
+  RobotsCache,
+  storeFrontier,
+  type CrawlJobOptions,
+  type CrawlStores,
+  type ItemOutcome,
+} from './crawl-item.js';
 import { batchItem, type BatchOptions } from './batch-item.js';
 import { jobEvents, type EventShape } from './events.js';
-import { HostGate, type Gate } from './host-gate.js';
+import { HostGate, type Gate } from '../engine/crawl/index.js';
 import { sendJobEvents } from './webhooks.js';
 import type { PageQueue } from '../queue/pages.js';
 
@@ -437,7 +444,7 @@ export class JobRunner {
         this.#hosts,
         this.#wanted(item),
         this.#stores(item.account_id, o),
-        (url) => repo.itemTaken(this.#o.store.db, item.job_id, url),
+        storeFrontier(this.#o.store, item.job_id).taken,
       );
       if (!result) return;
       outcome = result;

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { HostGate } from './host-gate.js';
+import { HostGate } from '../engine/crawl/index.js';
 
 // Returns -1 when the host is full, else the ms to wait before starting (Crawl-delay).
 const ENTER = `

@@ -1,15 +1,14 @@
 /**
- * Sends jobs' webhook events from their outbox (../store/repos/job-events.ts), signed with both
- * schemes and through the guarded client like a monitor's deliveries (../monitors/deliver.ts),
- * on the same retry schedule, honouring Retry-After; 410 Gone stops the event's retries. Every
+ * Sends jobs' webhook events from their outbox (../store/repos/job-events.ts) by the one outbox
+ * protocol a monitor's deliveries use too (../webhooks/: signed with both schemes, through the
+ * guarded client, on the same retry schedule), honouring Retry-After; 410 Gone stops the event's retries. Every
  * process's job runner sends; claims are conditional, so no attempt is made twice.
  */
 import type { Engine } from '../engine/index.js';
-import { DELIVERY_LEASE_MS, send, signature } from '../monitors/deliver.js';
-import { retryDelayMs } from '../monitors/retry.js';
 import type { Redactor } from '../redact.js';
 import type { Store } from '../store/index.js';
 import { claimDue, finishAttempt, type ClaimedEvent } from '../store/repos/job-events.js';
+import { DELIVERY_LEASE_MS, nextStep, send, signature } from '../webhooks/index.js';
 
 export interface JobWebhookOptions {
   store: Store;
@@ -77,20 +76,17 @@ async function attempt(o: JobWebhookOptions, e: ClaimedEvent): Promise<void> {
   const doneMs = o.store.now().getTime();
   // Counted from the last replay: a replayed event gets the whole schedule again.
   const tries = e.attempts - e.schedule_offset;
-  const exhausted = !sent.ok && (!e.url || sent.status === 410 || tries >= o.maxAttempts);
+  const step = nextStep(sent, {
+    failed: tries,
+    maxAttempts: o.maxAttempts,
+    retryBaseMs: o.retryBaseMs,
+    doneMs,
+    giveUp: !e.url || sent.status === 410,
+  });
   await finishAttempt(
     o.store.db,
     e,
-    {
-      state: sent.ok ? 'succeeded' : exhausted ? 'failed' : 'pending',
-      status: sent.status,
-      error: sent.error,
-      // As for monitors: a later Retry-After moves the attempt on, an earlier one does not bring it forward.
-      nextAttemptAt:
-        sent.ok || exhausted
-          ? null
-          : new Date(doneMs + Math.max(sent.retryAfterMs ?? 0, retryDelayMs(tries, o.retryBaseMs))).toISOString(),
-    },
+    { ...step, status: sent.status, error: sent.error },
     new Date(doneMs).toISOString(),
   );
 }

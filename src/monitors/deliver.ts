@@ -1,27 +1,28 @@
 /**
- * Webhook deliveries: each attempt goes to the monitor's current webhook URL, signed at send time
- * with both schemes (./signing.ts) through the engine's guarded client (SSRF check on every
- * attempt), and is logged with where it went. The attempt row is written before the request and
- * finished after it. A failure is retried on the schedule of ./retry.ts (or later, when a 429/503's
- * Retry-After says so); 410 Gone disables the monitor's webhook at once, and so does an endpoint
+ * A monitor's webhook deliveries: each attempt goes to the monitor's current webhook URL, sent by
+ * the one outbox protocol (../webhooks/: signed at send time with both schemes, through the
+ * engine's guarded client), and is logged with where it went. The attempt row is written before
+ * the request and finished after it. A failure is retried on the schedule of ../webhooks/retry.ts
+ * (or later, when a 429/503's Retry-After says so); 410 Gone disables the monitor's webhook at once, and so does an endpoint
  * that has failed without a 2xx for TRAWL_WEBHOOK_DISABLE_AFTER_HOURS (3 days).
  */
 import type { Engine } from '../engine/index.js';
-import { isTrawlError } from '../errors.js';
 import { webhookAttempts, webhookDeliveriesEnded } from '../metrics.js';
 import type { Redactor } from '../redact.js';
 import { webhooks as repo, type Store, type WebhookDelivery } from '../store/index.js';
-import type { AttemptResult, DeliveryTarget } from '../store/repos/webhooks.js';
-import { retryAfterMs, retryDelayMs } from './retry.js';
-import { webhookHeaders } from './signing.js';
+import { DELIVERY_LEASE_MS, nextStep, retryDelayMs, send, type AttemptResult, type Sent } from '../webhooks/index.js';
 
-export { retryDelayMs } from './retry.js';
-export { signature, USER_AGENT } from './signing.js';
+export {
+  DELIVERY_LEASE_MS,
+  DELIVERY_TIMEOUT_MS,
+  retryDelayMs,
+  send,
+  signature,
+  USER_AGENT,
+  type SendTarget,
+  type Sent,
+} from '../webhooks/index.js';
 
-/** Any 2xx within this time is success (contract section 5). */
-export const DELIVERY_TIMEOUT_MS = 10_000;
-/** A delivery in `sending` longer than this lost its sender (process died mid-attempt). */
-export const DELIVERY_LEASE_MS = DELIVERY_TIMEOUT_MS * 2;
 /** Failing this long without a 2xx disables a monitor's webhook (contract: 3 days). */
 export const DISABLE_AFTER_MS = 72 * 3600_000;
 /** A delivery attempt handed to the queue is not handed again (by any relay) for this long. */
@@ -40,68 +41,6 @@ export interface DeliveryDeps {
   now?: () => number;
   /** Deliveries one account may have in flight at once (TRAWL_ACCOUNT_CONCURRENCY). @default unbounded */
   accountCap?: number;
-}
-
-export interface Sent extends AttemptResult {
-  /** From a 429/503 answer's Retry-After. */
-  retryAfterMs?: number;
-}
-
-/** Where one attempt goes and what it is signed with (a monitor's delivery or a job's event). */
-export type SendTarget = Pick<
-  DeliveryTarget,
-  'url' | 'body' | 'signing_secret' | 'previous_signing_secret' | 'previous_secret_expires_at'
-> & {
-  /** More headers (a caller's own); the protocol's own headers win over any of the same name. */
-  headers?: Record<string, string>;
-};
-
-/** One signed POST through the guarded client; never throws (a failure is an outcome). */
-export async function send(
-  deps: Pick<DeliveryDeps, 'engine' | 'redact' | 'now'>,
-  eventId: string,
-  t: SendTarget,
-): Promise<Sent> {
-  const started = Date.now();
-  const nowMs = (deps.now ?? Date.now)();
-  try {
-    const res = await deps.engine.http.request(t.url, {
-      method: 'POST',
-      body: t.body,
-      headers: {
-        ...t.headers,
-        ...webhookHeaders(
-          eventId,
-          t.body,
-          {
-            current: t.signing_secret,
-            previous: t.previous_signing_secret,
-            previousExpiresAt: t.previous_secret_expires_at,
-          },
-          nowMs,
-        ),
-      },
-      timeoutMs: DELIVERY_TIMEOUT_MS,
-      maxBytes: 1024 * 1024,
-      followRedirect: () => false,
-    });
-    const ok = res.status >= 200 && res.status < 300;
-    return {
-      ok,
-      status: res.status,
-      error: ok ? null : `the receiver answered ${res.status}`,
-      durationMs: Date.now() - started,
-      retryAfterMs: ok ? undefined : retryAfterMs(res.status, res.headers['retry-after'], Date.now()),
-    };
-  } catch (e) {
-    const status = isTrawlError(e) && typeof e.fields.status === 'number' ? e.fields.status : null;
-    const error = status
-      ? `the receiver redirected (${status}); a redirect is not a success`
-      : isTrawlError(e)
-        ? `${e.code}: ${e.detail}`
-        : (e as Error).message;
-    return { ok: false, status, error: deps.redact(error), durationMs: Date.now() - started };
-  }
 }
 
 /**
@@ -131,7 +70,13 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
   // Attempts of the current schedule (a replay starts a new one).
   const failed = attempts + 1 - Number(d.schedule_offset ?? 0);
   const gone = sent.status === 410;
-  const exhausted = !sent.ok && (gone || failed >= deps.maxAttempts);
+  const step = nextStep(sent, {
+    failed,
+    maxAttempts: deps.maxAttempts,
+    retryBaseMs: deps.retryBaseMs,
+    doneMs,
+    giveUp: gone,
+  });
   await repo.finishAttempt(
     deps.store.db,
     {
@@ -140,13 +85,7 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
       attemptId: claimed.attemptId,
       sent,
       finishedAt: new Date(doneMs).toISOString(),
-      state: sent.ok ? 'succeeded' : exhausted ? 'failed' : 'pending',
-      // A Retry-After later than the schedule moves the attempt on; an earlier one (0 …) does not
-      // bring it forward, or a receiver answering "Retry-After: 0" would spend the whole schedule in a second.
-      nextAttemptAt:
-        sent.ok || exhausted
-          ? null
-          : new Date(doneMs + Math.max(sent.retryAfterMs ?? 0, retryDelayMs(failed, deps.retryBaseMs))).toISOString(),
+      ...step,
     },
     {
       monitorId: d.monitor_id,
@@ -156,7 +95,7 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
     },
   );
   countAttempt(sent, 'schedule');
-  if (sent.ok || exhausted) webhookDeliveriesEnded.inc({ state: sent.ok ? 'succeeded' : 'failed' });
+  if (step.state !== 'pending') webhookDeliveriesEnded.inc({ state: step.state });
   return true;
 }
 

@@ -11,13 +11,14 @@ import type { Db } from '../store/repos/accounts.js';
 import type { Changes } from './diff.js';
 import type { Value } from './fields.js';
 import { unifiedDiff } from './textdiff.js';
+import { MAX_BODY_BYTES } from '../webhooks/index.js';
 
 export const EVENT_TYPES = ['change.detected', 'monitor.failing', 'monitor.recovered'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** A string value above this (UTF-8 bytes) is sent as a diff. */
 export const LARGE_STRING_BYTES = 16 * 1024;
-/** Every event body stays under this. */
-export const MAX_BODY_BYTES = 256 * 1024;
+/** Every event body stays under this (the outbox's limit, the same for job events). */
+export { MAX_BODY_BYTES };
 /** Room for all diffs of one event together (the rest of the body has what is left), and for one. */
 const DIFF_BUDGET_BYTES = 192 * 1024;
 const DIFF_MAX_BYTES = 64 * 1024;

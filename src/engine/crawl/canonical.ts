@@ -66,3 +66,7 @@ export function siteMatcher(startHost: string, allowSubdomains = false): (u: { h
     return h === site || (below && h.endsWith(`.${site}`));
   };
 }
+
+/** Paths whose extension says they are not HTML pages: links to them are not followed. */
+export const NOT_PAGES =
+  /\.(?:jpe?g|png|gif|webp|avif|svg|ico|bmp|tiff?|mp[34]|m4[av]|mov|avi|webm|ogg|wav|flac|zip|gz|tgz|bz2|7z|rar|tar|exe|dmg|msi|apk|iso|bin|css|js|mjs|json|xml|rss|atom|woff2?|ttf|otf|eot|pdf|docx?|xlsx?|pptx?|csv|txt)$/i;

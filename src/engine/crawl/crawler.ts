@@ -17,8 +17,9 @@ import {
 import type { CompiledSchema } from '../extract/schema.js';
 import { fetchPage, releasePage, type Fetchers, type Page, type RenderMode } from '../fetch/page.js';
 import type { ScrapeFormat } from '../scrape.js';
-import { bareHost, canonicalParts, canonicalUrl } from './canonical.js';
+import { bareHost, canonicalParts, canonicalUrl, NOT_PAGES } from './canonical.js';
 import { pathFilter } from './glob.js';
+import { HostGate } from './host-gate.js';
 import { isRichPage, pageBudget, scrapeCrawlPage, type CrawlPageOptions } from './rich-page.js';
 import { ALLOW_ALL, loadRobots, type RobotsRules } from './robots.js';
 import { readSitemaps } from './sitemap.js';
@@ -86,8 +87,7 @@ export interface CrawlResult {
   errors: { url: string; error: string; detail?: string }[];
 }
 
-export const NOT_PAGES =
-  /\.(?:jpe?g|png|gif|webp|avif|svg|ico|bmp|tiff?|mp[34]|m4[av]|mov|avi|webm|ogg|wav|flac|zip|gz|tgz|bz2|7z|rar|tar|exe|dmg|msi|apk|iso|bin|css|js|mjs|json|xml|rss|atom|woff2?|ttf|otf|eot|pdf|docx?|xlsx?|pptx?|csv|txt)$/i;
+export { NOT_PAGES } from './canonical.js';
 
 interface Item {
   url: string;
@@ -154,7 +154,8 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
     }
     return p;
   };
-  const hosts = new Map<string, { active: number; next: number; waiters: (() => void)[] }>();
+  // Politeness per host: `perHost` pages at once, requests spaced by the delay (the jobs' gate too).
+  const hosts = new HostGate(perHost);
 
   // Links repeat on every page (navigation, footers): each distinct link string is judged
   // once. Breadth-first order makes that safe — a later sighting is never shallower.
@@ -187,20 +188,6 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
   sitemapSeeds.catch(() => undefined);
   let sitemapsMerged = options.useSitemap === false || o.maxDepth < 1;
 
-  const acquireHost = async (host: string, delayMs: number) => {
-    let h = hosts.get(host);
-    if (!h) hosts.set(host, (h = { active: 0, next: 0, waiters: [] }));
-    while (h.active >= perHost) await new Promise<void>((r) => h!.waiters.push(r));
-    h.active++;
-    const wait = h.next - Date.now();
-    h.next = Math.max(Date.now(), h.next) + delayMs;
-    if (wait > 0) await sleep(wait, signal);
-    return () => {
-      h!.active--;
-      h!.waiters.shift()?.();
-    };
-  };
-
   /** Whether the page's final URL keeps it in the crawl (on the site, not reached already); it counts as seen. */
   const arrived = (item: Item, url: string): boolean => {
     const final = new URL(url);
@@ -230,7 +217,7 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
       return;
     }
     const delay = Math.min(10_000, Math.max(o.delayMs, (robots.crawlDelaySeconds ?? 0) * 1000));
-    const release = await acquireHost(u.host, delay);
+    const release = await hosts.enter(u.host, delay, signal);
     let page: Page | undefined;
     try {
       const timeoutMs = Math.max(1, Math.min(o.pageTimeoutMs, deadline - Date.now()));
@@ -397,11 +384,4 @@ function handOver(
 function comparePaths(a: number[], b: number[]): number {
   for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
   return a.length - b.length;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-  });
 }

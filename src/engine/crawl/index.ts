@@ -4,3 +4,14 @@ export { parseRobots, type RobotsRules } from './robots.js';
 export { parseSitemap, readSitemaps } from './sitemap.js';
 export { globToRegExp, pathFilter } from './glob.js';
 export { mapSite, type MapOptions, type MapResult, type MappedLink } from './map.js';
+export {
+  crawlPage,
+  crawlPageOptions,
+  RobotsCache,
+  type CrawlJobOptions,
+  type CrawlStores,
+  type ItemOutcome,
+  type JobPageOptions,
+} from './crawl-page.js';
+export type { Discovered, Frontier } from './frontier.js';
+export { HostGate, hostTurn, type Gate } from './host-gate.js';

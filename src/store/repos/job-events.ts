@@ -7,6 +7,7 @@
 import { PostgresAdapter, type ExpressionBuilder } from 'kysely';
 import type { Database, JobEvent } from '../tables.js';
 import type { Db } from './accounts.js';
+import { fairClaim } from './fair-claim.js';
 
 export interface NewJobEvent {
   id: string;
@@ -114,43 +115,32 @@ export async function claimDue(
           .execute()
       ).map((r) => [r.account_id, Number(r.n)]),
     );
-    const full = new Set([...open].filter(([, n]) => n >= perAccount).map(([a]) => a));
-    const picked: string[] = [];
-    const seen = new Set<string>();
-    // Look again without the accounts that reached their cap, while the claim has room.
-    for (let round = 0; round < 4 && picked.length < limit; round++) {
-      const asked = (limit - picked.length) * 4;
-      let q = trx
-        .selectFrom('job_events')
-        .select(['id', 'account_id'])
-        .where((eb) =>
-          eb.or([
-            eb.and([eb('state', '=', 'pending'), eb('next_attempt_at', '<=', nowIso)]),
-            eb.and([eb('state', '=', 'sending'), eb('lease_until', '<', nowIso)]),
-          ]),
-        )
-        .where(inPhase)
-        .orderBy('next_attempt_at')
-        .limit(asked);
-      if (full.size) q = q.where('account_id', 'not in', [...full]);
-      if (seen.size) q = q.where('id', 'not in', [...seen]);
-      if (postgres) q = q.forUpdate().skipLocked();
-      const due = await q.execute();
-      let capped = false;
-      for (const d of due) {
-        seen.add(d.id);
-        if (picked.length >= limit) break;
-        const n = open.get(d.account_id) ?? 0;
-        if (n >= perAccount) {
-          full.add(d.account_id);
-          capped = true;
-          continue;
-        }
-        open.set(d.account_id, n + 1);
-        picked.push(d.id);
-      }
-      if (!capped || due.length < asked) break;
-    }
+    const picked = (
+      await fairClaim({
+        open,
+        cap: perAccount,
+        limit,
+        askFactor: 4,
+        search: (exclude, asked) => {
+          let q = trx
+            .selectFrom('job_events')
+            .select(['id', 'account_id'])
+            .where((eb) =>
+              eb.or([
+                eb.and([eb('state', '=', 'pending'), eb('next_attempt_at', '<=', nowIso)]),
+                eb.and([eb('state', '=', 'sending'), eb('lease_until', '<', nowIso)]),
+              ]),
+            )
+            .where(inPhase)
+            .orderBy('next_attempt_at')
+            .limit(asked);
+          if (exclude.accounts.length) q = q.where('account_id', 'not in', exclude.accounts);
+          if (exclude.ids.length) q = q.where('id', 'not in', exclude.ids);
+          if (postgres) q = q.forUpdate().skipLocked();
+          return q.execute();
+        },
+      })
+    ).map((d) => d.id);
     if (!picked.length) return [];
     await trx
       .updateTable('job_events')
