@@ -8,8 +8,8 @@ import type { Config } from '../config.js';
 import { compileSchema, type Engine } from '../engine/index.js';
 import { isMarketplaceId, marketplaceForUrl, MARKETPLACE_IDS, urlBelongsTo } from '../engine/marketplace/registry.js';
 import { invalidRequest, isTrawlError, notFound, TrawlError } from '../errors.js';
-import { httpUrl, oneOf, parseBody, text } from '../server/validation.js';
-import { checkPageOptions, checkPreparingActions, pageOptions } from '../server/scrape-options.js';
+import { httpUrl, oneOf, parseBody, text } from '../contract/validation.js';
+import { checkPageOptions, checkPreparingActions, pageOptions } from '../contract/page-options.js';
 import type { MonitorScrapeOptions } from './runner.js';
 import {
   accounts,

@@ -9,12 +9,12 @@ import { compileSchema, extract } from '../../engine/index.js';
 import { invalidRequest, TrawlError } from '../../errors.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
-import { httpUrl } from '../validation.js';
-import { unsupported } from './errors.js';
+import { httpUrl } from '../../contract/validation.js';
+import { unsupported } from '../../contract/firecrawl/options.js';
 import { ExtractResults } from './extract-results.js';
-import { schemaFromJsonSchema } from './json-schema.js';
-import { bodyOf, boolAt, checkOptions, onlyAt, refuse, type OptionTable } from './options.js';
-import type { Version } from './scrape-options.js';
+import { schemaFromJsonSchema } from '../../contract/firecrawl/json-schema.js';
+import { bodyOf, boolAt, checkOptions, onlyAt, refuse, type OptionTable } from '../../contract/firecrawl/options.js';
+import type { Version } from '../../contract/firecrawl/scrape-options.js';
 import { HIDDEN } from './shared.js';
 
 const URL_CHECK = httpUrl();

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { TrawlError } from '../../errors.js';
 import { accounts } from '../../store/index.js';
 import type { ServerContext } from '../context.js';
-import type { Version } from './scrape-options.js';
+import type { Version } from '../../contract/firecrawl/scrape-options.js';
 import { HIDDEN } from './shared.js';
 
 export function usageRoutes(app: FastifyInstance, ctx: ServerContext, version: Version): void {

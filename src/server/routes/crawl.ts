@@ -1,19 +1,21 @@
 import type { FastifyInstance } from 'fastify';
-import { charged } from '../../billing.js';
 import { canonicalUrl } from '../../engine/crawl/canonical.js';
 import { isTrawlError, TrawlError } from '../../errors.js';
 import type { CrawlJobOptions } from '../../jobs/crawl-item.js';
-import { jobs, newId } from '../../store/index.js';
-import { jobWebhook, presentJob, refuseForbidden } from './jobs.js';
+import { newId } from '../../store/index.js';
+import { presentJob } from './jobs.js';
+import { startJob } from '../../app/jobs.js';
+import { jobWebhook, refuseForbidden } from '../../app/targets.js';
+import { publicBase } from '../../app/stores.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
-import { CrawlBody } from '../schemas.js';
-import { formatsAndSchema, parseBody } from '../validation.js';
+import { CrawlBody } from '../../contract/schemas.js';
+import { formatsAndSchema, parseBody } from '../../contract/validation.js';
 import { BROWSER_PAGE_MS } from '../../engine/crawl/rich-page.js';
 import type { ScrapeFormat } from '../../engine/scrape.js';
-import { checkPageOptions, publicBase } from '../scrape-options.js';
+import { checkPageOptions } from '../../contract/page-options.js';
 import { crawlAsJob, settleSyncCrawl } from '../../jobs/sync-crawl.js';
 
 export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
@@ -57,25 +59,19 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
       };
       if (body.async) {
         // A job: pages run on the job runners, read back from GET /v1/jobs/{id}.
-        const id = newId('job');
         await refuseForbidden(ctx, url);
         const hook = await jobWebhook(ctx, body);
-        await charged(ctx.store.db, accountId, () =>
-          jobs.createJob(ctx.store.db, {
-            id,
-            accountId,
-            kind: 'crawl',
-            options,
-            urls: [url],
-            maxItems: options.limit,
-            at: ctx.store.now().toISOString(),
-            ...hook,
-          }),
-        );
+        const job = await startJob(ctx, {
+          accountId,
+          kind: 'crawl',
+          options,
+          urls: [url],
+          maxItems: options.limit,
+          ...hook,
+        });
         request.creditsCharged = 1;
-        ctx.jobs?.wake();
         reply.code(202);
-        return { status: 'ok', job: presentJob((await jobs.getJob(ctx.store.db, accountId, id))!) };
+        return { status: 'ok', job: presentJob(job) };
       }
       if (body.webhook || body.webhook_events)
         throw new TrawlError('invalid_request', 'webhook: only a job sends webhooks; add "async": true');

@@ -4,9 +4,14 @@ import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
-import { ExtractBody } from '../schemas.js';
-import { parseBody } from '../validation.js';
-import { checkPageOptions, checkPreparingActions, enginePageOptions, pageSetupOf } from '../scrape-options.js';
+import { ExtractBody } from '../../contract/schemas.js';
+import { parseBody } from '../../contract/validation.js';
+import {
+  checkPageOptions,
+  checkPreparingActions,
+  enginePageOptions,
+  pageSetupOf,
+} from '../../contract/page-options.js';
 import { withinBudget } from '../budget.js';
 
 export function extractRoutes(app: FastifyInstance, ctx: ServerContext): void {

@@ -10,8 +10,8 @@ import * as jobEvents from '../../store/repos/job-events.js';
 import type { ServerContext } from '../context.js';
 import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
-import { ReplayBody } from '../schemas.js';
-import { parseBody } from '../validation.js';
+import { ReplayBody } from '../../contract/schemas.js';
+import { parseBody } from '../../contract/validation.js';
 
 export function webhookRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post(

@@ -4,12 +4,8 @@
  * cookies, mobile, location, and max_age. Each field carries the sentence a person reads in
  * `detail`; `checkPageOptions` adds the checks that need several fields at once.
  */
-import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { invalidRequest } from '../errors.js';
-import type { ScrapeCache, FileSink } from '../engine/scrape.js';
-import { fileSink, StoreResultCache } from '../store/index.js';
-import type { ServerContext } from './context.js';
 import { SCRAPE_FORMATS, type ScrapeFormat } from '../engine/scrape.js';
 import { ACTION_TYPES, type Action } from '../engine/fetch/actions.js';
 import {
@@ -277,34 +273,6 @@ export function enginePageOptions(body: PageOptionsBody) {
     cookies: body.cookies,
     // The body was validated against the same shapes the engine's type describes.
     actions: body.actions as Action[] | undefined,
-  };
-}
-
-/** The address clients reach the service at: TRAWL_PUBLIC_URL, else the one this request came to. */
-export const publicBase = (ctx: ServerContext, request: FastifyRequest) =>
-  ctx.config.publicUrl ?? `${request.protocol}://${request.host}`;
-
-export function resultCacheOf(ctx: ServerContext): StoreResultCache {
-  return (ctx.resultCache ??= new StoreResultCache(ctx.store, ctx.config.cacheMaxBytes));
-}
-
-/** Where one account's screenshots go (URLs on `base`), and its view of the cache when max_age asks for it. */
-export function scrapeStores(
-  ctx: ServerContext,
-  accountId: string,
-  base: string,
-  maxAge?: number,
-): { files: FileSink; cache?: ScrapeCache } {
-  return {
-    files: fileSink(ctx.store, {
-      base,
-      retentionHours: ctx.config.fileRetentionHours,
-      accountId,
-      maxAccountBytes: ctx.config.filesMaxBytesPerAccount,
-    }),
-    cache: maxAge
-      ? { store: resultCacheOf(ctx).for(accountId, base), maxAgeMs: maxAge, account: accountId }
-      : undefined,
   };
 }
 
