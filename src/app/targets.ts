@@ -7,7 +7,11 @@ import { TrawlError, isTrawlError } from '../errors.js';
 import type { AppContext } from './context.js';
 
 /** A URL on a private address is refused now; `prefix` names the field in the detail. */
-export async function refuseForbidden(ctx: AppContext, url: string, prefix = ''): Promise<void> {
+export async function refuseForbidden(
+  ctx: Pick<AppContext, 'engine'> | { engine: Pick<AppContext['engine'], 'http'> },
+  url: string,
+  prefix = '',
+): Promise<void> {
   try {
     await ctx.engine.http.checkTarget(url);
   } catch (e) {

@@ -16,7 +16,7 @@ import {
   listDeliveries,
   monitorDetail,
   updateMonitor,
-} from '../monitors/service.js';
+} from '../app/monitors.js';
 import type { AppContext } from '../app/context.js';
 import { monitors as repo, snapshots, webhooks } from '../store/index.js';
 import { html, raw, type Raw } from './html.js';

@@ -4,7 +4,7 @@
  * scheduler sends them (bounded like any other work, never in this request). No credit.
  */
 import type { FastifyInstance } from 'fastify';
-import { findMonitor } from '../../monitors/service.js';
+import { findMonitor } from '../../app/monitors.js';
 import { webhooks } from '../../store/index.js';
 import * as jobEvents from '../../store/repos/job-events.js';
 import type { ServerContext } from '../context.js';
