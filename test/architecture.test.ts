@@ -72,6 +72,37 @@ const ALLOWED: Record<string, string> = {
     "the MCP server's local mode starts the embedded service in its own process; a runtime entry of its own removes it",
 };
 
+/**
+ * Cycles through type imports only (erased when compiled, so Node loads none of them): the
+ * document pool and its pipeline share their types with extract. Moving PageExtraction and
+ * ExtractOutput to a types module of the engine removes it (engine/document, engine/extract).
+ */
+const TYPE_CYCLES = [
+  'engine/document/pool.ts -> engine/extract/index.ts -> engine/document/pool.ts',
+  'engine/document/pool.ts -> engine/document/pipeline.ts -> engine/document/pool.ts',
+];
+
+/** Every cycle a depth-first walk meets (each once, from the file first reached), as `a -> b -> a`. */
+function cyclesOf(edges: Edge[]): string[] {
+  const graph = new Map<string, string[]>();
+  for (const e of edges) graph.set(e.from, [...(graph.get(e.from) ?? []), e.to]);
+  const cycles: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (f: string) => {
+    state.set(f, 'open');
+    path.push(f);
+    for (const t of graph.get(f) ?? []) {
+      if (state.get(t) === 'open') cycles.push([...path.slice(path.indexOf(t)), t].join(' -> '));
+      else if (!state.has(t)) visit(t);
+    }
+    path.pop();
+    state.set(f, 'done');
+  };
+  for (const f of [...graph.keys()].sort()) if (!state.has(f)) visit(f);
+  return cycles;
+}
+
 interface Edge {
   from: string;
   to: string;
@@ -159,22 +190,10 @@ describe('the import rule', () => {
   });
 
   it('has no import cycle Node would load', () => {
-    const graph = new Map<string, string[]>();
-    for (const e of EDGES) if (!e.typeOnly) graph.set(e.from, [...(graph.get(e.from) ?? []), e.to]);
-    const cycles: string[] = [];
-    const state = new Map<string, 'open' | 'done'>();
-    const path: string[] = [];
-    const visit = (f: string) => {
-      state.set(f, 'open');
-      path.push(f);
-      for (const t of graph.get(f) ?? []) {
-        if (state.get(t) === 'open') cycles.push([...path.slice(path.indexOf(t)), t].join(' -> '));
-        else if (!state.has(t)) visit(t);
-      }
-      path.pop();
-      state.set(f, 'done');
-    };
-    for (const f of graph.keys()) if (!state.has(f)) visit(f);
-    expect(cycles).toEqual([]);
+    expect(cyclesOf(EDGES.filter((e) => !e.typeOnly))).toEqual([]);
+  });
+
+  it('has no cycle of type imports either, but those listed', () => {
+    expect(cyclesOf(EDGES)).toEqual(TYPE_CYCLES);
   });
 });
