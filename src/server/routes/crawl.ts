@@ -1,11 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { canonicalUrl } from '../../engine/crawl/canonical.js';
-import { isTrawlError, TrawlError } from '../../errors.js';
+import { TrawlError } from '../../errors.js';
 import type { CrawlJobOptions } from '../../jobs/crawl-item.js';
-import { newId } from '../../store/index.js';
 import { presentJob } from './jobs.js';
-import { startJob } from '../../app/jobs.js';
-import { jobWebhook, refuseForbidden } from '../../app/targets.js';
+import { crawlNow, startCrawl } from '../../app/crawl.js';
 import { publicBase } from '../../app/stores.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
@@ -16,7 +14,6 @@ import { formatsAndSchema, parseBody } from '../../contract/validation.js';
 import { BROWSER_PAGE_MS } from '../../engine/crawl/rich-page.js';
 import type { ScrapeFormat } from '../../engine/scrape.js';
 import { checkPageOptions } from '../../contract/page-options.js';
-import { crawlAsJob, settleSyncCrawl } from '../../jobs/sync-crawl.js';
 
 export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post(
@@ -59,16 +56,7 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
       };
       if (body.async) {
         // A job: pages run on the job runners, read back from GET /v1/jobs/{id}.
-        await refuseForbidden(ctx, url);
-        const hook = await jobWebhook(ctx, body);
-        const job = await startJob(ctx, {
-          accountId,
-          kind: 'crawl',
-          options,
-          urls: [url],
-          maxItems: options.limit,
-          ...hook,
-        });
+        const job = await startCrawl(ctx, accountId, options, body);
         request.creditsCharged = 1;
         reply.code(202);
         return { status: 'ok', job: presentJob(job) };
@@ -80,28 +68,10 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
           'invalid_request',
           'limit: must be an integer from 1 to 1000 (up to 100000 with "async": true)',
         );
-      await refuseForbidden(ctx, url);
       // The same machinery as an async crawl (a job on the runners), answered when it ends.
-      const id = newId('job');
-      let result;
-      try {
-        result = await withCredit(ctx, request, reply, (signal) =>
-          crawlAsJob(ctx.store, {
-            id,
-            accountId,
-            options,
-            timeoutMs: body.timeout_ms ?? 60_000,
-            signal,
-            wake: () => ctx.jobs?.wake(),
-            maxBytes: ctx.config.answerMaxBytes,
-          }),
-        );
-      } catch (e) {
-        // Not charged: nothing of it is readable later (a job never made has nothing to drop).
-        await settleSyncCrawl(ctx.store, id, false, isTrawlError(e) ? e.code : 'internal_error').catch(() => {});
-        throw e;
-      }
-      await settleSyncCrawl(ctx.store, id, true);
+      const result = await crawlNow(ctx, accountId, options, body.timeout_ms ?? 60_000, (work) =>
+        withCredit(ctx, request, reply, work),
+      );
       return { status: 'ok', ...result };
     },
   );
