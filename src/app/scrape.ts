@@ -3,23 +3,12 @@
  * the CLI ask for it: the engine's options built from the request's page options in one place,
  * and the free-answer rule (an answer with nothing at all in it costs nothing) in one place.
  */
-import { forOwner, scrape, type CompiledSchema, type Format, type ScrapeResult } from '../engine/index.js';
+import { forOwner, scrape, type Format, type ScrapeResult } from '../engine/index.js';
 import { FREE_WARNING, nothingCameBack, type ScrapeOptions } from '../engine/scrape.js';
-import { enginePageOptions, type PageOptionsBody } from '../contract/page-options.js';
+import { engineScrapeOptions, type PageRequest } from '../contract/page-options.js';
 import { charged } from './billing.js';
 import type { AppContext } from './context.js';
 import { scrapeStores } from './stores.js';
-
-/** A validated page request: the page options of the contract and what the page is read for. */
-export interface PageRequest extends PageOptionsBody {
-  url: string;
-  schema?: CompiledSchema;
-  prompt?: string;
-  only_main_content?: boolean;
-  render?: 'auto' | 'http' | 'browser';
-  pdf?: { max_pages?: number };
-  action_scrape_html?: boolean;
-}
 
 /** Who asks and where the answer's files are reachable (`base`), and the work's signal. */
 export interface Asker {
@@ -28,20 +17,11 @@ export interface Asker {
   signal?: AbortSignal;
 }
 
-/** The engine's scrape options for a page request: the account's file sink and cache view included. */
+/** The engine's scrape options for a page request: the account's file sink and cache view added. */
 export function scrapeOptionsFor(ctx: AppContext, who: Asker, p: PageRequest): ScrapeOptions {
   return {
-    ...enginePageOptions(p),
+    ...engineScrapeOptions(p),
     ...scrapeStores(ctx, who.accountId, who.base, p.max_age),
-    url: p.url,
-    schema: p.schema,
-    prompt: p.prompt,
-    onlyMainContent: p.only_main_content,
-    render: p.render,
-    timeoutMs: p.timeout_ms,
-    waitFor: p.wait_for,
-    pdf: p.pdf?.max_pages !== undefined ? { maxPages: p.pdf.max_pages } : undefined,
-    actionScrapeHtml: p.action_scrape_html,
     signal: who.signal,
     llm: ctx.engine.llm,
   };

@@ -6,7 +6,8 @@
  */
 import { z } from 'zod';
 import { invalidRequest } from '../errors.js';
-import { SCRAPE_FORMATS, type ScrapeFormat } from '../engine/scrape.js';
+import { SCRAPE_FORMATS, type ScrapeFormat, type ScrapeOptions } from '../engine/scrape.js';
+import type { CompiledSchema } from '../engine/extract/schema.js';
 import { ACTION_TYPES, type Action } from '../engine/fetch/actions.js';
 import {
   canonicalLanguage,
@@ -273,6 +274,36 @@ export function enginePageOptions(body: PageOptionsBody) {
     cookies: body.cookies,
     // The body was validated against the same shapes the engine's type describes.
     actions: body.actions as Action[] | undefined,
+  };
+}
+
+/** A validated page request: the page options of the contract and what the page is read for. */
+export interface PageRequest extends PageOptionsBody {
+  url: string;
+  schema?: CompiledSchema;
+  prompt?: string;
+  only_main_content?: boolean;
+  render?: 'auto' | 'http' | 'browser';
+  pdf?: { max_pages?: number };
+  action_scrape_html?: boolean;
+}
+
+/**
+ * The engine's scrape options for a validated page request, as every surface that scrapes one
+ * page reads the contract (what the caller's process adds: stores, signal, LLM, is its own).
+ */
+export function engineScrapeOptions(p: PageRequest): ScrapeOptions {
+  return {
+    ...enginePageOptions(p),
+    url: p.url,
+    schema: p.schema,
+    prompt: p.prompt,
+    onlyMainContent: p.only_main_content,
+    render: p.render,
+    timeoutMs: p.timeout_ms,
+    waitFor: p.wait_for,
+    pdf: p.pdf?.max_pages !== undefined ? { maxPages: p.pdf.max_pages } : undefined,
+    actionScrapeHtml: p.action_scrape_html,
   };
 }
 
