@@ -18,7 +18,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { BATCH_BODY_LIMIT, MAX_BATCH_URLS } from '../src/server/body-limits.js';
+import { BATCH_BODY_LIMIT, MAX_BATCH_URLS } from '../src/contract/limits.js';
 import { makePdf, makePdfBomb } from '../test/helpers/pdf.js';
 import { benchKey, ROOT as HERE, serviceEnv, serveFiles, waitHealthy } from './lib/service.js';
 

@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
 import { HttpClient } from '../src/engine/fetch/http.js';
-import { createMonitor } from '../src/monitors/service.js';
+import { createMonitor } from '../src/app/monitors.js';
 import { accounts, openStore } from '../src/store/index.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');

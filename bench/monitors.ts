@@ -21,7 +21,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../src/config.js';
 import { HttpClient } from '../src/engine/fetch/http.js';
-import { createMonitor } from '../src/monitors/service.js';
+import { createMonitor } from '../src/app/monitors.js';
 import { accounts, openStore } from '../src/store/index.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');

@@ -4,7 +4,7 @@ import { deliveryConfig, metaConfig, type Config } from './config.js';
 import { createEngine, type Engine } from './engine/index.js';
 import { MonitorScheduler } from './monitors/scheduler.js';
 import { JobRunner } from './jobs/runner.js';
-import { firecrawlEvents } from './server/firecrawl/webhook.js';
+import { firecrawlEvents } from './app/firecrawl-events.js';
 import { Redis } from 'ioredis';
 import { SharedHostGate } from './jobs/shared-host-gate.js';
 import { PageQueue } from './queue/pages.js';

@@ -9,9 +9,9 @@ import { ERROR_CATALOGUE, TrawlError, isTrawlError, type ErrorCode } from '../er
 import { compileSchema, crawl, createEngine, scrape, type Format } from '../engine/index.js';
 import { progressBar } from './progress.js';
 import { fileWriter, formatOfFile, parseAction, parseCookie, parseHeader, parseViewport } from './scrape-options.js';
-import { ScrapeBody } from '../server/schemas.js';
-import { parseBody } from '../server/validation.js';
-import { checkPageOptions, enginePageOptions } from '../server/scrape-options.js';
+import { ScrapeBody } from '../contract/schemas.js';
+import { parseBody } from '../contract/validation.js';
+import { checkPageOptions, engineScrapeOptions } from '../contract/page-options.js';
 import { pino } from 'pino';
 import { configSecrets, createRedactor, type Redactor } from '../redact.js';
 import { startService, startWorker } from '../runtime.js';
@@ -308,12 +308,8 @@ program
     const engine = createEngine(loadConfig());
     try {
       const r = await scrape(engine, {
-        ...enginePageOptions(body),
-        url,
-        schema,
-        onlyMainContent: !o.allContent,
+        ...engineScrapeOptions({ ...body, schema }),
         render: o.render,
-        timeoutMs: o.timeoutMs,
         files: fileWriter(o.screenshot, !!shot),
       });
       const { url: finalUrl, metadata, ...content } = r;

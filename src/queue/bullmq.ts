@@ -8,7 +8,7 @@
  */
 import { DelayedError, Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { QueueDepth, WorkHandlers, WorkQueue } from './index.js';
+import type { QueueDepth, WorkHandlers, WorkQueue } from './work-queue.js';
 
 export interface BullQueueOptions {
   redisUrl: string;

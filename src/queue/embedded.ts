@@ -3,7 +3,7 @@
  * already waiting or in hand are not added twice. Nothing here needs to survive a restart: the
  * store still says what is queued or due, and the scheduler hands it out again.
  */
-import type { QueueDepth, WorkHandlers, WorkQueue } from './index.js';
+import type { QueueDepth, WorkHandlers, WorkQueue } from './work-queue.js';
 
 class Lane {
   readonly #waiting: string[] = [];

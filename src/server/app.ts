@@ -11,7 +11,7 @@ import { newId } from '../store/ids.js';
 import type { ServerContext } from './context.js';
 import { clientErrorHandler } from './client-errors.js';
 import { capConnectionsPerAddress } from './connections.js';
-import { BODY_LIMIT } from './body-limits.js';
+import { BODY_LIMIT } from '../contract/limits.js';
 import { readBodyBytes } from './body-bytes.js';
 import { BodyPool } from './body-pool.js';
 import { ReadBody } from './body-readers.js';
@@ -32,6 +32,7 @@ import { marketplaceRoutes } from './routes/marketplace.js';
 import { metaAdsRoutes } from './routes/meta-ads.js';
 import { fileRoutes } from './routes/files.js';
 import { dashboardRoutes } from '../web/routes.js';
+import { MemoryTokenBuckets } from './token-bucket.js';
 import { firecrawlRoutes } from './firecrawl/index.js';
 import { registerDocs } from './ops/docs.js';
 import { healthRoutes } from './ops/health.js';
@@ -182,6 +183,6 @@ export async function buildServer(
   // Firecrawl's API shapes over the same keys, credits and limits (API.md section 8).
   await app.register(async (fc) => firecrawlRoutes(fc, ctx), { prefix: '/firecrawl' });
   // The dashboard: its own scope (form bodies, HTML errors), session cookies, no API keys.
-  await app.register(async (web) => dashboardRoutes(web, ctx));
+  await app.register(async (web) => dashboardRoutes(web, ctx, new MemoryTokenBuckets()));
   return app;
 }

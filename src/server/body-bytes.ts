@@ -6,7 +6,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { TrawlError } from '../errors.js';
-import { BODY_LIMIT, bodyTooLargeDetail } from './body-limits.js';
+import { BODY_LIMIT } from '../contract/limits.js';
+import { bodyTooLargeDetail } from './body-limits.js';
 
 export function readBodyBytes(request: FastifyRequest, payload: Readable): Promise<Buffer> {
   const limit = request.routeOptions.bodyLimit ?? BODY_LIMIT;

@@ -4,20 +4,8 @@
  * beside them. A body over its route's limit is 413 payload_too_large naming the limit.
  */
 import type { FastifyRequest } from 'fastify';
+import { BATCH_BODY_LIMIT, BODY_LIMIT, MAX_BATCH_URLS, MAX_URL_CHARS, MiB } from '../contract/limits.js';
 import type { ReaderName } from './body-readers.js';
-
-const MiB = 1024 * 1024;
-export const BODY_LIMIT = MiB;
-
-/** The longest URL any request may name (validation.ts's httpUrl). */
-export const MAX_URL_CHARS = 8192;
-export const MAX_BATCH_URLS = 10_000;
-
-/**
- * A batch body: every URL at its longest written plainly (a URL is ASCII as clients send it),
- * quoted and comma-separated, plus the 1 MiB any other body may have for the options: 80 MiB.
- */
-export const BATCH_BODY_LIMIT = Math.ceil((MAX_BATCH_URLS * (MAX_URL_CHARS + 3) + BODY_LIMIT) / MiB) * MiB;
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -4,11 +4,11 @@
  * the body, named here so a body worker can run them (body-pool.ts): a large body is parsed and
  * validated off the event loop, and its route gets the result; a small one is read in the route.
  */
-import { readFirecrawlBatch } from './firecrawl/batch-body.js';
-import { BatchScrapeBody } from './schemas.js';
-import { checkPageOptions } from './scrape-options.js';
-import { formatsAndSchema, parseBody } from './validation.js';
-import { uniqueUrls } from './batch-urls.js';
+import { readFirecrawlBatch } from '../contract/firecrawl/batch-body.js';
+import { BatchScrapeBody } from '../contract/schemas.js';
+import { checkPageOptions } from '../contract/page-options.js';
+import { formatsAndSchema, parseBody } from '../contract/validation.js';
+import { uniqueUrls } from '../contract/urls.js';
 
 /**
  * POST /v1/batch/scrape: the fields, the schema (422), the page options against every URL (a

@@ -1,28 +1,10 @@
 /** What the server shares with its routes and plugins, and the request decorations' types. */
-import type { Config } from '../config.js';
-import type { Engine } from '../engine/index.js';
-import type { JobRunner } from '../jobs/runner.js';
-import type { MonitorScheduler } from '../monitors/scheduler.js';
-import type { WorkQueue } from '../queue/index.js';
-import type { Redactor } from '../redact.js';
-import type { Store, StoreResultCache } from '../store/index.js';
+import type { AppContext } from '../app/context.js';
 import type { RateLimiter } from './token-bucket.js';
 
-export interface ServerContext {
-  config: Config;
-  store: Store;
-  engine: Engine;
+/** The use cases' context (app/context.ts) and the server's rate limiter. */
+export interface ServerContext extends AppContext {
   rateLimiter: RateLimiter;
-  /** The in-process scheduler (embedded deployments); absent on stateless API processes. */
-  scheduler?: MonitorScheduler;
-  /** This process's job runner (embedded deployments), woken when a job is created. */
-  jobs?: JobRunner;
-  /** The queue the in-process scheduler hands work to (embedded deployments), for /metrics. */
-  queue?: WorkQueue;
-  /** Removes configured secrets from text leaving the process (redact.ts). */
-  redact: Redactor;
-  /** The scrape result cache (`max_age`) of this process; made on first use when absent. */
-  resultCache?: StoreResultCache;
 }
 
 export interface AuthInfo {

@@ -5,8 +5,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
-import type { ServerContext } from '../server/context.js';
-import { JOB_ID } from '../server/routes/jobs.js';
+import type { AppContext } from '../app/context.js';
+import { findJob } from '../app/jobs.js';
 import { jobs as repo } from '../store/index.js';
 import { html } from './html.js';
 import type { Raw } from './html.js';
@@ -27,7 +27,7 @@ interface Kit {
   when: (iso: string | null) => string;
 }
 
-export function jobPages(app: FastifyInstance, ctx: ServerContext, kit: Kit): void {
+export function jobPages(app: FastifyInstance, ctx: AppContext, kit: Kit): void {
   const { authed, shell, send, when } = kit;
 
   app.get(
@@ -53,8 +53,7 @@ export function jobPages(app: FastifyInstance, ctx: ServerContext, kit: Kit): vo
     { schema: { hide: true } },
     authed(async (request, reply, s) => {
       const id = (request.params as { id: string }).id;
-      // (An id that cannot be a job's is not looked up: PostgreSQL refuses some bytes, a NUL, with an error.)
-      const job = JOB_ID.test(id) ? await repo.getJob(ctx.store.db, s.account.id, id) : undefined;
+      const job = await findJob(ctx, s.account.id, id);
       if (!job) return send(reply, 404, shell(s, '/jobs', 'Jobs', html`<p>No such job.</p>`));
       let after = 0;
       const db = ctx.store.db;

@@ -16,8 +16,8 @@ import {
   listDeliveries,
   monitorDetail,
   updateMonitor,
-} from '../monitors/service.js';
-import type { ServerContext } from '../server/context.js';
+} from '../app/monitors.js';
+import type { AppContext } from '../app/context.js';
 import { monitors as repo, snapshots, webhooks } from '../store/index.js';
 import { html, raw, type Raw } from './html.js';
 import type { SessionInfo } from './session.js';
@@ -44,7 +44,7 @@ const short = (v: unknown) => {
   return s.length > 80 ? `${s.slice(0, 77)}…` : s;
 };
 
-export function monitorPages(app: FastifyInstance, ctx: ServerContext, kit: Kit): void {
+export function monitorPages(app: FastifyInstance, ctx: AppContext, kit: Kit): void {
   const { authed, shell, csrfField, send, when } = kit;
   const mctx = { store: ctx.store, engine: ctx.engine, config: ctx.config, wake: () => ctx.scheduler?.wake() };
   const deps = () => ({

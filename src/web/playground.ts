@@ -5,15 +5,15 @@
  * equivalent curl command (with a placeholder, never a real key).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { forOwner, scrape } from '../engine/index.js';
-import { charged } from '../billing.js';
 import { isTrawlError, TrawlError } from '../errors.js';
-import { ScrapeBody } from '../server/schemas.js';
-import { formatsAndSchema, parseBody } from '../server/validation.js';
-import { checkPageOptions, publicBase, scrapeStores } from '../server/scrape-options.js';
 import type { ScrapeFormat } from '../engine/index.js';
-import type { ServerContext } from '../server/context.js';
-import { usage } from '../store/index.js';
+import type { AppContext } from '../app/context.js';
+import { scrapeCharged, warningsOf } from '../app/scrape.js';
+import { publicBase } from '../app/stores.js';
+import { recordUsage } from '../app/usage.js';
+import { ScrapeBody } from '../contract/schemas.js';
+import { checkPageOptions } from '../contract/page-options.js';
+import { formatsAndSchema, parseBody } from '../contract/validation.js';
 import { html, raw, type Raw } from './html.js';
 import type { SessionInfo } from './session.js';
 
@@ -35,7 +35,7 @@ interface Kit {
 type Form = Record<string, string | string[] | undefined>;
 const FORMAT_CHOICES = ['markdown', 'json', 'html', 'links', 'screenshot'] as const;
 
-export function playgroundPage(app: FastifyInstance, ctx: ServerContext, kit: Kit): void {
+export function playgroundPage(app: FastifyInstance, ctx: AppContext, kit: Kit): void {
   const { authed, shell, csrfField, send } = kit;
   const formHtml = (s: SessionInfo, f: Form) => {
     const chosen = new Set([f.formats ?? 'markdown'].flat());
@@ -73,60 +73,54 @@ export function playgroundPage(app: FastifyInstance, ctx: ServerContext, kit: Ki
       }
       const started = Date.now();
       let result;
+      let credits;
+      const usageOf = (status: number, credits: number) => ({
+        accountId: s.account.id,
+        keyId: null,
+        endpoint: 'dashboard playground',
+        status,
+        credits,
+        durationMs: Date.now() - started,
+        requestId: String(request.id),
+      });
       try {
         const parsed = parseBody(ScrapeBody, body);
         const { schema } = formatsAndSchema(parsed.formats, parsed.schema);
         checkPageOptions(parsed);
         const fmts = parsed.formats as ScrapeFormat[] | undefined;
-        const { files } = scrapeStores(ctx, s.account.id, publicBase(ctx, request));
         // A closed tab stops the work (and its charge), as a closed API connection does.
         const gone = new AbortController();
         const onClose = () => gone.abort(new TrawlError('fetch_failed', 'the browser tab closed the connection'));
         request.raw.socket?.once('close', onClose);
         try {
-          // The cleaned HTML is always asked for: it is what the "rendered" view shows.
-          result = await charged(ctx.store.db, s.account.id, () =>
-            scrape(forOwner(ctx.engine, s.account.id), {
+          // The cleaned HTML is always asked for: it is what the "rendered" view shows. An answer
+          // with nothing in it is free, as from /v1/scrape.
+          ({ result, credits } = await scrapeCharged(
+            ctx,
+            { accountId: s.account.id, base: publicBase(ctx, request), signal: gone.signal },
+            {
               url: parsed.url,
-              formats: [...new Set([...(fmts ?? ['markdown']), 'html' as const])],
+              formats: fmts ?? ['markdown'],
               schema,
               render: parsed.render,
-              llm: ctx.engine.llm,
-              signal: gone.signal,
-              files,
-            }),
-          );
+            },
+            ['html'],
+          ));
         } finally {
           request.raw.socket?.off('close', onClose);
         }
       } catch (e) {
         if (!isTrawlError(e)) throw e;
         if (e.code === 'insufficient_credits') return fail(402, 'No credits left.');
-        await usage.recordUsage(ctx.store.db, {
-          account_id: s.account.id,
-          key_id: null,
-          endpoint: 'dashboard playground',
-          status: e.status,
-          credits: 0,
-          duration_ms: Date.now() - started,
-          request_id: String(request.id),
-          created_at: new Date().toISOString(),
-        });
+        await recordUsage(ctx, usageOf(e.status, 0));
         return fail(e.status, `${e.code}: ${e.detail}`);
       }
-      await usage.recordUsage(ctx.store.db, {
-        account_id: s.account.id,
-        key_id: null,
-        endpoint: 'dashboard playground',
-        status: 200,
-        credits: 1,
-        duration_ms: Date.now() - started,
-        request_id: String(request.id),
-        created_at: new Date().toISOString(),
-      });
+      await recordUsage(ctx, usageOf(200, credits));
+      const warnings = warningsOf(result, credits === 0);
       const curlBody = JSON.stringify(body);
       const curl = `curl -s ${request.protocol}://${request.headers.host}/v1/scrape \\\n  -H "Authorization: Bearer trawl_…" -H "Content-Type: application/json" \\\n  -d '${curlBody.replace(/'/g, "'\\''")}'`;
-      const out = html`<h2>Result</h2><p class="muted">Cost: 1 credit · ${Date.now() - started} ms · status ${result.metadata.status_code} · ${result.metadata.title ?? ''}</p>
+      const out = html`<h2>Result</h2><p class="muted">Cost: ${credits === 1 ? '1 credit' : `${credits} credits`} · ${Date.now() - started} ms · status ${result.metadata.status_code} · ${result.metadata.title ?? ''}</p>
+${warnings?.length ? html`<ul class="muted" data-testid="warnings">${warnings.map((w) => html`<li>${w}</li>`)}</ul>` : raw('')}
 ${
   (result.markdown !== undefined && formats.includes('markdown')) || !formats.length
     ? html`<h3>Markdown, rendered</h3><iframe title="Rendered content" sandbox="" style="width:100%;height:320px;border:1px solid #d1d5db;border-radius:6px;background:#fff" srcdoc="${result.html ?? ''}"></iframe>

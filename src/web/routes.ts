@@ -10,8 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createRequire } from 'node:module';
-import type { ServerContext } from '../server/context.js';
-import { MemoryTokenBuckets } from '../server/token-bucket.js';
+import type { AppContext } from '../app/context.js';
 import { isTrawlError } from '../errors.js';
 import { accounts, hashPassword, keys, needsRehash, sessions, usage, verifyPassword } from '../store/index.js';
 import { html, page, raw, type Raw } from './html.js';
@@ -67,7 +66,12 @@ const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) +
 export type { SessionInfo };
 export { send, when };
 
-export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void {
+/** Sign-ups per address and minute: a token bucket in this process (the server hands its own kind). */
+export interface SignupLimiter {
+  take(key: string, perMinute: number): { allowed: boolean; retryAfter: number };
+}
+
+export function dashboardRoutes(app: FastifyInstance, ctx: AppContext, loginLimiter: SignupLimiter): void {
   // The dashboard's forms are urlencoded and nothing else: JSON, text, multipart or binary bodies
   // are 415 (this scope only; /v1 keeps its JSON parser).
   app.removeAllContentTypeParsers();
@@ -120,7 +124,6 @@ export function dashboardRoutes(app: FastifyInstance, ctx: ServerContext): void 
       }),
     );
   });
-  const loginLimiter = new MemoryTokenBuckets();
   // 10 tries, then one every 30 s per address (2,880 a day): slow for guessing, short for a typo-prone person.
   const loginThrottle = new LoginThrottle(LOGIN_PER_MINUTE, 2);
   let dummy: Promise<string> | undefined;

@@ -33,7 +33,7 @@ export interface OpenApiDocument {
   paths: Record<string, Record<string, Operation>>;
 }
 
-/** The server's own names for its Zod body objects (src/server/schemas.ts, src/monitors/service.ts). */
+/** The server's own names for its Zod body objects (src/contract/schemas.ts, src/app/monitors.ts). */
 const NAMES: Record<string, string> = {
   'POST /v1/scrape': 'ScrapeBody',
   'POST /v1/crawl': 'CrawlBody',

@@ -5,18 +5,25 @@
  * without it, one such URL is a 400 naming it. Status, errors and cancel are jobs.ts.
  */
 import type { FastifyInstance } from 'fastify';
-import { charged } from '../../billing.js';
 import type { BatchOptions } from '../../jobs/runner.js';
-import { jobs as repo, newId } from '../../store/index.js';
+import { startJob } from '../../app/jobs.js';
+import { refuseAllForbidden } from '../../app/targets.js';
+import { publicBase } from '../../app/stores.js';
+import { startedEvents, webhookOf } from '../../app/firecrawl-events.js';
+import type { FirecrawlJobTag } from '../../contract/firecrawl/webhook.js';
 import type { ServerContext } from '../context.js';
 import { readBody } from '../body-readers.js';
-import { BATCH, jobRoutes, jobUrl, type FirecrawlJobTag } from './jobs.js';
-import { engineFormats, pageOptionsOf, planScrape, takesScreenshots, type Version } from './scrape-options.js';
-import { checkPageOptions, publicBase } from '../scrape-options.js';
+import { BATCH, jobRoutes, jobUrl } from './jobs.js';
+import {
+  engineFormats,
+  pageOptionsOf,
+  planScrape,
+  takesScreenshots,
+  type Version,
+} from '../../contract/firecrawl/scrape-options.js';
+import { checkPageOptions } from '../../contract/page-options.js';
 import { HIDDEN } from './shared.js';
 import { batchBody } from '../body-limits.js';
-import { refuseAllForbidden } from '../batch-urls.js';
-import { startedEvents, webhookOf } from './webhook.js';
 
 export function batchRoutes(app: FastifyInstance, ctx: ServerContext, version: Version): void {
   app.post(
@@ -38,26 +45,17 @@ export function batchRoutes(app: FastifyInstance, ctx: ServerContext, version: V
       checkPageOptions({ ...options, urls: unique });
       const hook = await webhookOf(ctx, o.webhook, 'batch_scrape');
       if (hook) options.firecrawl!.webhook = hook.hook;
-      const id = newId('job');
       const accountId = request.auth!.accountId;
-      await charged(ctx.store.db, accountId, () =>
-        repo.createJob(
-          ctx.store.db,
-          {
-            id,
-            accountId,
-            kind: 'batch',
-            options,
-            urls: unique,
-            maxItems: unique.length,
-            at: ctx.store.now().toISOString(),
-            webhook: hook?.url,
-          },
-          hook ? startedEvents(hook.hook, id) : [],
-        ),
-      );
+      const { id } = await startJob(ctx, {
+        accountId,
+        kind: 'batch',
+        options,
+        urls: unique,
+        maxItems: unique.length,
+        webhook: hook?.url,
+        startEvents: (id) => (hook ? startedEvents(hook.hook, id) : []),
+      });
       request.creditsCharged = 1;
-      ctx.jobs?.wake();
       reply.code(200);
       return {
         success: true,

@@ -8,16 +8,19 @@
  * `ignoreSitemap`); robots.txt unless `ignoreRobotsTxt`.
  */
 import type { FastifyInstance } from 'fastify';
-import { charged } from '../../billing.js';
 import { canonicalUrl } from '../../engine/crawl/canonical.js';
 import { invalidRequest } from '../../errors.js';
 import { compilePattern, type LinkRules } from '../../engine/crawl/link-rules.js';
 import type { CrawlJobOptions } from '../../jobs/crawl-item.js';
-import { jobs as repo, newId } from '../../store/index.js';
+import { jobs as repo } from '../../store/index.js';
 import type { ServerContext } from '../context.js';
-import { refuseForbidden } from '../routes/jobs.js';
-import { unsupported } from './errors.js';
-import { CRAWL, jobRoutes, jobUrl, type FirecrawlJobTag } from './jobs.js';
+import { startJob } from '../../app/jobs.js';
+import { refuseForbidden } from '../../app/targets.js';
+import { publicBase } from '../../app/stores.js';
+import { startedEvents, webhookOf } from '../../app/firecrawl-events.js';
+import type { FirecrawlJobTag } from '../../contract/firecrawl/webhook.js';
+import { unsupported } from '../../contract/firecrawl/options.js';
+import { CRAWL, jobRoutes, jobUrl } from './jobs.js';
 import {
   bodyOf,
   boolAt,
@@ -29,7 +32,7 @@ import {
   refuse,
   stringsAt,
   type OptionTable,
-} from './options.js';
+} from '../../contract/firecrawl/options.js';
 import {
   engineFormats,
   pageOptionsOf,
@@ -37,10 +40,9 @@ import {
   scrapeOptionTable,
   takesScreenshots,
   type Version,
-} from './scrape-options.js';
-import { checkPageOptions, publicBase } from '../scrape-options.js';
+} from '../../contract/firecrawl/scrape-options.js';
+import { checkPageOptions } from '../../contract/page-options.js';
 import { HIDDEN } from './shared.js';
-import { startedEvents, webhookOf } from './webhook.js';
 
 /** Firecrawl's crawls have no depth limit but their page limit; Trawl's jobs need a number. */
 const ANY_DEPTH = 1000;
@@ -160,26 +162,17 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext, version: V
     await refuseForbidden(ctx, url);
     const hook = await webhookOf(ctx, o.webhook, 'crawl');
     if (hook) options.firecrawl!.webhook = hook.hook;
-    const id = newId('job');
     const accountId = request.auth!.accountId;
-    await charged(ctx.store.db, accountId, () =>
-      repo.createJob(
-        ctx.store.db,
-        {
-          id,
-          accountId,
-          kind: 'crawl',
-          options,
-          urls: [url],
-          maxItems: options.limit,
-          at: ctx.store.now().toISOString(),
-          webhook: hook?.url,
-        },
-        hook ? startedEvents(hook.hook, id) : [],
-      ),
-    );
+    const { id } = await startJob(ctx, {
+      accountId,
+      kind: 'crawl',
+      options,
+      urls: [url],
+      maxItems: options.limit,
+      webhook: hook?.url,
+      startEvents: (id) => (hook ? startedEvents(hook.hook, id) : []),
+    });
     request.creditsCharged = 1;
-    ctx.jobs?.wake();
     return { success: true, id, url: jobUrl(request, version, CRAWL, id) };
   });
 

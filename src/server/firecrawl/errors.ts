@@ -27,16 +27,6 @@ export function firecrawlErrorBody(e: TrawlError): Record<string, unknown> {
   };
 }
 
-/**
- * An option of Firecrawl's API that Trawl cannot honour: refused by name (never ignored), as a
- * 400 whose details carry the option's path.
- */
-export function unsupported(path: string, why: string): TrawlError {
-  return new TrawlError('invalid_request', `${path}: not supported by Trawl's Firecrawl-compatible API — ${why}`, {
-    fields: { unsupported_option: path },
-  });
-}
-
 /** Every failure in the scope leaves in Firecrawl's shape; bugs are logged and answered 500. */
 export function registerFirecrawlErrors(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {

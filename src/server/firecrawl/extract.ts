@@ -9,12 +9,13 @@ import { compileSchema, extract } from '../../engine/index.js';
 import { invalidRequest, TrawlError } from '../../errors.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
-import { httpUrl } from '../validation.js';
-import { unsupported } from './errors.js';
+import { extractOptionsFor } from '../../app/extract.js';
+import { httpUrl } from '../../contract/validation.js';
+import { unsupported } from '../../contract/firecrawl/options.js';
 import { ExtractResults } from './extract-results.js';
-import { schemaFromJsonSchema } from './json-schema.js';
-import { bodyOf, boolAt, checkOptions, onlyAt, refuse, type OptionTable } from './options.js';
-import type { Version } from './scrape-options.js';
+import { schemaFromJsonSchema } from '../../contract/firecrawl/json-schema.js';
+import { bodyOf, boolAt, checkOptions, onlyAt, refuse, type OptionTable } from '../../contract/firecrawl/options.js';
+import type { Version } from '../../contract/firecrawl/scrape-options.js';
 import { HIDDEN } from './shared.js';
 
 const URL_CHECK = httpUrl();
@@ -77,7 +78,7 @@ export function extractRoutes(app: FastifyInstance, ctx: ServerContext, version:
       throw invalidRequest('prompt: must be a string of 1 to 2000 characters');
     const showSources = boolAt(o.showSources, 'showSources') ?? false;
     const r = await withCredit(ctx, request, reply, (signal, engine) =>
-      extract(engine, { urls, schema, prompt: o.prompt as string | undefined, signal, llm: ctx.engine.llm }),
+      extract(engine, extractOptionsFor(ctx, { urls, schema, prompt: o.prompt as string | undefined }, signal)),
     );
     const failed = r.results.filter((x) => x.status === 'error');
     const body: Record<string, unknown> = {

@@ -13,7 +13,7 @@ import { registerFirecrawlErrors } from './errors.js';
 import { extractRoutes } from './extract.js';
 import { ExtractResults } from './extract-results.js';
 import { mapRoutes } from './map.js';
-import type { Version } from './scrape-options.js';
+import type { Version } from '../../contract/firecrawl/scrape-options.js';
 import { scrapeRoutes } from './scrape.js';
 import { searchRoutes } from './search.js';
 import { usageRoutes } from './usage.js';

@@ -8,25 +8,19 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { TrawlError } from '../../errors.js';
-import { jobEvents } from '../../jobs/events.js';
-import { firecrawlEvents, type FirecrawlWebhook } from './webhook.js';
+import { cancelJob, findJob } from '../../app/jobs.js';
+import type { FirecrawlJobTag } from '../../contract/firecrawl/webhook.js';
 import { jobs as repo, type Job } from '../../store/index.js';
 import type { ServerContext } from '../context.js';
-import { documentOfPage } from './document.js';
-import type { Field, Version } from './scrape-options.js';
+import { documentOfPage } from '../../contract/firecrawl/document.js';
+import type { Version } from '../../contract/firecrawl/scrape-options.js';
 import { apiBase, HIDDEN } from './shared.js';
 
 type IdParams = { Params: { id: string } };
-const JOB_ID = /^job_[0-9A-Za-z]{20}$/;
 /** Pages per answer at most, and the answer's size: Firecrawl pages its results by 10 MB. */
 const PAGE_LIMIT = 1000;
 const ANSWER_BYTES = 10 * 1024 * 1024;
 const ERRORS_SCAN = 1000;
-
-/** What a /firecrawl job keeps beside Trawl's options: the Firecrawl fields it answers with. */
-export interface FirecrawlJobTag {
-  firecrawl?: { fields?: Field[]; webhook?: FirecrawlWebhook };
-}
 
 const STATUS: Record<Job['state'], string> = {
   queued: 'scraping',
@@ -92,7 +86,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext, version: Ver
   const base = `/${version}/${k.path}`;
   const find = async (request: FastifyRequest<IdParams>): Promise<Job> => {
     const id = request.params.id;
-    const j = JOB_ID.test(id) ? await repo.getJob(ctx.store.db, request.auth!.accountId, id) : undefined;
+    const j = await findJob(ctx, request.auth!.accountId, id);
     // Either kind on either path: Firecrawl's v1 SDK waits for a batch on /v1/crawl/{id}.
     if (!j) throw new TrawlError('not_found', `job ${id.slice(0, 40)} does not exist (or belongs to another account)`);
     return j;
@@ -143,9 +137,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext, version: Ver
 
   app.delete<IdParams>(`${base}/:id`, HIDDEN, async (request) => {
     const j = await find(request);
-    const at = ctx.store.now().toISOString();
-    await repo.cancelJob(ctx.store.db, j.account_id, j.id, at, jobEvents(at, firecrawlEvents));
-    const now = (await repo.getJob(ctx.store.db, j.account_id, j.id))!;
+    const now = await cancelJob(ctx, j);
     return { success: true, status: STATUS[now.state] };
   });
 }

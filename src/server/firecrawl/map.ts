@@ -8,7 +8,7 @@ import { mapSite, type MapResult } from '../../engine/index.js';
 import { invalidRequest } from '../../errors.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
-import { unsupported } from './errors.js';
+import { unsupported } from '../../contract/firecrawl/options.js';
 import {
   bodyOf,
   boolAt,
@@ -19,8 +19,8 @@ import {
   permits,
   refuse,
   type OptionTable,
-} from './options.js';
-import type { Version } from './scrape-options.js';
+} from '../../contract/firecrawl/options.js';
+import type { Version } from '../../contract/firecrawl/scrape-options.js';
 import { HIDDEN } from './shared.js';
 
 /** Firecrawl's default number of links. */

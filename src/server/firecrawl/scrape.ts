@@ -3,11 +3,19 @@ import type { FastifyInstance } from 'fastify';
 import { scrape } from '../../engine/index.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
-import { checkPageOptions, enginePageOptions, publicBase, scrapeStores } from '../scrape-options.js';
-import { documentOfScrape } from './document.js';
-import { bodyOf, checkOptions, httpUrlAt } from './options.js';
+import { checkPageOptions } from '../../contract/page-options.js';
+import { scrapeOptionsFor } from '../../app/scrape.js';
+import { publicBase } from '../../app/stores.js';
+import { documentOfScrape } from '../../contract/firecrawl/document.js';
+import { bodyOf, checkOptions, httpUrlAt } from '../../contract/firecrawl/options.js';
 import { HIDDEN } from './shared.js';
-import { engineFormats, pageOptionsOf, planScrape, scrapeOptionTable, type Version } from './scrape-options.js';
+import {
+  engineFormats,
+  pageOptionsOf,
+  planScrape,
+  scrapeOptionTable,
+  type Version,
+} from '../../contract/firecrawl/scrape-options.js';
 import { summarize } from './summary.js';
 import { withinBudget } from '../budget.js';
 
@@ -19,29 +27,22 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext, version: 
     const page = { url, formats: engineFormats(plan), timeout_ms: plan.timeoutMs, ...pageOptionsOf(plan) };
     // (Waits were checked against Firecrawl's timeout; these are the checks of several fields at once.)
     checkPageOptions(page);
-    const stores = scrapeStores(ctx, request.auth!.accountId, publicBase(ctx, request), page.max_age);
+    const who = { accountId: request.auth!.accountId, base: publicBase(ctx, request) };
     const started = Date.now();
     const { result, summary } = await withCredit(
       ctx,
       request,
       reply,
       withinBudget(plan.timeoutMs ?? 30_000, async (signal, engine) => {
-        const result = await scrape(engine, {
-          ...enginePageOptions(page),
-          ...stores,
-          url,
-          schema: plan.compiled,
-          prompt: plan.prompt,
-          onlyMainContent: plan.onlyMainContent,
-          // Firecrawl's waitFor is time in a browser.
-          render: page.render,
-          waitFor: page.wait_for,
-          timeoutMs: plan.timeoutMs,
-          pdf: page.pdf ? { maxPages: page.pdf.max_pages } : undefined,
-          actionScrapeHtml: page.action_scrape_html,
-          signal,
-          llm: ctx.engine.llm,
-        });
+        // Firecrawl's waitFor is time in a browser.
+        const result = await scrape(
+          engine,
+          scrapeOptionsFor(
+            ctx,
+            { ...who, signal },
+            { ...page, schema: plan.compiled, prompt: plan.prompt, only_main_content: plan.onlyMainContent },
+          ),
+        );
         const budget = (plan.timeoutMs ?? 30_000) - (Date.now() - started);
         const summary = plan.fields.includes('summary')
           ? await summarize(

@@ -9,9 +9,19 @@ import { search, type SearchResult } from '../../engine/index.js';
 import { invalidRequest, TrawlError } from '../../errors.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
-import { unsupported } from './errors.js';
-import { bodyOf, boolAt, checkOptions, intIn, objectAt, onlyAt, permits, refuse, type OptionTable } from './options.js';
-import { planScrape, scrapeOptionTable, type Version } from './scrape-options.js';
+import { unsupported } from '../../contract/firecrawl/options.js';
+import {
+  bodyOf,
+  boolAt,
+  checkOptions,
+  intIn,
+  objectAt,
+  onlyAt,
+  permits,
+  refuse,
+  type OptionTable,
+} from '../../contract/firecrawl/options.js';
+import { planScrape, scrapeOptionTable, type Version } from '../../contract/firecrawl/scrape-options.js';
 import { HIDDEN } from './shared.js';
 
 function searchTable(version: Version): OptionTable {

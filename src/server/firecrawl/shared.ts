@@ -1,6 +1,6 @@
 /** Small pieces every /firecrawl route uses. */
 import type { FastifyRequest } from 'fastify';
-import type { Version } from './scrape-options.js';
+import type { Version } from '../../contract/firecrawl/scrape-options.js';
 
 /** Firecrawl's paths stay out of Trawl's OpenAPI document (docs/FIRECRAWL.md describes them). */
 export const HIDDEN = { schema: { hide: true } } as const;

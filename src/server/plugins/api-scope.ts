@@ -8,9 +8,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { forOwner, type Engine } from '../../engine/index.js';
 import { answerBytes, answerTooLarge } from '../../answer-cap.js';
-import { charged } from '../../billing.js';
+import { charged } from '../../app/billing.js';
 import { isTrawlError, TrawlError } from '../../errors.js';
-import { usage } from '../../store/index.js';
+import { recordUsage } from '../../app/usage.js';
 import type { ServerContext } from '../context.js';
 import { makeAuthenticate } from './auth.js';
 import { announcesLargeBody, makeLargeBodyGate } from './large-bodies.js';
@@ -41,17 +41,16 @@ export function registerApiScope(app: FastifyInstance, ctx: ServerContext): void
   // already see the request in its usage.
   app.addHook('onSend', async (request, reply, payload) => {
     if (!request.auth) return payload;
-    const row = {
-      account_id: request.auth.accountId,
-      key_id: request.auth.keyId,
+    const entry = {
+      accountId: request.auth.accountId,
+      keyId: request.auth.keyId,
       endpoint: `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
       status: reply.statusCode,
       credits: request.creditsCharged,
-      duration_ms: Math.round(performance.now() - request.startedAt),
-      request_id: String(request.id),
-      created_at: new Date().toISOString(),
+      durationMs: Math.round(performance.now() - request.startedAt),
+      requestId: String(request.id),
     };
-    await usage.recordUsage(ctx.store.db, row).catch((err) => request.log.error({ err }, 'usage log write failed'));
+    await recordUsage(ctx, entry).catch((err) => request.log.error({ err }, 'usage log write failed'));
     return payload;
   });
 }

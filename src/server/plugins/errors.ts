@@ -6,7 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { TrawlError, isTrawlError } from '../../errors.js';
 import type { Redactor } from '../../redact.js';
-import { EMPTY_BODY } from '../validation.js';
+import { EMPTY_BODY } from '../../contract/validation.js';
 import { bodyTooLargeDetail } from '../body-limits.js';
 
 function fromFastify(err: FastifyError, request?: FastifyRequest): TrawlError | undefined {

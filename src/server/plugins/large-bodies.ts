@@ -12,7 +12,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TrawlError } from '../../errors.js';
 import { accounts } from '../../store/index.js';
-import { BODY_LIMIT } from '../body-limits.js';
+import { BODY_LIMIT } from '../../contract/limits.js';
 import type { ServerContext } from '../context.js';
 
 export const LARGE_BODIES_PER_ACCOUNT = 2;

@@ -1,20 +1,19 @@
 import type { FastifyInstance } from 'fastify';
-import { charged } from '../../billing.js';
 import { canonicalUrl } from '../../engine/crawl/canonical.js';
-import { isTrawlError, TrawlError } from '../../errors.js';
+import { TrawlError } from '../../errors.js';
 import type { CrawlJobOptions } from '../../jobs/crawl-item.js';
-import { jobs, newId } from '../../store/index.js';
-import { jobWebhook, presentJob, refuseForbidden } from './jobs.js';
+import { presentJob } from './jobs.js';
+import { crawlNow, startCrawl } from '../../app/crawl.js';
+import { publicBase } from '../../app/stores.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
-import { CrawlBody } from '../schemas.js';
-import { formatsAndSchema, parseBody } from '../validation.js';
+import { CrawlBody } from '../../contract/schemas.js';
+import { formatsAndSchema, parseBody } from '../../contract/validation.js';
 import { BROWSER_PAGE_MS } from '../../engine/crawl/rich-page.js';
 import type { ScrapeFormat } from '../../engine/scrape.js';
-import { checkPageOptions, publicBase } from '../scrape-options.js';
-import { crawlAsJob, settleSyncCrawl } from '../../jobs/sync-crawl.js';
+import { checkPageOptions } from '../../contract/page-options.js';
 
 export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post(
@@ -57,25 +56,10 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
       };
       if (body.async) {
         // A job: pages run on the job runners, read back from GET /v1/jobs/{id}.
-        const id = newId('job');
-        await refuseForbidden(ctx, url);
-        const hook = await jobWebhook(ctx, body);
-        await charged(ctx.store.db, accountId, () =>
-          jobs.createJob(ctx.store.db, {
-            id,
-            accountId,
-            kind: 'crawl',
-            options,
-            urls: [url],
-            maxItems: options.limit,
-            at: ctx.store.now().toISOString(),
-            ...hook,
-          }),
-        );
+        const job = await startCrawl(ctx, accountId, options, body);
         request.creditsCharged = 1;
-        ctx.jobs?.wake();
         reply.code(202);
-        return { status: 'ok', job: presentJob((await jobs.getJob(ctx.store.db, accountId, id))!) };
+        return { status: 'ok', job: presentJob(job) };
       }
       if (body.webhook || body.webhook_events)
         throw new TrawlError('invalid_request', 'webhook: only a job sends webhooks; add "async": true');
@@ -84,28 +68,10 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
           'invalid_request',
           'limit: must be an integer from 1 to 1000 (up to 100000 with "async": true)',
         );
-      await refuseForbidden(ctx, url);
       // The same machinery as an async crawl (a job on the runners), answered when it ends.
-      const id = newId('job');
-      let result;
-      try {
-        result = await withCredit(ctx, request, reply, (signal) =>
-          crawlAsJob(ctx.store, {
-            id,
-            accountId,
-            options,
-            timeoutMs: body.timeout_ms ?? 60_000,
-            signal,
-            wake: () => ctx.jobs?.wake(),
-            maxBytes: ctx.config.answerMaxBytes,
-          }),
-        );
-      } catch (e) {
-        // Not charged: nothing of it is readable later (a job never made has nothing to drop).
-        await settleSyncCrawl(ctx.store, id, false, isTrawlError(e) ? e.code : 'internal_error').catch(() => {});
-        throw e;
-      }
-      await settleSyncCrawl(ctx.store, id, true);
+      const result = await crawlNow(ctx, accountId, options, body.timeout_ms ?? 60_000, (work) =>
+        withCredit(ctx, request, reply, work),
+      );
       return { status: 'ok', ...result };
     },
   );

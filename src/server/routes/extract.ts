@@ -4,9 +4,10 @@ import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
-import { ExtractBody } from '../schemas.js';
-import { parseBody } from '../validation.js';
-import { checkPageOptions, checkPreparingActions, enginePageOptions, pageSetupOf } from '../scrape-options.js';
+import { ExtractBody } from '../../contract/schemas.js';
+import { parseBody } from '../../contract/validation.js';
+import { checkPageOptions, checkPreparingActions } from '../../contract/page-options.js';
+import { extractOptionsFor } from '../../app/extract.js';
 import { withinBudget } from '../budget.js';
 
 export function extractRoutes(app: FastifyInstance, ctx: ServerContext): void {
@@ -23,17 +24,7 @@ export function extractRoutes(app: FastifyInstance, ctx: ServerContext): void {
         request,
         reply,
         withinBudget(body.timeout_ms ?? 60_000, (signal, engine) =>
-          extract(engine, {
-            urls: body.urls,
-            schema,
-            prompt: body.prompt,
-            render: body.render,
-            timeoutMs: body.timeout_ms,
-            signal,
-            llm: ctx.engine.llm,
-            setup: pageSetupOf(body),
-            actions: enginePageOptions(body).actions,
-          }),
+          extract(engine, extractOptionsFor(ctx, { ...body, schema }, signal)),
         ),
       );
       return { status: 'ok', data: r.data, results: r.results };

@@ -1,22 +1,20 @@
 import type { FastifyInstance } from 'fastify';
-import { charged } from '../../billing.js';
-import { isTrawlError, TrawlError } from '../../errors.js';
-import { jobEvents, progressOf } from '../../jobs/events.js';
-import { firecrawlEvents } from '../firecrawl/webhook.js';
-import { jobs as repo, newId, type Job } from '../../store/index.js';
+import { TrawlError } from '../../errors.js';
+import { progressOf } from '../../jobs/events.js';
+import { jobs as repo, type Job } from '../../store/index.js';
+import { cancelJob, findJob, startJob } from '../../app/jobs.js';
+import { jobWebhook, refuseAllForbidden } from '../../app/targets.js';
+import { publicBase } from '../../app/stores.js';
 import type { ServerContext } from '../context.js';
 import { docRoute, openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
 import { decodeCursor, encodeCursor, limitOf } from '../paging.js';
-import { BatchScrapeBody } from '../schemas.js';
+import { BatchScrapeBody } from '../../contract/schemas.js';
 import type { BatchOptions } from '../../jobs/runner.js';
 import { readBody } from '../body-readers.js';
-import { publicBase } from '../scrape-options.js';
 import { batchBody } from '../body-limits.js';
-import { refuseAllForbidden } from '../batch-urls.js';
 
 type IdParams = { Params: { id: string } };
-export const JOB_ID = /^job_[0-9A-Za-z]{20}$/;
 
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
 /** Page text in one answer at most (one page always): the rest comes with next_cursor. */
@@ -37,36 +35,6 @@ export function presentJob(j: Job) {
   };
 }
 
-/**
- * A job's webhook as asked for: the URL must be one the service may reach (checked now, as for a
- * monitor's, and again on every attempt), and opt-in events need a URL to go to.
- */
-export async function jobWebhook(
-  ctx: ServerContext,
-  body: { webhook?: string; webhook_events?: string[] },
-): Promise<{ webhook?: string; webhookEvents?: string[] }> {
-  if (!body.webhook) {
-    if (body.webhook_events?.length)
-      throw new TrawlError('invalid_request', 'webhook_events: give a webhook URL for the events to go to');
-    return {};
-  }
-  await refuseForbidden(ctx, body.webhook, 'webhook: ');
-  return { webhook: body.webhook, webhookEvents: body.webhook_events };
-}
-
-/**
- * A URL on a private address is refused when the job is asked for (403, nothing charged), as a
- * synchronous request would be; other failures (DNS …) are left to the attempt itself.
- */
-export async function refuseForbidden(ctx: ServerContext, url: string, prefix = ''): Promise<void> {
-  try {
-    await ctx.engine.http.checkTarget(url);
-  } catch (e) {
-    if (isTrawlError(e) && e.code === 'forbidden_target')
-      throw new TrawlError('forbidden_target', `${prefix}${e.detail}`, { retryable: false });
-  }
-}
-
 /** What a batch's pages are scraped with, as stored on the job (the runner's BatchOptions). */
 function batchOptions(body: BatchScrapeBody, base: string): BatchOptions {
   const { urls: _urls, webhook: _webhook, webhook_events: _events, ...options } = body;
@@ -77,7 +45,7 @@ function batchOptions(body: BatchScrapeBody, base: string): BatchOptions {
 
 export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const find = async (accountId: string, id: string) => {
-    const j = JOB_ID.test(id) ? await repo.getJob(ctx.store.db, accountId, id) : undefined;
+    const j = await findJob(ctx, accountId, id);
     if (!j) throw new TrawlError('not_found', `job ${id.slice(0, 40)} does not exist`);
     return j;
   };
@@ -95,29 +63,21 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     async (request, reply) => {
       // Checked whole, URLs de-duplicated (body-readers.ts).
       const body = readBody(request.body, 'batch_scrape');
-      const urls = body.urls;
-      const id = newId('job');
-      const at = ctx.store.now().toISOString();
       const accountId = request.auth!.accountId;
       const hook = await jobWebhook(ctx, body);
       await refuseAllForbidden(ctx, body.urls);
       // A job costs one credit when it is accepted (contract section 7).
-      await charged(ctx.store.db, accountId, () =>
-        repo.createJob(ctx.store.db, {
-          id,
-          accountId,
-          kind: 'batch',
-          options: batchOptions(body, publicBase(ctx, request)),
-          urls,
-          maxItems: urls.length,
-          at,
-          ...hook,
-        }),
-      );
+      const job = await startJob(ctx, {
+        accountId,
+        kind: 'batch',
+        options: batchOptions(body, publicBase(ctx, request)),
+        urls: body.urls,
+        maxItems: body.urls.length,
+        ...hook,
+      });
       request.creditsCharged = 1;
-      ctx.jobs?.wake();
       reply.code(202);
-      return { status: 'ok', job: presentJob((await repo.getJob(ctx.store.db, accountId, id))!) };
+      return { status: 'ok', job: presentJob(job) };
     },
   );
 
@@ -174,9 +134,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     docRoute('Cancel a job: no new fetches; pages done are kept', docs.cancelJob),
     async (request) => {
       const j = await find(request.auth!.accountId, request.params.id);
-      const at = ctx.store.now().toISOString();
-      await repo.cancelJob(ctx.store.db, j.account_id, j.id, at, jobEvents(at, firecrawlEvents));
-      return { status: 'ok', job: presentJob((await repo.getJob(ctx.store.db, j.account_id, j.id))!) };
+      return { status: 'ok', job: presentJob(await cancelJob(ctx, j)) };
     },
   );
 }

@@ -5,8 +5,8 @@ import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
-import { MarketplaceBody } from '../schemas.js';
-import { parseBody } from '../validation.js';
+import { MarketplaceBody } from '../../contract/schemas.js';
+import { parseBody } from '../../contract/validation.js';
 import { withinBudget } from '../budget.js';
 
 export function marketplaceRoutes(app: FastifyInstance, ctx: ServerContext): void {

@@ -5,8 +5,8 @@ import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
-import { MetaAdsBody } from '../schemas.js';
-import { parseBody } from '../validation.js';
+import { MetaAdsBody } from '../../contract/schemas.js';
+import { parseBody } from '../../contract/validation.js';
 import { withinBudget } from '../budget.js';
 
 export function metaAdsRoutes(app: FastifyInstance, ctx: ServerContext): void {

@@ -19,7 +19,7 @@ import {
   presentRun,
   UpdateMonitorBody,
   updateMonitor,
-} from '../../monitors/service.js';
+} from '../../app/monitors.js';
 import { monitors as repo, webhooks } from '../../store/index.js';
 import { deliveryConfig, metaConfig } from '../../config.js';
 import type { ServerContext } from '../context.js';

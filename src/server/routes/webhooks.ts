@@ -4,14 +4,14 @@
  * scheduler sends them (bounded like any other work, never in this request). No credit.
  */
 import type { FastifyInstance } from 'fastify';
-import { findMonitor } from '../../monitors/service.js';
+import { findMonitor } from '../../app/monitors.js';
 import { webhooks } from '../../store/index.js';
 import * as jobEvents from '../../store/repos/job-events.js';
 import type { ServerContext } from '../context.js';
 import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
-import { ReplayBody } from '../schemas.js';
-import { parseBody } from '../validation.js';
+import { ReplayBody } from '../../contract/schemas.js';
+import { parseBody } from '../../contract/validation.js';
 
 export function webhookRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post(

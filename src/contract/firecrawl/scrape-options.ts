@@ -7,7 +7,7 @@
 import { compileSchema, type CompiledSchema, type Format } from '../../engine/index.js';
 import type { SchemaObject } from '../../engine/extract/schema.js';
 import { invalidRequest } from '../../errors.js';
-import { unsupported } from './errors.js';
+import { unsupported } from './options.js';
 import { schemaFromJsonSchema } from './json-schema.js';
 import { checkOptions, intIn, onlyAt, permits, refuse, type OptionTable } from './options.js';
 import { browserPlan, checkWaits, screenshotFormat, ShotSettings, type BrowserPlan } from './browser-options.js';

@@ -5,9 +5,18 @@
  * behaves as (`blockAds: false`, `includeTags: []`, `proxy: "basic"`); a key
  * that is no option of Firecrawl's API at all is refused too. Nothing is silently ignored.
  */
-import { invalidRequest } from '../../errors.js';
+import { invalidRequest, TrawlError } from '../../errors.js';
+
+/**
+ * An option of Firecrawl's API that Trawl cannot honour: refused by name (never ignored), as a
+ * 400 whose details carry the option's path.
+ */
+export function unsupported(path: string, why: string): TrawlError {
+  return new TrawlError('invalid_request', `${path}: not supported by Trawl's Firecrawl-compatible API — ${why}`, {
+    fields: { unsupported_option: path },
+  });
+}
 import { EMPTY_BODY, httpUrl } from '../validation.js';
-import { unsupported } from './errors.js';
 
 export type Rule =
   /** Mapped onto Trawl's options (validated by the endpoint's schema). */

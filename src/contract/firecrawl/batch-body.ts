@@ -5,11 +5,11 @@
  * body worker (body-readers.ts), so 10,000 URLs are not checked on the event loop.
  */
 import { invalidRequest } from '../../errors.js';
-import { MAX_BATCH_URLS } from '../body-limits.js';
+import { MAX_BATCH_URLS } from '../limits.js';
 import { httpUrl } from '../validation.js';
 import { bodyOf, boolAt, checkOptions, onlyAt, refuse } from './options.js';
 import { scrapeOptionTable, type Version } from './scrape-options.js';
-import { uniqueUrls } from '../batch-urls.js';
+import { uniqueUrls } from '../urls.js';
 
 const URL_CHECK = httpUrl();
 

@@ -4,13 +4,10 @@
  * cookies, mobile, location, and max_age. Each field carries the sentence a person reads in
  * `detail`; `checkPageOptions` adds the checks that need several fields at once.
  */
-import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { invalidRequest } from '../errors.js';
-import type { ScrapeCache, FileSink } from '../engine/scrape.js';
-import { fileSink, StoreResultCache } from '../store/index.js';
-import type { ServerContext } from './context.js';
-import { SCRAPE_FORMATS, type ScrapeFormat } from '../engine/scrape.js';
+import { SCRAPE_FORMATS, type ScrapeFormat, type ScrapeOptions } from '../engine/scrape.js';
+import type { CompiledSchema } from '../engine/extract/schema.js';
 import { ACTION_TYPES, type Action } from '../engine/fetch/actions.js';
 import {
   canonicalLanguage,
@@ -280,31 +277,33 @@ export function enginePageOptions(body: PageOptionsBody) {
   };
 }
 
-/** The address clients reach the service at: TRAWL_PUBLIC_URL, else the one this request came to. */
-export const publicBase = (ctx: ServerContext, request: FastifyRequest) =>
-  ctx.config.publicUrl ?? `${request.protocol}://${request.host}`;
-
-export function resultCacheOf(ctx: ServerContext): StoreResultCache {
-  return (ctx.resultCache ??= new StoreResultCache(ctx.store, ctx.config.cacheMaxBytes));
+/** A validated page request: the page options of the contract and what the page is read for. */
+export interface PageRequest extends PageOptionsBody {
+  url: string;
+  schema?: CompiledSchema;
+  prompt?: string;
+  only_main_content?: boolean;
+  render?: 'auto' | 'http' | 'browser';
+  pdf?: { max_pages?: number };
+  action_scrape_html?: boolean;
 }
 
-/** Where one account's screenshots go (URLs on `base`), and its view of the cache when max_age asks for it. */
-export function scrapeStores(
-  ctx: ServerContext,
-  accountId: string,
-  base: string,
-  maxAge?: number,
-): { files: FileSink; cache?: ScrapeCache } {
+/**
+ * The engine's scrape options for a validated page request, as every surface that scrapes one
+ * page reads the contract (what the caller's process adds: stores, signal, LLM, is its own).
+ */
+export function engineScrapeOptions(p: PageRequest): ScrapeOptions {
   return {
-    files: fileSink(ctx.store, {
-      base,
-      retentionHours: ctx.config.fileRetentionHours,
-      accountId,
-      maxAccountBytes: ctx.config.filesMaxBytesPerAccount,
-    }),
-    cache: maxAge
-      ? { store: resultCacheOf(ctx).for(accountId, base), maxAgeMs: maxAge, account: accountId }
-      : undefined,
+    ...enginePageOptions(p),
+    url: p.url,
+    schema: p.schema,
+    prompt: p.prompt,
+    onlyMainContent: p.only_main_content,
+    render: p.render,
+    timeoutMs: p.timeout_ms,
+    waitFor: p.wait_for,
+    pdf: p.pdf?.max_pages !== undefined ? { maxPages: p.pdf.max_pages } : undefined,
+    actionScrapeHtml: p.action_scrape_html,
   };
 }
 

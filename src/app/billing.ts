@@ -6,10 +6,10 @@
  * run's claim (the same reserve, made atomic with the run's state: store/repos/runs.ts) and gives
  * it back in the same transaction that records a failed run.
  */
-import { isTrawlError, TrawlError } from './errors.js';
-import { creditRefusals, creditsCharged, creditsRefunded } from './metrics.js';
-import { accounts } from './store/index.js';
-import type { Db } from './store/repos/accounts.js';
+import { isTrawlError, TrawlError } from '../errors.js';
+import { creditRefusals, creditsCharged, creditsRefunded } from '../metrics.js';
+import { accounts } from '../store/index.js';
+import type { Db } from '../store/repos/accounts.js';
 
 /**
  * `free`: whether a result is given without charge (a scrape that brought back nothing at

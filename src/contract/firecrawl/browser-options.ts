@@ -13,8 +13,8 @@ import type { Action } from '../../engine/fetch/actions.js';
 import type { Location, Viewport } from '../../engine/fetch/emulation.js';
 import type { ActionResults } from '../../engine/scrape.js';
 import { invalidRequest } from '../../errors.js';
-import { captureOptions, pageOptions } from '../scrape-options.js';
-import { unsupported } from './errors.js';
+import { captureOptions, pageOptions } from '../page-options.js';
+import { unsupported } from './options.js';
 import { checkOptions, refuse, type OptionTable } from './options.js';
 
 /** Trawl's page options as its bodies name them (what a scrape, batch or crawl job takes). */

@@ -1,16 +1,17 @@
 /**
- * Monitors as the API and the dashboard see them: validation (each error names its field),
- * create / update / delete, and the public shape of a monitor, a run and a delivery. Routes
- * stay thin; the dashboard will call these same functions.
+ * Monitors as an account keeps them, for the API and the dashboard alike: validation (each error
+ * names its field), create / update / delete, and the public shape of a monitor, a run and a
+ * delivery. The runs themselves are monitors/ (scheduler, runner, outbox).
  */
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { compileSchema, type Engine } from '../engine/index.js';
 import { isMarketplaceId, marketplaceForUrl, MARKETPLACE_IDS, urlBelongsTo } from '../engine/marketplace/registry.js';
-import { invalidRequest, isTrawlError, notFound, TrawlError } from '../errors.js';
-import { httpUrl, oneOf, parseBody, text } from '../server/validation.js';
-import { checkPageOptions, checkPreparingActions, pageOptions } from '../server/scrape-options.js';
-import type { MonitorScrapeOptions } from './runner.js';
+import { invalidRequest, notFound, TrawlError } from '../errors.js';
+import { refuseForbidden } from './targets.js';
+import { httpUrl, oneOf, parseBody, text } from '../contract/validation.js';
+import { checkPageOptions, checkPreparingActions, pageOptions } from '../contract/page-options.js';
+import type { MonitorScrapeOptions } from '../monitors/runner.js';
 import {
   accounts,
   monitors as repo,
@@ -22,11 +23,11 @@ import {
   type MonitorRun,
   type Store,
 } from '../store/index.js';
-import { parseConditions } from './diff.js';
-import { EVENT_TYPES } from './events.js';
-import { ADVERTISER_FIELDS, watchableFields } from './fields.js';
+import { parseConditions } from '../monitors/diff.js';
+import { EVENT_TYPES } from '../monitors/events.js';
+import { ADVERTISER_FIELDS, watchableFields } from '../monitors/fields.js';
 import { advertiserFromUrl } from '../engine/meta-ads/index.js';
-import { parseInterval } from './interval.js';
+import { parseInterval } from '../monitors/interval.js';
 
 export interface MonitorContext {
   store: Store;
@@ -143,7 +144,6 @@ function checkWatch(
   });
 }
 
-/** Refuse targets the fetcher would refuse (private addresses …); a host that does not resolve now may later. */
 /**
  * A new monitor needs credit to run on (its runs are what it costs) and room under the
  * account's quota. Counted, not locked: racing creations may pass the quota by a few.
@@ -156,15 +156,6 @@ async function checkAllowance(ctx: MonitorContext, accountId: string): Promise<v
     throw invalidRequest(
       `monitors: this account already has ${max} monitors, the most it may have; delete one it no longer needs first`,
     );
-  }
-}
-
-async function checkReachable(ctx: MonitorContext, field: string, url: string): Promise<void> {
-  try {
-    await ctx.engine.http.checkTarget(url);
-  } catch (e) {
-    if (isTrawlError(e) && e.code === 'forbidden_target')
-      throw new TrawlError('forbidden_target', `${field}: ${e.detail}`, { retryable: false });
   }
 }
 
@@ -191,8 +182,8 @@ export async function createMonitor(ctx: MonitorContext, accountId: string, raw:
   const conditions = parseConditions(body.conditions, body.watch);
   const scrapeOptions = scrapeOptionsOf(body.url, body as MonitorScrapeOptions, advertiser);
   await checkAllowance(ctx, accountId);
-  await checkReachable(ctx, 'url', body.url);
-  await checkReachable(ctx, 'webhook', body.webhook);
+  await refuseForbidden(ctx, body.url, 'url: ');
+  await refuseForbidden(ctx, body.webhook, 'webhook: ');
   const now = new Date().toISOString();
   const row: Monitor = {
     id: newId('mon'),
@@ -271,7 +262,7 @@ export async function updateMonitor(
     patch.conditions = conditions ? JSON.stringify(conditions) : null;
   }
   if (body.webhook) {
-    await checkReachable(ctx, 'webhook', body.webhook);
+    await refuseForbidden(ctx, body.webhook, 'webhook: ');
     patch.webhook = body.webhook;
   }
   if (body.events) patch.events = JSON.stringify(body.events);

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { FORMATS } from '../engine/scrape.js';
 import { bool, httpUrl, intIn, oneOf, text } from './validation.js';
-import { captureOptions, pageOptions, scrapeFormats } from './scrape-options.js';
+import { captureOptions, pageOptions, scrapeFormats } from './page-options.js';
 
 const schemaObject = z
   .unknown()

@@ -1,0 +1,76 @@
+/**
+ * A page scraped for an account, as /v1/scrape, /firecrawl scrape, the dashboard's playground and
+ * the CLI ask for it: the engine's options built from the request's page options in one place,
+ * and the free-answer rule (an answer with nothing at all in it costs nothing) in one place.
+ */
+import { forOwner, scrape, type Format, type ScrapeResult } from '../engine/index.js';
+import { FREE_WARNING, nothingCameBack, type ScrapeOptions } from '../engine/scrape.js';
+import { engineScrapeOptions, type PageRequest } from '../contract/page-options.js';
+import { charged } from './billing.js';
+import type { AppContext } from './context.js';
+import { scrapeStores } from './stores.js';
+
+/** Who asks and where the answer's files are reachable (`base`), and the work's signal. */
+export interface Asker {
+  accountId: string;
+  base: string;
+  signal?: AbortSignal;
+}
+
+/** The engine's scrape options for a page request: the account's file sink and cache view added. */
+export function scrapeOptionsFor(ctx: AppContext, who: Asker, p: PageRequest): ScrapeOptions {
+  return {
+    ...engineScrapeOptions(p),
+    ...scrapeStores(ctx, who.accountId, who.base, p.max_age),
+    signal: who.signal,
+    llm: ctx.engine.llm,
+  };
+}
+
+/**
+ * The free-answer rule: an answer with nothing at all in it (a page without text, after every
+ * fallback) is given without charge, and says so in its warnings.
+ */
+export const isFreeAnswer = (r: ScrapeResult): boolean => nothingCameBack(r);
+
+/** The credits an answer costs: none when free, else one. */
+export const creditsOf = (r: ScrapeResult): number => (isFreeAnswer(r) ? 0 : 1);
+
+/** The answer's warnings, with the free answer's own when it is one. */
+export function warningsOf(r: ScrapeResult, free = isFreeAnswer(r)): string[] | undefined {
+  return free ? [...(r.warnings ?? []), FREE_WARNING] : r.warnings;
+}
+
+/**
+ * One page scraped for an account and charged by the free-answer rule (one credit reserved first,
+ * 402 when there is none; given back on failure or for a free answer): the dashboard's way, with
+ * no HTTP answer to cap (the API's is withCredit, server/plugins/api-scope.ts). `also`: document
+ * formats the surface adds for its own view (the playground's html); the rule looks only at what
+ * was asked for.
+ */
+export async function scrapeCharged(
+  ctx: AppContext,
+  who: Asker,
+  p: PageRequest,
+  also: Format[] = [],
+): Promise<{ result: ScrapeResult; credits: number }> {
+  const asked = p.formats ?? ['markdown'];
+  const added = also.filter((f) => !asked.includes(f));
+  const free = (r: ScrapeResult) => isFreeAnswer(without(r, added));
+  const result = await charged(
+    ctx.store.db,
+    who.accountId,
+    () =>
+      scrape(forOwner(ctx.engine, who.accountId), scrapeOptionsFor(ctx, who, { ...p, formats: [...asked, ...added] })),
+    free,
+  );
+  return { result, credits: free(result) ? 0 : 1 };
+}
+
+/** The result without the fields of formats nobody asked for. */
+function without(r: ScrapeResult, formats: Format[]): ScrapeResult {
+  if (!formats.length) return r;
+  const copy: Record<string, unknown> = { ...r };
+  for (const f of formats) delete copy[f];
+  return copy as unknown as ScrapeResult;
+}

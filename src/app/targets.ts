@@ -1,0 +1,77 @@
+/**
+ * Targets refused when work is asked for (403 forbidden_target, nothing charged), as a
+ * synchronous request would be: a crawl's start URL, a webhook's URL, a batch none of whose URLs
+ * may be reached. Other failures (DNS …) are left to the attempt itself.
+ */
+import { isIP } from 'node:net';
+import { TrawlError, isTrawlError } from '../errors.js';
+import type { AppContext } from './context.js';
+
+/** A URL on a private address is refused now; `prefix` names the field in the detail. */
+export async function refuseForbidden(
+  ctx: Pick<AppContext, 'engine'> | { engine: Pick<AppContext['engine'], 'http'> },
+  url: string,
+  prefix = '',
+): Promise<void> {
+  try {
+    await ctx.engine.http.checkTarget(url);
+  } catch (e) {
+    if (isTrawlError(e) && e.code === 'forbidden_target')
+      throw new TrawlError('forbidden_target', `${prefix}${e.detail}`, { retryable: false });
+  }
+}
+
+/**
+ * Distinct host names resolved, at most, before a batch is taken (the rest fail page by page if
+ * they must). Address literals cost no lookup: all of them are checked.
+ */
+const NAMES_CHECKED = 200;
+
+/**
+ * 403 forbidden_target (nothing charged) when no URL of the batch may be reached: every host
+ * looked at is private. One public host (or one whose name does not resolve now: that is the
+ * page's own failure) lets the batch through; its private URLs then fail page by page.
+ */
+export async function refuseAllForbidden(ctx: AppContext, urls: string[]): Promise<void> {
+  const byHost = new Map<string, string>();
+  let names = 0;
+  for (const url of urls) {
+    const { host, hostname } = new URL(url);
+    if (byHost.has(host)) continue;
+    byHost.set(host, url);
+    if (isIP(hostname.replace(/^\[|\]$/g, '')) === 0 && ++names > NAMES_CHECKED) return;
+  }
+  let first: TrawlError | undefined;
+  for (const url of byHost.values()) {
+    try {
+      await ctx.engine.http.checkTarget(url);
+      return;
+    } catch (e) {
+      if (!isTrawlError(e) || e.code !== 'forbidden_target') return;
+      first ??= e;
+    }
+  }
+  if (first)
+    throw new TrawlError(
+      'forbidden_target',
+      `urls: none may be reached — ${byHost.size === 1 ? '' : `every host is private; the first: `}${first.detail}`,
+      { retryable: false },
+    );
+}
+
+/**
+ * A job's webhook as asked for: the URL must be one the service may reach (checked now, as for a
+ * monitor's, and again on every attempt), and opt-in events need a URL to go to.
+ */
+export async function jobWebhook(
+  ctx: AppContext,
+  body: { webhook?: string; webhook_events?: string[] },
+): Promise<{ webhook?: string; webhookEvents?: string[] }> {
+  if (!body.webhook) {
+    if (body.webhook_events?.length)
+      throw new TrawlError('invalid_request', 'webhook_events: give a webhook URL for the events to go to');
+    return {};
+  }
+  await refuseForbidden(ctx, body.webhook, 'webhook: ');
+  return { webhook: body.webhook, webhookEvents: body.webhook_events };
+}
