@@ -10,6 +10,7 @@
  */
 import type { AnyNode, Element, ParentNode } from './dom.js';
 import { isElement } from './dom.js';
+import { isPricedList } from './page-type.js';
 
 /** Characters of a node's text outside and inside links, from the selection's numbers. */
 export type TextOf = (n: AnyNode) => { text: number; link: number };
@@ -57,7 +58,9 @@ export function withItems(
 ): ItemsPick | undefined {
   const size = (n: AnyNode) => textOf(n).text + textOf(n).link;
   const items = (l: Element) => l.children.filter(isElement).length;
-  const ofThings = (l: Element) => textOf(l).text < SUMMARY * items(l);
+  // Items most of which show a price are things for sale, however much each says of itself
+  // (ratings, specs, shipping): never other stories.
+  const ofThings = (l: Element) => textOf(l).text < SUMMARY * items(l) || isPricedList(l);
   // Nested lists (a list of sections, each a list) count once: the outer one.
   const live = liveLists(lists, root).filter(
     (l) => !contains(l, best as AnyNode) && (paras <= INTRO_PARAS || ofThings(l)),
@@ -69,7 +72,9 @@ export function withItems(
   const pick = size(best as AnyNode);
   const away = outer.filter((l) => !inside.includes(l));
   const largest = away.length ? away.reduce((a, b) => (size(b) > size(a) ? b : a)) : undefined;
-  if (!largest || size(largest) <= pick) return inside.length ? { box: best, lists: inside } : undefined;
+  // (Things for sale are the page's content even beside a longer text: a buying guide, an FAQ.)
+  if (!largest || (size(largest) <= pick && !isPricedList(largest)))
+    return inside.length ? { box: best, lists: inside } : undefined;
   let box: ParentNode | null = largest.parent;
   while (box && box !== root && !contains(box as AnyNode, best as AnyNode)) box = box.parent;
   if (box) {
