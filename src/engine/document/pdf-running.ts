@@ -57,7 +57,13 @@ const URL_SHAPE = /^(?:[a-z][a-z0-9+.-]*:\/\/|www\.)\S+$/i;
 export const isPageNumber = (text: string) => PAGE_NUMBER.test(text.trim());
 export const isDateTime = (text: string) => {
   const t = text.trim();
-  return /\d/.test(t) && !t.replace(NUMERIC_DATE, '').replace(TIME, '').replace(/[\s,]+/g, '');
+  return (
+    /\d/.test(t) &&
+    !t
+      .replace(NUMERIC_DATE, '')
+      .replace(TIME, '')
+      .replace(/[\s,]+/g, '')
+  );
 };
 export const isUrl = (text: string) => URL_SHAPE.test(text.trim());
 
@@ -66,12 +72,7 @@ export const isUrl = (text: string) => URL_SHAPE.test(text.trim());
  * roman page numbers made one symbol, case and spacing ignored.
  */
 export const runningKey = (text: string) =>
-  text
-    .toLowerCase()
-    .replace(/\d+/g, '#')
-    .replace(ROMAN_WORD, '$1#')
-    .replace(/\s+/g, ' ')
-    .trim();
+  text.toLowerCase().replace(/\d+/g, '#').replace(ROMAN_WORD, '$1#').replace(/\s+/g, ' ').trim();
 
 type Zone = 'top' | 'bottom';
 const zoneOf = (f: Fragment, g: PageGeometry): Zone | undefined =>
@@ -177,7 +178,10 @@ function browserLines(frags: Fragment[], g: PageGeometry): Fragment[] {
   const body = usualSize(frags);
   const out: Fragment[] = [];
   for (const { line, gap, zone } of edgeLines(frags)) {
-    if (line.some((f) => zoneOf(f, g) !== zone || f.size >= SMALL_PRINT * body) || gap < Math.max(...line.map((f) => f.size)))
+    if (
+      line.some((f) => zoneOf(f, g) !== zone || f.size >= SMALL_PRINT * body) ||
+      gap < Math.max(...line.map((f) => f.size))
+    )
       continue;
     const ordered = [...line].sort((a, b) => a.x0 - b.x0);
     const browserTop = zone === 'top' && isDateTime(ordered[0].text) && line.length <= 3;

@@ -86,9 +86,15 @@ const body = (lines: string[], top: number, x = 72): TextSpec[] =>
   lines.map((text, i) => ({ x, y: top - i * 14, size: 11, text }));
 
 const PAGES = [
-  ['The council met in the town hall on the first Monday of March.', 'Eleven members were present and two sent apologies.'],
+  [
+    'The council met in the town hall on the first Monday of March.',
+    'Eleven members were present and two sent apologies.',
+  ],
   ['The treasurer reported that the year ended with a small surplus.', 'The number of households served this year was'],
-  ['The meeting agreed to repair the roof of the library before winter.', 'The chair thanked the volunteers for their work.'],
+  [
+    'The meeting agreed to repair the roof of the library before winter.',
+    'The chair thanked the volunteers for their work.',
+  ],
   ['The next meeting will be held on the first Monday of June.', 'The minutes were approved without changes.'],
 ];
 /** What the body reads as: each page's lines as a paragraph, and the number in the middle of page 2 on its own. */
@@ -133,7 +139,7 @@ describe('running headers, footers and page numbers of a document of several pag
       ],
     ],
     [
-      'a printing date and time above, an address and the page count below (a browser\'s print)',
+      "a printing date and time above, an address and the page count below (a browser's print)",
       (n) => [
         { x: 20, y: 820, size: 8, text: '3/4/24, 10:15 AM' },
         { x: 250, y: 820, size: 8, text: 'Council minutes' },
@@ -153,7 +159,11 @@ describe('running headers, footers and page numbers of a document of several pag
   it('a number alone in the middle of pages, at the same height on each, is body text', async () => {
     const pdf = writePdf({
       pages: PAGES.map((lines, i) => ({
-        texts: [...body(lines, 700), { x: 72, y: 420, size: 11, text: String(100 + i) }, { x: 72, y: 406, size: 11, text: 'visitors.' }],
+        texts: [
+          ...body(lines, 700),
+          { x: 72, y: 420, size: 11, text: String(100 + i) },
+          { x: 72, y: 406, size: 11, text: 'visitors.' },
+        ],
       })),
     });
     const md = await read(pdf);
@@ -209,7 +219,7 @@ describe('a document of one page', () => {
     ['"Page 1 of 1" below', [{ x: 270, y: 30, size: 9, text: 'Page 1 of 1' }]],
     ["a manual's chapter and page below", [{ x: 520, y: 30, size: 9, text: '3-14' }]],
     [
-      'a browser\'s header and footer',
+      "a browser's header and footer",
       [
         { x: 20, y: 820, size: 8, text: '11/28/26, 9:25 AM' },
         { x: 270, y: 820, size: 8, text: 'About Acme' },
@@ -221,7 +231,7 @@ describe('a document of one page', () => {
     expect(await read(page(margins))).toBe(ONE);
   });
 
-  it('a date line set as the text is (a letter\'s), and a small line that is not a date, are kept', async () => {
+  it("a date line set as the text is (a letter's), and a small line that is not a date, are kept", async () => {
     const letter = await read(page([{ x: 72, y: 760, size: 11, text: '28/11/2026' }]));
     expect(letter.startsWith('28/11/2026')).toBe(true);
     const note = await read(page([{ x: 20, y: 820, size: 8, text: 'Draft for the committee' }]));

@@ -7,7 +7,13 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findFirst as findFirstIn, isElement, parseHtml, type AnyNode, type Element } from '../../../src/engine/document/dom.js';
+import {
+  findFirst as findFirstIn,
+  isElement,
+  parseHtml,
+  type AnyNode,
+  type Element,
+} from '../../../src/engine/document/dom.js';
 import { isTeaserList } from '../../../src/engine/document/teasers.js';
 import { isPricedList } from '../../../src/engine/document/page-type.js';
 import { withItems } from '../../../src/engine/document/items.js';
