@@ -20,6 +20,7 @@ import { MemoryTokenBuckets, type RateLimiter } from './server/token-bucket.js';
 import { openStore, StoreResultCache, type Store } from './store/index.js';
 import { lockSqliteFile, type DataDirLock } from './store/lock.js';
 import { join } from 'node:path';
+import { startMemoryTrimmer } from './memory-trim.js';
 
 export interface Service {
   app: FastifyInstance;
@@ -163,9 +164,21 @@ export async function startService(
     redact,
     resultCache: new StoreResultCache(store, config.cacheMaxBytes),
   };
+  const trimmer = startMemoryTrimmer({
+    onTrim: (r) =>
+      app?.log.debug(
+        {
+          rssMb: Math.round(r.after / 2 ** 20),
+          freedMb: Math.round((r.before - r.after) / 2 ** 20),
+          ms: Math.round(r.ms),
+        },
+        'native memory trimmed',
+      ),
+  });
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      trimmer.stop();
       await app?.close();
       await scheduler?.stop();
       await jobs?.stop();
@@ -269,6 +282,7 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
   // Seen by the API processes' /readyz: someone is there to do the work.
   const heartbeat = new WorkerHeartbeat(config.redisUrl!, prefix);
   await heartbeat.start();
+  const trimmer = startMemoryTrimmer();
   let closing: Promise<void> | undefined;
   return {
     store,
@@ -277,6 +291,7 @@ export async function startWorker(config: Config, log: Log, options: WorkerOptio
     metricsUrl: metrics?.url,
     close: () =>
       (closing ??= (async () => {
+        trimmer.stop();
         await metrics?.close();
         await heartbeat.stop();
         await scheduler.stop();
