@@ -6,9 +6,10 @@
  */
 import { availabilityFromPage } from './availability.js';
 import type { Document, Element, ParentNode } from '../document/dom.js';
-import type { PageExtraction } from '../document/pool.js';
+import type { PageExtraction } from '../document/processor.js';
 import { collapse, elements, findFirst, textOf } from '../document/dom.js';
 import type { Candidate } from './candidate.js';
+import type { ExtractOutput } from './output.js';
 import { SOLD_OUT } from './coerce.js';
 import { currencyFromText } from './currency.js';
 import { itemCandidates, repeatedElements, structuredGroups } from './items.js';
@@ -40,10 +41,7 @@ export interface ExtractInput {
   text?: string;
 }
 
-export interface ExtractOutput {
-  json: Record<string, unknown>;
-  sources: Record<string, string>;
-}
+export type { ExtractOutput } from './output.js';
 
 /** Every name any field of the schema answers to (for the DOM-name collector). */
 function wantedNames(schema: SchemaObject, out = new Set<string>()): string[] {
