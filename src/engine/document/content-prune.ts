@@ -4,7 +4,7 @@
  */
 import type { AnyNode, Document, Element, ParentNode } from './dom.js';
 import { findFirst as findFirstIn, hasImage, isElement, isTextNode, removeNode, textOf } from './dom.js';
-import { isTexScript } from './markdown.js';
+import { isTexScript } from './markdown-embeds.js';
 import { isHidden } from './visibility.js';
 import { STRONG_CHROME, idClass, isChrome, isChromeTag, neverTheArticle } from './content-chrome.js';
 import {

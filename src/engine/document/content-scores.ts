@@ -4,7 +4,7 @@
  */
 import type { AnyNode, Element, ParentNode } from './dom.js';
 import { ScoredElement, PipelineText, collapsedLength, isElement, isTextNode, singleSpacedLength } from './dom.js';
-import { needsWork } from './markdown.js';
+import { needsWork } from './markdown-text.js';
 import { isTeaserList } from './teasers.js';
 
 export interface Stats {
