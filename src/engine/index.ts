@@ -5,7 +5,8 @@
 import type { Config } from '../config.js';
 import { ChromiumPool, type BrowserPool } from './fetch/browser.js';
 import { HttpClient } from './fetch/http.js';
-import { DocumentPool, ownedBy } from './document/pool.js';
+import { DocumentPool } from './document/pool.js';
+import { ownedBy } from './document/processor.js';
 import { LargePageGate } from './fetch/large-pages.js';
 import type { Fetchers } from './fetch/page.js';
 import { OwnerSlots } from './fetch/owner-slots.js';

@@ -4,7 +4,8 @@
  */
 import { TrawlError } from '../errors.js';
 import { parseHtml, type ContentSource, type PageType } from './document/index.js';
-import { processDocument, processPdf, type DocumentProcessor, type JobControl } from './document/pool.js';
+import { processDocument, processPdf } from './document/process.js';
+import type { DocumentProcessor, JobControl } from './document/processor.js';
 import type { CompiledSchema } from './extract/schema.js';
 import type { LlmClient } from './extract/llm.js';
 import { extractFromDocument, pageExtraction } from './extract/index.js';

@@ -6,14 +6,8 @@
  * crawl is bounded by a page limit and a time budget.
  */
 import { TrawlError, isTrawlError } from '../../errors.js';
-import {
-  processDocument,
-  type DocumentProcessor,
-  type JobControl,
-  type PageExtraction,
-  type PooledOptions,
-  type Processed,
-} from '../document/pool.js';
+import { processDocument } from '../document/process.js';
+import type { DocumentProcessor, JobControl, PageExtraction, PooledOptions, Processed } from '../document/processor.js';
 import type { CompiledSchema } from '../extract/schema.js';
 import { fetchPage, releasePage, type Fetchers, type Page, type RenderMode } from '../fetch/page.js';
 import type { ScrapeFormat } from '../scrape.js';

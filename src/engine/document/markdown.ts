@@ -6,8 +6,10 @@
  * numbered with `start`), tables (GFM), fenced code with language, block quotes, emphasis,
  * strike-through, images and links made absolute.
  */
+import { BR, collapseWs, escapeUrl, finishParagraph, oneLine, textOfNode, textRun } from './markdown-text.js';
+import { isTexScript, renderImage, renderMath, texScript } from './markdown-embeds.js';
 import type { AnyNode, Element, ParentNode } from './dom.js';
-import { absoluteUrl, isElement, isTextNode, textOf, type PipelineText } from './dom.js';
+import { absoluteUrl, isElement, isTextNode, textOf } from './dom.js';
 import { isHidden } from './visibility.js';
 
 export interface MarkdownOptions {
@@ -15,7 +17,7 @@ export interface MarkdownOptions {
   baseUrl: string;
 }
 
-interface Ctx {
+export interface Ctx {
   baseUrl: string;
   inTable: boolean;
   inLink: boolean;
@@ -98,11 +100,6 @@ const BLOCK = new Set([
   'menu',
   'picture',
 ]);
-
-const BR = '\u0000';
-/** A run of hard breaks (and the spaces around them); breaks at the ends of a paragraph. */
-const BREAK_RUN = new RegExp(`[ ${BR}]*${BR}[ ${BR}]*`, 'g');
-const EDGE_BREAKS = new RegExp(`^[\\s${BR}]+|[\\s${BR}]+$`, 'g');
 
 export function toMarkdown(root: ParentNode, options: MarkdownOptions): string {
   const ctx: Ctx = { baseUrl: options.baseUrl, inTable: false, inLink: false };
@@ -428,141 +425,4 @@ function renderInline(el: Element, ctx: Ctx): string {
       }
       return renderInlineChildren(el, ctx);
   }
-}
-
-/** MathML as TeX when the page carries it (annotation or alttext), else its plain text. */
-function renderMath(el: Element): string {
-  let tex = el.attribs.alttext;
-  for (const a of elementsIn(el)) {
-    if (a.name === 'annotation' && /tex/i.test(a.attribs.encoding ?? '')) tex = textOf(a);
-  }
-  const block = el.attribs.display === 'block';
-  if (tex && tex.trim()) return block ? `${BR}$$${tex.trim()}$$${BR}` : `$${tex.trim()}$`;
-  return collapseWs(textOf(el)).trim();
-}
-
-function elementsIn(el: Element): Element[] {
-  const out: Element[] = [];
-  const stack = [...el.children];
-  while (stack.length) {
-    const c = stack.pop()!;
-    if (isElement(c)) {
-      out.push(c);
-      stack.push(...c.children);
-    }
-  }
-  return out;
-}
-
-/** MathJax 2 keeps TeX in <script type="math/tex">. */
-export const isTexScript = (el: Element) => el.name === 'script' && /^math\/tex/i.test(el.attribs.type ?? '');
-
-function texScript(el: Element): string {
-  let tex = '';
-  for (const c of el.children) if (isTextNode(c)) tex += c.data;
-  tex = tex.trim();
-  if (!tex) return '';
-  return /mode=display/i.test(el.attribs.type ?? '') ? `${BR}$$${tex}$$${BR}` : `$${tex}$`;
-}
-
-const LAZY_SRC = ['data-src', 'data-lazy-src', 'data-original', 'data-srcset', 'data-lazy', 'data-url'];
-
-function imageSource(img: Element): string | undefined {
-  const src = img.attribs.src;
-  if (src && !src.startsWith('data:')) return src;
-  for (const a of LAZY_SRC) {
-    const v = img.attribs[a];
-    if (v && !v.startsWith('data:')) return v.trim().split(/\s+/)[0];
-  }
-  const srcset = img.attribs.srcset;
-  if (srcset) return srcset.trim().split(/\s+/)[0];
-  return undefined;
-}
-
-function renderImage(img: Element, ctx: Ctx): string {
-  const src = absoluteUrl(imageSource(img), ctx.baseUrl);
-  if (!src) return '';
-  const alt = collapseWs(img.attribs.alt ?? '')
-    .trim()
-    .replace(/[[\]]/g, '');
-  return `![${alt}](${escapeUrl(src)})`;
-}
-
-const escapeUrl = (u: string) => u.replace(/[()\s]/g, (c) => encodeURIComponent(c));
-
-const NEEDS_COLLAPSE = /[\t\n\r\f]| {2}/;
-const collapseWs = (s: string) => (NEEDS_COLLAPSE.test(s) ? s.replace(/[\t\n\r\f ]+/g, ' ') : s);
-
-/** Escape characters that would otherwise turn text into markdown syntax. */
-const NEEDS_ESCAPE = /[\\*`_<\u00a0]/;
-
-/**
- * Anything collapsing or escaping might change (and \v, which collapsing in main-content's
- * scoring counts): most text has none. Main-content scoring tests every text node with it
- * and marks those without as plain, so markdown takes them as they are.
- */
-const NEEDS_WORK = /[\t\n\v\f\r\\*`_<\u00a0]| {2}/;
-
-/**
- * NEEDS_WORK.test(s). A long text (a paragraph) is searched for each character by indexOf
- * instead: V8 runs those as native scans, 1.6x faster than the regex's per-position
- * alternation on the bench site's text (~2.5 ns/char), and this reads every text node of
- * every page. Most text has a newline, found first.
- */
-export function needsWork(s: string): boolean {
-  if (s.length < 48) return NEEDS_WORK.test(s);
-  return (
-    s.includes('\n') ||
-    s.includes('  ') ||
-    s.includes('\t') ||
-    s.includes('\r') ||
-    s.includes('\u00a0') ||
-    s.includes('*') ||
-    s.includes('_') ||
-    s.includes('`') ||
-    s.includes('<') ||
-    s.includes('\\') ||
-    s.includes('\f') ||
-    s.includes('\v')
-  );
-}
-
-/** A text node as markdown; one that main-content scoring found plain as it is. */
-const textOfNode = (n: AnyNode & { data: string }) => ((n as PipelineText).plain ? n.data : textRun(n.data));
-
-/** A text node as markdown: whitespace collapsed, syntax characters escaped. */
-const textRun = (s: string) => (needsWork(s) ? escapeText(collapseWs(s)) : s);
-
-function escapeText(s: string): string {
-  if (!NEEDS_ESCAPE.test(s)) return s;
-  return s
-    .replace(/[\\*`]/g, '\\$&')
-    .replace(/(^|[^\p{L}\p{N}])_|_(?=$|[^\p{L}\p{N}])/gu, (m) => m.replace('_', '\\_'))
-    .replace(/<(?=[A-Za-z/!?])/g, '\\<')
-    .replace(/\u00a0/g, ' ');
-}
-
-function oneLine(s: string): string {
-  return s.replaceAll(BR, ' ').replace(/\s+/g, ' ').trim();
-}
-
-/** Turn an inline run into a paragraph: collapse spaces, hard breaks, escape line starts. */
-const LINE_START = /^(#{1,6} |>|[-+] |(\d+)([.)]) )/;
-
-function finishParagraph(run: string): string {
-  if (!run) return '';
-  if (!run.includes(BR)) {
-    const t = run.replace(/ {2,}/g, ' ').trim();
-    return LINE_START.test(t) ? escapeLineStart(t) : t;
-  }
-  let s = run.replace(/ {2,}/g, ' ');
-  s = s.replace(BREAK_RUN, (m) => (m.split(BR).length > 2 ? '\n\n' : BR));
-  s = s.replace(EDGE_BREAKS, '');
-  if (!s) return '';
-  s = s.replaceAll(BR, '  \n');
-  return s.split('\n').map(escapeLineStart).join('\n');
-}
-
-function escapeLineStart(l: string): string {
-  return l.replace(LINE_START, (m, _a, num, punct) => (num ? `${num}\\${punct} ` : `\\${m}`));
 }

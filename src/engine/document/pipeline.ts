@@ -4,9 +4,9 @@
  * from pool.ts so a process whose pages all go to workers never loads the parser and the
  * converters on its main thread.
  */
-import type { ExtractOutput } from '../extract/index.js';
+import type { ExtractOutput } from '../extract/output.js';
 import { processHtml } from './index.js';
-import type { PageExtraction, PooledOptions, Processed } from './pool.js';
+import type { PageExtraction, PooledOptions, Processed } from './processor.js';
 
 export function runPipeline(source: string, options: PooledOptions, extraction?: PageExtraction): Processed {
   if (!extraction) return processHtml(source, options);

@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { SchemaObject } from '../extract/schema.js';
 import type { PdfOptions } from './pdf.js';
 import { runPipeline } from './pipeline.js';
-import type { PageExtraction, PooledOptions, Processed } from './pool.js';
+import type { PageExtraction, PooledOptions, Processed } from './processor.js';
 import { warmUp } from './warm-up.js';
 
 interface Job {

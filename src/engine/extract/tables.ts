@@ -13,7 +13,7 @@
 import type { Element, ParentNode } from '../document/dom.js';
 import { absoluteUrl, collapse, elements, findFirst, isElement, textOf } from '../document/dom.js';
 import { norm, type Candidate } from './candidate.js';
-import { coerceFor } from './match.js';
+import { coerceFor } from './field-values.js';
 import type { ScalarType, SchemaNode, SchemaObject } from './schema.js';
 import { describeElement } from './sources/dom.js';
 import { GENERIC_NAMES, vocabularyFor } from './vocabulary.js';

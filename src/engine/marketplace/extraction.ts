@@ -3,7 +3,7 @@
  * on the page's one parsed tree, like schema extraction). One reader module per marketplace;
  * a marketplace without one yet is read by the generic layers alone.
  */
-import type { PageExtraction } from '../document/pool.js';
+import type { PageExtraction } from '../document/processor.js';
 import { readAmazon } from './amazon.js';
 import { readEbay } from './ebay.js';
 import { readWalmart } from './walmart.js';

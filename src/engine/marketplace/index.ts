@@ -6,7 +6,8 @@
 import type { Action } from '../fetch/actions.js';
 import type { PageSetup } from '../fetch/emulation.js';
 import { isTrawlError } from '../../errors.js';
-import { processDocument, type JobControl } from '../document/pool.js';
+import { processDocument } from '../document/process.js';
+import type { JobControl } from '../document/processor.js';
 import { fetchPage, releasePage, type Fetchers, type RenderMode } from '../fetch/page.js';
 import { marketplaceExtraction } from './extraction.js';
 import { regionOf } from './registry.js';

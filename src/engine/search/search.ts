@@ -4,7 +4,7 @@
  * and fuse the provider's rank with the content rank (reciprocal rank fusion, k = 60).
  * Each result carries a citation and its best passages, quotable as they stand on the page.
  */
-import { processDocument } from '../document/pool.js';
+import { processDocument } from '../document/process.js';
 import { fetchPage, releasePage, type Fetchers } from '../fetch/page.js';
 import { Bm25 } from './bm25.js';
 import { toPassages } from './passages.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { processHtml } from '../../../src/engine/document/index.js';
 import { parseHtml } from '../../../src/engine/document/dom.js';
 import { isProductPage } from '../../../src/engine/document/main-content.js';
-import { needsWork } from '../../../src/engine/document/markdown.js';
+import { needsWork } from '../../../src/engine/document/markdown-text.js';
 
 const md = (body: string, opts: { onlyMainContent?: boolean; url?: string } = {}) =>
   processHtml(`<html><head><title>T</title></head><body>${body}</body></html>`, {
