@@ -33,13 +33,19 @@ const NAMES_CHECKED = 200;
  * page's own failure) lets the batch through; its private URLs then fail page by page.
  */
 export async function refuseAllForbidden(ctx: AppContext, urls: string[]): Promise<void> {
+  // One URL per host name: the port changes nothing of where it goes.
   const byHost = new Map<string, string>();
   let names = 0;
+  let unchecked = false;
   for (const url of urls) {
-    const { host, hostname } = new URL(url);
-    if (byHost.has(host)) continue;
-    byHost.set(host, url);
-    if (isIP(hostname.replace(/^\[|\]$/g, '')) === 0 && ++names > NAMES_CHECKED) return;
+    const { hostname } = new URL(url);
+    if (byHost.has(hostname)) continue;
+    if (isIP(hostname.replace(/^\[|\]$/g, '')) === 0 && ++names > NAMES_CHECKED) {
+      // Past the cap names are not looked up (the batch is let through), but literals still are.
+      unchecked = true;
+      continue;
+    }
+    byHost.set(hostname, url);
   }
   let first: TrawlError | undefined;
   for (const url of byHost.values()) {
@@ -51,7 +57,7 @@ export async function refuseAllForbidden(ctx: AppContext, urls: string[]): Promi
       first ??= e;
     }
   }
-  if (first)
+  if (first && !unchecked)
     throw new TrawlError(
       'forbidden_target',
       `urls: none may be reached — ${byHost.size === 1 ? '' : `every host is private; the first: `}${first.detail}`,

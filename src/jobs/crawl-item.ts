@@ -18,5 +18,5 @@ export {
 
 /** A job's frontier as the per-page function asks it: the store's items of that job. */
 export const storeFrontier = (store: Pick<Store, 'db'>, jobId: string): Frontier => ({
-  taken: (url) => repo.itemTaken(store.db, jobId, url),
+  taken: (url, depth) => repo.itemTaken(store.db, jobId, url, depth),
 });

@@ -161,7 +161,7 @@ export async function crawlPage(
       : async (next: URL) => {
           if (!sameSite(next)) return false;
           const at = canonicalUrl(next.href);
-          if (!at || at === item.url || !taken || !(await taken(at).catch(() => false))) return true;
+          if (!at || at === item.url || !taken || !(await taken(at, item.depth).catch(() => false))) return true;
           elsewhere = at;
           return false;
         };

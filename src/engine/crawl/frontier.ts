@@ -13,8 +13,10 @@ export interface Discovered {
 
 export interface Frontier {
   /**
-   * Another page of the crawl has this canonical URL in hand (fetching or done): a redirect to it
-   * is not followed, that page answers it, so the site sees one request.
+   * Another page of the crawl has this canonical URL in hand (fetching or done) at `depth` or
+   * shallower: a redirect to it is not followed, that page answers it and reads its links as far,
+   * so the site sees one request. (Held deeper — at max_depth, its links unread — the redirect is
+   * followed: this page reads the links, and is dropped as a page of its own when written.)
    */
-  taken(url: string): Promise<boolean>;
+  taken(url: string, depth: number): Promise<boolean>;
 }

@@ -13,14 +13,14 @@ import { ITEM_BATCH, postgres, type JobEventBuilder } from './common.js';
  * Another item of the job has this URL in hand (fetching or done): a redirect to it need not be
  * followed, the page is that item's. A queued or cut one is not: the redirect fetches it for it.
  */
-export const itemTaken = async (db: Db, jobId: string, url: string): Promise<boolean> => {
+export const itemTaken = async (db: Db, jobId: string, url: string, depth: number): Promise<boolean> => {
   const row = await db
     .selectFrom('job_items')
-    .select('state')
+    .select(['state', 'depth'])
     .where('job_id', '=', jobId)
     .where('url', '=', url)
     .executeTakeFirst();
-  return row !== undefined && row.state !== 'queued' && row.state !== 'cut';
+  return row !== undefined && row.state !== 'queued' && row.state !== 'cut' && Number(row.depth) <= depth;
 };
 
 /** Links a crawled page found, to admit as items of the next depth. */
@@ -157,7 +157,9 @@ export async function finishItems(
       const merged = await mergeRedirects(
         trx,
         jobId,
-        mine.filter((i) => entries[i].final && !entries[i].failed).map((i) => ({ i, final: entries[i].final! })),
+        mine
+          .filter((i) => entries[i].final && !entries[i].failed)
+          .map((i) => ({ i, seq: entries[i].item.seq, final: entries[i].final! })),
       );
       total -= merged.left;
       notFetched -= merged.uncut;
@@ -257,12 +259,12 @@ async function lowerQueuedDepths(
 async function mergeRedirects(
   trx: Db,
   jobId: string,
-  moved: { i: number; final: string }[],
+  moved: { i: number; seq: number; final: string }[],
 ): Promise<{ dropped: Set<number>; left: number; uncut: number }> {
   const dropped = new Set<number>();
   let left = 0;
   let uncut = 0;
-  for (const { i, final } of moved) {
+  for (const { i, seq, final } of moved) {
     const other = await trx
       .selectFrom('job_items')
       .select(['seq', 'state'])
@@ -281,6 +283,13 @@ async function mergeRedirects(
       continue;
     }
     if (!other) {
+      // At the depth of the page that reached it: a redirect from a shallower page later is followed (itemTaken).
+      const from = await trx
+        .selectFrom('job_items')
+        .select('depth')
+        .where('job_id', '=', jobId)
+        .where('seq', '=', seq)
+        .executeTakeFirst();
       const r = await trx
         .updateTable('jobs')
         .set((eb) => ({ seq_next: eb('seq_next', '+', 1) }))
@@ -289,7 +298,14 @@ async function mergeRedirects(
         .executeTakeFirstOrThrow();
       await trx
         .insertInto('job_items')
-        .values({ job_id: jobId, seq: Number(r.seq_next) - 1, url: final, state: 'done', lease_until: null })
+        .values({
+          job_id: jobId,
+          seq: Number(r.seq_next) - 1,
+          url: final,
+          depth: Number(from?.depth ?? 0),
+          state: 'done',
+          lease_until: null,
+        })
         .execute();
       continue;
     }
