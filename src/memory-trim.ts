@@ -4,9 +4,11 @@
  * into pieces it can only return from the top of each heap: after issue 39's attacks the service
  * held ~90 MB over its start for good, every JS heap back to its size, and one `malloc_trim(0)`
  * took it back to the start (measured with gdb on bench:abuse). So a process checks its RSS now and
- * then and, when it grew by more than a step since the last look, asks glibc to trim. A trim walks
- * the arenas (milliseconds); it runs at most once a check and only after growth, so a steady
- * service never pays it. Where there is no glibc (musl, macOS, Windows) or no FFI, this does nothing.
+ * then and, when it stands a step over its lowest, asks glibc to trim, on a libuv thread. A trim's
+ * cost is the pages it gives back (~1.5 ms a MB), and while it walks an arena that arena's
+ * allocations wait — the event loop's too when it is the main arena's turn. So RSS is looked at
+ * every second: trims stay small (what a second of work freed), never one long stall after a
+ * burst; a steady service never pays one. Where there is no glibc (musl, macOS, Windows) or no FFI, this does nothing.
  */
 import { createRequire } from 'node:module';
 
@@ -19,7 +21,8 @@ export interface TrimResult {
   ms: number;
 }
 
-type Trim = (pad: number) => number;
+/** koffi's function: called in place, or on a libuv thread with a callback (`async`). */
+type Trim = ((pad: number) => number) & { async(pad: number, done: (err: unknown, res: number) => void): void };
 let trimFn: Trim | null | undefined;
 
 /** glibc's malloc_trim through koffi, or null where either is missing. */
@@ -37,13 +40,16 @@ function loadTrim(): Trim | null {
   return trimFn;
 }
 
-/** Trims now; undefined where trimming is not possible. */
-export function trimNativeMemory(): TrimResult | undefined {
+/**
+ * Trims on a libuv thread (other threads' arenas are walked while the event loop runs); undefined
+ * where trimming is not possible.
+ */
+export async function trimNativeMemory(): Promise<TrimResult | undefined> {
   const trim = loadTrim();
   if (!trim) return undefined;
   const before = process.memoryUsage.rss();
   const t = performance.now();
-  trim(0);
+  await new Promise<void>((resolve) => trim.async(0, () => resolve()));
   return { before, after: process.memoryUsage.rss(), ms: performance.now() - t };
 }
 
@@ -67,23 +73,27 @@ const MAX_BACKOFF = 64;
  */
 export function startMemoryTrimmer(options: MemoryTrimmerOptions = {}): { stop(): void } {
   if (!loadTrim()) return { stop() {} };
-  const interval = options.intervalMs ?? 5_000;
+  const interval = options.intervalMs ?? 1_000;
   const growth = options.growthBytes ?? 16 * MiB;
   let floor = process.memoryUsage.rss();
   let lastAfter = floor;
   let backoff = 1;
   let nextAt = 0;
+  let trimming = false;
   const timer = setInterval(() => {
     const rss = process.memoryUsage.rss();
     floor = Math.min(floor, rss);
-    if (rss - floor < growth) return;
+    if (trimming || rss - floor < growth) return;
     if (Date.now() < nextAt && rss - lastAfter < growth) return;
-    const result = trimNativeMemory();
-    if (!result) return;
-    lastAfter = result.after;
-    backoff = result.before - result.after < USEFUL_BYTES ? Math.min(backoff * 2, MAX_BACKOFF) : 1;
-    nextAt = Date.now() + backoff * interval;
-    options.onTrim?.(result);
+    trimming = true;
+    void trimNativeMemory().then((result) => {
+      trimming = false;
+      if (!result) return;
+      lastAfter = result.after;
+      backoff = result.before - result.after < USEFUL_BYTES ? Math.min(backoff * 2, MAX_BACKOFF) : 1;
+      nextAt = Date.now() + backoff * interval;
+      options.onTrim?.(result);
+    });
   }, interval);
   timer.unref();
   return { stop: () => clearInterval(timer) };

@@ -30,7 +30,7 @@ describe.runIf(linux)('memory trim', () => {
 const idle = process.memoryUsage.rss();
 await new Promise((r) => setTimeout(r, 500));
 const stillHeld = process.memoryUsage.rss();
-const t = m.trimNativeMemory();
+const t = await m.trimNativeMemory();
 console.log(JSON.stringify({ idle, stillHeld, before: t.before, after: t.after }));`);
     // Without the trim the memory stays (the reason the module exists) …
     expect(r.stillHeld).toBeGreaterThan(r.idle - 20 * 2 ** 20);
