@@ -47,4 +47,39 @@ describe('crawl: redirect to a URL in hand loses pages reachable within max_dept
     // /c is 2 links from the start through /a's redirect to /b.
     expect(urls).toContain('/c');
   }, 30_000);
+
+  it('a redirect to a page that failed as another item tries it again: what it links is reached', async () => {
+    const flaky = await startFixtureServer({
+      '/': articlePage(
+        'Home',
+        '<p>Home page with enough words to be content.</p><a href="/a">A</a> <a href="/x">X</a>',
+      ),
+      '/x': articlePage('X', '<p>X page with enough words to be content.</p><a href="/b">B</a>'),
+      '/c': articlePage('C', '<p>C page with enough words to be content.</p>'),
+    });
+    let hits = 0;
+    flaky.route('/b', (_q, res) => {
+      // Not found on its first hit only (a deploy, a cache miss).
+      if (hits++ === 0) res.writeHead(404, { 'content-type': 'text/html' }).end('<p>gone for now</p>');
+      else
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(articlePage('B', '<p>B page with enough words to be content.</p><a href="/c">C</a>'));
+    });
+    flaky.route('/a', async (_q, res) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      res.writeHead(302, { location: '/b' }).end();
+    });
+    try {
+      const { key } = await svc.newKey(10);
+      const res = await svc.post('/v1/crawl', { url: `${flaky.url}/`, max_depth: 3, limit: 50 }, key);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { pages: { url: string }[]; errors: { url: string }[] };
+      const urls = body.pages.map((p) => new URL(p.url).pathname).sort();
+      expect(urls).toContain('/c');
+      expect(urls).toContain('/b');
+    } finally {
+      await flaky.close();
+    }
+  }, 30_000);
 });

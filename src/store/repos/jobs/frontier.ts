@@ -20,7 +20,8 @@ export const itemTaken = async (db: Db, jobId: string, url: string, depth: numbe
     .where('job_id', '=', jobId)
     .where('url', '=', url)
     .executeTakeFirst();
-  return row !== undefined && row.state !== 'queued' && row.state !== 'cut' && Number(row.depth) <= depth;
+  // A failed one is not: the redirect tries the page again (a 404 on one hit need not lose it).
+  return row !== undefined && (row.state === 'running' || row.state === 'done') && Number(row.depth) <= depth;
 };
 
 /** Links a crawled page found, to admit as items of the next depth. */
@@ -254,7 +255,8 @@ async function lowerQueuedDepths(
  * (a row of its own, done: it is never fetched), a queued item of it is done by this page (it
  * leaves the count: `left`), and a page whose final URL another item already has or is
  * fetching is that item's: it is dropped (no page of its own; it leaves the count too). So each
- * URL is fetched and answered once, as in a synchronous crawl.
+ * URL is fetched and answered once, as in a synchronous crawl. (One whose final URL failed as
+ * another item is kept: the failure and this answer both stand.)
  */
 async function mergeRedirects(
   trx: Db,
@@ -307,6 +309,10 @@ async function mergeRedirects(
           lease_until: null,
         })
         .execute();
+      continue;
+    }
+    if (other.state === 'failed') {
+      // The page in hand failed and this redirect reached it: this page is its answer (both stay).
       continue;
     }
     const taken =
