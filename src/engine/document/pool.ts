@@ -11,12 +11,12 @@
  * large page, or any PDF (a small file may inflate to hundreds of MB) — goes only to an idle
  * worker, and only `largeAtOnce` of them run at once unless another owner has none running;
  * small pages are posted a few ahead (so a worker never idles between pages), and small pages
- * that would wait behind a heavy or slow job go to an express worker. A worker that a job left
+ * (and an owner's one small PDF) that would wait behind a heavy or slow job go to an express worker. A worker that a job left
  * holding much memory outside its heap (pdf.js's buffers) is replaced at once. A page that
  * runs past its budget (the pool's per-document limit, or its request's deadline) is stopped
  * by terminating its worker: only that page fails; the pages posted behind it run again on a
- * fresh worker. A job whose caller gave up (signal aborted) leaves the queue, or is stopped
- * where it runs. A worker that crashes fails only the page it was running. When workers
+ * fresh worker. A job whose caller gave up (signal aborted) leaves the queue, or runs on to its
+ * end within its budget, its answer ignored (a fresh worker per hang-up would be free churn). A worker that crashes fails only the page it was running. When workers
  * cannot run at all (no compiled worker script, repeated crashes) pages are processed
  * inline, as without a pool.
  */
@@ -34,6 +34,7 @@ import {
   blocksAt,
   defaultDocumentWorkers,
   type DocumentPoolOptions,
+  expressable,
   heavy,
   type Job,
   LARGE_SLOW_MS,
@@ -283,7 +284,7 @@ export class DocumentPool implements DocumentProcessor {
     for (const job of this.fairOrder(now)) {
       const slot = this.slotFor(job, now);
       if (!slot) {
-        if (!heavy(job)) waitingSmall = true;
+        if (expressable(job)) waitingSmall = true;
         continue;
       }
       this.queue.splice(this.queue.indexOf(job), 1);
@@ -355,12 +356,21 @@ export class DocumentPool implements DocumentProcessor {
       if (s.jobs.length && (heavy(job) || heavy(s.jobs[0]))) continue;
       if (!best || s.jobs.length < best.jobs.length) best = s;
     }
-    if (best || heavy(job) || this.expressSize === 0) return best;
+    if (best || !expressable(job) || this.expressSize === 0) return best;
     const blocked = this.slots.some((s) => s.jobs.length && now >= blocksAt(s, this.largeSlowMs));
     if (!blocked) return undefined;
     if (this.express?.stopping) return undefined;
+    // A small PDF goes there only when it is idle, and only its owner's first: it is a way past
+    // others' slow jobs, not a second lane for one owner.
+    if (heavy(job) && (this.express?.jobs.length || this.running(job.owner))) return undefined;
     this.express ??= this.spawn();
-    return this.express.jobs.length < PER_WORKER ? this.express : undefined;
+    const head = this.express.jobs[0];
+    return this.express.jobs.length < PER_WORKER && !(head && heavy(head)) ? this.express : undefined;
+  }
+
+  /** Whether `owner` has a job running on a worker. */
+  private running(owner: string): boolean {
+    return [...this.slots, ...(this.express ? [this.express] : [])].some((s) => s.jobs[0]?.owner === owner);
   }
 
   /** A job is done (answered, failed or cancelled): its signal no longer cancels it. */
@@ -471,7 +481,15 @@ export class DocumentPool implements DocumentProcessor {
     for (const slot of this.express ? [...this.slots, this.express] : this.slots) {
       const i = slot.jobs.indexOf(job);
       if (i < 0) continue;
-      if (i === 0) return this.stop(slot, reason);
+      if (i === 0) {
+        // Pages posted behind it would wait for it: stopped, and they run again on a fresh worker.
+        if (slot.jobs.length > 1) return this.stop(slot, reason);
+        // Alone, it is left to finish within its budget, its answer ignored: stopping it would cost
+        // a fresh worker and its warm-up, which a caller hanging up again and again would have for
+        // free (an outside attack: 30 abandoned PDFs, 32 workers). Running on, it stays its owner's share.
+        this.settle(job);
+        return job.reject(reason);
+      }
       // Posted ahead, not started: a small page; the worker's answer for it will be ignored.
       slot.jobs.splice(i, 1);
       return job.reject(reason);
