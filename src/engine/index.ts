@@ -62,6 +62,7 @@ export function forOwner(engine: Engine, owner: string): Engine {
 }
 
 export type EngineConfig = Pick<Config, 'allowPrivateNetwork' | 'resolve' | 'proxyUrls' | 'chromiumPath'> &
+  Partial<Pick<Config, 'stealthProxyUrls' | 'userAgentToken' | 'browserEndpoint'>> &
   Partial<
     Pick<
       Config,
@@ -94,9 +95,12 @@ export function createEngine(config: EngineConfig, log?: { warn(obj: object, msg
     allowPrivateNetwork: config.allowPrivateNetwork,
     resolve: config.resolve,
     proxyUrls: config.proxyUrls,
+    stealthProxyUrls: config.stealthProxyUrls,
+    userAgentToken: config.userAgentToken,
   });
   const browser = new ChromiumPool({
     executablePath: config.chromiumPath,
+    endpoint: config.browserEndpoint,
     http,
     screenshotMaxBytes: config.screenshotMaxBytes,
     maxSnapshotBytes: config.answerMaxBytes,

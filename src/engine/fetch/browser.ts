@@ -23,7 +23,9 @@ import {
   type PageSetup,
 } from './emulation.js';
 import { FairSlots } from './fair-slots.js';
-import type { HttpClient } from './http.js';
+import type { HttpClient, ProxyTier } from './http.js';
+import { ASKS_A_HUMAN, detectBotWall, wallKind } from './bot-wall.js';
+import { CHROME_MAJOR, FINGERPRINT_SCRIPT, chromeIdentity, userAgentMetadata } from './chrome.js';
 import { siteOf } from './site.js';
 
 export interface RenderResult {
@@ -53,6 +55,14 @@ export interface RenderOptions {
   screenshot?: ScreenshotSpec;
   /** Format of the actions' screenshots. @default 'png' */
   imageFormat?: ImageFormat;
+  /** Which proxies carry the page's traffic (http.ts ProxyTier). @default 'basic' */
+  proxyTier?: ProxyTier;
+  /**
+   * When the page is a challenge a browser passes by itself (bot-wall.ts `script` walls), wait
+   * within the budget for it to clear (its script sets the clearance cookie and reloads). A page
+   * that asks a person stops the wait: captchas are never solved.
+   */
+  clearChallenge?: boolean;
 }
 
 export interface BrowserPool {
@@ -101,6 +111,8 @@ const ARGS = [
   '--no-first-run',
   '--disable-quic',
   '--mute-audio',
+  // navigator.webdriver stays false: no page can read that the browser is driven (issue 42).
+  '--disable-blink-features=AutomationControlled',
   // Nothing around the proxy: no name resolved by Chromium (the proxy resolves), no UDP that
   // WebRTC would send outside it, no prefetching.
   '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
@@ -161,10 +173,23 @@ export interface ChromiumPoolOptions {
   maxConcurrent?: number;
   /** Bytes one screenshot may take (TRAWL_SCREENSHOT_MAX_MB); a larger picture is taken again, scaled. @default 10 MiB */
   screenshotMaxBytes?: number;
+  /**
+   * A remote browser instead of a local Chromium (TRAWL_BROWSER_WS_ENDPOINT `ws://…` or
+   * TRAWL_BROWSER_CDP_URL `http://host:port`), connected over the DevTools protocol. Its pages'
+   * requests are intercepted and made by this service's guarded client (see `routeThroughGuard`).
+   */
+  endpoint?: string;
+  /** Appended to the User-Agent (TRAWL_USER_AGENT_TOKEN). */
+  userAgentToken?: string;
 }
 
 export class ChromiumPool implements BrowserPool {
   readonly #path?: string;
+  readonly #endpoint?: string;
+  readonly #http: HttpClient;
+  readonly #token?: string;
+  /** The browser's full version ("156.0.8078.108"), once launched: the identity's brands and hints follow it. */
+  #version = `${CHROME_MAJOR}.0.0.0`;
   readonly #proxy: GuardedProxy;
   readonly #max: number;
   readonly #shotBytes: number;
@@ -180,11 +205,15 @@ export class ChromiumPool implements BrowserPool {
   #closing?: Promise<void>;
 
   constructor(options: ChromiumPoolOptions) {
-    this.#path = findChromium(options.executablePath);
+    this.#endpoint = options.endpoint;
+    this.#path = this.#endpoint ? undefined : findChromium(options.executablePath);
     const http = options.http;
+    this.#http = http;
+    this.#token = options.userAgentToken;
     this.#proxy = new GuardedProxy({
       resolveTarget: (h, p) => http.resolveTarget(h, p),
       proxyUrls: http.proxyUrls,
+      stealthProxyUrls: http.stealthProxyUrls,
       maxBytes: options.maxBytes,
     });
     this.#max = options.maxConcurrent ?? 4;
@@ -194,7 +223,12 @@ export class ChromiumPool implements BrowserPool {
   }
 
   get available(): boolean {
-    return !!this.#path && !this.#closing;
+    return (!!this.#path || !!this.#endpoint) && !this.#closing;
+  }
+
+  /** Whether pages render in a remote browser (TRAWL_BROWSER_WS_ENDPOINT / TRAWL_BROWSER_CDP_URL). */
+  get remote(): boolean {
+    return !!this.#endpoint;
   }
 
   #launch(): Promise<Browser> {
@@ -202,13 +236,18 @@ export class ChromiumPool implements BrowserPool {
       const { chromium } = await import('playwright-core');
       // Browser-wide proxy: refuses everything; only a render's own session lets bytes through.
       this.#denyAll ??= await this.#proxy.denyAll();
-      const browser = await chromium.launch({
-        executablePath: this.#path,
-        args: ARGS,
-        headless: true,
-        env: browserEnv(),
-        proxy: { server: this.#denyAll.server, bypass: BYPASS },
-      });
+      const browser = this.#endpoint
+        ? await chromium.connectOverCDP(this.#endpoint, { timeout: 15_000 })
+        : await chromium.launch({
+            executablePath: this.#path,
+            args: ARGS,
+            // Playwright's --enable-automation shows the automation banner and sets navigator.webdriver.
+            ignoreDefaultArgs: ['--enable-automation'],
+            headless: true,
+            env: browserEnv(),
+            proxy: { server: this.#denyAll.server, bypass: BYPASS },
+          });
+      if (/^\d+\.\d+\.\d+\.\d+$/.test(browser.version())) this.#version = browser.version();
       // A crashed browser is launched again on the next render (its spare tab went with it).
       browser.on('disconnected', () => {
         this.#browser = undefined;
@@ -220,35 +259,46 @@ export class ChromiumPool implements BrowserPool {
     return this.#browser;
   }
 
-  async #openTab(browser: Browser, setup: PageSetup | undefined): Promise<Tab> {
-    const session = await this.#proxy.open().catch((e) => {
+  async #openTab(browser: Browser, setup: PageSetup | undefined, tier: ProxyTier = 'basic'): Promise<Tab> {
+    const session = await this.#proxy.open(false, tier).catch((e) => {
       throw fetchFailed('could not open the browser proxy', e);
     });
     let context: BrowserContext | undefined;
     try {
+      const identity = chromeIdentity(!!setup?.mobile, this.#token, Number(this.#version.split('.')[0]));
+      const viewport = viewportOf(setup);
       context = await browser.newContext({
         javaScriptEnabled: true,
         ignoreHTTPSErrors: false,
         serviceWorkers: 'block',
         ...contextOptions(setup),
+        // The identity of chrome.ts (no "HeadlessChrome"), a screen larger than the window (headless: equal).
+        userAgent: identity.userAgent,
+        screen: setup?.mobile
+          ? viewport
+          : { width: Math.max(1920, viewport.width), height: Math.max(1080, viewport.height + 85) },
+        // A remote browser cannot reach this machine's loopback: its context's proxy fails closed, and
+        // every request it makes is routed through the guarded client instead (routeThroughGuard).
         proxy: { server: session.server, bypass: BYPASS },
       });
+      if (this.#endpoint) await routeThroughGuard(context, this.#http, session, tier);
       // WebRTC sends STUN over UDP, which no HTTP proxy carries, and headless Chromium ignores the
       // ip-handling policy above: pages get no peer connections (nothing to extract needs them).
       await context.addInitScript(NO_WEBRTC).catch(() => undefined);
+      await context.addInitScript(FINGERPRINT_SCRIPT).catch(() => undefined);
       const page = await context.newPage();
-      const languages = setup?.location ? languagesOf(setup.location) : [];
-      if (languages.length) {
-        // Playwright sends its locale alone as the document's Accept-Language and navigator.languages;
-        // the whole list goes through the DevTools override (sub-resources get it from the context's headers).
-        const cdp = await context.newCDPSession(page);
-        const userAgent = (await page.evaluate('navigator.userAgent')) as string;
-        // The session stays open with the page: an override ends with the session that set it.
-        await cdp.send('Emulation.setUserAgentOverride', {
-          userAgent,
-          acceptLanguage: languageTags(languages).join(','),
-        });
-      }
+      const languages = setup?.location ? languagesOf(setup.location) : ['en-US'];
+      // Playwright sends its locale alone as the document's Accept-Language and navigator.languages;
+      // the whole list goes through the DevTools override (sub-resources get it from the context's
+      // headers), with the brands and platform of the identity (navigator.userAgentData, sec-ch-ua).
+      const cdp = await context.newCDPSession(page);
+      // The session stays open with the page: an override ends with the session that set it.
+      await cdp.send('Emulation.setUserAgentOverride', {
+        userAgent: identity.userAgent,
+        acceptLanguage: languageTags(languages).join(','),
+        platform: identity.navigatorPlatform,
+        userAgentMetadata: userAgentMetadata(identity, this.#version),
+      });
       return { session, context, page };
     } catch (e) {
       await context?.close().catch(() => undefined);
@@ -258,8 +308,8 @@ export class ChromiumPool implements BrowserPool {
   }
 
   /** The spare tab when the render can use it (its viewport set), else a new tab. */
-  async #tabFor(browser: Browser, setup: PageSetup | undefined): Promise<Tab> {
-    const spare = isPlainSetup(setup) ? this.#spare : undefined;
+  async #tabFor(browser: Browser, setup: PageSetup | undefined, tier: ProxyTier = 'basic'): Promise<Tab> {
+    const spare = isPlainSetup(setup) && tier === 'basic' ? this.#spare : undefined;
     if (spare) {
       // The next one opens once this render's tab is closed (opening it beside the render slowed both on 2 cores).
       this.#spare = undefined;
@@ -271,7 +321,7 @@ export class ChromiumPool implements BrowserPool {
         return tab;
       }
     }
-    return this.#openTab(browser, setup);
+    return this.#openTab(browser, setup, tier);
   }
 
   /** Opens the next spare tab in the background (once a render has shown the browser is used). */
@@ -300,7 +350,7 @@ export class ChromiumPool implements BrowserPool {
       const browser = await this.#launch().catch((e) => {
         throw fetchFailed(`Chromium could not be started: ${(e as Error).message.split('\n')[0]}`, e);
       });
-      tab = await this.#tabFor(browser, options.setup);
+      tab = await this.#tabFor(browser, options.setup, options.proxyTier);
     } catch (e) {
       release();
       throw e;
@@ -402,6 +452,11 @@ export class ChromiumPool implements BrowserPool {
         );
       });
     } else await settle(page, traffic, Math.min(SETTLE_MAX_MS, remaining()));
+    if (options.clearChallenge) {
+      // The challenge's script runs, sets its clearance cookie and reloads: wait for the page it lets through.
+      if (await clearChallenge(page, () => document?.status() ?? response?.status() ?? 200, deadline))
+        await settle(page, traffic, Math.min(SETTLE_MAX_MS, remaining()));
+    }
     const refusedEarly = refusedNavigation();
     if (refusedEarly) throw refusedEarly;
     // What screenshots cut or scaled, in step order, the page's own last.
@@ -549,6 +604,81 @@ async function sendToSite(
       }
     },
   );
+}
+
+/** How long a page that asks a person is given to turn into one that does not (a managed challenge deciding). */
+const HUMAN_GRACE_MS = 2000;
+
+/**
+ * Waits while the page is a `script` wall (bot-wall.ts) for it to go away, until `deadline`. True
+ * when it went (a reload came with the clearance cookie); false when it stayed, or turned into a
+ * page asking a person, which is left as it is (the caller reports it `blocked`).
+ */
+async function clearChallenge(page: Page, status: () => number, deadline: number): Promise<boolean> {
+  const started = Date.now();
+  let waited = false;
+  for (;;) {
+    const html = await page.content().catch(() => undefined);
+    if (html !== undefined) {
+      const wall = detectBotWall(status(), html);
+      if (!wall) return waited;
+      if (wallKind(wall) !== 'script' || (ASKS_A_HUMAN.test(html) && Date.now() - started > HUMAN_GRACE_MS))
+        return false;
+    }
+    const left = deadline - Date.now() - 250;
+    if (left <= 0) return false;
+    waited = true;
+    await page.waitForEvent('load', { timeout: Math.min(500, left) }).catch(() => undefined);
+  }
+}
+
+/**
+ * A remote browser (Browserless, a cloud browser) runs elsewhere: it cannot use this machine's
+ * guarded proxy, nor be trusted to resolve names as this service does. So none of its pages'
+ * requests reach the network from it: each is intercepted and made by the guarded HTTP client
+ * (the address guard on the resolved address, TRAWL_RESOLVE pins, the render's proxy tier),
+ * redirects handed back to the page to follow (each hop routed again), and WebSockets refused.
+ * What interception cannot see (the browser's own background traffic) goes to the context's
+ * proxy, a loopback port of this machine that the remote browser cannot reach: it fails closed.
+ */
+export async function routeThroughGuard(
+  context: BrowserContext,
+  http: HttpClient,
+  session: ProxySession,
+  tier: ProxyTier,
+): Promise<void> {
+  await context.route('**/*', async (route) => {
+    const request = route.request();
+    const u = new URL(request.url());
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return void route.continue().catch(() => undefined);
+    try {
+      const headers = await request.allHeaders();
+      delete headers.host;
+      const res = await http.request(u.href, {
+        method: (['GET', 'POST', 'HEAD'].includes(request.method()) ? request.method() : 'GET') as 'GET',
+        headers,
+        body: request.postDataBuffer() ?? undefined,
+        manualRedirect: true,
+        proxyTier: tier,
+        timeoutMs: 30_000,
+      });
+      const back = { ...res.headers };
+      // The body is decoded already; its length is what it is now.
+      delete back['content-encoding'];
+      delete back['content-length'];
+      delete back['transfer-encoding'];
+      await route.fulfill({ status: res.status, headers: back, body: res.body });
+    } catch (e) {
+      if (isTrawlError(e) && e.code === 'forbidden_target') {
+        const key = authorityKey(u.hostname, Number(u.port) || (u.protocol === 'https:' ? 443 : 80));
+        if (!session.refused.has(key)) session.refused.set(key, e);
+      }
+      await route
+        .abort(isTrawlError(e) && e.code === 'forbidden_target' ? 'blockedbyclient' : 'failed')
+        .catch(() => undefined);
+    }
+  });
+  await context.routeWebSocket(/.*/, (ws) => ws.close()).catch(() => undefined);
 }
 
 /** `work`, or a timeout error once `ms` passed (the work is left to end on its own: its tab is closed after). */

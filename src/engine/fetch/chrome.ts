@@ -56,15 +56,15 @@ export const secChUa = (brands: { brand: string; version: string }[]) =>
   brands.map((b) => `"${b.brand}";v="${b.version}"`).join(', ');
 
 /** Desktop Chrome on Linux, or a Pixel 8 when mobile; `token` appended when the operator asks for one. */
-export function chromeIdentity(mobile = false, token?: string): ChromeIdentity {
+export function chromeIdentity(mobile = false, token?: string, major = CHROME_MAJOR): ChromeIdentity {
   // Chrome's reduced User-Agent: the minor version is always 0.0.0.
-  const version = `${CHROME_MAJOR}.0.0.0`;
+  const version = `${major}.0.0.0`;
   const base = mobile
     ? `Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version} Mobile Safari/537.36`
     : `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version} Safari/537.36`;
   return {
     userAgent: token ? `${base} ${token}` : base,
-    brands: chromeBrands(),
+    brands: chromeBrands(major),
     mobile,
     platform: mobile ? 'Android' : 'Linux',
     navigatorPlatform: mobile ? 'Linux armv81' : 'Linux x86_64',
@@ -98,3 +98,74 @@ export function navigationHeaders(identity: ChromeIdentity, acceptLanguage = 'en
     'accept-language': acceptLanguage,
   };
 }
+
+/**
+ * What `navigator.userAgentData` and the high-entropy client hints say, for the DevTools override
+ * (Emulation.setUserAgentOverride's `userAgentMetadata`): the same brands as `sec-ch-ua`.
+ */
+export function userAgentMetadata(identity: ChromeIdentity, fullVersion: string) {
+  return {
+    brands: identity.brands,
+    fullVersionList: identity.brands.map((b) => ({
+      brand: b.brand,
+      version: /Brand/.test(b.brand) ? `${b.version}.0.0.0` : fullVersion,
+    })),
+    fullVersion,
+    platform: identity.platform,
+    platformVersion: identity.mobile ? '14.0.0' : '6.1.0',
+    architecture: identity.mobile ? '' : 'x86',
+    bitness: identity.mobile ? '' : '64',
+    model: identity.mobile ? 'Pixel 8' : '',
+    mobile: identity.mobile,
+    wow64: false,
+  };
+}
+
+/**
+ * Run in every document before its scripts (issue 42, step 3): what headless Chromium lets a page
+ * read that no person's Chrome shows, made coherent with the rest of the identity. Learnt from the
+ * published evasions (puppeteer-extra-plugin-stealth, undetected-chromedriver) and from what BotD
+ * and CreepJS test, written anew:
+ * - `navigator.webdriver` is false (the launch flag does it for our Chromium; a remote one may not);
+ * - the outer window is larger than the viewport by a browser's toolbars (headless: equal);
+ * - `permissions.query({name: "notifications"})` agrees with `Notification.permission`;
+ * - WebGL names a GPU, not SwiftShader (a software renderer marks a server);
+ * - replaced functions print as native code.
+ */
+export const FINGERPRINT_SCRIPT = `(() => {
+  const masks = new WeakMap();
+  const nativeToString = Function.prototype.toString;
+  const toString = new Proxy(nativeToString, { apply: (t, self, args) => masks.has(self) ? masks.get(self) : Reflect.apply(t, self, args) });
+  masks.set(toString, 'function toString() { [native code] }');
+  Object.defineProperty(Function.prototype, 'toString', { value: toString, writable: true, configurable: true, enumerable: false });
+  const mask = (fn, name) => { masks.set(fn, 'function ' + name + '() { [native code] }'); return fn; };
+  const getter = (obj, prop, get) => { try { Object.defineProperty(obj, prop, { get: mask(get, 'get ' + prop), configurable: true, enumerable: true }); } catch {} };
+  try { if (navigator.webdriver !== false) getter(Navigator.prototype, 'webdriver', function () { return false; }); } catch {}
+  const mobile = /Mobile/.test(navigator.userAgent);
+  if (self === top && typeof window !== 'undefined' && window.outerHeight <= window.innerHeight) {
+    getter(window, 'outerWidth', function () { return window.innerWidth; });
+    getter(window, 'outerHeight', function () { return window.innerHeight + (mobile ? 56 : 85); });
+  }
+  try {
+    const query = Permissions.prototype.query;
+    Permissions.prototype.query = mask(function query(desc) {
+      if (desc && desc.name === 'notifications' && typeof Notification !== 'undefined') {
+        const state = Notification.permission === 'default' ? 'prompt' : Notification.permission;
+        return query.call(this, desc).then((s) => (s.state === state ? s : Object.create(s, { state: { get: () => state } })));
+      }
+      return query.call(this, desc);
+    }, 'query');
+  } catch {}
+  const VENDOR = 'Google Inc. (Intel)';
+  const RENDERER = mobile ? 'ANGLE (Qualcomm, Adreno (TM) 740, OpenGL ES 3.2)' : 'ANGLE (Intel, Mesa Intel(R) UHD Graphics 620 (KBL GT2), OpenGL 4.6)';
+  for (const C of [typeof WebGLRenderingContext !== 'undefined' && WebGLRenderingContext, typeof WebGL2RenderingContext !== 'undefined' && WebGL2RenderingContext]) {
+    if (!C) continue;
+    const getParameter = C.prototype.getParameter;
+    C.prototype.getParameter = mask(function getParameter(p) {
+      if (p === 37445) return VENDOR;
+      if (p === 37446) return RENDERER;
+      const v = getParameter.apply(this, arguments);
+      return typeof v === 'string' && /SwiftShader/i.test(v) ? (p === 7936 ? 'WebKit' : 'WebKit WebGL') : v;
+    }, 'getParameter');
+  }
+})();`;
