@@ -101,6 +101,7 @@ export function createEngine(config: EngineConfig, log?: { warn(obj: object, msg
   const browser = new ChromiumPool({
     executablePath: config.chromiumPath,
     endpoint: config.browserEndpoint,
+    userAgentToken: config.userAgentToken,
     http,
     screenshotMaxBytes: config.screenshotMaxBytes,
     maxSnapshotBytes: config.answerMaxBytes,
