@@ -133,6 +133,8 @@ interface Tab {
   session: ProxySession;
   context: BrowserContext;
   page: Page;
+  /** A remote browser's navigations whose redirects the guarded client followed: first URL → last. */
+  finalUrls: Map<string, string>;
 }
 
 const sizeOf = (n: number) => (n >= 2 ** 20 ? `${Math.round(n / 2 ** 20)} MiB` : `${Math.round(n / 1024)} KiB`);
@@ -277,11 +279,13 @@ export class ChromiumPool implements BrowserPool {
         screen: setup?.mobile
           ? viewport
           : { width: Math.max(1920, viewport.width), height: Math.max(1080, viewport.height + 85) },
-        // A remote browser cannot reach this machine's loopback: its context's proxy fails closed, and
-        // every request it makes is routed through the guarded client instead (routeThroughGuard).
-        proxy: { server: session.server, bypass: BYPASS },
+        // A remote browser's requests are all routed through the guarded client (routeThroughGuard);
+        // its context's proxy refuses everything (and is a loopback port of this machine, which a
+        // browser elsewhere cannot even reach): whatever escapes interception fails closed.
+        proxy: { server: this.#endpoint && this.#denyAll ? this.#denyAll.server : session.server, bypass: BYPASS },
       });
-      if (this.#endpoint) await routeThroughGuard(context, this.#http, session, tier);
+      const finalUrls = new Map<string, string>();
+      if (this.#endpoint) await routeThroughGuard(context, this.#http, session, tier, finalUrls);
       // WebRTC sends STUN over UDP, which no HTTP proxy carries, and headless Chromium ignores the
       // ip-handling policy above: pages get no peer connections (nothing to extract needs them).
       await context.addInitScript(NO_WEBRTC).catch(() => undefined);
@@ -299,7 +303,7 @@ export class ChromiumPool implements BrowserPool {
         platform: identity.navigatorPlatform,
         userAgentMetadata: userAgentMetadata(identity, this.#version),
       });
-      return { session, context, page };
+      return { session, context, page, finalUrls };
     } catch (e) {
       await context?.close().catch(() => undefined);
       await session.close();
@@ -376,7 +380,7 @@ export class ChromiumPool implements BrowserPool {
   }
 
   async #renderIn(
-    { session, context, page }: Tab,
+    { session, context, page, finalUrls }: Tab,
     url: string,
     options: RenderOptions,
     deadline: number,
@@ -518,7 +522,7 @@ export class ChromiumPool implements BrowserPool {
       warnings.push(`the page downloaded more than ${sizeOf(this.#proxy.maxBytes)}; its remaining transfers were cut`);
     const answer = document ?? response;
     return {
-      url: page.url(),
+      url: finalUrls.get(page.url()) ?? page.url(),
       status: answer?.status() ?? 200,
       // The answer's headers as first seen (no round trip); the full set only when they lack it.
       contentType:
@@ -637,7 +641,9 @@ async function clearChallenge(page: Page, status: () => number, deadline: number
  * guarded proxy, nor be trusted to resolve names as this service does. So none of its pages'
  * requests reach the network from it: each is intercepted and made by the guarded HTTP client
  * (the address guard on the resolved address, TRAWL_RESOLVE pins, the render's proxy tier),
- * redirects handed back to the page to follow (each hop routed again), and WebSockets refused.
+ * redirects followed by the client (Chromium would follow a fulfilled redirect past interception:
+ * the page shows the last answer at the first URL; its final URL is kept for the answer), and
+ * WebSockets refused.
  * What interception cannot see (the browser's own background traffic) goes to the context's
  * proxy, a loopback port of this machine that the remote browser cannot reach: it fails closed.
  */
@@ -646,6 +652,7 @@ export async function routeThroughGuard(
   http: HttpClient,
   session: ProxySession,
   tier: ProxyTier,
+  finalUrls: Map<string, string>,
 ): Promise<void> {
   await context.route('**/*', async (route) => {
     const request = route.request();
@@ -658,10 +665,13 @@ export async function routeThroughGuard(
         method: (['GET', 'POST', 'HEAD'].includes(request.method()) ? request.method() : 'GET') as 'GET',
         headers,
         body: request.postDataBuffer() ?? undefined,
-        manualRedirect: true,
         proxyTier: tier,
         timeoutMs: 30_000,
       });
+      // Chromium follows a fulfilled redirect itself, past interception: so the client follows
+      // redirects (each hop guarded) and the page gets the last answer at the URL it asked for.
+      if (res.url !== u.href && request.isNavigationRequest() && request.frame().parentFrame() === null)
+        finalUrls.set(u.href, res.url);
       const back = { ...res.headers };
       // The body is decoded already; its length is what it is now.
       delete back['content-encoding'];
