@@ -9,8 +9,9 @@ import { readFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const FIXTURES = join(__dirname, '../fixtures');
+const FIXTURES = fileURLToPath(new URL('../fixtures', import.meta.url));
 const read = (p: string) => readFileSync(join(FIXTURES, p), 'utf8');
 
 export const ARTICLE_TITLE = 'Lighthouse keepers return to the northern cape';

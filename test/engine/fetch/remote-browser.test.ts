@@ -5,16 +5,13 @@
  * every request is made by the service's guarded client, so an "intranet" server on loopback is
  * never reached.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChromiumPool, findChromium } from '../../../src/engine/fetch/browser.js';
 import { HttpClient } from '../../../src/engine/fetch/http.js';
 import { fetchPage, type Fetchers } from '../../../src/engine/fetch/page.js';
 import { startFixtureServer, type FixtureServer } from '../../helpers/fixture-server.js';
+import { startRemoteChromium } from '../../helpers/remote-chromium.js';
 import { ARTICLE_TEXT, startWall, type WallServer } from '../../helpers/walls.js';
 
 const chromium = findChromium();
@@ -22,51 +19,6 @@ const SECRET = 'INTRANET-SECRET-remote-91c2';
 const noDns = async (): Promise<{ address: string }[]> => {
   throw Object.assign(new Error('no DNS in tests'), { code: 'ENOTFOUND' });
 };
-
-/** A Chromium listening for DevTools on a free port; resolves with its ws:// endpoint. */
-export async function startRemoteChromium(
-  path: string,
-): Promise<{ endpoint: string; http: string; stop(): Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'trawl-remote-chromium-'));
-  const child: ChildProcess = spawn(
-    path,
-    [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--remote-debugging-port=0',
-      '--remote-debugging-address=127.0.0.1',
-      `--user-data-dir=${dir}`,
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      'about:blank',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  const endpoint = await new Promise<string>((resolve, reject) => {
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`remote Chromium did not start: ${err.slice(-500)}`)), 20_000);
-    child.stderr!.on('data', (c: Buffer) => {
-      err += c.toString();
-      const m = /DevTools listening on (ws:\/\/\S+)/.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-  });
-  const u = new URL(endpoint);
-  return {
-    endpoint,
-    http: `http://${u.host}`,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r)));
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 describe.skipIf(!chromium)('a remote browser over CDP', () => {
   let remote: Awaited<ReturnType<typeof startRemoteChromium>>;

@@ -234,6 +234,15 @@ describe.skipIf(!chromium)('the ladder with the browser', () => {
     expect((page as { text?: string }).text).toContain(ARTICLE_TEXT);
   }, 30_000);
 
+  it('a consent wall (OneTrust) is dismissed before the page is read', async () => {
+    const w = await wall('consent');
+    const page = await fetchPage(fetchers, w.url, { render: 'browser', timeoutMs: 20_000 });
+    expect(page.text).toContain('dredging of the inner harbour will resume');
+    expect(page.text).not.toContain('We value your privacy');
+    // The page's scroll lock is undone (a full-page screenshot shows the whole article).
+    expect(page.text).toMatch(/<body[^>]*overflow: visible/);
+  }, 30_000);
+
   it('a captcha is never solved: blocked at once, without waiting out the budget', async () => {
     const w = await wall('captcha');
     const started = Date.now();
