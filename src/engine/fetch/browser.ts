@@ -634,6 +634,15 @@ export const DISMISS_CONSENT = `(() => {
   return true;
 })()`;
 
+/** True when the page may be a vendor's wall (bot-wall.ts has the verdict): its title, its scripts, its globals, its widgets. */
+const MAY_BE_A_WALL = `(() => {
+  if (/Just a moment|Pardon Our Interruption|Access Denied|Attention Required|Robot or human|Robot Check|DataDome|Security check|Are you a robot|Human verification|Checking your browser/i.test(document.title)) return true;
+  const srcs = Array.from(document.scripts, (s) => s.src).join(' ');
+  if (/challenge-platform|captcha-delivery|ips\\.js|_Incapsula_Resource|bm-verify|recaptcha|hcaptcha|turnstile/i.test(srcs)) return true;
+  if (typeof window._cf_chl_opt !== 'undefined' || typeof window.dd !== 'undefined' || typeof window.KPSDK !== 'undefined') return true;
+  return !!document.querySelector('#challenge-form, #challenge-stage, #px-captcha, .cf-turnstile, .g-recaptcha, .h-captcha, iframe[src*="_Incapsula_Resource"]');
+})()`;
+
 /** How long a page that asks a person is given to turn into one that does not (a managed challenge deciding). */
 const HUMAN_GRACE_MS = 2000;
 
@@ -645,6 +654,9 @@ const HUMAN_GRACE_MS = 2000;
 async function clearChallenge(page: Page, status: () => number, deadline: number): Promise<boolean> {
   const started = Date.now();
   let waited = false;
+  // Most renders are no wall: a look at the title, the scripts and a few ids says so without
+  // serialising the page (the read that follows does that once).
+  if (status() < 400 && !(await page.evaluate(MAY_BE_A_WALL).catch(() => true))) return false;
   for (;;) {
     const html = await page.content().catch(() => undefined);
     if (html !== undefined) {
