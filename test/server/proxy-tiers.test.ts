@@ -103,5 +103,6 @@ describe('proxy tiers over the API', () => {
     const body = await res.json();
     expect(body.success).toBe(true);
     expect(body.data.markdown).toContain(ARTICLE_TEXT);
+    expect(body.data.metadata.proxyUsed).toBe('stealth');
   });
 });
