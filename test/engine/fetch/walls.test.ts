@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChromiumPool, findChromium } from '../../../src/engine/fetch/browser.js';
+import { detectBotWall, detectWallHeaders, wallKind } from '../../../src/engine/fetch/bot-wall.js';
 import { chromeBrands, secChUa } from '../../../src/engine/fetch/chrome.js';
 import { HttpClient } from '../../../src/engine/fetch/http.js';
 import { fetchPage, retryAfterDate, targetStatusOf, type Fetchers } from '../../../src/engine/fetch/page.js';
@@ -37,6 +38,37 @@ describe('Chrome as it introduces itself', () => {
     expect(retryAfterDate('2', now)?.toISOString()).toBe('2026-11-28T12:00:02.000Z');
     expect(retryAfterDate('Sat, 28 Nov 2026 12:01:00 GMT', now)?.toISOString()).toBe('2026-11-28T12:01:00.000Z');
     expect(retryAfterDate('soon', now)).toBeUndefined();
+  });
+});
+
+describe('what a wall asks for', () => {
+  it('reads vendors by their markup and headers, and says which a browser may pass', () => {
+    const dd = (rt: string) =>
+      `<html><head><title>shop.example</title></head><body><script>var dd={'rt':'${rt}','cid':'x','host':'geo.captcha-delivery.com'}</script></body></html>`;
+    expect(detectBotWall(403, dd('i'))).toBe('DataDome device check');
+    expect(detectBotWall(403, dd('c'))).toBe('DataDome captcha');
+    expect(
+      detectBotWall(
+        429,
+        '<html><head><script src="/149e9513-01fa/2d206a39/ips.js?KP_UIDz=abc"></script></head><body></body></html>',
+      ),
+    ).toBe('Kasada challenge');
+    expect(
+      detectBotWall(200, '<html><head><title>Shop</title><script>bm-verify=abc</script></head><body></body></html>'),
+    ).toBe('Akamai challenge');
+    expect(detectWallHeaders(403, { 'cf-mitigated': 'challenge' })).toBe('Cloudflare challenge');
+    expect(detectWallHeaders(429, { 'x-kpsdk-ct': 'abc' })).toBe('Kasada challenge');
+    expect(detectWallHeaders(403, { 'x-datadome': 'protected' })).toBe('DataDome captcha');
+    expect(detectWallHeaders(200, { 'x-datadome': 'protected' })).toBeUndefined();
+    expect(
+      ['Cloudflare challenge', 'DataDome device check', 'Kasada challenge', 'Akamai block page'].map(wallKind),
+    ).toEqual(['script', 'script', 'script', 'script']);
+    expect(['captcha', 'DataDome captcha', 'PerimeterX (HUMAN) challenge'].map(wallKind)).toEqual([
+      'human',
+      'human',
+      'human',
+    ]);
+    expect(['Cloudflare block page', 'Imperva (Incapsula) block page'].map(wallKind)).toEqual(['block', 'block']);
   });
 });
 
