@@ -458,7 +458,7 @@ export class ChromiumPool implements BrowserPool {
     } else await settle(page, traffic, Math.min(SETTLE_MAX_MS, remaining()));
     if (options.clearChallenge) {
       // The challenge's script runs, sets its clearance cookie and reloads: wait for the page it lets through.
-      if (await clearChallenge(page, () => document?.status() ?? response?.status() ?? 200, deadline))
+      if (await clearChallenge(page, () => document?.status() ?? response?.status() ?? 200, deadline, traffic))
         await settle(page, traffic, Math.min(SETTLE_MAX_MS, remaining()));
     }
     const refusedEarly = refusedNavigation();
@@ -643,6 +643,9 @@ const MAY_BE_A_WALL = `(() => {
   return !!document.querySelector('#challenge-form, #challenge-stage, #px-captcha, .cf-turnstile, .g-recaptcha, .h-captcha, iframe[src*="_Incapsula_Resource"]');
 })()`;
 
+/** A challenge page with no request in flight for this long is not going to clear. */
+const CHALLENGE_STALL_MS = 3000;
+
 /** How long a page that asks a person is given to turn into one that does not (a managed challenge deciding). */
 const HUMAN_GRACE_MS = 2000;
 
@@ -651,7 +654,12 @@ const HUMAN_GRACE_MS = 2000;
  * when it went (a reload came with the clearance cookie); false when it stayed, or turned into a
  * page asking a person, which is left as it is (the caller reports it `blocked`).
  */
-async function clearChallenge(page: Page, status: () => number, deadline: number): Promise<boolean> {
+async function clearChallenge(
+  page: Page,
+  status: () => number,
+  deadline: number,
+  traffic: { inflight: number; last: number },
+): Promise<boolean> {
   const started = Date.now();
   let waited = false;
   // Most renders are no wall: a look at the title, the scripts and a few ids says so without
@@ -667,6 +675,9 @@ async function clearChallenge(page: Page, status: () => number, deadline: number
     }
     const left = deadline - Date.now() - 250;
     if (left <= 0) return false;
+    // A challenge at work talks to its vendor or reloads; one quiet this long has given up (or
+    // waits for a person): the rest of the budget would be spent for nothing.
+    if (traffic.inflight === 0 && Date.now() - traffic.last > CHALLENGE_STALL_MS) return false;
     waited = true;
     await page.waitForEvent('load', { timeout: Math.min(500, left) }).catch(() => undefined);
   }
