@@ -19,6 +19,7 @@ import {
   type Page,
   type ProxyMode,
   type RenderMode,
+  type StealthGate,
 } from './fetch/page.js';
 import type { ProxyTier } from './fetch/http.js';
 import { cacheKey, type CacheKeyParts, type ResultCache } from './result-cache.js';
@@ -69,6 +70,8 @@ export interface ScrapeOptions {
   actions?: Action[];
   /** Proxy tier (issue 42). @default 'auto' */
   proxy?: ProxyMode;
+  /** The stealth tier's surcharge (fetch/page.ts StealthGate); without it the tier costs nothing more. */
+  stealthGate?: StealthGate;
   /** Where screenshots are kept; required when one is asked for. */
   files?: FileSink;
   cache?: ScrapeCache;
@@ -294,6 +297,7 @@ async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<Sc
       imageFormat,
       followRedirect: options.followRedirect,
       proxy: options.proxy,
+      stealthGate: options.stealthGate,
     });
   } finally {
     leave?.();
@@ -323,6 +327,7 @@ async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<Sc
       signal: options.signal,
       setup,
       proxy: page.proxyUsed ?? options.proxy,
+      stealthGate: options.stealthGate,
     }).catch((e) => {
       // The HTTP copy is still an answer, unless the render found a refusal or a bot wall.
       if (e instanceof TrawlError && (e.code === 'forbidden_target' || e.code === 'blocked')) throw e;

@@ -46,7 +46,21 @@ describe('proxy tiers over the API', () => {
     expect(body.markdown).toContain(ARTICLE_TEXT);
     expect(body.metadata.proxy_used).toBe('stealth');
     expect(ip.lastRemote).toMatch(/127\.0\.0\.2$/);
-    expect(await svc.credits(accountId)).toBe(9);
+    // A stealth page costs 5 credits (as Firecrawl's), a basic one 1.
+    expect(await svc.credits(accountId)).toBe(5);
+  });
+
+  it('an account that cannot pay for the stealth tier: auto stops below it, stealth by name is a 402', async () => {
+    const { key, accountId } = await svc.newKey(3);
+    const res = await svc.post('/v1/scrape', { url: ip.url }, key);
+    expect(res.status).toBe(502);
+    const body = await res.json();
+    expect(body.error).toBe('blocked');
+    expect(body.detail).toContain('tried: basic, stealth (not tried: the account has too few credits for it);');
+    expect(await svc.credits(accountId)).toBe(3);
+    const named = await svc.post('/v1/scrape', { url: ip.url, proxy: 'stealth' }, key);
+    expect(named.status).toBe(402);
+    expect(await svc.credits(accountId)).toBe(3);
   });
 
   it('basic stays basic: 502 blocked naming the tier, no credit', async () => {
@@ -97,12 +111,13 @@ describe('proxy tiers over the API', () => {
   });
 
   it('Firecrawl scrape takes proxy "enhanced" (v2) as the stealth tier', async () => {
-    const { key } = await svc.newKey(10);
+    const { key, accountId } = await svc.newKey(10);
     const res = await svc.post('/firecrawl/v2/scrape', { url: ip.url, proxy: 'enhanced' }, key);
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.success).toBe(true);
     expect(body.data.markdown).toContain(ARTICLE_TEXT);
     expect(body.data.metadata.proxyUsed).toBe('stealth');
+    expect(await svc.credits(accountId)).toBe(5);
   });
 });

@@ -118,6 +118,17 @@ export interface FetchPageOptions {
   proxy?: ProxyMode;
   /** Internal: the tier of this rung of the ladder. */
   proxyTier?: ProxyTier;
+  /** Asked before the stealth tier is used (its surcharge, taken by the caller's billing); without it the tier is free. */
+  stealthGate?: StealthGate;
+}
+
+/**
+ * The price of the stealth tier (issue 42: 5 credits where a page costs 1), as the engine sees
+ * it: `take` reserves the surcharge before the first stealth rung (false when the account cannot
+ * pay it: the ladder stops there); the caller keeps or gives it back once the answer is known.
+ */
+export interface StealthGate {
+  take(): Promise<boolean>;
 }
 
 export interface Fetchers {
@@ -308,6 +319,12 @@ async function fetchAdmitted(fetchers: Fetchers, url: string, options: FetchPage
   for (const tier of tiers) {
     const left = deadline - Date.now();
     if (wall && left < 500) break;
+    if (tier === 'stealth' && options.stealthGate && !(await options.stealthGate.take())) {
+      // Asked for by name, the tier's price is owed up front; climbed to, the ladder ends below it.
+      if (!wall) throw new TrawlError('insufficient_credits');
+      tried.push('stealth (not tried: the account has too few credits for it)');
+      break;
+    }
     const rungOptions = { ...options, timeoutMs: Math.max(1, left), proxyTier: tier };
     if (render !== 'browser') {
       tried.push(rung(tier, false));
