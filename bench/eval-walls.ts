@@ -10,7 +10,9 @@
  *   8. remote browser (a second local Chromium over CDP) clearing the JS interstitial, the guard on
  * Prints, per wall, whether it passed, the tier that worked, the latency and the credits at the
  * issue's prices (basic 1, stealth 5, failure 0); then "passes X/8". Beside it, a plain Playwright
- * render of the fingerprinting wall, and what that page reported of it.
+ * render of each wall (default headless Chromium, no proxy), and what the fingerprinting page
+ * reported of it. (A Playwright render with a published stealth plugin is not in this run: no
+ * such plugin is installed here.)
  */
 import { createEngine, type Engine } from '../src/engine/index.js';
 import { scrape } from '../src/engine/scrape.js';
@@ -176,17 +178,39 @@ async function main(): Promise<void> {
     await engine.close();
   }
 
-  // Beside it: a plain Playwright render of the fingerprinting wall (what a page sees of a default headless Chromium).
+  // Beside it: a plain Playwright render of each wall (a default headless Chromium, load + 3 s),
+  // passed when the article is on the page and no consent modal over it.
+  const plainResults = new Map<string, string>();
   let plain = '';
   if (chromium) {
-    const fp = await wall('fingerprint');
     const { chromium: pw } = await import('playwright-core');
     const b = await pw.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox'] });
     try {
-      const page = await b.newPage();
-      await page.goto(fp.url, { waitUntil: 'load' });
-      await page.waitForTimeout(1500);
-      plain = `plain Playwright render of the fingerprinting wall: ${fp.reports.at(-1)?.fails.length ? `blocked (${fp.reports.at(-1)!.fails.join(', ')})` : 'passed'}`;
+      const kinds: [string, WallKindName][] = [
+        ['header heuristics (Akamai-style)', 'headers'],
+        ['JS interstitial (Cloudflare)', 'js-challenge'],
+        ['fingerprinting (DataDome/BotD-style)', 'fingerprint'],
+        ['IP reputation (Imperva-style)', 'ip-reputation'],
+        ['429 Retry-After: 2', 'rate-limit'],
+        ['consent wall (OneTrust)', 'consent'],
+      ];
+      for (const [name, kind] of kinds) {
+        const w = await wall(kind);
+        const page = await b.newPage();
+        try {
+          await page.goto(w.url, { waitUntil: 'load', timeout: 15_000 }).catch(() => undefined);
+          await page.waitForTimeout(3000);
+          const html = await page.content().catch(() => '');
+          const ok =
+            (html.includes(ARTICLE_TEXT) || html.includes('dredging of the inner harbour')) &&
+            !/We value your privacy/.test(html);
+          plainResults.set(name, ok ? 'pass' : 'FAIL');
+          if (kind === 'fingerprint' && w.reports.at(-1)?.fails.length)
+            plain = `plain Playwright render of the fingerprinting wall, checks failed: ${w.reports.at(-1)!.fails.join(', ')}`;
+        } finally {
+          await page.close();
+        }
+      }
     } finally {
       await b.close();
     }
@@ -195,10 +219,12 @@ async function main(): Promise<void> {
   await proxy.close();
 
   const pad = (s: string, n: number) => s.padEnd(n);
-  console.log(`${pad('wall', 40)}${pad('result', 8)}${pad('tier', 9)}${pad('ms', 8)}${pad('credits', 9)}note`);
+  console.log(
+    `${pad('wall', 40)}${pad('trawl', 7)}${pad('tier', 9)}${pad('ms', 8)}${pad('credits', 9)}${pad('playwright', 12)}note`,
+  );
   for (const r of rows)
     console.log(
-      `${pad(r.wall, 40)}${pad(r.pass ? 'pass' : 'FAIL', 8)}${pad(r.tier, 9)}${pad(String(r.ms), 8)}${pad(String(r.credits), 9)}${r.note}`,
+      `${pad(r.wall, 40)}${pad(r.pass ? 'pass' : 'FAIL', 7)}${pad(r.tier, 9)}${pad(String(r.ms), 8)}${pad(String(r.credits), 9)}${pad(plainResults.get(r.wall) ?? 'n/a', 12)}${r.note}`,
     );
   if (plain) console.log(`\n${plain}`);
   console.log(`\npasses ${rows.filter((r) => r.pass).length}/${rows.length}`);
