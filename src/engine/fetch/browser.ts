@@ -285,7 +285,7 @@ export class ChromiumPool implements BrowserPool {
         proxy: { server: this.#endpoint && this.#denyAll ? this.#denyAll.server : session.server, bypass: BYPASS },
       });
       const finalUrls = new Map<string, string>();
-      if (this.#endpoint) await routeThroughGuard(context, this.#http, session, tier, finalUrls);
+      if (this.#endpoint) await routeThroughGuard(context, this.#http, session, tier, finalUrls, this.#proxy.maxBytes);
       // WebRTC sends STUN over UDP, which no HTTP proxy carries, and headless Chromium ignores the
       // ip-handling policy above: pages get no peer connections (nothing to extract needs them).
       await context.addInitScript(NO_WEBRTC).catch(() => undefined);
@@ -643,6 +643,10 @@ const MAY_BE_A_WALL = `(() => {
   return !!document.querySelector('#challenge-form, #challenge-stage, #px-captcha, .cf-turnstile, .g-recaptcha, .h-captcha, iframe[src*="_Incapsula_Resource"]');
 })()`;
 
+/** Request headers a routed request does not carry over: the connection's, the proxy's, the encoding offered. */
+const ROUTE_DROPPED =
+  /^(?:host|connection|keep-alive|proxy-.*|te|trailer|transfer-encoding|upgrade|content-length|accept-encoding)$/i;
+
 /** A challenge page with no request in flight for this long is not going to clear. */
 const CHALLENGE_STALL_MS = 3000;
 
@@ -700,14 +704,20 @@ export async function routeThroughGuard(
   session: ProxySession,
   tier: ProxyTier,
   finalUrls: Map<string, string>,
+  maxBytes: number,
 ): Promise<void> {
+  // What the render's requests moved in all, against the same budget as the local browser's proxy.
+  let bytes = 0;
   await context.route('**/*', async (route) => {
     const request = route.request();
     const u = new URL(request.url());
     if (u.protocol !== 'http:' && u.protocol !== 'https:') return void route.continue().catch(() => undefined);
     try {
       const headers = await request.allHeaders();
-      delete headers.host;
+      // The connection is the client's own; so is the encoding (it decodes what it offers: no zstd).
+      for (const h of Object.keys(headers)) if (ROUTE_DROPPED.test(h)) delete headers[h];
+      bytes += Number(request.postDataBuffer()?.length ?? 0);
+      if (bytes > maxBytes) throw fetchFailed(`the page sent or downloaded more than ${sizeOf(maxBytes)}`);
       const res = await http.request(u.href, {
         method: (['GET', 'POST', 'HEAD'].includes(request.method()) ? request.method() : 'GET') as 'GET',
         headers,
@@ -719,6 +729,7 @@ export async function routeThroughGuard(
       // redirects (each hop guarded) and the page gets the last answer at the URL it asked for.
       if (res.url !== u.href && request.isNavigationRequest() && request.frame().parentFrame() === null)
         finalUrls.set(u.href, res.url);
+      bytes += res.body.length;
       const back = { ...res.headers };
       // The body is decoded already; its length is what it is now.
       delete back['content-encoding'];
