@@ -169,6 +169,11 @@ const Metadata = z.object({
     .enum(['basic', 'stealth'])
     .optional()
     .describe('The proxy tier the page came through (`proxy`: basic, or the stealth tier auto climbed to)'),
+  credits_used: z
+    .number()
+    .int()
+    .optional()
+    .describe('POST /v1/scrape: what this answer cost (5 through the stealth tier, 1 else, 0 when free)'),
 });
 
 const Scraped = {

@@ -45,6 +45,7 @@ describe('proxy tiers over the API', () => {
     const body = await res.json();
     expect(body.markdown).toContain(ARTICLE_TEXT);
     expect(body.metadata.proxy_used).toBe('stealth');
+    expect(body.metadata.credits_used).toBe(5);
     expect(ip.lastRemote).toMatch(/127\.0\.0\.2$/);
     // A stealth page costs 5 credits (as Firecrawl's), a basic one 1.
     expect(await svc.credits(accountId)).toBe(5);
@@ -91,7 +92,7 @@ describe('proxy tiers over the API', () => {
     const article = await startWall('headers');
     try {
       const body = await (await svc.post('/v1/scrape', { url: article.url }, key)).json();
-      expect(body.metadata.proxy_used).toBe('basic');
+      expect(body.metadata).toMatchObject({ proxy_used: 'basic', credits_used: 1 });
       expect(article.hits('/')).toBe(1);
     } finally {
       await article.close();
@@ -117,7 +118,7 @@ describe('proxy tiers over the API', () => {
     const body = await res.json();
     expect(body.success).toBe(true);
     expect(body.data.markdown).toContain(ARTICLE_TEXT);
-    expect(body.data.metadata.proxyUsed).toBe('stealth');
+    expect(body.data.metadata).toMatchObject({ proxyUsed: 'stealth', creditsUsed: 5 });
     expect(await svc.credits(accountId)).toBe(5);
   });
 });

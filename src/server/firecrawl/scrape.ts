@@ -63,6 +63,9 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext, version: 
     request.creditsCharged += await stealth.settle(
       request.creditsCharged > 0 && result.metadata.proxy_used === 'stealth',
     );
-    return { success: true, data: documentOfScrape(result, url, plan.fields, summary) };
+    const data = documentOfScrape(result, url, plan.fields, summary);
+    // Firecrawl's Document says what it cost.
+    data.metadata = { ...data.metadata, creditsUsed: request.creditsCharged };
+    return { success: true, data };
   });
 }

@@ -48,7 +48,8 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
         url,
         ...content,
         ...(sources && Object.keys(sources).length ? { sources } : {}),
-        metadata,
+        // What this answer cost (issue 42: 5 through the stealth tier, 1 else, 0 when free).
+        metadata: { ...metadata, credits_used: request.creditsCharged },
         ...(warnings ? { warnings } : {}),
       };
     },
