@@ -14,7 +14,7 @@
  * reported of it. (A Playwright render with a published stealth plugin is not in this run: no
  * such plugin is installed here.)
  */
-import { createEngine, type Engine } from '../src/engine/index.js';
+import { FREE_STEALTH, createEngine, type Engine } from '../src/engine/index.js';
 import { scrape } from '../src/engine/scrape.js';
 import { findChromium } from '../src/engine/fetch/browser.js';
 import { TrawlError } from '../src/errors.js';
@@ -46,7 +46,14 @@ async function run(
 ): Promise<Row> {
   const started = Date.now();
   try {
-    const r = await scrape(engine, { url, formats: ['markdown'], timeoutMs: 30_000, ...extra });
+    // (As /v1/scrape prices the stealth tier; here it is free.)
+    const r = await scrape(engine, {
+      url,
+      formats: ['markdown'],
+      timeoutMs: 30_000,
+      stealthGate: FREE_STEALTH,
+      ...extra,
+    });
     const ms = Date.now() - started;
     const why = check(r);
     const tier = r.metadata.proxy_used ?? 'basic';
@@ -136,7 +143,7 @@ async function main(): Promise<void> {
     const hardStarted = Date.now();
     const hardRow: Row = { wall: 'hard block (always 403)', pass: false, tier: '-', ms: 0, credits: 0, note: '' };
     try {
-      await scrape(engine, { url: hard.url, timeoutMs: 30_000 });
+      await scrape(engine, { url: hard.url, timeoutMs: 30_000, stealthGate: FREE_STEALTH });
       hardRow.note = 'answered as if it were content';
     } catch (e) {
       const err = e as TrawlError;

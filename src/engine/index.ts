@@ -31,6 +31,7 @@ export type { Cookie, Location, Viewport, PageSetup } from './fetch/emulation.js
 export { compileSchema, type CompiledSchema, type SchemaObject } from './extract/schema.js';
 export { HttpClient } from './fetch/http.js';
 export type { Fetchers } from './fetch/page.js';
+export { FREE_STEALTH } from './fetch/page.js';
 export { extract, type ExtractOptions, type ExtractResponse } from './extract-urls.js';
 export { crawl, mapSite, type CrawlOptions, type CrawlResult, type MapResult } from './crawl/index.js';
 export { search, type SearchOptions, type SearchResult } from './search/index.js';

@@ -67,11 +67,11 @@ const COMMON: OptionTable = {
   fastMode: onlyAt([false], 'there is no fast mode'),
   useMock: refuse("mocks are a feature of Firecrawl's own test suite"),
   blockAds: onlyAt([false], 'Trawl does not block ads or cookie pop-ups'),
-  // Jobs and search climb the ladder by themselves (basic, then the stealth tier when blocked); a
-  // tier of one's own is for single scrapes (scrapeOptionTable).
+  // Pages of jobs and search stay on the basic tier (the stealth tier is priced on scrapes only);
+  // a tier of one's own is for single scrapes (scrapeOptionTable).
   proxy: onlyAt(
     ['auto', 'basic'],
-    'batch scrapes, crawls and search use the proxy ladder ("auto": basic first, then the operator\'s stealth proxies when blocked); choose a tier per page with POST /scrape',
+    'pages of batch scrapes, crawls and search use the basic proxy tier (the stealth tier is for single scrapes); choose a tier per page with POST /scrape',
   ),
   maxAge: 'map',
   storeInCache: 'map',

@@ -291,11 +291,19 @@ async function ownSlot(slots: FetchSlots, timeoutMs: number, signal?: AbortSigna
   }
 }
 
-/** The tiers a request may climb: the one asked, or basic then stealth (when the operator configured stealth proxies). */
-function tiersOf(fetchers: Fetchers, mode: ProxyMode | undefined): ProxyTier[] {
+/**
+ * The tiers a request may climb: the one asked, or basic then stealth — when the operator
+ * configured stealth proxies and the caller prices the tier (a `stealthGate`: scrapes do; pages
+ * of crawls, batches, extract and monitors, not priced by tier yet, stay on the basic tier so no
+ * unpaid request spends the operator's dearest proxies).
+ */
+function tiersOf(fetchers: Fetchers, mode: ProxyMode | undefined, gate: StealthGate | undefined): ProxyTier[] {
   if (mode === 'basic' || mode === 'stealth') return [mode];
-  return fetchers.http.stealthAvailable ? ['basic', 'stealth'] : ['basic'];
+  return fetchers.http.stealthAvailable && gate ? ['basic', 'stealth'] : ['basic'];
 }
+
+/** A gate that lets the stealth tier be used for nothing more (the CLI's local scrape: the operator's own). */
+export const FREE_STEALTH: StealthGate = { take: async () => true };
 
 const rung = (tier: ProxyTier, browser: boolean) =>
   tier === 'basic' ? (browser ? 'browser' : 'basic') : browser ? 'stealth browser' : 'stealth';
@@ -312,7 +320,7 @@ const wallOf = (e: unknown) =>
  */
 async function fetchAdmitted(fetchers: Fetchers, url: string, options: FetchPageOptions): Promise<Page> {
   const render = options.render ?? 'auto';
-  const tiers = tiersOf(fetchers, options.proxy);
+  const tiers = tiersOf(fetchers, options.proxy, options.stealthGate);
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   const tried: string[] = [];
   let wall: TrawlError | undefined;

@@ -9,7 +9,13 @@ import { ChromiumPool, findChromium } from '../../../src/engine/fetch/browser.js
 import { detectBotWall, detectWallHeaders, wallKind } from '../../../src/engine/fetch/bot-wall.js';
 import { chromeBrands, secChUa } from '../../../src/engine/fetch/chrome.js';
 import { HttpClient } from '../../../src/engine/fetch/http.js';
-import { fetchPage, retryAfterDate, targetStatusOf, type Fetchers } from '../../../src/engine/fetch/page.js';
+import {
+  FREE_STEALTH,
+  fetchPage,
+  retryAfterDate,
+  targetStatusOf,
+  type Fetchers,
+} from '../../../src/engine/fetch/page.js';
 import { TrawlError } from '../../../src/errors.js';
 import { ARTICLE_TEXT, startForwardProxy, startWall, type ForwardProxy, type WallServer } from '../../helpers/walls.js';
 
@@ -183,12 +189,18 @@ describe('the stealth tier', () => {
   });
 
   it('auto climbs to stealth on a block by address (Imperva-style), skipping the browser', async () => {
-    const page = await fetchPage({ http }, w.url, { timeoutMs: 10_000 });
+    const page = await fetchPage({ http }, w.url, { timeoutMs: 10_000, stealthGate: FREE_STEALTH });
     expect(page.text).toContain(ARTICLE_TEXT);
     expect(page.proxyUsed).toBe('stealth');
     expect(page.tiersTried).toEqual(['basic', 'stealth']);
     expect(w.lastRemote).toMatch(/127\.0\.0\.2$/);
     expect(proxy.auth[0]).toBe(`Basic ${Buffer.from('user:s3cret-pass').toString('base64')}`);
+  });
+
+  it('without a price for the tier (pages of jobs, extract), auto stays on the basic tier', async () => {
+    const e = await failure(fetchPage({ http }, w.url, { timeoutMs: 5000 }));
+    expect(e.code).toBe('blocked');
+    expect(e.detail).toContain('tried: basic;');
   });
 
   it('basic stays basic: blocked, naming the tier, no proxy credentials in the detail', async () => {
