@@ -94,6 +94,12 @@ export interface Config {
   /** First wait after Meta's rate-limit answer (doubles, within the request's budget). */
   metaRetryBaseMs: number;
   proxyUrls: string[];
+  /** Stealth-tier proxies (TRAWL_STEALTH_PROXY_URLS): residential/mobile exits for `proxy: "stealth" | "auto"` (issue 42). */
+  stealthProxyUrls: string[];
+  /** Appended to the Chrome User-Agent (TRAWL_USER_AGENT_TOKEN); none by default. */
+  userAgentToken?: string;
+  /** A remote browser over CDP (TRAWL_BROWSER_WS_ENDPOINT or TRAWL_BROWSER_CDP_URL) instead of the local Chromium. */
+  browserEndpoint?: string;
   resolve: ResolveOverride[];
   logLevel: string;
   /** When set, GET /metrics needs `Authorization: Bearer <this>`; unset, /metrics is open to whoever reaches the port. */
@@ -216,6 +222,12 @@ export function loadConfig(env: Env = loadEnv()): Config {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
+    stealthProxyUrls: (env.TRAWL_STEALTH_PROXY_URLS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    userAgentToken: str(env.TRAWL_USER_AGENT_TOKEN),
+    browserEndpoint: str(env.TRAWL_BROWSER_WS_ENDPOINT) ?? str(env.TRAWL_BROWSER_CDP_URL),
     resolve: parseResolve(env.TRAWL_RESOLVE),
     logLevel: str(env.LOG_LEVEL) ?? 'info',
     metricsToken: str(env.TRAWL_METRICS_TOKEN),

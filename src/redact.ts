@@ -57,6 +57,14 @@ function urlCredentials(raw: string | undefined, withUser = false): string[] {
   return out;
 }
 
+function queryValues(raw: string | undefined): string[] {
+  try {
+    return raw ? [...new URL(raw).searchParams.values()].filter((v) => v.length >= 8) : [];
+  } catch {
+    return [];
+  }
+}
+
 /** Every secret the configuration holds (too-short ones are dropped by createRedactor). */
 export function configSecrets(config: Config): string[] {
   const token = config.metaAccessToken;
@@ -69,6 +77,7 @@ export function configSecrets(config: Config): string[] {
     config.metricsToken,
     // `user:password` whole (a user name alone is no secret, and redacting it could cut page text).
     ...config.proxyUrls.flatMap((p) => urlCredentials(p, true)),
+    ...(config.stealthProxyUrls ?? []).flatMap((p) => urlCredentials(p, true)),
     ...[
       config.searxngUrl,
       config.databaseUrl,
@@ -76,6 +85,9 @@ export function configSecrets(config: Config): string[] {
       config.llmBaseUrl,
       config.braveApiUrl,
       config.duckduckgoUrl,
+      config.browserEndpoint,
     ].flatMap((u) => urlCredentials(u)),
+    // A remote browser's key rides in its query (Browserless: `?token=…`).
+    ...queryValues(config.browserEndpoint),
   ].filter((s): s is string => !!s);
 }

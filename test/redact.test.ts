@@ -73,6 +73,8 @@ describe('configSecrets', () => {
       SEARXNG_URL: 'http://searx:searx-pass-1@searx.test',
       DATABASE_URL: 'postgres://trawl:db-pass-22@db.test/trawl',
       REDIS_URL: 'redis://:redis-pass-333@redis.test:6379',
+      TRAWL_STEALTH_PROXY_URLS: 'http://res:stealth-pass-44@residential.test:8000',
+      TRAWL_BROWSER_WS_ENDPOINT: 'ws://browserless.test:3000?token=browserless-token-55',
     });
     const secrets = configSecrets(config);
     for (const s of [
@@ -86,6 +88,9 @@ describe('configSecrets', () => {
       'searx-pass-1',
       'db-pass-22',
       'redis-pass-333',
+      'stealth-pass-44',
+      'res:stealth-pass-44',
+      'browserless-token-55',
     ])
       expect(secrets).toContain(s);
     const redact = createRedactor(secrets);

@@ -9,6 +9,8 @@ import { engineScrapeOptions, type PageRequest } from '../contract/page-options.
 import { charged } from './billing.js';
 import type { AppContext } from './context.js';
 import { scrapeStores } from './stores.js';
+import { accounts } from '../store/index.js';
+import { creditsCharged } from '../metrics.js';
 
 /** Who asks and where the answer's files are reachable (`base`), and the work's signal. */
 export interface Asker {
@@ -73,4 +75,36 @@ function without(r: ScrapeResult, formats: Format[]): ScrapeResult {
   const copy: Record<string, unknown> = { ...r };
   for (const f of formats) delete copy[f];
   return copy as unknown as ScrapeResult;
+}
+
+/** What a page through the stealth proxy tier costs beyond the page's own credit (issue 42: 5 in all, as Firecrawl). */
+export const STEALTH_SURCHARGE = 4;
+
+/**
+ * The stealth tier's surcharge for one scrape: reserved (atomically, like every credit) when the
+ * ladder first reaches the tier, kept when the answer is charged, given back otherwise. `settle`
+ * says how many credits it kept.
+ */
+export function stealthSurcharge(ctx: AppContext, accountId: string) {
+  let taken = false;
+  return {
+    gate: {
+      async take(): Promise<boolean> {
+        if (taken) return true;
+        taken = await accounts.reserveCredit(ctx.store.db, accountId, STEALTH_SURCHARGE);
+        return taken;
+      },
+    },
+    /** Keep the surcharge when the answer was charged and came through the stealth tier; else give it back. */
+    async settle(keep: boolean): Promise<number> {
+      if (!taken) return 0;
+      taken = false;
+      if (keep) {
+        creditsCharged.inc({ by: 'request' }, STEALTH_SURCHARGE);
+        return STEALTH_SURCHARGE;
+      }
+      await accounts.refundCredit(ctx.store.db, accountId, STEALTH_SURCHARGE);
+      return 0;
+    },
+  };
 }

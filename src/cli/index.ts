@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import { ERROR_CATALOGUE, TrawlError, isTrawlError, type ErrorCode } from '../errors.js';
-import { compileSchema, crawl, createEngine, scrape, type Format } from '../engine/index.js';
+import { FREE_STEALTH, compileSchema, crawl, createEngine, scrape, type Format } from '../engine/index.js';
 import { progressBar } from './progress.js';
 import { fileWriter, formatOfFile, parseAction, parseCookie, parseHeader, parseViewport } from './scrape-options.js';
 import { ScrapeBody } from '../contract/schemas.js';
@@ -311,6 +311,8 @@ program
         ...engineScrapeOptions({ ...body, schema }),
         render: o.render,
         files: fileWriter(o.screenshot, !!shot),
+        // The operator's own scrape: the stealth tier costs no credit here.
+        stealthGate: FREE_STEALTH,
       });
       const { url: finalUrl, metadata, ...content } = r;
       // Warnings go to stderr so the markdown on stdout stays clean for pipes.

@@ -197,6 +197,15 @@ export const pageOptions = {
   location: location.optional().describe('Accept-Language, the browser locale and time zone'),
 };
 
+/**
+ * Which proxies carry a scrape (issue 42; Firecrawl's values): `basic` the operator's HTTP_PROXY_URLS
+ * (or none), `stealth` TRAWL_STEALTH_PROXY_URLS, `auto` (the default) basic first, then stealth
+ * when the answer is a bot wall.
+ */
+export const proxyOption = oneOf(['basic', 'stealth', 'auto'])
+  .optional()
+  .describe('Proxy tier: "basic", "stealth" or "auto" (default: basic, then stealth when blocked)');
+
 /** Options of scrape and batch scrape beyond pageOptions: screenshots and the cache. */
 export const captureOptions = {
   screenshot_format: oneOf(['png', 'jpeg']).optional().describe('Format of screenshots (default png)'),
@@ -227,6 +236,7 @@ export interface PageOptionsBody {
   screenshot_format?: 'png' | 'jpeg';
   viewport?: Viewport;
   max_age?: number;
+  proxy?: 'basic' | 'stealth' | 'auto';
 }
 
 /** Checks that need several fields: screenshots and actions need the browser, waits fit the budget, cookies are for the target's site. */
@@ -274,6 +284,7 @@ export function enginePageOptions(body: PageOptionsBody) {
     cookies: body.cookies,
     // The body was validated against the same shapes the engine's type describes.
     actions: body.actions as Action[] | undefined,
+    ...(body.proxy ? { proxy: body.proxy } : {}),
   };
 }
 

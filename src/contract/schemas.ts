@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { FORMATS } from '../engine/scrape.js';
 import { bool, httpUrl, intIn, oneOf, text } from './validation.js';
-import { captureOptions, pageOptions, scrapeFormats } from './page-options.js';
+import { captureOptions, pageOptions, proxyOption, scrapeFormats } from './page-options.js';
 
 const schemaObject = z
   .unknown()
@@ -34,6 +34,7 @@ export const ScrapeBody = z.strictObject({
   // Browser-grade options (contract section 9).
   ...pageOptions,
   ...captureOptions,
+  proxy: proxyOption,
 });
 export type ScrapeBody = z.output<typeof ScrapeBody>;
 

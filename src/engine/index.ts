@@ -32,6 +32,7 @@ export type { Cookie, Location, Viewport, PageSetup } from './fetch/emulation.js
 export { compileSchema, type CompiledSchema, type SchemaObject } from './extract/schema.js';
 export { HttpClient } from './fetch/http.js';
 export type { Fetchers } from './fetch/page.js';
+export { FREE_STEALTH } from './fetch/page.js';
 export { extract, type ExtractOptions, type ExtractResponse } from './extract-urls.js';
 export { crawl, mapSite, type CrawlOptions, type CrawlResult, type MapResult } from './crawl/index.js';
 export { search, type SearchOptions, type SearchResult } from './search/index.js';
@@ -63,6 +64,7 @@ export function forOwner(engine: Engine, owner: string): Engine {
 }
 
 export type EngineConfig = Pick<Config, 'allowPrivateNetwork' | 'resolve' | 'proxyUrls' | 'chromiumPath'> &
+  Partial<Pick<Config, 'stealthProxyUrls' | 'userAgentToken' | 'browserEndpoint'>> &
   Partial<
     Pick<
       Config,
@@ -95,9 +97,13 @@ export function createEngine(config: EngineConfig, log?: { warn(obj: object, msg
     allowPrivateNetwork: config.allowPrivateNetwork,
     resolve: config.resolve,
     proxyUrls: config.proxyUrls,
+    stealthProxyUrls: config.stealthProxyUrls,
+    userAgentToken: config.userAgentToken,
   });
   const browser = new ChromiumPool({
     executablePath: config.chromiumPath,
+    endpoint: config.browserEndpoint,
+    userAgentToken: config.userAgentToken,
     http,
     screenshotMaxBytes: config.screenshotMaxBytes,
     maxSnapshotBytes: config.answerMaxBytes,

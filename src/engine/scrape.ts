@@ -12,7 +12,17 @@ import { extractFromDocument, pageExtraction } from './extract/index.js';
 import type { Action, ActionOutput, ImageFormat } from './fetch/actions.js';
 import type { Cookie, Location, PageSetup, Viewport } from './fetch/emulation.js';
 import { imageFormatOf } from './fetch/screenshot.js';
-import { fetchPage, releasePage, withoutCredentials, type Fetchers, type Page, type RenderMode } from './fetch/page.js';
+import {
+  fetchPage,
+  releasePage,
+  withoutCredentials,
+  type Fetchers,
+  type Page,
+  type ProxyMode,
+  type RenderMode,
+  type StealthGate,
+} from './fetch/page.js';
+import type { ProxyTier } from './fetch/http.js';
 import { cacheKey, type CacheKeyParts, type ResultCache } from './result-cache.js';
 
 /** What the document pipeline produces. */
@@ -59,6 +69,10 @@ export interface ScrapeOptions {
   cookies?: Cookie[];
   /** Browser steps run before the page is read (fetch/actions.ts). */
   actions?: Action[];
+  /** Proxy tier (issue 42). @default 'auto' */
+  proxy?: ProxyMode;
+  /** The stealth tier's surcharge (fetch/page.ts StealthGate); without it the tier costs nothing more. */
+  stealthGate?: StealthGate;
   /** Where screenshots are kept; required when one is asked for. */
   files?: FileSink;
   cache?: ScrapeCache;
@@ -104,6 +118,8 @@ export interface ScrapeMetadata {
   content_source?: ContentSource;
   /** HTML pages: the page's kind, from its markup and structure. */
   page_type?: PageType;
+  /** The proxy tier the page came through (issue 42): "basic" or "stealth". */
+  proxy_used?: ProxyTier;
 }
 
 export interface ActionResults {
@@ -281,6 +297,8 @@ async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<Sc
       screenshot: shot ? { fullPage: shot === 'full', format: imageFormat } : undefined,
       imageFormat,
       followRedirect: options.followRedirect,
+      proxy: options.proxy,
+      stealthGate: options.stealthGate,
     });
   } finally {
     leave?.();
@@ -309,6 +327,8 @@ async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<Sc
       timeoutMs: Math.max(1000, deadline - Date.now()),
       signal: options.signal,
       setup,
+      proxy: page.proxyUsed ?? options.proxy,
+      stealthGate: options.stealthGate,
     }).catch((e) => {
       // The HTTP copy is still an answer, unless the render found a refusal or a bot wall.
       if (e instanceof TrawlError && (e.code === 'forbidden_target' || e.code === 'blocked')) throw e;
@@ -406,6 +426,7 @@ async function convertPage(
     status_code: page.status,
     content_type: page.contentType.split(';')[0].trim() || (page.kind === 'pdf' ? 'application/pdf' : 'text/html'),
     source_url: page.sourceUrl,
+    ...(page.proxyUsed ? { proxy_used: page.proxyUsed } : {}),
   };
   if (page.kind === 'pdf') {
     const { markdown, title, pages, warnings } = await processPdf(

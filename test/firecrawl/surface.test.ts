@@ -241,7 +241,8 @@ describe('options Trawl cannot honour are refused by name, nothing charged', () 
       'actions[0].viewport',
     ],
     ['/v2/scrape', 'includeTags', { includeTags: ['main'] }, 'includeTags'],
-    ['/v2/scrape', 'proxy stealth', { proxy: 'stealth' }, 'proxy'],
+    // (A single scrape takes a tier of its own; jobs climb the ladder by themselves.)
+    ['/v2/batch/scrape', 'proxy stealth in a batch', { urls: ['https://example.com/'], proxy: 'stealth' }, 'proxy'],
     ['/v2/scrape', 'changeTracking', { formats: [{ type: 'changeTracking' }] }, 'formats[0]'],
     ['/v2/scrape', 'summary without an LLM', { formats: ['summary'] }, 'formats[0]'],
     [

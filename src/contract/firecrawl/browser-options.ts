@@ -28,6 +28,7 @@ export interface BrowserPlan {
   location?: Location;
   max_age?: number;
   pdf?: { max_pages: number };
+  proxy?: 'basic' | 'stealth' | 'auto';
 }
 
 /** Trawl keeps results at most 30 days; a longer maxAge permits nothing more. */
@@ -267,6 +268,13 @@ export function browserPlan(
   if (o.mobile !== undefined) {
     if (typeof o.mobile !== 'boolean') throw invalidRequest(`${at}mobile: must be true or false`);
     if (o.mobile) plan.mobile = true;
+  }
+  // Firecrawl's tiers: v1 "stealth", v2 "enhanced" (the same: the operator's stealth proxies).
+  if (o.proxy !== undefined && o.proxy !== null) {
+    const tier = o.proxy === 'enhanced' ? 'stealth' : o.proxy;
+    if (tier !== 'basic' && tier !== 'stealth' && tier !== 'auto')
+      throw invalidRequest(`${at}proxy: must be "basic", "stealth" (or "enhanced") or "auto"`);
+    if (tier !== 'auto') plan.proxy = tier;
   }
   if (given(o.location)) plan.location = parsed(pageOptions.location, o.location, `${at}location`) as Location;
   if (o.maxAge !== undefined) {

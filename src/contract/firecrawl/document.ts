@@ -35,6 +35,7 @@ function metadataOf(
     pages?: unknown;
     cache?: unknown;
     cached_at?: unknown;
+    proxy_used?: unknown;
   },
   sourceURL: string,
   url: string,
@@ -55,6 +56,8 @@ function metadataOf(
   // With maxAge: whether the answer came from Trawl's result cache, and when it was made.
   put('cacheState', m.cache);
   put('cachedAt', m.cached_at);
+  // Firecrawl's name for the proxy tier that served the page (issue 42).
+  put('proxyUsed', m.proxy_used);
   return out;
 }
 

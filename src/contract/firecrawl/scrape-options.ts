@@ -67,7 +67,12 @@ const COMMON: OptionTable = {
   fastMode: onlyAt([false], 'there is no fast mode'),
   useMock: refuse("mocks are a feature of Firecrawl's own test suite"),
   blockAds: onlyAt([false], 'Trawl does not block ads or cookie pop-ups'),
-  proxy: onlyAt(['basic'], 'Trawl fetches through the operator\'s proxies only (HTTP_PROXY_URLS), i.e. "basic"'),
+  // Pages of jobs and search stay on the basic tier (the stealth tier is priced on scrapes only);
+  // a tier of one's own is for single scrapes (scrapeOptionTable).
+  proxy: onlyAt(
+    ['auto', 'basic'],
+    'pages of batch scrapes, crawls and search use the basic proxy tier (the stealth tier is for single scrapes); choose a tier per page with POST /scrape',
+  ),
   maxAge: 'map',
   storeInCache: 'map',
   minAge: refuse('Trawl has no cache-only reads: maxAge answers from the cache when it can, else fetches'),
@@ -122,6 +127,7 @@ const V1_ONLY: OptionTable = {
 /** The scrape options a use honours (batch adds its own keys; see batch.ts). */
 export function scrapeOptionTable(use: Use, version: Version): OptionTable {
   const t: OptionTable = { ...COMMON, ...(version === 'v1' ? V1_ONLY : {}), timeout: 'map', waitFor: 'map' };
+  if (use === 'scrape') t.proxy = 'map';
   if (use === 'crawl') t.timeout = refuse("each page of a crawl has Trawl's fixed budget (15 s; 30 s in the browser)");
   if (use === 'search') {
     Object.assign(t, SEARCH);
@@ -261,6 +267,8 @@ export function planScrape(o: Record<string, unknown>, ctx: PlanContext): Scrape
   if (o.waitFor !== undefined && o.waitFor !== 0)
     plan.waitFor = intIn(o.waitFor, 0, 60_000, `${at}waitFor`, 'milliseconds');
   plan.browser = browserPlan(o, at, shots, screenshot);
+  // (Jobs and search climb the ladder on their own: "auto".)
+  if (ctx.use !== 'scrape') delete plan.browser.proxy;
   // The page's waits fit in its budget: the request's timeout, or a crawled page's.
   if (ctx.use === 'crawl') checkWaits(plan.browser, plan.waitFor, BROWSER_PAGE_MS, at, "a crawled page's budget");
   else checkWaits(plan.browser, plan.waitFor, plan.timeoutMs ?? 30_000, at, `timeout`);
@@ -280,6 +288,7 @@ export function pageOptionsOf(plan: ScrapePlan): {
   location?: BrowserPlan['location'];
   max_age?: number;
   pdf?: { max_pages: number };
+  proxy?: 'basic' | 'stealth' | 'auto';
   wait_for?: number;
   render?: 'browser';
   action_scrape_html?: boolean;

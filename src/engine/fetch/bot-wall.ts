@@ -22,7 +22,14 @@ const INTERSTITIALS: [RegExp, string][] = [
     'Cloudflare challenge',
   ],
   [/<title>\s*Attention Required! \| Cloudflare\s*<\/title>/i, 'Cloudflare block page'],
+  // DataDome's block page says what it is in `dd.rt`: 'i' a device check its script passes on its
+  // own (then reloads), 'c' a captcha for a person.
+  [/var dd\s*=\s*\{[^}]*['"]rt['"]\s*:\s*['"]i['"]/i, 'DataDome device check'],
   [/captcha-delivery\.com|<title>\s*DataDome/i, 'DataDome captcha'],
+  // Kasada's challenge: an empty page whose only script is its `ips.js` (sent with status 429).
+  [/\/ips\.js\?[^"'<>]*(?:KP_UIDz|x-kpsdk)|KPSDK\.(?:configure|scriptStart)/i, 'Kasada challenge'],
+  // Akamai Bot Manager's sensor challenge ("bm-verify") and its interstitial ("sec-if-cpt").
+  [/bm-verify|sec-if-cpt|\/_sec\/cp_challenge\//i, 'Akamai challenge'],
   // Vendor scripts (PerimeterX's _pxAppId, Imperva's resource loader) ride on normal pages:
   // only the challenge page's own markup counts.
   [/id=["']px-captcha["']|Press (?:&amp;|&#38;|&) Hold to confirm/i, 'PerimeterX (HUMAN) challenge'],
@@ -54,7 +61,7 @@ const CHALLENGES: [RegExp, string][] = [
 ];
 
 const ANY_SIGNATURE =
-  /just a moment|challenge-form|challenges\.cloudflare|challenge-platform|cf-browser-verification|cf_chl_|cf-chl-|turnstile|attention required|captcha|incapsula|pardon our interruption|access denied|edgesuite|robot check|robot or human|type the characters|verify your identity|security check|are you a robot|human verification|checking your browser|api-services-support|hold to confirm/i;
+  /just a moment|var dd|ips\.js|kpsdk|bm-verify|sec-if-cpt|cp_challenge|challenge-form|challenges\.cloudflare|challenge-platform|cf-browser-verification|cf_chl_|cf-chl-|turnstile|attention required|captcha|incapsula|pardon our interruption|access denied|edgesuite|robot check|robot or human|type the characters|verify your identity|security check|are you a robot|human verification|checking your browser|api-services-support|hold to confirm/i;
 
 /**
  * A page quoting an interstitial's words (a forum thread asking about an "Incapsula incident
@@ -137,6 +144,49 @@ function decodeNumeric(s: string): string {
     const c = e === '&nbsp;' || e === '&NBSP;' ? ' ' : decodeHTMLStrict(e);
     return c === '<' || c === '>' || c === '&' ? e : c;
   });
+}
+
+/**
+ * What a wall asks for, which decides the next step of the ladder (page.ts):
+ * - `script`: a challenge a real browser passes by itself (it runs the vendor's script, gets the
+ *   clearance cookie and reloads), or a block that a browser's own fingerprint (TLS, headers)
+ *   avoids: render it.
+ * - `human`: a captcha or "press and hold": never solved; a better address may not be asked.
+ * - `block`: refused by address or rule: a browser does not help, a better proxy may.
+ */
+export type WallKind = 'script' | 'human' | 'block';
+
+const WALL_KINDS: Record<string, WallKind> = {
+  'Cloudflare challenge': 'script',
+  'Distil/Imperva challenge': 'script',
+  'DataDome device check': 'script',
+  'Kasada challenge': 'script',
+  'Akamai challenge': 'script',
+  'Akamai block page': 'script',
+  'browser check': 'script',
+  'challenge form': 'script',
+  'Cloudflare block page': 'block',
+  'Imperva (Incapsula) block page': 'block',
+};
+
+export const wallKind = (name: string): WallKind => WALL_KINDS[name] ?? 'human';
+
+/** What on a rendered challenge asks a person to act (a widget to tick, characters to type): a render stops waiting. */
+export const ASKS_A_HUMAN =
+  /g-recaptcha|class=["'][^"']*\bh-captcha\b|id=["']px-captcha["']|Press (?:&amp;|&) Hold|['"]rt['"]\s*:\s*['"]c['"]|Type the characters|Verify you are human\b/i;
+
+/**
+ * Walls that answer with headers, whatever their body (Cloudflare marks its challenge answers
+ * `cf-mitigated: challenge`; Kasada's challenge is a 429 with `x-kpsdk-ct`; DataDome's block a
+ * 403 with `x-datadome`/`x-dd-b`).
+ */
+export function detectWallHeaders(status: number, headers: Record<string, string>): string | undefined {
+  if (headers['cf-mitigated'] === 'challenge') return 'Cloudflare challenge';
+  if (status >= 400 && (headers['x-kpsdk-ct'] !== undefined || headers['x-kpsdk-r'] !== undefined))
+    return 'Kasada challenge';
+  if (status === 403 && (headers['x-datadome'] !== undefined || headers['x-dd-b'] !== undefined))
+    return 'DataDome captcha';
+  return undefined;
 }
 
 export function detectBotWall(status: number, html: string): string | undefined {

@@ -28,8 +28,10 @@ export type ResolveTarget = (hostname: string, port: number) => Promise<{ addres
 export interface GuardedProxyOptions {
   /** Resolves and checks a host (throws forbidden_target); HttpClient.resolveTarget. */
   resolveTarget: ResolveTarget;
-  /** Upstream proxies to rotate through, `http(s)://user:pass@host:port`. */
+  /** Upstream proxies to rotate through, `http(s)://user:pass@host:port` (the basic tier). */
   proxyUrls?: string[];
+  /** The stealth tier's upstream proxies (a session opened for `stealth` chains to these). */
+  stealthProxyUrls?: string[];
   /** Bytes one render may download in all before its transfers are cut. @default 64 MiB */
   maxBytes?: number;
   /** @default 10000 */
@@ -83,6 +85,8 @@ function parseAuthority(authority: string): { hostname: string; port: number } |
 export class GuardedProxy {
   readonly #resolve: ResolveTarget;
   readonly #upstreams: URL[];
+  readonly #stealth: URL[];
+  #stealthTurn = 0;
   readonly #maxBytes: number;
   readonly #connectTimeoutMs: number;
   readonly #idleTimeoutMs: number;
@@ -92,6 +96,7 @@ export class GuardedProxy {
   constructor(options: GuardedProxyOptions) {
     this.#resolve = options.resolveTarget;
     this.#upstreams = (options.proxyUrls ?? []).map((u) => new URL(u));
+    this.#stealth = (options.stealthProxyUrls ?? []).map((u) => new URL(u));
     this.#maxBytes = options.maxBytes ?? 64 * 2 ** 20;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
     this.#idleTimeoutMs = options.idleTimeoutMs ?? 30_000;
@@ -102,8 +107,8 @@ export class GuardedProxy {
     return this.open(true);
   }
 
-  async open(denyAll = false): Promise<ProxySession> {
-    const session = new Session(this, denyAll);
+  async open(denyAll = false, tier: 'basic' | 'stealth' = 'basic'): Promise<ProxySession> {
+    const session = new Session(this, denyAll, tier);
     await session.listen();
     this.#sessions.add(session);
     session.onClose = () => this.#sessions.delete(session);
@@ -127,8 +132,15 @@ export class GuardedProxy {
   }
 
   /** A socket to the checked address, directly or through the next upstream proxy's CONNECT. */
-  connect(address: string, port: number): Promise<Socket> {
-    const upstream = this.#upstreams.length ? this.#upstreams[this.#turn++ % this.#upstreams.length] : undefined;
+  connect(address: string, port: number, tier: 'basic' | 'stealth' = 'basic'): Promise<Socket> {
+    const upstream =
+      tier === 'stealth'
+        ? this.#stealth[this.#stealthTurn++ % this.#stealth.length]
+        : this.#upstreams.length
+          ? this.#upstreams[this.#turn++ % this.#upstreams.length]
+          : undefined;
+    // A stealth session with no stealth proxy must not fall back to a direct connection.
+    if (tier === 'stealth' && !upstream) return Promise.reject(new Error('no stealth proxy is configured'));
     return new Promise<Socket>((resolve, reject) => {
       const timer = setTimeout(() => {
         socket.destroy();
@@ -194,6 +206,7 @@ class Session implements ProxySession {
   constructor(
     private readonly proxy: GuardedProxy,
     private readonly denyAll: boolean,
+    private readonly tier: 'basic' | 'stealth' = 'basic',
   ) {
     this.#server = createServer({ requestTimeout: 0 });
     this.#server.on('connection', (s: Socket) => this.#track(s));
@@ -269,7 +282,7 @@ class Session implements ProxySession {
       if (!this.refused.has(key)) this.refused.set(key, e);
       return 'forbidden';
     }
-    const socket = await this.proxy.connect(target.address, target.port).catch(() => undefined);
+    const socket = await this.proxy.connect(target.address, target.port, this.tier).catch(() => undefined);
     if (!socket) return 'unreachable';
     if (this.#closed) {
       socket.destroy();

@@ -23,7 +23,9 @@ import {
   type PageSetup,
 } from './emulation.js';
 import { FairSlots } from './fair-slots.js';
-import type { HttpClient } from './http.js';
+import type { HttpClient, ProxyTier } from './http.js';
+import { ASKS_A_HUMAN, detectBotWall, wallKind } from './bot-wall.js';
+import { CHROME_MAJOR, FINGERPRINT_SCRIPT, chromeIdentity, userAgentMetadata } from './chrome.js';
 import { siteOf } from './site.js';
 
 export interface RenderResult {
@@ -53,6 +55,14 @@ export interface RenderOptions {
   screenshot?: ScreenshotSpec;
   /** Format of the actions' screenshots. @default 'png' */
   imageFormat?: ImageFormat;
+  /** Which proxies carry the page's traffic (http.ts ProxyTier). @default 'basic' */
+  proxyTier?: ProxyTier;
+  /**
+   * When the page is a challenge a browser passes by itself (bot-wall.ts `script` walls), wait
+   * within the budget for it to clear (its script sets the clearance cookie and reloads). A page
+   * that asks a person stops the wait: captchas are never solved.
+   */
+  clearChallenge?: boolean;
 }
 
 export interface BrowserPool {
@@ -101,6 +111,8 @@ const ARGS = [
   '--no-first-run',
   '--disable-quic',
   '--mute-audio',
+  // navigator.webdriver stays false: no page can read that the browser is driven (issue 42).
+  '--disable-blink-features=AutomationControlled',
   // Nothing around the proxy: no name resolved by Chromium (the proxy resolves), no UDP that
   // WebRTC would send outside it, no prefetching.
   '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
@@ -121,6 +133,8 @@ interface Tab {
   session: ProxySession;
   context: BrowserContext;
   page: Page;
+  /** A remote browser's navigations whose redirects the guarded client followed: first URL → last. */
+  finalUrls: Map<string, string>;
 }
 
 const sizeOf = (n: number) => (n >= 2 ** 20 ? `${Math.round(n / 2 ** 20)} MiB` : `${Math.round(n / 1024)} KiB`);
@@ -161,10 +175,23 @@ export interface ChromiumPoolOptions {
   maxConcurrent?: number;
   /** Bytes one screenshot may take (TRAWL_SCREENSHOT_MAX_MB); a larger picture is taken again, scaled. @default 10 MiB */
   screenshotMaxBytes?: number;
+  /**
+   * A remote browser instead of a local Chromium (TRAWL_BROWSER_WS_ENDPOINT `ws://…` or
+   * TRAWL_BROWSER_CDP_URL `http://host:port`), connected over the DevTools protocol. Its pages'
+   * requests are intercepted and made by this service's guarded client (see `routeThroughGuard`).
+   */
+  endpoint?: string;
+  /** Appended to the User-Agent (TRAWL_USER_AGENT_TOKEN). */
+  userAgentToken?: string;
 }
 
 export class ChromiumPool implements BrowserPool {
   readonly #path?: string;
+  readonly #endpoint?: string;
+  readonly #http: HttpClient;
+  readonly #token?: string;
+  /** The browser's full version ("156.0.8078.108"), once launched: the identity's brands and hints follow it. */
+  #version = `${CHROME_MAJOR}.0.0.0`;
   readonly #proxy: GuardedProxy;
   readonly #max: number;
   readonly #shotBytes: number;
@@ -180,11 +207,15 @@ export class ChromiumPool implements BrowserPool {
   #closing?: Promise<void>;
 
   constructor(options: ChromiumPoolOptions) {
-    this.#path = findChromium(options.executablePath);
+    this.#endpoint = options.endpoint;
+    this.#path = this.#endpoint ? undefined : findChromium(options.executablePath);
     const http = options.http;
+    this.#http = http;
+    this.#token = options.userAgentToken;
     this.#proxy = new GuardedProxy({
       resolveTarget: (h, p) => http.resolveTarget(h, p),
       proxyUrls: http.proxyUrls,
+      stealthProxyUrls: http.stealthProxyUrls,
       maxBytes: options.maxBytes,
     });
     this.#max = options.maxConcurrent ?? 4;
@@ -194,7 +225,12 @@ export class ChromiumPool implements BrowserPool {
   }
 
   get available(): boolean {
-    return !!this.#path && !this.#closing;
+    return (!!this.#path || !!this.#endpoint) && !this.#closing;
+  }
+
+  /** Whether pages render in a remote browser (TRAWL_BROWSER_WS_ENDPOINT / TRAWL_BROWSER_CDP_URL). */
+  get remote(): boolean {
+    return !!this.#endpoint;
   }
 
   #launch(): Promise<Browser> {
@@ -202,13 +238,18 @@ export class ChromiumPool implements BrowserPool {
       const { chromium } = await import('playwright-core');
       // Browser-wide proxy: refuses everything; only a render's own session lets bytes through.
       this.#denyAll ??= await this.#proxy.denyAll();
-      const browser = await chromium.launch({
-        executablePath: this.#path,
-        args: ARGS,
-        headless: true,
-        env: browserEnv(),
-        proxy: { server: this.#denyAll.server, bypass: BYPASS },
-      });
+      const browser = this.#endpoint
+        ? await chromium.connectOverCDP(this.#endpoint, { timeout: 15_000 })
+        : await chromium.launch({
+            executablePath: this.#path,
+            args: ARGS,
+            // Playwright's --enable-automation shows the automation banner and sets navigator.webdriver.
+            ignoreDefaultArgs: ['--enable-automation'],
+            headless: true,
+            env: browserEnv(),
+            proxy: { server: this.#denyAll.server, bypass: BYPASS },
+          });
+      if (/^\d+\.\d+\.\d+\.\d+$/.test(browser.version())) this.#version = browser.version();
       // A crashed browser is launched again on the next render (its spare tab went with it).
       browser.on('disconnected', () => {
         this.#browser = undefined;
@@ -220,36 +261,49 @@ export class ChromiumPool implements BrowserPool {
     return this.#browser;
   }
 
-  async #openTab(browser: Browser, setup: PageSetup | undefined): Promise<Tab> {
-    const session = await this.#proxy.open().catch((e) => {
+  async #openTab(browser: Browser, setup: PageSetup | undefined, tier: ProxyTier = 'basic'): Promise<Tab> {
+    const session = await this.#proxy.open(false, tier).catch((e) => {
       throw fetchFailed('could not open the browser proxy', e);
     });
     let context: BrowserContext | undefined;
     try {
+      const identity = chromeIdentity(!!setup?.mobile, this.#token, Number(this.#version.split('.')[0]));
+      const viewport = viewportOf(setup);
       context = await browser.newContext({
         javaScriptEnabled: true,
         ignoreHTTPSErrors: false,
         serviceWorkers: 'block',
         ...contextOptions(setup),
-        proxy: { server: session.server, bypass: BYPASS },
+        // The identity of chrome.ts (no "HeadlessChrome"), a screen larger than the window (headless: equal).
+        userAgent: identity.userAgent,
+        screen: setup?.mobile
+          ? viewport
+          : { width: Math.max(1920, viewport.width), height: Math.max(1080, viewport.height + 85) },
+        // A remote browser's requests are all routed through the guarded client (routeThroughGuard);
+        // its context's proxy refuses everything (and is a loopback port of this machine, which a
+        // browser elsewhere cannot even reach): whatever escapes interception fails closed.
+        proxy: { server: this.#endpoint && this.#denyAll ? this.#denyAll.server : session.server, bypass: BYPASS },
       });
+      const finalUrls = new Map<string, string>();
+      if (this.#endpoint) await routeThroughGuard(context, this.#http, session, tier, finalUrls, this.#proxy.maxBytes);
       // WebRTC sends STUN over UDP, which no HTTP proxy carries, and headless Chromium ignores the
       // ip-handling policy above: pages get no peer connections (nothing to extract needs them).
       await context.addInitScript(NO_WEBRTC).catch(() => undefined);
+      await context.addInitScript(FINGERPRINT_SCRIPT).catch(() => undefined);
       const page = await context.newPage();
-      const languages = setup?.location ? languagesOf(setup.location) : [];
-      if (languages.length) {
-        // Playwright sends its locale alone as the document's Accept-Language and navigator.languages;
-        // the whole list goes through the DevTools override (sub-resources get it from the context's headers).
-        const cdp = await context.newCDPSession(page);
-        const userAgent = (await page.evaluate('navigator.userAgent')) as string;
-        // The session stays open with the page: an override ends with the session that set it.
-        await cdp.send('Emulation.setUserAgentOverride', {
-          userAgent,
-          acceptLanguage: languageTags(languages).join(','),
-        });
-      }
-      return { session, context, page };
+      const languages = setup?.location ? languagesOf(setup.location) : ['en-US'];
+      // Playwright sends its locale alone as the document's Accept-Language and navigator.languages;
+      // the whole list goes through the DevTools override (sub-resources get it from the context's
+      // headers), with the brands and platform of the identity (navigator.userAgentData, sec-ch-ua).
+      const cdp = await context.newCDPSession(page);
+      // The session stays open with the page: an override ends with the session that set it.
+      await cdp.send('Emulation.setUserAgentOverride', {
+        userAgent: identity.userAgent,
+        acceptLanguage: languageTags(languages).join(','),
+        platform: identity.navigatorPlatform,
+        userAgentMetadata: userAgentMetadata(identity, this.#version),
+      });
+      return { session, context, page, finalUrls };
     } catch (e) {
       await context?.close().catch(() => undefined);
       await session.close();
@@ -258,8 +312,8 @@ export class ChromiumPool implements BrowserPool {
   }
 
   /** The spare tab when the render can use it (its viewport set), else a new tab. */
-  async #tabFor(browser: Browser, setup: PageSetup | undefined): Promise<Tab> {
-    const spare = isPlainSetup(setup) ? this.#spare : undefined;
+  async #tabFor(browser: Browser, setup: PageSetup | undefined, tier: ProxyTier = 'basic'): Promise<Tab> {
+    const spare = isPlainSetup(setup) && tier === 'basic' ? this.#spare : undefined;
     if (spare) {
       // The next one opens once this render's tab is closed (opening it beside the render slowed both on 2 cores).
       this.#spare = undefined;
@@ -271,7 +325,7 @@ export class ChromiumPool implements BrowserPool {
         return tab;
       }
     }
-    return this.#openTab(browser, setup);
+    return this.#openTab(browser, setup, tier);
   }
 
   /** Opens the next spare tab in the background (once a render has shown the browser is used). */
@@ -300,7 +354,7 @@ export class ChromiumPool implements BrowserPool {
       const browser = await this.#launch().catch((e) => {
         throw fetchFailed(`Chromium could not be started: ${(e as Error).message.split('\n')[0]}`, e);
       });
-      tab = await this.#tabFor(browser, options.setup);
+      tab = await this.#tabFor(browser, options.setup, options.proxyTier);
     } catch (e) {
       release();
       throw e;
@@ -326,7 +380,7 @@ export class ChromiumPool implements BrowserPool {
   }
 
   async #renderIn(
-    { session, context, page }: Tab,
+    { session, context, page, finalUrls }: Tab,
     url: string,
     options: RenderOptions,
     deadline: number,
@@ -402,8 +456,15 @@ export class ChromiumPool implements BrowserPool {
         );
       });
     } else await settle(page, traffic, Math.min(SETTLE_MAX_MS, remaining()));
+    if (options.clearChallenge) {
+      // The challenge's script runs, sets its clearance cookie and reloads: wait for the page it lets through.
+      if (await clearChallenge(page, () => document?.status() ?? response?.status() ?? 200, deadline, traffic))
+        await settle(page, traffic, Math.min(SETTLE_MAX_MS, remaining()));
+    }
     const refusedEarly = refusedNavigation();
     if (refusedEarly) throw refusedEarly;
+    // Consent walls (issue 42) go before the caller's steps, the read and the screenshot.
+    if (await page.evaluate(DISMISS_CONSENT).catch(() => false)) await page.waitForTimeout(Math.min(150, remaining()));
     // What screenshots cut or scaled, in step order, the page's own last.
     const shotNotes: string[] = [];
     const actions = options.actions?.length
@@ -463,7 +524,7 @@ export class ChromiumPool implements BrowserPool {
       warnings.push(`the page downloaded more than ${sizeOf(this.#proxy.maxBytes)}; its remaining transfers were cut`);
     const answer = document ?? response;
     return {
-      url: page.url(),
+      url: finalUrls.get(page.url()) ?? page.url(),
       status: answer?.status() ?? 200,
       // The answer's headers as first seen (no round trip); the full set only when they lack it.
       contentType:
@@ -549,6 +610,143 @@ async function sendToSite(
       }
     },
   );
+}
+
+/**
+ * Consent walls of the common consent platforms (OneTrust, Cookiebot, Didomi, Quantcast,
+ * Usercentrics, TrustArc, Google's Funding Choices, Sourcepoint): "reject all" when the wall
+ * offers it (no consent is given on the caller's behalf), else "accept"; a wall with neither
+ * is removed, and the page's scroll lock with it. True when there was one.
+ */
+export const DISMISS_CONSENT = `(() => {
+  const REJECT = ['#onetrust-reject-all-handler', '#CybotCookiebotDialogBodyButtonDecline', '#didomi-notice-disagree-button', '.qc-cmp2-summary-buttons button[mode="secondary"]', 'button[data-testid="uc-deny-all-button"]', '.fc-cta-do-not-consent'];
+  const ACCEPT = ['#onetrust-accept-btn-handler', '#CybotCookiebotDialogBodyLevelButtonLevelOptinAllowAll', '#didomi-notice-agree-button', '.qc-cmp2-summary-buttons button[mode="primary"]', 'button[data-testid="uc-accept-all-button"]', '#truste-consent-button', '.fc-cta-consent'];
+  const WALLS = ['#onetrust-consent-sdk', '#CybotCookiebotDialog', '#didomi-host', '.qc-cmp2-container', '#usercentrics-root', '#truste-consent-track', '.truste_overlay', '.fc-consent-root', '[id^="sp_message_container"]'];
+  const walls = WALLS.map((s) => document.querySelector(s)).filter(Boolean);
+  if (!walls.length) return false;
+  const visible = (e) => e && e.getClientRects().length > 0;
+  const button = [...REJECT, ...ACCEPT].map((s) => document.querySelector(s)).find(visible);
+  if (button) button.click();
+  setTimeout(() => {
+    for (const s of WALLS) for (const e of document.querySelectorAll(s)) e.remove();
+    for (const e of [document.documentElement, document.body]) if (e && getComputedStyle(e).overflow === 'hidden') e.style.setProperty('overflow', 'visible', 'important');
+  }, 50);
+  return true;
+})()`;
+
+/** True when the page may be a vendor's wall (bot-wall.ts has the verdict): its title, its scripts, its globals, its widgets. */
+const MAY_BE_A_WALL = `(() => {
+  if (/Just a moment|Pardon Our Interruption|Access Denied|Attention Required|Robot or human|Robot Check|DataDome|Security check|Are you a robot|Human verification|Checking your browser/i.test(document.title)) return true;
+  const srcs = Array.from(document.scripts, (s) => s.src).join(' ');
+  if (/challenge-platform|captcha-delivery|ips\\.js|_Incapsula_Resource|bm-verify|recaptcha|hcaptcha|turnstile/i.test(srcs)) return true;
+  if (typeof window._cf_chl_opt !== 'undefined' || typeof window.dd !== 'undefined' || typeof window.KPSDK !== 'undefined') return true;
+  return !!document.querySelector('#challenge-form, #challenge-stage, #px-captcha, .cf-turnstile, .g-recaptcha, .h-captcha, iframe[src*="_Incapsula_Resource"]');
+})()`;
+
+/** Request headers a routed request does not carry over: the connection's, the proxy's, the encoding offered. */
+const ROUTE_DROPPED =
+  /^(?:host|connection|keep-alive|proxy-.*|te|trailer|transfer-encoding|upgrade|content-length|accept-encoding)$/i;
+
+/** A challenge page with no request in flight for this long is not going to clear. */
+const CHALLENGE_STALL_MS = 3000;
+
+/** How long a page that asks a person is given to turn into one that does not (a managed challenge deciding). */
+const HUMAN_GRACE_MS = 2000;
+
+/**
+ * Waits while the page is a `script` wall (bot-wall.ts) for it to go away, until `deadline`. True
+ * when it went (a reload came with the clearance cookie); false when it stayed, or turned into a
+ * page asking a person, which is left as it is (the caller reports it `blocked`).
+ */
+async function clearChallenge(
+  page: Page,
+  status: () => number,
+  deadline: number,
+  traffic: { inflight: number; last: number },
+): Promise<boolean> {
+  const started = Date.now();
+  let waited = false;
+  // Most renders are no wall: a look at the title, the scripts and a few ids says so without
+  // serialising the page (the read that follows does that once).
+  if (status() < 400 && !(await page.evaluate(MAY_BE_A_WALL).catch(() => true))) return false;
+  for (;;) {
+    const html = await page.content().catch(() => undefined);
+    if (html !== undefined) {
+      const wall = detectBotWall(status(), html);
+      if (!wall) return waited;
+      if (wallKind(wall) !== 'script' || (ASKS_A_HUMAN.test(html) && Date.now() - started > HUMAN_GRACE_MS))
+        return false;
+    }
+    const left = deadline - Date.now() - 250;
+    if (left <= 0) return false;
+    // A challenge at work talks to its vendor or reloads; one quiet this long has given up (or
+    // waits for a person): the rest of the budget would be spent for nothing.
+    if (traffic.inflight === 0 && Date.now() - traffic.last > CHALLENGE_STALL_MS) return false;
+    waited = true;
+    await page.waitForEvent('load', { timeout: Math.min(500, left) }).catch(() => undefined);
+  }
+}
+
+/**
+ * A remote browser (Browserless, a cloud browser) runs elsewhere: it cannot use this machine's
+ * guarded proxy, nor be trusted to resolve names as this service does. So none of its pages'
+ * requests reach the network from it: each is intercepted and made by the guarded HTTP client
+ * (the address guard on the resolved address, TRAWL_RESOLVE pins, the render's proxy tier),
+ * redirects followed by the client (Chromium would follow a fulfilled redirect past interception:
+ * the page shows the last answer at the first URL; its final URL is kept for the answer), and
+ * WebSockets refused.
+ * What interception cannot see (the browser's own background traffic) goes to the context's
+ * proxy, a loopback port of this machine that the remote browser cannot reach: it fails closed.
+ */
+export async function routeThroughGuard(
+  context: BrowserContext,
+  http: HttpClient,
+  session: ProxySession,
+  tier: ProxyTier,
+  finalUrls: Map<string, string>,
+  maxBytes: number,
+): Promise<void> {
+  // What the render's requests moved in all, against the same budget as the local browser's proxy.
+  let bytes = 0;
+  await context.route('**/*', async (route) => {
+    const request = route.request();
+    const u = new URL(request.url());
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return void route.continue().catch(() => undefined);
+    try {
+      const headers = await request.allHeaders();
+      // The connection is the client's own; so is the encoding (it decodes what it offers: no zstd).
+      for (const h of Object.keys(headers)) if (ROUTE_DROPPED.test(h)) delete headers[h];
+      bytes += Number(request.postDataBuffer()?.length ?? 0);
+      if (bytes > maxBytes) throw fetchFailed(`the page sent or downloaded more than ${sizeOf(maxBytes)}`);
+      const res = await http.request(u.href, {
+        method: (['GET', 'POST', 'HEAD'].includes(request.method()) ? request.method() : 'GET') as 'GET',
+        headers,
+        body: request.postDataBuffer() ?? undefined,
+        proxyTier: tier,
+        timeoutMs: 30_000,
+      });
+      // Chromium follows a fulfilled redirect itself, past interception: so the client follows
+      // redirects (each hop guarded) and the page gets the last answer at the URL it asked for.
+      if (res.url !== u.href && request.isNavigationRequest() && request.frame().parentFrame() === null)
+        finalUrls.set(u.href, res.url);
+      bytes += res.body.length;
+      const back = { ...res.headers };
+      // The body is decoded already; its length is what it is now.
+      delete back['content-encoding'];
+      delete back['content-length'];
+      delete back['transfer-encoding'];
+      await route.fulfill({ status: res.status, headers: back, body: res.body });
+    } catch (e) {
+      if (isTrawlError(e) && e.code === 'forbidden_target') {
+        const key = authorityKey(u.hostname, Number(u.port) || (u.protocol === 'https:' ? 443 : 80));
+        if (!session.refused.has(key)) session.refused.set(key, e);
+      }
+      await route
+        .abort(isTrawlError(e) && e.code === 'forbidden_target' ? 'blockedbyclient' : 'failed')
+        .catch(() => undefined);
+    }
+  });
+  await context.routeWebSocket(/.*/, (ws) => ws.close()).catch(() => undefined);
 }
 
 /** `work`, or a timeout error once `ms` passed (the work is left to end on its own: its tab is closed after). */

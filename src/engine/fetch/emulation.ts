@@ -5,6 +5,7 @@
  * target's own site (site.ts), on the HTTP path and in the browser alike.
  */
 import type { BrowserContextOptions } from 'playwright-core';
+import { chromeIdentity } from './chrome.js';
 import { siteOf } from './site.js';
 
 export interface Viewport {
@@ -42,8 +43,8 @@ export const DEFAULT_VIEWPORT: Viewport = { width: 1280, height: 800 };
 /** A current Android phone (Pixel 8): its CSS viewport and pixel ratio. */
 export const MOBILE_VIEWPORT: Viewport = { width: 412, height: 915 };
 const MOBILE_SCALE = 2.625;
-export const MOBILE_USER_AGENT =
-  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36 Trawl/0.1';
+/** Chrome on Android as Chrome's reduced User-Agent writes it (chrome.ts): the same on the HTTP path and in the browser. */
+export const MOBILE_USER_AGENT = chromeIdentity(true).userAgent;
 
 /** The time zone a country's people mostly live in, where it has several (else its only one). */
 const MAIN_ZONE: Record<string, string> = {
@@ -168,7 +169,12 @@ export function contextOptions(s: PageSetup | undefined): BrowserContextOptions 
 /** Headers every HTTP request of the page carries (whatever its host): the device's and the location's. */
 export function deviceHeaders(s: PageSetup | undefined): Record<string, string> {
   const h: Record<string, string> = {};
-  if (s?.mobile) h['user-agent'] = MOBILE_USER_AGENT;
+  if (s?.mobile) {
+    // The client hints go with the User-Agent they describe (a phone's UA with desktop hints is a tell).
+    h['sec-ch-ua-mobile'] = '?1';
+    h['sec-ch-ua-platform'] = '"Android"';
+    h['user-agent'] = MOBILE_USER_AGENT;
+  }
   const languages = s?.location ? languagesOf(s.location) : [];
   if (languages.length) h['accept-language'] = acceptLanguage(languages);
   return h;

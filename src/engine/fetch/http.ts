@@ -17,19 +17,24 @@ import type { ResolveOverride } from '../../config.js';
 import { TrawlError, fetchFailed, forbiddenTarget, isTrawlError, timeoutError } from '../../errors.js';
 import { checkAddress } from './address-guard.js';
 import type { PageLease } from './large-pages.js';
+import { chromeIdentity, navigationHeaders } from './chrome.js';
 
-export const DEFAULT_USER_AGENT =
-  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36 Trawl/0.1';
+/** Desktop Chrome as it introduces itself (chrome.ts): no tool token unless the operator adds one. */
+export const DEFAULT_USER_AGENT = chromeIdentity().userAgent;
 
 export interface HttpClientOptions {
   /** Let requests reach loopback/private/link-local addresses. @default false */
   allowPrivateNetwork?: boolean;
   /** Host → address overrides (tests, fixtures served under their real host); trusted, not guarded. */
   resolve?: ResolveOverride[];
-  /** Proxies to rotate through, e.g. `http://user:pass@proxy:8080`. */
+  /** Proxies to rotate through, e.g. `http://user:pass@proxy:8080` (the basic tier). */
   proxyUrls?: string[];
+  /** The stealth tier's proxies (residential or mobile exits), used when a request asks for them. */
+  stealthProxyUrls?: string[];
   /** @default DEFAULT_USER_AGENT */
   userAgent?: string;
+  /** Appended to the User-Agent (the operator's `TRAWL_USER_AGENT_TOKEN`, e.g. "Trawl/0.1 (+https://…)"). */
+  userAgentToken?: string;
   /** Open connections kept per origin. @default 64 */
   connectionsPerOrigin?: number;
   /** Name resolution (injected in tests so they never ask a real resolver). @default dns.promises.lookup */
@@ -53,7 +58,14 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Admission for large bodies (large-pages.ts): reading pauses while the lease waits for a slot. */
   lease?: PageLease;
+  /** Which proxies carry the request: the basic tier (HTTP_PROXY_URLS, or none) or the stealth tier. @default 'basic' */
+  proxyTier?: ProxyTier;
+  /** Return a redirect as it is (its body dropped) instead of following it (a browser routed through this client follows it itself). */
+  manualRedirect?: boolean;
 }
+
+/** The proxy pools an operator configures (issue 42): `basic` is HTTP_PROXY_URLS (or direct), `stealth` TRAWL_STEALTH_PROXY_URLS. */
+export type ProxyTier = 'basic' | 'stealth';
 
 export interface HttpResponse {
   /** Final URL after redirects. */
@@ -65,7 +77,10 @@ export interface HttpResponse {
 }
 
 export const DEFAULT_REQUEST: Required<
-  Omit<RequestOptions, 'body' | 'signal' | 'headers' | 'hopHeaders' | 'followRedirect' | 'lease'>
+  Omit<
+    RequestOptions,
+    'body' | 'signal' | 'headers' | 'hopHeaders' | 'followRedirect' | 'lease' | 'proxyTier' | 'manualRedirect'
+  >
 > = {
   method: 'GET',
   timeoutMs: 30_000,
@@ -74,20 +89,35 @@ export const DEFAULT_REQUEST: Required<
 };
 
 export class HttpClient {
-  readonly #opts: Required<Omit<HttpClientOptions, 'resolve' | 'proxyUrls' | 'lookup'>>;
+  readonly #opts: Required<
+    Omit<HttpClientOptions, 'resolve' | 'proxyUrls' | 'stealthProxyUrls' | 'lookup' | 'userAgentToken'>
+  >;
+  readonly #baseHeaders: Record<string, string>;
+  readonly #apiHeaders: Record<string, string>;
   readonly #lookup: (host: string) => Promise<{ address: string }[]>;
   readonly #overrides: Map<string, ResolveOverride>;
   readonly #agent: Agent;
   readonly #proxies: ProxyAgent[];
   readonly #proxyUrls: string[];
+  readonly #stealth: ProxyAgent[];
+  readonly #stealthUrls: string[];
   #proxyTurn = 0;
+  #stealthTurn = 0;
   #closing?: Promise<void>;
 
   constructor(options: HttpClientOptions = {}) {
     this.#opts = {
       allowPrivateNetwork: options.allowPrivateNetwork ?? false,
-      userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+      userAgent: options.userAgent ?? chromeIdentity(false, options.userAgentToken).userAgent,
       connectionsPerOrigin: options.connectionsPerOrigin ?? 64,
+    };
+    this.#baseHeaders = { ...navigationHeaders(chromeIdentity()), 'user-agent': this.#opts.userAgent };
+    // A POST (webhooks, an LLM's API) is no navigation: no Sec-Fetch-* or client hints claiming one.
+    this.#apiHeaders = {
+      'user-agent': this.#opts.userAgent,
+      accept: '*/*',
+      'accept-encoding': this.#baseHeaders['accept-encoding'],
+      'accept-language': 'en-US,en;q=0.9',
     };
     this.#overrides = new Map((options.resolve ?? []).map((r) => [r.host, r]));
     this.#lookup = options.lookup ?? ((host) => lookup(host, { all: true, verbatim: true }));
@@ -113,6 +143,18 @@ export class HttpClient {
     });
     this.#proxyUrls = options.proxyUrls ?? [];
     this.#proxies = this.#proxyUrls.map((uri) => new ProxyAgent({ uri }));
+    this.#stealthUrls = options.stealthProxyUrls ?? [];
+    this.#stealth = this.#stealthUrls.map((uri) => new ProxyAgent({ uri }));
+  }
+
+  /** Whether the stealth tier has proxies (`proxy: "auto"` climbs to it only then). */
+  get stealthAvailable(): boolean {
+    return this.#stealth.length > 0;
+  }
+
+  /** The stealth tier's proxies (the browser's proxy chains to them for a stealth render). */
+  get stealthProxyUrls(): string[] {
+    return [...this.#stealthUrls];
   }
 
   /** Where to connect for host:port — the override, or a checked DNS answer. */
@@ -173,7 +215,15 @@ export class HttpClient {
     }
   }
 
-  #dispatcher(): Dispatcher {
+  #dispatcher(tier: ProxyTier = 'basic'): Dispatcher {
+    if (tier === 'stealth') {
+      if (!this.#stealth.length)
+        throw new TrawlError(
+          'invalid_request',
+          'proxy: "stealth" needs stealth proxies, and this server has none configured (TRAWL_STEALTH_PROXY_URLS)',
+        );
+      return this.#stealth[this.#stealthTurn++ % this.#stealth.length];
+    }
     if (!this.#proxies.length) return this.#agent;
     return this.#proxies[this.#proxyTurn++ % this.#proxies.length];
   }
@@ -187,16 +237,14 @@ export class HttpClient {
     const redirects: string[] = [];
     let method = o.method;
     let body = options.body;
+    // Chrome's navigation headers in Chrome's order; the caller's replace them in place.
     const headers = {
-      'user-agent': this.#opts.userAgent,
-      accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
-      'accept-language': 'en-US,en;q=0.9',
-      'accept-encoding': 'gzip, deflate, br',
-      ...options.headers,
+      ...(method === 'GET' ? this.#baseHeaders : this.#apiHeaders),
+      ...lowerCased(options.headers),
     };
     try {
       for (let hop = 0; ; hop++) {
-        const dispatcher = this.#dispatcher();
+        const dispatcher = this.#dispatcher(options.proxyTier);
         // Through a proxy the connector is not ours: check the address before sending.
         if (dispatcher !== this.#agent) await this.#target(current.hostname, Number(current.port) || 0);
         cancel.check();
@@ -213,7 +261,7 @@ export class HttpClient {
           options.signal,
         );
         const location = res.headers.location;
-        if (isRedirect(res.status, res.headers)) {
+        if (isRedirect(res.status, res.headers) && !options.manualRedirect) {
           if (hop >= o.maxRedirects) throw fetchFailed(`too many redirects (more than ${o.maxRedirects}) from ${url}`);
           const next = redirectTarget(location, current);
           if (options.followRedirect && !(await options.followRedirect(next))) {
@@ -273,7 +321,11 @@ export class HttpClient {
   }
 
   close(): Promise<void> {
-    this.#closing ??= Promise.all([this.#agent.close(), ...this.#proxies.map((p) => p.close())]).then(() => undefined);
+    this.#closing ??= Promise.all([
+      this.#agent.close(),
+      ...this.#proxies.map((p) => p.close()),
+      ...this.#stealth.map((p) => p.close()),
+    ]).then(() => undefined);
     return this.#closing;
   }
 }
@@ -529,6 +581,16 @@ async function decodeContent(
     if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(url, maxBytes);
     throw fetchFailed(`${url} sent a body that is not valid ${enc}`, e);
   }
+}
+
+function lowerCased(headers: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!headers) return undefined;
+  let lower = true;
+  for (const k in headers) if (k !== k.toLowerCase()) lower = false;
+  if (lower) return headers;
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = v;
+  return out;
 }
 
 export function definedOnly<T extends object>(o: T): Partial<T> {

@@ -3,14 +3,14 @@
  * is an empty JavaScript shell; upstream errors, bot walls and unsupported types become the
  * contract's errors here so every capability (scrape, crawl, extract, monitors) agrees.
  */
-import { TrawlError, blocked, fetchFailed, timeoutError } from '../../errors.js';
+import { TrawlError, fetchFailed, isTrawlError, timeoutError } from '../../errors.js';
 import type { Action, ActionOutput, ImageFormat, ScreenshotSpec } from './actions.js';
 import type { BrowserPool } from './browser.js';
 import { deviceHeaders, siteHeaders, type PageSetup } from './emulation.js';
 import type { DocumentProcessor } from '../document/pool.js';
-import { detectBotWall, visibleTextLength } from './bot-wall.js';
+import { detectBotWall, detectWallHeaders, visibleTextLength, wallKind, type WallKind } from './bot-wall.js';
 import { decodeBody } from './charset.js';
-import type { HttpClient } from './http.js';
+import type { HttpClient, ProxyTier } from './http.js';
 import type { LargePageGate, PageLease } from './large-pages.js';
 import type { FetchSlots } from './owner-slots.js';
 import { fetchOutcome, pageFetches } from '../../metrics.js';
@@ -22,8 +22,29 @@ export type RenderMode = 'auto' | 'http' | 'browser';
  * record it (a monitor watching `status_code`). Not in the error's body: the contract's fields stay.
  */
 export class TargetStatus {
-  constructor(readonly status: number) {}
+  constructor(
+    readonly status: number,
+    /** When the target said it may be asked again (a 429/503's Retry-After). */
+    readonly retryAt?: Date,
+  ) {}
 }
+
+/** The cause of a `blocked` error: which wall answered (bot-wall.ts), so the ladder knows what may pass it. */
+export class WallSeen {
+  constructor(
+    readonly name: string,
+    readonly kind: WallKind,
+  ) {}
+}
+
+const wallError = (at: string, name: string) =>
+  new TrawlError('blocked', `${at} answered with a bot wall (${name}); it was not scraped and no credit was charged`, {
+    cause: new WallSeen(name, wallKind(name)),
+    retryable: false,
+  });
+
+/** `proxy` of a request (Firecrawl's values): one tier, or `auto` (basic, then stealth when the answer is a wall). */
+export type ProxyMode = ProxyTier | 'auto';
 export const targetStatusOf = (e: unknown): number | undefined =>
   e instanceof TrawlError && e.code === 'fetch_failed' && e.cause instanceof TargetStatus ? e.cause.status : undefined;
 export type PageKind = 'html' | 'text' | 'pdf';
@@ -51,6 +72,10 @@ export interface Page {
   screenshot?: Buffer;
   /** Rendered pages: what the actions produced. */
   actions?: ActionOutput;
+  /** The proxy tier the answer came through (issue 42: stealth costs more). */
+  proxyUsed?: ProxyTier;
+  /** The rungs of the ladder climbed before this answer (`basic`, `browser`, `stealth`, `stealth browser`). */
+  tiersTried?: string[];
 }
 
 /** `url` without user:password@ (answers never repeat credentials). */
@@ -89,6 +114,21 @@ export interface FetchPageOptions {
   screenshot?: ScreenshotSpec;
   /** Format of the actions' screenshots. */
   imageFormat?: ImageFormat;
+  /** Which proxies carry the request (issue 42). @default 'auto' */
+  proxy?: ProxyMode;
+  /** Internal: the tier of this rung of the ladder. */
+  proxyTier?: ProxyTier;
+  /** Asked before the stealth tier is used (its surcharge, taken by the caller's billing); without it the tier is free. */
+  stealthGate?: StealthGate;
+}
+
+/**
+ * The price of the stealth tier (issue 42: 5 credits where a page costs 1), as the engine sees
+ * it: `take` reserves the surcharge before the first stealth rung (false when the account cannot
+ * pay it: the ladder stops there); the caller keeps or gives it back once the answer is known.
+ */
+export interface StealthGate {
+  take(): Promise<boolean>;
 }
 
 export interface Fetchers {
@@ -251,9 +291,98 @@ async function ownSlot(slots: FetchSlots, timeoutMs: number, signal?: AbortSigna
   }
 }
 
+/**
+ * The tiers a request may climb: the one asked, or basic then stealth — when the operator
+ * configured stealth proxies and the caller prices the tier (a `stealthGate`: scrapes do; pages
+ * of crawls, batches, extract and monitors, not priced by tier yet, stay on the basic tier so no
+ * unpaid request spends the operator's dearest proxies).
+ */
+function tiersOf(fetchers: Fetchers, mode: ProxyMode | undefined, gate: StealthGate | undefined): ProxyTier[] {
+  if (mode === 'basic' || mode === 'stealth') return [mode];
+  return fetchers.http.stealthAvailable && gate ? ['basic', 'stealth'] : ['basic'];
+}
+
+/** A gate that lets the stealth tier be used for nothing more (the CLI's local scrape: the operator's own). */
+export const FREE_STEALTH: StealthGate = { take: async () => true };
+
+const rung = (tier: ProxyTier, browser: boolean) =>
+  tier === 'basic' ? (browser ? 'browser' : 'basic') : browser ? 'stealth browser' : 'stealth';
+
+const wallOf = (e: unknown) =>
+  isTrawlError(e) && e.code === 'blocked' && e.cause instanceof WallSeen ? e.cause : undefined;
+
+/**
+ * The escalation ladder (issue 42), cheapest first, within the request's one time budget: for
+ * each proxy tier, plain HTTP that looks like Chrome; then, when the answer was a wall a browser
+ * passes by itself (a JS challenge, a fingerprint check), Chromium waiting for it to clear; then
+ * the next tier. A wall that asks a person, or a block by address, skips the browser. The last
+ * wall is the answer, its detail naming every rung tried.
+ */
 async function fetchAdmitted(fetchers: Fetchers, url: string, options: FetchPageOptions): Promise<Page> {
   const render = options.render ?? 'auto';
-  if (render === 'browser') return renderPage(fetchers, url, options);
+  const tiers = tiersOf(fetchers, options.proxy, options.stealthGate);
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  const tried: string[] = [];
+  let wall: TrawlError | undefined;
+  for (const tier of tiers) {
+    const left = deadline - Date.now();
+    if (wall && left < 500) break;
+    if (tier === 'stealth' && options.stealthGate && !(await options.stealthGate.take())) {
+      // Asked for by name, the tier's price is owed up front; climbed to, the ladder ends below it.
+      if (!wall) throw new TrawlError('insufficient_credits');
+      tried.push('stealth (not tried: the account has too few credits for it)');
+      break;
+    }
+    const rungOptions = { ...options, timeoutMs: Math.max(1, left), proxyTier: tier };
+    if (render !== 'browser') {
+      tried.push(rung(tier, false));
+      try {
+        return withLadder(await fetchHttpAdmitted(fetchers, url, rungOptions, render), tier, tried);
+      } catch (e) {
+        const seen = wallOf(e);
+        if (!seen) throw e;
+        wall = e as TrawlError;
+        if (render === 'http' || seen.kind !== 'script' || !fetchers.browser?.available) continue;
+      }
+    }
+    const leftForBrowser = deadline - Date.now();
+    if (wall && leftForBrowser < 500) break;
+    tried.push(rung(tier, true));
+    try {
+      const page = await renderPage(fetchers, url, {
+        ...rungOptions,
+        timeoutMs: Math.max(1, leftForBrowser),
+        clearChallenge: true,
+      });
+      return withLadder(page, tier, tried);
+    } catch (e) {
+      if (wallOf(e)) wall = e as TrawlError;
+      // A render that failed otherwise after a wall (a timeout while it waited) leaves the wall the answer.
+      else if (!wall || render === 'browser') throw e;
+    }
+  }
+  throw new TrawlError(
+    'blocked',
+    `${wall!.detail.replace(/; it was not scraped.*$/, '')}; tried: ${tried.join(', ')}; it was not scraped and no credit was charged`,
+    {
+      cause: wall!.cause,
+      retryable: false,
+    },
+  );
+}
+
+const withLadder = (page: Page, tier: ProxyTier, tried: string[]): Page => ({
+  ...page,
+  proxyUsed: tier,
+  tiersTried: [...tried],
+});
+
+async function fetchHttpAdmitted(
+  fetchers: Fetchers,
+  url: string,
+  options: FetchPageOptions & { clearChallenge?: boolean },
+  render: RenderMode,
+): Promise<Page> {
   // A page waits here, before its request is sent, while the pages held are over budget.
   const gate = fetchers.largePages;
   const lease = gate ? (gate.tryAdmit() ?? (await admitted(gate, options))) : undefined;
@@ -286,24 +415,46 @@ async function fetchOverHttp(
   render: RenderMode,
   lease: PageLease | undefined,
 ): Promise<Page> {
-  const res = await fetchers.http.request(url, {
-    timeoutMs: options.timeoutMs,
-    maxBytes: options.maxBytes,
-    signal: options.signal,
-    headers: options.setup ? { ...options.headers, ...deviceHeaders(options.setup) } : options.headers,
-    hopHeaders: siteHeaders(url, options.setup),
-    followRedirect: options.followRedirect,
-    lease,
-  });
-  const contentType = res.headers['content-type'] ?? '';
-  const kind = kindOf(contentType, res.body);
+  const budget = options.timeoutMs ?? 30_000;
+  const deadline = Date.now() + budget;
+  let res: Awaited<ReturnType<HttpClient['request']>>;
+  let kind: PageKind | undefined;
   let text: string | undefined;
-  if (kind === 'html' || kind === 'text' || res.status >= 400)
-    text = decodeBody(res.body, contentType, kind !== 'text').text;
-  if (text !== undefined && (kind === 'html' || res.status >= 400)) {
-    const wall = detectBotWall(res.status, text);
-    if (wall)
-      throw blocked(`${res.url} answered with a bot wall (${wall}); it was not scraped and no credit was charged`);
+  let contentType: string;
+  for (let attempt = 1; ; attempt++) {
+    res = await fetchers.http.request(url, {
+      timeoutMs: Math.max(1, deadline - Date.now()),
+      maxBytes: options.maxBytes,
+      signal: options.signal,
+      headers: options.setup ? { ...options.headers, ...deviceHeaders(options.setup) } : options.headers,
+      hopHeaders: siteHeaders(url, options.setup),
+      followRedirect: options.followRedirect,
+      lease,
+      proxyTier: options.proxyTier,
+    });
+    contentType = res.headers['content-type'] ?? '';
+    kind = kindOf(contentType, res.body);
+    text = undefined;
+    if (kind === 'html' || kind === 'text' || res.status >= 400)
+      text = decodeBody(res.body, contentType, kind !== 'text').text;
+    // The page names its wall best (DataDome's says whether it is a device check or a captcha); headers say it when the body does not.
+    const wall =
+      (text !== undefined && (kind === 'html' || res.status >= 400) ? detectBotWall(res.status, text) : undefined) ??
+      detectWallHeaders(res.status, res.headers);
+    if (wall) throw wallError(res.url, wall);
+    if ((res.status !== 429 && res.status !== 503) || res.headers['retry-after'] === undefined) break;
+    // Patience (issue 42): a target that says when to come back is asked again then, if that fits the budget.
+    const at = retryAfterDate(res.headers['retry-after']);
+    if (!at) break;
+    const wait = Math.max(0, at.getTime() - Date.now());
+    if (attempt < 4 && Date.now() + wait + 250 < deadline) {
+      await sleep(wait, options.signal);
+      continue;
+    }
+    throw fetchFailed(
+      `${res.url} answered HTTP ${res.status} and asks to be asked again in ${Math.ceil(wait / 1000)} s (at ${at.toISOString()}), past this request's time budget (timeout_ms ${budget}); retry after that`,
+      new TargetStatus(res.status, at),
+    );
   }
   if (res.status >= 400) throw fetchFailed(`${res.url} answered HTTP ${res.status}`, new TargetStatus(res.status));
   if (!kind) throw fetchFailed(`${res.url} is ${contentType || 'of unknown type'}, not HTML, PDF or text`);
@@ -324,7 +475,10 @@ async function fetchOverHttp(
       return page;
     }
     try {
-      return { ...(await renderPage(fetchers, url, options)), shell: true };
+      return {
+        ...(await renderPage(fetchers, url, { ...options, timeoutMs: Math.max(1, deadline - Date.now()) })),
+        shell: true,
+      };
     } catch (e) {
       // The HTTP copy is still an answer; a failed render does not make it worse.
       if (e instanceof TrawlError && (e.code === 'forbidden_target' || e.code === 'blocked')) throw e;
@@ -336,7 +490,11 @@ async function fetchOverHttp(
   return page;
 }
 
-async function renderPage(fetchers: Fetchers, url: string, options: FetchPageOptions): Promise<Page> {
+async function renderPage(
+  fetchers: Fetchers,
+  url: string,
+  options: FetchPageOptions & { clearChallenge?: boolean },
+): Promise<Page> {
   if (!fetchers.browser?.available) {
     throw new TrawlError(
       'fetch_failed',
@@ -354,11 +512,13 @@ async function renderPage(fetchers: Fetchers, url: string, options: FetchPageOpt
     actions: options.actions,
     screenshot: options.screenshot,
     imageFormat: options.imageFormat,
+    proxyTier: options.proxyTier,
+    clearChallenge: options.clearChallenge ?? true,
   });
   // Credentials in the URL stay out of every answer, as on the HTTP path.
   const at = withoutCredentials(r.url);
   const wall = detectBotWall(r.status, r.html);
-  if (wall) throw blocked(`${at} answered with a bot wall (${wall}); it was not scraped and no credit was charged`);
+  if (wall) throw wallError(at, wall);
   if (r.status >= 400) throw fetchFailed(`${at} answered HTTP ${r.status}`, new TargetStatus(r.status));
   if (kindOf(r.contentType, Buffer.alloc(0)) === 'pdf') {
     // Chromium shows a PDF in its viewer (the screenshot is of its first page); the document
@@ -393,4 +553,27 @@ async function renderPage(fetchers: Fetchers, url: string, options: FetchPageOpt
     ...(r.screenshot ? { screenshot: r.screenshot } : {}),
     ...(r.actions ? { actions: r.actions } : {}),
   };
+}
+
+/** A Retry-After value (seconds, or an HTTP date) as the moment it names; undefined when it is neither. */
+export function retryAfterDate(value: string, now = Date.now()): Date | undefined {
+  const v = value.trim();
+  if (/^\d{1,9}$/.test(v)) return new Date(now + Number(v) * 1000);
+  const t = Date.parse(v);
+  return Number.isFinite(t) ? new Date(Math.max(t, now)) : undefined;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }

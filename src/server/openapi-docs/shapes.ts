@@ -27,6 +27,15 @@ const Metadata = z.object({
     .enum(['article', 'forum', 'product', 'listing', 'collection', 'documentation', 'service', 'other'])
     .optional()
     .describe("HTML pages: the page's kind, from its schema.org / Open Graph markup and its structure"),
+  proxy_used: z
+    .enum(['basic', 'stealth'])
+    .optional()
+    .describe('The proxy tier the page came through (`proxy`: basic, or the stealth tier auto climbed to)'),
+  credits_used: z
+    .number()
+    .int()
+    .optional()
+    .describe('POST /v1/scrape: what this answer cost (5 through the stealth tier, 1 else, 0 when free)'),
 });
 
 const Scraped = {

@@ -129,6 +129,8 @@ describe('mobile and location', () => {
       height: 640,
     });
     expect(deviceHeaders({ mobile: true, location: { languages: ['es-ES'] } })).toEqual({
+      'sec-ch-ua-mobile': '?1',
+      'sec-ch-ua-platform': '"Android"',
       'user-agent': expect.stringMatching(/Android.*Mobile/),
       'accept-language': 'es-ES,es;q=0.9',
     });
