@@ -182,7 +182,10 @@ export function cacheParts(options: ScrapeOptions): CacheKeyParts {
   return {
     url: options.url,
     formats: [...resolveFormats(options.formats, !!options.schema)],
-    schema: options.schema?.schema,
+    // A JSON Schema's enums and formats change the answer: part of the key.
+    schema: options.schema?.hints
+      ? { schema: options.schema.schema, hints: options.schema.hints }
+      : options.schema?.schema,
     onlyMainContent: options.onlyMainContent,
     render: needsBrowser(options) ? 'browser' : options.render,
     waitFor: options.waitFor,
@@ -482,7 +485,7 @@ async function convertPage(
   if (doc.scant) result.warnings = [SCANT_WARNING];
   if (formats.has('markdown')) result.markdown = doc.markdown ?? '';
   if (extracted) {
-    result.json = extracted.json;
+    result.json = options.schema ? options.schema.finish(extracted.json, extracted.sources) : extracted.json;
     result.sources = extracted.sources;
   }
   if (formats.has('html')) result.html = doc.html ?? '';
@@ -496,5 +499,6 @@ function extractFromText(
   schema: CompiledSchema,
 ): { json: Record<string, unknown>; sources: Record<string, string> } {
   // Plain text and PDFs have no markup: only "Label: value" lines can answer.
-  return extractFromDocument(parseHtml(''), { schema, url: 'about:blank', text });
+  const out = extractFromDocument(parseHtml(''), { schema, url: 'about:blank', text });
+  return { json: schema.finish(out.json, out.sources), sources: out.sources };
 }

@@ -5,10 +5,9 @@
  * the rest are refused by name (options.ts).
  */
 import { compileSchema, type CompiledSchema, type Format } from '../../engine/index.js';
-import type { SchemaObject } from '../../engine/extract/schema.js';
 import { invalidRequest } from '../../errors.js';
 import { unsupported } from './options.js';
-import { schemaFromJsonSchema } from './json-schema.js';
+import { strictJsonSchema } from '../../engine/extract/json-schema.js';
 import { checkOptions, intIn, onlyAt, permits, refuse, type OptionTable } from './options.js';
 import { browserPlan, checkWaits, screenshotFormat, ShotSettings, type BrowserPlan } from './browser-options.js';
 import { BROWSER_PAGE_MS } from '../../engine/crawl/rich-page.js';
@@ -25,7 +24,8 @@ export interface ScrapePlan {
   formats: Format[];
   /** What the answer carries, in Firecrawl's names. */
   fields: Field[];
-  schema?: SchemaObject;
+  /** The schema as jobs store it: the caller's JSON Schema (its hints kept), or its short form. */
+  schema?: Record<string, unknown>;
   compiled?: CompiledSchema;
   /** A hint for the LLM pass (scrape only). */
   prompt?: string;
@@ -202,7 +202,7 @@ export function planScrape(o: Record<string, unknown>, ctx: PlanContext): Scrape
             `${where}schema`,
             'json from a prompt alone is not supported: Trawl extracts against a schema, so add "schema" (a JSON Schema)',
           );
-        plan.schema = schemaFromJsonSchema(j.schema, `${where}schema`);
+        plan.schema = strictJsonSchema(j.schema, `${where}schema`);
         // Trawl's limits (depth, field count, names) apply as to its own schemas.
         plan.compiled = compileSchema(plan.schema, `${where}schema`);
         if (j.prompt !== undefined) {

@@ -8,6 +8,7 @@
 import { isTrawlError } from '../../errors.js';
 import type { HttpClient } from '../fetch/http.js';
 import { coerce } from './coerce.js';
+import { annotate, type FieldHints } from './json-schema.js';
 import type { CompiledSchema, SchemaNode, SchemaObject } from './schema.js';
 
 export interface LlmOptions {
@@ -128,7 +129,11 @@ export function createLlmClient(options: LlmOptions): LlmClient {
         ],
         response_format: {
           type: 'json_schema',
-          json_schema: { name: 'extraction', strict: true, schema: jsonSchemaOf(missing) },
+          json_schema: {
+            name: 'extraction',
+            strict: true,
+            schema: annotate(jsonSchemaOf(missing), input.schema.hints as FieldHints | undefined),
+          },
         },
       };
       try {
@@ -150,7 +155,10 @@ export function createLlmClient(options: LlmOptions): LlmClient {
         const answer = coerceTo(missing, JSON.parse(content.replace(/^```(?:json)?\s*|\s*```$/g, '')));
         if (!answer || typeof answer !== 'object') throw new Error('LLM answer is not an object');
         const sources = { ...input.sources };
-        const json = mergeMissing(missing, input.json, answer as Record<string, unknown>, sources, '');
+        const json = input.schema.finish(
+          mergeMissing(missing, input.json, answer as Record<string, unknown>, sources, ''),
+          sources,
+        );
         if (!input.schema.validate(json)) throw new Error('LLM answer does not validate against the schema');
         return { json, sources };
       } catch (e) {

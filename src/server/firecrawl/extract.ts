@@ -13,7 +13,7 @@ import { extractOptionsFor } from '../../app/extract.js';
 import { httpUrl } from '../../contract/validation.js';
 import { unsupported } from '../../contract/firecrawl/options.js';
 import { ExtractResults } from './extract-results.js';
-import { schemaFromJsonSchema } from '../../contract/firecrawl/json-schema.js';
+import { strictJsonSchema } from '../../engine/extract/json-schema.js';
 import { bodyOf, boolAt, checkOptions, onlyAt, refuse, type OptionTable } from '../../contract/firecrawl/options.js';
 import type { Version } from '../../contract/firecrawl/scrape-options.js';
 import { HIDDEN } from './shared.js';
@@ -73,7 +73,7 @@ export function extractRoutes(app: FastifyInstance, ctx: ServerContext, version:
         'schema',
         'extraction from a prompt alone is not supported: Trawl extracts against a schema, so add "schema" (a JSON Schema)',
       );
-    const schema = compileSchema(schemaFromJsonSchema(o.schema, 'schema'), 'schema');
+    const schema = compileSchema(strictJsonSchema(o.schema, 'schema'), 'schema');
     if (o.prompt !== undefined && (typeof o.prompt !== 'string' || !o.prompt.length || o.prompt.length > 2000))
       throw invalidRequest('prompt: must be a string of 1 to 2000 characters');
     const showSources = boolAt(o.showSources, 'showSources') ?? false;
