@@ -112,6 +112,31 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.outp
 
 const article = (t: string) => (/^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`);
 
+/** The two forms a schema may take, as a 422 says them. */
+export const SCHEMA_FORMS =
+  'a JSON Schema ({"type":"object","properties":{"price":{"type":"number"}}}) or the short form ({"price":"number"})';
+
+/**
+ * The schema of an extraction, or none when a prompt alone may drive the LLM. Without a schema:
+ * with a prompt and an LLM, none is needed; otherwise 422 saying what to send.
+ */
+export function schemaOrPrompt(
+  schema: unknown,
+  prompt: string | undefined,
+  hasLlm: boolean,
+  at = 'schema',
+): CompiledSchema | undefined {
+  if (schema !== undefined) return compileSchema(schema, at);
+  if (prompt !== undefined && hasLlm) return undefined;
+  if (prompt !== undefined)
+    throw invalidSchema(
+      `${at}: is required: this server has no LLM to read a prompt alone (its operator can set LLM_BASE_URL, LLM_MODEL and LLM_API_KEY), so send ${SCHEMA_FORMS}`,
+    );
+  throw invalidSchema(
+    `${at}: is required; send ${SCHEMA_FORMS}${hasLlm ? ', or a "prompt" saying what to extract' : ''}`,
+  );
+}
+
 /**
  * `formats` + `schema` of scrape and crawl: the formats asked (json added when a schema comes
  * without formats) and the compiled schema; json without a schema is 422.
@@ -119,9 +144,14 @@ const article = (t: string) => (/^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`);
 export function formatsAndSchema(
   formats: string[] | undefined,
   schema: unknown,
+  prompt?: { prompt?: string; hasLlm: boolean },
 ): { formats?: Format[]; schema?: CompiledSchema } {
   const f = formats as Format[] | undefined;
   const wantsJson = f ? f.includes('json') : schema !== undefined;
-  if (wantsJson && schema === undefined) throw invalidSchema('schema: is required when formats includes "json"');
+  if (wantsJson && schema === undefined) {
+    // A prompt alone drives the LLM where the surface takes one (scrape); else say what to send.
+    if (prompt) return { formats: f, schema: schemaOrPrompt(undefined, prompt.prompt, prompt.hasLlm) };
+    throw invalidSchema(`schema: is required when formats includes "json"; send ${SCHEMA_FORMS}`);
+  }
   return { formats: f, schema: schema !== undefined ? compileSchema(schema) : undefined };
 }

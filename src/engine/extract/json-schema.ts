@@ -91,6 +91,30 @@ export function looksLikeSchemaNode(v: unknown): boolean {
   return isObject(v) && typeof v.type === 'string' && Object.keys(v).every((k) => KEYWORDS.has(k));
 }
 
+/**
+ * A map of field names to JSON Schema nodes without the object around it
+ * (`{"name":{"type":"string"},"price":{"type":"number"}}`: what `properties` holds), as
+ * people often send. Read as that object's properties.
+ */
+export function isPropertiesMap(v: unknown): v is Json {
+  return isObject(v) && Object.keys(v).length > 0 && Object.values(v).every(looksLikeSchemaNode);
+}
+
+/** A properties map (isPropertiesMap) → the short form's shape and hints; paths are `${at}.${field}`. */
+export function readPropertiesMap(input: Json, at: string): ReadJsonSchema {
+  const schema: SchemaObject = {};
+  const fields: Record<string, FieldHints> = {};
+  const seen = { nodes: 0 };
+  for (const [k, v] of Object.entries(input)) {
+    if (k === '__proto__')
+      throw invalidSchema(`${at}.__proto__: "__proto__" cannot be a field name; choose another name`);
+    const h: FieldHints = {};
+    schema[k] = convert(v as Json, input, `${at}.${k}`, 0, seen, h);
+    if (hasHints(h)) fields[k] = h;
+  }
+  return { schema, ...(Object.keys(fields).length ? { hints: { fields } } : {}) };
+}
+
 /** A JSON Schema → the short form's shape and the hints beside it. Faults are 422 naming the path. */
 export function readJsonSchema(input: unknown, at: string): ReadJsonSchema {
   if (!isObject(input)) throw invalidSchema(`${at}: must be a JSON Schema object`);

@@ -13,8 +13,10 @@ import {
   enumMember,
   inFormat,
   isJsonSchema,
+  isPropertiesMap,
   looksLikeSchemaNode,
   readJsonSchema,
+  readPropertiesMap,
   type FieldHints,
 } from './json-schema.js';
 
@@ -51,7 +53,11 @@ export function compileSchema(input: unknown, path = 'schema'): CompiledSchema {
   const hit = key !== undefined && cache.get(key);
   if (hit) return hit;
   const counter = { fields: 0 };
-  const read = isJsonSchema(input) ? readJsonSchema(input, path) : undefined;
+  const read = isJsonSchema(input)
+    ? readJsonSchema(input, path)
+    : isPropertiesMap(input)
+      ? readPropertiesMap(input, path)
+      : undefined;
   checkObject(read ? read.schema : input, path, 1, counter, !!read);
   const schema = (read ? read.schema : input) as SchemaObject;
   const hints = read?.hints;

@@ -98,6 +98,13 @@ describe('JSON Schema', () => {
     expect(sources).toEqual({ name: 'h1' });
   });
 
+  it('reads a map of JSON Schema nodes as the properties of an object (what "properties" holds)', () => {
+    const c = compileSchema({ name: { type: 'string' }, size: { type: 'string', enum: ['S', 'M'] } });
+    expect(c.schema).toEqual({ name: 'string', size: 'string' });
+    expect(c.hints?.fields?.size.enum).toEqual(['S', 'M']);
+    expect(fault({ name: { type: 'money' } })).toContain('schema.name.type: unknown type "money"');
+  });
+
   it('maps spellings to enum members', () => {
     expect(enumMember('In Stock', ['in_stock', 'out_of_stock'])).toBe('in_stock');
     expect(enumMember('OutOfStock', ['in_stock', 'out_of_stock'])).toBe('out_of_stock');
@@ -128,11 +135,14 @@ describe('JSON Schema', () => {
   });
 
   it('says what to do with JSON Schema nodes inside the short form', () => {
-    expect(fault({ price: { type: 'number', description: 'the price' } })).toContain(
+    expect(fault({ name: 'string', price: { type: 'number', description: 'the price' } })).toContain(
       'schema.price: looks like JSON Schema inside the short form; write "price": "number" here',
     );
     // A short form object with a field named "type" is still a short form.
-    expect(() => compileSchema({ vehicle: { type: 'string' } })).not.toThrow();
+    expect(compileSchema({ name: 'string', vehicle: { type: 'string' } }).schema).toEqual({
+      name: 'string',
+      vehicle: { type: 'string' },
+    });
     expect(fault({ a: 'object' })).toContain('for nested values write {…} or [T]');
   });
 });
