@@ -40,7 +40,11 @@ describe('auth, limits, credits and usage as /v1, in Firecrawl shapes', () => {
     const r = await call('POST', '/v2/scrape', undefined, { url: `${t.site.url}/` });
     expect(r).toMatchObject({
       status: 401,
-      body: { success: false, code: 'unauthorized', error: 'A valid API key is required.' },
+      body: {
+        success: false,
+        code: 'unauthorized',
+        error: expect.stringContaining('authorization: missing; send the header "Authorization: Bearer trawl_…"'),
+      },
     });
     expect(r.headers.get('x-request-id')).toMatch(/^req_/);
     const bad = await call('GET', '/v2/team/credit-usage', 'trawl_00000000000000000000000000000000');
@@ -466,7 +470,7 @@ describe('JSON Schema for json extraction', () => {
       ],
       [
         { type: 'object', properties: { a: { type: 'string', not: { const: 'x' } } } },
-        "formats[0].schema.properties.a.not: JSON Schema keyword 'not' is not supported by Trawl's extractor",
+        "formats[0].schema.properties.a.not: JSON Schema keyword 'not' is not supported by Trawl's extractor (supported: type, properties, items, enum, const, anyOf/oneOf with null, $ref, format, description, required)",
       ],
       [
         { type: 'object', properties: { a: { $ref: 'https://example.com/s.json' } } },
