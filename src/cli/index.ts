@@ -8,6 +8,7 @@ import { loadConfig, type Config } from '../config.js';
 import { ERROR_CATALOGUE, TrawlError, isTrawlError, type ErrorCode } from '../errors.js';
 import type { Format } from '../engine/index.js';
 import { progressBar } from './progress.js';
+import { stopOnSignals } from './shutdown.js';
 import { fileWriter, formatOfFile, parseAction, parseCookie, parseHeader, parseViewport } from './scrape-options.js';
 import { configSecrets, createRedactor, type Redactor } from '../redact.js';
 import type { Store } from '../store/index.js';
@@ -88,14 +89,10 @@ program
     const service = await startService(config, {
       logger: loggerOptions({ level: config.logLevel, pretty: !json() && !!process.stdout.isTTY }),
     });
+    // Handlers first: a signal sent as soon as the listening line is read must stop it gracefully.
+    stopOnSignals(() => service.close());
     if (json()) print({ status: 'listening', url: service.url }, '');
     if (process.stderr.isTTY) process.stderr.write(startupBanner({ url: service.url, config }));
-    const stop = async () => {
-      await service.close();
-      process.exit(0);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
   });
 
 program
@@ -114,14 +111,9 @@ program
     const options = { level, hooks: { streamWrite: createRedactor(configSecrets(config)) } };
     const log = stream ? pino(options, stream) : pino(options);
     const worker = await startWorker(config, log);
+    stopOnSignals(() => worker.close());
     log.info({ pid: process.pid }, 'worker started');
     if (json()) print({ status: 'working', pid: process.pid }, '');
-    const stop = async () => {
-      await worker.close();
-      process.exit(0);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
   });
 
 const account = program.command('account').description('manage accounts');
@@ -595,14 +587,10 @@ program
         );
       throw e;
     });
-    // stdio: stdout belongs to the MCP messages, nothing else is printed there.
-    if (o.http) print({ status: 'listening', url: running.url! }, `Trawl MCP server on ${running.url}`);
-    const stop = async () => {
-      await running.close();
-      process.exit(0);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    // stdio: stdout belongs to the MCP messages, nothing else is printed there. HTTP: the
+    // listening line is on stderr already ("trawl mcp: MCP over HTTP on …"); --json adds its object.
+    stopOnSignals(() => running.close());
+    if (o.http && json()) print({ status: 'listening', url: running.url! }, '');
   });
 
 /** The fields of a job's answer (docs/API.md) that the CLI reads. */
