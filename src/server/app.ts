@@ -4,7 +4,7 @@
  * authenticated /v1 scope with its routes, and the Firecrawl-compatible /firecrawl scope.
  */
 import type { IncomingMessage } from 'node:http';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import swagger from '@fastify/swagger';
 import { configSecrets, createRedactor, type Redactor } from '../redact.js';
 import { newId } from '../store/ids.js';
@@ -67,7 +67,7 @@ export async function buildServer(
     logger: withRedaction(options.logger ?? false, redact),
     // Quiet by default (issue 43): not Fastify's two info lines per request ("incoming request",
     // "request completed") but one line at debug, written when the answer went (below).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     genReqId: () => newId('req', 16),
     requestIdHeader: false,
