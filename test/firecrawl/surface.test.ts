@@ -566,4 +566,17 @@ describe('with an LLM configured', () => {
     expect(r.body.data.json).toEqual({ name: 'Galvanised Anchor', motto: 'Anchors aweigh' });
     expect(JSON.stringify(llm.requests[0].body)).toContain('Hint: the shop motto, if any');
   });
+
+  it('reads json from a prompt alone (issue 43)', async () => {
+    const { key } = await withLlm.newKey(5);
+    llm.answer = { product: 'Galvanised Anchor' };
+    llm.requests.length = 0;
+    const r = await post(key, {
+      url: `${t.site.url}/product/anchor`,
+      formats: [{ type: 'json', prompt: 'the product name' }],
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.data.json).toEqual({ product: 'Galvanised Anchor' });
+    expect(JSON.stringify(llm.requests[0].body)).toContain('Request: the product name');
+  });
 });

@@ -197,14 +197,22 @@ export function planScrape(o: Record<string, unknown>, ctx: PlanContext): Scrape
           },
           where,
         );
-        if (j.schema === undefined)
+        // A prompt alone drives the LLM of a single scrape when the server has one (issue 43).
+        const promptAlone = j.schema === undefined && j.prompt !== undefined && ctx.use === 'scrape' && ctx.llm;
+        if (j.schema === undefined && !promptAlone)
           throw unsupported(
             `${where}schema`,
-            'json from a prompt alone is not supported: Trawl extracts against a schema, so add "schema" (a JSON Schema)',
+            ctx.use !== 'scrape'
+              ? 'json from a prompt alone is for single scrapes: for crawls and batches add "schema" (a JSON Schema)'
+              : j.prompt === undefined
+                ? 'add "schema" (a JSON Schema), or a "prompt" when the server has an LLM'
+                : 'json from a prompt alone needs an LLM, and this server has none (its operator can set LLM_BASE_URL, LLM_MODEL and LLM_API_KEY): add "schema" (a JSON Schema)',
           );
-        plan.schema = strictJsonSchema(j.schema, `${where}schema`);
-        // Trawl's limits (depth, field count, names) apply as to its own schemas.
-        plan.compiled = compileSchema(plan.schema, `${where}schema`);
+        if (j.schema !== undefined) {
+          plan.schema = strictJsonSchema(j.schema, `${where}schema`);
+          // Trawl's limits (depth, field count, names) apply as to its own schemas.
+          plan.compiled = compileSchema(plan.schema, `${where}schema`);
+        }
         if (j.prompt !== undefined) {
           if (typeof j.prompt !== 'string' || j.prompt.length > 2000)
             throw invalidRequest(`${where}prompt: must be a string of at most 2000 characters`);
