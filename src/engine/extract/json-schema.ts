@@ -88,7 +88,11 @@ export function isJsonSchema(v: unknown): v is Json {
 
 /** One node of a JSON Schema (`{"type":"number","description":…}`), as a short form's field may be by mistake. */
 export function looksLikeSchemaNode(v: unknown): boolean {
-  return isObject(v) && typeof v.type === 'string' && Object.keys(v).every((k) => KEYWORDS.has(k));
+  if (!isObject(v) || typeof v.type !== 'string' || !Object.keys(v).every((k) => KEYWORDS.has(k))) return false;
+  // `{"title":"string","type":"string"}` is a short form object whose fields are named like
+  // keywords (every value a type name); `{"type":"string"}` alone reads as JSON Schema.
+  const others = Object.entries(v).filter(([k]) => k !== 'type');
+  return !others.length || others.some(([, x]) => !(typeof x === 'string' && SCALARS.has(x)));
 }
 
 /**

@@ -103,6 +103,10 @@ describe('JSON Schema', () => {
     expect(c.schema).toEqual({ name: 'string', size: 'string' });
     expect(c.hints?.fields?.size.enum).toEqual(['S', 'M']);
     expect(fault({ name: { type: 'money' } })).toContain('schema.name.type: unknown type "money"');
+    // A short form object whose fields are named like keywords stays a short form.
+    expect(compileSchema({ book: { title: 'string', type: 'string' } }).schema).toEqual({
+      book: { title: 'string', type: 'string' },
+    });
   });
 
   it('maps spellings to enum members', () => {
