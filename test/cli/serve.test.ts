@@ -65,6 +65,28 @@ async function until(ok: () => boolean | Promise<boolean>, ms: number): Promise<
   return ok();
 }
 
+describe('trawl mcp --http', () => {
+  it('says where it listens once (stderr), and stdout stays empty without --json', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp', '--http', '--port', '0'], {
+      env: env({ TRAWL_API_URL: 'http://127.0.0.1:9', TRAWL_API_KEY: `trawl_${'x'.repeat(40)}` }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    started.push(child);
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (err += d));
+    expect(await until(() => /http:\/\/127\.0\.0\.1:\d+\/mcp/.test(err), 20_000)).toBe(true);
+    await new Promise((r) => setTimeout(r, 500));
+    const url = /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(err)![0];
+    expect((out + err).split(url).length - 1).toBe(1);
+    expect(out).toBe('');
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 60_000);
+});
+
 describe('trawl serve', () => {
   it('lists --port and --host in serve --help', () => {
     const r = spawnSync(process.execPath, [BIN, 'serve', '--help'], { encoding: 'utf8' });
