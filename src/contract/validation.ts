@@ -88,6 +88,9 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.outp
   throw bodyFaults(schema, r.error.issues);
 }
 
+const MAX_FAULTS = 50;
+const MAX_IN_DETAIL = 10;
+
 /** One fault of a body: the field's path and the sentence that names it. */
 export interface Fault {
   field: string;
@@ -133,11 +136,17 @@ function bodyFaults(schema: z.ZodType, issues: readonly z.core.$ZodIssue[]): Tra
     // Several unknown keys of one object: one sentence, each with its suggestion.
     const n = (issues[0] as { keys: string[] }).keys.length;
     first = faults
-      .slice(0, n)
+      .slice(0, Math.min(n, MAX_IN_DETAIL))
       .map((f) => f.detail)
       .join('; ');
+    if (n > MAX_IN_DETAIL) first += `; and ${n - MAX_IN_DETAIL} more unknown fields`;
   }
-  return new TrawlError('invalid_request', first, faults.length > 1 ? { fields: { errors: faults } } : {});
+  // (Bounded: a body of thousands of bad keys gets the first ones, not an answer as large.)
+  return new TrawlError(
+    'invalid_request',
+    first,
+    faults.length > 1 ? { fields: { errors: faults.slice(0, MAX_FAULTS) } } : {},
+  );
 }
 
 /** The keys a strict object of `schema` at `path` accepts (none when the path leads elsewhere). */
