@@ -7,7 +7,7 @@
 
 export const ERROR_CATALOGUE = {
   invalid_request: { status: 400, message: 'The request is not valid.' },
-  unauthorized: { status: 401, message: 'A valid API key is required.' },
+  unauthorized: { status: 401, message: 'A valid API key is required: send "Authorization: Bearer trawl_…".' },
   insufficient_credits: { status: 402, message: 'The account has no credits left.' },
   forbidden_target: { status: 403, message: 'The target address is not allowed.' },
   not_found: { status: 404, message: 'Not found.' },
@@ -24,9 +24,12 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
-/** Codes whose body is exactly `{error}` (plus retry_after for rate_limited), per the interface. */
+/**
+ * Codes whose body is exactly `{error}` (plus retry_after for rate_limited), per the interface.
+ * (`unauthorized` carries a `detail` naming the cause — missing header, no "Bearer ", x-api-key,
+ * malformed, unknown or revoked key — as every code this project adds does: issue 43.)
+ */
 export const CODES_WITHOUT_DETAIL: ReadonlySet<ErrorCode> = new Set([
-  'unauthorized',
   'insufficient_credits',
   'rate_limited',
   'internal_error',

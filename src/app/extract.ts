@@ -9,7 +9,8 @@ import type { AppContext } from './context.js';
 
 export interface ExtractRequest extends Omit<PageOptionsBody, 'url' | 'urls'> {
   urls: string[];
-  schema: CompiledSchema;
+  /** Absent: the prompt alone, through the LLM (the route checks there is one). */
+  schema?: CompiledSchema;
   prompt?: string;
   render?: 'auto' | 'http' | 'browser';
 }

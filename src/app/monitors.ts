@@ -125,7 +125,8 @@ function checkWatch(
   marketplace: string | null,
   advertiser = false,
 ): void {
-  const allowed = watchableFields(schema, marketplace, advertiser);
+  // Fields of the schema, whichever form it is written in (JSON Schema names them in `properties`).
+  const allowed = watchableFields(schema && compileSchema(schema).schema, marketplace, advertiser);
   const ads = watch.filter((f) => (ADVERTISER_FIELDS as readonly string[]).includes(f));
   if (advertiser && ads.length && ads.length !== watch.length)
     throw invalidRequest(

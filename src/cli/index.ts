@@ -6,18 +6,18 @@ import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import { ERROR_CATALOGUE, TrawlError, isTrawlError, type ErrorCode } from '../errors.js';
-import { FREE_STEALTH, compileSchema, crawl, createEngine, scrape, type Format } from '../engine/index.js';
+import type { Format } from '../engine/index.js';
 import { progressBar } from './progress.js';
+import { stopOnSignals } from './shutdown.js';
 import { fileWriter, formatOfFile, parseAction, parseCookie, parseHeader, parseViewport } from './scrape-options.js';
-import { ScrapeBody } from '../contract/schemas.js';
-import { parseBody } from '../contract/validation.js';
-import { checkPageOptions, engineScrapeOptions } from '../contract/page-options.js';
-import { pino } from 'pino';
 import { configSecrets, createRedactor, type Redactor } from '../redact.js';
-import { startService, startWorker } from '../runtime.js';
-import { startupBanner } from '../server/ops/banner.js';
-import { loggerOptions } from '../server/ops/logging.js';
-import { accounts, hashPassword, keys, openStore, sessions, type Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
+
+// Each command loads what it needs when it runs (`await import`): an admin command such as
+// `keys list` needs the store, not the engine, the server, Chromium's driver or the MCP SDK,
+// whose imports took most of its time (issue 43).
+let S: typeof import('../store/index.js');
+const loadStore = async () => (S ??= await import('../store/index.js'));
 
 const program = new Command();
 program
@@ -33,6 +33,7 @@ function print(obj: Record<string, unknown>, human: string): void {
 
 async function withStore<T>(fn: (store: Store, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();
+  const { openStore } = await loadStore();
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -46,7 +47,7 @@ async function withStore<T>(fn: (store: Store, config: Config) => Promise<T>): P
 }
 
 async function accountByEmail(store: Store, email: string) {
-  const row = await accounts.findAccountByEmail(store.db, email);
+  const row = await S.accounts.findAccountByEmail(store.db, email);
   if (!row)
     throw new TrawlError(
       'not_found',
@@ -65,22 +66,33 @@ const positiveInt = (name: string) => (v: string) => {
 program
   .command('serve')
   .description(
-    'start the API (SQLite under ./data and the in-process scheduler unless DATABASE_URL / REDIS_URL are set)',
+    'start the API and the dashboard (SQLite under ./data and the in-process scheduler unless DATABASE_URL / REDIS_URL are set)',
   )
-  .action(async () => {
-    const config = loadConfig();
+  .option('--port <n>', 'port to listen on (default: PORT, else 3000; 0: any free port)', positiveInt('port'))
+  .option('--host <address>', 'address to listen on (default: HOST, else 127.0.0.1; 0.0.0.0 for every interface)')
+  .option('--log-level <level>', 'log level: debug shows one line per request (default: LOG_LEVEL, else info)')
+  .action(async (o: { port?: number; host?: string; logLevel?: string }) => {
+    if (o.port !== undefined && o.port > 65535)
+      throw new TrawlError('invalid_request', `port: must be from 0 to 65535 (got ${o.port})`);
+    const config = {
+      ...loadConfig(),
+      ...(o.port !== undefined ? { port: o.port } : {}),
+      ...(o.host ? { host: o.host } : {}),
+      ...(o.logLevel ? { logLevel: o.logLevel } : {}),
+    };
+    const [{ startService }, { loggerOptions }, { startupBanner }] = await Promise.all([
+      import('../runtime.js'),
+      import('../server/ops/logging.js'),
+      import('../server/ops/banner.js'),
+    ]);
     // Readable logs on a terminal; JSON lines when stdout is a file or a pipe (and with --json, whose stdout is for machines).
     const service = await startService(config, {
       logger: loggerOptions({ level: config.logLevel, pretty: !json() && !!process.stdout.isTTY }),
     });
+    // Handlers first: a signal sent as soon as the listening line is read must stop it gracefully.
+    stopOnSignals(() => service.close());
     if (json()) print({ status: 'listening', url: service.url }, '');
     if (process.stderr.isTTY) process.stderr.write(startupBanner({ url: service.url, config }));
-    const stop = async () => {
-      await service.close();
-      process.exit(0);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
   });
 
 program
@@ -90,33 +102,39 @@ program
   )
   .action(async () => {
     const config = loadConfig();
+    const [{ startWorker }, { loggerOptions }, { pino }] = await Promise.all([
+      import('../runtime.js'),
+      import('../server/ops/logging.js'),
+      import('pino'),
+    ]);
     const { level, stream } = loggerOptions({ level: config.logLevel, pretty: !json() && !!process.stdout.isTTY });
     const options = { level, hooks: { streamWrite: createRedactor(configSecrets(config)) } };
     const log = stream ? pino(options, stream) : pino(options);
     const worker = await startWorker(config, log);
+    stopOnSignals(() => worker.close());
     log.info({ pid: process.pid }, 'worker started');
     if (json()) print({ status: 'working', pid: process.pid }, '');
-    const stop = async () => {
-      await worker.close();
-      process.exit(0);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
   });
 
 const account = program.command('account').description('manage accounts');
 account
   .command('create')
   .requiredOption('--email <email>', 'account email')
-  .option('--password <password>', 'password for the dashboard')
+  .option('--password <password>', 'password to log in to the dashboard (8 to 200 characters)')
   .option('--credits <n>', 'starting credits', positiveInt('credits'), 0)
   .action(async (o: { email: string; password?: string; credits: number }) => {
     if (!/^[^\s@]+@[^\s@]+$/.test(o.email))
       throw new TrawlError('invalid_request', `email: "${o.email}" is not an email address`);
+    if (o.password !== undefined && (o.password.length < 8 || o.password.length > 200))
+      throw new TrawlError('invalid_request', 'password: must be 8 to 200 characters');
     await withStore(async (store) => {
-      if (await accounts.findAccountByEmail(store.db, o.email))
+      if (await S.accounts.findAccountByEmail(store.db, o.email))
         throw new TrawlError('invalid_request', `email: an account with ${o.email} already exists`);
-      const row = await accounts.createAccount(store.db, { email: o.email, password: o.password, credits: o.credits });
+      const row = await S.accounts.createAccount(store.db, {
+        email: o.email,
+        password: o.password,
+        credits: o.credits,
+      });
       print(
         { account_id: row.id, email: row.email, credits: row.credits },
         `created account ${row.id} (${row.email}) with ${row.credits} credits`,
@@ -134,8 +152,8 @@ account
       throw new TrawlError('invalid_request', 'password: must be 8 to 200 characters');
     await withStore(async (store) => {
       const row = await accountByEmail(store, o.email);
-      await accounts.setPasswordHash(store.db, row.id, await hashPassword(o.password));
-      await sessions.endAllSessions(store.db, row.id);
+      await S.accounts.setPasswordHash(store.db, row.id, await S.hashPassword(o.password));
+      await S.sessions.endAllSessions(store.db, row.id);
       print(
         { account_id: row.id, email: row.email },
         `password set for ${row.email}; its dashboard sessions were ended`,
@@ -156,9 +174,9 @@ account
     if (ceiling === 0) throw new TrawlError('invalid_request', 'rate-limit-ceiling: must be at least 1 (or "default")');
     await withStore(async (store, config) => {
       const acc = await accountByEmail(store, o.email);
-      await accounts.setRateLimitCeiling(store.db, acc.id, ceiling);
+      await S.accounts.setRateLimitCeiling(store.db, acc.id, ceiling);
       const effective = ceiling ?? config.rateLimitPerMinute;
-      const above = await accounts.countKeysAbove(store.db, acc.id, effective);
+      const above = await S.accounts.countKeysAbove(store.db, acc.id, effective);
       print(
         { account_id: acc.id, rate_limit_ceiling: effective, keys_above_ceiling: above },
         `${acc.email}: keys may make at most ${effective} requests per minute` +
@@ -167,9 +185,84 @@ account
     });
   });
 
-program
-  .command('keys')
-  .description('manage API keys')
+const keysCmd = program.command('keys').description('manage API keys');
+
+keysCmd
+  .command('list')
+  .description("an account's keys: id, prefix, name, rate limit, created, last used, revoked (never the key itself)")
+  .requiredOption('--email <email>', 'account email')
+  .action(async (o: { email: string }) => {
+    await withStore(async (store) => {
+      const acc = await accountByEmail(store, o.email);
+      const rows = await S.keys.listKeys(store.db, acc.id);
+      const list = rows.map((r) => ({
+        key_id: r.id,
+        prefix: r.prefix,
+        name: r.name,
+        rate_limit_per_minute: r.rate_limit_per_minute,
+        created_at: r.created_at,
+        last_used_at: r.last_used_at,
+        revoked_at: r.revoked_at,
+      }));
+      const human = list.length
+        ? list
+            .map(
+              (k) =>
+                `${k.key_id}  ${k.prefix}  ${k.revoked_at ? `revoked ${k.revoked_at.slice(0, 10)}` : 'active'}  created ${k.created_at.slice(0, 10)}  last used ${k.last_used_at?.slice(0, 10) ?? 'never'}${k.name ? `  ${k.name}` : ''}`,
+            )
+            .join('\n')
+        : `${acc.email} has no keys; create one with: trawl keys create --email ${acc.email}`;
+      print({ account_id: acc.id, keys: list }, human);
+    });
+  });
+
+keysCmd
+  .command('revoke')
+  .description('revoke a key by its id (key_…) or the start of the key (trawl_…, as keys list shows it)')
+  .requiredOption('--email <email>', 'account email')
+  .argument('<key>', 'key id, or the key / its prefix')
+  .action(async (which: string, o: { email: string }) => {
+    await withStore(async (store) => {
+      const acc = await accountByEmail(store, o.email);
+      const rows = await S.keys.listKeys(store.db, acc.id);
+      const start = which.replace(/…$/, '');
+      const found = rows.filter(
+        (r) => r.id === which || (start.length >= 8 && start.startsWith('trawl_') && matchesPrefix(r.prefix, start)),
+      );
+      if (!found.length)
+        throw new TrawlError(
+          'not_found',
+          `no key of ${acc.email} is ${which.slice(0, 20)}; trawl keys list --email ${acc.email} shows their ids and prefixes`,
+        );
+      if (found.length > 1)
+        throw new TrawlError(
+          'invalid_request',
+          `${which.slice(0, 20)} names ${found.length} keys (${found.map((r) => r.id).join(', ')}); give the key id`,
+        );
+      const key = found[0];
+      if (key.revoked_at) {
+        print(
+          { key_id: key.id, revoked_at: key.revoked_at },
+          `${key.id} (${key.prefix}) was already revoked on ${key.revoked_at}`,
+        );
+        return;
+      }
+      await S.keys.revokeKey(store.db, acc.id, key.id);
+      const after = (await S.keys.listKeys(store.db, acc.id)).find((r) => r.id === key.id);
+      print(
+        { key_id: key.id, revoked_at: after?.revoked_at ?? null },
+        `revoked ${key.id} (${key.prefix}); requests with it now get 401`,
+      );
+    });
+  });
+
+/** Whether a key's stored display prefix ("trawl_AbCdEf…") and what the caller typed (a prefix or the whole key) agree. */
+function matchesPrefix(stored: string, typed: string): boolean {
+  const p = stored.replace(/…$/, '');
+  return typed.startsWith(p) || p.startsWith(typed);
+}
+
+keysCmd
   .command('create')
   .requiredOption('--email <email>', 'account email')
   .option('--name <name>', 'a name to recognise the key by')
@@ -179,14 +272,14 @@ program
       throw new TrawlError('invalid_request', 'rate-limit: must be at least 1');
     await withStore(async (store, config) => {
       const acc = await accountByEmail(store, o.email);
-      const ceiling = accounts.rateLimitCeiling(acc, config.rateLimitPerMinute);
+      const ceiling = S.accounts.rateLimitCeiling(acc, config.rateLimitPerMinute);
       if (o.rateLimit !== undefined && o.rateLimit > ceiling) {
         throw new TrawlError(
           'invalid_request',
           `rate-limit: above this account's ceiling of ${ceiling} per minute; raise it first with: trawl account limits --email ${acc.email} --rate-limit-ceiling ${o.rateLimit}`,
         );
       }
-      const { key, row } = await keys.createApiKey(store.db, {
+      const { key, row } = await S.keys.createApiKey(store.db, {
         accountId: acc.id,
         name: o.name,
         rateLimitPerMinute: o.rateLimit,
@@ -204,7 +297,7 @@ program
   .action(async (n: number, o: { email: string }) => {
     await withStore(async (store) => {
       const acc = await accountByEmail(store, o.email);
-      const credits = await accounts.addCredits(store.db, acc.id, n);
+      const credits = await S.accounts.addCredits(store.db, acc.id, n);
       print({ credits }, `${acc.email} now has ${credits} credits`);
     });
   });
@@ -226,7 +319,7 @@ secret
     await withStore(async (store, config) => {
       const acc = await accountByEmail(store, o.email);
       const overlapMs = config.webhookSecretOverlapHours * 3600_000;
-      const s = await accounts.rotateSigningSecret(store.db, acc.id, overlapMs);
+      const s = await S.accounts.rotateSigningSecret(store.db, acc.id, overlapMs);
       const until = overlapMs > 0 ? new Date(Date.now() + overlapMs).toISOString() : null;
       print(
         { signing_secret: s, previous_valid_until: until },
@@ -278,6 +371,17 @@ program
         );
       }
     }
+    const [
+      { FREE_STEALTH, compileSchema, createEngine, scrape },
+      { ScrapeBody },
+      { parseBody },
+      { checkPageOptions, engineScrapeOptions },
+    ] = await Promise.all([
+      import('../engine/index.js'),
+      import('../contract/schemas.js'),
+      import('../contract/validation.js'),
+      import('../contract/page-options.js'),
+    ]);
     const format: Format = o.schema ? 'json' : o.format;
     const shot = o.screenshot ? (o.fullPage ? 'screenshot@full_page' : 'screenshot') : undefined;
     // The same body, shapes and checks as POST /v1/scrape.
@@ -411,6 +515,7 @@ program
       if (o.limit < 1 || o.limit > 1000)
         throw new TrawlError('invalid_request', 'limit: must be an integer from 1 to 1000 (up to 100000 with --async)');
       if (o.maxDepth > 10) throw new TrawlError('invalid_request', 'max-depth: must be an integer from 0 to 10');
+      const { createEngine, crawl } = await import('../engine/index.js');
       const engine = createEngine(loadConfig());
       const bar = progressBar();
       try {
@@ -484,14 +589,10 @@ program
         );
       throw e;
     });
-    // stdio: stdout belongs to the MCP messages, nothing else is printed there.
-    if (o.http) print({ status: 'listening', url: running.url! }, `Trawl MCP server on ${running.url}`);
-    const stop = async () => {
-      await running.close();
-      process.exit(0);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    // stdio: stdout belongs to the MCP messages, nothing else is printed there. HTTP: the
+    // listening line is on stderr already ("trawl mcp: MCP over HTTP on …"); --json adds its object.
+    stopOnSignals(() => running.close());
+    if (o.http && json()) print({ status: 'listening', url: running.url! }, '');
   });
 
 /** The fields of a job's answer (docs/API.md) that the CLI reads. */

@@ -6,7 +6,9 @@ import { captureOptions, pageOptions, proxyOption, scrapeFormats } from './page-
 
 const schemaObject = z
   .unknown()
-  .describe('Schema object: field name → "string" | "number" | "integer" | "boolean" | {…} | [T]');
+  .describe(
+    'A JSON Schema ({"type":"object","properties":{…}}: objects, arrays, string/number/integer/boolean, enum, format, description, required) or the short form: field name → "string" | "number" | "integer" | "boolean" | {…} | [T]',
+  );
 
 /** A crawl page's formats: the document's and a screenshot. */
 const CRAWL_FORMATS = [...FORMATS, 'screenshot', 'screenshot@full_page'];
@@ -19,6 +21,11 @@ export const ScrapeBody = z.strictObject({
   url: httpUrl(),
   formats: scrapeFormats.optional(),
   schema: schemaObject.optional(),
+  prompt: text(1, 2000)
+    .optional()
+    .describe(
+      'What to extract, in words: a hint for the LLM pass, or (with an LLM configured) the json format without a schema',
+    ),
   only_main_content: bool().optional(),
   render: oneOf(['auto', 'http', 'browser']).optional(),
   timeout_ms: intIn(1000, 120_000).optional(),

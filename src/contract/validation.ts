@@ -4,7 +4,7 @@
  * 400 invalid_request naming the field. The same Zod objects produce the OpenAPI document.
  */
 import { z } from 'zod';
-import { invalidRequest, invalidSchema } from '../errors.js';
+import { TrawlError, invalidRequest, invalidSchema } from '../errors.js';
 import { MAX_URL_CHARS } from './limits.js';
 import { compileSchema, type CompiledSchema, type Format } from '../engine/index.js';
 
@@ -85,32 +85,156 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.outp
   }
   const r = schema.safeParse(body);
   if (r.success) return r.data;
-  const issue = r.error.issues[0];
-  const unknown = r.error.issues.find((i) => i.code === 'unrecognized_keys') as
-    { keys: string[]; path: PropertyKey[] } | undefined;
-  // "url" sent where "urls" is expected: name both, so the fix is obvious.
-  if (unknown && issue.code === 'invalid_type' && issue.message === 'is required') {
-    throw invalidRequest(
-      `${fieldPath(issue.path)}: is required; ${unknown.keys.map((k) => fieldPath([...unknown.path, k])).join(', ')}: unknown field`,
-    );
+  throw bodyFaults(schema, r.error.issues);
+}
+
+const MAX_FAULTS = 50;
+const MAX_IN_DETAIL = 10;
+
+/** One fault of a body: the field's path and the sentence that names it. */
+export interface Fault {
+  field: string;
+  detail: string;
+}
+
+/**
+ * Every fault of a body in one answer: the first in `detail`, and, when there are several,
+ * all of them in `errors` (so a caller fixes a request in one round, not one field a time).
+ */
+function bodyFaults(schema: z.ZodType, issues: readonly z.core.$ZodIssue[]): TrawlError {
+  const faults: Fault[] = [];
+  const unknown = issues.filter((i) => i.code === 'unrecognized_keys') as (z.core.$ZodIssue & { keys: string[] })[];
+  const missing = issues.find((i) => i.code === 'invalid_type' && i.message === 'is required');
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const k of (issue as { keys: string[] }).keys) {
+        const field = fieldPath([...issue.path, k]);
+        const near = didYouMean(k, knownKeys(schema, issue.path));
+        faults.push({
+          field,
+          detail: `${field}: unknown field${near ? `; did you mean ${fieldPath([...issue.path, near])}?` : ''}`,
+        });
+      }
+      continue;
+    }
+    let message = issue.message;
+    if (message.startsWith('Invalid input')) {
+      message =
+        issue.code === 'invalid_type'
+          ? `must be ${article((issue as { expected?: string }).expected ?? 'value')}`
+          : 'has an invalid value';
+    }
+    const field = fieldPath(issue.path);
+    faults.push({ field, detail: `${field}: ${message}` });
   }
-  if (issue.code === 'unrecognized_keys') {
-    const keys = (issue as { keys: string[] }).keys;
-    throw invalidRequest(
-      `${keys.map((k) => fieldPath([...issue.path, k])).join(', ')}: unknown field${keys.length > 1 ? 's' : ''}`,
-    );
+  // "url" sent where "urls" is expected: name both in one sentence, so the fix is obvious.
+  let first = faults[0].detail;
+  if (unknown.length && missing && issues[0] === missing) {
+    const names = unknown.flatMap((u) => u.keys.map((k) => fieldPath([...u.path, k])));
+    first = `${fieldPath(missing.path)}: is required; ${names.join(', ')}: unknown field${names.length > 1 ? 's' : ''}`;
+  } else if (issues[0].code === 'unrecognized_keys' && (issues[0] as { keys: string[] }).keys.length > 1) {
+    // Several unknown keys of one object: one sentence, each with its suggestion.
+    const n = (issues[0] as { keys: string[] }).keys.length;
+    first = faults
+      .slice(0, Math.min(n, MAX_IN_DETAIL))
+      .map((f) => f.detail)
+      .join('; ');
+    if (n > MAX_IN_DETAIL) first += `; and ${n - MAX_IN_DETAIL} more unknown fields`;
   }
-  let message = issue.message;
-  if (message.startsWith('Invalid input')) {
-    message =
-      issue.code === 'invalid_type'
-        ? `must be ${article((issue as { expected?: string }).expected ?? 'value')}`
-        : 'has an invalid value';
+  // (Bounded: a body of thousands of bad keys gets the first ones, not an answer as large.)
+  return new TrawlError(
+    'invalid_request',
+    first,
+    faults.length > 1 ? { fields: { errors: faults.slice(0, MAX_FAULTS) } } : {},
+  );
+}
+
+/** The keys a strict object of `schema` at `path` accepts (none when the path leads elsewhere). */
+function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let node: unknown = schema;
+  const def = (n: unknown) => (n as { _zod?: { def?: Record<string, unknown> } })?._zod?.def;
+  const unwrap = (n: unknown): unknown => {
+    for (let i = 0; i < 10; i++) {
+      const d = def(n);
+      if (!d) return n;
+      if (d.innerType) n = d.innerType;
+      else if (d.type === 'pipe' && d.in) n = d.in;
+      else return n;
+    }
+    return n;
+  };
+  for (const p of path) {
+    node = unwrap(node);
+    const d = def(node);
+    if (!d) return [];
+    if (typeof p === 'number' && d.type === 'array') node = d.element;
+    else if (d.type === 'object' && d.shape) node = (d.shape as Record<string, unknown>)[String(p)];
+    else return [];
   }
-  throw invalidRequest(`${fieldPath(issue.path)}: ${message}`);
+  const d = def(unwrap(node));
+  return d?.type === 'object' && d.shape ? Object.keys(d.shape as object) : [];
+}
+
+const snake = (k: string) =>
+  k
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/-/g, '_')
+    .toLowerCase();
+
+/** The accepted key a mistyped or camelCase one stands for: `onlyMainContent` → `only_main_content`, `formt` → `formats`. */
+export function didYouMean(key: string, known: string[]): string | undefined {
+  if (!known.length) return undefined;
+  const s = snake(key);
+  const exact = known.find((k) => k === s || k.replace(/_/g, '') === s.replace(/_/g, ''));
+  if (exact) return exact;
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const k of known) {
+    const d = distance(s, k);
+    if (d < bestD) [best, bestD] = [k, d];
+  }
+  // Near enough to be a typo: at most 2 edits, and at most a third of the name.
+  return best !== undefined && bestD <= Math.min(2, Math.max(1, Math.floor(best.length / 3))) ? best : undefined;
+}
+
+function distance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 3) return Infinity;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
 }
 
 const article = (t: string) => (/^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`);
+
+/** The two forms a schema may take, as a 422 says them. */
+export const SCHEMA_FORMS =
+  'a JSON Schema ({"type":"object","properties":{"price":{"type":"number"}}}) or the short form ({"price":"number"})';
+
+/**
+ * The schema of an extraction, or none when a prompt alone may drive the LLM. Without a schema:
+ * with a prompt and an LLM, none is needed; otherwise 422 saying what to send.
+ */
+export function schemaOrPrompt(
+  schema: unknown,
+  prompt: string | undefined,
+  hasLlm: boolean,
+  at = 'schema',
+): CompiledSchema | undefined {
+  if (schema !== undefined) return compileSchema(schema, at);
+  if (prompt !== undefined && hasLlm) return undefined;
+  if (prompt !== undefined)
+    throw invalidSchema(
+      `${at}: is required: this server has no LLM to read a prompt alone (its operator can set LLM_BASE_URL, LLM_MODEL and LLM_API_KEY), so send ${SCHEMA_FORMS}`,
+    );
+  throw invalidSchema(
+    `${at}: is required; send ${SCHEMA_FORMS}${hasLlm ? ', or a "prompt" saying what to extract' : ''}`,
+  );
+}
 
 /**
  * `formats` + `schema` of scrape and crawl: the formats asked (json added when a schema comes
@@ -119,9 +243,14 @@ const article = (t: string) => (/^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`);
 export function formatsAndSchema(
   formats: string[] | undefined,
   schema: unknown,
+  prompt?: { prompt?: string; hasLlm: boolean },
 ): { formats?: Format[]; schema?: CompiledSchema } {
   const f = formats as Format[] | undefined;
   const wantsJson = f ? f.includes('json') : schema !== undefined;
-  if (wantsJson && schema === undefined) throw invalidSchema('schema: is required when formats includes "json"');
+  if (wantsJson && schema === undefined) {
+    // A prompt alone drives the LLM where the surface takes one (scrape); else say what to send.
+    if (prompt) return { formats: f, schema: schemaOrPrompt(undefined, prompt.prompt, prompt.hasLlm) };
+    throw invalidSchema(`schema: is required when formats includes "json"; send ${SCHEMA_FORMS}`);
+  }
   return { formats: f, schema: schema !== undefined ? compileSchema(schema) : undefined };
 }

@@ -13,8 +13,9 @@ import { documentFromPage } from './scrape.js';
 
 export interface ExtractOptions {
   urls: string[];
-  schema: CompiledSchema;
-  /** A hint for the LLM pass (ignored by the deterministic extractor). */
+  /** Without one, `prompt` and `llm` are required: the LLM chooses the fields. */
+  schema?: CompiledSchema;
+  /** A hint for the LLM pass (ignored by the deterministic extractor); what to extract when there is no schema. */
   prompt?: string;
   /** @default 'auto' */
   render?: RenderMode;
@@ -51,20 +52,44 @@ export async function extract(fetchers: Fetchers, options: ExtractOptions): Prom
           setup: options.setup,
           actions: options.actions,
         });
+        const schema = options.schema;
+        if (!schema) {
+          // A prompt alone: the LLM reads the page's markdown and answers in its own shape.
+          const doc = await documentFromPage(page, new Set(['markdown']), {
+            onlyMainContent: true,
+            documents: fetchers.documents,
+            control: { signal: options.signal, deadline },
+          });
+          const json = await options.llm!.ask({
+            markdown: doc.markdown ?? '',
+            url: doc.url,
+            prompt: options.prompt ?? '',
+            signal: options.signal,
+            timeoutMs: deadline - Date.now(),
+          });
+          const sources = Object.fromEntries(Object.keys(json).map((k) => [k, 'llm']));
+          return {
+            url,
+            status: 'ok',
+            json,
+            sources,
+            ...(page.warnings ? { warnings: page.warnings } : {}),
+          };
+        }
         const doc = await documentFromPage(page, new Set(['json', ...(options.llm ? (['markdown'] as const) : [])]), {
-          schema: options.schema,
+          schema,
           onlyMainContent: true,
           // Parsing and extraction run on a document worker when there is one.
           documents: fetchers.documents,
           control: { signal: options.signal, deadline },
         });
-        let json = doc.json ?? options.schema.empty();
+        let json = doc.json ?? schema.empty();
         let sources = doc.sources ?? {};
         if (options.llm)
           ({ json, sources } = await options.llm.fill({
             json,
             sources,
-            schema: options.schema,
+            schema,
             markdown: doc.markdown ?? '',
             url: doc.url,
             prompt: options.prompt,
@@ -107,9 +132,23 @@ export async function extract(fetchers: Fetchers, options: ExtractOptions): Prom
   };
 }
 
-export function mergeResults(items: Record<string, unknown>[], schema: CompiledSchema): Record<string, unknown> {
-  const merged = mergeInto(schema.empty(), items);
+export function mergeResults(items: Record<string, unknown>[], schema?: CompiledSchema): Record<string, unknown> {
+  const merged = mergeInto(schema ? schema.empty() : shapeOf(items), items);
   return merged as Record<string, unknown>;
+}
+
+/** The empty shape of answers without a schema: every key any of them has (arrays [], objects by their keys). */
+function shapeOf(items: unknown[]): unknown {
+  const first = items.find((v) => v !== null && v !== undefined);
+  if (Array.isArray(first)) return [];
+  if (!first || typeof first !== 'object') return null;
+  const out: Record<string, unknown> = {};
+  for (const it of items)
+    if (it && typeof it === 'object' && !Array.isArray(it))
+      for (const k of Object.keys(it)) if (!(k in out) && k !== '__proto__') out[k] = undefined;
+  for (const k of Object.keys(out))
+    out[k] = shapeOf(items.map((i) => (i && typeof i === 'object' ? (i as Record<string, unknown>)[k] : undefined)));
+  return out;
 }
 
 function mergeInto(base: unknown, items: unknown[]): unknown {

@@ -199,7 +199,10 @@ export function cacheParts(options: ScrapeOptions): CacheKeyParts {
   return {
     url: options.url,
     formats: [...resolveFormats(options.formats, !!options.schema)],
-    schema: options.schema?.schema,
+    // A JSON Schema's enums and formats change the answer: part of the key.
+    schema: options.schema?.hints
+      ? { schema: options.schema.schema, hints: options.schema.hints }
+      : (options.schema?.schema ?? (options.prompt ? { prompt: options.prompt } : undefined)),
     onlyMainContent: options.onlyMainContent,
     render: needsBrowser(options) ? 'browser' : options.render,
     waitFor: options.waitFor,
@@ -255,7 +258,9 @@ export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promis
 
 async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<ScrapeResult> {
   const formats = resolveFormats(options.formats, !!options.schema);
-  if (formats.has('json') && !options.schema)
+  // json from a prompt alone: the LLM reads the page's markdown and chooses the fields.
+  const askLlm = formats.has('json') && !options.schema && !!options.prompt && !!options.llm;
+  if (formats.has('json') && !options.schema && !askLlm)
     throw new TrawlError('invalid_schema', 'schema: is required when formats includes "json"');
   const shot = formats.has('screenshot@full_page') ? 'full' : formats.has('screenshot') ? 'viewport' : undefined;
   const browser = needsBrowser(options);
@@ -309,7 +314,7 @@ async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<Sc
   const screenshot = page.screenshot;
   const actionOutput = page.actions;
   // The LLM reads the page as markdown, even when markdown was not asked for.
-  const asked = useLlm ? new Set<Format>([...docFormats, 'markdown']) : docFormats;
+  const asked = useLlm || askLlm ? new Set<Format>([...docFormats, 'markdown']) : docFormats;
   let result = await documentFromPage(page, asked, { ...options, documents: fetchers.documents, control });
   // Nothing to read in the HTML of a page that runs scripts: with render "auto", the browser's
   // copy is the answer when it has text (a shell the up-front check did not recognise).
@@ -355,6 +360,17 @@ async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<Sc
     });
     result.json = filled.json;
     result.sources = filled.sources;
+    if (!formats.has('markdown')) delete result.markdown;
+  }
+  if (askLlm) {
+    result.json = await options.llm!.ask({
+      markdown: result.markdown ?? '',
+      url: result.url,
+      prompt: options.prompt!,
+      signal: options.signal,
+      timeoutMs: (options.timeoutMs ?? 30_000) - (Date.now() - started),
+    });
+    result.sources = Object.fromEntries(Object.keys(result.json).map((k) => [k, 'llm']));
     if (!formats.has('markdown')) delete result.markdown;
   }
   if (options.render === 'http' && result.warnings?.includes(SCANT_WARNING)) result.warnings.push(RENDER_HINT);
@@ -504,7 +520,7 @@ async function convertPage(
   if (doc.scant) result.warnings = [SCANT_WARNING];
   if (formats.has('markdown')) result.markdown = doc.markdown ?? '';
   if (extracted) {
-    result.json = extracted.json;
+    result.json = options.schema ? options.schema.finish(extracted.json, extracted.sources) : extracted.json;
     result.sources = extracted.sources;
   }
   if (formats.has('html')) result.html = doc.html ?? '';
@@ -518,5 +534,6 @@ function extractFromText(
   schema: CompiledSchema,
 ): { json: Record<string, unknown>; sources: Record<string, string> } {
   // Plain text and PDFs have no markup: only "Label: value" lines can answer.
-  return extractFromDocument(parseHtml(''), { schema, url: 'about:blank', text });
+  const out = extractFromDocument(parseHtml(''), { schema, url: 'about:blank', text });
+  return { json: schema.finish(out.json, out.sources), sources: out.sources };
 }

@@ -110,6 +110,9 @@ export class TrawlApi {
         error: answer.error,
         detail: typeof answer.detail === 'string' ? answer.detail : DEFAULT_DETAIL[answer.error],
       };
+      // The server names the cause; the model also needs to hear where this server's key comes from.
+      if (answer.error === 'unauthorized' && typeof answer.detail === 'string')
+        err.detail = `${answer.detail} (this MCP server sends the key set in TRAWL_API_KEY)`;
       if (typeof answer.retry_after === 'number') {
         err.retry_after = answer.retry_after;
         err.detail = `the Trawl API key's rate limit was reached; call again in ${answer.retry_after} s`;

@@ -4,7 +4,7 @@
  * authenticated /v1 scope with its routes, and the Firecrawl-compatible /firecrawl scope.
  */
 import type { IncomingMessage } from 'node:http';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import swagger from '@fastify/swagger';
 import { configSecrets, createRedactor, type Redactor } from '../redact.js';
 import { newId } from '../store/ids.js';
@@ -65,6 +65,9 @@ export async function buildServer(
       connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(timeout / 4))),
     },
     logger: withRedaction(options.logger ?? false, redact),
+    // Quiet by default (issue 43): not Fastify's two info lines per request ("incoming request",
+    // "request completed") but one line at debug, written when the answer went (below).
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     genReqId: () => newId('req', 16),
     requestIdHeader: false,
@@ -115,6 +118,14 @@ export async function buildServer(
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    // (pino's level check: nothing is built for a line that would not be written.)
+    if ((request.log as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled?.('debug'))
+      request.log.debug(
+        { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+        'request',
+      );
   });
   registerErrorHandling(app, redact);
   countRequests(app);

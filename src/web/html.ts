@@ -49,7 +49,7 @@ export function page(opts: {
     ? html`<div class="notice ${opts.notice.kind}" role="${opts.notice.kind === 'error' ? 'alert' : 'status'}">${opts.notice.text}</div>`
     : raw('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(opts.title)} · Trawl</title><link rel="stylesheet" href="/assets/app.css"><link rel="stylesheet" href="/assets/uPlot.min.css"></head>
+<title>${esc(opts.title)} · Trawl</title><link rel="icon" href="/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/assets/app.css"><link rel="stylesheet" href="/assets/uPlot.min.css"></head>
 <body>${nav.html}<main id="main"><h1>${esc(opts.title)}</h1>${notice.html}${opts.body.html}</main>
 <script src="/assets/uPlot.iife.min.js" defer></script><script src="/assets/app.js" defer></script></body></html>`;
 }

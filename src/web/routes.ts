@@ -40,8 +40,11 @@ const ASSETS = new Map<string, { file: string; type: string }>(
     'app.js': { file: join(ROOT, 'web/static/app.js'), type: 'text/javascript; charset=utf-8' },
     'uPlot.iife.min.js': { file: join(UPLOT, 'uPlot.iife.min.js'), type: 'text/javascript; charset=utf-8' },
     'uPlot.min.css': { file: join(UPLOT, 'uPlot.min.css'), type: 'text/css; charset=utf-8' },
+    'favicon.svg': { file: join(ROOT, 'web/static/favicon.svg'), type: 'image/svg+xml' },
   }),
 );
+/** What browsers ask for on every page (and what pages link): the same small SVG. */
+const FAVICON = join(ROOT, 'web/static/favicon.svg');
 const LOGIN_PER_MINUTE = 10;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{2,}$/;
 
@@ -130,6 +133,15 @@ export function dashboardRoutes(app: FastifyInstance, ctx: AppContext, loginLimi
   const dummyHash = () => (dummy ??= hashPassword(randomBytes(16).toString('base64')));
   const assetCache = new Map<string, { plain: Buffer; gzip: Buffer }>();
 
+  // Browsers ask every page's /favicon.ico: answer the icon, not a 404 (issue 43). An SVG sent
+  // as image/svg+xml is read by browsers whatever the path's extension.
+  let favicon: Buffer | undefined;
+  app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) =>
+    reply
+      .header('content-type', 'image/svg+xml')
+      .header('cache-control', 'public, max-age=86400')
+      .send((favicon ??= readFileSync(FAVICON))),
+  );
   app.get<{ Params: { name: string } }>('/assets/:name', { schema: { hide: true } }, async (request, reply) => {
     const a = ASSETS.get(request.params.name);
     if (!a) return reply.code(404).header('content-type', 'text/plain').send('not found');

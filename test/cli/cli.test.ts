@@ -72,6 +72,39 @@ describe('trawl CLI', () => {
     }
   });
 
+  it('lists and revokes keys by id or prefix (issue 43)', async () => {
+    one((await trawl(['account', 'create', '--email', 'keys@test.local', '--password', 'a-good-password'])).stdout);
+    const a = one((await trawl(['keys', 'create', '--email', 'keys@test.local', '--name', 'laptop'])).stdout);
+    const b = one((await trawl(['keys', 'create', '--email', 'keys@test.local'])).stdout);
+    const listed = one((await trawl(['keys', 'list', '--email', 'keys@test.local'])).stdout);
+    expect(listed.keys).toHaveLength(2);
+    expect(listed.keys).toContainEqual({
+      key_id: a.key_id,
+      prefix: `${a.key.slice(0, 12)}…`,
+      name: 'laptop',
+      rate_limit_per_minute: null,
+      created_at: expect.any(String),
+      last_used_at: null,
+      revoked_at: null,
+    });
+    expect(JSON.stringify(listed)).not.toContain(a.key);
+    // By the start of the key, as keys list shows it.
+    const byPrefix = one(
+      (await trawl(['keys', 'revoke', '--email', 'keys@test.local', `${a.key.slice(0, 12)}…`])).stdout,
+    );
+    expect(byPrefix).toEqual({ key_id: a.key_id, revoked_at: expect.any(String) });
+    // By id.
+    expect(one((await trawl(['keys', 'revoke', '--email', 'keys@test.local', b.key_id])).stdout).key_id).toBe(b.key_id);
+    const after = one((await trawl(['keys', 'list', '--email', 'keys@test.local'])).stdout);
+    expect(after.keys.every((k: { revoked_at: string | null }) => k.revoked_at)).toBe(true);
+    const none = await trawl(['keys', 'revoke', '--email', 'keys@test.local', 'key_nope']);
+    expect(none.code).toBe(1);
+    expect(one(none.stdout)).toMatchObject({ error: 'not_found', detail: expect.stringContaining('trawl keys list') });
+    // A dashboard password shorter than 8 characters is refused at creation, as by account password.
+    const short = await trawl(['account', 'create', '--email', 'short@test.local', '--password', 'abc']);
+    expect(one(short.stdout)).toEqual({ error: 'invalid_request', detail: 'password: must be 8 to 200 characters' });
+  });
+
   it('creates accounts, keys, credits and secrets', async () => {
     const acc = one((await trawl(['account', 'create', '--email', 'cli@test.local', '--credits', '7'])).stdout);
     expect(acc).toEqual({ account_id: expect.stringMatching(/^acc_/), email: 'cli@test.local', credits: 7 });

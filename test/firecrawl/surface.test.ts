@@ -40,7 +40,11 @@ describe('auth, limits, credits and usage as /v1, in Firecrawl shapes', () => {
     const r = await call('POST', '/v2/scrape', undefined, { url: `${t.site.url}/` });
     expect(r).toMatchObject({
       status: 401,
-      body: { success: false, code: 'unauthorized', error: 'A valid API key is required.' },
+      body: {
+        success: false,
+        code: 'unauthorized',
+        error: expect.stringContaining('authorization: missing; send the header "Authorization: Bearer trawl_…"'),
+      },
     });
     expect(r.headers.get('x-request-id')).toMatch(/^req_/);
     const bad = await call('GET', '/v2/team/credit-usage', 'trawl_00000000000000000000000000000000');
@@ -467,7 +471,7 @@ describe('JSON Schema for json extraction', () => {
       ],
       [
         { type: 'object', properties: { a: { type: 'string', not: { const: 'x' } } } },
-        "formats[0].schema.properties.a.not: JSON Schema keyword 'not' is not supported by Trawl's extractor",
+        "formats[0].schema.properties.a.not: JSON Schema keyword 'not' is not supported by Trawl's extractor (supported: type, properties, items, enum, const, anyOf/oneOf with null, $ref, format, description, required)",
       ],
       [
         { type: 'object', properties: { a: { $ref: 'https://example.com/s.json' } } },
@@ -562,5 +566,18 @@ describe('with an LLM configured', () => {
     });
     expect(r.body.data.json).toEqual({ name: 'Galvanised Anchor', motto: 'Anchors aweigh' });
     expect(JSON.stringify(llm.requests[0].body)).toContain('Hint: the shop motto, if any');
+  });
+
+  it('reads json from a prompt alone (issue 43)', async () => {
+    const { key } = await withLlm.newKey(5);
+    llm.answer = { product: 'Galvanised Anchor' };
+    llm.requests.length = 0;
+    const r = await post(key, {
+      url: `${t.site.url}/product/anchor`,
+      formats: [{ type: 'json', prompt: 'the product name' }],
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.data.json).toEqual({ product: 'Galvanised Anchor' });
+    expect(JSON.stringify(llm.requests[0].body)).toContain('Request: the product name');
   });
 });

@@ -227,7 +227,11 @@ describe('TypeScript SDK against the service', () => {
     expect(retries).toEqual([]);
 
     const stranger = new Trawl({ apiKey: 'trawl_not_a_key_of_this_service_00000000', baseUrl: svc.url });
-    expect(await rejection(stranger.account())).toMatchObject({ status: 401, code: 'unauthorized', detail: undefined });
+    expect(await rejection(stranger.account())).toMatchObject({
+      status: 401,
+      code: 'unauthorized',
+      detail: expect.stringMatching(/^authorization: /),
+    });
     const { trawl: broke } = await client(0);
     expect(await rejection(broke.scrape({ url: `${site.url}/article` }))).toMatchObject({
       status: 402,

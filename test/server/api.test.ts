@@ -110,19 +110,36 @@ for (const dialect of DIALECTS) {
 
     it('401 for missing, malformed, unknown and revoked keys, with nothing logged', async () => {
       const { key, accountId, keyId } = await svc.newKey(5);
-      const cases: (string | undefined)[] = [undefined, 'Basic abc', 'Bearer nope', `Bearer trawl_${'x'.repeat(40)}`];
-      for (const auth of cases) {
+      // Each cause named in `detail`, so the caller knows what to fix.
+      const cases: [Record<string, string>, string][] = [
+        [{}, 'authorization: missing; send the header "Authorization: Bearer trawl_…" with an API key'],
+        [{ 'x-api-key': key }, 'the key goes in the Authorization header, not x-api-key'],
+        [{ authorization: key }, 'authorization: the key must follow "Bearer "'],
+        [{ authorization: 'Basic abc' }, 'authorization: the Basic scheme is not accepted'],
+        [{ authorization: 'Bearer nope' }, 'authorization: "nope…" is not a Trawl API key'],
+        [
+          { authorization: `Bearer trawl_${'x'.repeat(40)}` },
+          'authorization: this API key is not known to this server',
+        ],
+      ];
+      for (const [headers, detail] of cases) {
         const res = await fetch(`${svc.url}/v1/scrape`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) },
+          headers: { 'content-type': 'application/json', ...headers },
           body: JSON.stringify({ url: `${site.url}/article` }),
         });
         expect(res.status).toBe(401);
-        expect(await res.json()).toEqual({ error: 'unauthorized' });
+        const body = await res.json();
+        expect(Object.keys(body).sort()).toEqual(['detail', 'error']);
+        expect(body.error).toBe('unauthorized');
+        expect(body.detail).toContain(detail);
       }
       await keys.revokeKey(svc.store.db, accountId, keyId);
       const revoked = await svc.post('/v1/scrape', { url: `${site.url}/article` }, key);
       expect(revoked.status).toBe(401);
+      expect((await revoked.json()).detail).toMatch(
+        /^authorization: this API key \(trawl_\w{6}…\) was revoked on \d{4}-\d{2}-\d{2}; create a new one/,
+      );
       expect(await svc.credits(accountId)).toBe(5);
       expect(await usage.listUsage(svc.store.db, accountId)).toHaveLength(0);
     });

@@ -127,7 +127,9 @@ class ErrorsTest(unittest.TestCase):
         bad = Trawl('trawl_' + 'x' * 40, env('TRAWL_TEST_URL'))
         with self.assertRaises(AuthenticationError) as ctx:
             bad.account()
-        self.assertEqual((ctx.exception.status, ctx.exception.error, ctx.exception.detail), (401, 'unauthorized', None))
+        self.assertEqual((ctx.exception.status, ctx.exception.error), (401, 'unauthorized'))
+        # The server names the cause (issue 43).
+        self.assertIn('this API key is not known to this server', ctx.exception.detail)
 
     def test_no_credits(self) -> None:
         poor = client('TRAWL_TEST_POOR_KEY')

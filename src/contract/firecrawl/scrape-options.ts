@@ -5,10 +5,9 @@
  * the rest are refused by name (options.ts).
  */
 import { compileSchema, type CompiledSchema, type Format } from '../../engine/index.js';
-import type { SchemaObject } from '../../engine/extract/schema.js';
 import { invalidRequest } from '../../errors.js';
 import { unsupported } from './options.js';
-import { schemaFromJsonSchema } from './json-schema.js';
+import { strictJsonSchema } from '../../engine/extract/json-schema.js';
 import { checkOptions, intIn, onlyAt, permits, refuse, type OptionTable } from './options.js';
 import { browserPlan, checkWaits, screenshotFormat, ShotSettings, type BrowserPlan } from './browser-options.js';
 import { BROWSER_PAGE_MS } from '../../engine/crawl/rich-page.js';
@@ -25,7 +24,8 @@ export interface ScrapePlan {
   formats: Format[];
   /** What the answer carries, in Firecrawl's names. */
   fields: Field[];
-  schema?: SchemaObject;
+  /** The schema as jobs store it: the caller's JSON Schema (its hints kept), or its short form. */
+  schema?: Record<string, unknown>;
   compiled?: CompiledSchema;
   /** A hint for the LLM pass (scrape only). */
   prompt?: string;
@@ -203,14 +203,22 @@ export function planScrape(o: Record<string, unknown>, ctx: PlanContext): Scrape
           },
           where,
         );
-        if (j.schema === undefined)
+        // A prompt alone drives the LLM of a single scrape when the server has one (issue 43).
+        const promptAlone = j.schema === undefined && j.prompt !== undefined && ctx.use === 'scrape' && ctx.llm;
+        if (j.schema === undefined && !promptAlone)
           throw unsupported(
             `${where}schema`,
-            'json from a prompt alone is not supported: Trawl extracts against a schema, so add "schema" (a JSON Schema)',
+            ctx.use !== 'scrape'
+              ? 'json from a prompt alone is for single scrapes: for crawls and batches add "schema" (a JSON Schema)'
+              : j.prompt === undefined
+                ? 'add "schema" (a JSON Schema), or a "prompt" when the server has an LLM'
+                : 'json from a prompt alone needs an LLM, and this server has none (its operator can set LLM_BASE_URL, LLM_MODEL and LLM_API_KEY): add "schema" (a JSON Schema)',
           );
-        plan.schema = schemaFromJsonSchema(j.schema, `${where}schema`);
-        // Trawl's limits (depth, field count, names) apply as to its own schemas.
-        plan.compiled = compileSchema(plan.schema, `${where}schema`);
+        if (j.schema !== undefined) {
+          plan.schema = strictJsonSchema(j.schema, `${where}schema`);
+          // Trawl's limits (depth, field count, names) apply as to its own schemas.
+          plan.compiled = compileSchema(plan.schema, `${where}schema`);
+        }
         if (j.prompt !== undefined) {
           if (typeof j.prompt !== 'string' || j.prompt.length > 2000)
             throw invalidRequest(`${where}prompt: must be a string of at most 2000 characters`);

@@ -5,9 +5,10 @@
  * and validated like any other candidate; a timeout or a bad answer leaves the fields
  * empty and is logged — it never fails the request.
  */
-import { isTrawlError } from '../../errors.js';
+import { TrawlError, isTrawlError } from '../../errors.js';
 import type { HttpClient } from '../fetch/http.js';
 import { coerce } from './coerce.js';
+import { annotate, type FieldHints } from './json-schema.js';
 import type { CompiledSchema, SchemaNode, SchemaObject } from './schema.js';
 
 export interface LlmOptions {
@@ -34,8 +35,23 @@ export interface FillInput {
   timeoutMs?: number;
 }
 
+export interface AskInput {
+  markdown: string;
+  url: string;
+  /** What to extract, in words: the LLM chooses the fields. */
+  prompt: string;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
 export interface LlmClient {
   fill(input: FillInput): Promise<{ json: Record<string, unknown>; sources: Record<string, string> }>;
+  /**
+   * Extraction from a prompt alone (no schema): the LLM answers a JSON object of its own
+   * shape. Unlike `fill`, its failure is the request's (502 fetch_failed, or 504 timeout):
+   * without it there is no answer at all.
+   */
+  ask(input: AskInput): Promise<Record<string, unknown>>;
 }
 
 const isEmpty = (v: unknown) => v === null || v === undefined || (Array.isArray(v) && v.length === 0);
@@ -105,9 +121,63 @@ function mergeMissing(
   return out;
 }
 
+const SYSTEM =
+  'You extract data from a web page. Answer only with JSON matching the schema. Use null when the page does not state a value; never guess. Numbers are plain numbers in the page currency.';
+
 export function createLlmClient(options: LlmOptions): LlmClient {
   const endpoint = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  const post = async (body: Record<string, unknown>, signal?: AbortSignal, timeoutMs?: number) => {
+    const res = await options.http.request(endpoint, {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+      },
+      timeoutMs: Math.max(500, Math.min(options.timeoutMs ?? 20_000, timeoutMs ?? Infinity)),
+      maxBytes: 2 * 1024 * 1024,
+      signal,
+    });
+    if (res.status >= 400) throw new Error(`LLM endpoint answered HTTP ${res.status}`);
+    const content = JSON.parse(res.body.toString('utf8'))?.choices?.[0]?.message?.content;
+    if (typeof content !== 'string') throw new Error('LLM answer has no message content');
+    return JSON.parse(content.replace(/^```(?:json)?\s*|\s*```$/g, '')) as unknown;
+  };
   return {
+    async ask(input) {
+      const page = input.markdown.slice(0, options.maxChars ?? 24_000);
+      try {
+        const answer = await post(
+          {
+            model: options.model,
+            temperature: 0,
+            messages: [
+              {
+                role: 'system',
+                content:
+                  'You extract data from a web page as one JSON object whose field names (snake_case) you choose to answer the request. Use null when the page does not state a value; never guess.',
+              },
+              { role: 'user', content: `URL: ${input.url}\nRequest: ${input.prompt}\n\nPage (markdown):\n${page}` },
+            ],
+            response_format: { type: 'json_object' },
+          },
+          input.signal,
+          input.timeoutMs,
+        );
+        if (!answer || typeof answer !== 'object' || Array.isArray(answer))
+          throw new Error('the LLM answer is not a JSON object');
+        return answer as Record<string, unknown>;
+      } catch (e) {
+        if (isTrawlError(e)) {
+          if (e.code === 'timeout') throw e;
+          throw new TrawlError('fetch_failed', `the LLM endpoint could not answer: ${e.detail}`, { cause: e });
+        }
+        throw new TrawlError('fetch_failed', `the LLM endpoint could not answer: ${(e as Error).message}`, {
+          cause: e,
+        });
+      }
+    },
     async fill(input) {
       const missing = missingSchema(input.schema.schema, input.json);
       if (!missing) return { json: input.json, sources: input.sources };
@@ -118,8 +188,7 @@ export function createLlmClient(options: LlmOptions): LlmClient {
         messages: [
           {
             role: 'system',
-            content:
-              'You extract data from a web page. Answer only with JSON matching the schema. Use null when the page does not state a value; never guess. Numbers are plain numbers in the page currency.',
+            content: SYSTEM,
           },
           {
             role: 'user',
@@ -128,29 +197,22 @@ export function createLlmClient(options: LlmOptions): LlmClient {
         ],
         response_format: {
           type: 'json_schema',
-          json_schema: { name: 'extraction', strict: true, schema: jsonSchemaOf(missing) },
+          json_schema: {
+            name: 'extraction',
+            strict: true,
+            schema: annotate(jsonSchemaOf(missing), input.schema.hints as FieldHints | undefined),
+          },
         },
       };
       try {
-        const res = await options.http.request(endpoint, {
-          method: 'POST',
-          body: JSON.stringify(body),
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json',
-            ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
-          },
-          timeoutMs: Math.max(500, Math.min(options.timeoutMs ?? 20_000, input.timeoutMs ?? Infinity)),
-          maxBytes: 2 * 1024 * 1024,
-          signal: input.signal,
-        });
-        if (res.status >= 400) throw new Error(`LLM endpoint answered HTTP ${res.status}`);
-        const content = JSON.parse(res.body.toString('utf8'))?.choices?.[0]?.message?.content;
-        if (typeof content !== 'string') throw new Error('LLM answer has no message content');
-        const answer = coerceTo(missing, JSON.parse(content.replace(/^```(?:json)?\s*|\s*```$/g, '')));
+        const parsed = await post(body, input.signal, input.timeoutMs);
+        const answer = coerceTo(missing, parsed);
         if (!answer || typeof answer !== 'object') throw new Error('LLM answer is not an object');
         const sources = { ...input.sources };
-        const json = mergeMissing(missing, input.json, answer as Record<string, unknown>, sources, '');
+        const json = input.schema.finish(
+          mergeMissing(missing, input.json, answer as Record<string, unknown>, sources, ''),
+          sources,
+        );
         if (!input.schema.validate(json)) throw new Error('LLM answer does not validate against the schema');
         return { json, sources };
       } catch (e) {

@@ -16,7 +16,7 @@ export const maxTokens = (fallback: number, what: string) =>
 export const schemaObject = z
   .record(z.string(), z.unknown())
   .describe(
-    'Schema of the JSON wanted: an object whose keys are output field names and whose values are "string", "number", "integer", "boolean", a nested schema object, or a one-element array [T] for a list; e.g. {"title":"string","price":"number","in_stock":"boolean","authors":["string"]}.',
+    'Schema of the JSON wanted, as a JSON Schema ({"type":"object","properties":{"title":{"type":"string"},"price":{"type":"number"}}}: objects, arrays, string/number/integer/boolean, enum, format, description) or the short form: an object whose keys are output field names and whose values are "string", "number", "integer", "boolean", a nested schema object, or a one-element array [T] for a list; e.g. {"title":"string","price":"number","in_stock":"boolean","authors":["string"]}.',
   );
 
 export const renderMode = z

@@ -13,7 +13,7 @@ import { extractOptionsFor } from '../../app/extract.js';
 import { httpUrl } from '../../contract/validation.js';
 import { unsupported } from '../../contract/firecrawl/options.js';
 import { ExtractResults } from './extract-results.js';
-import { schemaFromJsonSchema } from '../../contract/firecrawl/json-schema.js';
+import { strictJsonSchema } from '../../engine/extract/json-schema.js';
 import { bodyOf, boolAt, checkOptions, onlyAt, refuse, type OptionTable } from '../../contract/firecrawl/options.js';
 import type { Version } from '../../contract/firecrawl/scrape-options.js';
 import { HIDDEN } from './shared.js';
@@ -68,14 +68,17 @@ export function extractRoutes(app: FastifyInstance, ctx: ServerContext, version:
       else throw invalidRequest(`urls[${i}]: must be an http or https URL`);
     });
     if (!urls.length) throw invalidRequest('urls: none is an http or https URL');
-    if (o.schema === undefined)
-      throw unsupported(
-        'schema',
-        'extraction from a prompt alone is not supported: Trawl extracts against a schema, so add "schema" (a JSON Schema)',
-      );
-    const schema = compileSchema(schemaFromJsonSchema(o.schema, 'schema'), 'schema');
     if (o.prompt !== undefined && (typeof o.prompt !== 'string' || !o.prompt.length || o.prompt.length > 2000))
       throw invalidRequest('prompt: must be a string of 1 to 2000 characters');
+    // A prompt alone drives the LLM when the server has one (the LLM then chooses the fields).
+    if (o.schema === undefined && !(o.prompt !== undefined && ctx.engine.llm))
+      throw unsupported(
+        'schema',
+        o.prompt === undefined
+          ? 'add "schema" (a JSON Schema), or a "prompt" when the server has an LLM'
+          : 'extraction from a prompt alone needs an LLM, and this server has none (its operator can set LLM_BASE_URL, LLM_MODEL and LLM_API_KEY): add "schema" (a JSON Schema)',
+      );
+    const schema = o.schema === undefined ? undefined : compileSchema(strictJsonSchema(o.schema, 'schema'), 'schema');
     const showSources = boolAt(o.showSources, 'showSources') ?? false;
     const r = await withCredit(ctx, request, reply, (signal, engine) =>
       extract(engine, extractOptionsFor(ctx, { urls, schema, prompt: o.prompt as string | undefined }, signal)),

@@ -10,7 +10,11 @@ import { jsonSchema } from '../openapi.js';
 
 const ERROR_EXAMPLES: Record<ErrorCode, Record<string, unknown>> = {
   invalid_request: { error: 'invalid_request', detail: 'timeout_ms: must be an integer from 1000 to 120000' },
-  unauthorized: { error: 'unauthorized' },
+  unauthorized: {
+    error: 'unauthorized',
+    detail:
+      'authorization: missing; send the header "Authorization: Bearer trawl_…" with an API key (npx trawl keys create --email … or the dashboard\'s API keys page)',
+  },
   insufficient_credits: { error: 'insufficient_credits' },
   forbidden_target: {
     error: 'forbidden_target',
@@ -80,6 +84,21 @@ export function errors(...codes: ErrorCode[]): Record<string, unknown> {
       properties: {
         error: { type: 'string', enum: group },
         ...(withDetail ? { detail: { type: 'string' } } : {}),
+        // A body with several faults: every one, the first being `detail` (issue 43).
+        ...(group.includes('invalid_request')
+          ? {
+              errors: {
+                type: 'array',
+                description: 'Every fault of the body, in order, when there are two or more',
+                items: {
+                  type: 'object',
+                  required: ['field', 'detail'],
+                  properties: { field: { type: 'string' }, detail: { type: 'string' } },
+                  additionalProperties: false,
+                },
+              },
+            }
+          : {}),
         ...(limited
           ? {
               retry_after: {

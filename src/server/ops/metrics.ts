@@ -143,7 +143,10 @@ export function metricsRoutes(app: FastifyInstance, ctx: ServerContext, redis: O
 
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (ctx.config.metricsToken && !bearerMatches(request.headers.authorization, ctx.config.metricsToken))
-      throw new TrawlError('unauthorized');
+      throw new TrawlError(
+        'unauthorized',
+        'authorization: /metrics wants "Authorization: Bearer <TRAWL_METRICS_TOKEN>" (the token the operator set; an API key does not open it)',
+      );
     const docs = ctx.engine.documents;
     g.documentWorkers.set(docs instanceof DocumentPool ? docs.size : 0);
     g.documentQueue.set(docs instanceof DocumentPool ? docs.queued : 0);

@@ -17,7 +17,7 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
     openapiRoute(ScrapeBody, 'Scrape one URL to markdown, html, links and schema JSON', docs.scrape),
     async (request, reply) => {
       const body = parseBody(ScrapeBody, request.body);
-      const { schema } = formatsAndSchema(body.formats, body.schema);
+      const { schema } = formatsAndSchema(body.formats, body.schema, { prompt: body.prompt, hasLlm: !!ctx.engine.llm });
       checkPageOptions(body);
       const who = { accountId: request.auth!.accountId, base: publicBase(ctx, request) };
       // The stealth proxy tier's surcharge (issue 42), taken only if the ladder reaches it.

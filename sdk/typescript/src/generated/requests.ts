@@ -8,7 +8,7 @@ export interface BatchScrapeBody {
   urls: string[];
   /** 1 to 7 items. */
   formats?: Array<'markdown' | 'json' | 'html' | 'raw_html' | 'links' | 'screenshot' | 'screenshot@full_page'>;
-  /** Schema object: field name → "string" | "number" | "integer" | "boolean" | {…} | [T]. */
+  /** A JSON Schema ({"type":"object","properties":{…}}: objects, arrays, string/number/integer/boolean, enum, format, description, required) or the short form: field name → "string" | "number" | "integer" | "boolean" | {…} | [T]. */
   schema?: unknown;
   only_main_content?: boolean;
   render?: 'auto' | 'http' | 'browser';
@@ -117,7 +117,7 @@ export interface CrawlBody {
   use_sitemap?: boolean;
   /** 1 to 7 items. */
   formats?: Array<'markdown' | 'json' | 'html' | 'raw_html' | 'links' | 'screenshot' | 'screenshot@full_page'>;
-  /** Schema object: field name → "string" | "number" | "integer" | "boolean" | {…} | [T]. */
+  /** A JSON Schema ({"type":"object","properties":{…}}: objects, arrays, string/number/integer/boolean, enum, format, description, required) or the short form: field name → "string" | "number" | "integer" | "boolean" | {…} | [T]. */
   schema?: unknown;
   only_main_content?: boolean;
   /** An integer. From 1000 to 300000. */
@@ -288,7 +288,7 @@ export interface CreateMonitorBody {
 export interface ExtractBody {
   /** 1 to 20 items. Each item: at most 8192 characters. */
   urls: string[];
-  /** Schema object: field name → "string" | "number" | "integer" | "boolean" | {…} | [T]. */
+  /** A JSON Schema ({"type":"object","properties":{…}}: objects, arrays, string/number/integer/boolean, enum, format, description, required) or the short form: field name → "string" | "number" | "integer" | "boolean" | {…} | [T]. */
   schema?: unknown;
   /** 1 to 2000 characters. */
   prompt?: string;
@@ -412,8 +412,10 @@ export interface ScrapeBody {
   url: string;
   /** 1 to 7 items. */
   formats?: Array<'markdown' | 'json' | 'html' | 'raw_html' | 'links' | 'screenshot' | 'screenshot@full_page'>;
-  /** Schema object: field name → "string" | "number" | "integer" | "boolean" | {…} | [T]. */
+  /** A JSON Schema ({"type":"object","properties":{…}}: objects, arrays, string/number/integer/boolean, enum, format, description, required) or the short form: field name → "string" | "number" | "integer" | "boolean" | {…} | [T]. */
   schema?: unknown;
+  /** What to extract, in words: a hint for the LLM pass, or (with an LLM configured) the json format without a schema. 1 to 2000 characters. */
+  prompt?: string;
   only_main_content?: boolean;
   render?: 'auto' | 'http' | 'browser';
   /** An integer. From 1000 to 120000. */
