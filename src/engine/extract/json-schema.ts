@@ -9,7 +9,7 @@
  * since Trawl could not promise the shape asked for.
  */
 import { invalidSchema } from '../../errors.js';
-import type { SchemaNode, SchemaObject } from './schema.js';
+import type { SchemaNode, SchemaObject } from './schema-shape.js';
 
 type Json = Record<string, unknown>;
 export type EnumValue = string | number | boolean;

@@ -20,11 +20,9 @@ import {
   type FieldHints,
 } from './json-schema.js';
 
-export type ScalarType = 'string' | 'number' | 'integer' | 'boolean';
-export type SchemaNode = ScalarType | SchemaObject | [SchemaNode];
-export interface SchemaObject {
-  [field: string]: SchemaNode;
-}
+import type { SchemaNode, SchemaObject } from './schema-shape.js';
+
+export type { ScalarType, SchemaNode, SchemaObject } from './schema-shape.js';
 
 export const SCHEMA_LIMITS = { maxDepth: 5, maxFields: 200, maxNameLength: 64 } as const;
 const SCALARS = new Set<string>(['string', 'number', 'integer', 'boolean']);
