@@ -19,9 +19,11 @@ type Layer =
 /**
  * Files that wire a process or a binary: they may import any layer. runtime.ts builds the service
  * and the worker; server/app.ts hosts the HTTP surfaces (v1, /firecrawl, ops, the dashboard) on one
- * Fastify; cli/index.ts is the `trawl` binary, dispatching to serve, worker, mcp and scrape.
+ * Fastify; cli/index.ts is the `trawl` binary, dispatching to serve, worker, mcp and scrape;
+ * mcp/index.ts is the `trawl mcp` process, and mcp/local.ts starts the service inside it when no
+ * TRAWL_API_URL is named (its tools still reach it over HTTP, as any client).
  */
-const ENTRIES = new Set(['runtime.ts', 'server/app.ts', 'cli/index.ts']);
+const ENTRIES = new Set(['runtime.ts', 'server/app.ts', 'cli/index.ts', 'mcp/index.ts', 'mcp/local.ts']);
 const SURFACES = new Set(['server', 'web', 'cli', 'mcp']);
 const LEAVES = new Set(['errors.ts', 'config.ts', 'metrics.ts', 'redact.ts', 'answer-cap.ts']);
 
@@ -62,8 +64,6 @@ const ALLOWED: Record<string, string> = {
     'type only: the store implements the engine ports FileSink and ScrapeCache; moving the adapters to app/ removes it',
   'store/scrape-stores.ts -> engine/result-cache.ts':
     'type only: the result cache port the store implements; moving the adapter to app/ removes it',
-  'mcp/local.ts -> runtime.ts':
-    "the MCP server's local mode starts the embedded service in its own process; a runtime entry of its own removes it",
 };
 
 /**
