@@ -55,16 +55,11 @@ const MAY: Record<Layer, Layer[]> = {
 };
 
 /**
- * Edges that break the rule today, each with why and what removes it. Only type imports may cross
- * between engine and store (they vanish when compiled): the store implements two of the engine's
- * ports. Keys are `from -> to`, paths under src/.
+ * Edges that break the rule today, each with why and what removes it; keys are `from -> to`,
+ * paths under src/. None left: the store's adapters of the engine's ports (file sink, result
+ * cache) are app/scrape-stores.ts, and the MCP process is an entry. The list may only shrink.
  */
-const ALLOWED: Record<string, string> = {
-  'store/scrape-stores.ts -> engine/scrape.ts':
-    'type only: the store implements the engine ports FileSink and ScrapeCache; moving the adapters to app/ removes it',
-  'store/scrape-stores.ts -> engine/result-cache.ts':
-    'type only: the result cache port the store implements; moving the adapter to app/ removes it',
-};
+const ALLOWED: Record<string, string> = {};
 
 /**
  * Cycles through type imports only (erased when compiled, so Node loads none of them). None
@@ -163,13 +158,13 @@ describe('the import rule', () => {
     expect(stale, 'allowed edges no longer needed: take them out of ALLOWED').toEqual([]);
   });
 
-  it('engine and store never import each other (type imports of the engine ports aside, listed above)', () => {
+  it('engine and store never import each other, not even for types', () => {
     const crossing = EDGES.filter(
       (e) =>
         (layerOf(e.from) === 'engine' && layerOf(e.to) === 'store') ||
         (layerOf(e.from) === 'store' && layerOf(e.to) === 'engine'),
     );
-    expect(crossing.filter((e) => !e.typeOnly).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
+    expect(crossing.map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
   });
 
   it('/firecrawl and /v1 routes share only app/, contract/ and the server plumbing', () => {
