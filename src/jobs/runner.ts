@@ -11,17 +11,17 @@ import { jobPages } from '../metrics.js';
 import type { Redactor } from '../redact.js';
 import { jobs as repo, storeUnreachable, type Store } from '../store/index.js';
 import type { ClaimedItem, FinishedItem } from '../store/repos/jobs.js';
-import {
-  crawlItem,
-  RobotsCache,
-  storeFrontier,
-  type CrawlJobOptions,
-  type CrawlStores,
-  type ItemOutcome,
-} from './crawl-item.js';
+import { crawlItem, storeFrontier } from './crawl-item.js';
 import { batchItem, type BatchOptions } from './batch-item.js';
 import { jobEvents, type EventShape } from './events.js';
-import { HostGate, type Gate } from '../engine/crawl/index.js';
+import {
+  HostGate,
+  RobotsCache,
+  type CrawlJobOptions,
+  type CrawlStores,
+  type Gate,
+  type ItemOutcome,
+} from '../engine/crawl/index.js';
 import { sendJobEvents } from './webhooks.js';
 import type { PageQueue } from '../queue/pages.js';
 
