@@ -28,7 +28,8 @@ async function postgresAnswers(): Promise<boolean> {
     return true;
   } catch (err) {
     const why = `no PostgreSQL answers at ${new URL(PG_ADMIN_URL).host} (${(err as Error).message || String(err)})`;
-    if (process.env.CI) throw new Error(`${why}: CI runs every PostgreSQL test (set TRAWL_TEST_PG_URL)`);
+    if (process.env.CI)
+      throw new Error(`${why}: CI runs every PostgreSQL test (set TRAWL_TEST_PG_URL)`, { cause: err });
     console.warn(`skipped: PostgreSQL tests, ${why}; start one or set TRAWL_TEST_PG_URL to run them`);
     return false;
   } finally {
