@@ -5,6 +5,7 @@
  * process: the test service or the CLI (test/helpers/service.ts, trawl-process.ts,
  * job-client.ts), the runtime, Chromium (playwright-core, findChromium), Redis (ioredis,
  * bullmq), PostgreSQL (pg, createTestDatabase) or child processes. Everything else is a unit.
+ * (The script builds first: the document pool's tests run the compiled worker in dist/.)
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
