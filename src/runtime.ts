@@ -17,7 +17,8 @@ import { buildServer } from './server/app.js';
 import type { ServerContext } from './server/context.js';
 import { RedisTokenBuckets } from './server/redis-token-bucket.js';
 import { MemoryTokenBuckets, type RateLimiter } from './server/token-bucket.js';
-import { openStore, StoreResultCache, type Store } from './store/index.js';
+import { openStore, type Store } from './store/index.js';
+import { jobStores, StoreResultCache } from './app/scrape-stores.js';
 import { lockSqliteFile, type DataDirLock } from './store/lock.js';
 import { join } from 'node:path';
 import { startMemoryTrimmer } from './memory-trim.js';
@@ -64,9 +65,11 @@ function startJobs(
     eventShape: firecrawlEvents,
     accountCap: config.accountConcurrency,
     webhooks: { retryBaseMs, maxAttempts },
-    resultCache: new StoreResultCache(store, config.cacheMaxBytes),
-    fileRetentionHours: config.fileRetentionHours,
-    filesMaxBytesPerAccount: config.filesMaxBytesPerAccount,
+    stores: jobStores(store, {
+      resultCache: new StoreResultCache(store, config.cacheMaxBytes),
+      fileRetentionHours: config.fileRetentionHours,
+      filesMaxBytesPerAccount: config.filesMaxBytesPerAccount,
+    }),
   });
   runner.start();
   return runner;

@@ -8,7 +8,8 @@ import type { JobRunner } from '../jobs/runner.js';
 import type { MonitorScheduler } from '../monitors/scheduler.js';
 import type { WorkQueue } from '../queue/index.js';
 import type { Redactor } from '../redact.js';
-import type { Store, StoreResultCache } from '../store/index.js';
+import type { Store } from '../store/index.js';
+import type { StoreResultCache } from './scrape-stores.js';
 
 export interface AppContext {
   config: Config;

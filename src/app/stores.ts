@@ -3,7 +3,7 @@
  * and its view of the result cache (`max_age`). The adapters live here, not in the engine.
  */
 import type { FileSink, ScrapeCache } from '../engine/scrape.js';
-import { fileSink, StoreResultCache } from '../store/index.js';
+import { fileSink, StoreResultCache } from './scrape-stores.js';
 import type { AppContext } from './context.js';
 
 /** The address clients reach the service at: TRAWL_PUBLIC_URL, else the one this request came to. */

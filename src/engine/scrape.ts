@@ -408,17 +408,20 @@ async function actionResults(
   return { screenshots, scrapes, javascript_returns: out.javascriptReturns };
 }
 
+/** How a fetched page becomes a document: main content only, a schema to extract, where it is processed, its limits. */
+interface ConvertOptions {
+  onlyMainContent?: boolean;
+  schema?: CompiledSchema;
+  documents?: DocumentProcessor;
+  control?: JobControl;
+  pdf?: { maxPages?: number };
+}
+
 /** Turn a fetched page into the requested formats (shared by scrape and extract); its admission slot is let go after. */
 export async function documentFromPage(
   page: Page,
   formats: Set<Format>,
-  options: {
-    onlyMainContent?: boolean;
-    schema?: CompiledSchema;
-    documents?: DocumentProcessor;
-    control?: JobControl;
-    pdf?: { maxPages?: number };
-  },
+  options: ConvertOptions,
 ): Promise<ScrapeResult> {
   try {
     return await convertPage(page, formats, options);
@@ -427,17 +430,7 @@ export async function documentFromPage(
   }
 }
 
-async function convertPage(
-  page: Page,
-  formats: Set<Format>,
-  options: {
-    onlyMainContent?: boolean;
-    schema?: CompiledSchema;
-    documents?: DocumentProcessor;
-    control?: JobControl;
-    pdf?: { maxPages?: number };
-  },
-): Promise<ScrapeResult> {
+async function convertPage(page: Page, formats: Set<Format>, options: ConvertOptions): Promise<ScrapeResult> {
   const base = {
     status_code: page.status,
     content_type: page.contentType.split(';')[0].trim() || (page.kind === 'pdf' ? 'application/pdf' : 'text/html'),

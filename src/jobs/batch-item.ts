@@ -6,7 +6,7 @@
  * Crawl-delay is followed. A page the result cache answers is not fetched and waits for no turn.
  */
 import { compileSchema, scrape, type Engine } from '../engine/index.js';
-import { crawlPageOptions, type CrawlStores, type JobPageOptions, type RobotsCache } from './crawl-item.js';
+import { crawlPageOptions, type CrawlStores, type JobPageOptions, type RobotsCache } from '../engine/crawl/index.js';
 import { hostTurn, type Gate } from '../engine/crawl/index.js';
 
 /** What a batch item is scraped with (the request's scrape options, as stored on the job). */

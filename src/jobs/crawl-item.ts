@@ -6,15 +6,7 @@
 import type { Frontier } from '../engine/crawl/index.js';
 import { jobs as repo, type Store } from '../store/index.js';
 
-export {
-  crawlPage as crawlItem,
-  crawlPageOptions,
-  RobotsCache,
-  type CrawlJobOptions,
-  type CrawlStores,
-  type ItemOutcome,
-  type JobPageOptions,
-} from '../engine/crawl/index.js';
+export { crawlPage as crawlItem, type CrawlJobOptions } from '../engine/crawl/index.js';
 
 /** A job's frontier as the per-page function asks it: the store's items of that job. */
 export const storeFrontier = (store: Pick<Store, 'db'>, jobId: string): Frontier => ({

@@ -9,19 +9,19 @@ import { compileSchema, forOwner, type Engine } from '../engine/index.js';
 import { isTrawlError } from '../errors.js';
 import { jobPages } from '../metrics.js';
 import type { Redactor } from '../redact.js';
-import { fileSink, jobs as repo, storeUnreachable, type Store, type StoreResultCache } from '../store/index.js';
+import { jobs as repo, storeUnreachable, type Store } from '../store/index.js';
 import type { ClaimedItem, FinishedItem } from '../store/repos/jobs.js';
-import {
-  crawlItem,
-  RobotsCache,
-  storeFrontier,
-  type CrawlJobOptions,
-  type CrawlStores,
-  type ItemOutcome,
-} from './crawl-item.js';
+import { crawlItem, storeFrontier } from './crawl-item.js';
 import { batchItem, type BatchOptions } from './batch-item.js';
 import { jobEvents, type EventShape } from './events.js';
-import { HostGate, type Gate } from '../engine/crawl/index.js';
+import {
+  HostGate,
+  RobotsCache,
+  type CrawlJobOptions,
+  type CrawlStores,
+  type Gate,
+  type ItemOutcome,
+} from '../engine/crawl/index.js';
 import { sendJobEvents } from './webhooks.js';
 import type { PageQueue } from '../queue/pages.js';
 
@@ -65,12 +65,12 @@ export interface JobRunnerOptions {
   /** Job webhooks' retry schedule (TRAWL_WEBHOOK_RETRY_BASE_MS, TRAWL_WEBHOOK_MAX_ATTEMPTS). */
   webhooks?: { retryBaseMs: number; maxAttempts: number };
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
-  /** The scrape result cache (`max_age`); without it a batch's max_age reads and stores nothing. */
-  resultCache?: StoreResultCache;
-  /** How long screenshots are kept (TRAWL_FILE_RETENTION_HOURS). @default 24 */
-  fileRetentionHours?: number;
-  /** Bytes of files one account may hold (TRAWL_FILES_MAX_MB_PER_ACCOUNT); unset: no bound. */
-  filesMaxBytesPerAccount?: number;
+  /**
+   * Where an account's screenshots go (the job's files_base), and its view of the result cache
+   * when max_age asks for it (app/scrape-stores.ts's jobStores); without it a job keeps no files
+   * and its max_age reads and stores nothing.
+   */
+  stores?: (account: string, job: { files_base?: string; max_age?: number }) => CrawlStores;
 }
 
 const claimKey = (it: ClaimedItem) => `${it.job_id}-${it.seq}-${it.attempts}`;
@@ -408,22 +408,9 @@ export class JobRunner {
     return () => this.#stillRunning(item.job_id).catch(() => true);
   }
 
-  /** Where an account's screenshots go (the job's files_base), and its view of the cache when max_age asks for it. */
+  /** Where an account's screenshots go and its view of the cache, as the runner's maker gave them. */
   #stores(account: string, o: { files_base?: string; max_age?: number }): CrawlStores {
-    return {
-      files: o.files_base
-        ? fileSink(this.#o.store, {
-            base: o.files_base,
-            retentionHours: this.#o.fileRetentionHours ?? 24,
-            accountId: account,
-            maxAccountBytes: this.#o.filesMaxBytesPerAccount,
-          })
-        : undefined,
-      cache:
-        o.max_age && this.#o.resultCache
-          ? { store: this.#o.resultCache.for(account, o.files_base), maxAgeMs: o.max_age, account }
-          : undefined,
-    };
+    return this.#o.stores?.(account, o) ?? { files: undefined, cache: undefined };
   }
 
   /** A page counts once it is written (a claim that lost its item to another runner wrote nothing). */

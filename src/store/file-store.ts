@@ -11,7 +11,7 @@ import { mkdir, open, readdir, rename, stat, unlink, writeFile } from 'node:fs/p
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 
-/** Ids the store accepts: base62 (scrape-stores.ts's FILE_ID), so an id is a safe file name. */
+/** Ids the store accepts: base62 (file-types.ts's FILE_ID), so an id is a safe file name. */
 const ID = /^[0-9A-Za-z]{16,64}$/;
 const SHARD = /^[0-9A-Za-z]{2}$/;
 /** Ids asked about at once when the sweep looks for files no row knows. */

@@ -3,29 +3,13 @@
  * JSON-lines download (streamed from the store a few pages at a time, so a 100,000-page job is
  * never held whole in memory).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';
 import type { AppContext } from '../app/context.js';
 import { findJob } from '../app/jobs.js';
 import { jobs as repo } from '../store/index.js';
 import { html } from './html.js';
-import type { Raw } from './html.js';
-import type { SessionInfo } from './session.js';
-
-interface Kit {
-  authed: (
-    h: (request: FastifyRequest, reply: FastifyReply, s: SessionInfo) => Promise<unknown>,
-  ) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
-  shell: (
-    s: SessionInfo,
-    path: string,
-    title: string,
-    body: Raw,
-    notice?: { kind: 'ok' | 'error'; text: string },
-  ) => string;
-  send: (reply: FastifyReply, status: number, body: string) => FastifyReply;
-  when: (iso: string | null) => string;
-}
+import type { Kit } from './kit.js';
 
 export function jobPages(app: FastifyInstance, ctx: AppContext, kit: Kit): void {
   const { authed, shell, send, when } = kit;

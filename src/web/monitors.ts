@@ -4,7 +4,7 @@
  * their attempts and a redeliver button, a chart per numeric watched field), pause/resume, run
  * now and delete.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { deliveryConfig, metaConfig } from '../config.js';
 import { isTrawlError } from '../errors.js';
 import { redeliver } from '../monitors/deliver.js';
@@ -20,23 +20,8 @@ import {
 import type { AppContext } from '../app/context.js';
 import { monitors as repo, snapshots, webhooks } from '../store/index.js';
 import { html, raw, type Raw } from './html.js';
+import type { Kit } from './kit.js';
 import type { SessionInfo } from './session.js';
-
-interface Kit {
-  authed: (
-    h: (request: FastifyRequest, reply: FastifyReply, s: SessionInfo) => Promise<unknown>,
-  ) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
-  shell: (
-    s: SessionInfo,
-    path: string,
-    title: string,
-    body: Raw,
-    notice?: { kind: 'ok' | 'error'; text: string },
-  ) => string;
-  csrfField: (s: SessionInfo) => Raw;
-  send: (reply: FastifyReply, status: number, body: string) => FastifyReply;
-  when: (iso: string | null) => string;
-}
 
 type Form = Record<string, string | undefined>;
 const short = (v: unknown) => {

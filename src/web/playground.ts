@@ -4,7 +4,7 @@
  * that runs no script, and raw), the JSON with its sources, the screenshot, what it cost, and the
  * equivalent curl command (with a placeholder, never a real key).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { isTrawlError, TrawlError } from '../errors.js';
 import type { ScrapeFormat } from '../engine/index.js';
 import type { AppContext } from '../app/context.js';
@@ -14,23 +14,9 @@ import { recordUsage } from '../app/usage.js';
 import { ScrapeBody } from '../contract/schemas.js';
 import { checkPageOptions } from '../contract/page-options.js';
 import { formatsAndSchema, parseBody } from '../contract/validation.js';
-import { html, raw, type Raw } from './html.js';
+import { html, raw } from './html.js';
+import type { Kit } from './kit.js';
 import type { SessionInfo } from './session.js';
-
-interface Kit {
-  authed: (
-    h: (request: FastifyRequest, reply: FastifyReply, s: SessionInfo) => Promise<unknown>,
-  ) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
-  shell: (
-    s: SessionInfo,
-    path: string,
-    title: string,
-    body: Raw,
-    notice?: { kind: 'ok' | 'error'; text: string },
-  ) => string;
-  csrfField: (s: SessionInfo) => Raw;
-  send: (reply: FastifyReply, status: number, body: string) => FastifyReply;
-}
 
 type Form = Record<string, string | string[] | undefined>;
 const FORMAT_CHOICES = ['markdown', 'json', 'html', 'links', 'screenshot'] as const;

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { accounts, keys, openStore } from '../../src/store/index.js';
 import { pageNumber, randomGraph, reach, serveGraph } from '../helpers/link-graph.js';
 import { jobClient } from '../helpers/job-client.js';
-import { createTestDatabase } from '../helpers/service.js';
+import { createTestDatabase, PG_AVAILABLE } from '../helpers/service.js';
 import { launchTrawl } from '../helpers/trawl-process.js';
 
 const REDIS_URL = process.env.TRAWL_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -25,10 +25,14 @@ describe('a 10,000-page crawl reaches every page', () => {
     for (const c of cleanup.reverse()) await c();
   });
 
-  it.each([
-    ['SQLite, one process', false],
-    ['PostgreSQL and Redis, two workers', true],
-  ])(
+  it.each(
+    (
+      [
+        ['SQLite, one process', false],
+        ['PostgreSQL and Redis, two workers', true],
+      ] as [string, boolean][]
+    ).filter(([, scaleOut]) => PG_AVAILABLE || !scaleOut),
+  )(
     '%s',
     async (_name, scaleOut) => {
       const g = randomGraph(PAGES, 8, 39);

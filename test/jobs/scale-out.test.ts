@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { accounts, keys } from '../../src/store/index.js';
 import { openStore } from '../../src/store/index.js';
 import { articlePage, startFixtureServer } from '../helpers/fixture-server.js';
-import { createTestDatabase } from '../helpers/service.js';
+import { createTestDatabase, PG_AVAILABLE } from '../helpers/service.js';
 import { launchTrawl } from '../helpers/trawl-process.js';
 
 const REDIS_URL = process.env.TRAWL_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -20,7 +20,7 @@ const PAGES = 240;
 
 const launch = (args: string[], env: Record<string, string>) => launchTrawl(args, env);
 
-describe('async crawl across two workers, one killed', () => {
+describe.skipIf(!PG_AVAILABLE)('async crawl across two workers, one killed', () => {
   const cleanup: (() => unknown)[] = [];
   afterAll(async () => {
     for (const c of cleanup.reverse()) await c();

@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobs } from '../../src/store/index.js';
 import { articlePage, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { createTestDatabase, startTestService, type TestService } from '../helpers/service.js';
+import { createTestDatabase, startTestService, type TestService, PG_AVAILABLE } from '../helpers/service.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
-describe('jobs: a PostgreSQL outage while pages are in flight', () => {
+describe.skipIf(!PG_AVAILABLE)('jobs: a PostgreSQL outage while pages are in flight', () => {
   let pg: Awaited<ReturnType<typeof createTestDatabase>>;
   let proxy: TcpProxy;
   let svc: TestService;

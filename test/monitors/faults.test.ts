@@ -14,7 +14,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { accounts, keys, openStore, type Store } from '../../src/store/index.js';
 import { startFixtureServer } from '../helpers/fixture-server.js';
-import { createTestDatabase } from '../helpers/service.js';
+import { createTestDatabase, PG_AVAILABLE } from '../helpers/service.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 import { launchTrawl, type Launched } from '../helpers/trawl-process.js';
@@ -27,7 +27,7 @@ const launch = (args: string[], env: Record<string, string>) => launchTrawl(args
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('monitors under faults (PostgreSQL + Redis through proxies the test cuts)', () => {
+describe.skipIf(!PG_AVAILABLE)('monitors under faults (PostgreSQL + Redis through proxies the test cuts)', () => {
   const cleanup: (() => unknown)[] = [];
   afterAll(async () => {
     for (const c of cleanup.reverse()) await c();

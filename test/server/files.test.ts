@@ -16,7 +16,8 @@ import { Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prune } from '../../src/monitors/retention.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
-import { fileSink, openStore, StoreResultCache } from '../../src/store/index.js';
+import { fileSink, StoreResultCache } from '../../src/app/scrape-stores.js';
+import { openStore } from '../../src/store/index.js';
 import { createTestDatabase, DIALECTS, startTestService, type TestService } from '../helpers/service.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');

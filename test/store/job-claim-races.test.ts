@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, startTestService, type TestService } from '../helpers/service.js';
+import { createTestDatabase, startTestService, type TestService, PG_AVAILABLE } from '../helpers/service.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +25,7 @@ const batchJob = (db: Db, accountId: string, id: string, n: number) =>
     at: new Date().toISOString(),
   });
 
-describe('job claims racing cancels (postgres)', () => {
+describe.skipIf(!PG_AVAILABLE)('job claims racing cancels (postgres)', () => {
   let svc: TestService;
   beforeAll(async () => {
     svc = await startTestService('postgres');

@@ -107,3 +107,19 @@ export function intIn(v: unknown, min: number, max: number, path: string, unit =
     throw invalidRequest(`${path}: must be an integer from ${min} to ${max}${unit ? ` (${unit})` : ''}`);
   return v;
 }
+
+/**
+ * Whether a crawl or a map reads the site's sitemaps (default: it does): v2's `sitemap`
+ * ("include" or "skip"; "only" is refused, `whyNotOnly` saying what Trawl does instead), v1's
+ * `ignoreSitemap`.
+ */
+export function sitemapWanted(o: Record<string, unknown>, version: 'v1' | 'v2', whyNotOnly: string): boolean {
+  let useSitemap = true;
+  if (version === 'v2' && o.sitemap !== undefined) {
+    if (o.sitemap === 'only') throw unsupported('sitemap', whyNotOnly);
+    if (o.sitemap !== 'include' && o.sitemap !== 'skip') throw invalidRequest('sitemap: must be "include" or "skip"');
+    useSitemap = o.sitemap === 'include';
+  }
+  if (version === 'v1' && boolAt(o.ignoreSitemap, 'ignoreSitemap')) useSitemap = false;
+  return useSitemap;
+}

@@ -3,7 +3,15 @@
  * reading text it holds; sentences count for it, link lists and short fragments against it.
  */
 import type { AnyNode, Element, ParentNode } from './dom.js';
-import { ScoredElement, PipelineText, collapsedLength, isElement, isTextNode, singleSpacedLength } from './dom.js';
+import {
+  ScoredElement,
+  PipelineText,
+  collapsedLength,
+  isElement,
+  isTextNode,
+  singleSpacedLength,
+  HEADING_TAGS,
+} from './dom.js';
 import { needsWork } from './markdown-text.js';
 import { isTeaserList } from './teasers.js';
 
@@ -55,12 +63,7 @@ export const BLOCKS = new Set([
   'article',
   'main',
   'header',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
+  ...HEADING_TAGS,
   'ul',
   'ol',
   'li',

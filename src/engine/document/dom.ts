@@ -7,6 +7,9 @@ import { Parser } from 'htmlparser2';
 import { DomHandler, Element, Text, type AnyNode, type Document, type ParentNode } from 'domhandler';
 import { FastTokenizer } from './fast-tokenizer.js';
 
+/** The heading elements, h1 to h6 (in the tag sets of scoring, markdown, polish and extraction). */
+export const HEADING_TAGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'];
+
 export type { AnyNode, Document, ParentNode };
 export { Element };
 

@@ -9,7 +9,7 @@
 import { BR, collapseWs, escapeUrl, finishParagraph, oneLine, textOfNode, textRun } from './markdown-text.js';
 import { isTexScript, renderImage, renderMath, texScript } from './markdown-embeds.js';
 import type { AnyNode, Element, ParentNode } from './dom.js';
-import { absoluteUrl, isElement, isTextNode, textOf } from './dom.js';
+import { absoluteUrl, isElement, isTextNode, textOf, HEADING_TAGS } from './dom.js';
 import { isHidden } from './visibility.js';
 
 export interface MarkdownOptions {
@@ -62,12 +62,7 @@ const BLOCK = new Set([
   'footer',
   'aside',
   'nav',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
+  ...HEADING_TAGS,
   'ul',
   'ol',
   'li',

@@ -21,18 +21,8 @@ export interface Item {
 /** What a page is read as, in order: lines of text within a column, or a table. */
 export type Unit = { line: Line } | { table: Table };
 
-export interface Line {
-  text: string;
-  x0: number;
-  x1: number;
-  y: number;
-  top: number;
-  bottom: number;
-  size: number;
-  bold: number;
-  italic: number;
-  mono: number;
-  rtl: boolean;
+/** A line as read: its fragment's text, place and style (not its runs), in its column. */
+export interface Line extends Omit<Fragment, 'runs'> {
   /** The column the line was read in (its left and right edges). */
   col: { x0: number; x1: number };
   /** A bullet is drawn left of the line (a disc, not a glyph). */

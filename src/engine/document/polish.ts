@@ -4,23 +4,9 @@
  * lines after the last one, and cookie notices. (The headline stays: headline.ts.)
  */
 import type { AnyNode, Element, ParentNode } from './dom.js';
-import { collapse, collapsedLength, hasImage, isElement, isTextNode, removeNode, textOf } from './dom.js';
+import { collapse, collapsedLength, hasImage, isElement, isTextNode, removeNode, textOf, HEADING_TAGS } from './dom.js';
 
-const LEAF_BLOCKS = new Set([
-  'p',
-  'figcaption',
-  'blockquote',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'li',
-  'dd',
-  'pre',
-  'caption',
-]);
+const LEAF_BLOCKS = new Set(['p', 'figcaption', 'blockquote', ...HEADING_TAGS, 'li', 'dd', 'pre', 'caption']);
 const HEADINGS = /^h[1-6]$/;
 
 const norm = (s: string) =>

@@ -8,7 +8,8 @@ import type { SchemaObject } from '../extract/schema.js';
 import type { PdfOptions } from './pdf.js';
 import type { PooledOptions } from './processor.js';
 
-export interface Job {
+/** What a job sends to its worker (worker.ts). */
+export interface WorkerJob {
   id: number;
   source: string;
   options: PooledOptions;
@@ -16,6 +17,10 @@ export interface Job {
   pdf?: { bytes: Uint8Array; options: PdfOptions };
   schema?: SchemaObject;
   marketplace?: { id: string; mode: 'basic' | 'rich' };
+}
+
+/** A job as the pool holds it: what its worker is sent, and what schedules and settles it. */
+export interface Job extends WorkerJob {
   /** Size of the page, for shortest-first scheduling. */
   size: number;
   /** Whose job: workers are shared fairly between owners. */

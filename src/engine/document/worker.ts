@@ -6,19 +6,10 @@
 import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { SchemaObject } from '../extract/schema.js';
-import type { PdfOptions } from './pdf.js';
 import { runPipeline } from './pipeline.js';
-import type { PageExtraction, PooledOptions, Processed } from './processor.js';
+import type { PageExtraction, Processed } from './processor.js';
+import type { WorkerJob } from './pool-tuning.js';
 import { warmUp } from './warm-up.js';
-
-interface Job {
-  id: number;
-  source: string;
-  options: PooledOptions;
-  pdf?: { bytes: Uint8Array; options: PdfOptions };
-  schema?: SchemaObject;
-  marketplace?: { id: string; mode: 'basic' | 'rich' };
-}
 
 let extractor: Promise<(schema: SchemaObject) => PageExtraction> | undefined;
 const loadExtractor = () =>
@@ -44,7 +35,7 @@ let pdfQueue: Promise<unknown> = Promise.resolve();
  */
 const afterPdf = () => ({ heap: getHeapStatistics().total_heap_size, external: process.memoryUsage().external });
 
-parentPort!.on('message', (m: Job) => {
+parentPort!.on('message', (m: WorkerJob) => {
   if (m.pdf) {
     const { bytes, options } = m.pdf;
     pdfQueue = pdfQueue.then(async () => {

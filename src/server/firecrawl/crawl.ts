@@ -9,7 +9,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { canonicalUrl } from '../../engine/crawl/canonical.js';
-import { invalidRequest } from '../../errors.js';
 import { compilePattern, type LinkRules } from '../../engine/crawl/link-rules.js';
 import type { CrawlJobOptions } from '../../jobs/crawl-item.js';
 import { jobs as repo } from '../../store/index.js';
@@ -30,6 +29,7 @@ import {
   objectAt,
   onlyAt,
   refuse,
+  sitemapWanted,
   stringsAt,
   type OptionTable,
 } from '../../contract/firecrawl/options.js';
@@ -130,17 +130,11 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext, version: V
     const plan = planScrape(scrapeOptions, { version, use: 'crawl', llm: !!ctx.engine.llm, at: 'scrapeOptions.' });
     // A crawl keeps HTML pages only: a PDF page limit has nothing to bound.
     const { pdf: _pdf, ...crawlPageOptions } = pageOptionsOf(plan);
-    let useSitemap = true;
-    if (version === 'v2' && o.sitemap !== undefined) {
-      if (o.sitemap === 'only')
-        throw unsupported(
-          'sitemap',
-          '"only" is not supported: Trawl\'s crawl follows links, with the sitemap\'s URLs added ("include")',
-        );
-      if (o.sitemap !== 'include' && o.sitemap !== 'skip') throw invalidRequest('sitemap: must be "include" or "skip"');
-      useSitemap = o.sitemap === 'include';
-    }
-    if (version === 'v1' && boolAt(o.ignoreSitemap, 'ignoreSitemap')) useSitemap = false;
+    const useSitemap = sitemapWanted(
+      o,
+      version,
+      '"only" is not supported: Trawl\'s crawl follows links, with the sitemap\'s URLs added ("include")',
+    );
     const options: CrawlJobOptions & FirecrawlJobTag = {
       url,
       max_depth:

@@ -8,7 +8,6 @@ import { mapSite, type MapResult } from '../../engine/index.js';
 import { invalidRequest } from '../../errors.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
-import { unsupported } from '../../contract/firecrawl/options.js';
 import {
   bodyOf,
   boolAt,
@@ -18,6 +17,7 @@ import {
   onlyAt,
   permits,
   refuse,
+  sitemapWanted,
   type OptionTable,
 } from '../../contract/firecrawl/options.js';
 import type { Version } from '../../contract/firecrawl/scrape-options.js';
@@ -71,17 +71,11 @@ export function mapRoutes(app: FastifyInstance, ctx: ServerContext, version: Ver
     const url = httpUrlAt(o.url, 'url');
     if (o.search !== undefined && (typeof o.search !== 'string' || !o.search.length || o.search.length > 400))
       throw invalidRequest('search: must be a string of 1 to 400 characters');
-    let useSitemap = true;
-    if (version === 'v2' && o.sitemap !== undefined) {
-      if (o.sitemap === 'only')
-        throw unsupported(
-          'sitemap',
-          '"only" is not supported: Trawl maps from sitemaps and links together ("include")',
-        );
-      if (o.sitemap !== 'include' && o.sitemap !== 'skip') throw invalidRequest('sitemap: must be "include" or "skip"');
-      useSitemap = o.sitemap === 'include';
-    }
-    if (version === 'v1' && boolAt(o.ignoreSitemap, 'ignoreSitemap')) useSitemap = false;
+    const useSitemap = sitemapWanted(
+      o,
+      version,
+      '"only" is not supported: Trawl maps from sitemaps and links together ("include")',
+    );
     const limit = o.limit !== undefined ? intIn(o.limit, 1, 30_000, 'limit') : DEFAULT_LIMIT;
     const timeoutMs = o.timeout !== undefined ? intIn(o.timeout, 1000, 120_000, 'timeout', 'milliseconds') : undefined;
     const allowSubdomains = boolAt(o.includeSubdomains, 'includeSubdomains');

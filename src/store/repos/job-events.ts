@@ -5,7 +5,7 @@
  * finished. An attempt whose sender died passes its lease and is claimed again as the next one.
  */
 import { PostgresAdapter, type ExpressionBuilder } from 'kysely';
-import type { Database, JobEvent } from '../tables.js';
+import type { Database, JobEvent, JobEventsTable } from '../tables.js';
 import type { Db } from './accounts.js';
 import { fairClaim } from './fair-claim.js';
 
@@ -46,13 +46,11 @@ export async function insertEvents(
     .execute();
 }
 
-export interface ClaimedEvent {
-  id: string;
-  job_id: string;
-  account_id: string;
-  event: string;
-  body: string;
-  headers: string | null;
+/** A claimed event: its row's content, its attempts, and where and how it is sent. */
+export interface ClaimedEvent extends Pick<
+  JobEventsTable,
+  'id' | 'job_id' | 'account_id' | 'event' | 'body' | 'headers'
+> {
   /** Attempts including this one. */
   attempts: number;
   /** Attempts made before the last replay (the retry schedule starts again after them). */

@@ -7,6 +7,7 @@
  * the pick once per candidate row in a semi-join when its statistics are stale.)
  */
 import { PostgresAdapter, sql } from 'kysely';
+import type { UsageHourlyTable } from '../tables.js';
 import type { Db } from './accounts.js';
 import { GRACE_MS } from './snapshots.js';
 
@@ -227,17 +228,7 @@ export async function aggregateUsage(db: Db, before: Date, limit: number): Promi
       .returning(['account_id', 'key_id', 'endpoint', 'status', 'credits', 'duration_ms', 'created_at'])
       .execute();
     if (!gone.length) return 0;
-    type Row = {
-      account_id: string;
-      key_id: string;
-      endpoint: string;
-      status: number;
-      hour: string;
-      requests: number;
-      credits: number;
-      errors: number;
-      duration_ms: number;
-    };
+    type Row = UsageHourlyTable;
     const sums = new Map<string, Row>();
     for (const u of gone) {
       const row: Row = {

@@ -4,7 +4,7 @@
  * asks for are looked at, so the walk stays cheap on large pages.
  */
 import type { AnyNode, Document, Element } from '../../document/dom.js';
-import { collapse, elements } from '../../document/dom.js';
+import { collapse, elements, HEADING_TAGS } from '../../document/dom.js';
 import { classWords, norm, type Candidate } from '../candidate.js';
 import { GENERIC_NAMES } from '../vocabulary.js';
 
@@ -47,12 +47,7 @@ const BLOCKS = new Set([
   'dt',
   'dd',
   'br',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
+  ...HEADING_TAGS,
   'section',
   'article',
   'header',

@@ -1,20 +1,14 @@
 /**
  * The engine's file sink and result cache (engine/scrape.ts, engine/result-cache.ts) backed by the
  * store, so that in a scale-out every process reads what any other wrote: a screenshot taken by a
- * worker is served by any API process, and a cached result is shared by all of them.
+ * worker is served by any API process, and a cached result is shared by all of them. The
+ * adapters live in app/: the engine declares the ports, the store keeps the rows, neither names
+ * the other.
  */
+import type { CrawlStores } from '../engine/crawl/crawl-page.js';
 import type { ScrapeResult, FileSink } from '../engine/scrape.js';
 import type { CachedResult, ResultCache } from '../engine/result-cache.js';
-import type { Store } from './db.js';
-import { keepFile } from './file-keeper.js';
-import { randomBase62 } from './ids.js';
-import { liveFiles } from './repos/files.js';
-import { getEntry, pruneCache, putEntry } from './repos/result-cache.js';
-
-export const FILE_TYPES = { png: 'image/png', jpeg: 'image/jpeg' } as const;
-export type FileExt = keyof typeof FILE_TYPES;
-/** Ids of files: 32 base62 characters, about 190 random bits. */
-export const FILE_ID = /^[0-9A-Za-z]{32}$/;
+import { FILE_TYPES, fileKeeper, files, randomBase62, resultCache as cacheRows, type Store } from '../store/index.js';
 
 /**
  * Where `base` is the service's public URL (`https://trawl.example.com`): files are
@@ -28,7 +22,7 @@ export function fileSink(
   return {
     async save(bytes, format) {
       const id = randomBase62(32);
-      const { expiresAt } = await keepFile(store, bytes, {
+      const { expiresAt } = await fileKeeper.keepFile(store, bytes, {
         id,
         accountId: o.accountId,
         contentType: FILE_TYPES[format],
@@ -94,12 +88,12 @@ export class StoreResultCache {
 
   async #get(key: string, notBefore: Date): Promise<CachedResult<ScrapeResult> | undefined> {
     const now = new Date();
-    const row = await getEntry(this.store.db, key, notBefore, now);
+    const row = await cacheRows.getEntry(this.store.db, key, notBefore, now);
     if (!row) return undefined;
     const result = JSON.parse(row.body) as ScrapeResult;
     // A file deleted before it expired (its account's bound) makes the entry a miss, not a dead URL.
     const ids = fileIds(result);
-    if (ids.length && (await liveFiles(this.store.db, ids, now)).size < new Set(ids).size) return undefined;
+    if (ids.length && (await files.liveFiles(this.store.db, ids, now)).size < new Set(ids).size) return undefined;
     return { result, cachedAt: row.created_at };
   }
 
@@ -107,10 +101,17 @@ export class StoreResultCache {
     const body = JSON.stringify(result);
     // One entry larger than the whole cache would only push everything else out.
     if (Buffer.byteLength(body) > this.maxBytes) return;
-    this.#written += await putEntry(this.store.db, { key, accountId, body, createdAt: new Date(), expiresAt });
+    this.#written += await cacheRows.putEntry(this.store.db, {
+      key,
+      accountId,
+      body,
+      createdAt: new Date(),
+      expiresAt,
+    });
     if (this.#written >= this.maxBytes * CHECK_EVERY && !this.#pruning) {
       this.#written = 0;
-      this.#pruning = pruneCache(this.store.db, new Date(), this.maxBytes, 500)
+      this.#pruning = cacheRows
+        .pruneCache(this.store.db, new Date(), this.maxBytes, 500)
         .catch(() => undefined)
         .finally(() => (this.#pruning = undefined));
     }
@@ -120,4 +121,28 @@ export class StoreResultCache {
   async settled(): Promise<void> {
     await this.#pruning;
   }
+}
+
+/**
+ * A job runner's stores per account and job: its screenshots go to the job's `files_base`, and
+ * it reads and writes the result cache when the job asks for `max_age`.
+ */
+export function jobStores(
+  store: Store,
+  o: { resultCache?: StoreResultCache; fileRetentionHours?: number; filesMaxBytesPerAccount?: number },
+): (account: string, job: { files_base?: string; max_age?: number }) => CrawlStores {
+  return (account, job) => ({
+    files: job.files_base
+      ? fileSink(store, {
+          base: job.files_base,
+          retentionHours: o.fileRetentionHours ?? 24,
+          accountId: account,
+          maxAccountBytes: o.filesMaxBytesPerAccount,
+        })
+      : undefined,
+    cache:
+      job.max_age && o.resultCache
+        ? { store: o.resultCache.for(account, job.files_base), maxAgeMs: job.max_age, account }
+        : undefined,
+  });
 }
