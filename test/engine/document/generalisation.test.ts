@@ -288,3 +288,43 @@ describe('a lead named like chrome', () => {
     expect(md).not.toContain('ferry company');
   });
 });
+
+describe('a shop page whose grid sits in a box named like chrome', () => {
+  // Shop themes wrap the product grid in their pager or filter column (`pagination`,
+  // `filters-column`): names that mean chrome everywhere else. The grid is the page.
+  const card = (i: number) =>
+    `<article class="product-card" role="listitem"><a href="/products/tee-${i}"><img src="/tee-${i}.jpg" alt="Tee ${i}"></a>
+      <h4><a href="/products/tee-${i}">Training Tee ${i}</a></h4><p>slim fit</p><p>$${20 + i}.00</p></article>`;
+  const grid = (n: number) =>
+    `<div class="product-grid" role="list">${Array.from({ length: n }, (_, i) => card(i + 1)).join('')}</div>`;
+  const shop = (wrapper: string, n = 12) =>
+    processHtml(
+      `<html><head><title>Training tees</title></head><body>${NAV}<main><h1>Training tees</h1>
+        <p>Tees for the gym and the road, in every fit.</p>
+        <div class="${wrapper}"><div class="filters-sidebar"><a href="?fit=slim">Slim</a> <a href="?fit=loose">Loose</a></div>${grid(n)}<a href="?page=2">Next page</a></div>
+        <section class="seo-copy"><h2>Choosing a training tee</h2>${paras('buying-guide', 4)}</section>
+      </main>${FOOT}</body></html>`,
+      { url: 'https://shop.example/collections/tees' },
+    ).markdown ?? '';
+
+  for (const wrapper of ['pagination', 'filtering-and-pagination', 'product-column widget']) {
+    it(`keeps every item of the grid inside "${wrapper}"`, () => {
+      const md = shop(wrapper);
+      for (let i = 1; i <= 12; i++) {
+        expect(md).toContain(`Training Tee ${i}`);
+        expect(md).toContain(`$${20 + i}.00`);
+      }
+    });
+  }
+
+  it('still drops a "related products" strip named as one', () => {
+    const md =
+      processHtml(
+        `<html><head><title>Tides</title></head><body>${NAV}<main><article><h1>Tides at the coast</h1>${paras('story', 5)}</article>
+        <div class="related-products">${grid(10)}</div></main>${FOOT}</body></html>`,
+        { url: 'https://news.example/2024/tides' },
+      ).markdown ?? '';
+    expect(md).toContain('story paragraph number 5');
+    expect(md).not.toContain('Training Tee 3');
+  });
+});
