@@ -215,6 +215,11 @@ describe('TypeScript SDK against the service', () => {
     expect(bad).toMatchObject({ status: 400, code: 'invalid_request', detail: expect.stringMatching(/^url: /) });
     expect(bad.requestId).toMatch(/^req_/);
     expect(bad.message).toBe(`invalid_request: ${bad.detail}`);
+    // One shape in both SDKs: the code also under the body's (and Python's) name, every fault listed.
+    expect(bad.error).toBe('invalid_request');
+    const many = await rejection(trawl.scrape({ url: 'ftp://example.com/file', timeout_ms: 5 } as never));
+    expect(many.errors?.map((f) => f.field)).toEqual(['url', 'timeout_ms']);
+    expect(many.detail).toBe(many.errors?.[0].detail);
     const schema = await rejection(trawl.extract({ urls: [`${site.url}/article`] } as never));
     expect(schema).toMatchObject({ status: 422, code: 'invalid_schema' });
     const market = await rejection(
@@ -223,7 +228,7 @@ describe('TypeScript SDK against the service', () => {
     expect(market.detail).toMatch(/^marketplace: "amazon_xx" is not a marketplace id; use one of amazon_us/);
     const missing = await rejection(trawl.getJob('job_00000000000000000000'));
     expect(missing).toMatchObject({ status: 404, code: 'not_found' });
-    expect(calls).toHaveLength(4);
+    expect(calls).toHaveLength(5);
     expect(retries).toEqual([]);
 
     const stranger = new Trawl({ apiKey: 'trawl_not_a_key_of_this_service_00000000', baseUrl: svc.url });

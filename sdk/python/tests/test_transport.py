@@ -113,6 +113,23 @@ class ErrorClassTest(StubTestCase):
             self.assertEqual((e.status, e.error, e.detail, e.request_id), (status, code, f'{code}: what to fix', 'req_abc'))
             self.assertIn(code, str(e))
 
+    def test_the_shape_is_the_typescript_sdks_too_code_and_every_fault(self) -> None:
+        client = Trawl(KEY, self.stub.url, max_retries=0)
+        faults = [
+            {'field': 'url', 'detail': 'url: must be an http or https URL'},
+            {'field': 'timeout_ms', 'detail': 'timeout_ms: must be an integer from 1000 to 120000'},
+        ]
+        self.stub.reply(400, {'error': 'invalid_request', 'detail': faults[0]['detail'], 'errors': faults})
+        with self.assertRaises(InvalidRequestError) as ctx:
+            client.scrape('https://example.com/')
+        e = ctx.exception
+        self.assertEqual((e.code, e.error), ('invalid_request', 'invalid_request'))
+        self.assertEqual(e.errors, faults)
+        self.stub.reply(404, {'error': 'not_found', 'detail': 'no job job_x'})
+        with self.assertRaises(NotFoundError) as ctx:
+            client.scrape('https://example.com/')
+        self.assertIsNone(ctx.exception.errors)
+
     def test_a_gateway_page_is_classed_by_status_with_an_excerpt(self) -> None:
         client = Trawl(KEY, self.stub.url, max_retries=0)
         self.stub.reply(502, '<html><body><h1>502 Bad Gateway</h1></body></html>', {'Content-Type': 'text/html'})

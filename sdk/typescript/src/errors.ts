@@ -1,7 +1,8 @@
 /**
  * The SDK's errors. Every failure the API reports is one `TrawlError` carrying the HTTP status,
- * the contract's `error` code and its `detail` (plus `retryAfter` for 429): callers switch on
- * `code`, not on the class. Two subclasses cover what never reached an answer (the connection,
+ * the contract's `error` code and its `detail` (plus `retryAfter` for 429, `errors` for a body
+ * with several faults): callers switch on `code` (also readable as `error`, the body's and the
+ * Python SDK's name), not on the class. Two subclasses cover what never reached an answer (the connection,
  * the client's own timeout); webhook checks have their own class.
  */
 
@@ -28,6 +29,12 @@ export type ErrorCode =
   /** No answer within the SDK's `timeoutMs`. */
   | 'client_timeout';
 
+/** One fault of a request body, when it had several (the first is also `detail`). */
+export interface FieldError {
+  field: string;
+  detail: string;
+}
+
 export interface TrawlErrorInit {
   status: number;
   code: ErrorCode;
@@ -50,6 +57,8 @@ export class TrawlError extends Error {
   readonly requestId?: string;
   /** The parsed error body as sent. */
   readonly body?: unknown;
+  /** Every fault of the body, when there were two or more (`errors` of a 422). */
+  readonly errors?: FieldError[];
 
   constructor(init: TrawlErrorInit) {
     super(init.detail ? `${init.code}: ${init.detail}` : `${init.code} (HTTP ${init.status})`, { cause: init.cause });
@@ -60,6 +69,13 @@ export class TrawlError extends Error {
     this.retryAfter = init.retryAfter;
     this.requestId = init.requestId;
     this.body = init.body;
+    const all = (init.body as { errors?: unknown } | undefined)?.errors;
+    if (Array.isArray(all)) this.errors = all as FieldError[];
+  }
+
+  /** The contract's error code under the body's own name, as the Python SDK has it (same as `code`). */
+  get error(): ErrorCode {
+    return this.code;
   }
 }
 

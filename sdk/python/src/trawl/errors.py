@@ -37,7 +37,9 @@ class TrawlError(Exception):
         status: the HTTP status (``None`` when no answer arrived).
         error: the contract's error code, e.g. ``"invalid_request"``.
         detail: the service's sentence saying what to fix (may be ``None``).
+        code: the same code, under the TypeScript SDK's name.
         retry_after: seconds to wait before trying again (rate limits), else ``None``.
+        errors: every fault of the body (``[{field, detail}]``) when there were two or more.
         request_id: the answer's ``X-Request-Id``, to quote to the operator.
         body: the whole JSON error body as answered.
     """
@@ -60,6 +62,14 @@ class TrawlError(Exception):
         self.retry_after = retry_after
         self.request_id = request_id
         self.body: Dict[str, Any] = dict(body or {})
+        # Every fault of the body when there were two or more (the first is also ``detail``).
+        found = self.body.get('errors')
+        self.errors: Optional[list] = list(found) if isinstance(found, list) else None
+
+    @property
+    def code(self) -> Optional[str]:
+        """The error code under the TypeScript SDK's name (same as ``error``)."""
+        return self.error
 
     def __repr__(self) -> str:
         return f'{type(self).__name__}(status={self.status!r}, error={self.error!r}, detail={self.detail!r})'

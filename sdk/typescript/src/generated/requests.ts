@@ -499,6 +499,8 @@ export interface ScrapeBody {
   };
   /** Milliseconds: a cached result younger than this is returned without fetching (default 0: never). An integer. From 0 to 2592000000. */
   max_age?: number;
+  /** Proxy tier: "basic", "stealth" or "auto" (default: basic, then stealth when blocked). */
+  proxy?: 'basic' | 'stealth' | 'auto';
 }
 
 /** POST /v1/search: Live web search, re-ranked, with citations and quotable passages */
