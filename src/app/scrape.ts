@@ -35,9 +35,6 @@ export function scrapeOptionsFor(ctx: AppContext, who: Asker, p: PageRequest): S
  */
 export const isFreeAnswer = (r: ScrapeResult): boolean => nothingCameBack(r);
 
-/** The credits an answer costs: none when free, else one. */
-export const creditsOf = (r: ScrapeResult): number => (isFreeAnswer(r) ? 0 : 1);
-
 /** The answer's warnings, with the free answer's own when it is one. */
 export function warningsOf(r: ScrapeResult, free = isFreeAnswer(r)): string[] | undefined {
   return free ? [...(r.warnings ?? []), FREE_WARNING] : r.warnings;

@@ -12,17 +12,6 @@ import type { Redactor } from '../redact.js';
 import { webhooks as repo, type Store, type WebhookDelivery } from '../store/index.js';
 import { DELIVERY_LEASE_MS, nextStep, retryDelayMs, send, type AttemptResult, type Sent } from '../webhooks/index.js';
 
-export {
-  DELIVERY_LEASE_MS,
-  DELIVERY_TIMEOUT_MS,
-  retryDelayMs,
-  send,
-  signature,
-  USER_AGENT,
-  type SendTarget,
-  type Sent,
-} from '../webhooks/index.js';
-
 /** Failing this long without a 2xx disables a monitor's webhook (contract: 3 days). */
 export const DISABLE_AFTER_MS = 72 * 3600_000;
 /** A delivery attempt handed to the queue is not handed again (by any relay) for this long. */

@@ -1,7 +1,7 @@
 /** Per-host politeness: a cap on pages at once per host, Crawl-delay between requests, other hosts unaffected. */
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HostGate } from '../../src/jobs/host-gate.js';
+import { HostGate } from '../../src/engine/crawl/host-gate.js';
 import { SharedHostGate } from '../../src/jobs/shared-host-gate.js';
 
 describe('HostGate', () => {

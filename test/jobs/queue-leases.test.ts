@@ -7,7 +7,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../src/engine/index.js';
-import { HostGate } from '../../src/jobs/host-gate.js';
+import { HostGate } from '../../src/engine/crawl/host-gate.js';
 import { JobRunner } from '../../src/jobs/runner.js';
 import { PageQueue } from '../../src/queue/pages.js';
 import { jobs } from '../../src/store/index.js';

@@ -14,7 +14,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/engine/fetch/http.js';
 import { attemptDelivery, type DeliveryDeps } from '../../src/monitors/deliver.js';
-import { webhookHeaders } from '../../src/monitors/signing.js';
+import { webhookHeaders } from '../../src/webhooks/signing.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { randomBase62 } from '../../src/store/ids.js';
 import { accounts, openStore, type Store } from '../../src/store/index.js';

@@ -21,7 +21,7 @@ import {
 } from '../../sdk/typescript/src/index.js';
 import { parseRetryAfter } from '../../sdk/typescript/src/retry.js';
 import { renderRequestTypes } from '../../sdk/typescript/scripts/openapi-to-ts.js';
-import { webhookHeaders } from '../../src/monitors/signing.js';
+import { webhookHeaders } from '../../src/webhooks/signing.js';
 import { accounts } from '../../src/store/index.js';
 import { startFakeMeta, type FakeMeta } from '../helpers/fake-meta.js';
 import { articlePage, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
@@ -218,7 +218,7 @@ describe('TypeScript SDK against the service', () => {
     // One shape in both SDKs: the code also under the body's (and Python's) name, every fault listed.
     expect(bad.error).toBe('invalid_request');
     const many = await rejection(trawl.scrape({ url: 'ftp://example.com/file', timeout_ms: 5 } as never));
-    expect(many.errors?.map((f) => f.field)).toEqual(['url', 'timeout_ms']);
+    expect(many.errors?.map((f: { field: string }) => f.field)).toEqual(['url', 'timeout_ms']);
     expect(many.detail).toBe(many.errors?.[0].detail);
     const schema = await rejection(trawl.extract({ urls: [`${site.url}/article`] } as never));
     expect(schema).toMatchObject({ status: 422, code: 'invalid_schema' });
