@@ -105,3 +105,25 @@ export function stealthSurcharge(ctx: AppContext, accountId: string) {
     },
   };
 }
+
+/**
+ * A charged scrape with the stealth tier's surcharge around it, for every surface that scrapes one
+ * page (v1, Firecrawl): `charge` runs the work through the surface's credit gate, passing `gate`
+ * to the engine (the surcharge is taken through it), and says what it charged (0 or 1). The
+ * surcharge is kept when the answer was charged and came through the stealth tier; any failure
+ * gives it back (even one that keeps its credit because the caller's steps ran: the surcharge is
+ * the price of a page through the tier). Returns the work's value and all the credits it cost.
+ */
+export async function withStealth<T>(
+  ctx: AppContext,
+  accountId: string,
+  charge: (gate: NonNullable<ScrapeOptions['stealthGate']>) => Promise<{ value: T; credits: number }>,
+  tierOf: (value: T) => string | undefined,
+): Promise<{ value: T; credits: number }> {
+  const stealth = stealthSurcharge(ctx, accountId);
+  const { value, credits } = await charge(stealth.gate).catch(async (e: unknown) => {
+    await stealth.settle(false);
+    throw e;
+  });
+  return { value, credits: credits + (await stealth.settle(credits > 0 && tierOf(value) === 'stealth')) };
+}

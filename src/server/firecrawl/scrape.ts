@@ -4,7 +4,7 @@ import { scrape } from '../../engine/index.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { checkPageOptions } from '../../contract/page-options.js';
-import { scrapeOptionsFor, stealthSurcharge } from '../../app/scrape.js';
+import { isFreeAnswer, scrapeOptionsFor, withStealth } from '../../app/scrape.js';
 import { publicBase } from '../../app/stores.js';
 import { documentOfScrape } from '../../contract/firecrawl/document.js';
 import { bodyOf, checkOptions, httpUrlAt } from '../../contract/firecrawl/options.js';
@@ -29,43 +29,50 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext, version: 
     checkPageOptions(page);
     const who = { accountId: request.auth!.accountId, base: publicBase(ctx, request) };
     const started = Date.now();
-    // The stealth proxy tier's surcharge (issue 42), taken only if the ladder reaches it.
-    const stealth = stealthSurcharge(ctx, who.accountId);
-    const { result, summary } = await withCredit(
+    // The stealth proxy tier's surcharge (issue 42) is taken only if the ladder reaches it.
+    const {
+      value: { result, summary },
+      credits,
+    } = await withStealth(
       ctx,
-      request,
-      reply,
-      withinBudget(plan.timeoutMs ?? 30_000, async (signal, engine) => {
-        // Firecrawl's waitFor is time in a browser.
-        const result = await scrape(engine, {
-          ...scrapeOptionsFor(
-            ctx,
-            { ...who, signal },
-            { ...page, schema: plan.compiled, prompt: plan.prompt, only_main_content: plan.onlyMainContent },
-          ),
-          stealthGate: stealth.gate,
-        });
-        const budget = (plan.timeoutMs ?? 30_000) - (Date.now() - started);
-        const summary = plan.fields.includes('summary')
-          ? await summarize(
-              ctx.engine.llm!,
-              { url: result.url, markdown: result.markdown ?? '' },
-              signal,
-              Math.max(1000, budget),
-            )
-          : undefined;
-        return { result, summary };
-      }),
-    ).catch(async (e: unknown) => {
-      await stealth.settle(false);
-      throw e;
-    });
-    request.creditsCharged += await stealth.settle(
-      request.creditsCharged > 0 && result.metadata.proxy_used === 'stealth',
+      who.accountId,
+      async (stealthGate) => {
+        const value = await withCredit(
+          ctx,
+          request,
+          reply,
+          withinBudget(plan.timeoutMs ?? 30_000, async (signal, engine) => {
+            // Firecrawl's waitFor is time in a browser.
+            const result = await scrape(engine, {
+              ...scrapeOptionsFor(
+                ctx,
+                { ...who, signal },
+                { ...page, schema: plan.compiled, prompt: plan.prompt, only_main_content: plan.onlyMainContent },
+              ),
+              stealthGate,
+            });
+            const budget = (plan.timeoutMs ?? 30_000) - (Date.now() - started);
+            const summary = plan.fields.includes('summary')
+              ? await summarize(
+                  ctx.engine.llm!,
+                  { url: result.url, markdown: result.markdown ?? '' },
+                  signal,
+                  Math.max(1000, budget),
+                )
+              : undefined;
+            return { result, summary };
+          }),
+          // The same free-answer rule as /v1/scrape: nothing at all came back, nothing charged.
+          (v) => isFreeAnswer(v.result),
+        );
+        return { value, credits: request.creditsCharged };
+      },
+      (v) => v.result.metadata.proxy_used,
     );
+    request.creditsCharged = credits;
     const data = documentOfScrape(result, url, plan.fields, summary);
     // Firecrawl's Document says what it cost.
-    data.metadata = { ...data.metadata, creditsUsed: request.creditsCharged };
+    data.metadata = { ...data.metadata, creditsUsed: credits };
     return { success: true, data };
   });
 }

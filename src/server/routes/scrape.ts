@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { scrape } from '../../engine/index.js';
-import { isFreeAnswer, scrapeOptionsFor, stealthSurcharge, warningsOf } from '../../app/scrape.js';
+import { isFreeAnswer, scrapeOptionsFor, warningsOf, withStealth } from '../../app/scrape.js';
 import { publicBase } from '../../app/stores.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
@@ -20,27 +20,26 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
       const { schema } = formatsAndSchema(body.formats, body.schema, { prompt: body.prompt, hasLlm: !!ctx.engine.llm });
       checkPageOptions(body);
       const who = { accountId: request.auth!.accountId, base: publicBase(ctx, request) };
-      // The stealth proxy tier's surcharge (issue 42), taken only if the ladder reaches it.
-      const stealth = stealthSurcharge(ctx, who.accountId);
-      const result = await withCredit(
+      // The stealth proxy tier's surcharge (issue 42) is taken only if the ladder reaches it.
+      const { value: result, credits } = await withStealth(
         ctx,
-        request,
-        reply,
-        withinBudget(body.timeout_ms ?? 30_000, (signal, engine) =>
-          scrape(engine, {
-            ...scrapeOptionsFor(ctx, { ...who, signal }, { ...body, schema }),
-            stealthGate: stealth.gate,
-          }),
-        ),
-        // An answer with nothing at all in it (a page without text, after every fallback) is free.
-        isFreeAnswer,
-      ).catch(async (e: unknown) => {
-        await stealth.settle(false);
-        throw e;
-      });
-      request.creditsCharged += await stealth.settle(
-        request.creditsCharged > 0 && result.metadata.proxy_used === 'stealth',
+        who.accountId,
+        async (stealthGate) => {
+          const value = await withCredit(
+            ctx,
+            request,
+            reply,
+            withinBudget(body.timeout_ms ?? 30_000, (signal, engine) =>
+              scrape(engine, { ...scrapeOptionsFor(ctx, { ...who, signal }, { ...body, schema }), stealthGate }),
+            ),
+            // An answer with nothing at all in it (a page without text, after every fallback) is free.
+            isFreeAnswer,
+          );
+          return { value, credits: request.creditsCharged };
+        },
+        (r) => r.metadata.proxy_used,
       );
+      request.creditsCharged = credits;
       const { url, metadata, sources, warnings: _given, ...content } = result;
       const warnings = warningsOf(result);
       return {
@@ -49,7 +48,7 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
         ...content,
         ...(sources && Object.keys(sources).length ? { sources } : {}),
         // What this answer cost (issue 42: 5 through the stealth tier, 1 else, 0 when free).
-        metadata: { ...metadata, credits_used: request.creditsCharged },
+        metadata: { ...metadata, credits_used: credits },
         ...(warnings ? { warnings } : {}),
       };
     },
