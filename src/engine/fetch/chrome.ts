@@ -143,28 +143,37 @@ export const FINGERPRINT_SCRIPT = `(() => {
   try { if (navigator.webdriver !== false) getter(Navigator.prototype, 'webdriver', function () { return false; }); } catch {}
   const mobile = /Mobile/.test(navigator.userAgent);
   if (self === top && typeof window !== 'undefined' && window.outerHeight <= window.innerHeight) {
-    getter(window, 'outerWidth', function () { return window.innerWidth; });
-    getter(window, 'outerHeight', function () { return window.innerHeight + (mobile ? 56 : 85); });
+    // A phone's window is its screen; a desktop's is the viewport plus the toolbars.
+    getter(window, 'outerWidth', function () { return mobile ? screen.width : window.innerWidth; });
+    getter(window, 'outerHeight', function () { return mobile ? screen.height : window.innerHeight + 85; });
+  }
+  // Chrome on Android has no PDF viewer and no plugins.
+  if (mobile && typeof navigator !== 'undefined' && 'pdfViewerEnabled' in navigator) {
+    getter(Navigator.prototype, 'pdfViewerEnabled', function () { return false; });
+    const empty = Object.create(PluginArray.prototype, { length: { get: () => 0 } });
+    getter(Navigator.prototype, 'plugins', function () { return empty; });
   }
   try {
-    const query = Permissions.prototype.query;
+    // (The saved method has a name of its own: inside a named function expression its name is
+    // the wrapper itself, and calling that recursed until the stack ran out.)
+    const nativeQuery = Permissions.prototype.query;
     Permissions.prototype.query = mask(function query(desc) {
       if (desc && desc.name === 'notifications' && typeof Notification !== 'undefined') {
         const state = Notification.permission === 'default' ? 'prompt' : Notification.permission;
-        return query.call(this, desc).then((s) => (s.state === state ? s : Object.create(s, { state: { get: () => state } })));
+        return nativeQuery.call(this, desc).then((s) => (s.state === state ? s : Object.create(s, { state: { get: () => state } })));
       }
-      return query.call(this, desc);
+      return nativeQuery.call(this, desc);
     }, 'query');
   } catch {}
-  const VENDOR = 'Google Inc. (Intel)';
+  const VENDOR = mobile ? 'Google Inc. (Qualcomm)' : 'Google Inc. (Intel)';
   const RENDERER = mobile ? 'ANGLE (Qualcomm, Adreno (TM) 740, OpenGL ES 3.2)' : 'ANGLE (Intel, Mesa Intel(R) UHD Graphics 620 (KBL GT2), OpenGL 4.6)';
   for (const C of [typeof WebGLRenderingContext !== 'undefined' && WebGLRenderingContext, typeof WebGL2RenderingContext !== 'undefined' && WebGL2RenderingContext]) {
     if (!C) continue;
-    const getParameter = C.prototype.getParameter;
+    const nativeGetParameter = C.prototype.getParameter;
     C.prototype.getParameter = mask(function getParameter(p) {
       if (p === 37445) return VENDOR;
       if (p === 37446) return RENDERER;
-      const v = getParameter.apply(this, arguments);
+      const v = nativeGetParameter.apply(this, arguments);
       return typeof v === 'string' && /SwiftShader/i.test(v) ? (p === 7936 ? 'WebKit' : 'WebKit WebGL') : v;
     }, 'getParameter');
   }
