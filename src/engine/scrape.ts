@@ -3,152 +3,41 @@
  * Pure of HTTP and billing: options in, data out, or a TrawlError thrown.
  */
 import { TrawlError } from '../errors.js';
-import { parseHtml, type ContentSource, type PageType } from './document/index.js';
-import { processDocument, processPdf } from './document/process.js';
+import { processDocument } from './document/process.js';
 import type { DocumentProcessor, JobControl } from './document/processor.js';
-import type { CompiledSchema } from './extract/schema.js';
-import type { LlmClient } from './extract/llm.js';
-import { extractFromDocument, pageExtraction } from './extract/index.js';
-import type { Action, ActionOutput, ImageFormat } from './fetch/actions.js';
-import type { Cookie, Location, PageSetup, Viewport } from './fetch/emulation.js';
+import type { ActionOutput } from './fetch/actions.js';
+import type { PageSetup } from './fetch/emulation.js';
 import { imageFormatOf } from './fetch/screenshot.js';
+import { fetchPage, withoutCredentials, type Fetchers } from './fetch/page.js';
+import { cacheKey, type CacheKeyParts } from './result-cache.js';
+import { documentFromPage } from './document-from-page.js';
 import {
-  fetchPage,
-  releasePage,
-  withoutCredentials,
-  type Fetchers,
-  type Page,
-  type ProxyMode,
-  type RenderMode,
-  type StealthGate,
-} from './fetch/page.js';
-import type { ProxyTier } from './fetch/http.js';
-import { cacheKey, type CacheKeyParts, type ResultCache } from './result-cache.js';
+  SCANT_WARNING,
+  isDocumentFormat,
+  type ActionResults,
+  type FileSink,
+  type Format,
+  type ScrapeFormat,
+  type ScrapeOptions,
+  type ScrapeResult,
+} from './scrape-model.js';
 
-/** What the document pipeline produces. */
-export type Format = 'markdown' | 'json' | 'html' | 'raw_html' | 'links';
-export const FORMATS: readonly Format[] = ['markdown', 'json', 'html', 'raw_html', 'links'];
-/** What a scrape may ask for: the document's formats, and a screenshot (of the viewport, or of the whole page). */
-export type ScrapeFormat = Format | 'screenshot' | 'screenshot@full_page';
-export const SCRAPE_FORMATS: readonly ScrapeFormat[] = [...FORMATS, 'screenshot', 'screenshot@full_page'];
-const isDocumentFormat = (f: ScrapeFormat): f is Format => (FORMATS as readonly string[]).includes(f);
+// Where callers find them: the scrape's model and the page's conversion have modules of their own.
+export {
+  FORMATS,
+  SCRAPE_FORMATS,
+  SCANT_WARNING,
+  type ActionResults,
+  type FileSink,
+  type Format,
+  type ScrapeCache,
+  type ScrapeFormat,
+  type ScrapeMetadata,
+  type ScrapeOptions,
+  type ScrapeResult,
+} from './scrape-model.js';
+export { documentFromPage } from './document-from-page.js';
 
-/** Where screenshots go: the service's file store (a URL), or the CLI's files (a path). */
-export interface FileSink {
-  save(bytes: Buffer, format: ImageFormat): Promise<{ ref: string; expiresAt?: Date }>;
-}
-
-export interface ScrapeCache {
-  store: ResultCache<ScrapeResult>;
-  /** A stored result younger than this is returned without fetching; 0 reads and stores nothing. */
-  maxAgeMs: number;
-  /** The account asking: results made with its headers, cookies or actions are its own. */
-  account: string;
-}
-
-export interface ScrapeOptions {
-  url: string;
-  /** @default ['markdown'] (plus 'json' when a schema is given) */
-  formats?: ScrapeFormat[];
-  schema?: CompiledSchema;
-  /** @default true */
-  onlyMainContent?: boolean;
-  /** @default 'auto' ('browser' when a screenshot or actions are asked for) */
-  render?: RenderMode;
-  /** @default 30000 */
-  timeoutMs?: number;
-  waitFor?: string | number;
-  /** @default 'png' */
-  screenshotFormat?: ImageFormat;
-  /** @default 1280×800 (412×915 when mobile) */
-  viewport?: Viewport;
-  mobile?: boolean;
-  location?: Location;
-  /** Sent to the target's own site only (HTTP path and browser). */
-  headers?: Record<string, string>;
-  cookies?: Cookie[];
-  /** Browser steps run before the page is read (fetch/actions.ts). */
-  actions?: Action[];
-  /** Proxy tier (issue 42). @default 'auto' */
-  proxy?: ProxyMode;
-  /** The stealth tier's surcharge (fetch/page.ts StealthGate); without it the tier costs nothing more. */
-  stealthGate?: StealthGate;
-  /** Where screenshots are kept; required when one is asked for. */
-  files?: FileSink;
-  cache?: ScrapeCache;
-  /** Further options that change the result, for the cache key (e.g. PDF limits). */
-  cacheExtra?: Record<string, unknown>;
-  signal?: AbortSignal;
-  /** Fills the JSON fields the deterministic pass left empty. */
-  llm?: LlmClient;
-  /** A hint for the LLM pass (ignored by the deterministic extractor). */
-  prompt?: string;
-  /** PDF reading: at most `maxPages` pages (default 200). */
-  pdf?: { maxPages?: number };
-  /** HTTP path: whether to follow a redirect (a crawl keeps to its site); refused ones fail with `fields.redirect`. */
-  followRedirect?: (next: URL) => boolean | Promise<boolean>;
-  /** Scrape steps also keep the page's HTML at that moment (`actions.scrapes[].html`, Firecrawl's shape). */
-  actionScrapeHtml?: boolean;
-  /**
-   * Waits for the page's turn to be fetched (a job's per-host politeness); what it returns is
-   * called once the page is in. A cache hit fetches nothing and waits for no turn.
-   */
-  turn?: () => Promise<() => void>;
-}
-
-export interface ScrapeMetadata {
-  title: string | null;
-  description: string | null;
-  language: string | null;
-  status_code: number;
-  content_type: string;
-  source_url: string;
-  canonical_url?: string | null;
-  /** Pages of a PDF document. */
-  pages?: number;
-  /** With `max_age`: whether the answer came from the cache. */
-  cache?: 'hit' | 'miss';
-  /** On a hit: when the cached result was made. */
-  cached_at?: string;
-  /**
-   * HTML pages: where the content came from — the main-content pick (`main`), a fallback when
-   * it left almost nothing (`wider`, `body`, `json_ld`, `noscript`, `app_state`), or a browser
-   * render that `render: auto` chose because the HTML had no text of its own (`browser`).
-   */
-  content_source?: ContentSource;
-  /** HTML pages: the page's kind, from its markup and structure. */
-  page_type?: PageType;
-  /** The proxy tier the page came through (issue 42): "basic" or "stealth". */
-  proxy_used?: ProxyTier;
-}
-
-export interface ActionResults {
-  screenshots: string[];
-  scrapes: { url: string; markdown: string; html?: string }[];
-  javascript_returns: unknown[];
-}
-
-export interface ScrapeResult {
-  url: string;
-  markdown?: string;
-  json?: Record<string, unknown>;
-  html?: string;
-  raw_html?: string;
-  links?: string[];
-  /** Where the screenshot is kept (a URL from the service's file store). */
-  screenshot?: string;
-  /** What the actions produced, in step order. */
-  actions?: ActionResults;
-  metadata: ScrapeMetadata;
-  /** Per JSON field, where its value came from (json-ld:offers.price, meta:og:title …). */
-  sources?: Record<string, string>;
-  /** Present when the answer is not all it could be (a JavaScript page without a browser …). */
-  warnings?: string[];
-}
-
-/** The warning of an answer whose content holds almost no text after every fallback. */
-export const SCANT_WARNING =
-  'the page holds almost no text to extract: its main content, a wider part of it, the whole body, its JSON-LD, its <noscript> markup and its server-rendered data were tried';
 /** Added to SCANT_WARNING when the browser was not tried (render "http"). */
 const RENDER_HINT = 'if the page draws its content with JavaScript, ask again with render "browser"';
 
@@ -406,127 +295,4 @@ async function actionResults(
     });
   }
   return { screenshots, scrapes, javascript_returns: out.javascriptReturns };
-}
-
-/** How a fetched page becomes a document: main content only, a schema to extract, where it is processed, its limits. */
-interface ConvertOptions {
-  onlyMainContent?: boolean;
-  schema?: CompiledSchema;
-  documents?: DocumentProcessor;
-  control?: JobControl;
-  pdf?: { maxPages?: number };
-}
-
-/** Turn a fetched page into the requested formats (shared by scrape and extract); its admission slot is let go after. */
-export async function documentFromPage(
-  page: Page,
-  formats: Set<Format>,
-  options: ConvertOptions,
-): Promise<ScrapeResult> {
-  try {
-    return await convertPage(page, formats, options);
-  } finally {
-    releasePage(page);
-  }
-}
-
-async function convertPage(page: Page, formats: Set<Format>, options: ConvertOptions): Promise<ScrapeResult> {
-  const base = {
-    status_code: page.status,
-    content_type: page.contentType.split(';')[0].trim() || (page.kind === 'pdf' ? 'application/pdf' : 'text/html'),
-    source_url: page.sourceUrl,
-    ...(page.proxyUsed ? { proxy_used: page.proxyUsed } : {}),
-  };
-  if (page.kind === 'pdf') {
-    const { markdown, title, pages, warnings } = await processPdf(
-      options.documents,
-      page.bytes!,
-      { maxPages: options.pdf?.maxPages },
-      options.control,
-    ).catch((e) => {
-      // (a time limit or a cancellation is what it is; anything else is the document's fault)
-      if (e instanceof TrawlError || options.control?.signal?.aborted) throw e;
-      throw new TrawlError('fetch_failed', `${page.url} could not be read as a PDF: ${(e as Error)?.message ?? e}`, {
-        cause: e,
-        retryable: false,
-      });
-    });
-    const result: ScrapeResult = {
-      url: page.url,
-      metadata: { title, description: null, language: null, ...base, pages },
-    };
-    if (warnings.length) result.warnings = warnings;
-    if (formats.has('markdown')) result.markdown = markdown;
-    if (formats.has('links')) result.links = [];
-    if (formats.has('json') && options.schema) Object.assign(result, extractFromText(markdown, options.schema));
-    return result;
-  }
-  if (page.kind === 'text') {
-    const text = page.text ?? '';
-    const ct = base.content_type;
-    const markdown =
-      ct.includes('json') || ct.includes('xml')
-        ? `\`\`\`${ct.includes('json') ? 'json' : 'xml'}\n${text.trim()}\n\`\`\``
-        : text.trim();
-    const result: ScrapeResult = {
-      url: page.url,
-      metadata: { title: null, description: null, language: null, ...base },
-    };
-    if (formats.has('markdown')) result.markdown = markdown;
-    if (formats.has('raw_html')) result.raw_html = text;
-    if (formats.has('links')) result.links = [];
-    if (formats.has('json') && options.schema) Object.assign(result, extractFromText(text, options.schema));
-    return result;
-  }
-  const doc = await processDocument(
-    options.documents,
-    page.text ?? '',
-    {
-      url: page.url,
-      onlyMainContent: options.onlyMainContent ?? true,
-      markdown: formats.has('markdown'),
-      html: formats.has('html'),
-      links: formats.has('links'),
-    },
-    formats.has('json') && options.schema ? pageExtraction(options.schema) : undefined,
-    options.control,
-  );
-  const extracted = doc.extracted;
-  const result: ScrapeResult = {
-    url: page.url,
-    metadata: {
-      title: doc.metadata.title,
-      description: doc.metadata.description,
-      language: doc.metadata.language,
-      ...base,
-      canonical_url: doc.metadata.canonical_url,
-      // (A page rendered because its HTML was a script shell: its content is the browser's.)
-      ...(doc.metadata.content_source
-        ? {
-            content_source:
-              page.shell && doc.metadata.content_source === 'main' ? 'browser' : doc.metadata.content_source,
-          }
-        : {}),
-      ...(doc.metadata.page_type ? { page_type: doc.metadata.page_type } : {}),
-    },
-  };
-  if (doc.scant) result.warnings = [SCANT_WARNING];
-  if (formats.has('markdown')) result.markdown = doc.markdown ?? '';
-  if (extracted) {
-    result.json = options.schema ? options.schema.finish(extracted.json, extracted.sources) : extracted.json;
-    result.sources = extracted.sources;
-  }
-  if (formats.has('html')) result.html = doc.html ?? '';
-  if (formats.has('raw_html')) result.raw_html = page.text ?? '';
-  if (formats.has('links')) result.links = doc.links ?? [];
-  return result;
-}
-
-function extractFromText(
-  text: string,
-  schema: CompiledSchema,
-): { json: Record<string, unknown>; sources: Record<string, string> } {
-  // Plain text and PDFs have no markup: only "Label: value" lines can answer.
-  const out = extractFromDocument(parseHtml(''), { schema, url: 'about:blank', text });
-  return { json: schema.finish(out.json, out.sources), sources: out.sources };
 }

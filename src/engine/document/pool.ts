@@ -28,7 +28,6 @@ import type { PdfMarkdown, PdfOptions } from './pdf.js';
 import type { DocumentProcessor, JobControl, PageExtraction, PooledOptions, Processed } from './processor.js';
 import { abortReason, checkControl, pdfHere, processHere } from './process.js';
 import {
-  AGEING_BYTES_PER_SECOND,
   EXPRESS_IDLE_MS,
   RECYCLE_IDLE_MS,
   blocksAt,
@@ -48,6 +47,7 @@ import {
   WARM_UP_PASSES,
   YOUNG_GENERATION_MB,
 } from './pool-tuning.js';
+import { fairOrder } from './pool-order.js';
 
 // The port and the one-page functions, for the modules that import them from here.
 export {
@@ -281,7 +281,7 @@ export class DocumentPool implements DocumentProcessor {
     this.recheck = undefined;
     const now = Date.now();
     let waitingSmall = false;
-    for (const job of this.fairOrder(now)) {
+    for (const job of fairOrder(this.queue, this.express ? [...this.slots, this.express] : this.slots, now)) {
       const slot = this.slotFor(job, now);
       if (!slot) {
         if (expressable(job)) waitingSmall = true;
@@ -307,34 +307,6 @@ export class DocumentPool implements DocumentProcessor {
         this.recheck.unref();
       }
     }
-  }
-
-  /**
-   * The queue in the order jobs are offered to the workers. Each owner's jobs by size, aged
-   * (each second waiting counts as AGEING_BYTES_PER_SECOND bytes less); an owner's k-th job
-   * ranks k after what it already has on the workers, and ranks come first: the one page of an
-   * owner with nothing on the workers goes before the 40 PDFs another owner sent at once.
-   */
-  private fairOrder(now: number): Job[] {
-    if (this.queue.length < 2) return [...this.queue];
-    const key = (job: Job) => job.size - ((now - job.queuedAt) / 1000) * AGEING_BYTES_PER_SECOND;
-    const held = new Map<string, number>();
-    for (const s of this.express ? [...this.slots, this.express] : this.slots)
-      for (const j of s.jobs) held.set(j.owner, (held.get(j.owner) ?? 0) + 1);
-    const byOwner = new Map<string, { job: Job; key: number }[]>();
-    for (const job of this.queue) {
-      let mine = byOwner.get(job.owner);
-      if (!mine) byOwner.set(job.owner, (mine = []));
-      mine.push({ job, key: key(job) });
-    }
-    const ranked: { job: Job; key: number; rank: number }[] = [];
-    for (const [owner, mine] of byOwner) {
-      mine.sort((a, b) => a.key - b.key);
-      const base = held.get(owner) ?? 0;
-      mine.forEach((m, k) => ranked.push({ ...m, rank: base + k }));
-    }
-    if (byOwner.size > 1) ranked.sort((a, b) => a.rank - b.rank || a.key - b.key);
-    return ranked.map((r) => r.job);
   }
 
   /**

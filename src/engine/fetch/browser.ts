@@ -7,7 +7,6 @@
  * so whatever a page does (redirects, script navigations, sub-resources, WebSockets), its
  * bytes pass the same address guard as the HTTP client, on the resolved address.
  */
-import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { TrawlError, fetchFailed, isTrawlError, timeoutError } from '../../errors.js';
 import { runActions, type Action, type ActionOutput } from './actions.js';
@@ -24,9 +23,17 @@ import {
 } from './emulation.js';
 import { FairSlots } from './fair-slots.js';
 import type { HttpClient, ProxyTier } from './http.js';
-import { ASKS_A_HUMAN, detectBotWall, wallKind } from './bot-wall.js';
 import { CHROME_MAJOR, FINGERPRINT_SCRIPT, chromeIdentity, userAgentMetadata } from './chrome.js';
-import { siteOf } from './site.js';
+import { ARGS, BYPASS, NO_WEBRTC, browserEnv, findChromium } from './chromium-launch.js';
+import { DISMISS_CONSENT } from './consent.js';
+import { SETTLE_MAX_MS, byDeadline, clearChallenge, settle } from './render-wait.js';
+import { routeThroughGuard, sendToSite, sizeOf } from './render-routes.js';
+
+// Where callers found them before the pool's parts had modules of their own.
+export { findChromium } from './chromium-launch.js';
+export { DISMISS_CONSENT } from './consent.js';
+export { QUIET_MS } from './render-wait.js';
+export { routeThroughGuard } from './render-routes.js';
 
 export interface RenderResult {
   url: string;
@@ -71,63 +78,6 @@ export interface BrowserPool {
   close(): Promise<void>;
 }
 
-const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
-/**
- * Chromium reads only the last `--disable-features`, and Playwright passes its own before ours: its
- * list (playwright-core 1.65's chromiumSwitches) is repeated here so that ours does not undo it —
- * without it Chromium tries every http:// navigation over https first (HttpsUpgrades) and holds
- * paint (PaintHolding).
- */
-const DISABLED_FEATURES = [
-  'AvoidUnnecessaryBeforeUnloadCheckSync',
-  'DestroyProfileOnBrowserClose',
-  'HttpsUpgrades',
-  'HttpsFirstBalancedModeAutoEnable',
-  'LensOverlay',
-  'MediaRouter',
-  'PaintHolding',
-  'ThirdPartyStoragePartitioning',
-  'AvoidCorsURLLoaderRestartOnRedirect',
-  'OptimizationHints',
-  'NetworkTimeServiceQuerying',
-  'AimEnabled',
-  'PreconnectToSearch',
-  // Ours: no prefetching around the proxy; the network service in its own process.
-  'NetworkPrediction',
-  'NetworkServiceInProcess',
-  // Every new window of the full headless browser preloads the address bar's WebUI popups in a renderer of their own: ~2× the CPU of a simple page.
-  'WebUIOmniboxPopup',
-  'WebUIOmniboxAimPopup',
-  'WebUIOmniboxFullPopup',
-];
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-  '--mute-audio',
-  // navigator.webdriver stays false: no page can read that the browser is driven (issue 42).
-  '--disable-blink-features=AutomationControlled',
-  // Nothing around the proxy: no name resolved by Chromium (the proxy resolves), no UDP that
-  // WebRTC would send outside it, no prefetching.
-  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
-  '--dns-prefetch-disable',
-  `--disable-features=${DISABLED_FEATURES.join(',')}`,
-];
-const NO_WEBRTC = `for (const k of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'RTCIceCandidate', 'RTCSessionDescription']) { try { delete globalThis[k]; } catch {} }`;
-/** Chromium exempts loopback from proxies unless told otherwise. */
-const BYPASS = '<-loopback>';
-/** After load, a page is read once no request has been in flight this long (and its scripts are idle)… */
-export const QUIET_MS = 150;
-/** …or after this much, whichever comes first. */
-const SETTLE_MAX_MS = 3000;
-
 /** A context of its own for one render: its proxy session, its context, its page. */
 interface Tab {
   session: ProxySession;
@@ -135,32 +85,6 @@ interface Tab {
   page: Page;
   /** A remote browser's navigations whose redirects the guarded client followed: first URL → last. */
   finalUrls: Map<string, string>;
-}
-
-const sizeOf = (n: number) => (n >= 2 ** 20 ? `${Math.round(n / 2 ** 20)} MiB` : `${Math.round(n / 1024)} KiB`);
-
-/** Chromium gets no secret of the service's environment (a renderer exploit would read them): only what it needs to run. */
-const KEEP_ENV = [
-  'PATH',
-  'HOME',
-  'TMPDIR',
-  'LANG',
-  'LC_ALL',
-  'TZ',
-  'FONTCONFIG_PATH',
-  'XDG_CONFIG_HOME',
-  'XDG_CACHE_HOME',
-  'XDG_RUNTIME_DIR',
-];
-function browserEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const k of KEEP_ENV) if (process.env[k] !== undefined) env[k] = process.env[k]!;
-  return env;
-}
-
-export function findChromium(configured?: string): string | undefined {
-  if (configured) return existsSync(configured) ? configured : undefined;
-  return CANDIDATES.find((p) => existsSync(p));
 }
 
 export interface ChromiumPoolOptions {
@@ -549,212 +473,4 @@ export class ChromiumPool implements BrowserPool {
     })();
     return this.#closing;
   }
-}
-
-/** True for a page without scripts, frames, plugins or a refresh: after its load event, nothing of it fetches more. */
-const STATIC_PAGE = `document.scripts.length === 0 && !document.querySelector('iframe, frame, object, embed, meta[http-equiv="refresh" i]')`;
-
-/**
- * Waits until the page has had no request in flight for QUIET_MS and its main thread is free (a
- * round trip to the page waits for a script still running, e.g. a bundle about to fetch its
- * data), at most `maxMs`. Playwright's "networkidle" waits a fixed 500 ms after the last request
- * on every page; this ends as soon as a quiet page is quiet.
- */
-async function settle(page: Page, traffic: { inflight: number; last: number }, maxMs: number): Promise<void> {
-  const end = Date.now() + maxMs;
-  // A page with nothing that could start a request after its load (no script, no frame) is done now.
-  if (traffic.inflight === 0 && (await page.evaluate(STATIC_PAGE).catch(() => false))) return;
-  const quiet = () => traffic.inflight === 0 && Date.now() - traffic.last >= QUIET_MS;
-  while (Date.now() < end) {
-    if (quiet()) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        page.evaluate(() => new Promise((r) => setTimeout(r, 0))).catch(() => undefined),
-        new Promise((r) => (timer = setTimeout(r, Math.max(1, end - Date.now())))),
-      ]);
-      clearTimeout(timer);
-      if (quiet()) return;
-    }
-    const wait = traffic.inflight === 0 ? QUIET_MS - (Date.now() - traffic.last) : 25;
-    await new Promise((r) => setTimeout(r, Math.max(5, Math.min(wait, end - Date.now()))));
-  }
-}
-
-/**
- * The caller's headers on every request of the page to the target's own site, and on no other.
- * Chromium carries headers set on an intercepted request over to the redirects it follows, so a
- * site request is not continued with them: it is made by Playwright (through the render's context,
- * its proxy session and its cookies) with redirects not followed, and its answer handed to the
- * page, which follows a redirect itself — to a request that is routed again, and gets the headers
- * only if it is on the site. Requests to other sites are not intercepted at all.
- */
-async function sendToSite(
-  context: BrowserContext,
-  url: string,
-  headers: Record<string, string>,
-  deadline: number,
-): Promise<void> {
-  const onSite = siteOf(url);
-  await context.route(
-    (u) => onSite(u),
-    async (route) => {
-      try {
-        const response = await route.fetch({
-          headers: { ...route.request().headers(), ...headers },
-          maxRedirects: 0,
-          timeout: Math.max(1, deadline - Date.now()),
-        });
-        await route.fulfill({ response });
-      } catch {
-        await route.abort('failed').catch(() => undefined);
-      }
-    },
-  );
-}
-
-/**
- * Consent walls of the common consent platforms (OneTrust, Cookiebot, Didomi, Quantcast,
- * Usercentrics, TrustArc, Google's Funding Choices, Sourcepoint): "reject all" when the wall
- * offers it (no consent is given on the caller's behalf), else "accept"; a wall with neither
- * is removed, and the page's scroll lock with it. True when there was one.
- */
-export const DISMISS_CONSENT = `(() => {
-  const REJECT = ['#onetrust-reject-all-handler', '#CybotCookiebotDialogBodyButtonDecline', '#didomi-notice-disagree-button', '.qc-cmp2-summary-buttons button[mode="secondary"]', 'button[data-testid="uc-deny-all-button"]', '.fc-cta-do-not-consent'];
-  const ACCEPT = ['#onetrust-accept-btn-handler', '#CybotCookiebotDialogBodyLevelButtonLevelOptinAllowAll', '#didomi-notice-agree-button', '.qc-cmp2-summary-buttons button[mode="primary"]', 'button[data-testid="uc-accept-all-button"]', '#truste-consent-button', '.fc-cta-consent'];
-  const WALLS = ['#onetrust-consent-sdk', '#CybotCookiebotDialog', '#didomi-host', '.qc-cmp2-container', '#usercentrics-root', '#truste-consent-track', '.truste_overlay', '.fc-consent-root', '[id^="sp_message_container"]'];
-  const walls = WALLS.map((s) => document.querySelector(s)).filter(Boolean);
-  if (!walls.length) return false;
-  const visible = (e) => e && e.getClientRects().length > 0;
-  const button = [...REJECT, ...ACCEPT].map((s) => document.querySelector(s)).find(visible);
-  if (button) button.click();
-  setTimeout(() => {
-    for (const s of WALLS) for (const e of document.querySelectorAll(s)) e.remove();
-    for (const e of [document.documentElement, document.body]) if (e && getComputedStyle(e).overflow === 'hidden') e.style.setProperty('overflow', 'visible', 'important');
-  }, 50);
-  return true;
-})()`;
-
-/** True when the page may be a vendor's wall (bot-wall.ts has the verdict): its title, its scripts, its globals, its widgets. */
-const MAY_BE_A_WALL = `(() => {
-  if (/Just a moment|Pardon Our Interruption|Access Denied|Attention Required|Robot or human|Robot Check|DataDome|Security check|Are you a robot|Human verification|Checking your browser/i.test(document.title)) return true;
-  const srcs = Array.from(document.scripts, (s) => s.src).join(' ');
-  if (/challenge-platform|captcha-delivery|ips\\.js|_Incapsula_Resource|bm-verify|recaptcha|hcaptcha|turnstile/i.test(srcs)) return true;
-  if (typeof window._cf_chl_opt !== 'undefined' || typeof window.dd !== 'undefined' || typeof window.KPSDK !== 'undefined') return true;
-  return !!document.querySelector('#challenge-form, #challenge-stage, #px-captcha, .cf-turnstile, .g-recaptcha, .h-captcha, iframe[src*="_Incapsula_Resource"]');
-})()`;
-
-/** Request headers a routed request does not carry over: the connection's, the proxy's, the encoding offered. */
-const ROUTE_DROPPED =
-  /^(?:host|connection|keep-alive|proxy-.*|te|trailer|transfer-encoding|upgrade|content-length|accept-encoding)$/i;
-
-/** A challenge page with no request in flight for this long is not going to clear. */
-const CHALLENGE_STALL_MS = 3000;
-
-/** How long a page that asks a person is given to turn into one that does not (a managed challenge deciding). */
-const HUMAN_GRACE_MS = 2000;
-
-/**
- * Waits while the page is a `script` wall (bot-wall.ts) for it to go away, until `deadline`. True
- * when it went (a reload came with the clearance cookie); false when it stayed, or turned into a
- * page asking a person, which is left as it is (the caller reports it `blocked`).
- */
-async function clearChallenge(
-  page: Page,
-  status: () => number,
-  deadline: number,
-  traffic: { inflight: number; last: number },
-): Promise<boolean> {
-  const started = Date.now();
-  let waited = false;
-  // Most renders are no wall: a look at the title, the scripts and a few ids says so without
-  // serialising the page (the read that follows does that once).
-  if (status() < 400 && !(await page.evaluate(MAY_BE_A_WALL).catch(() => true))) return false;
-  for (;;) {
-    const html = await page.content().catch(() => undefined);
-    if (html !== undefined) {
-      const wall = detectBotWall(status(), html);
-      if (!wall) return waited;
-      if (wallKind(wall) !== 'script' || (ASKS_A_HUMAN.test(html) && Date.now() - started > HUMAN_GRACE_MS))
-        return false;
-    }
-    const left = deadline - Date.now() - 250;
-    if (left <= 0) return false;
-    // A challenge at work talks to its vendor or reloads; one quiet this long has given up (or
-    // waits for a person): the rest of the budget would be spent for nothing.
-    if (traffic.inflight === 0 && Date.now() - traffic.last > CHALLENGE_STALL_MS) return false;
-    waited = true;
-    await page.waitForEvent('load', { timeout: Math.min(500, left) }).catch(() => undefined);
-  }
-}
-
-/**
- * A remote browser (Browserless, a cloud browser) runs elsewhere: it cannot use this machine's
- * guarded proxy, nor be trusted to resolve names as this service does. So none of its pages'
- * requests reach the network from it: each is intercepted and made by the guarded HTTP client
- * (the address guard on the resolved address, TRAWL_RESOLVE pins, the render's proxy tier),
- * redirects followed by the client (Chromium would follow a fulfilled redirect past interception:
- * the page shows the last answer at the first URL; its final URL is kept for the answer), and
- * WebSockets refused.
- * What interception cannot see (the browser's own background traffic) goes to the context's
- * proxy, a loopback port of this machine that the remote browser cannot reach: it fails closed.
- */
-export async function routeThroughGuard(
-  context: BrowserContext,
-  http: HttpClient,
-  session: ProxySession,
-  tier: ProxyTier,
-  finalUrls: Map<string, string>,
-  maxBytes: number,
-): Promise<void> {
-  // What the render's requests moved in all, against the same budget as the local browser's proxy.
-  let bytes = 0;
-  await context.route('**/*', async (route) => {
-    const request = route.request();
-    const u = new URL(request.url());
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return void route.continue().catch(() => undefined);
-    try {
-      const headers = await request.allHeaders();
-      // The connection is the client's own; so is the encoding (it decodes what it offers: no zstd).
-      for (const h of Object.keys(headers)) if (ROUTE_DROPPED.test(h)) delete headers[h];
-      bytes += Number(request.postDataBuffer()?.length ?? 0);
-      if (bytes > maxBytes) throw fetchFailed(`the page sent or downloaded more than ${sizeOf(maxBytes)}`);
-      const res = await http.request(u.href, {
-        method: (['GET', 'POST', 'HEAD'].includes(request.method()) ? request.method() : 'GET') as 'GET',
-        headers,
-        body: request.postDataBuffer() ?? undefined,
-        proxyTier: tier,
-        timeoutMs: 30_000,
-      });
-      // Chromium follows a fulfilled redirect itself, past interception: so the client follows
-      // redirects (each hop guarded) and the page gets the last answer at the URL it asked for.
-      if (res.url !== u.href && request.isNavigationRequest() && request.frame().parentFrame() === null)
-        finalUrls.set(u.href, res.url);
-      bytes += res.body.length;
-      const back = { ...res.headers };
-      // The body is decoded already; its length is what it is now.
-      delete back['content-encoding'];
-      delete back['content-length'];
-      delete back['transfer-encoding'];
-      await route.fulfill({ status: res.status, headers: back, body: res.body });
-    } catch (e) {
-      if (isTrawlError(e) && e.code === 'forbidden_target') {
-        const key = authorityKey(u.hostname, Number(u.port) || (u.protocol === 'https:' ? 443 : 80));
-        if (!session.refused.has(key)) session.refused.set(key, e);
-      }
-      await route
-        .abort(isTrawlError(e) && e.code === 'forbidden_target' ? 'blockedbyclient' : 'failed')
-        .catch(() => undefined);
-    }
-  });
-  await context.routeWebSocket(/.*/, (ws) => ws.close()).catch(() => undefined);
-}
-
-/** `work`, or a timeout error once `ms` passed (the work is left to end on its own: its tab is closed after). */
-function byDeadline<T>(work: Promise<T>, ms: number, detail: () => string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(timeoutError(detail())), ms);
-  });
-  work.catch(() => undefined);
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }

@@ -6,14 +6,38 @@
  * count a row twice. (Picking and deleting in two statements also keeps PostgreSQL from running
  * the pick once per candidate row in a semi-join when its statistics are stale.)
  */
-import { PostgresAdapter, sql } from 'kysely';
-import type { UsageHourlyTable } from '../tables.js';
+import { PostgresAdapter, sql, type ExpressionBuilder } from 'kysely';
+import type { Database, MonitorRunsTable, UsageHourlyTable } from '../tables.js';
 import type { Db } from './accounts.js';
 import { GRACE_MS } from './snapshots.js';
 
 const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
 const dayOf = (iso: string) => iso.slice(0, 10);
 const hourOf = (iso: string) => `${iso.slice(0, 13)}:00:00.000Z`;
+
+/** A monitor run seen as `r`, in a statement that may name the others. */
+type RunAsR = ExpressionBuilder<Database & { r: MonitorRunsTable }, 'r'>;
+
+/** Run `r` is not its monitor's latest: a run of the same monitor is due after it. */
+const laterRunDue = (eb: RunAsR) =>
+  eb.exists(
+    eb
+      .selectFrom('monitor_runs as n')
+      .select('n.id')
+      .whereRef('n.monitor_id', '=', 'r.monitor_id')
+      .whereRef('n.due_at', '>', 'r.due_at'),
+  );
+
+/** Run `r` is not its monitor's latest successful one: a success of the same monitor finished after it. */
+const laterSuccess = (eb: RunAsR) =>
+  eb.exists(
+    eb
+      .selectFrom('monitor_runs as l')
+      .select('l.id')
+      .whereRef('l.monitor_id', '=', 'r.monitor_id')
+      .where('l.status', '=', 'succeeded')
+      .whereRef('l.finished_at', '>', 'r.finished_at'),
+  );
 
 /**
  * Unchanged successful runs (no changes) finished before `before` are deleted and counted per
@@ -30,25 +54,8 @@ export async function collapseUnchangedRuns(db: Db, before: Date, limit: number)
       .where('r.status', '=', 'succeeded')
       .where('r.changes', 'is', null)
       .where('r.finished_at', '<', before.toISOString())
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('monitor_runs as l')
-            .select('l.id')
-            .whereRef('l.monitor_id', '=', 'r.monitor_id')
-            .where('l.status', '=', 'succeeded')
-            .whereRef('l.finished_at', '>', 'r.finished_at'),
-        ),
-      )
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('monitor_runs as n')
-            .select('n.id')
-            .whereRef('n.monitor_id', '=', 'r.monitor_id')
-            .whereRef('n.due_at', '>', 'r.due_at'),
-        ),
-      )
+      .where(laterSuccess)
+      .where(laterRunDue)
       .limit(limit);
     if (pg) pick = pick.forUpdate().skipLocked();
     const ids = (await pick.execute()).map((r) => r.id);
@@ -105,28 +112,8 @@ export async function deleteOldRuns(db: Db, before: Date, limit: number): Promis
       .select('r.id')
       // finished_at alone (by monitor_runs_finished): only finished runs have one; the DELETE checks the status.
       .where('r.finished_at', '<', before.toISOString())
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('monitor_runs as n')
-            .select('n.id')
-            .whereRef('n.monitor_id', '=', 'r.monitor_id')
-            .whereRef('n.due_at', '>', 'r.due_at'),
-        ),
-      )
-      .where((eb) =>
-        eb.or([
-          eb('r.status', '!=', 'succeeded'),
-          eb.exists(
-            eb
-              .selectFrom('monitor_runs as l')
-              .select('l.id')
-              .whereRef('l.monitor_id', '=', 'r.monitor_id')
-              .where('l.status', '=', 'succeeded')
-              .whereRef('l.finished_at', '>', 'r.finished_at'),
-          ),
-        ]),
-      )
+      .where(laterRunDue)
+      .where((eb) => eb.or([eb('r.status', '!=', 'succeeded'), laterSuccess(eb)]))
       .limit(limit);
     if (pg) pick = pick.forUpdate().skipLocked();
     const ids = (await pick.execute()).map((r) => r.id);
