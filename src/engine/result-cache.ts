@@ -57,11 +57,12 @@ export const isPrivateResult = (p: CacheKeyParts) =>
   !!(p.actions?.length || p.cookies?.length || (p.headers && Object.keys(p.headers).length));
 
 /**
- * The cache key: SHA-256 over the scope and the options. Header names count in any case, the
+ * The cache key: SHA-256 over the scope and the options (`own`: the account's scope whatever the
+ * options, for results only it may be given). Header names count in any case, the
  * URL as parsed (so `HTTP://Example.com` and `http://example.com/` are one page), formats as a set.
  */
-export function cacheKey(parts: CacheKeyParts, account: string): string {
-  const scope = isPrivateResult(parts) ? `account:${account}` : 'shared';
+export function cacheKey(parts: CacheKeyParts, account: string, own = false): string {
+  const scope = own || isPrivateResult(parts) ? `account:${account}` : 'shared';
   let url = parts.url;
   try {
     url = new URL(parts.url).href;

@@ -125,8 +125,15 @@ export function cacheParts(options: ScrapeOptions): CacheKeyParts {
 export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promise<ScrapeResult> {
   const cache = options.cache;
   if (!cache || cache.maxAgeMs <= 0) return scrapeNow(fetchers, options);
-  const key = cacheKey(cacheParts(options), cache.account);
-  const hit = await cache.store.get(key, new Date(Date.now() - cache.maxAgeMs));
+  const parts = cacheParts(options);
+  const key = cacheKey(parts, cache.account);
+  // A page read through the stealth proxy tier is its account's alone: it paid the tier, and
+  // another's `proxy: "basic"` must not get through a cache what its tier cannot (issue 42).
+  const stealthKey = cacheKey({ ...parts, extra: { ...parts.extra, proxy_tier: 'stealth' } }, cache.account, true);
+  const since = new Date(Date.now() - cache.maxAgeMs);
+  const hit =
+    (await cache.store.get(key, since)) ??
+    (options.proxy !== 'basic' ? await cache.store.get(stealthKey, since) : undefined);
   if (hit) return { ...hit.result, metadata: { ...hit.result.metadata, cache: 'hit', cached_at: hit.cachedAt } };
   // The entry lives no longer than the files it points to.
   const files: Date[] = [];
@@ -141,7 +148,9 @@ export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promis
   const result = await scrapeNow(fetchers, { ...options, files: sink });
   const expiresAt = files.length ? new Date(Math.min(...files.map((d) => d.getTime()))) : undefined;
   // A cache that cannot be written is no reason to fail the scrape that was done.
-  await cache.store.put(key, result, expiresAt).catch(() => undefined);
+  await cache.store
+    .put(result.metadata.proxy_used === 'stealth' ? stealthKey : key, result, expiresAt)
+    .catch(() => undefined);
   return { ...result, metadata: { ...result.metadata, cache: 'miss' } };
 }
 
