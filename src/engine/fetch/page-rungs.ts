@@ -88,13 +88,16 @@ async function fetchOverHttp(
     // Patience (issue 42): a target that says when to come back is asked again then, if that fits the budget.
     const at = retryAfterDate(res.headers['retry-after']);
     if (!at) break;
-    const wait = Math.max(0, at.getTime() - Date.now());
-    if (attempt < 4 && Date.now() + wait + 250 < deadline) {
+    // "Now" (0, a date past) still gets a second's pause: asking again at once is hammering.
+    const wait = Math.max(MIN_RETRY_WAIT_MS, at.getTime() - Date.now());
+    if (attempt < MAX_RETRY_AFTER_TRIES && Date.now() + wait + 250 < deadline) {
       await sleep(wait, options.signal);
       continue;
     }
     throw fetchFailed(
-      `${res.url} answered HTTP ${res.status} and asks to be asked again in ${Math.ceil(wait / 1000)} s (at ${at.toISOString()}), past this request's time budget (timeout_ms ${budget}); retry after that`,
+      attempt >= MAX_RETRY_AFTER_TRIES
+        ? `${res.url} still answered HTTP ${res.status} after ${attempt} tries, each time asking to be asked again (Retry-After: ${res.headers['retry-after']}); try later`
+        : `${res.url} answered HTTP ${res.status} and asks to be asked again in ${Math.ceil(wait / 1000)} s (at ${at.toISOString()}), past this request's time budget (timeout_ms ${budget}); retry after that`,
       new TargetStatus(res.status, at),
     );
   }
@@ -196,6 +199,11 @@ export async function renderPage(
     ...(r.actions ? { actions: r.actions } : {}),
   };
 }
+
+/** Tries of a page that answers 429/503 with Retry-After (the first and three more). */
+const MAX_RETRY_AFTER_TRIES = 4;
+/** The least pause before asking again, whatever Retry-After says. */
+const MIN_RETRY_WAIT_MS = 1_000;
 
 /** A Retry-After value (seconds, or an HTTP date) as the moment it names; undefined when it is neither. */
 export function retryAfterDate(value: string, now = Date.now()): Date | undefined {
