@@ -18,6 +18,7 @@ import {
 } from '../engine/fetch/emulation.js';
 import { registrableDomain } from '../engine/fetch/site.js';
 import { bool, intIn, oneOf, text } from './validation.js';
+import { HOP_BY_HOP } from '../engine/fetch/hop-by-hop.js';
 
 export const MAX_ACTIONS = 50;
 export const MAX_HEADERS = 50;
@@ -27,21 +28,7 @@ const MAX_HEADER_VALUE = 4096;
 const MAX_AGE_MS = 30 * 86_400_000;
 
 /** Headers a caller may not set: the connection's own (hop-by-hop), the target's name, and what the client must control to read the answer. */
-const REFUSED_HEADERS = new Set([
-  'host',
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'proxy-authenticate',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'content-length',
-  'expect',
-  'accept-encoding',
-]);
+const REFUSED_HEADERS = new Set([...HOP_BY_HOP, 'host', 'content-length', 'expect', 'accept-encoding']);
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
 
 export const scrapeFormats = z

@@ -23,3 +23,19 @@ export function decodeCursor(raw: unknown, parts: number): string[] | undefined 
     throw invalidRequest('cursor: is not a cursor this API returned; use next_cursor from the previous page');
   return decoded;
 }
+
+/**
+ * One page of a newest-first list (`limit` ≤ 100, default 50, keyed by created_at and id): `list`
+ * is asked for one row more than the page, which says whether a next_cursor is due.
+ */
+export async function newestFirst<T extends { created_at: string; id: string }>(
+  request: FastifyRequest,
+  list: (limit: number, after: { createdAt: string; id: string } | undefined) => Promise<T[]>,
+): Promise<{ page: T[]; next_cursor: string | null }> {
+  const limit = limitOf(request, 50, 100);
+  const cursor = decodeCursor((request.query as Record<string, unknown>).cursor, 2);
+  const rows = await list(limit + 1, cursor && { createdAt: cursor[0], id: cursor[1] });
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { page, next_cursor: rows.length > limit && last ? encodeCursor([last.created_at, last.id]) : null };
+}

@@ -22,6 +22,7 @@ import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { TrawlError } from '../../errors.js';
+import { HOP_BY_HOP } from './hop-by-hop.js';
 
 export type ResolveTarget = (hostname: string, port: number) => Promise<{ address: string; port: number }>;
 
@@ -52,18 +53,6 @@ export interface ProxySession {
   readonly overBudget: boolean;
   close(): Promise<void>;
 }
-
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'proxy-authenticate',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
 
 /** `host:port` as the WHATWG URL parser normalises it (so `0x7f.1` and `127.0.0.1` are one key). */
 export function authorityKey(hostname: string, port: number): string {

@@ -8,7 +8,7 @@ import { publicBase } from '../../app/stores.js';
 import type { ServerContext } from '../context.js';
 import { docRoute, openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
-import { decodeCursor, encodeCursor, limitOf } from '../paging.js';
+import { decodeCursor, encodeCursor, limitOf, newestFirst } from '../paging.js';
 import { BatchScrapeBody } from '../../contract/schemas.js';
 import type { BatchOptions } from '../../jobs/runner.js';
 import { readBody } from '../body-readers.js';
@@ -111,21 +111,10 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     '/jobs',
     docRoute("The account's jobs, newest first (limit ≤ 100, cursor)", docs.listJobs),
     async (request) => {
-      const limit = limitOf(request, 50, 100);
-      const cursor = decodeCursor((request.query as Record<string, unknown>).cursor, 2);
-      const rows = await repo.listJobs(
-        ctx.store.db,
-        request.auth!.accountId,
-        limit + 1,
-        cursor && { createdAt: cursor[0], id: cursor[1] },
+      const { page, next_cursor } = await newestFirst(request, (limit, after) =>
+        repo.listJobs(ctx.store.db, request.auth!.accountId, limit, after),
       );
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      return {
-        status: 'ok',
-        jobs: page.map(presentJob),
-        next_cursor: rows.length > limit && last ? encodeCursor([last.created_at, last.id]) : null,
-      };
+      return { status: 'ok', jobs: page.map(presentJob), next_cursor };
     },
   );
 

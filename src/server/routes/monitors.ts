@@ -25,7 +25,7 @@ import { deliveryConfig, metaConfig } from '../../config.js';
 import type { ServerContext } from '../context.js';
 import { docRoute, openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
-import { decodeCursor, encodeCursor, limitOf } from '../paging.js';
+import { decodeCursor, encodeCursor, limitOf, newestFirst } from '../paging.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -51,21 +51,10 @@ export function monitorRoutes(app: FastifyInstance, ctx: ServerContext): void {
     '/monitors',
     docRoute('List monitors, newest first (limit ≤ 100, cursor)', docs.listMonitors),
     async (request) => {
-      const limit = limitOf(request, 50, 100);
-      const cursor = decodeCursor((request.query as Record<string, unknown>).cursor, 2);
-      const rows = await repo.listMonitors(
-        ctx.store.db,
-        request.auth!.accountId,
-        limit + 1,
-        cursor && { createdAt: cursor[0], id: cursor[1] },
+      const { page, next_cursor } = await newestFirst(request, (limit, after) =>
+        repo.listMonitors(ctx.store.db, request.auth!.accountId, limit, after),
       );
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return {
-        status: 'ok',
-        monitors: page.map(presentMonitor),
-        next_cursor: rows.length > limit && last ? encodeCursor([last.created_at, last.id]) : null,
-      };
+      return { status: 'ok', monitors: page.map(presentMonitor), next_cursor };
     },
   );
 
