@@ -125,6 +125,12 @@ export const RECYCLE_IDLE_MS = 1_000;
 export const RECYCLE_GROWTH_BYTES = 8 * 1024 * 1024;
 /** Long enough that a steady trickle of PDFs or pages keeps its warm worker (pdf.js stays loaded). */
 export const RESTED_IDLE_MS = 10_000;
+/**
+ * How long a job whose caller left may run on alone before its worker is stopped: most pages and
+ * PDFs end within it (no fresh worker to start), and a caller hanging up again and again gets at
+ * most one replaced worker per this long and worker.
+ */
+export const ABANDONED_GRACE_MS = 2_000;
 /** How long the express worker may sit idle before it is stopped (started again on need). */
 export const EXPRESS_IDLE_MS = 10_000;
 /** Pages up to this size are small: posted ahead to a busy worker, and sent to the express worker rather than wait behind a large page. */

@@ -15,8 +15,8 @@
  * holding much memory outside its heap (pdf.js's buffers) is replaced at once. A page that
  * runs past its budget (the pool's per-document limit, or its request's deadline) is stopped
  * by terminating its worker: only that page fails; the pages posted behind it run again on a
- * fresh worker. A job whose caller gave up (signal aborted) leaves the queue, or runs on to its
- * end within its budget, its answer ignored (a fresh worker per hang-up would be free churn). A worker that crashes fails only the page it was running. When workers
+ * fresh worker. A job whose caller gave up (signal aborted) leaves the queue, or runs on alone
+ * for a short grace, its answer ignored, then is stopped (a fresh worker per hang-up would be free churn). A worker that crashes fails only the page it was running. When workers
  * cannot run at all (no compiled worker script, repeated crashes) pages are processed
  * inline, as without a pool.
  */
@@ -33,6 +33,7 @@ import {
   blocksAt,
   defaultDocumentWorkers,
   type DocumentPoolOptions,
+  ABANDONED_GRACE_MS,
   expressable,
   heavy,
   type Job,
@@ -456,10 +457,13 @@ export class DocumentPool implements DocumentProcessor {
       if (i === 0) {
         // Pages posted behind it would wait for it: stopped, and they run again on a fresh worker.
         if (slot.jobs.length > 1) return this.stop(slot, reason);
-        // Alone, it is left to finish within its budget, its answer ignored: stopping it would cost
-        // a fresh worker and its warm-up, which a caller hanging up again and again would have for
-        // free (an outside attack: 30 abandoned PDFs, 32 workers). Running on, it stays its owner's share.
+        // Alone, it may finish for a moment, its answer ignored: stopping it at once would cost a
+        // fresh worker and its warm-up, which a caller hanging up again and again would have for
+        // free (an outside attack: 30 abandoned PDFs, 32 workers). Running on, it stays its owner's
+        // share; past the grace it is stopped (a hostile page must not keep the worker its budget long).
         this.settle(job);
+        const grace = setTimeout(() => slot.jobs[0] === job && this.stop(slot, reason), ABANDONED_GRACE_MS);
+        grace.unref();
         return job.reject(reason);
       }
       // Posted ahead, not started: a small page; the worker's answer for it will be ignored.
