@@ -45,6 +45,9 @@ export function exchange(
     let size = 0;
     let keep = true;
     let abort: ((reason: Error) => void) | undefined;
+    // Until undici hands its abort (onConnect: the connection is up), cancelling ends the wait
+    // here: a proxy that never opens its tunnel must not hold the request past its budget.
+    cancel.bind(reject);
     dispatcher.dispatch({ origin: url.origin, path: url.pathname + url.search, method, headers, body }, {
       onConnect(a: (reason: Error) => void) {
         abort = a;

@@ -9,7 +9,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { Agent, ProxyAgent, buildConnector } from './undici.js';
+import { Agent, Pool, ProxyAgent, buildConnector } from './undici.js';
 import type { ResolveOverride } from '../../config.js';
 import { TrawlError, fetchFailed, forbiddenTarget, isTrawlError, timeoutError } from '../../errors.js';
 import { checkAddress } from './address-guard.js';
@@ -146,9 +146,9 @@ export class HttpClient {
       },
     });
     this.#proxyUrls = options.proxyUrls ?? [];
-    this.#proxies = this.#proxyUrls.map((uri) => new ProxyAgent({ uri }));
+    this.#proxies = this.#proxyUrls.map((uri) => new ProxyAgent({ uri, clientFactory: tunnelClient }));
     this.#stealthUrls = options.stealthProxyUrls ?? [];
-    this.#stealth = this.#stealthUrls.map((uri) => new ProxyAgent({ uri }));
+    this.#stealth = this.#stealthUrls.map((uri) => new ProxyAgent({ uri, clientFactory: tunnelClient }));
   }
 
   /** Whether the stealth tier has proxies (`proxy: "auto"` climbs to it only then). */
@@ -249,15 +249,26 @@ export class HttpClient {
     try {
       for (let hop = 0; ; hop++) {
         const dispatcher = this.#dispatcher(options.proxyTier);
-        // Through a proxy the connector is not ours: check the address before sending.
-        if (dispatcher !== this.#agent) await this.#target(current.hostname, Number(current.port) || 0);
+        // Through a proxy the connector is not ours: the address is checked here, and the proxy is
+        // asked for that address (CONNECT address:port, the name as Host and TLS server name),
+        // never the name — it would look the name up again, and a rebinding answer or its own
+        // split-horizon DNS could then reach a private address.
+        let sendTo = current;
+        let host: Record<string, string> | undefined;
+        if (dispatcher !== this.#agent) {
+          const to = await this.#target(current.hostname, Number(current.port) || defaultPort(current));
+          sendTo = new URL(current.href);
+          sendTo.hostname = isIP(to.address) === 6 ? `[${to.address}]` : to.address;
+          sendTo.port = String(to.port);
+          host = { host: current.host };
+        }
         cancel.check();
         const extra = options.hopHeaders?.(current);
         const res = await exchange(
           dispatcher,
-          current,
+          sendTo,
           method,
-          extra ? { ...headers, ...extra } : headers,
+          host || extra ? { ...host, ...headers, ...extra } : headers,
           body,
           o.maxBytes,
           cancel,
@@ -348,4 +359,27 @@ export function definedOnly<T extends object>(o: T): Partial<T> {
   const out: Partial<T> = {};
   for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;
+}
+
+const defaultPort = (u: URL) => (u.protocol === 'https:' ? 443 : 80);
+
+/**
+ * The client to a proxy that opens tunnels (CONNECT). A proxy that closes the connection instead
+ * of answering (its upstream refused) makes undici's CONNECT fail with a socket error, which
+ * undici takes for a dropped keep-alive connection and retries at once, for ever: ~4,000 CONNECTs
+ * a second at the operator's proxy, past every timeout (measured). Here that failure is the
+ * request's: a `fetch_failed` naming the proxy's refusal, no retry.
+ */
+function tunnelClient(origin: URL, options: object): Pool {
+  const pool = new Pool(origin, options);
+  const connect = pool.connect.bind(pool) as (params: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>;
+  (pool as { connect: unknown }).connect = async (params: Dispatcher.ConnectOptions) => {
+    try {
+      return await connect(params);
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'UND_ERR_SOCKET') throw e;
+      throw fetchFailed(`the proxy closed the connection instead of opening a tunnel to ${params.path}`, e);
+    }
+  };
+  return pool;
 }

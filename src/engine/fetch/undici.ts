@@ -13,6 +13,8 @@ const require = createRequire(import.meta.url);
 export const Agent: typeof Undici.Agent = require('undici/lib/dispatcher/agent.js');
 export const ProxyAgent: typeof Undici.ProxyAgent = require('undici/lib/dispatcher/proxy-agent.js');
 export const buildConnector: typeof Undici.buildConnector = require('undici/lib/core/connect.js');
+export const Pool: typeof Undici.Pool = require('undici/lib/dispatcher/pool.js');
+export type Pool = Undici.Pool;
 export type Agent = Undici.Agent;
 export type ProxyAgent = Undici.ProxyAgent;
 
