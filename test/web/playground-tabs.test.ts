@@ -205,7 +205,7 @@ describe.skipIf(!chromiumPath)('playground tabs and job forms in Chromium', () =
     await p.waitForSelector('text=paused');
     await p.click('button:has-text("Run now")');
     await p.waitForSelector('text=Run finished');
-    await p.waitForSelector('#chart-price .uplot');
+    await p.waitForSelector('#chart-price[data-x-range]');
     const [min, max] = (await p.getAttribute('#chart-price', 'data-x-range'))!.split(',').map(Number);
     const now = Date.now() / 1000;
     expect(max - min).toBeLessThanOrEqual(2 * 86400);

@@ -21,10 +21,12 @@ for (const data of document.querySelectorAll('script[data-chart-for]')) {
   if (!el || !window.uPlot) continue;
   const d = JSON.parse(data.textContent);
   const xs = d.days ? d.days.map((s) => Date.parse(s + 'T00:00:00Z') / 1000) : d.times.map((s) => Date.parse(s) / 1000);
-  // One point (or all at one time): uPlot's own range for an empty span spreads it over years;
-  // a day either side of a day, an hour either side of a run, instead.
+  // One point (or all at one time): uPlot widens an empty time span by 86400 / ms, which in
+  // seconds is 86,400,000 s (the axis ran from 2027 to 2029). A day either side of a day, an hour
+  // either side of a run, instead.
   const pad = d.days ? 86400 : 3600;
-  const xRange = (u, min, max) => (min != null && min === max ? [min - pad, max + pad] : [min, max]);
+  const one = xs.length > 0 && xs.every((x) => x === xs[0]);
+  const xRange = (u, min, max) => (one ? [xs[0] - pad, xs[0] + pad] : [min, max]);
   const opts = {
     width: Math.max(280, el.clientWidth - 16),
     height: 240,
@@ -47,7 +49,13 @@ for (const data of document.querySelectorAll('script[data-chart-for]')) {
     ],
   };
   el.textContent = '';
-  const u = new uPlot(opts, [xs].concat(d.series.map((s) => s.values)), el);
   // The x range drawn, in seconds (what the axis shows, for tests and for people reading the DOM).
-  el.dataset.xRange = `${u.scales.x.min},${u.scales.x.max}`;
+  opts.hooks = {
+    setScale: [
+      (u, key) => {
+        if (key === 'x') el.dataset.xRange = `${u.scales.x.min},${u.scales.x.max}`;
+      },
+    ],
+  };
+  new uPlot(opts, [xs].concat(d.series.map((s) => s.values)), el);
 }
