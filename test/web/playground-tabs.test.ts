@@ -6,6 +6,7 @@
  * and the usage rows, as /v1 would write them.
  */
 import { mkdtempSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -15,6 +16,7 @@ import { articlePage, startFixtureServer, type FixtureServer } from '../helpers/
 import { startTestService, type TestService } from '../helpers/service.js';
 
 const chromiumPath = findChromium(process.env.CHROMIUM_PATH);
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 describe.skipIf(!chromiumPath)('playground tabs and job forms in Chromium', () => {
   let svc: TestService;
@@ -238,4 +240,43 @@ describe.skipIf(!chromiumPath)('playground tabs and job forms in Chromium', () =
       expect(res.status, path).toBe(403);
     }
   });
+
+  it('the new pages pass an accessibility audit (axe-core, WCAG 2 A/AA: no serious or critical violation)', async () => {
+    // bypassCSP: only so the audit script can be injected.
+    const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, bypassCSP: true });
+    const p = await context.newPage();
+    await p.goto(`${svc.url}/login`);
+    await p.fill('#email', 'tabs@example.com');
+    await p.fill('#password', 'correct horse battery');
+    await p.click('button[type=submit]');
+    await p.waitForURL(`${svc.url}/`);
+    for (const path of [
+      '/playground',
+      '/playground/crawl',
+      '/playground/map',
+      '/playground/search',
+      '/playground/extract',
+      '/jobs',
+    ]) {
+      await p.goto(`${svc.url}${path}`);
+      await p.addScriptTag({ path: AXE });
+      const found = await p.evaluate(async () => {
+        const r = await (
+          window as unknown as {
+            axe: {
+              run(
+                ctx: Document,
+                o: object,
+              ): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }>;
+            };
+          }
+        ).axe.run(document, { runOnly: ['wcag2a', 'wcag2aa'] });
+        return r.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id} (${v.nodes.length})`);
+      });
+      expect({ path, violations: found }).toEqual({ path, violations: [] });
+    }
+    await context.close();
+  }, 60_000);
 });
