@@ -10,6 +10,9 @@ import { isTrawlError, TrawlError } from '../errors.js';
 import { creditRefusals, creditsCharged, creditsRefunded } from '../metrics.js';
 import { accounts } from '../store/index.js';
 import type { Db } from '../store/repos/accounts.js';
+import { forOwner } from '../engine/index.js';
+import type { Work } from './budget.js';
+import type { AppContext } from './context.js';
 
 /**
  * `free`: whether a result is given without charge (a scrape that brought back nothing at
@@ -43,4 +46,19 @@ export async function charged<T>(
   }
   creditsCharged.inc({ by: 'request' });
   return result;
+}
+
+/**
+ * The dashboard's gate for a use case's work (map, search, extract from the playground): the same
+ * reserve → keep or give back as the API's, the work run with the account's engine view and the
+ * page's signal (a closed tab stops it, and its charge).
+ */
+export function chargedWork<T>(
+  ctx: AppContext,
+  accountId: string,
+  work: Work<T>,
+  signal: AbortSignal,
+  free?: (result: T) => boolean,
+): Promise<T> {
+  return charged(ctx.store.db, accountId, () => work(signal, forOwner(ctx.engine, accountId)), free);
 }

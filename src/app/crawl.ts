@@ -5,12 +5,56 @@
  * it readable later).
  */
 import { isTrawlError } from '../errors.js';
+import { canonicalUrl } from '../engine/crawl/canonical.js';
+import { BROWSER_PAGE_MS } from '../engine/crawl/rich-page.js';
+import type { ScrapeFormat } from '../engine/scrape.js';
+import { checkPageOptions } from '../contract/page-options.js';
+import type { CrawlBody } from '../contract/schemas.js';
+import { formatsAndSchema } from '../contract/validation.js';
 import type { CrawlJobOptions } from '../jobs/crawl-item.js';
 import { crawlAsJob, settleSyncCrawl } from '../jobs/sync-crawl.js';
 import { newId, type Job } from '../store/index.js';
 import type { AppContext } from './context.js';
 import { startJob } from './jobs.js';
 import { jobWebhook, refuseForbidden } from './targets.js';
+
+/**
+ * A crawl request checked (its schema, each page's waits within a rendered page's budget) and
+ * turned into the job's options; `filesBase`: where its screenshots are reachable.
+ */
+export function crawlOptionsOf(body: CrawlBody, filesBase: string): CrawlJobOptions {
+  const { formats, schema } = formatsAndSchema(body.formats, body.schema);
+  // timeout_ms bounds the whole crawl; each page's waits must fit in a rendered page's budget.
+  checkPageOptions({ ...body, timeout_ms: undefined }, BROWSER_PAGE_MS);
+  const shots =
+    !!body.formats?.some((f) => f.startsWith('screenshot')) || !!body.actions?.some((a) => a.type === 'screenshot');
+  return {
+    url: canonicalUrl(body.url) ?? body.url,
+    max_depth: body.max_depth,
+    limit: body.limit ?? (body.async ? 1000 : 10),
+    include_paths: body.include_paths,
+    exclude_paths: body.exclude_paths,
+    allow_subdomains: body.allow_subdomains,
+    respect_robots: body.respect_robots,
+    use_sitemap: body.use_sitemap,
+    formats: (formats as ScrapeFormat[] | undefined) ?? (schema ? ['markdown', 'json'] : ['markdown']),
+    schema: body.schema as Record<string, unknown> | undefined,
+    only_main_content: body.only_main_content,
+    render: body.render,
+    wait_for: body.wait_for,
+    screenshot_format: body.screenshot_format,
+    viewport: body.viewport,
+    actions: body.actions as CrawlJobOptions['actions'],
+    headers: body.headers,
+    cookies: body.cookies,
+    mobile: body.mobile,
+    location: body.location,
+    max_age: body.max_age,
+    // Bounds each page (a synchronous crawl's bounds the whole crawl as well).
+    timeout_ms: body.timeout_ms,
+    ...(shots ? { files_base: filesBase } : {}),
+  };
+}
 
 /** An async crawl: a start URL on a private address is a 403 now, not a job charged to fail. */
 export async function startCrawl(

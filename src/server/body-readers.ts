@@ -5,22 +5,7 @@
  * validated off the event loop, and its route gets the result; a small one is read in the route.
  */
 import { readFirecrawlBatch } from '../contract/firecrawl/batch-body.js';
-import { BatchScrapeBody } from '../contract/schemas.js';
-import { checkPageOptions } from '../contract/page-options.js';
-import { formatsAndSchema, parseBody } from '../contract/validation.js';
-import { uniqueUrls } from '../contract/urls.js';
-
-/**
- * POST /v1/batch/scrape: the fields, the schema (422), the page options against every URL (a
- * cookie's domain), and the URLs de-duplicated — each a pass over 10,000 long URLs, done here.
- */
-function readBatchScrape(body: unknown): BatchScrapeBody {
-  const b = parseBody(BatchScrapeBody, body);
-  formatsAndSchema(b.formats, b.schema);
-  checkPageOptions({ ...b, url: undefined, urls: b.urls });
-  // A URL listed twice (in any spelling) is scraped once (one page per URL of the job), in the order first listed.
-  return { ...b, urls: uniqueUrls(b.urls) };
-}
+import { readBatchScrape } from '../contract/batch-scrape.js';
 
 export const bodyReaders = {
   batch_scrape: readBatchScrape,

@@ -1,5 +1,6 @@
 /**
- * Dashboard pages for jobs: the account's jobs with their progress, and each job's pages as a
+ * Dashboard pages for jobs: start a crawl or a batch scrape (forms, CSRF-protected as every
+ * dashboard form; job-forms.ts), the account's jobs with their progress, and each job's pages as a
  * JSON-lines download (streamed from the store a few pages at a time, so a 100,000-page job is
  * never held whole in memory).
  */
@@ -8,29 +9,61 @@ import { Readable } from 'node:stream';
 import type { AppContext } from '../app/context.js';
 import { findJob } from '../app/jobs.js';
 import { jobs as repo } from '../store/index.js';
-import { html } from './html.js';
+import { html, raw, type Raw } from './html.js';
 import type { Kit } from './kit.js';
+import type { SessionInfo } from './session.js';
+import type { Posted } from './fields.js';
+import { batchForm, crawlForm, startBatchFrom, startCrawlFrom, started } from './job-forms.js';
 
 export function jobPages(app: FastifyInstance, ctx: AppContext, kit: Kit): void {
   const { authed, shell, send, when } = kit;
 
+  const { csrfField } = kit;
+  /** The page: the two forms (the one posted shown open, with what was posted), then the jobs. */
+  const jobsPage = async (
+    s: SessionInfo,
+    posted?: { which: 'crawl' | 'batch'; f: Posted },
+    top: Raw = raw(''),
+    notice?: { kind: 'ok' | 'error'; text: string },
+  ) => {
+    const rows = await repo.listJobs(ctx.store.db, s.account.id, 100);
+    const list = rows.length
+      ? html`<div class="table-wrap" tabindex="0"><table aria-label="Jobs"><thead><tr><th scope="col">Job</th><th scope="col">Kind</th><th scope="col">State</th><th scope="col">Progress</th><th scope="col">Created</th><th scope="col">Finished</th><th scope="col">Results</th></tr></thead><tbody>${rows.map(
+          (j) => {
+            const total = Number(j.total);
+            const ended = Number(j.done) + Number(j.failed);
+            return html`<tr><td><code>${j.id}</code></td><td>${j.kind}</td><td>${j.state}</td><td><progress max="${String(Math.max(1, total))}" value="${String(ended)}" aria-label="${ended} of ${total}"></progress> ${Number(j.done)} done, ${Number(j.failed)} failed of ${total}</td><td>${when(j.created_at)}</td><td>${when(j.finished_at)}</td><td><a href="/jobs/${j.id}/pages.jsonl" download>JSON lines</a></td></tr>`;
+          },
+        )}</tbody></table></div>`
+      : html`<p class="empty">No jobs yet. Start one above, or with <code>POST /v1/crawl</code> and <code>"async": true</code>, or <code>POST /v1/batch/scrape</code>; they show here with their progress.</p>`;
+    const open = (which: 'crawl' | 'batch') => raw(posted?.which === which ? 'open' : '');
+    const body = html`${top}<details class="start" ${open('crawl')}><summary>Start a crawl</summary>${crawlForm(csrfField(s), posted?.which === 'crawl' ? posted.f : {}, '/jobs/crawl')}</details>
+<details class="start" ${open('batch')}><summary>Start a batch scrape</summary>${batchForm(csrfField(s), posted?.which === 'batch' ? posted.f : {}, '/jobs/batch')}</details>
+<h2>Your jobs</h2>${list}`;
+    return shell(s, '/jobs', 'Jobs', body, notice);
+  };
+
   app.get(
     '/jobs',
     { schema: { hide: true } },
-    authed(async (_request, reply, s) => {
-      const rows = await repo.listJobs(ctx.store.db, s.account.id, 100);
-      const body = rows.length
-        ? html`<div class="table-wrap" tabindex="0"><table aria-label="Jobs"><thead><tr><th scope="col">Job</th><th scope="col">Kind</th><th scope="col">State</th><th scope="col">Progress</th><th scope="col">Created</th><th scope="col">Finished</th><th scope="col">Results</th></tr></thead><tbody>${rows.map(
-            (j) => {
-              const total = Number(j.total);
-              const ended = Number(j.done) + Number(j.failed);
-              return html`<tr><td><code>${j.id}</code></td><td>${j.kind}</td><td>${j.state}</td><td><progress max="${String(Math.max(1, total))}" value="${String(ended)}" aria-label="${ended} of ${total}"></progress> ${Number(j.done)} done, ${Number(j.failed)} failed of ${total}</td><td>${when(j.created_at)}</td><td>${when(j.finished_at)}</td><td><a href="/jobs/${j.id}/pages.jsonl" download>JSON lines</a></td></tr>`;
-            },
-          )}</tbody></table></div>`
-        : html`<p class="empty">No jobs yet. Start one with <code>POST /v1/crawl</code> and <code>"async": true</code>, or <code>POST /v1/batch/scrape</code>; they show here with their progress.</p>`;
-      return send(reply, 200, shell(s, '/jobs', 'Jobs', body));
-    }),
+    authed(async (_request, reply, s) => send(reply, 200, await jobsPage(s))),
   );
+  for (const which of ['crawl', 'batch'] as const)
+    app.post(
+      `/jobs/${which}`,
+      { schema: { hide: true } },
+      authed(async (request, reply, s) => {
+        const f = (request.body ?? {}) as Posted;
+        const { outcome } = await (which === 'crawl' ? startCrawlFrom : startBatchFrom)(ctx, request, s, f);
+        if (!outcome.ok)
+          return send(
+            reply,
+            outcome.status,
+            await jobsPage(s, { which, f }, raw(''), { kind: 'error', text: outcome.text }),
+          );
+        return send(reply, 200, await jobsPage(s, undefined, started(outcome.value)));
+      }),
+    );
 
   app.get(
     '/jobs/:id/pages.jsonl',

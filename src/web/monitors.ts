@@ -29,6 +29,12 @@ const short = (v: unknown) => {
   return s.length > 80 ? `${s.slice(0, 77)}…` : s;
 };
 
+/** What a delivery carried (change.detected, monitor.failing, monitor.recovered), from its body. */
+const eventType = (event: unknown): string => {
+  const e = event as { event?: unknown; type?: unknown } | null;
+  return typeof e?.event === 'string' ? e.event : typeof e?.type === 'string' ? e.type : '—';
+};
+
 export function monitorPages(app: FastifyInstance, ctx: AppContext, kit: Kit): void {
   const { authed, shell, csrfField, send, when } = kit;
   const mctx = { store: ctx.store, engine: ctx.engine, config: ctx.config, wake: () => ctx.scheduler?.wake() };
@@ -141,9 +147,9 @@ ${charts.length ? html`<h2>History</h2>${charts}` : raw('')}
 ${d.unchanged_runs_collapsed ? html`<p class="muted" data-testid="collapsed">Plus ${d.unchanged_runs_collapsed} older unchanged runs, counted rather than kept (runs that changed something or failed are kept ${ctx.config.runRetentionDays} days).</p>` : raw('')}
 <h2>Webhook deliveries</h2>${
       deliveries.length
-        ? html`<div class="table-wrap" tabindex="0"><table aria-label="Deliveries"><thead><tr><th scope="col">Event</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">Last status</th><th scope="col">Next retry</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>${deliveries.map(
+        ? html`<div class="table-wrap" tabindex="0"><table aria-label="Deliveries"><thead><tr><th scope="col">Event type</th><th scope="col">Event</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">Last status</th><th scope="col">Next retry</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>${deliveries.map(
             (dl) =>
-              html`<tr><td><code>${dl.event_id}</code></td><td>${dl.state}</td><td>${dl.attempt_log.map((a) => `${a.attempt}${a.manual ? ' (manual)' : ''}: ${a.status_code ?? a.outcome}`).join(', ') || '—'}</td><td>${dl.last_status ?? '—'}</td><td>${when(dl.next_attempt_at)}</td><td>${action(`deliveries/${dl.delivery_id}/redeliver`, 'Redeliver', 'secondary')}</td></tr>`,
+              html`<tr><td data-testid="event-type">${eventType(dl.event)}</td><td><code>${dl.event_id}</code></td><td>${dl.state}</td><td>${dl.attempt_log.map((a) => `${a.attempt}${a.manual ? ' (manual)' : ''}: ${a.status_code ?? a.outcome}`).join(', ') || '—'}</td><td>${dl.last_status ?? '—'}</td><td>${when(dl.next_attempt_at)}</td><td>${action(`deliveries/${dl.delivery_id}/redeliver`, 'Redeliver', 'secondary')}</td></tr>`,
           )}</tbody></table></div>`
         : html`<p class="empty">No changes detected yet, so no webhooks sent.</p>`
     }`;

@@ -18,6 +18,7 @@ import { form, send, when, type Kit } from './kit.js';
 import { jobPages } from './jobs.js';
 import { monitorPages } from './monitors.js';
 import { playgroundPage } from './playground.js';
+import { playgroundTabs } from './playground-tabs.js';
 import { csrfOk, currentSession, type SessionInfo } from './session.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -332,6 +333,7 @@ ${previousUntil ? html`<p class="muted" data-testid="previous-secret">The previo
   monitorPages(app, ctx, kit);
   jobPages(app, ctx, kit);
   playgroundPage(app, ctx, kit);
+  playgroundTabs(app, ctx, kit);
 
   // --- Account: password --------------------------------------------------------------------
   const accountPage = (s: SessionInfo, notice?: { kind: 'ok' | 'error'; text: string }) =>

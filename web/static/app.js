@@ -21,11 +21,17 @@ for (const data of document.querySelectorAll('script[data-chart-for]')) {
   if (!el || !window.uPlot) continue;
   const d = JSON.parse(data.textContent);
   const xs = d.days ? d.days.map((s) => Date.parse(s + 'T00:00:00Z') / 1000) : d.times.map((s) => Date.parse(s) / 1000);
+  // One point (or all at one time): uPlot widens an empty time span by 86400 / ms, which in
+  // seconds is 86,400,000 s (the axis ran from 2027 to 2029). A day either side of a day, an hour
+  // either side of a run, instead.
+  const pad = d.days ? 86400 : 3600;
+  const one = xs.length > 0 && xs.every((x) => x === xs[0]);
+  const xRange = (u, min, max) => (one ? [xs[0] - pad, xs[0] + pad] : [min, max]);
   const opts = {
     width: Math.max(280, el.clientWidth - 16),
     height: 240,
     title: d.title,
-    scales: { x: { time: true }, y: d.counts ? { range: (u, min, max) => [0, Math.max(1, max)] } : {} },
+    scales: { x: { time: true, range: xRange }, y: d.counts ? { range: (u, min, max) => [0, Math.max(1, max)] } : {} },
     series: [{}].concat(
       d.series.map((s, i) => ({
         label: s.label,
@@ -43,5 +49,13 @@ for (const data of document.querySelectorAll('script[data-chart-for]')) {
     ],
   };
   el.textContent = '';
+  // The x range drawn, in seconds (what the axis shows, for tests and for people reading the DOM).
+  opts.hooks = {
+    setScale: [
+      (u, key) => {
+        if (key === 'x') el.dataset.xRange = `${u.scales.x.min},${u.scales.x.max}`;
+      },
+    ],
+  };
   new uPlot(opts, [xs].concat(d.series.map((s) => s.values)), el);
 }

@@ -2,15 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import { TrawlError } from '../../errors.js';
 import { progressOf } from '../../jobs/events.js';
 import { jobs as repo, type Job } from '../../store/index.js';
-import { cancelJob, findJob, startJob } from '../../app/jobs.js';
-import { jobWebhook, refuseAllForbidden } from '../../app/targets.js';
+import { cancelJob, findJob } from '../../app/jobs.js';
+import { startBatch } from '../../app/batch.js';
 import { publicBase } from '../../app/stores.js';
 import type { ServerContext } from '../context.js';
 import { docRoute, openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
 import { decodeCursor, encodeCursor, limitOf, newestFirst } from '../paging.js';
 import { BatchScrapeBody } from '../../contract/schemas.js';
-import type { BatchOptions } from '../../jobs/runner.js';
 import { readBody } from '../body-readers.js';
 import { batchBody } from '../body-limits.js';
 
@@ -35,14 +34,6 @@ export function presentJob(j: Job) {
   };
 }
 
-/** What a batch's pages are scraped with, as stored on the job (the runner's BatchOptions). */
-function batchOptions(body: BatchScrapeBody, base: string): BatchOptions {
-  const { urls: _urls, webhook: _webhook, webhook_events: _events, ...options } = body;
-  const shots =
-    !!body.formats?.some((f) => f.startsWith('screenshot')) || !!body.actions?.some((a) => a.type === 'screenshot');
-  return { ...(options as BatchOptions), ...(shots ? { files_base: base } : {}) };
-}
-
 export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const find = async (accountId: string, id: string) => {
     const j = await findJob(ctx, accountId, id);
@@ -63,18 +54,8 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     async (request, reply) => {
       // Checked whole, URLs de-duplicated (body-readers.ts).
       const body = readBody(request.body, 'batch_scrape');
-      const accountId = request.auth!.accountId;
-      const hook = await jobWebhook(ctx, body);
-      await refuseAllForbidden(ctx, body.urls);
       // A job costs one credit when it is accepted (contract section 7).
-      const job = await startJob(ctx, {
-        accountId,
-        kind: 'batch',
-        options: batchOptions(body, publicBase(ctx, request)),
-        urls: body.urls,
-        maxItems: body.urls.length,
-        ...hook,
-      });
+      const job = await startBatch(ctx, request.auth!.accountId, body, publicBase(ctx, request));
       request.creditsCharged = 1;
       reply.code(202);
       return { status: 'ok', job: presentJob(job) };

@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { mapSite } from '../../engine/index.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
 import { MapBody } from '../../contract/schemas.js';
 import { parseBody } from '../../contract/validation.js';
-import { withinBudget } from '../budget.js';
+import { mapWork } from '../../app/map.js';
 
 export function mapRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post(
@@ -14,22 +13,7 @@ export function mapRoutes(app: FastifyInstance, ctx: ServerContext): void {
     openapiRoute(MapBody, "A site's URLs from its sitemaps and a fast link harvest, no content", docs.map),
     async (request, reply) => {
       const body = parseBody(MapBody, request.body);
-      const r = await withCredit(
-        ctx,
-        request,
-        reply,
-        withinBudget(body.timeout_ms ?? 30_000, (signal, engine) =>
-          mapSite(engine, {
-            url: body.url,
-            limit: body.limit,
-            search: body.search,
-            useSitemap: body.use_sitemap,
-            allowSubdomains: body.allow_subdomains,
-            timeoutMs: body.timeout_ms,
-            signal,
-          }),
-        ),
-      );
+      const r = await withCredit(ctx, request, reply, mapWork(body));
       return { status: 'ok', links: r.links, total: r.total };
     },
   );
