@@ -26,7 +26,8 @@ export async function startRemoteChromium(
       '--disable-component-update',
       'about:blank',
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    // Its own process group: stopping it stops its renderer and utility processes too.
+    { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
   );
   const endpoint = await new Promise<string>((resolve, reject) => {
     let err = '';
@@ -45,9 +46,17 @@ export async function startRemoteChromium(
     endpoint,
     http: `http://${u.host}`,
     stop: async () => {
-      child.kill('SIGTERM');
-      await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r)));
-      rmSync(dir, { recursive: true, force: true });
+      const exited = new Promise((r) =>
+        child.exitCode !== null || child.signalCode !== null ? r(undefined) : child.once('exit', r),
+      );
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        child.kill('SIGTERM');
+      }
+      await exited;
+      // A helper process may still be writing its profile for a moment after the browser went.
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
