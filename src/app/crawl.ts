@@ -13,10 +13,10 @@ import type { CrawlBody } from '../contract/schemas.js';
 import { formatsAndSchema } from '../contract/validation.js';
 import type { CrawlJobOptions } from '../jobs/crawl-item.js';
 import { crawlAsJob, settleSyncCrawl } from '../jobs/sync-crawl.js';
-import { newId, type Job } from '../store/index.js';
+import { newId } from '../store/index.js';
 import type { AppContext } from './context.js';
-import { startJob } from './jobs.js';
-import { jobWebhook, refuseForbidden } from './targets.js';
+import { openJob, type JobHook, type Started } from './jobs.js';
+import { refuseForbidden } from './targets.js';
 
 /**
  * A crawl request checked (its schema, each page's waits within a rendered page's budget) and
@@ -56,16 +56,17 @@ export function crawlOptionsOf(body: CrawlBody, filesBase: string): CrawlJobOpti
   };
 }
 
-/** An async crawl: a start URL on a private address is a 403 now, not a job charged to fail. */
+/**
+ * An async crawl (/v1/crawl, Firecrawl's, the dashboard's), its options made by the surface
+ * (crawlOptionsOf, or Firecrawl's table): checked in openJob's order, its start URL first.
+ */
 export async function startCrawl(
   ctx: AppContext,
   accountId: string,
   options: CrawlJobOptions,
-  hook: { webhook?: string; webhook_events?: string[] },
-): Promise<Job> {
-  await refuseForbidden(ctx, options.url);
-  const webhook = await jobWebhook(ctx, hook);
-  return startJob(ctx, { accountId, kind: 'crawl', options, urls: [options.url], maxItems: options.limit, ...webhook });
+  hook?: JobHook,
+): Promise<Started> {
+  return openJob(ctx, accountId, { kind: 'crawl', options, urls: [options.url], maxItems: options.limit, hook });
 }
 
 /** The surface's credit gate: reserve, run the work with its signal, keep or give back (withCredit). */

@@ -12,22 +12,9 @@ import { fitPage, type EventShape } from '../jobs/events.js';
 import { newId, type Job } from '../store/index.js';
 import type { NewJobEvent } from '../store/repos/job-events.js';
 import { documentOfPage } from '../contract/firecrawl/document.js';
-import { parseWebhook, type FirecrawlJobTag, type FirecrawlWebhook } from '../contract/firecrawl/webhook.js';
-import type { AppContext } from './context.js';
-import { jobWebhook } from './targets.js';
+import type { FirecrawlJobTag, FirecrawlWebhook } from '../contract/firecrawl/webhook.js';
 
 type EventName = FirecrawlWebhook['events'][number];
-
-/** The option parsed and its URL checked against the guard (forbidden_target), as for any job webhook. */
-export async function webhookOf(
-  ctx: AppContext,
-  v: unknown,
-  kind: FirecrawlWebhook['kind'],
-): Promise<{ url: string; hook: FirecrawlWebhook } | undefined> {
-  const parsed = parseWebhook(v, kind);
-  if (parsed) await jobWebhook(ctx, { webhook: parsed.url });
-  return parsed;
-}
 
 const body = (hook: FirecrawlWebhook, type: EventName, jobId: string, id: string, data: unknown[], error?: string) =>
   JSON.stringify({

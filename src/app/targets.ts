@@ -1,7 +1,7 @@
 /**
  * Targets refused when work is asked for (403 forbidden_target, nothing charged), as a
  * synchronous request would be: a crawl's start URL, a webhook's URL, a batch none of whose URLs
- * may be reached. Other failures (DNS …) are left to the attempt itself.
+ * may be reached (for a job, in app/jobs.ts's openJob). Other failures (DNS …) are left to the attempt itself.
  */
 import { isIP } from 'node:net';
 import { TrawlError, isTrawlError } from '../errors.js';
@@ -63,21 +63,4 @@ export async function refuseAllForbidden(ctx: AppContext, urls: string[]): Promi
       `urls: none may be reached — ${byHost.size === 1 ? '' : `every host is private; the first: `}${first.detail}`,
       { retryable: false },
     );
-}
-
-/**
- * A job's webhook as asked for: the URL must be one the service may reach (checked now, as for a
- * monitor's, and again on every attempt), and opt-in events need a URL to go to.
- */
-export async function jobWebhook(
-  ctx: AppContext,
-  body: { webhook?: string; webhook_events?: string[] },
-): Promise<{ webhook?: string; webhookEvents?: string[] }> {
-  if (!body.webhook) {
-    if (body.webhook_events?.length)
-      throw new TrawlError('invalid_request', 'webhook_events: give a webhook URL for the events to go to');
-    return {};
-  }
-  await refuseForbidden(ctx, body.webhook, 'webhook: ');
-  return { webhook: body.webhook, webhookEvents: body.webhook_events };
 }

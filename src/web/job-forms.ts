@@ -6,7 +6,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../app/context.js';
 import { crawlOptionsOf, startCrawl } from '../app/crawl.js';
-import { startBatch } from '../app/batch.js';
+import { batchOptions, startBatch } from '../app/batch.js';
+import { trawlHook } from '../app/jobs.js';
 import { publicBase } from '../app/stores.js';
 import { readBatchScrape } from '../contract/batch-scrape.js';
 import { CrawlBody } from '../contract/schemas.js';
@@ -53,7 +54,8 @@ export async function startCrawlFrom(
   const outcome = await runAction(ctx, request, s, 'dashboard crawl', async () => {
     body = crawlBodyOf(f);
     const options = crawlOptionsOf(parseBody(CrawlBody, body), publicBase(ctx, request));
-    return { value: await startCrawl(ctx, s.account.id, options, {}), credits: 1 };
+    const { job, credits } = await startCrawl(ctx, s.account.id, options);
+    return { value: job, credits };
   });
   return { body, outcome };
 }
@@ -69,7 +71,10 @@ export async function startBatchFrom(
   const outcome = await runAction(ctx, request, s, 'dashboard batch scrape', async () => {
     body = batchBodyOf(f);
     const parsed = readBatchScrape(body);
-    return { value: await startBatch(ctx, s.account.id, parsed, publicBase(ctx, request)), credits: 1 };
+    const hook = trawlHook(parsed);
+    const options = batchOptions(parsed, publicBase(ctx, request));
+    const { job, credits } = await startBatch(ctx, s.account.id, options, parsed.urls, hook);
+    return { value: job, credits };
   });
   return { body, outcome };
 }

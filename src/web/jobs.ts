@@ -7,8 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';
 import type { AppContext } from '../app/context.js';
-import { findJob } from '../app/jobs.js';
-import { jobs as repo } from '../store/index.js';
+import { findJob, listJobs, pagesAfter } from '../app/jobs.js';
 import { html, raw, type Raw } from './html.js';
 import type { Kit } from './kit.js';
 import type { SessionInfo } from './session.js';
@@ -26,7 +25,7 @@ export function jobPages(app: FastifyInstance, ctx: AppContext, kit: Kit): void 
     top: Raw = raw(''),
     notice?: { kind: 'ok' | 'error'; text: string },
   ) => {
-    const rows = await repo.listJobs(ctx.store.db, s.account.id, 100);
+    const rows = await listJobs(ctx, s.account.id, 100);
     const list = rows.length
       ? html`<div class="table-wrap" tabindex="0"><table aria-label="Jobs"><thead><tr><th scope="col">Job</th><th scope="col">Kind</th><th scope="col">State</th><th scope="col">Progress</th><th scope="col">Created</th><th scope="col">Finished</th><th scope="col">Results</th></tr></thead><tbody>${rows.map(
           (j) => {
@@ -73,13 +72,12 @@ export function jobPages(app: FastifyInstance, ctx: AppContext, kit: Kit): void 
       const job = await findJob(ctx, s.account.id, id);
       if (!job) return send(reply, 404, shell(s, '/jobs', 'Jobs', html`<p>No such job.</p>`));
       let after = 0;
-      const db = ctx.store.db;
       const lines = Readable.from(
         (async function* () {
           for (;;) {
             // A few pages at a time, a line each: pages may be tens of MB (a hundred joined made
             // a string longer than V8 allows, and the download broke off).
-            const rows = await repo.pagesAfter(db, job.id, after, 8);
+            const rows = await pagesAfter(ctx, job, after, 8);
             if (!rows.length) return;
             for (const r of rows) yield `${r.page}\n`;
             after = Number(rows.at(-1)!.n);

@@ -27,7 +27,7 @@ const RESERVED =
 /** What a header value may hold on the wire (tab, visible ASCII, Latin-1): anything else is refused by the HTTP client on every attempt. */
 const VALUE = /^[\t\x20-\x7e\x80-\xff]{0,1024}$/;
 
-/** The option as given, checked (400 naming the part); the URL's reachability is checked by `webhookOf`. */
+/** The option as given, checked (400 naming the part); the URL's reachability is checked by app/jobs.ts's `openJob`. */
 export function parseWebhook(
   v: unknown,
   kind: FirecrawlWebhook['kind'],

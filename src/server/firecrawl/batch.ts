@@ -6,11 +6,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { BatchOptions } from '../../jobs/runner.js';
-import { startJob } from '../../app/jobs.js';
-import { refuseAllForbidden } from '../../app/targets.js';
+import { startBatch } from '../../app/batch.js';
 import { publicBase } from '../../app/stores.js';
-import { startedEvents, webhookOf } from '../../app/firecrawl-events.js';
-import type { FirecrawlJobTag } from '../../contract/firecrawl/webhook.js';
+import { parseWebhook, type FirecrawlJobTag } from '../../contract/firecrawl/webhook.js';
 import type { ServerContext } from '../context.js';
 import { readBody } from '../body-readers.js';
 import { BATCH, jobRoutes, jobUrl } from './jobs.js';
@@ -31,7 +29,6 @@ export function batchRoutes(app: FastifyInstance, ctx: ServerContext, version: V
     { ...HIDDEN, ...batchBody(`firecrawl_batch_${version}`) },
     async (request, reply) => {
       const { options: o, urls: unique, invalid, skipInvalid } = readBody(request.body, `firecrawl_batch_${version}`);
-      await refuseAllForbidden(ctx, unique);
       const plan = planScrape(o, { version, use: 'batch', llm: !!ctx.engine.llm });
       const options: BatchOptions & FirecrawlJobTag = {
         formats: engineFormats(plan),
@@ -43,19 +40,17 @@ export function batchRoutes(app: FastifyInstance, ctx: ServerContext, version: V
         firecrawl: { fields: plan.fields },
       };
       checkPageOptions({ ...options, urls: unique });
-      const hook = await webhookOf(ctx, o.webhook, 'batch_scrape');
-      if (hook) options.firecrawl!.webhook = hook.hook;
-      const accountId = request.auth!.accountId;
-      const { id } = await startJob(ctx, {
-        accountId,
-        kind: 'batch',
+      const hook = parseWebhook(o.webhook, 'batch_scrape');
+      // As /v1/batch/scrape (app/jobs.ts's openJob): the URLs, then the webhook's, then the credit.
+      const { job, credits } = await startBatch(
+        ctx,
+        request.auth!.accountId,
         options,
-        urls: unique,
-        maxItems: unique.length,
-        webhook: hook?.url,
-        startEvents: (id) => (hook ? startedEvents(hook.hook, id) : []),
-      });
-      request.creditsCharged = 1;
+        unique,
+        hook && { url: hook.url, firecrawl: hook.hook },
+      );
+      request.creditsCharged = credits;
+      const id = job.id;
       reply.code(200);
       return {
         success: true,

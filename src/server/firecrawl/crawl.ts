@@ -11,13 +11,11 @@ import type { FastifyInstance } from 'fastify';
 import { canonicalUrl } from '../../engine/crawl/canonical.js';
 import { compilePattern, type LinkRules } from '../../engine/crawl/link-rules.js';
 import type { CrawlJobOptions } from '../../jobs/crawl-item.js';
-import { jobs as repo } from '../../store/index.js';
 import type { ServerContext } from '../context.js';
-import { startJob } from '../../app/jobs.js';
-import { refuseForbidden } from '../../app/targets.js';
+import { startCrawl } from '../../app/crawl.js';
+import { listJobs } from '../../app/jobs.js';
 import { publicBase } from '../../app/stores.js';
-import { startedEvents, webhookOf } from '../../app/firecrawl-events.js';
-import type { FirecrawlJobTag } from '../../contract/firecrawl/webhook.js';
+import { parseWebhook, type FirecrawlJobTag } from '../../contract/firecrawl/webhook.js';
 import { unsupported } from '../../contract/firecrawl/options.js';
 import { CRAWL, jobRoutes, jobUrl } from './jobs.js';
 import {
@@ -152,28 +150,23 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext, version: V
       firecrawl: { fields: plan.fields },
     };
     checkPageOptions({ ...options, url });
-    // As /v1/crawl: a start URL on a private address is a 403 now, not a job charged to fail.
-    await refuseForbidden(ctx, url);
-    const hook = await webhookOf(ctx, o.webhook, 'crawl');
-    if (hook) options.firecrawl!.webhook = hook.hook;
-    const accountId = request.auth!.accountId;
-    const { id } = await startJob(ctx, {
-      accountId,
-      kind: 'crawl',
+    const hook = parseWebhook(o.webhook, 'crawl');
+    // As /v1/crawl (app/jobs.ts's openJob): the start URL, then the webhook's, then the credit.
+    const { job, credits } = await startCrawl(
+      ctx,
+      request.auth!.accountId,
       options,
-      urls: [url],
-      maxItems: options.limit,
-      webhook: hook?.url,
-      startEvents: (id) => (hook ? startedEvents(hook.hook, id) : []),
-    });
-    request.creditsCharged = 1;
+      hook && { url: hook.url, firecrawl: hook.hook },
+    );
+    request.creditsCharged = credits;
+    const id = job.id;
     return { success: true, id, url: jobUrl(request, version, CRAWL, id) };
   });
 
   // The account's crawls still running (v2 SDK: getActiveCrawls).
   if (version === 'v2') {
     app.get('/v2/crawl/active', HIDDEN, async (request) => {
-      const rows = await repo.listJobs(ctx.store.db, request.auth!.accountId, 100);
+      const rows = await listJobs(ctx, request.auth!.accountId, 100);
       const crawls = rows
         .filter((j) => j.kind === 'crawl' && (j.state === 'queued' || j.state === 'running'))
         .map((j) => ({

@@ -8,9 +8,9 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { TrawlError } from '../../errors.js';
-import { cancelJob, findJob } from '../../app/jobs.js';
+import { cancelJob, failedPagesAfter, findJob, hasPageAfter, pagesWithin, type AccountJob } from '../../app/jobs.js';
 import type { FirecrawlJobTag } from '../../contract/firecrawl/webhook.js';
-import { jobs as repo, type Job } from '../../store/index.js';
+import type { Job } from '../../store/index.js';
 import type { ServerContext } from '../context.js';
 import { documentOfPage } from '../../contract/firecrawl/document.js';
 import type { Version } from '../../contract/firecrawl/scrape-options.js';
@@ -66,25 +66,25 @@ function queryInt(request: FastifyRequest, name: string, min: number, max: numbe
  */
 async function pagesFrom(
   ctx: ServerContext,
-  j: Job,
+  j: AccountJob,
   skip: number,
   limit: number,
 ): Promise<{ data: Record<string, unknown>[]; last: number; more: boolean }> {
   const fields = fieldsOf(j);
-  const { rows, cut } = await repo.pagesWithin(ctx.store.db, j.id, skip, limit, ANSWER_BYTES);
+  const { rows, cut } = await pagesWithin(ctx, j, skip, limit, ANSWER_BYTES);
   const data: Record<string, unknown>[] = [];
   for (const r of rows) {
     const page = JSON.parse(r.page) as Record<string, unknown>;
     if (page.error === undefined) data.push(documentOfPage(page, fields));
   }
   const last = rows.length ? rows[rows.length - 1].n : skip;
-  const more = cut || (rows.length === limit && (await repo.hasPageAfter(ctx.store.db, j.id, last)));
+  const more = cut || (rows.length === limit && (await hasPageAfter(ctx, j, last)));
   return { data, last, more };
 }
 
 export function jobRoutes(app: FastifyInstance, ctx: ServerContext, version: Version, k: JobKind): void {
   const base = `/${version}/${k.path}`;
-  const find = async (request: FastifyRequest<IdParams>): Promise<Job> => {
+  const find = async (request: FastifyRequest<IdParams>): Promise<AccountJob> => {
     const id = request.params.id;
     const j = await findJob(ctx, request.auth!.accountId, id);
     // Either kind on either path: Firecrawl's v1 SDK waits for a batch on /v1/crawl/{id}.
@@ -119,7 +119,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext, version: Ver
     const out: { id: string; url: string; code: string; error: string }[] = [];
     const robotsBlocked: string[] = [];
     for (let after = 0; ;) {
-      const rows = await repo.failedPagesAfter(ctx.store.db, j.id, after, ERRORS_SCAN);
+      const rows = await failedPagesAfter(ctx, j, after, ERRORS_SCAN);
       for (const r of rows) {
         const p = JSON.parse(r.page) as { url: string; error?: string; detail?: string };
         if (p.error === 'robots_disallowed') robotsBlocked.push(p.url);

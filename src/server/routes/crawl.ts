@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { TrawlError } from '../../errors.js';
-import { presentJob } from './jobs.js';
 import { crawlNow, crawlOptionsOf, startCrawl } from '../../app/crawl.js';
 import { publicBase } from '../../app/stores.js';
+import { trawlHook } from '../../app/jobs.js';
 import type { ServerContext } from '../context.js';
+import { presentJob } from '../present-job.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
@@ -20,8 +21,8 @@ export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
       const options = crawlOptionsOf(body, publicBase(ctx, request));
       if (body.async) {
         // A job: pages run on the job runners, read back from GET /v1/jobs/{id}.
-        const job = await startCrawl(ctx, accountId, options, body);
-        request.creditsCharged = 1;
+        const { job, credits } = await startCrawl(ctx, accountId, options, trawlHook(body));
+        request.creditsCharged = credits;
         reply.code(202);
         return { status: 'ok', job: presentJob(job) };
       }

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { TrawlError } from '../../errors.js';
-import { progressOf } from '../../jobs/events.js';
-import { jobs as repo, type Job } from '../../store/index.js';
-import { cancelJob, findJob } from '../../app/jobs.js';
-import { startBatch } from '../../app/batch.js';
+import { cancelJob, findJob, listJobs, pagesWithin, trawlHook } from '../../app/jobs.js';
+import { batchOptions, startBatch } from '../../app/batch.js';
 import { publicBase } from '../../app/stores.js';
 import type { ServerContext } from '../context.js';
+import { presentJob } from '../present-job.js';
 import { docRoute, openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
 import { decodeCursor, encodeCursor, limitOf, newestFirst } from '../paging.js';
@@ -17,22 +16,7 @@ type IdParams = { Params: { id: string } };
 
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
 /** Page text in one answer at most (one page always): the rest comes with next_cursor. */
-export const PAGE_BYTES = 10 * 1024 * 1024;
-
-export function presentJob(j: Job) {
-  return {
-    job_id: j.id,
-    kind: j.kind,
-    state: j.state,
-    progress: progressOf(j),
-    // A crawl says whether its limit left URLs it found unfetched, and how many (counted once each).
-    ...(j.kind === 'crawl' ? { truncated: Number(j.truncated) === 1, not_fetched: Number(j.not_fetched) } : {}),
-    created_at: j.created_at,
-    finished_at: j.finished_at,
-    // Why a failed job failed (its pages say it page by page).
-    ...(j.error ? { error: j.error } : {}),
-  };
-}
+const PAGE_BYTES = 10 * 1024 * 1024;
 
 export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const find = async (accountId: string, id: string) => {
@@ -54,9 +38,15 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     async (request, reply) => {
       // Checked whole, URLs de-duplicated (body-readers.ts).
       const body = readBody(request.body, 'batch_scrape');
-      // A job costs one credit when it is accepted (contract section 7).
-      const job = await startBatch(ctx, request.auth!.accountId, body, publicBase(ctx, request));
-      request.creditsCharged = 1;
+      const hook = trawlHook(body);
+      const { job, credits } = await startBatch(
+        ctx,
+        request.auth!.accountId,
+        batchOptions(body, publicBase(ctx, request)),
+        body.urls,
+        hook,
+      );
+      request.creditsCharged = credits;
       reply.code(202);
       return { status: 'ok', job: presentJob(job) };
     },
@@ -75,7 +65,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
           'invalid_request',
           'cursor: is not a cursor this API returned; use next_cursor from the previous page',
         );
-      const { rows, cut } = await repo.pagesWithin(ctx.store.db, j.id, after, limit, PAGE_BYTES);
+      const { rows, cut } = await pagesWithin(ctx, j, after, limit, PAGE_BYTES);
       const last = rows.at(-1)?.n ?? after;
       // More may come while the job runs (poll with next_cursor); once it ended, null after the last page.
       const more = cut || rows.length === limit || !ENDED.has(j.state) || Number(last) < Number(j.written);
@@ -93,7 +83,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     docRoute("The account's jobs, newest first (limit ≤ 100, cursor)", docs.listJobs),
     async (request) => {
       const { page, next_cursor } = await newestFirst(request, (limit, after) =>
-        repo.listJobs(ctx.store.db, request.auth!.accountId, limit, after),
+        listJobs(ctx, request.auth!.accountId, limit, after),
       );
       return { status: 'ok', jobs: page.map(presentJob), next_cursor };
     },
