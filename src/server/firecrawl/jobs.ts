@@ -1,6 +1,6 @@
 /**
  * A crawl's or batch scrape's status, errors and cancel in Firecrawl's shapes, read from Trawl's
- * job (store/repos/jobs.ts): `status` (scraping | completed | failed | cancelled), `completed`,
+ * job (app/jobs.ts): `status` (scraping | completed | failed | cancelled), `completed`,
  * `total`, `creditsUsed` (what Trawl charged: one credit per job), `expiresAt` (when retention
  * removes it), the documents in completion order, and `next` — an absolute URL with `skip` —
  * while more pages are already written than one answer carries. Failed pages are not documents:
