@@ -16,14 +16,6 @@ import {
   type StatsTable,
 } from './content-scores.js';
 import { contains, pickBest } from './content-pick.js';
-import { isPricedList } from './page-type.js';
-
-/**
- * A grid of things for sale: a list most of whose items show a price, long enough to be a shop's
- * page of them (a shop shows 12–60; a "you may also like" strip beside an article 3–8).
- */
-const GRID_ITEMS = 9;
-const isGrid = (l: Element) => l.children.filter(isElement).length >= GRID_ITEMS && isPricedList(l);
 
 // rt/rp: ruby annotations (furigana readings shown above the characters) are not the text:
 // inline they would double every annotated word ("子こども").
@@ -127,20 +119,11 @@ const EMPTY_TEXT = 100;
  * role or class — unless the named element holds most of the page's reading text, which
  * happens when themes put words like "sidebar" or "widget" on the article's own wrappers.
  */
-export function stripChrome(root: ParentNode, stats: StatsTable, grids = false): boolean {
+export function stripChrome(root: ParentNode, stats: StatsTable): boolean {
   // The provisional article: chrome-named elements that wrap it are kept, all others go.
   const article = pickBest(root, stats);
   const wrappers = new Set<AnyNode>();
   for (let n: AnyNode | null = article as AnyNode; n; n = n.parent) wrappers.add(n);
-  // On a page of items (grids), so are the boxes around its grid of things for sale: shops wrap
-  // the grid in their pager or filter column ("pagination", "filters"), names that mean chrome.
-  // (Not a chrome tag or a name that only means an add-on: a "related products" strip stays chrome.)
-  const holders = new Set<AnyNode>();
-  if (grids)
-    for (const l of stats.neutral ?? [])
-      if (isGrid(l as Element)) for (let n: AnyNode | null = l; n && !wrappers.has(n); n = n.parent) holders.add(n);
-  const holdsGrid = (n: Element) =>
-    holders.has(n) && !isChromeTag(n) && !neverTheArticle(n) && !STRONG_CHROME.test(idClass(n));
   const articleScore = Math.max(1, stats.get(article)?.score ?? 0);
   // Computed on first need: few pages have a chrome-named box of prose inside the article.
   let following: Map<AnyNode, number> | undefined;
@@ -155,7 +138,6 @@ export function stripChrome(root: ParentNode, stats: StatsTable, grids = false):
     // an add-on (gallery, comments, related) are never such wrappers.
     if (
       !wrappers.has(n) &&
-      !holdsGrid(n) &&
       !isNoteBox(n, article) &&
       ((isChrome(n) &&
         (isChromeTag(n) ||

@@ -125,7 +125,7 @@ export function selectMainContent(doc: Document, options: MainContentOptions): P
       return threadContent(posts, hooks, headline);
     }
   }
-  stripChrome(root, stats, !!options.items && !options.product);
+  stripChrome(root, stats);
   if (options.seen) options.seen.paras = stats.get(root)?.paras ?? 0;
   // No sentence anywhere (a link directory, a tiny page): keep all that is not chrome.
   if ((stats.get(root)?.paras ?? 0) === 0) return root;
