@@ -5,7 +5,7 @@
  * the operator's proxy) reached the private address. The proxy is now asked for the checked address.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../src/engine/fetch/http.js';
 import { fetchPage } from '../../../src/engine/fetch/page.js';
@@ -98,6 +98,34 @@ describe('DNS rebinding through a proxy tier (guard on)', () => {
       expect(proxy.requests - asked).toBe(1);
     } finally {
       await http.close();
+    }
+  });
+
+  it('TLS through the proxy still names the site (SNI), though the tunnel goes to its address', async () => {
+    // A raw socket behind the proxy keeps the ClientHello: its server name is in plain text.
+    let hello = Buffer.alloc(0);
+    const tls = createNetServer((s) => {
+      s.once('data', (d: Buffer) => {
+        hello = d;
+        s.destroy();
+      });
+      s.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
+    const tlsPort = (tls.address() as AddressInfo).port;
+    const http = new HttpClient({
+      allowPrivateNetwork: true,
+      proxyUrls: [proxy.url],
+      resolve: [{ host: 'shop.test', address: '127.0.0.1' }],
+    });
+    try {
+      await http
+        .request(`https://shop.test:${tlsPort}/`, { timeoutMs: 3000, proxyTier: 'basic' })
+        .catch(() => undefined);
+      expect(hello.includes(Buffer.from('shop.test'))).toBe(true);
+    } finally {
+      await http.close();
+      await new Promise((r) => tls.close(r));
     }
   });
 });
