@@ -8,7 +8,7 @@
  */
 import { TrawlError } from '../errors.js';
 import { jobEvents } from '../jobs/events.js';
-import { jobs as repo, newId, type Job } from '../store/index.js';
+import { accounts, jobs as repo, newId, type Job } from '../store/index.js';
 import type { NewJobEvent } from '../store/repos/job-events.js';
 import type { FirecrawlJobTag, FirecrawlWebhook } from '../contract/firecrawl/webhook.js';
 import { charged } from './billing.js';
@@ -71,6 +71,10 @@ export interface Started {
  * (402), then the job.
  */
 export async function openJob(ctx: AppContext, accountId: string, j: JobAsked): Promise<Started> {
+  // Credits before work (the contract's order): an account with none gets its 402 before the
+  // targets' lookups (up to 200 names). The credit itself is still reserved atomically below.
+  const account = await accounts.findAccountById(ctx.store.db, accountId);
+  if (!account || Number(account.credits) < JOB_CREDITS) throw new TrawlError('insufficient_credits');
   if (j.kind === 'crawl') await refuseForbidden(ctx, j.urls[0]);
   else await refuseAllForbidden(ctx, j.urls);
   const { hook, ...rest } = j;

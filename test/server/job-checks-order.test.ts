@@ -1,7 +1,8 @@
 /**
  * A job's checks run in one order on every surface (app/jobs.ts's openJob): the body's shape (the
- * webhook's included), then its targets (a crawl's start URL, a batch's URLs), then the webhook's
- * URL, then the credit. A request wrong in two ways gets the same answer from /v1 and /firecrawl.
+ * webhook's included), then whether the account has a credit at all (the contract's credits before
+ * work: no lookups for an account with none), then its targets (a crawl's start URL, a batch's
+ * URLs), then the webhook's URL, then the credit reserved. A request wrong in two ways gets the same answer from /v1 and /firecrawl.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobs } from '../../src/store/index.js';
@@ -85,6 +86,20 @@ describe('a job’s checks: shape → targets → webhook URL → credit, on eve
       expect(((await fc.json()) as { error: string }).error, v).toMatch(/^webhook:/);
     }
     expect(await svc.credits(accountId)).toBe(10);
+    expect(await jobs.listJobs(svc.store.db, accountId, 10)).toEqual([]);
+  });
+
+  it('an account with no credit is 402 before its targets are looked at', async () => {
+    const { key, accountId } = await svc.newKey(0);
+    const batch = await svc.post('/v1/batch/scrape', { urls: PRIVATE, webhook: HOOK }, key);
+    expect(batch.status).toBe(402);
+    expect(await batch.json()).toEqual({ error: 'insufficient_credits' });
+    const crawl = await svc.post('/v1/crawl', { url: PRIVATE[0], async: true }, key);
+    expect(crawl.status).toBe(402);
+    for (const v of ['v1', 'v2']) {
+      const fc = await svc.post(`/firecrawl/${v}/batch/scrape`, { urls: PRIVATE }, key);
+      expect(fc.status, v).toBe(402);
+    }
     expect(await jobs.listJobs(svc.store.db, accountId, 10)).toEqual([]);
   });
 });
