@@ -26,10 +26,11 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
 /**
  * Codes whose body is exactly `{error}` (plus retry_after for rate_limited), per the interface.
- * (`unauthorized` carries a `detail` naming the cause — missing header, no "Bearer ", x-api-key,
- * malformed, unknown or revoked key — as every code this project adds does: issue 43.)
+ * (`unauthorized`'s cause — missing header, no "Bearer ", x-api-key, malformed, unknown or revoked
+ * key — goes in its WWW-Authenticate header, RFC 6750's error_description: issue 43.)
  */
 export const CODES_WITHOUT_DETAIL: ReadonlySet<ErrorCode> = new Set([
+  'unauthorized',
   'insufficient_credits',
   'rate_limited',
   'internal_error',

@@ -110,13 +110,14 @@ for (const dialect of DIALECTS) {
 
     it('401 for missing, malformed, unknown and revoked keys, with nothing logged', async () => {
       const { key, accountId, keyId } = await svc.newKey(5);
-      // Each cause named in `detail`, so the caller knows what to fix.
+      // The contract's body, exactly; each cause named in WWW-Authenticate (RFC 6750), so the
+      // caller knows what to fix.
       const cases: [Record<string, string>, string][] = [
-        [{}, 'authorization: missing; send the header "Authorization: Bearer trawl_…" with an API key'],
+        [{}, "authorization: missing; send the header 'Authorization: Bearer trawl_...' with an API key"],
         [{ 'x-api-key': key }, 'the key goes in the Authorization header, not x-api-key'],
-        [{ authorization: key }, 'authorization: the key must follow "Bearer "'],
+        [{ authorization: key }, "authorization: the key must follow 'Bearer '"],
         [{ authorization: 'Basic abc' }, 'authorization: the Basic scheme is not accepted'],
-        [{ authorization: 'Bearer nope' }, 'authorization: "nope…" is not a Trawl API key'],
+        [{ authorization: 'Bearer nope' }, "authorization: 'nope...' is not a Trawl API key"],
         [
           { authorization: `Bearer trawl_${'x'.repeat(40)}` },
           'authorization: this API key is not known to this server',
@@ -129,16 +130,22 @@ for (const dialect of DIALECTS) {
           body: JSON.stringify({ url: `${site.url}/article` }),
         });
         expect(res.status).toBe(401);
-        const body = await res.json();
-        expect(Object.keys(body).sort()).toEqual(['detail', 'error']);
-        expect(body.error).toBe('unauthorized');
-        expect(body.detail).toContain(detail);
+        expect(await res.json()).toEqual({ error: 'unauthorized' });
+        const challenge = res.headers.get('www-authenticate') ?? '';
+        expect(challenge).toMatch(/^Bearer realm="trawl"/);
+        expect(challenge).toContain(detail);
       }
+      expect(
+        (await fetch(`${svc.url}/v1/account`, { headers: { authorization: 'Bearer nope' } })).headers.get(
+          'www-authenticate',
+        ),
+      ).toContain('error="invalid_token"');
       await keys.revokeKey(svc.store.db, accountId, keyId);
       const revoked = await svc.post('/v1/scrape', { url: `${site.url}/article` }, key);
       expect(revoked.status).toBe(401);
-      expect((await revoked.json()).detail).toMatch(
-        /^authorization: this API key \(trawl_\w{6}…\) was revoked on \d{4}-\d{2}-\d{2}; create a new one/,
+      expect(await revoked.json()).toEqual({ error: 'unauthorized' });
+      expect(revoked.headers.get('www-authenticate')).toMatch(
+        /error_description="authorization: this API key \(trawl_\w{6}\.\.\.\) was revoked on \d{4}-\d{2}-\d{2}; create a new one/,
       );
       expect(await svc.credits(accountId)).toBe(5);
       expect(await usage.listUsage(svc.store.db, accountId)).toHaveLength(0);

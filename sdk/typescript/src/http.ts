@@ -60,6 +60,11 @@ const KNOWN_CODES = new Set<string>([
   'timeout',
 ]);
 
+/** `error_description` of a Bearer challenge, if any. */
+function challengeDescription(header: string | null): string | undefined {
+  return header ? /error_description="([^"]*)"/.exec(header)?.[1] : undefined;
+}
+
 /** The error an answer of status ≥ 400 stands for. */
 export function errorFromResponse(res: Response, text: string): TrawlError {
   let body: unknown;
@@ -83,7 +88,8 @@ export function errorFromResponse(res: Response, text: string): TrawlError {
     return new TrawlError({
       status: res.status,
       code: b.error as ErrorCode,
-      detail: typeof b.detail === 'string' ? b.detail : undefined,
+      // A 401's cause comes in its WWW-Authenticate header (RFC 6750's error_description).
+      detail: typeof b.detail === 'string' ? b.detail : challengeDescription(res.headers.get('www-authenticate')),
       retryAfter,
       requestId,
       body,

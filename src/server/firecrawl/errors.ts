@@ -15,7 +15,8 @@ export function firecrawlErrorBody(e: TrawlError): Record<string, unknown> {
   const error =
     e.code === 'rate_limited'
       ? `Rate limit exceeded: retry after ${String(retryAfter)} s`
-      : CODES_WITHOUT_DETAIL.has(e.code)
+      : // (Firecrawl's `error` is a sentence: a 401 names its cause here, as /v1's WWW-Authenticate does.)
+        CODES_WITHOUT_DETAIL.has(e.code) && !(e.code === 'unauthorized' && e.detail)
         ? ERROR_CATALOGUE[e.code].message
         : e.detail;
   return {

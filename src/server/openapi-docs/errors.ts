@@ -10,11 +10,7 @@ import { jsonSchema } from '../openapi.js';
 
 const ERROR_EXAMPLES: Record<ErrorCode, Record<string, unknown>> = {
   invalid_request: { error: 'invalid_request', detail: 'timeout_ms: must be an integer from 1000 to 120000' },
-  unauthorized: {
-    error: 'unauthorized',
-    detail:
-      'authorization: missing; send the header "Authorization: Bearer trawl_…" with an API key (npx trawl keys create --email … or the dashboard\'s API keys page)',
-  },
+  unauthorized: { error: 'unauthorized' },
   insufficient_credits: { error: 'insufficient_credits' },
   forbidden_target: {
     error: 'forbidden_target',

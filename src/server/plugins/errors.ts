@@ -63,6 +63,14 @@ export function registerErrorHandling(app: FastifyInstance, redact: Redactor = (
       return reply.code(500).send({ error: 'internal_error' });
     }
     if (known.code === 'rate_limited') reply.header('retry-after', String(known.fields.retry_after));
+    // The contract's 401 body is exactly {"error":"unauthorized"}: the cause goes in the header
+    // a Bearer client reads it from (RFC 6750), as a quoted string of printable ASCII.
+    if (known.code === 'unauthorized')
+      reply.header(
+        'www-authenticate',
+        // (No credentials at all is no error code, RFC 6750 3.1: only the description.)
+        `Bearer realm="trawl"${known.detail ? `${/: missing;/.test(known.detail) ? '' : ', error="invalid_token"'}, error_description="${headerText(known.detail)}"` : ''}`,
+      );
     return reply.code(known.status).send(known.toBody());
   });
   app.setNotFoundHandler((request, reply) => {
@@ -72,3 +80,10 @@ export function registerErrorHandling(app: FastifyInstance, redact: Redactor = (
     });
   });
 }
+
+/** Text for a quoted header parameter: printable ASCII, no quote or backslash. */
+const headerText = (s: string) =>
+  s
+    .replace(/…/g, '...')
+    .replace(/["\\]/g, "'")
+    .replace(/[^\x20-\x7e]/g, '?');

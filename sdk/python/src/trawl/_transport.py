@@ -13,6 +13,7 @@ from __future__ import annotations
 import email.utils
 import http.client
 import json
+import re
 import math
 import random
 import socket
@@ -204,4 +205,6 @@ def _parse_error(status: int, headers: http.client.HTTPMessage, raw: bytes) -> T
         retry_after = float(given)
     if retry_after is None:
         retry_after = retry_after_header(headers.get('retry-after'))
-    return error_from_response(status, body, retry_after=retry_after, request_id=headers.get('x-request-id'), text='' if body is not None else text)
+    # A 401's cause comes in its WWW-Authenticate header (RFC 6750's error_description).
+    challenge = re.search(r'error_description="([^"]*)"', headers.get('www-authenticate') or '')
+    return error_from_response(status, body, retry_after=retry_after, request_id=headers.get('x-request-id'), text='' if body is not None else text, challenge=challenge.group(1) if challenge else None)

@@ -176,10 +176,12 @@ def error_from_response(
     retry_after: Optional[float] = None,
     request_id: Optional[str] = None,
     text: str = '',
+    challenge: Optional[str] = None,
 ) -> TrawlError:
-    """The error for an answer with a non-2xx ``status`` and its parsed JSON ``body`` (or None)."""
+    """The error for an answer with a non-2xx ``status`` and its parsed JSON ``body`` (or None);
+    ``challenge``: a 401's cause from its WWW-Authenticate header."""
     code = body.get('error') if body and isinstance(body.get('error'), str) else None
-    detail = body.get('detail') if body and isinstance(body.get('detail'), str) else None
+    detail = body.get('detail') if body and isinstance(body.get('detail'), str) else challenge
     if detail is None and not body and text:
         # Not the API's JSON (a proxy's page): keep a short excerpt so the caller sees what came back.
         detail = ' '.join(text.split())[:200] or None
