@@ -6,6 +6,7 @@
 import { forOwner, scrape, type Format, type ScrapeResult } from '../engine/index.js';
 import { FREE_WARNING, nothingCameBack, type ScrapeOptions } from '../engine/scrape.js';
 import { engineScrapeOptions, type PageRequest } from '../contract/page-options.js';
+import { TrawlError } from '../errors.js';
 import { charged } from './billing.js';
 import type { AppContext } from './context.js';
 import { scrapeStores } from './stores.js';
@@ -72,6 +73,18 @@ function without(r: ScrapeResult, formats: Format[]): ScrapeResult {
   const copy: Record<string, unknown> = { ...r };
   for (const f of formats) delete copy[f];
   return copy as unknown as ScrapeResult;
+}
+
+/**
+ * `proxy: "stealth"` on a server without stealth proxies is the request's fault: 400 before a
+ * credit is looked at (the contract's order), not a failure found during the work.
+ */
+export function checkProxyTier(ctx: AppContext, proxy: string | undefined): void {
+  if (proxy === 'stealth' && !ctx.engine.http.stealthAvailable)
+    throw new TrawlError(
+      'invalid_request',
+      'proxy: "stealth" needs stealth proxies, and this server has none configured (TRAWL_STEALTH_PROXY_URLS); use "basic" or "auto"',
+    );
 }
 
 /** What a page through the stealth proxy tier costs beyond the page's own credit (issue 42: 5 in all, as Firecrawl). */

@@ -186,12 +186,12 @@ export const pageOptions = {
 
 /**
  * Which proxies carry a scrape (issue 42; Firecrawl's values): `basic` the operator's HTTP_PROXY_URLS
- * (or none), `stealth` TRAWL_STEALTH_PROXY_URLS, `auto` (the default) basic first, then stealth
+ * (or none; also when `proxy` is left out), `stealth` TRAWL_STEALTH_PROXY_URLS, `auto` basic first, then stealth
  * when the answer is a bot wall.
  */
 export const proxyOption = oneOf(['basic', 'stealth', 'auto'])
   .optional()
-  .describe('Proxy tier: "basic", "stealth" or "auto" (default: basic, then stealth when blocked)');
+  .describe('Proxy tier: "basic" (the default), "stealth" or "auto" (basic, then stealth when blocked)');
 
 /** Options of scrape and batch scrape beyond pageOptions: screenshots and the cache. */
 export const captureOptions = {

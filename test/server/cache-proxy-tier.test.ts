@@ -29,7 +29,7 @@ describe('the result cache across proxy tiers', () => {
 
   it('another account’s proxy "basic" is not answered with a page the stealth tier fetched', async () => {
     const payer = await svc.newKey(20);
-    const first = await svc.post('/v1/scrape', { url: ip.url, max_age: 600_000 }, payer.key);
+    const first = await svc.post('/v1/scrape', { url: ip.url, max_age: 600_000, proxy: 'auto' }, payer.key);
     expect((await first.json()).metadata).toMatchObject({ proxy_used: 'stealth', credits_used: 5, cache: 'miss' });
 
     const other = await svc.newKey(10);
@@ -39,7 +39,7 @@ describe('the result cache across proxy tiers', () => {
     expect(await svc.credits(other.accountId)).toBe(10);
 
     // The account that paid the tier has its own page back from the cache, at a page's price.
-    const again = await svc.post('/v1/scrape', { url: ip.url, max_age: 600_000 }, payer.key);
+    const again = await svc.post('/v1/scrape', { url: ip.url, max_age: 600_000, proxy: 'auto' }, payer.key);
     expect((await again.json()).metadata).toMatchObject({ proxy_used: 'stealth', cache: 'hit', credits_used: 1 });
   });
 });

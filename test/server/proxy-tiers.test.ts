@@ -38,9 +38,17 @@ describe('proxy tiers over the API', () => {
     await proxy?.close();
   });
 
-  it('auto (the default) climbs to stealth on a block by address; metadata.proxy_used says so', async () => {
+  it('a request naming no tier stays on the basic one: blocked, no credit, never the five of stealth', async () => {
     const { key, accountId } = await svc.newKey(10);
     const res = await svc.post('/v1/scrape', { url: ip.url }, key);
+    expect(res.status).toBe(502);
+    expect((await res.json()).detail).toContain('tried: basic;');
+    expect(await svc.credits(accountId)).toBe(10);
+  });
+
+  it('auto climbs to stealth on a block by address; metadata.proxy_used says so', async () => {
+    const { key, accountId } = await svc.newKey(10);
+    const res = await svc.post('/v1/scrape', { url: ip.url, proxy: 'auto' }, key);
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.markdown).toContain(ARTICLE_TEXT);
@@ -53,7 +61,7 @@ describe('proxy tiers over the API', () => {
 
   it('an account that cannot pay for the stealth tier: auto stops below it, stealth by name is a 402', async () => {
     const { key, accountId } = await svc.newKey(3);
-    const res = await svc.post('/v1/scrape', { url: ip.url }, key);
+    const res = await svc.post('/v1/scrape', { url: ip.url, proxy: 'auto' }, key);
     expect(res.status).toBe(502);
     const body = await res.json();
     expect(body.error).toBe('blocked');
@@ -76,7 +84,7 @@ describe('proxy tiers over the API', () => {
 
   it('a hard block names every tier tried, and never the proxy credentials', async () => {
     const { key, accountId } = await svc.newKey(10);
-    const res = await svc.post('/v1/scrape', { url: hard.url }, key);
+    const res = await svc.post('/v1/scrape', { url: hard.url, proxy: 'auto' }, key);
     expect(res.status).toBe(502);
     const text = await res.text();
     const body = JSON.parse(text);
@@ -109,6 +117,12 @@ describe('proxy tiers over the API', () => {
     expect(res.status).toBe(400);
     expect((await res.json()).detail).toContain('TRAWL_STEALTH_PROXY_URLS');
     expect(await plain.credits(other.accountId)).toBe(10);
+    // The body's fault comes before the credits (the contract's order): 400 for an empty account too.
+    const broke = await plain.newKey(0);
+    const empty = await plain.post('/v1/scrape', { url: ip.url, proxy: 'stealth' }, broke.key);
+    expect(empty.status).toBe(400);
+    const fc = await plain.post('/firecrawl/v2/scrape', { url: ip.url, proxy: 'stealth' }, broke.key);
+    expect(fc.status).toBe(400);
   });
 
   it('Firecrawl scrape takes proxy "enhanced" (v2) as the stealth tier', async () => {

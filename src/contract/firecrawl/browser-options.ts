@@ -274,7 +274,7 @@ export function browserPlan(
     const tier = o.proxy === 'enhanced' ? 'stealth' : o.proxy;
     if (tier !== 'basic' && tier !== 'stealth' && tier !== 'auto')
       throw invalidRequest(`${at}proxy: must be "basic", "stealth" (or "enhanced") or "auto"`);
-    if (tier !== 'auto') plan.proxy = tier;
+    plan.proxy = tier;
   }
   if (given(o.location)) plan.location = parsed(pageOptions.location, o.location, `${at}location`) as Location;
   if (o.maxAge !== undefined) {

@@ -93,13 +93,15 @@ async function fetchSlotted(fetchers: Fetchers, url: string, options: FetchPageO
 }
 
 /**
- * The tiers a request may climb: the one asked, or basic then stealth — when the operator
- * configured stealth proxies and the caller prices the tier (a `stealthGate`: scrapes do; pages
- * of crawls, batches, extract and monitors, not priced by tier yet, stay on the basic tier so no
- * unpaid request spends the operator's dearest proxies).
+ * The tiers a request may climb: the one asked; with `auto`, basic then stealth — when the
+ * operator configured stealth proxies and the caller prices the tier (a `stealthGate`: scrapes
+ * do; pages of crawls, batches, extract and monitors, not priced by tier yet, stay on the basic
+ * tier so no unpaid request spends the operator's dearest proxies). A request that names no tier
+ * stays on the basic one: it costs the contract's one credit, never the stealth tier's five.
  */
 function tiersOf(fetchers: Fetchers, mode: ProxyMode | undefined, gate: StealthGate | undefined): ProxyTier[] {
   if (mode === 'basic' || mode === 'stealth') return [mode];
+  if (mode === undefined) return ['basic'];
   return fetchers.http.stealthAvailable && gate ? ['basic', 'stealth'] : ['basic'];
 }
 

@@ -4,7 +4,7 @@ import { scrape } from '../../engine/index.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { checkPageOptions } from '../../contract/page-options.js';
-import { isFreeAnswer, scrapeOptionsFor, withStealth } from '../../app/scrape.js';
+import { checkProxyTier, isFreeAnswer, scrapeOptionsFor, withStealth } from '../../app/scrape.js';
 import { publicBase } from '../../app/stores.js';
 import { documentOfScrape } from '../../contract/firecrawl/document.js';
 import { bodyOf, checkOptions, httpUrlAt } from '../../contract/firecrawl/options.js';
@@ -27,6 +27,7 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext, version: 
     const page = { url, formats: engineFormats(plan), timeout_ms: plan.timeoutMs, ...pageOptionsOf(plan) };
     // (Waits were checked against Firecrawl's timeout; these are the checks of several fields at once.)
     checkPageOptions(page);
+    checkProxyTier(ctx, page.proxy);
     const who = { accountId: request.auth!.accountId, base: publicBase(ctx, request) };
     const started = Date.now();
     // The stealth proxy tier's surcharge (issue 42) is taken only if the ladder reaches it.

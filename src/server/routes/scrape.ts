@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { scrape } from '../../engine/index.js';
-import { isFreeAnswer, scrapeOptionsFor, warningsOf, withStealth } from '../../app/scrape.js';
+import { checkProxyTier, isFreeAnswer, scrapeOptionsFor, warningsOf, withStealth } from '../../app/scrape.js';
 import { publicBase } from '../../app/stores.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
@@ -19,6 +19,7 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
       const body = parseBody(ScrapeBody, request.body);
       const { schema } = formatsAndSchema(body.formats, body.schema, { prompt: body.prompt, hasLlm: !!ctx.engine.llm });
       checkPageOptions(body);
+      checkProxyTier(ctx, body.proxy);
       const who = { accountId: request.auth!.accountId, base: publicBase(ctx, request) };
       // The stealth proxy tier's surcharge (issue 42) is taken only if the ladder reaches it.
       const { value: result, credits } = await withStealth(

@@ -189,7 +189,7 @@ describe('the stealth tier', () => {
   });
 
   it('auto climbs to stealth on a block by address (Imperva-style), skipping the browser', async () => {
-    const page = await fetchPage({ http }, w.url, { timeoutMs: 10_000, stealthGate: FREE_STEALTH });
+    const page = await fetchPage({ http }, w.url, { timeoutMs: 10_000, proxy: 'auto', stealthGate: FREE_STEALTH });
     expect(page.text).toContain(ARTICLE_TEXT);
     expect(page.proxyUsed).toBe('stealth');
     expect(page.tiersTried).toEqual(['basic', 'stealth']);
@@ -198,7 +198,13 @@ describe('the stealth tier', () => {
   });
 
   it('without a price for the tier (pages of jobs, extract), auto stays on the basic tier', async () => {
-    const e = await failure(fetchPage({ http }, w.url, { timeoutMs: 5000 }));
+    const e = await failure(fetchPage({ http }, w.url, { timeoutMs: 5000, proxy: 'auto' }));
+    expect(e.code).toBe('blocked');
+    expect(e.detail).toContain('tried: basic;');
+  });
+
+  it('a request that names no tier stays on the basic one, priced or not (the contract’s one credit)', async () => {
+    const e = await failure(fetchPage({ http }, w.url, { timeoutMs: 5000, stealthGate: FREE_STEALTH }));
     expect(e.code).toBe('blocked');
     expect(e.detail).toContain('tried: basic;');
   });

@@ -499,7 +499,7 @@ export interface ScrapeBody {
   };
   /** Milliseconds: a cached result younger than this is returned without fetching (default 0: never). An integer. From 0 to 2592000000. */
   max_age?: number;
-  /** Proxy tier: "basic", "stealth" or "auto" (default: basic, then stealth when blocked). */
+  /** Proxy tier: "basic" (the default), "stealth" or "auto" (basic, then stealth when blocked). */
   proxy?: 'basic' | 'stealth' | 'auto';
 }
 
