@@ -51,6 +51,7 @@ async function run(
       url,
       formats: ['markdown'],
       timeoutMs: 30_000,
+      proxy: 'auto',
       stealthGate: FREE_STEALTH,
       ...extra,
     });
@@ -143,7 +144,7 @@ async function main(): Promise<void> {
     const hardStarted = Date.now();
     const hardRow: Row = { wall: 'hard block (always 403)', pass: false, tier: '-', ms: 0, credits: 0, note: '' };
     try {
-      await scrape(engine, { url: hard.url, timeoutMs: 30_000, stealthGate: FREE_STEALTH });
+      await scrape(engine, { url: hard.url, timeoutMs: 30_000, proxy: 'auto', stealthGate: FREE_STEALTH });
       hardRow.note = 'answered as if it were content';
     } catch (e) {
       const err = e as TrawlError;
