@@ -27,7 +27,8 @@ import { CHROME_MAJOR, FINGERPRINT_SCRIPT, chromeIdentity, userAgentMetadata } f
 import { ARGS, BYPASS, NO_WEBRTC, browserEnv, findChromium } from './chromium-launch.js';
 import { DISMISS_CONSENT } from './consent.js';
 import { SETTLE_MAX_MS, byDeadline, clearChallenge, settle } from './render-wait.js';
-import { routeThroughGuard, sendToSite, sizeOf } from './render-routes.js';
+import { routeThroughGuard, sendToSite, sizeOf, type SiteHeaders } from './render-routes.js';
+import { siteOf } from './site.js';
 
 // Where callers found them before the pool's parts had modules of their own.
 export { findChromium } from './chromium-launch.js';
@@ -85,6 +86,8 @@ interface Tab {
   page: Page;
   /** A remote browser's navigations whose redirects the guarded client followed: first URL → last. */
   finalUrls: Map<string, string>;
+  /** A remote browser: the caller's headers and the site they go to, for this render (see routeThroughGuard). */
+  site: SiteHeaders;
 }
 
 export interface ChromiumPoolOptions {
@@ -209,7 +212,9 @@ export class ChromiumPool implements BrowserPool {
         proxy: { server: this.#endpoint && this.#denyAll ? this.#denyAll.server : session.server, bypass: BYPASS },
       });
       const finalUrls = new Map<string, string>();
-      if (this.#endpoint) await routeThroughGuard(context, this.#http, session, tier, finalUrls, this.#proxy.maxBytes);
+      const site: SiteHeaders = {};
+      if (this.#endpoint)
+        await routeThroughGuard(context, this.#http, session, tier, finalUrls, this.#proxy.maxBytes, site);
       // WebRTC sends STUN over UDP, which no HTTP proxy carries, and headless Chromium ignores the
       // ip-handling policy above: pages get no peer connections (nothing to extract needs them).
       await context.addInitScript(NO_WEBRTC).catch(() => undefined);
@@ -227,7 +232,7 @@ export class ChromiumPool implements BrowserPool {
         platform: identity.navigatorPlatform,
         userAgentMetadata: userAgentMetadata(identity, this.#version),
       });
-      return { session, context, page, finalUrls };
+      return { session, context, page, finalUrls, site };
     } catch (e) {
       await context?.close().catch(() => undefined);
       await session.close();
@@ -304,7 +309,7 @@ export class ChromiumPool implements BrowserPool {
   }
 
   async #renderIn(
-    { session, context, page, finalUrls }: Tab,
+    { session, context, page, finalUrls, site }: Tab,
     url: string,
     options: RenderOptions,
     deadline: number,
@@ -320,7 +325,10 @@ export class ChromiumPool implements BrowserPool {
         ),
       );
     const headers = lowerCaseHeaders(setup?.headers);
-    if (Object.keys(headers).length) await sendToSite(context, url, headers, deadline);
+    // A remote browser's requests are all made by the guarded client: the headers go there (a
+    // second route, Playwright's own fetch, would go out through the context's deny-all proxy).
+    if (Object.keys(headers).length && this.#endpoint) Object.assign(site, { onSite: siteOf(url), headers });
+    else if (Object.keys(headers).length) await sendToSite(context, url, headers, deadline);
     // Main-frame navigations (the first load, its redirect hops, script navigations): a refused
     // one refuses the whole request, as a refused redirect hop does on the HTTP path.
     const navigations: string[] = [];

@@ -48,6 +48,12 @@ export async function sendToSite(
   );
 }
 
+/** The caller's headers for one render and the site they may go to (a remote browser's render). */
+export interface SiteHeaders {
+  onSite?: (u: URL | string) => boolean;
+  headers?: Record<string, string>;
+}
+
 /**
  * A remote browser (Browserless, a cloud browser) runs elsewhere: it cannot use this machine's
  * guarded proxy, nor be trusted to resolve names as this service does. So none of its pages'
@@ -66,17 +72,21 @@ export async function routeThroughGuard(
   tier: ProxyTier,
   finalUrls: Map<string, string>,
   maxBytes: number,
+  site: SiteHeaders = {},
 ): Promise<void> {
   // What the render's requests moved in all, against the same budget as the local browser's proxy.
   let bytes = 0;
   await context.route('**/*', async (route) => {
     const request = route.request();
     const u = new URL(request.url());
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return void route.continue().catch(() => undefined);
+    // Nothing but http(s) leaves through here; the rest fails closed.
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return void route.abort().catch(() => undefined);
     try {
       const headers = await request.allHeaders();
       // The connection is the client's own; so is the encoding (it decodes what it offers: no zstd).
       for (const h of Object.keys(headers)) if (ROUTE_DROPPED.test(h)) delete headers[h];
+      // The caller's headers, to the target's own site only.
+      if (site.headers && site.onSite?.(u)) Object.assign(headers, site.headers);
       bytes += Number(request.postDataBuffer()?.length ?? 0);
       if (bytes > maxBytes) throw fetchFailed(`the page sent or downloaded more than ${sizeOf(maxBytes)}`);
       const res = await http.request(u.href, {

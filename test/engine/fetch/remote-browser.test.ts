@@ -50,6 +50,12 @@ describe.skipIf(!chromium)('a remote browser over CDP', () => {
           try { new WebSocket('ws://127.0.0.1:${port}/'); } catch (e) {}
         </script></article></body></html>`,
       '/hop': (_req, res) => void res.writeHead(302, { location: '/' }).end(),
+      '/echo': (req, res) =>
+        void res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            `<html><head><title>Echo</title></head><body><article><h1>Echo</h1><p>A public page long enough to be kept as the main content, saying the header it was sent: ${String(req.headers['x-team'] ?? 'none')}.</p></article></body></html>`,
+          ),
       '/to-intranet': (_req, res) => void res.writeHead(302, { location: `http://127.0.0.1:${port}/secret` }).end(),
     });
     wall = await startWall('js-challenge');
@@ -81,6 +87,16 @@ describe.skipIf(!chromium)('a remote browser over CDP', () => {
     expect(page.text).not.toContain(SECRET);
     expect(page.warnings?.join(' ')).toMatch(/refused/);
     expect(connections).toBe(0);
+  }, 30_000);
+
+  it('the caller’s headers reach the site through the guarded client', async () => {
+    // (They went by a second route, Playwright's own fetch, out through the deny-all proxy: failed.)
+    const page = await fetchPage(fetchers, 'http://public.test/echo', {
+      render: 'browser',
+      timeoutMs: 20_000,
+      setup: { headers: { 'X-Team': 'kettles-42' } },
+    });
+    expect(page.text).toContain('saying the header it was sent: kettles-42');
   }, 30_000);
 
   it('follows a redirect on the site', async () => {
