@@ -129,11 +129,14 @@ export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promis
   const key = cacheKey(parts, cache.account);
   // A page read through the stealth proxy tier is its account's alone: it paid the tier, and
   // another's `proxy: "basic"` must not get through a cache what its tier cannot (issue 42).
-  const stealthKey = cacheKey({ ...parts, extra: { ...parts.extra, proxy_tier: 'stealth' } }, cache.account, true);
+  // (Only a request that may climb to the tier looks there: the others pay no second lookup.)
+  const mayStealth = (options.proxy === 'auto' || options.proxy === 'stealth') && fetchers.http.stealthAvailable;
+  const stealthKey = mayStealth
+    ? cacheKey({ ...parts, extra: { ...parts.extra, proxy_tier: 'stealth' } }, cache.account, true)
+    : undefined;
   const since = new Date(Date.now() - cache.maxAgeMs);
   const hit =
-    (await cache.store.get(key, since)) ??
-    (options.proxy !== 'basic' ? await cache.store.get(stealthKey, since) : undefined);
+    (await cache.store.get(key, since)) ?? (stealthKey ? await cache.store.get(stealthKey, since) : undefined);
   if (hit) return { ...hit.result, metadata: { ...hit.result.metadata, cache: 'hit', cached_at: hit.cachedAt } };
   // The entry lives no longer than the files it points to.
   const files: Date[] = [];
@@ -149,7 +152,7 @@ export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promis
   const expiresAt = files.length ? new Date(Math.min(...files.map((d) => d.getTime()))) : undefined;
   // A cache that cannot be written is no reason to fail the scrape that was done.
   await cache.store
-    .put(result.metadata.proxy_used === 'stealth' ? stealthKey : key, result, expiresAt)
+    .put(result.metadata.proxy_used === 'stealth' && stealthKey ? stealthKey : key, result, expiresAt)
     .catch(() => undefined);
   return { ...result, metadata: { ...result.metadata, cache: 'miss' } };
 }

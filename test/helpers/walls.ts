@@ -182,7 +182,9 @@ export async function startForwardProxy(
 ): Promise<ForwardProxy> {
   const sockets = new Set<Socket>();
   const state: ForwardProxy = { url: '', port: 0, requests: 0, auth: [], close: async () => undefined };
-  const target = (h: string) => hosts[h] ?? h;
+  // Never the real network: a host neither mapped nor a loopback address goes nowhere (127.0.0.0
+  // is no host; the connection fails as a dead upstream would).
+  const target = (h: string) => hosts[h] ?? (/^127\./.test(h) || h === '::1' ? h : '127.0.0.0');
   const server = createServer((req, res) => {
     state.requests++;
     if (req.headers['proxy-authorization']) state.auth.push(req.headers['proxy-authorization']);
