@@ -103,7 +103,7 @@ describe('DNS rebinding through a proxy tier (guard on)', () => {
 
   it('TLS through the proxy still names the site (SNI), though the tunnel goes to its address', async () => {
     // A raw socket behind the proxy keeps the ClientHello: its server name is in plain text.
-    let hello = Buffer.alloc(0);
+    let hello: Buffer = Buffer.alloc(0);
     const tls = createNetServer((s) => {
       s.once('data', (d: Buffer) => {
         hello = d;
