@@ -75,8 +75,10 @@ describe.each(DIALECTS)('jobs: a batch of 10,000 URLs (%s)', (dialect) => {
       }),
     );
     const took = performance.now() - started;
-    // (Written in one step, SQLite's synchronous writes held the loop for all of it.)
-    expect(stall).toBeLessThan(took / 2);
+    // (Written in one step, SQLite's synchronous writes held the loop for all of it: the longest
+    // stall was the whole write. A fast write is still cut: no stall near all of it, nor over 60 ms
+    // unless it is under half — one GC pause of a quick write is not a held loop.)
+    expect(stall).toBeLessThan(Math.max(took / 2, Math.min(60, took * 0.8)));
     expect((await jobs.getJob(svc.store.db, accountId, 'job_fill0000000000000000'))?.total).toBe(10_000);
     await jobs.cancelJob(svc.store.db, accountId, 'job_fill0000000000000000', new Date().toISOString());
   }, 60_000);
