@@ -106,6 +106,10 @@ export interface Config {
   metricsToken?: string;
   /** Where a `trawl worker` serves its own /metrics and /healthz (unset: it serves none). */
   workerMetricsPort?: number;
+  /** Seals secrets at rest (browser sessions, notification channels); unset: they cannot be stored. */
+  secretKey?: string;
+  /** Keys of before a rotation, still opening what they sealed (TRAWL_SECRET_KEY_PREVIOUS, comma-separated). */
+  secretKeyPrevious: string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -233,6 +237,11 @@ export function loadConfig(env: Env = loadEnv()): Config {
     metricsToken: str(env.TRAWL_METRICS_TOKEN),
     workerMetricsPort:
       str(env.TRAWL_WORKER_METRICS_PORT) === undefined ? undefined : int(env, 'TRAWL_WORKER_METRICS_PORT', 0, 0, 65535),
+    secretKey: str(env.TRAWL_SECRET_KEY),
+    secretKeyPrevious: (env.TRAWL_SECRET_KEY_PREVIOUS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
   };
 }
 

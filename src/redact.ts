@@ -75,6 +75,8 @@ export function configSecrets(config: Config): string[] {
     config.llmApiKey,
     config.braveApiKey,
     config.metricsToken,
+    config.secretKey,
+    ...(config.secretKeyPrevious ?? []),
     // `user:password` whole (a user name alone is no secret, and redacting it could cut page text).
     ...config.proxyUrls.flatMap((p) => urlCredentials(p, true)),
     ...(config.stealthProxyUrls ?? []).flatMap((p) => urlCredentials(p, true)),
