@@ -1,5 +1,5 @@
-# The service image: Node 20 on Debian with Debian's Chromium (never a downloaded browser).
-FROM node:20-bookworm-slim
+# The service image: Node 24 (the current LTS) on Debian with Debian's Chromium (never a downloaded browser).
+FROM node:24-bookworm-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium python3 make g++ ca-certificates \
  && rm -rf /var/lib/apt/lists/*

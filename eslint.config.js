@@ -11,6 +11,7 @@ export default defineConfig(
     ignores: [
       '**/dist/',
       '**/node_modules/',
+      '**/node_modules',
       'sdk/python/',
       'data/',
       'coverage/',

@@ -154,7 +154,7 @@ async function runPdfjsText(list: Doc[]): Promise<Map<string, Output>> {
 
 const CACHE = join(ROOT, 'node_modules/.cache/trawl-eval');
 const versionOf = (pkg: string) =>
-  JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version as string;
+  JSON.parse(readFileSync(join(ROOT, 'peers/node_modules', pkg, 'package.json'), 'utf8')).version as string;
 const fileHash = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 32);
 
 /** A peer's outputs, from the cache where it has them, the rest converted by `convert` at once. */

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { leftovers } from './helpers/leftovers.js';
+import { leftovers, RUN_MARK } from './helpers/leftovers.js';
 
 const TRAWL = fileURLToPath(new URL('../bin/trawl.js', import.meta.url));
 
@@ -17,5 +17,26 @@ describe.runIf(process.platform === 'linux')('the check for processes left behin
       await new Promise((r) => child.once('exit', r));
     }
     expect(leftovers(60).map((p) => p.pid)).not.toContain(child.pid);
+  });
+
+  it("leaves another run's processes alone (suites of several checkouts on one machine)", async () => {
+    const start = (mark: string) =>
+      spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)', TRAWL], {
+        stdio: 'ignore',
+        env: { ...process.env, [RUN_MARK]: mark },
+      });
+    const mine = start('run-a');
+    const theirs = start('run-b');
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const found = leftovers(60, 'run-a').map((p) => p.pid);
+      expect(found).toContain(mine.pid);
+      expect(found).not.toContain(theirs.pid);
+    } finally {
+      for (const child of [mine, theirs]) {
+        child.kill('SIGKILL');
+        await new Promise((r) => child.once('exit', r));
+      }
+    }
   });
 });

@@ -2,10 +2,13 @@
  * Vitest's global setup: at the end of a run, no process the tests started may be left running
  * (issue 43: a test once left `trawl mcp --http` listening for 29 minutes after the suite).
  * Processes are this checkout's `bin/trawl.js` and the Chromiums the tests launch (Playwright's,
- * and the remote-browser stand-in), started after the run began. Those found are listed, stopped,
- * and fail the run.
+ * and the remote-browser stand-in), started after the run began and carrying this run's mark in
+ * their environment (several checkouts' suites may share a machine: another run's Chromium is not
+ * ours to stop). Those found are listed, stopped, and fail the run.
  */
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -35,11 +38,29 @@ function processes(): Proc[] {
     .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), age: Number(m[3]), args: m[4] }));
 }
 
+/** The environment variable the run's processes inherit, naming this run. */
+export const RUN_MARK = 'TRAWL_TEST_RUN';
+
+/** Whether a process carries `mark` (unreadable: gone, or not ours to read). */
+function carries(pid: number, mark: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`${RUN_MARK}=${mark}`);
+  } catch {
+    return false;
+  }
+}
+
 /** Processes of the tests started within the last `seconds` (Chromium's helpers only once: by their browser). */
-export function leftovers(seconds: number): Proc[] {
+export function leftovers(seconds: number, mark = process.env[RUN_MARK]): Proc[] {
   if (process.platform !== 'linux') return [];
   const all = processes();
-  const found = all.filter((p) => p.pid !== process.pid && p.age <= seconds && OURS.some((o) => p.args.includes(o)));
+  const found = all.filter(
+    (p) =>
+      p.pid !== process.pid &&
+      p.age <= seconds &&
+      OURS.some((o) => p.args.includes(o)) &&
+      (mark === undefined || carries(p.pid, mark)),
+  );
   const pids = new Set(found.map((p) => p.pid));
   // A browser's renderers and zygotes are its own: listed once, through it.
   return found.filter((p) => !pids.has(p.ppid));
@@ -47,6 +68,8 @@ export function leftovers(seconds: number): Proc[] {
 
 export default function setup(): () => void {
   const started = Date.now();
+  // Set before any worker starts: every process the tests start inherits it.
+  process.env[RUN_MARK] = randomUUID();
   return () => {
     const left = leftovers(Math.ceil((Date.now() - started) / 1000) + 5);
     if (!left.length) return;
