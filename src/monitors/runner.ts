@@ -361,12 +361,12 @@ async function runOnce(deps: RunnerDeps, runId: string, signal?: AbortSignal): P
         await usageRepo.recordUsage(trx, usageRow(502, 0));
         if (failures === FAILING_AFTER)
           deliveries.push(
-            await writeHealthEvent(trx, 'monitor.failing', {
+            ...(await writeHealthEvent(trx, 'monitor.failing', {
               ...event,
               events: m.events,
               failures,
               error: error ?? 'failed',
-            }),
+            })),
           );
         return;
       }
@@ -401,13 +401,13 @@ async function runOnce(deps: RunnerDeps, runId: string, signal?: AbortSignal): P
       });
       if (m.consecutive_failures >= FAILING_AFTER)
         deliveries.push(
-          await writeHealthEvent(trx, 'monitor.recovered', {
+          ...(await writeHealthEvent(trx, 'monitor.recovered', {
             ...event,
             events: m.events,
             failures: m.consecutive_failures,
-          }),
+          })),
         );
-      if (eventId) deliveries.push(await writeChangeEvent(trx, { ...event, eventId, changes }));
+      if (eventId) deliveries.push(...(await writeChangeEvent(trx, { ...event, eventId, changes })));
       // The run's values are the new baseline (fields no longer watched drop out).
       await runsRepo.moveBaseline(trx, run, baselineJson, finishedIso);
       await usageRepo.recordUsage(trx, usageRow(200, run.credits));

@@ -15,6 +15,7 @@ import {
   findMonitor,
   listDeliveries,
   monitorDetail,
+  monitorNotify,
   presentMonitor,
   presentRun,
   UpdateMonitorBody,
@@ -43,7 +44,7 @@ export function monitorRoutes(app: FastifyInstance, ctx: ServerContext): void {
     async (request, reply) => {
       const m = await createMonitor(mctx, request.auth!.accountId, request.body);
       reply.code(201);
-      return { status: 'ok', monitor: presentMonitor(m) };
+      return { status: 'ok', monitor: { ...presentMonitor(m), notify: await monitorNotify(ctx, m.id) } };
     },
   );
 
@@ -76,7 +77,7 @@ export function monitorRoutes(app: FastifyInstance, ctx: ServerContext): void {
     ),
     async (request) => {
       const m = await updateMonitor(mctx, request.auth!.accountId, request.params.id, request.body);
-      return { status: 'ok', monitor: presentMonitor(m) };
+      return { status: 'ok', monitor: { ...presentMonitor(m), notify: await monitorNotify(ctx, m.id) } };
     },
   );
 
