@@ -9,7 +9,7 @@
 import type { Engine } from '../engine/index.js';
 import { webhookAttempts, webhookDeliveriesEnded } from '../metrics.js';
 import type { Redactor } from '../redact.js';
-import { webhooks as repo, type Store, type WebhookDelivery } from '../store/index.js';
+import { channels as channelsRepo, webhooks as repo, type Store, type WebhookDelivery } from '../store/index.js';
 import type { Sealer } from '../sealed.js';
 import type { NotificationChannel } from '../store/index.js';
 import { CHANNEL_SEAL_PURPOSE, sendToChannel, type ChannelSecret } from '../webhooks/channels/index.js';
@@ -54,6 +54,7 @@ async function sendToChannelOf(
   deps: DeliveryDeps,
   channel: NotificationChannel,
   target: { body: string; run_id: string },
+  monitorId: string,
   key: string,
 ): Promise<Sent> {
   const n = deps.notify;
@@ -85,7 +86,7 @@ async function sendToChannelOf(
     },
     secret,
     channel,
-    notifyData(target.body, target.run_id, n.publicUrl()),
+    notifyData(target.body, target.run_id, n.publicUrl(), await channelsRepo.monitorTitle(deps.store.db, monitorId)),
     key,
   );
 }
@@ -114,7 +115,7 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
   const { delivery: d, target, channel } = claimed;
   // The idempotency key of a channel's message: one per event and channel (a unique index), sent with it.
   const sent = channel
-    ? await sendToChannelOf(deps, channel, target, `${d.event_id}.${channel.id}`)
+    ? await sendToChannelOf(deps, channel, target, d.monitor_id, `${d.event_id}.${channel.id}`)
     : await send(deps, d.event_id, target);
   const doneMs = clock();
   // Attempts of the current schedule (a replay starts a new one).

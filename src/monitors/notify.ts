@@ -39,8 +39,8 @@ function changeLine(field: string, c: Record<string, unknown>): ChangeLine {
 }
 
 /** A page's name for the message: its title when a watched field has one, else host and path. */
-function pageTitle(url: string, changes: Record<string, Record<string, unknown>>): string {
-  const t = changes.title?.to ?? changes.name?.to;
+function pageTitle(url: string, changes: Record<string, Record<string, unknown>>, seen?: string): string {
+  const t = changes.title?.to ?? seen ?? changes.name?.to;
   if (typeof t === 'string' && t.trim()) return short(t.trim());
   try {
     const u = new URL(url);
@@ -50,13 +50,13 @@ function pageTitle(url: string, changes: Record<string, Record<string, unknown>>
   }
 }
 
-/** The data of a notification, from the event body as stored and where the dashboard is. */
-export function notifyData(eventBody: string, runId: string, publicUrl: string): NotifyData {
+/** The data of a notification, from the event body as stored, the page's title as last seen, and where the dashboard is. */
+export function notifyData(eventBody: string, runId: string, publicUrl: string, seenTitle?: string): NotifyData {
   const e = JSON.parse(eventBody) as Record<string, unknown>;
   const url = String(e.url ?? '');
   const changes = (e.changes ?? {}) as Record<string, Record<string, unknown>>;
   const monitorId = String(e.monitor_id ?? '');
-  const title = pageTitle(url, changes);
+  const title = pageTitle(url, changes, seenTitle);
   return {
     event: String(e.event),
     headline: HEADLINES[String(e.event)] ?? String(e.event),

@@ -189,3 +189,14 @@ export async function disableChannel(trx: Db, channelId: string, reason: string,
   }
   return true;
 }
+
+/** The page title a monitor last saw (its baseline's `title`), for a message's subject; undefined when it does not watch one. */
+export async function monitorTitle(db: Db, monitorId: string): Promise<string | undefined> {
+  const m = await db.selectFrom('monitors').select('last_values').where('id', '=', monitorId).executeTakeFirst();
+  try {
+    const v = m?.last_values ? (JSON.parse(m.last_values) as Record<string, unknown>) : undefined;
+    return typeof v?.title === 'string' ? v.title : undefined;
+  } catch {
+    return undefined;
+  }
+}
