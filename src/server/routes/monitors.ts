@@ -170,7 +170,8 @@ export function monitorRoutes(app: FastifyInstance, ctx: ServerContext): void {
     async (request) => {
       const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
       const d = await webhooks.getDelivery(ctx.store.db, request.params.delivery_id);
-      if (!d || d.monitor_id !== m.id)
+      // A channel's message is not the webhook's to resend (it is sent to the channel, on its schedule).
+      if (!d || d.monitor_id !== m.id || d.channel_id)
         throw notFound(`no delivery ${request.params.delivery_id.slice(0, 40)} for monitor ${m.id}`);
       await redeliver(delivery, d);
       const [shown] = await listDeliveries(ctx, m.id, 1, d.id);
