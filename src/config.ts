@@ -110,6 +110,12 @@ export interface Config {
   secretKey?: string;
   /** Keys of before a rotation, still opening what they sealed (TRAWL_SECRET_KEY_PREVIOUS, comma-separated). */
   secretKeyPrevious: string[];
+  /** The operator's SMTP server for email channels, `smtp://user:pass@host:587` (TRAWL_SMTP_URL); unset: no email. */
+  smtpUrl?: string;
+  /** The From of notification emails (TRAWL_SMTP_FROM). */
+  smtpFrom?: string;
+  /** Telegram's Bot API base (TRAWL_TELEGRAM_API_URL; tests point it at a stand-in). */
+  telegramApiUrl: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -149,6 +155,14 @@ export function parseResolve(raw: string | undefined): ResolveOverride[] {
 }
 
 /** An http(s) base URL without a trailing slash, or unset. */
+function smtpUrl(raw: string | undefined): string | undefined {
+  const v = raw?.trim();
+  if (!v) return undefined;
+  if (!/^smtps?:\/\/[^/]/i.test(v))
+    throw new Error('TRAWL_SMTP_URL: must be smtp://user:password@host:587 or smtps://… (the password URL-encoded)');
+  return v;
+}
+
 function publicUrl(raw: string | undefined): string | undefined {
   const v = str(raw);
   if (!v) return undefined;
@@ -242,6 +256,9 @@ export function loadConfig(env: Env = loadEnv()): Config {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
+    smtpUrl: smtpUrl(env.TRAWL_SMTP_URL),
+    smtpFrom: str(env.TRAWL_SMTP_FROM),
+    telegramApiUrl: str(env.TRAWL_TELEGRAM_API_URL) ?? 'https://api.telegram.org',
   };
 }
 

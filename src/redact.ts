@@ -88,6 +88,7 @@ export function configSecrets(config: Config): string[] {
       config.braveApiUrl,
       config.duckduckgoUrl,
       config.browserEndpoint,
+      config.smtpUrl,
     ].flatMap((u) => urlCredentials(u)),
     // A remote browser's key rides in its query (Browserless: `?token=…`).
     ...queryValues(config.browserEndpoint),

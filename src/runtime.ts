@@ -5,6 +5,7 @@ import { createEngine, type Engine } from './engine/index.js';
 import { MonitorScheduler } from './monitors/scheduler.js';
 import { JobRunner } from './jobs/runner.js';
 import { firecrawlEvents } from './app/firecrawl-events.js';
+import { notifyDeps } from './app/channels.js';
 import { Redis } from 'ioredis';
 import { SharedHostGate } from './jobs/shared-host-gate.js';
 import { PageQueue } from './queue/pages.js';
@@ -83,6 +84,7 @@ function startScheduler(
   log: Log,
   redact: Redactor,
   soleProcess: boolean,
+  address: () => string = () => '',
 ): MonitorScheduler {
   const scheduler = new MonitorScheduler({
     store,
@@ -94,6 +96,7 @@ function startScheduler(
     meta: metaConfig(config),
     log,
     redact,
+    notify: notifyDeps(config, address),
   });
   queue.consume(scheduler.handlers);
   scheduler.start();
@@ -133,6 +136,8 @@ export async function startService(
   const rateLimiter: RateLimiter = config.redisUrl ? new RedisTokenBuckets(config.redisUrl) : new MemoryTokenBuckets();
   let queue: WorkQueue | undefined;
   let scheduler: MonitorScheduler | undefined;
+  // The address this process serves at, once it listens (notifications link to its dashboard).
+  let url = '';
   let lock: DataDirLock | undefined;
   let pruner: Pruner | undefined;
   let sweeper: FileSweeper | undefined;
@@ -149,7 +154,7 @@ export async function startService(
       }
     }
     queue = new EmbeddedQueue({ onError: (err) => log.error({ err }, 'monitor work failed') });
-    scheduler = startScheduler(config, store, engine, queue, log, redact, lock !== undefined);
+    scheduler = startScheduler(config, store, engine, queue, log, redact, lock !== undefined, () => url);
     pruner = startPruner(config, store, log);
     jobs = startJobs(config, store, engine, log, redact);
   } else {
@@ -193,7 +198,6 @@ export async function startService(
       await store.close();
       lock?.release();
     })());
-  let url = '';
   try {
     app = await buildServer(ctx, { logger: options.logger });
     if (options.listen !== false) {

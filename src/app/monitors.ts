@@ -14,6 +14,7 @@ import { checkPageOptions, checkPreparingActions, pageOptions } from '../contrac
 import type { MonitorScrapeOptions } from '../monitors/runner.js';
 import {
   accounts,
+  channels,
   monitors as repo,
   newId,
   snapshots,
@@ -28,6 +29,13 @@ import { EVENT_TYPES } from '../monitors/events.js';
 import { ADVERTISER_FIELDS, watchableFields } from '../monitors/fields.js';
 import { advertiserFromUrl } from '../engine/meta-ads/index.js';
 import { parseInterval } from '../monitors/interval.js';
+import { notifyList } from '../contract/schemas.js';
+import { channelIdsOf } from './channels.js';
+
+/** The names of the channels a monitor notifies (beside the account's default channels). */
+export async function monitorNotify(ctx: Pick<MonitorContext, 'store'>, monitorId: string): Promise<string[]> {
+  return (await channels.monitorChannelNames(ctx.store.db, [monitorId])).get(monitorId) ?? [];
+}
 
 export interface MonitorContext {
   store: Store;
@@ -66,6 +74,7 @@ export const CreateMonitorBody = z.strictObject({
   events: eventList
     .optional()
     .describe('Events sent to the webhook: change.detected (default), monitor.failing, monitor.recovered'),
+  notify: notifyList.optional().describe('Notification channels (by name) told of each change and failure'),
   // How the page is fetched on each run (contract section 9); never from the result cache.
   ...pageOptions,
 });
@@ -77,6 +86,8 @@ export const UpdateMonitorBody = z.strictObject({
   state: oneOf(['active', 'paused']).optional(),
   conditions: z.unknown().optional(),
   events: eventList.optional(),
+  /** The channels (by name) this monitor notifies, replacing its list ([] removes them all). */
+  notify: notifyList.optional(),
   /** `active` re-enables a disabled webhook (so does any `webhook`); `disabled` stops sending. */
   webhook_state: oneOf(['active', 'disabled']).optional(),
   // Each given replaces the monitor's own (null removes it).
@@ -182,6 +193,7 @@ export async function createMonitor(ctx: MonitorContext, accountId: string, raw:
   checkWatch(body.watch, schema, marketplace, advertiser);
   const conditions = parseConditions(body.conditions, body.watch);
   const scrapeOptions = scrapeOptionsOf(body.url, body as MonitorScrapeOptions, advertiser);
+  const notify = body.notify ? await channelIdsOf(ctx, accountId, body.notify) : [];
   await checkAllowance(ctx, accountId);
   await refuseForbidden(ctx, body.url, 'url: ');
   await refuseForbidden(ctx, body.webhook, 'webhook: ');
@@ -216,6 +228,7 @@ export async function createMonitor(ctx: MonitorContext, accountId: string, raw:
     webhook_failing_since: null,
   };
   await repo.insertMonitor(ctx.store.db, row);
+  if (notify.length) await channels.setMonitorChannels(ctx.store.db, row.id, notify);
   ctx.wake?.();
   return row;
 }
@@ -238,7 +251,7 @@ export async function updateMonitor(
   const m = await findMonitor(ctx, accountId, id);
   if (!Object.keys(body).length)
     throw invalidRequest(
-      'body: give at least one of interval, watch, webhook, state, conditions, events, webhook_state, actions, headers, cookies, mobile, location',
+      'body: give at least one of interval, watch, webhook, state, conditions, events, notify, webhook_state, actions, headers, cookies, mobile, location',
     );
   const patch: Partial<Monitor> = { updated_at: new Date().toISOString() };
   let intervalSeconds = m.interval_seconds;
@@ -267,6 +280,7 @@ export async function updateMonitor(
     patch.webhook = body.webhook;
   }
   if (body.events) patch.events = JSON.stringify(body.events);
+  if (body.notify) await channels.setMonitorChannels(ctx.store.db, id, await channelIdsOf(ctx, accountId, body.notify));
   if (SCRAPE_OPTION_KEYS.some((k) => body[k] !== undefined)) {
     const merged = {
       ...(m.scrape_options ? JSON.parse(m.scrape_options) : {}),
@@ -384,6 +398,7 @@ export async function monitorDetail(ctx: Pick<MonitorContext, 'store'>, m: Monit
   ]);
   return {
     ...presentMonitor(m),
+    notify: await monitorNotify(ctx, m.id),
     consecutive_failures: m.consecutive_failures,
     last_success_at: m.last_success_at,
     last_values: json(lastValues),

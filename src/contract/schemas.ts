@@ -224,3 +224,37 @@ export const ReplayBody = z.strictObject({
   monitor_id: text(1, 64).optional(),
 });
 export type ReplayBody = z.output<typeof ReplayBody>;
+
+/** Notification channels (docs/API.md "Notifications"). */
+export const CHANNEL_KIND_VALUES = ['email', 'slack', 'discord', 'msteams', 'telegram', 'json'] as const;
+const channelName = text(1, 64).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, {
+  error: 'must be 1 to 64 letters, digits, _ . - (beginning with a letter or digit)',
+});
+const template = text(0, 4000).nullable();
+const channelFields = {
+  url: text(1, 2000)
+    .optional()
+    .describe('Apprise-style: mailto://, slack://, discord://, msteams://, tgram://, json://, jsons://'),
+  kind: oneOf(CHANNEL_KIND_VALUES).optional(),
+  to: z.array(text(3, 254), { error: 'must be an array of email addresses' }).optional(),
+  webhook_url: text(1, 2000).optional().describe('slack, discord, msteams, json: the URL messages are POSTed to'),
+  bot_token: text(1, 200).optional(),
+  chat_id: text(1, 64).optional(),
+  subject_template: template.optional(),
+  body_template: template.optional(),
+  default: bool()
+    .optional()
+    .describe('true: notified of every monitor of the account, not only those naming it in notify'),
+};
+export const CreateChannelBody = z.strictObject({ name: channelName, ...channelFields });
+export type CreateChannelBody = z.output<typeof CreateChannelBody>;
+export const UpdateChannelBody = z.strictObject({
+  name: channelName.optional(),
+  ...channelFields,
+  state: oneOf(['active', 'disabled']).optional().describe('active re-enables a disabled channel'),
+});
+export type UpdateChannelBody = z.output<typeof UpdateChannelBody>;
+/** A monitor's channels, by name (create and update of /v1/monitors). */
+export const notifyList = z
+  .array(channelName, { error: 'must be an array of channel names' })
+  .max(20, { error: 'must name at most 20 channels' });

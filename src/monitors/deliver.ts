@@ -9,7 +9,12 @@
 import type { Engine } from '../engine/index.js';
 import { webhookAttempts, webhookDeliveriesEnded } from '../metrics.js';
 import type { Redactor } from '../redact.js';
-import { webhooks as repo, type Store, type WebhookDelivery } from '../store/index.js';
+import { channels as channelsRepo, webhooks as repo, type Store, type WebhookDelivery } from '../store/index.js';
+import type { Sealer } from '../sealed.js';
+import type { NotificationChannel } from '../store/index.js';
+import { CHANNEL_SEAL_PURPOSE, sendToChannel, type ChannelSecret } from '../webhooks/channels/index.js';
+import { writeChannelDisabledEvent } from './events.js';
+import { notifyData } from './notify.js';
 import { DELIVERY_LEASE_MS, nextStep, retryDelayMs, send, type AttemptResult, type Sent } from '../webhooks/index.js';
 
 /** Failing this long without a 2xx disables a monitor's webhook (contract: 3 days). */
@@ -30,6 +35,60 @@ export interface DeliveryDeps {
   now?: () => number;
   /** Deliveries one account may have in flight at once (TRAWL_ACCOUNT_CONCURRENCY). @default unbounded */
   accountCap?: number;
+  /** What a notification channel's message needs (absent: such messages fail, saying why). */
+  notify?: NotifyDeps;
+}
+
+export interface NotifyDeps {
+  /** Opens a channel's sealed secret (TRAWL_SECRET_KEY). */
+  sealer?: Sealer;
+  smtpUrl?: string;
+  smtpFrom?: string;
+  telegramApiUrl: string;
+  /** Where the dashboard is (TRAWL_PUBLIC_URL, else the service's own address), for the run's link. */
+  publicUrl: () => string;
+}
+
+/** One message of a channel: its secret opened now (a rotated key still opens it), sent by the channel's sender. */
+async function sendToChannelOf(
+  deps: DeliveryDeps,
+  channel: NotificationChannel,
+  target: { body: string; run_id: string },
+  monitorId: string,
+  key: string,
+): Promise<Sent> {
+  const n = deps.notify;
+  if (!n?.sealer)
+    return {
+      ok: false,
+      status: null,
+      error: 'not sent: this service has no TRAWL_SECRET_KEY to open the channel with',
+      durationMs: 0,
+    };
+  let secret: ChannelSecret;
+  try {
+    secret = JSON.parse(n.sealer.open(channel.secret, CHANNEL_SEAL_PURPOSE)) as ChannelSecret;
+  } catch (e) {
+    return {
+      ok: false,
+      status: null,
+      error: `not sent: the channel's secret does not open (${(e as Error).message})`,
+      durationMs: 0,
+    };
+  }
+  return sendToChannel(
+    {
+      engine: deps.engine,
+      redact: deps.redact,
+      smtpUrl: n.smtpUrl,
+      smtpFrom: n.smtpFrom,
+      telegramApiUrl: n.telegramApiUrl,
+    },
+    secret,
+    channel,
+    notifyData(target.body, target.run_id, n.publicUrl(), await channelsRepo.monitorTitle(deps.store.db, monitorId)),
+    key,
+  );
 }
 
 /**
@@ -53,8 +112,11 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
     webhookDeliveriesEnded.inc({ state: 'failed' });
     return true;
   }
-  const { delivery: d, target } = claimed;
-  const sent = await send(deps, d.event_id, target);
+  const { delivery: d, target, channel } = claimed;
+  // The idempotency key of a channel's message: one per event and channel (a unique index), sent with it.
+  const sent = channel
+    ? await sendToChannelOf(deps, channel, target, d.monitor_id, `${d.event_id}.${channel.id}`)
+    : await send(deps, d.event_id, target);
   const doneMs = clock();
   // Attempts of the current schedule (a replay starts a new one).
   const failed = attempts + 1 - Number(d.schedule_offset ?? 0);
@@ -81,6 +143,19 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
       attemptAt: startedAt.toISOString(),
       gone,
       disableIfFailingSince: new Date(doneMs - (deps.disableAfterMs ?? DISABLE_AFTER_MS)).toISOString(),
+      channelId: channel?.id,
+      onChannelDisabled: channel
+        ? (trx, reason) =>
+            writeChannelDisabledEvent(trx, {
+              monitorId: d.monitor_id,
+              accountId: d.account_id,
+              runId: target.run_id,
+              at: new Date(doneMs).toISOString(),
+              channelId: channel.id,
+              channelName: channel.name,
+              reason,
+            })
+        : undefined,
     },
   );
   countAttempt(sent, 'schedule');

@@ -125,11 +125,15 @@ interface Context {
   handedUntil?: string | null;
 }
 
-/** Writes a change.detected event (id chosen by the run, which records it) and its delivery. Returns the delivery id. */
+/** Every delivery an event write made: the webhook's and one per notification channel. */
+const idsOf = (r: { deliveryId?: string; channelDeliveryIds: string[] } | undefined): string[] =>
+  r ? [...(r.deliveryId ? [r.deliveryId] : []), ...r.channelDeliveryIds] : [];
+
+/** Writes a change.detected event (id chosen by the run, which records it) and its deliveries. Returns their ids. */
 export async function writeChangeEvent(
   trx: Db,
   ctx: Context & { eventId: string; changes: Changes },
-): Promise<string | undefined> {
+): Promise<string[]> {
   const r = await webhooks.writeEvent(trx, ctx, (sequence, url) => ({
     id: ctx.eventId,
     body: changeEventBody({
@@ -141,21 +145,21 @@ export async function writeChangeEvent(
       at: ctx.at,
     }),
   }));
-  return r?.deliveryId;
+  return idsOf(r);
 }
 
 /**
  * monitor.failing (the run that makes FAILING_AFTER failures in a row) or monitor.recovered (the
- * first success after that), if the monitor opted in (`events`). Returns the delivery id.
+ * first success after that): to the webhook if the monitor opted in (`events`), and to its
+ * notification channels always (a person wants to know the watching stopped). Returns the delivery ids.
  */
 export async function writeHealthEvent(
   trx: Db,
   type: 'monitor.failing' | 'monitor.recovered',
   ctx: Context & { events: string | null; failures: number; error?: string },
-): Promise<string | undefined> {
-  if (!sends(ctx.events, type)) return undefined;
+): Promise<string[]> {
   const id = newId('evt');
-  const r = await webhooks.writeEvent(trx, ctx, (sequence, url) => ({
+  const r = await webhooks.writeEvent(trx, { ...ctx, webhook: sends(ctx.events, type) }, (sequence, url) => ({
     id,
     body: healthEventBody({
       id,
@@ -168,5 +172,32 @@ export async function writeHealthEvent(
       at: ctx.at,
     }),
   }));
-  return r?.deliveryId;
+  return idsOf(r);
+}
+
+/**
+ * channel.disabled, in the transaction that disabled the channel: to the monitor's webhook (the
+ * channel's owner hears of it where monitor.failing goes) and its other channels, not to the
+ * disabled one. Body: {"id","event","monitor_id","url","sequence","channel_id","channel_name","reason","at"}.
+ */
+export async function writeChannelDisabledEvent(
+  trx: Db,
+  ctx: Context & { channelId: string; channelName: string; reason: string },
+): Promise<string[]> {
+  const id = newId('evt');
+  const r = await webhooks.writeEvent(trx, ctx, (sequence, url) => ({
+    id,
+    body: JSON.stringify({
+      id,
+      event: 'channel.disabled',
+      monitor_id: ctx.monitorId,
+      url,
+      sequence,
+      channel_id: ctx.channelId,
+      channel_name: ctx.channelName,
+      reason: ctx.reason,
+      at: ctx.at,
+    }),
+  }));
+  return idsOf(r);
 }

@@ -296,7 +296,7 @@ async function runOnce(deps: RunnerDeps, runId: string, signal?: AbortSignal): P
     const d = decide(seen, seen.last_values ? JSON.parse(seen.last_values) : null, outcome.values);
     const changesJson = Object.keys(d.changes).length ? JSON.stringify(d.changes) : null;
     const deliveryId = newId('dlv');
-    const result = await runsRepo.finishSucceededInOneStatement(db, {
+    const finish: runsRepo.SucceededRun = {
       run,
       seen,
       finishedAt: finishedIso,
@@ -320,10 +320,12 @@ async function runOnce(deps: RunnerDeps, runId: string, signal?: AbortSignal): P
           }
         : undefined,
       usage: { status: 200, credits: run.credits, durationMs: Date.now() - started },
-    });
+    };
+    const result = await runsRepo.finishSucceededInOneStatement(db, finish);
     if (result === 'superseded') return {};
     if (result === 'done') {
       if (d.eventId) deps.onDelivery?.(deliveryId, 0);
+      for (const id of finish.channelDeliveryIds ?? []) deps.onDelivery?.(id, 0);
       return {
         ...run,
         status: 'succeeded',
@@ -361,12 +363,12 @@ async function runOnce(deps: RunnerDeps, runId: string, signal?: AbortSignal): P
         await usageRepo.recordUsage(trx, usageRow(502, 0));
         if (failures === FAILING_AFTER)
           deliveries.push(
-            await writeHealthEvent(trx, 'monitor.failing', {
+            ...(await writeHealthEvent(trx, 'monitor.failing', {
               ...event,
               events: m.events,
               failures,
               error: error ?? 'failed',
-            }),
+            })),
           );
         return;
       }
@@ -401,13 +403,13 @@ async function runOnce(deps: RunnerDeps, runId: string, signal?: AbortSignal): P
       });
       if (m.consecutive_failures >= FAILING_AFTER)
         deliveries.push(
-          await writeHealthEvent(trx, 'monitor.recovered', {
+          ...(await writeHealthEvent(trx, 'monitor.recovered', {
             ...event,
             events: m.events,
             failures: m.consecutive_failures,
-          }),
+          })),
         );
-      if (eventId) deliveries.push(await writeChangeEvent(trx, { ...event, eventId, changes }));
+      if (eventId) deliveries.push(...(await writeChangeEvent(trx, { ...event, eventId, changes })));
       // The run's values are the new baseline (fields no longer watched drop out).
       await runsRepo.moveBaseline(trx, run, baselineJson, finishedIso);
       await usageRepo.recordUsage(trx, usageRow(200, run.credits));

@@ -8,7 +8,7 @@ import type { Engine } from '../engine/index.js';
 import type { MetaAdsConfig } from '../engine/meta-ads/index.js';
 import type { WorkQueue } from '../queue/index.js';
 import { monitors as monitorRepo, webhooks as webhookRepo, type Store } from '../store/index.js';
-import { HANDED_MS, attemptDelivery, recoverInterrupted, type DeliveryDeps } from './deliver.js';
+import { HANDED_MS, attemptDelivery, recoverInterrupted, type DeliveryDeps, type NotifyDeps } from './deliver.js';
 import { executeRun } from './runner.js';
 import type { Redactor } from '../redact.js';
 
@@ -42,6 +42,8 @@ export interface SchedulerOptions {
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Removes configured secrets from the errors runs and deliveries store. */
   redact: Redactor;
+  /** What notification channels' messages need (sealer, SMTP, Telegram, the dashboard's address). */
+  notify?: NotifyDeps;
 }
 
 export class MonitorScheduler {
@@ -64,6 +66,7 @@ export class MonitorScheduler {
       disableAfterMs: options.disableAfterMs,
       redact: options.redact,
       accountCap: options.accountCap,
+      notify: options.notify,
     };
   }
 

@@ -28,6 +28,7 @@ import { jobRoutes } from './routes/jobs.js';
 import { searchRoutes } from './routes/search.js';
 import { monitorRoutes } from './routes/monitors.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { channelRoutes } from './routes/channels.js';
 import { marketplaceRoutes } from './routes/marketplace.js';
 import { metaAdsRoutes } from './routes/meta-ads.js';
 import { fileRoutes } from './routes/files.js';
@@ -158,6 +159,7 @@ export async function buildServer(
         { name: 'Ad library', description: 'Facebook/Instagram ads of an advertiser' },
         { name: 'Monitors', description: 'Pages watched on an interval, with change webhooks' },
         { name: 'Webhooks', description: 'Deliveries, redelivery and replay' },
+        { name: 'Notifications', description: 'Channels a person reads: email, Slack, Discord, Teams, Telegram, JSON' },
         { name: 'Account', description: 'The calling account' },
         { name: 'Operations', description: 'Liveness and readiness (public)' },
       ],
@@ -186,6 +188,7 @@ export async function buildServer(
       searchRoutes(v1, ctx);
       monitorRoutes(v1, ctx);
       webhookRoutes(v1, ctx);
+      channelRoutes(v1, ctx);
       marketplaceRoutes(v1, ctx);
       metaAdsRoutes(v1, ctx);
     },

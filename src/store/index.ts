@@ -5,6 +5,8 @@ export type {
   Database,
   Job,
   Monitor,
+  NotificationChannel,
+  ChannelKind,
   MonitorRun,
   WebhookDelivery,
   DeliveryAttempt,
@@ -16,6 +18,7 @@ export * as monitors from './repos/monitors.js';
 export * as runs from './repos/runs.js';
 export * as jobs from './repos/jobs.js';
 export * as webhooks from './repos/webhooks.js';
+export * as channels from './repos/channels.js';
 export * as sessions from './repos/sessions.js';
 export { sha256Hex, digestsEqual, verifyPassword, hashPassword, needsRehash, newId, randomBase62 } from './ids.js';
 export * as snapshots from './repos/snapshots.js';

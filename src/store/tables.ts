@@ -134,6 +134,39 @@ export interface WebhookDeliveriesTable {
   updated_at: string;
   /** `attempts` when the current schedule began (0; a replay starts a new schedule without renumbering attempts). */
   schedule_offset: Generated<number>;
+  /** A notification channel's message (sent by the channel's sender); null: the monitor's webhook. */
+  channel_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export type ChannelKind = 'email' | 'slack' | 'discord' | 'msteams' | 'telegram' | 'json';
+
+/** A place a person reads notifications; `secret` is sealed (TRAWL_SECRET_KEY), `target` its redacted form. */
+export interface NotificationChannelsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  kind: ChannelKind;
+  target: string;
+  secret: string;
+  subject_template: string | null;
+  body_template: string | null;
+  /** Notified of every monitor of the account (1), or only of the monitors it is attached to (0). */
+  is_default: number;
+  state: WebhookState;
+  disabled_at: string | null;
+  disabled_reason: string | null;
+  failing_since: string | null;
+  consecutive_failures: number;
+  last_success_at: string | null;
+  last_failure_at: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MonitorChannelsTable {
+  monitor_id: string;
+  channel_id: string;
 }
 
 export interface DeliveryAttemptsTable {
@@ -312,6 +345,8 @@ export interface Database {
   monitor_runs: MonitorRunsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  notification_channels: NotificationChannelsTable;
+  monitor_channels: MonitorChannelsTable;
   delivery_attempts: DeliveryAttemptsTable;
   sessions: SessionsTable;
   monitor_run_counts: MonitorRunCountsTable;
@@ -327,6 +362,7 @@ export interface Database {
 }
 
 export type Account = Selectable<AccountsTable>;
+export type NotificationChannel = Selectable<NotificationChannelsTable>;
 export type ApiKey = Selectable<ApiKeysTable>;
 export type NewUsage = Insertable<UsageTable>;
 export type Monitor = Selectable<MonitorsTable>;

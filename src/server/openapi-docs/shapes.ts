@@ -251,6 +251,7 @@ export const Monitor = z.object({
   mobile: z.boolean().optional(),
   location: anyObject.optional(),
   events: z.array(z.string()),
+  notify: z.array(z.string()).optional().describe('Channels (by name) it notifies, beside the default ones'),
   state: z.enum(['active', 'paused']),
   health: z.enum(['ok', 'failing']),
   webhook_state: z.enum(['active', 'disabled']),

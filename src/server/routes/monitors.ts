@@ -15,6 +15,7 @@ import {
   findMonitor,
   listDeliveries,
   monitorDetail,
+  monitorNotify,
   presentMonitor,
   presentRun,
   UpdateMonitorBody,
@@ -43,7 +44,7 @@ export function monitorRoutes(app: FastifyInstance, ctx: ServerContext): void {
     async (request, reply) => {
       const m = await createMonitor(mctx, request.auth!.accountId, request.body);
       reply.code(201);
-      return { status: 'ok', monitor: presentMonitor(m) };
+      return { status: 'ok', monitor: { ...presentMonitor(m), notify: await monitorNotify(ctx, m.id) } };
     },
   );
 
@@ -76,7 +77,7 @@ export function monitorRoutes(app: FastifyInstance, ctx: ServerContext): void {
     ),
     async (request) => {
       const m = await updateMonitor(mctx, request.auth!.accountId, request.params.id, request.body);
-      return { status: 'ok', monitor: presentMonitor(m) };
+      return { status: 'ok', monitor: { ...presentMonitor(m), notify: await monitorNotify(ctx, m.id) } };
     },
   );
 
@@ -169,7 +170,8 @@ export function monitorRoutes(app: FastifyInstance, ctx: ServerContext): void {
     async (request) => {
       const m = await findMonitor(ctx, request.auth!.accountId, request.params.id);
       const d = await webhooks.getDelivery(ctx.store.db, request.params.delivery_id);
-      if (!d || d.monitor_id !== m.id)
+      // A channel's message is not the webhook's to resend (it is sent to the channel, on its schedule).
+      if (!d || d.monitor_id !== m.id || d.channel_id)
         throw notFound(`no delivery ${request.params.delivery_id.slice(0, 40)} for monitor ${m.id}`);
       await redeliver(delivery, d);
       const [shown] = await listDeliveries(ctx, m.id, 1, d.id);

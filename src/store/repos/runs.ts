@@ -190,6 +190,8 @@ export interface SucceededRun {
   /** The change.detected event to write (its body built with sequence seen.event_sequence + 1). */
   event?: { id: string; body: string; deliveryId: string; handedUntil: string | null };
   usage: { status: number; credits: number; durationMs: number };
+  /** Set by the finish: the notification channels' deliveries it wrote, for the caller to hand out. */
+  channelDeliveryIds?: string[];
 }
 
 /**
@@ -201,7 +203,7 @@ export interface SucceededRun {
 export async function finishSucceededInOneStatement(db: Db, f: SucceededRun): Promise<'done' | 'stale' | 'superseded'> {
   const { run, seen } = f;
   const e = f.event;
-  const { rows } = await sql<{ locked: number; finished: number }>`
+  const { rows } = await sql<{ locked: number; finished: number; channel_deliveries: string[] | null }>`
     WITH lk AS (
       SELECT id, webhook FROM monitors
       WHERE id = ${run.monitor_id} AND updated_at = ${seen.updated_at} AND baseline_at IS NOT DISTINCT FROM ${seen.baseline_at}
@@ -227,17 +229,25 @@ export async function finishSucceededInOneStatement(db: Db, f: SucceededRun): Pr
       SELECT ${e?.deliveryId ?? ''}, e.id, ${run.monitor_id}, ${run.account_id}, (SELECT webhook FROM lk), 'pending', 0, ${f.finishedAt}, ${e?.handedUntil ?? null}, ${f.finishedAt}, ${f.finishedAt}
       FROM e
       RETURNING id
+    ), c AS (
+      -- One message per active channel of the monitor (the account's defaults and its own), as writeEvent does.
+      INSERT INTO webhook_deliveries (id, event_id, monitor_id, account_id, url, channel_id, state, attempts, next_attempt_at, handed_until, created_at, updated_at)
+      SELECT 'dlv_' || substr(md5(random()::text || ch.id), 1, 20), e.id, ${run.monitor_id}, ${run.account_id}, ch.target, ch.id, 'pending', 0, ${f.finishedAt}, ${e?.handedUntil ?? null}, ${f.finishedAt}, ${f.finishedAt}
+      FROM e JOIN notification_channels ch ON ch.account_id = ${run.account_id} AND ch.state = 'active'
+        AND (ch.is_default = 1 OR ch.id IN (SELECT channel_id FROM monitor_channels WHERE monitor_id = ${run.monitor_id}))
+      RETURNING id
     ), u AS (
       INSERT INTO usage (account_id, key_id, endpoint, status, credits, duration_ms, request_id, created_at)
       SELECT ${run.account_id}, NULL, 'monitor run', ${f.usage.status}::int, ${f.usage.credits}::int, ${f.usage.durationMs}::int, ${run.id}, ${f.finishedAt}
       WHERE EXISTS (SELECT 1 FROM r)
       RETURNING 1
     )
-    SELECT (SELECT count(*) FROM lk)::int AS locked, (SELECT count(*) FROM r)::int AS finished, (SELECT count(*) FROM d)::int AS delivered, (SELECT count(*) FROM u)::int AS used`.execute(
+    SELECT (SELECT count(*) FROM lk)::int AS locked, (SELECT count(*) FROM r)::int AS finished, (SELECT count(*) FROM d)::int AS delivered, (SELECT count(*) FROM u)::int AS used, (SELECT array_agg(id) FROM c) AS channel_deliveries`.execute(
     db,
   );
   const row = rows[0];
   if (!row.locked) return 'stale';
+  f.channelDeliveryIds = row.channel_deliveries ?? [];
   return row.finished ? 'done' : 'superseded';
 }
 

@@ -7,6 +7,7 @@
 import type { Db } from '../accounts.js';
 import { claimAttemptInOneStatement } from './attempt-postgres.js';
 import { deliveryTarget } from './reads.js';
+import { channelById } from '../channels.js';
 import { claimWindow, type Claim } from './types.js';
 import { postgres } from './dialect.js';
 
@@ -68,10 +69,21 @@ export async function claimAttemptPortable(
     const d = await q.returningAll().executeTakeFirst();
     if (!d) return undefined;
     const target = await deliveryTarget(trx, d.event_id);
-    if (!target || target.webhook_state === 'disabled') {
-      const reason = !target
-        ? 'not sent: the event is gone'
-        : `not sent: the monitor's webhook is disabled (${target.webhook_disabled_reason ?? 'by its owner'}); re-enable it, then replay`;
+    // A channel's message goes to the channel (read now: its current secret), not the webhook.
+    const channel = d.channel_id ? await channelById(trx, d.channel_id) : undefined;
+    const reason: string | undefined = !target
+      ? 'not sent: the event is gone'
+      : d.channel_id
+        ? !channel
+          ? 'not sent: the channel was deleted'
+          : channel.state === 'disabled'
+            ? `not sent: the channel is disabled (${channel.disabled_reason ?? 'by its owner'})`
+            : undefined
+        : target.webhook_state === 'disabled'
+          ? `not sent: the monitor's webhook is disabled (${target.webhook_disabled_reason ?? 'by its owner'}); re-enable it, then replay`
+          : undefined;
+    if (!target || reason !== undefined) {
+      const why = reason ?? 'not sent: the event is gone';
       // Logged and counted as an attempt: the next hand-out of this delivery (a replay) is a new attempt number.
       await trx
         .insertInto('delivery_attempts')
@@ -82,9 +94,9 @@ export async function claimAttemptPortable(
           outcome: 'failed',
           started_at: nowIso,
           finished_at: nowIso,
-          error: reason,
+          error: why,
           duration_ms: 0,
-          url: target?.url ?? null,
+          url: d.channel_id ? d.url : (target?.url ?? null),
         })
         .execute();
       await trx
@@ -95,13 +107,15 @@ export async function claimAttemptPortable(
           next_attempt_at: null,
           lease_until: null,
           last_status: null,
-          last_error: reason,
+          last_error: why,
           updated_at: nowIso,
         })
         .where('id', '=', deliveryId)
         .execute();
-      return { kind: 'not_sent' as const, reason };
+      return { kind: 'not_sent' as const, reason: why };
     }
+    // Logged with where it goes: a channel's redacted target, never its secret.
+    const url = channel ? channel.target : target.url;
     const row = await trx
       .insertInto('delivery_attempts')
       .values({
@@ -110,13 +124,12 @@ export async function claimAttemptPortable(
         manual: 0,
         outcome: 'sending',
         started_at: nowIso,
-        url: target.url,
+        url,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
-    if (d.url !== target.url)
-      await trx.updateTable('webhook_deliveries').set({ url: target.url }).where('id', '=', deliveryId).execute();
-    return { kind: 'attempt' as const, attemptId: Number(row.id), delivery: { ...d, url: target.url }, target };
+    if (d.url !== url) await trx.updateTable('webhook_deliveries').set({ url }).where('id', '=', deliveryId).execute();
+    return { kind: 'attempt' as const, attemptId: Number(row.id), delivery: { ...d, url }, target, channel };
   });
   if (claim || cap === null) return claim;
   // Not claimed: if only for the account's cap, hand it back to the relay now (not after its hand-out window).

@@ -8,12 +8,13 @@ import type { WebhookDelivery } from '../../tables.js';
 import type { Db } from '../accounts.js';
 import { finishSucceededInOneStatement } from './attempt-postgres.js';
 import { postgres } from './dialect.js';
+import { disableChannel, recordChannelOutcome } from '../channels.js';
 import type { AttemptResult, FinishedAttempt, WebhookHealth } from './types.js';
 
 /** Ends a claimed attempt: its log row, the delivery's next state, and the monitor's webhook health, in one transaction. */
 export async function finishAttempt(db: Db, a: FinishedAttempt, health: WebhookHealth): Promise<void> {
   // A success on PostgreSQL (the common case): the log row, the monitor's streak and the delivery in one statement.
-  if (a.sent.ok && postgres(db)) return finishSucceededInOneStatement(db, a, health);
+  if (a.sent.ok && postgres(db) && !health.channelId) return finishSucceededInOneStatement(db, a, health);
   return finishAttemptPortable(db, a, health);
 }
 
@@ -33,7 +34,9 @@ export async function finishAttemptPortable(db: Db, a: FinishedAttempt, health: 
       .where('id', '=', a.attemptId)
       .execute();
     // The monitor first (its other pending deliveries fail if this attempt disables the webhook), then this delivery.
-    const disabled = await recordWebhookHealth(trx, sent.ok, health, a.finishedAt);
+    const disabled = health.channelId
+      ? await recordChannelHealth(trx, health.channelId, sent, health, a.finishedAt)
+      : await recordWebhookHealth(trx, sent.ok, health, a.finishedAt);
     await trx
       .updateTable('webhook_deliveries')
       // handed_until cleared: the next attempt is a new hand-out for the relay.
@@ -52,6 +55,26 @@ export async function finishAttemptPortable(db: Db, a: FinishedAttempt, health: 
       .where('attempts', '=', a.attempts)
       .execute();
   });
+}
+
+/** A channel's streak (its GET shows it); 410 or a streak past the window disables it. Returns whether this attempt did. */
+async function recordChannelHealth(
+  trx: Db,
+  channelId: string,
+  sent: AttemptResult,
+  h: WebhookHealth,
+  at: string,
+): Promise<boolean> {
+  const c = await recordChannelOutcome(trx, channelId, sent.ok, at, h.attemptAt, sent.error);
+  if (sent.ok || !c || c.state !== 'active') return false;
+  const reason = h.gone
+    ? `the receiver answered 410 Gone at ${at}`
+    : c.failing_since && c.failing_since <= h.disableIfFailingSince
+      ? `no successful send since ${c.failing_since}`
+      : undefined;
+  if (!reason || !(await disableChannel(trx, channelId, reason, at))) return false;
+  await h.onChannelDisabled?.(trx, reason);
+  return true;
 }
 
 /** Returns whether this attempt disabled the webhook. */
@@ -100,6 +123,7 @@ export async function disableWebhook(trx: Db, monitorId: string, reason: string,
     .selectFrom('webhook_deliveries')
     .select(['id', 'attempts'])
     .where('monitor_id', '=', monitorId)
+    .where('channel_id', 'is', null)
     .where('state', '=', 'pending')
     .execute();
   for (const d of pending) {

@@ -15,7 +15,8 @@ type Target = DeliveryTarget & { webhook_state: string };
 /**
  * One statement: the delivery moves to `sending` (and to the monitor's current URL), the attempt
  * row is written, and what the attempt needs is read. 'other' when the claim succeeded but there
- * is nothing to send (event gone, webhook disabled) — or nothing was claimed: the general path
+ * is nothing to send (event gone, webhook disabled), a channel's message (the portable path reads
+ * its channel) — or nothing was claimed: the general path
  * then decides (it finds the delivery already claimed by this call and takes the first case).
  */
 export async function claimAttemptInOneStatement(
@@ -26,9 +27,9 @@ export async function claimAttemptInOneStatement(
 ): Promise<Claim | undefined | 'other'> {
   const { rows } = await sql<{ delivery: WebhookDelivery; target: Target | null; attempt_id: number | null }>`
     WITH t AS (
-      SELECT e.body, m.webhook AS url, m.webhook_state, m.webhook_disabled_reason, a.signing_secret, a.previous_signing_secret, a.previous_secret_expires_at
+      SELECT e.body, e.run_id, m.webhook AS url, m.webhook_state, m.webhook_disabled_reason, a.signing_secret, a.previous_signing_secret, a.previous_secret_expires_at
       FROM webhook_deliveries w JOIN webhook_events e ON e.id = w.event_id JOIN monitors m ON m.id = e.monitor_id JOIN accounts a ON a.id = e.account_id
-      WHERE w.id = ${deliveryId} AND m.webhook_state <> 'disabled'
+      WHERE w.id = ${deliveryId} AND m.webhook_state <> 'disabled' AND w.channel_id IS NULL
     ), d AS (
       UPDATE webhook_deliveries SET state = 'sending', lease_until = ${lease}, updated_at = ${nowIso}, url = (SELECT url FROM t)
       WHERE id = ${deliveryId} AND state = 'pending' AND attempts = ${attempts} AND next_attempt_at <= ${dueBy} AND EXISTS (SELECT 1 FROM t)

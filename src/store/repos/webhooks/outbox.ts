@@ -1,6 +1,7 @@
 /** The outbox's writes outside an attempt: an event and its first delivery, and a replay of failed ones. */
 import { newId } from '../../ids.js';
 import type { Db } from '../accounts.js';
+import { channelsForMonitor } from '../channels.js';
 
 /**
  * Replay: an account's failed deliveries created at or after `since` (one monitor's, or all)
@@ -27,6 +28,8 @@ export async function replayFailed(
     .where('account_id', '=', accountId)
     .where('state', '=', 'failed')
     .where('created_at', '>=', since)
+    // The webhook's deliveries: a channel's failed messages are not sent again (a person would read them late).
+    .where('channel_id', 'is', null)
     .where('monitor_id', 'in', (eb) => {
       let m = eb
         .selectFrom('monitors')
@@ -42,43 +45,66 @@ export async function replayFailed(
 }
 
 /**
- * Writes one event of a monitor and its first delivery (the outbox), inside the caller's
+ * Writes one event of a monitor and its deliveries (the outbox), inside the caller's
  * transaction: the monitor's event counter moves on in the same statement that reads the
  * webhook (on PostgreSQL it also locks the monitor row), so `sequence` has no gaps or repeats.
+ * One delivery to the monitor's webhook (unless `webhook: false`: an event only the channels
+ * read, which takes no sequence number) and one per active notification channel of the monitor
+ * (unless `channels: false`); the unique (event, channel) index makes a second one impossible.
  */
 export async function writeEvent(
   trx: Db,
-  e: { monitorId: string; accountId: string; runId: string; at: string; handedUntil?: string | null },
+  e: {
+    monitorId: string;
+    accountId: string;
+    runId: string;
+    at: string;
+    handedUntil?: string | null;
+    webhook?: boolean;
+    channels?: boolean;
+  },
   build: (sequence: number, url: string) => { id: string; body: string },
-): Promise<{ eventId: string; deliveryId: string } | undefined> {
-  const m = await trx
-    .updateTable('monitors')
-    .set((eb) => ({ event_sequence: eb('event_sequence', '+', 1) }))
-    .where('id', '=', e.monitorId)
-    .returning(['event_sequence', 'url', 'webhook'])
-    .executeTakeFirst();
+): Promise<{ eventId: string; deliveryId: string | undefined; channelDeliveryIds: string[] } | undefined> {
+  const webhook = e.webhook ?? true;
+  const m = webhook
+    ? await trx
+        .updateTable('monitors')
+        .set((eb) => ({ event_sequence: eb('event_sequence', '+', 1) }))
+        .where('id', '=', e.monitorId)
+        .returning(['event_sequence', 'url', 'webhook'])
+        .executeTakeFirst()
+    : await trx
+        .selectFrom('monitors')
+        .select(['event_sequence', 'url', 'webhook'])
+        .where('id', '=', e.monitorId)
+        .executeTakeFirst();
   if (!m) return undefined;
+  const channels = e.channels === false ? [] : await channelsForMonitor(trx, e.accountId, e.monitorId);
+  if (!webhook && !channels.length) return undefined;
   const { id, body } = build(Number(m.event_sequence), m.url);
   await trx
     .insertInto('webhook_events')
     .values({ id, monitor_id: e.monitorId, account_id: e.accountId, run_id: e.runId, body, created_at: e.at })
     .execute();
-  const deliveryId = newId('dlv');
-  await trx
-    .insertInto('webhook_deliveries')
-    .values({
-      id: deliveryId,
-      event_id: id,
-      monitor_id: e.monitorId,
-      account_id: e.accountId,
-      url: m.webhook,
-      state: 'pending',
-      attempts: 0,
-      next_attempt_at: e.at,
-      handed_until: e.handedUntil ?? null,
-      created_at: e.at,
-      updated_at: e.at,
-    })
-    .execute();
-  return { eventId: id, deliveryId };
+  const row = (url: string, channelId: string | null) => ({
+    id: newId('dlv'),
+    event_id: id,
+    monitor_id: e.monitorId,
+    account_id: e.accountId,
+    url,
+    channel_id: channelId,
+    state: 'pending' as const,
+    attempts: 0,
+    next_attempt_at: e.at,
+    handed_until: e.handedUntil ?? null,
+    created_at: e.at,
+    updated_at: e.at,
+  });
+  const rows = [...(webhook ? [row(m.webhook, null)] : []), ...channels.map((c) => row(c.target, c.id))];
+  await trx.insertInto('webhook_deliveries').values(rows).execute();
+  return {
+    eventId: id,
+    deliveryId: webhook ? rows[0].id : undefined,
+    channelDeliveryIds: rows.filter((r) => r.channel_id).map((r) => r.id),
+  };
 }

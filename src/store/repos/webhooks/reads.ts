@@ -12,7 +12,9 @@ export function listDeliveries(db: Db, monitorId: string, limit: number, deliver
     .innerJoin('webhook_events', 'webhook_events.id', 'webhook_deliveries.event_id')
     .selectAll('webhook_deliveries')
     .select('webhook_events.body')
-    .where('webhook_deliveries.monitor_id', '=', monitorId);
+    .where('webhook_deliveries.monitor_id', '=', monitorId)
+    // The webhook's own: channels' messages are shown with their channel.
+    .where('webhook_deliveries.channel_id', 'is', null);
   if (deliveryId) q = q.where('webhook_deliveries.id', '=', deliveryId);
   return q
     .orderBy('webhook_deliveries.created_at', 'desc')
@@ -65,6 +67,7 @@ export const deliveryTarget = (db: Db, eventId: string) =>
     .innerJoin('accounts', 'accounts.id', 'webhook_events.account_id')
     .select([
       'webhook_events.body',
+      'webhook_events.run_id',
       'monitors.webhook as url',
       'monitors.webhook_state',
       'monitors.webhook_disabled_reason',

@@ -1,12 +1,20 @@
 /** What the delivery repos hand each other: a claim, its window, an attempt's outcome and its effect on the webhook. */
-import type { WebhookDelivery } from '../../tables.js';
+import type { NotificationChannel, WebhookDelivery } from '../../tables.js';
+import type { Db } from '../accounts.js';
 import type { DeliveryTarget } from './reads.js';
 
 /** How early (by this process's clock) an attempt may be claimed: the error of a clock estimate, not a schedule step. */
 export const CLAIM_SLACK_MS = 1000;
 
 export type Claim =
-  | { kind: 'attempt'; attemptId: number; delivery: WebhookDelivery; target: DeliveryTarget }
+  | {
+      kind: 'attempt';
+      attemptId: number;
+      delivery: WebhookDelivery;
+      target: DeliveryTarget;
+      /** Set for a channel's message: the channel it goes to (its sealed secret opened by the sender). */
+      channel?: NotificationChannel;
+    }
   /** Failed without an attempt: the event is gone, or the monitor's webhook is disabled. */
   | { kind: 'not_sent'; reason: string }
   /** Not now: its account already has `accountCap` deliveries being sent; released to the relay, which hands it out when there is room. */
@@ -48,6 +56,10 @@ export interface WebhookHealth {
   gone: boolean;
   /** A streak that began at or before this disables the webhook. */
   disableIfFailingSince: string;
+  /** A channel's message: the streak is the channel's, and disabling it is the channel's. */
+  channelId?: string | null;
+  /** Told in the transaction that disabled the channel (writes the event that says so). */
+  onChannelDisabled?: (trx: Db, reason: string) => Promise<unknown>;
 }
 
 /** A claimed attempt's end, as finishAttempt takes it. */

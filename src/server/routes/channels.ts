@@ -1,0 +1,70 @@
+/**
+ * /v1/channels (docs/API.md "Notifications"): an account's notification channels, and a test
+ * message on request. None of these costs a credit.
+ */
+import type { FastifyInstance } from 'fastify';
+import {
+  createChannel,
+  deleteChannel,
+  findChannel,
+  presentChannel,
+  testChannel,
+  updateChannel,
+} from '../../app/channels.js';
+import { publicBase } from '../../app/stores.js';
+import { CreateChannelBody, UpdateChannelBody } from '../../contract/schemas.js';
+import { channels as repo } from '../../store/index.js';
+import type { ServerContext } from '../context.js';
+import { docRoute, openapiRoute } from '../openapi.js';
+import { docs } from '../openapi-responses.js';
+
+type IdParams = { Params: { id: string } };
+
+export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  app.post(
+    '/channels',
+    openapiRoute(
+      CreateChannelBody,
+      'Create a notification channel (email, Slack, Discord, Teams, Telegram, JSON)',
+      docs.createChannel,
+    ),
+    async (request, reply) => {
+      const c = await createChannel(ctx, request.auth!.accountId, request.body);
+      reply.code(201);
+      return { status: 'ok', channel: presentChannel(c) };
+    },
+  );
+
+  app.get('/channels', docRoute('List notification channels by name', docs.listChannels), async (request) => {
+    const rows = await repo.listChannels(ctx.store.db, request.auth!.accountId);
+    return { status: 'ok', channels: rows.map(presentChannel) };
+  });
+
+  app.get<IdParams>('/channels/:id', docRoute('A channel with its health', docs.getChannel), async (request) => ({
+    status: 'ok',
+    channel: presentChannel(await findChannel(ctx, request.auth!.accountId, request.params.id)),
+  }));
+
+  app.patch<IdParams>(
+    '/channels/:id',
+    openapiRoute(UpdateChannelBody, 'Change name, destination, templates, default or state', docs.updateChannel),
+    async (request) => ({
+      status: 'ok',
+      channel: presentChannel(await updateChannel(ctx, request.auth!.accountId, request.params.id, request.body)),
+    }),
+  );
+
+  app.delete<IdParams>('/channels/:id', docRoute('Delete a channel', docs.deleteChannel), async (request) => {
+    await deleteChannel(ctx, request.auth!.accountId, request.params.id);
+    return { status: 'ok', channel_id: request.params.id, deleted: true };
+  });
+
+  app.post<IdParams>(
+    '/channels/:id/test',
+    docRoute('Send a test message now and answer how the channel answered', docs.testChannel),
+    async (request) => ({
+      status: 'ok',
+      ...(await testChannel(ctx, request.auth!.accountId, request.params.id, publicBase(ctx, request))),
+    }),
+  );
+}
