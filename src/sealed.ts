@@ -46,7 +46,9 @@ export function createSealer(current: string | undefined, previous: string[] = [
   if (!current) return undefined;
   for (const key of [current, ...previous]) {
     if (key.length < MIN_SECRET_KEY_LENGTH) {
-      throw invalidRequest(`TRAWL_SECRET_KEY (and each previous key) must be at least ${MIN_SECRET_KEY_LENGTH} characters`);
+      throw invalidRequest(
+        `TRAWL_SECRET_KEY (and each previous key) must be at least ${MIN_SECRET_KEY_LENGTH} characters`,
+      );
     }
   }
   const now = keyEntry(current);
@@ -63,7 +65,13 @@ export function createSealer(current: string | undefined, previous: string[] = [
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', keyFor(now, purpose), iv);
       const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-      return ['v1', now.kid, iv.toString('base64url'), body.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+      return [
+        'v1',
+        now.kid,
+        iv.toString('base64url'),
+        body.toString('base64url'),
+        cipher.getAuthTag().toString('base64url'),
+      ].join('.');
     },
     open(sealed, purpose) {
       const parts = sealed.split('.');

@@ -25,7 +25,15 @@ type Layer =
  */
 const ENTRIES = new Set(['runtime.ts', 'server/app.ts', 'cli/index.ts', 'mcp/index.ts', 'mcp/local.ts']);
 const SURFACES = new Set(['server', 'web', 'cli', 'mcp']);
-const LEAVES = new Set(['errors.ts', 'config.ts', 'metrics.ts', 'redact.ts', 'answer-cap.ts', 'memory-trim.ts', 'sealed.ts']);
+const LEAVES = new Set([
+  'errors.ts',
+  'config.ts',
+  'metrics.ts',
+  'redact.ts',
+  'answer-cap.ts',
+  'memory-trim.ts',
+  'sealed.ts',
+]);
 
 function layerOf(file: string): Layer {
   if (ENTRIES.has(file)) return 'entry';
