@@ -239,6 +239,32 @@ function holdsStructure(box: Element, stats: StatsTable): boolean {
 }
 
 /**
+ * Words of a sentence that announces a list ("For a breakdown of the charges, refer to the
+ * following pages:"); as rescue.ts's sentence that says something. "Read more:" is a label.
+ */
+const ANNOUNCING_WORDS = 8;
+
+/**
+ * A list of links the text announces: right after a paragraph of the text's own words that
+ * ends in a colon. The links are what the sentence points to (a docs page's "see the
+ * following pages:"), not the page's navigation, which no sentence introduces.
+ */
+function isAnnouncedList(list: Element, stats: StatsTable): boolean {
+  if (list.name !== 'ul' && list.name !== 'ol') return false;
+  let p = list.prev;
+  while (p && !isElement(p)) {
+    if (isTextNode(p) && p.data.trim()) return false;
+    p = p.prev;
+  }
+  if (!p || p.name !== 'p') return false;
+  const s = stats.get(p);
+  const line = textOf(p).trim();
+  return (
+    !!s && s.link < s.text && line.endsWith(':') && (line.match(/[\p{L}\p{N}]+/gu)?.length ?? 0) >= ANNOUNCING_WORDS
+  );
+}
+
+/**
  * Remove link lists and scored-negative leftovers inside the article. `keep`: an element
  * whose boxes stay whatever their score (a product's heading and its buy box); `fragments`:
  * whether boxes of short fragments go too (not in a thread's posts); `sections`: whether a box
@@ -262,7 +288,8 @@ export function pruneInside(
     if (!isElement(n)) continue;
     const s = stats.get(n);
     // A table is kept or dropped whole: pruning rows or cells would break its grid.
-    if (n.name === 'table' || n.name === 'pre' || kept.has(n)) continue;
+    // (So is a list the text announces: its items are what the sentence points to.)
+    if (n.name === 'table' || n.name === 'pre' || kept.has(n) || isAnnouncedList(n, stats)) continue;
     if (s && BLOCKS.has(n.name)) {
       const total = s.text + s.link;
       const density = total ? s.link / total : 0;
