@@ -35,11 +35,29 @@ function processes(): Proc[] {
     .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), age: Number(m[3]), args: m[4] }));
 }
 
-/** Processes of the tests started within the last `seconds` (Chromium's helpers only once: by their browser). */
-export function leftovers(seconds: number): Proc[] {
+/**
+ * Processes of the tests started within the last `seconds` (Chromium's helpers only once: by their
+ * browser). This checkout's CLI always counts; a Chromium only when this run started it (it
+ * descends from this process) or no test run holds it any more (no vitest process above it): the
+ * machine is shared, and another checkout's run has its own Chromiums alive at the same time.
+ */
+export function leftovers(seconds: number, run = process.pid): Proc[] {
   if (process.platform !== 'linux') return [];
   const all = processes();
-  const found = all.filter((p) => p.pid !== process.pid && p.age <= seconds && OURS.some((o) => p.args.includes(o)));
+  const byPid = new Map(all.map((p) => [p.pid, p]));
+  const above = (p: Proc): Proc[] => {
+    const out: Proc[] = [];
+    for (let q = byPid.get(p.ppid); q && out.length < 64; q = byPid.get(q.ppid)) out.push(q);
+    return out;
+  };
+  const ours = (p: Proc) => {
+    if (p.args.includes(OURS[0])) return true;
+    const chain = above(p);
+    return chain.some((q) => q.pid === run) || !chain.some((q) => /\bvitest\b/.test(q.args));
+  };
+  const found = all.filter(
+    (p) => p.pid !== process.pid && p.age <= seconds && OURS.some((o) => p.args.includes(o)) && ours(p),
+  );
   const pids = new Set(found.map((p) => p.pid));
   // A browser's renderers and zygotes are its own: listed once, through it.
   return found.filter((p) => !pids.has(p.ppid));
