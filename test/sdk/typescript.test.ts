@@ -412,18 +412,16 @@ describe('TypeScript SDK against the service', () => {
   it('AbortSignal cancels a call in flight (the server refunds its credit); timeoutMs gives up on a slow answer', async () => {
     const { trawl, accountId } = await client(5);
     const controller = new AbortController();
-    const t0 = Date.now();
     setTimeout(() => controller.abort(), 200);
+    // /stall answers after 4 s: without the abort the call would succeed, not reject as an AbortError.
     const aborted = await rejection(trawl.scrape({ url: `${site.url}/stall` }, { signal: controller.signal }));
     expect(aborted.name).toBe('AbortError');
-    expect(Date.now() - t0).toBeLessThan(1500);
     await until('the credit refunded', async () => (await svc.credits(accountId)) === 5);
 
-    const t1 = Date.now();
+    // Without the client's timeout the call would succeed after 4 s; the server's would be a 504, not client_timeout.
     const late = await rejection(trawl.scrape({ url: `${site.url}/stall` }, { timeoutMs: 300 }));
     expect(late).toBeInstanceOf(TrawlTimeoutError);
     expect(late).toMatchObject({ code: 'client_timeout', status: 0 });
-    expect(Date.now() - t1).toBeLessThan(1500);
     const early = new AbortController();
     early.abort(new Error('not now'));
     expect((await rejection(trawl.account({ signal: early.signal }))).message).toBe('not now');
