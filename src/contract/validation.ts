@@ -85,7 +85,7 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.outp
   }
   const r = schema.safeParse(body);
   if (r.success) return r.data;
-  throw bodyFaults(schema, r.error.issues);
+  throw bodyFaults(schema, r.error.issues, body);
 }
 
 const MAX_FAULTS = 50;
@@ -98,13 +98,12 @@ export interface Fault {
 }
 
 /**
- * Every fault of a body in one answer: the first in `detail`, and, when there are several,
- * all of them in `errors` (so a caller fixes a request in one round, not one field a time).
+ * Every fault of a body in one answer, in the order the body's fields were sent (a field not
+ * sent, such as a missing required one, after those that were): the first in `detail`, and,
+ * when there are several, all of them in `errors` (so a caller fixes a request in one round).
  */
-function bodyFaults(schema: z.ZodType, issues: readonly z.core.$ZodIssue[]): TrawlError {
-  const faults: Fault[] = [];
-  const unknown = issues.filter((i) => i.code === 'unrecognized_keys') as (z.core.$ZodIssue & { keys: string[] })[];
-  const missing = issues.find((i) => i.code === 'invalid_type' && i.message === 'is required');
+function bodyFaults(schema: z.ZodType, issues: readonly z.core.$ZodIssue[], body: unknown): TrawlError {
+  const faults: (Fault & { at: number[]; parent?: string; missing?: boolean })[] = [];
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const k of (issue as { keys: string[] }).keys) {
@@ -113,6 +112,8 @@ function bodyFaults(schema: z.ZodType, issues: readonly z.core.$ZodIssue[]): Tra
         faults.push({
           field,
           detail: `${field}: unknown field${near ? `; did you mean ${fieldPath([...issue.path, near])}?` : ''}`,
+          at: sentAt(body, [...issue.path, k]),
+          parent: fieldPath(issue.path),
         });
       }
       continue;
@@ -125,28 +126,53 @@ function bodyFaults(schema: z.ZodType, issues: readonly z.core.$ZodIssue[]): Tra
           : 'has an invalid value';
     }
     const field = fieldPath(issue.path);
-    faults.push({ field, detail: `${field}: ${message}` });
+    const missing = issue.code === 'invalid_type' && issue.message === 'is required';
+    faults.push({ field, detail: `${field}: ${message}`, at: sentAt(body, issue.path), missing });
   }
-  // "url" sent where "urls" is expected: name both in one sentence, so the fix is obvious.
-  let first = faults[0].detail;
-  if (unknown.length && missing && issues[0] === missing) {
-    const names = unknown.flatMap((u) => u.keys.map((k) => fieldPath([...u.path, k])));
-    first = `${fieldPath(missing.path)}: is required; ${names.join(', ')}: unknown field${names.length > 1 ? 's' : ''}`;
-  } else if (issues[0].code === 'unrecognized_keys' && (issues[0] as { keys: string[] }).keys.length > 1) {
-    // Several unknown keys of one object: one sentence, each with its suggestion.
-    const n = (issues[0] as { keys: string[] }).keys.length;
-    first = faults
-      .slice(0, Math.min(n, MAX_IN_DETAIL))
+  faults.sort((a, b) => compareAt(a.at, b.at)); // stable: Zod's order among equals
+  const [head] = faults;
+  let first = head.detail;
+  if (head.parent !== undefined) {
+    // Several unknown keys of one object: one sentence, each with its suggestion; and a missing
+    // required field beside them ("url" sent where "urls" is expected), so the fix is obvious.
+    const same = faults.filter((f) => f.parent === head.parent);
+    first = same
+      .slice(0, MAX_IN_DETAIL)
       .map((f) => f.detail)
       .join('; ');
-    if (n > MAX_IN_DETAIL) first += `; and ${n - MAX_IN_DETAIL} more unknown fields`;
+    if (same.length > MAX_IN_DETAIL) first += `; and ${same.length - MAX_IN_DETAIL} more unknown fields`;
+    const missing = faults.find((f) => f.missing);
+    if (missing) first += `; ${missing.detail}`;
   }
   // (Bounded: a body of thousands of bad keys gets the first ones, not an answer as large.)
-  return new TrawlError(
-    'invalid_request',
-    first,
-    faults.length > 1 ? { fields: { errors: faults.slice(0, MAX_FAULTS) } } : {},
-  );
+  const errors = faults.slice(0, MAX_FAULTS).map(({ field, detail }) => ({ field, detail }));
+  return new TrawlError('invalid_request', first, faults.length > 1 ? { fields: { errors } } : {});
+}
+
+/**
+ * Where a path sits in the body as sent: per level, the key's position among its object's keys
+ * (JSON keeps the order written) or the array index; a level not sent ends it with Infinity.
+ */
+function sentAt(body: unknown, path: readonly PropertyKey[]): number[] {
+  const at: number[] = [];
+  let node = body;
+  for (const p of path) {
+    if (Array.isArray(node) && typeof p === 'number' && p < node.length) {
+      at.push(p);
+      node = node[p];
+      continue;
+    }
+    const i = node !== null && typeof node === 'object' ? Object.keys(node).indexOf(String(p)) : -1;
+    if (i < 0) return [...at, Infinity];
+    at.push(i);
+    node = (node as Record<string, unknown>)[String(p)];
+  }
+  return at;
+}
+
+function compareAt(a: number[], b: number[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+  return a.length - b.length;
 }
 
 /** The keys a strict object of `schema` at `path` accepts (none when the path leads elsewhere). */

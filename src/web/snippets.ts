@@ -1,6 +1,7 @@
 /**
  * The request a playground form made, as the API takes it, to copy: curl, TypeScript (fetch) and
- * Python (requests). The key is a placeholder (`trawl_…`), never the account's.
+ * Python (requests); and a GET (reading a job) the same three ways. The key is a placeholder
+ * (`trawl_…`), never the account's.
  */
 import { html, type Raw } from './html.js';
 
@@ -48,13 +49,44 @@ res = requests.post(
 print(res.json())`;
 }
 
+/** A GET of `url` (a job read): curl, TypeScript and Python. */
+export function readsOf(url: string): { curl: string; ts: string; python: string } {
+  return {
+    curl: `curl -s ${url} \\\n  -H "Authorization: Bearer ${KEY}"`,
+    ts: `const res = await fetch(${JSON.stringify(url)}, {
+  headers: { Authorization: 'Bearer ${KEY}' },
+});
+console.log(await res.json());`,
+    python: `import requests
+
+res = requests.get(
+    ${JSON.stringify(url)},
+    headers={"Authorization": "Bearer ${KEY}"},
+)
+print(res.json())`,
+  };
+}
+
+function section(title: string, code: { curl: string; ts: string; python: string }): Raw {
+  const block = (id: string, name: string, text: string) =>
+    html`<h3>${name}</h3><pre class="secret code" id="${id}" data-testid="snippet-${id}">${text}</pre><button type="button" class="secondary" data-copy="${id}">Copy</button>`;
+  return html`<section class="snippets" aria-label="${title} in code"><h2>${title}</h2>
+${block('curl', 'curl', code.curl)}
+${block('ts', 'TypeScript (fetch)', code.ts)}
+${block('python', 'Python (requests)', code.python)}</section>`;
+}
+
 /** The three, each with its copy button; ids `curl`, `ts`, `python`. */
 export function snippets(base: string, path: string, body: unknown): Raw {
   const url = `${base}${path}`;
-  const block = (id: string, title: string, code: string) =>
-    html`<h3>${title}</h3><pre class="secret code" id="${id}" data-testid="snippet-${id}">${code}</pre><button type="button" class="secondary" data-copy="${id}">Copy</button>`;
-  return html`<section class="snippets" aria-label="The same request in code"><h2>The same request</h2>
-${block('curl', 'curl', curlOf(url, body))}
-${block('ts', 'TypeScript (fetch)', typescriptOf(url, body))}
-${block('python', 'Python (requests)', pythonOf(url, body))}</section>`;
+  return section('The same request', {
+    curl: curlOf(url, body),
+    ts: typescriptOf(url, body),
+    python: pythonOf(url, body),
+  });
+}
+
+/** Reading something from the API (`GET base+path`) in the three, under `title`. */
+export function readSnippets(base: string, path: string, title: string): Raw {
+  return section(title, readsOf(`${base}${path}`));
 }

@@ -136,11 +136,11 @@ describe('scrape', () => {
       const documents = new DocumentPool({ size: 1, workerUrl: slowWorker, jobTimeoutMs: 60_000, express: false });
       const http = new HttpClient({ allowPrivateNetwork: true });
       try {
-        const started = Date.now();
+        // Stopped by the request's deadline (its own words), not by the pool's 60 s limit per page.
         await expect(scrape({ http, documents }, { url: `${site.url}/spin`, timeoutMs: 1_000 })).rejects.toMatchObject({
           code: 'timeout',
+          message: expect.stringContaining('used its whole time budget while the page was being processed'),
         });
-        expect(Date.now() - started).toBeLessThan(3_000);
         expect((await scrape({ http, documents }, { url: `${site.url}/article` })).markdown).toContain(
           'A kettle that boils water',
         );

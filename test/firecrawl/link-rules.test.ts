@@ -1,6 +1,6 @@
 /** The link rules of Firecrawl-style crawls (src/engine/crawl/link-rules.ts), case by case. */
 import { describe, expect, it } from 'vitest';
-import { pathFilter } from '../../src/engine/crawl/glob.js';
+import { globToRegExp, pathFilter } from '../../src/engine/crawl/glob.js';
 import { compilePattern, linkFilter } from '../../src/engine/crawl/link-rules.js';
 
 const at = (href: string) => ({ href, pathname: new URL(href).pathname });
@@ -39,18 +39,17 @@ describe('compilePattern', () => {
   it('matches in linear time whatever the pattern: shapes that backtrack for minutes answer at once', () => {
     const path = `/${'a'.repeat(60)}`;
     // On a backtracking engine the first takes ~30 s (ten .* take minutes), on the event loop every request shares.
+    // (Timed, this flaked on a loaded machine: the engine each pattern runs on is what is asserted.)
     for (const p of ['.*.*.*.*.*.*x', '\\d*\\d*\\d*\\d*\\d*\\d*x', '(a|a)*$', '(a+)+$', '(\\w*x)*', '((ab)*c)+']) {
-      const started = Date.now();
+      expect(compilePattern(p, 'includePaths[0]').flags, p).toContain('l');
       const ok = linkFilter({ include: [p] });
       ok(at(`https://x.test${path}!`));
       ok(at(`https://x.test/${'1'.repeat(60)}`));
-      expect(Date.now() - started, p).toBeLessThan(500);
     }
     expect(linkFilter({ include: ['(a+)+$'] })(at('https://x.test/aaa'))).toBe(true);
     // Trawl's own globs (/v1/crawl include_paths) become regexes too: `**` is `.*`.
-    const started = Date.now();
+    expect(globToRegExp('/**a**a**a**a**a**a**b').flags).toContain('l');
     expect(pathFilter(['/**a**a**a**a**a**a**b'])(path)).toBe(false);
-    expect(Date.now() - started).toBeLessThan(500);
   });
 
   it('refuses what cannot match in linear time, and broken patterns, naming where', () => {

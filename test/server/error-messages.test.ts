@@ -1,7 +1,7 @@
 /** Errors that say what to do (issue 43): every fault of a body at once, and "did you mean". */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { didYouMean, parseBody } from '../../src/contract/validation.js';
-import { MetaAdsBody, ScrapeBody } from '../../src/contract/schemas.js';
+import { ExtractBody, MetaAdsBody, ScrapeBody } from '../../src/contract/schemas.js';
 import { TrawlError } from '../../src/errors.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -10,7 +10,7 @@ const faultOf = (schema: Parameters<typeof parseBody>[0], body: unknown) => {
     parseBody(schema, body);
   } catch (e) {
     expect(e).toBeInstanceOf(TrawlError);
-    return (e as TrawlError).toBody();
+    return (e as TrawlError).toBody() as { error: string; detail: string; errors: { field: string; detail: string }[] };
   }
   throw new Error('expected a fault');
 };
@@ -25,6 +25,29 @@ describe('validation faults', () => {
       { field: 'country', detail: expect.stringMatching(/^country: must be an upper-case ISO 3166-1 alpha-2 code/) },
       { field: 'limit', detail: 'limit: must be an integer from 1 to 500' },
     ]);
+  });
+
+  it('lists the faults in the order the body sent its fields, not the schema order', () => {
+    const body = faultOf(MetaAdsBody, { limit: 0, country: 'usa', advertiser: 'Nike!' });
+    expect(body.errors.map((e) => e.field)).toEqual(['limit', 'country', 'advertiser']);
+    expect(body.detail).toBe(body.errors[0].detail);
+    // Nested and array fields sit where their parent was sent; unknown keys too.
+    const nested = faultOf(ScrapeBody, {
+      timeoutMs: 1,
+      formats: ['markdown', 'nope'],
+      pdf: { max_pages: 0 },
+      url: 'ftp://x/',
+    });
+    expect(nested.errors.map((e) => e.field)).toEqual(['timeoutMs', 'formats[1]', 'pdf.max_pages', 'url']);
+    expect(nested.detail).toBe('timeoutMs: unknown field; did you mean timeout_ms?');
+    // A required field not sent comes after every field that was.
+    const missing = faultOf(MetaAdsBody, { limit: 0, country: 'usa' });
+    expect(missing.errors.map((e) => e.field)).toEqual(['limit', 'country', 'advertiser']);
+    expect(missing.errors[2].detail).toBe('advertiser: is required');
+    // "url" sent where "urls" is expected: the unknown key first, the missing one named beside it.
+    const urls = faultOf(ExtractBody, { url: 'https://example.com/', schema: { a: 'string' } });
+    expect(urls.errors.map((e) => e.field)).toEqual(['url', 'urls']);
+    expect(urls.detail).toMatch(/^url: unknown field; did you mean urls\?; urls: is required$/);
   });
 
   it('has no errors array for a single fault', () => {

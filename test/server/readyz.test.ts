@@ -106,11 +106,11 @@ describe('/healthz and /readyz', () => {
     expect(up.body.checks.workers).toBeUndefined();
 
     proxy.cut();
-    const started = Date.now();
     const down = await ready(svc);
     expect(down.status).toBe(503);
-    expect(Date.now() - started).toBeLessThan(3000);
+    // The check is bounded: it says it saw no answer (or none could be had), not a hang.
     expect(down.body.checks.redis.status).toBe('fail');
+    expect(down.body.checks.redis.error).toMatch(/^(unreachable|no answer within)/);
     expect(down.body.checks.store.status).toBe('ok');
     expect(down.text).not.toContain(String(proxy.port));
 

@@ -1,6 +1,6 @@
 /** The playground's request snippets: curl, TypeScript and Python say the same body. */
 import { describe, expect, it } from 'vitest';
-import { curlOf, pythonLiteral, pythonOf, typescriptOf } from '../../src/web/snippets.js';
+import { curlOf, pythonLiteral, pythonOf, readsOf, typescriptOf } from '../../src/web/snippets.js';
 
 const body = { url: "https://example.com/it's", formats: ['markdown', 'json'], only_main_content: false, schema: null };
 
@@ -25,5 +25,12 @@ describe('snippets', () => {
     const ts = typescriptOf('http://h/v1/scrape', body);
     expect(ts).toContain('await fetch("http://h/v1/scrape"');
     expect(ts).toContain("'Content-Type': 'application/json'");
+  });
+  it('reads a job with GET the three ways, the key a placeholder', () => {
+    const r = readsOf('http://h/v1/jobs/job_1');
+    expect(r.curl).toBe('curl -s http://h/v1/jobs/job_1 \\\n  -H "Authorization: Bearer trawl_…"');
+    expect(r.ts).toContain('await fetch("http://h/v1/jobs/job_1", {');
+    expect(r.ts).not.toContain('method');
+    expect(r.python).toContain('requests.get(\n    "http://h/v1/jobs/job_1",');
   });
 });

@@ -59,3 +59,26 @@ for (const data of document.querySelectorAll('script[data-chart-for]')) {
   };
   new uPlot(opts, [xs].concat(d.series.map((s) => s.values)), el);
 }
+// A table marked data-live (the Jobs page while a job runs) refreshes its rows in place from the
+// same origin: progress moves without a reload, and the asking stops once nothing runs.
+for (const table of document.querySelectorAll('table[data-live]')) {
+  const body = table.querySelector('tbody');
+  const every = Number(table.dataset.every) || 2000;
+  const tick = async () => {
+    try {
+      const res = await fetch(table.dataset.live, {
+        headers: { accept: 'application/json' },
+        credentials: 'same-origin',
+      });
+      if (!res.ok || !(res.headers.get('content-type') || '').includes('json')) return; // signed out: leave the page be
+      const d = await res.json();
+      body.innerHTML = d.rows;
+      table.dataset.refreshed = String(Number(table.dataset.refreshed || 0) + 1);
+      if (d.live) setTimeout(tick, every);
+      else delete table.dataset.live;
+    } catch {
+      setTimeout(tick, every * 2);
+    }
+  };
+  setTimeout(tick, every);
+}

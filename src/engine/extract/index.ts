@@ -28,6 +28,8 @@ import { metaCandidates } from './sources/meta.js';
 import { microdataCandidates } from './sources/microdata.js';
 import { urlCandidates, urlTokens } from './sources/url.js';
 import { vocabularyFor } from './vocabulary.js';
+import { descriptionHint, hasDescriptions, hintedNames, withDescriptions } from './hints.js';
+import type { FieldHints } from './json-schema.js';
 
 export interface ExtractInput {
   schema: CompiledSchema;
@@ -65,7 +67,8 @@ export function collectCandidates(doc: Document, input: ExtractInput): Candidate
   microdataCandidates(doc, out);
   metaCandidates(doc, out);
   withoutSiteNames(out, input.url);
-  const wanted = wantedNames(input.schema.schema);
+  // A field's description adds the words it names (hints.ts); none: the field's names alone.
+  const wanted = [...hintedNames(input.schema.hints, new Set(wantedNames(input.schema.schema)))];
   appStateCandidates(doc, out, wanted);
   domNameCandidates(doc, wanted, out);
   labelCandidates(doc, out, new Set(wanted));
@@ -97,7 +100,10 @@ function withoutSiteNames(candidates: Candidate[], url: string): void {
 /** Extraction with `schema` for the document pipeline: on a worker (the schema goes as data) or here. */
 export function pageExtraction(schema: CompiledSchema): PageExtraction {
   return {
-    schema: schema.schema,
+    // A worker compiles the schema again from data: descriptions go as JSON Schema then.
+    schema: hasDescriptions(schema.hints)
+      ? (withDescriptions(schema.jsonSchema, schema.hints) as unknown as SchemaObject)
+      : schema.schema,
     here: (doc, baseUrl, html, url) => extractFromDocument(doc, { schema, url, baseUrl, html }),
   };
 }
@@ -141,7 +147,7 @@ export function extractFromDocument(doc: Document, input: ExtractInput): Extract
   };
   const sources: Record<string, string> = {};
   const filler = new Filler(doc, input, sources);
-  const json = filler.object(input.schema.schema, [], candidates, ctx);
+  const json = filler.object(input.schema.schema, [], candidates, ctx, input.schema.hints);
   if (!input.schema.validate(json)) {
     // Coercion guarantees the types, so this is a bug; answer the empty shape, not a 500.
     return { json: input.schema.empty(), sources: {} };
@@ -179,12 +185,18 @@ class Filler {
     readonly sources: Record<string, string>,
   ) {}
 
-  object(schema: SchemaObject, parents: string[], candidates: Candidate[], ctx: MatchContext): Record<string, unknown> {
+  object(
+    schema: SchemaObject,
+    parents: string[],
+    candidates: Candidate[],
+    ctx: MatchContext,
+    hints?: FieldHints,
+  ): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     const picks = new Map<string, Candidate>();
     for (const [field, type] of Object.entries(schema)) {
       const path = [...parents, field].join('.');
-      out[field] = this.value(field, type, parents, candidates, ctx, path, picks);
+      out[field] = this.value(field, type, parents, candidates, ctx, path, picks, hints?.fields?.[field]);
     }
     // Markup saying "out of stock" describes one variant (the default size, often); a buy box
     // that offers to add the item to the basket, with no sold-out notice, is what shoppers get.
@@ -247,9 +259,11 @@ class Filler {
     ctx: MatchContext,
     path: string,
     picks: Map<string, Candidate>,
+    hints?: FieldHints,
   ): unknown {
+    const hint = descriptionHint(hints?.description);
     if (typeof type === 'string') {
-      const p = pickScalar(field, parents, type, candidates, ctx);
+      const p = pickScalar(field, parents, type, candidates, ctx, hint);
       if (!p) return null;
       picks.set(field, p.candidate);
       this.sources[path] = p.source;
@@ -260,18 +274,24 @@ class Filler {
     if (Array.isArray(type)) {
       const inner = type[0];
       if (typeof inner === 'string') {
-        const { values, source } = pickList(field, parents, inner, candidates, ctx);
+        const { values, source } = pickList(field, parents, inner, candidates, ctx, hint);
         if (source && values.length) this.sources[path] = source;
         return values;
       }
       if (Array.isArray(inner)) return [];
-      return this.items(field, inner, path, candidates);
+      return this.items(field, inner, path, candidates, hints?.items);
     }
-    return this.object(type, [...parents, field], candidates, ctx);
+    return this.object(type, [...parents, field], candidates, ctx, hints);
   }
 
   /** Arrays of objects: structured lists first, repeated DOM elements otherwise. */
-  items(field: string, schema: SchemaObject, path: string, candidates: Candidate[]): Record<string, unknown>[] {
+  items(
+    field: string,
+    schema: SchemaObject,
+    path: string,
+    candidates: Candidate[],
+    hints?: FieldHints,
+  ): Record<string, unknown>[] {
     const filled = (o: Record<string, unknown>) =>
       Object.values(o).filter((v) => v !== null && !(Array.isArray(v) && !v.length)).length;
     const scratch: Record<string, string> = {};
@@ -282,13 +302,20 @@ class Filler {
         [],
         group.map((c) => ({ ...c, entityIndex: undefined })),
         ctx,
+        hints,
       );
     });
     const wantsPrice = Object.keys(schema).some((k) => vocabularyFor(k).role === 'price');
     const names = wantedNames(schema);
     const dom = repeatedElements(this.doc as unknown as ParentNode, wantsPrice).map((el) => {
       const cands = itemCandidates(el, this.input.baseUrl ?? this.input.url, names);
-      return new Filler(this.doc, this.input, scratch).object(schema, [], cands, { totalOrder: cands.length + 1 });
+      return new Filler(this.doc, this.input, scratch).object(
+        schema,
+        [],
+        cands,
+        { totalOrder: cands.length + 1 },
+        hints,
+      );
     });
     const total = (items: Record<string, unknown>[]) => items.reduce((n, o) => n + filled(o), 0);
     // A table whose headers name the fields is read column by column; it wins unless

@@ -70,19 +70,26 @@ const KEYWORDS = new Set([...NOTES, ...STRUCTURE]);
 export const CHECKED_FORMATS = ['date', 'date-time', 'uri', 'url', 'email'] as const;
 
 /**
- * Whether a schema is written as JSON Schema rather than in the short form: its root says
- * `"type": "object"` (the short form has no type named object), names `$schema` or a root
- * `$ref`, or has only JSON Schema keywords with `properties` whose values are all objects.
+ * Whether a schema is written as JSON Schema rather than in the short form, whose fields may
+ * be named `type` or `properties` too (`{"type":"string","properties":"string"}` is two
+ * fields). In order: a root `type` of "object" (or a list holding it) is JSON Schema, since the
+ * short form has no type named object; a `$schema` other than a type name, or a `$ref` to
+ * "#…", is JSON Schema; any other root `type` is a short form field (a JSON Schema's root is
+ * an object); without `type`, JSON Schema only when every root key is a keyword and every
+ * value of `properties` is a JSON Schema node (an object of keywords only), so
+ * `{"properties":{"address":{"city":"string"}}}` stays a short form.
  */
 export function isJsonSchema(v: unknown): v is Json {
   if (!isObject(v)) return false;
   const t = v.type;
   if (t === 'object' || (Array.isArray(t) && t.includes('object'))) return true;
-  if (typeof v.$schema === 'string' || typeof v.$ref === 'string') return true;
+  if (typeof v.$schema === 'string' && !SCALARS.has(v.$schema)) return true;
+  if (typeof v.$ref === 'string' && v.$ref.startsWith('#')) return true;
+  if (t !== undefined) return false;
   return (
     isObject(v.properties) &&
     Object.keys(v).every((k) => KEYWORDS.has(k)) &&
-    Object.values(v.properties).every((p) => isObject(p))
+    Object.values(v.properties).every((p) => isObject(p) && Object.keys(p).every((k) => KEYWORDS.has(k)))
   );
 }
 

@@ -11,6 +11,7 @@ import type { Candidate } from './candidate.js';
 import { coerce } from './coerce.js';
 import type { ScalarType } from './schema.js';
 import { vocabularyFor } from './vocabulary.js';
+import type { DescriptionHint } from './hints.js';
 
 export interface Picked {
   value: unknown;
@@ -26,10 +27,11 @@ export function pickScalar(
   type: ScalarType,
   candidates: Candidate[],
   ctx: MatchContext,
+  hint?: DescriptionHint,
 ): Picked | undefined {
   let best: Picked | undefined;
   for (const c of candidates) {
-    const score = scoreCandidate(c, field, parents, type, ctx);
+    const score = scoreCandidate(c, field, parents, type, ctx, hint);
     if (score <= 0 || (best && score <= best.score)) continue;
     const value = coerceFor(c, field, type, ctx.pageUrl);
     if (value === undefined || value === null || value === '') continue;
@@ -83,9 +85,10 @@ export function pickList(
   type: ScalarType,
   candidates: Candidate[],
   ctx: MatchContext,
+  hint?: DescriptionHint,
 ): { values: unknown[]; source?: string } {
   const scored = candidates
-    .map((c) => ({ c, s: scoreCandidate(c, field, parents, type, ctx) }))
+    .map((c) => ({ c, s: scoreCandidate(c, field, parents, type, ctx, hint) }))
     .filter((x) => x.s > 0)
     .sort((a, b) => b.s - a.s);
   if (!scored.length) return { values: [] };

@@ -13,6 +13,7 @@ import { normaliseDate } from './dates.js';
 import { isSiteName } from './sources/document.js';
 import type { ScalarType } from './schema.js';
 import { GENERIC_NAMES, vocabularyFor, type FieldVocabulary } from './vocabulary.js';
+import { hintedWeight, type DescriptionHint } from './hints.js';
 
 /** Entities whose values describe something other than the page's subject. */
 export const SIDE_ENTITIES = new Set([
@@ -382,9 +383,11 @@ export function scoreCandidate(
   parents: string[],
   type: ScalarType,
   ctx: MatchContext,
+  hint?: DescriptionHint,
 ): number {
   const v = vocabularyFor(field);
-  const nw = nameWeight(c, v);
+  const byName = nameWeight(c, v);
+  const nw = hint ? hintedWeight(byName, c.path[c.path.length - 1] ?? '', hint) : byName;
   if (!nw) return 0;
   return (
     c.confidence *

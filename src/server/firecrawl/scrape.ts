@@ -4,7 +4,7 @@ import { scrape } from '../../engine/index.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { checkPageOptions } from '../../contract/page-options.js';
-import { checkProxyTier, isFreeAnswer, scrapeOptionsFor, withStealth } from '../../app/scrape.js';
+import { checkProxyTier, isFreeAnswer, scrapeOptionsFor, warningsOf, withStealth } from '../../app/scrape.js';
 import { publicBase } from '../../app/stores.js';
 import { documentOfScrape } from '../../contract/firecrawl/document.js';
 import { bodyOf, checkOptions, httpUrlAt } from '../../contract/firecrawl/options.js';
@@ -71,7 +71,8 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext, version: 
       (v) => v.result.metadata.proxy_used,
     );
     request.creditsCharged = credits;
-    const data = documentOfScrape(result, url, plan.fields, summary);
+    // Firecrawl's `warning` says why an answer is empty; here also that it cost nothing (as /v1).
+    const data = documentOfScrape({ ...result, warnings: warningsOf(result) }, url, plan.fields, summary);
     // Firecrawl's Document says what it cost.
     data.metadata = { ...data.metadata, creditsUsed: credits };
     return { success: true, data };

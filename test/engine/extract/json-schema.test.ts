@@ -45,6 +45,41 @@ describe('JSON Schema', () => {
     expect(isJsonSchema({ price: 'number' })).toBe(false);
   });
 
+  it('reads a short form whose fields are named type or properties as that short form', () => {
+    // Two fields, not a JSON Schema: the short form has no type named object.
+    const two = { type: 'string', properties: 'string' };
+    expect(isJsonSchema(two)).toBe(false);
+    expect(compileSchema(two).schema).toEqual({ type: 'string', properties: 'string' });
+    // A root "type" other than object is a field, whatever sits beside it.
+    const typed = { type: 'string', properties: { rooms: { type: 'integer' } } };
+    expect(isJsonSchema(typed)).toBe(false);
+    expect(compileSchema(typed).schema).toEqual({ type: 'string', properties: { rooms: { type: 'integer' } } });
+    // "properties" holding short form objects (not JSON Schema nodes) is a field too.
+    const nested = { properties: { address: { city: 'string' } } };
+    expect(isJsonSchema(nested)).toBe(false);
+    expect(compileSchema(nested).schema).toEqual(nested);
+    expect(compileSchema({ $schema: 'string', type: 'string' }).schema).toEqual({ $schema: 'string', type: 'string' });
+    expect(compileSchema({ properties: ['string'], type: 'number' }).schema).toEqual({
+      properties: ['string'],
+      type: 'number',
+    });
+  });
+
+  it('reads JSON Schema whose fields are named type or properties as JSON Schema', () => {
+    const js = {
+      type: 'object',
+      properties: { type: { type: 'string' }, properties: { type: 'array', items: { type: 'string' } } },
+    };
+    expect(isJsonSchema(js)).toBe(true);
+    expect(compileSchema(js).schema).toEqual({ type: 'string', properties: ['string'] });
+    // Without a root type: keywords only, every property a JSON Schema node.
+    const bare = { properties: { type: { type: 'string', description: 'the kind' } }, required: ['type'] };
+    expect(isJsonSchema(bare)).toBe(true);
+    expect(compileSchema(bare).schema).toEqual({ type: 'string' });
+    expect(isJsonSchema({ $schema: 'https://json-schema.org/draft/2020-12/schema', properties: {} })).toBe(true);
+    expect(isJsonSchema({ $ref: '#/$defs/x', $defs: { x: { type: 'object' } } })).toBe(true);
+  });
+
   it('compiles objects, arrays of objects, scalars, enums, formats and required to the same shape as the short form', () => {
     const c = compileSchema(PRODUCT);
     expect(c.schema).toEqual({
