@@ -194,15 +194,21 @@ export async function deleteChannel(ctx: Pick<AppContext, 'store'>, accountId: s
     throw notFound(`no channel ${id.slice(0, 40)}`);
 }
 
-/** Sends a test message now (outside the outbox: nothing is retried) and says how the channel answered. */
-export async function testChannel(ctx: AppContext, accountId: string, id: string, publicUrl: string) {
+/** Sends a test message now (outside the outbox: nothing is retried) and says how the channel answered; the route charges a delivered one. */
+export async function testChannel(
+  ctx: AppContext,
+  accountId: string,
+  id: string,
+  publicUrl: string,
+  engine: AppContext['engine'] = ctx.engine,
+) {
   const c = await findChannel(ctx, accountId, id);
   const secret = JSON.parse(sealerOf(ctx).open(c.secret, CHANNEL_SEAL_PURPOSE)) as ChannelSecret;
   const n = notifyDeps(ctx.config);
   const at = new Date().toISOString();
   const sent = await sendToChannel(
     {
-      engine: ctx.engine,
+      engine,
       redact: ctx.redact,
       smtpUrl: n.smtpUrl,
       smtpFrom: n.smtpFrom,
