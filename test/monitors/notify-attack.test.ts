@@ -79,3 +79,43 @@ describe.each(DIALECTS)('notification channels under attack on %s', (dialect) =>
     expect((await call(svc, 'GET', `/v1/channels/${id}`, a.key)).body.channel.state).toBe('active');
   });
 });
+
+describe('a channel never reaches our network', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService('sqlite', { TRAWL_SECRET_KEY: 's'.repeat(40), TRAWL_ALLOW_PRIVATE_NETWORK: '0' });
+  }, 60_000);
+  afterAll(async () => {
+    await svc?.stop();
+  });
+
+  it('refuses loopback, metadata, IPv6 and odd IPv4 forms, by url and by webhook_url', async () => {
+    const { key } = await svc.newKey(5);
+    const hosts = [
+      '127.0.0.1:8080',
+      'localhost',
+      '169.254.169.254',
+      '[::1]',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:a9fe:a9fe]',
+      '0x7f.1',
+      '2130706433',
+      '0',
+      '10.0.0.1',
+      '[fd00::1]',
+    ];
+    let i = 0;
+    for (const h of hosts) {
+      for (const body of [
+        { url: `json://${h}/x` },
+        { url: `jsons://user:pw@${h}/x` },
+        { kind: 'slack', webhook_url: `http://${h}/services/a` },
+      ]) {
+        const r = await call(svc, 'POST', '/v1/channels', key, { name: `c${i++}`, ...body });
+        expect(r.status, `${JSON.stringify(body)} → ${r.text}`).toBe(403);
+        expect(r.body.error).toBe('forbidden_target');
+        expect(r.text).not.toContain('pw');
+      }
+    }
+  });
+});

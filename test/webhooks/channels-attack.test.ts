@@ -60,6 +60,13 @@ describe('page text stays text wherever it lands', () => {
     }
   });
 
+  it('{{ in page text is printed, never rendered again', () => {
+    const title = '{{ run.url }} {{#each changes}}x{{/each}} {{constructor}}';
+    const m = renderMessage(none, data(title), ESCAPES.text);
+    expect(m.subject).toBe(`Changed: ${title}`);
+    expect(m.body).not.toContain('x{{/each}}x');
+  });
+
   it('mentions in page text notify nobody on Slack or Discord', () => {
     const title = '<!channel> <!here> <@U123> @everyone @here';
     const sl = renderMessage(none, data(title), ESCAPES.slack).body;
