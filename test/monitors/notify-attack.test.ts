@@ -50,6 +50,25 @@ describe.each(DIALECTS)('notification channels under attack on %s', (dialect) =>
     expect(stand.received.length).toBe(before);
   });
 
+  it('an unreachable or refusing receiver says why without the secret parts of its URL', async () => {
+    const { key } = await svc.newKey(5);
+    const closed = await startWebhookReceiver('/x');
+    const port = new URL(closed.url).port;
+    await closed.close();
+    for (const [i, url] of [
+      `http://127.0.0.1:${port}/hook/PathSecret4242?token=QuerySecret4242&sig=SigSecret4242`,
+      `${stand.url}?token=QuerySecret4242`,
+    ].entries()) {
+      const c = await call(svc, 'POST', '/v1/channels', key, { name: `leak${i}`, kind: 'json', webhook_url: url });
+      expect(c.status, c.text).toBe(201);
+      if (i === 1) stand.failNext(1, 500);
+      const t = await call(svc, 'POST', `/v1/channels/${c.body.channel.channel_id}/test`, key);
+      expect(t.body.delivered).toBe(false);
+      const all = `${c.text} ${t.text} ${(await call(svc, 'GET', '/v1/channels', key)).text}`;
+      for (const secret of ['PathSecret4242', 'QuerySecret4242', 'SigSecret4242']) expect(all).not.toContain(secret);
+    }
+  });
+
   it("one account never reaches another's channel by id or by name", async () => {
     const a = await svc.newKey(5);
     const b = await svc.newKey(5);
