@@ -69,6 +69,22 @@ describe.each(DIALECTS)('notification channels under attack on %s', (dialect) =>
     }
   });
 
+  it("an account's email channels name at most 50 addresses: one event cannot mail thousands", async () => {
+    const { key } = await svc.newKey(5);
+    const to = (from: number) => Array.from({ length: 20 }, (_, i) => `p${from + i}@example.com`);
+    for (const n of [0, 20])
+      expect((await call(svc, 'POST', '/v1/channels', key, { name: `m${n}`, kind: 'email', to: to(n) })).status).toBe(
+        201,
+      );
+    // The same addresses again add nobody.
+    expect((await call(svc, 'POST', '/v1/channels', key, { name: 'again', kind: 'email', to: to(0) })).status).toBe(
+      201,
+    );
+    const over = await call(svc, 'POST', '/v1/channels', key, { name: 'm40', kind: 'email', to: to(40) });
+    expect(over.status).toBe(400);
+    expect(over.body.detail).toMatch(/^to: this account's email channels would name 60 addresses; at most 50/);
+  });
+
   it("one account never reaches another's channel by id or by name", async () => {
     const a = await svc.newKey(5);
     const b = await svc.newKey(5);
