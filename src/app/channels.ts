@@ -27,6 +27,8 @@ import { refuseForbidden } from './targets.js';
 
 /** Most channels one account may have. */
 export const MAX_CHANNELS = 100;
+/** Most distinct email addresses an account's channels may name: one event would otherwise mail 100 × 20 people. */
+export const MAX_EMAIL_RECIPIENTS = 50;
 const CHANNEL_ID = /^chn_[0-9A-Za-z]{20}$/;
 
 /** What channels' messages need, for the scheduler and the test endpoint alike. */
@@ -57,6 +59,19 @@ function checkTemplate(field: string, src: string | null | undefined): void {
     if (e instanceof TemplateError) throw invalidRequest(`${field}: ${e.message}`);
     throw e;
   }
+}
+
+/** The account's email channels (but `except`) with `s` may name at most MAX_EMAIL_RECIPIENTS addresses (their targets list them). */
+async function checkRecipients(ctx: AppContext, accountId: string, s: ChannelSecret, except?: string): Promise<void> {
+  if (s.kind !== 'email') return;
+  const all = new Set(s.to.map((a) => a.toLowerCase()));
+  for (const c of await repo.listChannels(ctx.store.db, accountId))
+    if (c.kind === 'email' && c.id !== except)
+      for (const a of c.target.replace(/^mailto:\/\//, '').split(',')) all.add(a.toLowerCase());
+  if (all.size > MAX_EMAIL_RECIPIENTS)
+    throw invalidRequest(
+      `to: this account's email channels would name ${all.size} addresses; at most ${MAX_EMAIL_RECIPIENTS} (a mailing list address counts as one)`,
+    );
 }
 
 /** An HTTP channel's URL on a private address is refused now (403), as a webhook's is; Telegram's API and SMTP are the operator's. */
@@ -108,6 +123,7 @@ export async function createChannel(ctx: AppContext, accountId: string, raw: unk
       `channels: this account already has ${MAX_CHANNELS} channels; delete one it no longer needs first`,
     );
   await refuseTarget(ctx, secret);
+  await checkRecipients(ctx, accountId, secret);
   const now = new Date().toISOString();
   const row: NotificationChannel = {
     id: newId('chn'),
@@ -163,6 +179,7 @@ export async function updateChannel(
     // A new destination replaces the old one whole (its secret is never read back to merge).
     const secret = channelSecretOf(fields);
     await refuseTarget(ctx, secret);
+    await checkRecipients(ctx, accountId, secret, c.id);
     Object.assign(patch, {
       kind: secret.kind,
       target: redactedTarget(secret),
@@ -194,15 +211,21 @@ export async function deleteChannel(ctx: Pick<AppContext, 'store'>, accountId: s
     throw notFound(`no channel ${id.slice(0, 40)}`);
 }
 
-/** Sends a test message now (outside the outbox: nothing is retried) and says how the channel answered. */
-export async function testChannel(ctx: AppContext, accountId: string, id: string, publicUrl: string) {
+/** Sends a test message now (outside the outbox: nothing is retried) and says how the channel answered; the route charges a delivered one. */
+export async function testChannel(
+  ctx: AppContext,
+  accountId: string,
+  id: string,
+  publicUrl: string,
+  engine: AppContext['engine'] = ctx.engine,
+) {
   const c = await findChannel(ctx, accountId, id);
   const secret = JSON.parse(sealerOf(ctx).open(c.secret, CHANNEL_SEAL_PURPOSE)) as ChannelSecret;
   const n = notifyDeps(ctx.config);
   const at = new Date().toISOString();
   const sent = await sendToChannel(
     {
-      engine: ctx.engine,
+      engine,
       redact: ctx.redact,
       smtpUrl: n.smtpUrl,
       smtpFrom: n.smtpFrom,

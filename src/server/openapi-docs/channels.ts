@@ -106,7 +106,8 @@ export const channelDocs = {
     operationId: 'testChannel',
     tags,
     params: idParam('chn', 'channel'),
-    description: 'Sends a test message now (not retried) and answers how the channel answered.',
+    description:
+      'Sends a test message now (not retried) and answers how the channel answered. Costs 1 credit when delivered (402 without one); a failed send is free.',
     response: {
       ...answer(
         200,
@@ -120,7 +121,7 @@ export const channelDocs = {
         }),
         { status: 'ok', delivered: true, response_status: 200, error: null, duration_ms: 120 },
       ),
-      ...errors('invalid_request', 'not_found', ...ALWAYS),
+      ...errors('invalid_request', 'not_found', 'insufficient_credits', ...ALWAYS),
     },
   }),
 };

@@ -1,6 +1,6 @@
 /**
  * /v1/channels (docs/API.md "Notifications"): an account's notification channels, and a test
- * message on request. None of these costs a credit.
+ * message on request. Only a delivered test message costs a credit (1).
  */
 import type { FastifyInstance } from 'fastify';
 import {
@@ -15,6 +15,7 @@ import { publicBase } from '../../app/stores.js';
 import { CreateChannelBody, UpdateChannelBody } from '../../contract/schemas.js';
 import { channels as repo } from '../../store/index.js';
 import type { ServerContext } from '../context.js';
+import { withCredit } from '../plugins/api-scope.js';
 import { docRoute, openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
 
@@ -62,9 +63,19 @@ export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post<IdParams>(
     '/channels/:id/test',
     docRoute('Send a test message now and answer how the channel answered', docs.testChannel),
-    async (request) => ({
-      status: 'ok',
-      ...(await testChannel(ctx, request.auth!.accountId, request.params.id, publicBase(ctx, request))),
-    }),
+    async (request, reply) => {
+      const accountId = request.auth!.accountId;
+      // A delivered test costs 1 credit (402 without one): otherwise it would send email through
+      // the operator's SMTP, or posts to any URL, for free and without end. A failed one is free.
+      const found = await findChannel(ctx, accountId, request.params.id);
+      const result = await withCredit(
+        ctx,
+        request,
+        reply,
+        (_signal, engine) => testChannel(ctx, accountId, found.id, publicBase(ctx, request), engine),
+        (r) => !r.delivered,
+      );
+      return { status: 'ok', ...result };
+    },
   );
 }

@@ -49,6 +49,8 @@ export const ESCAPES = {
   html,
   /** Slack mrkdwn: &, <, > are its only control characters (links, mentions). */
   slack: (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
+  /** Teams renders HTML and markdown: both are made inert (markdown characters as numeric entities), so `[x](url)` is no link. */
+  teams: (s: string) => html(s).replace(/[[\]()*_`~#|\\]/g, (c) => `&#${c.charCodeAt(0)};`),
   /** Discord markdown: formatting characters backslashed; mentions are also refused by allowed_mentions. */
   discord: (s: string) => s.replace(/([\\*_~`|>#[\]()-])/g, '\\$1').replace(/@/g, '@\u200b'),
 } satisfies Record<string, Escape>;

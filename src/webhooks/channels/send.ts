@@ -26,26 +26,29 @@ export interface ChannelSendDeps {
 
 const MAX_ANSWER_BYTES = 64 * 1024;
 const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+/** A cut of markup (HTML, mrkdwn) that never ends inside an entity or a tag: Telegram refuses such a message outright. */
+const cutMarkup = (s: string, n: number) =>
+  s.length > n ? `${s.slice(0, n - 1).replace(/&[A-Za-z0-9#]*$|<[^<>]*$/, '')}…` : s;
 
-/** The request an HTTP channel makes: its JSON body for this message. */
-function httpBody(s: Exclude<ChannelSecret, { kind: 'email' }>, t: Templates, data: NotifyData): unknown {
+/** The request an HTTP channel makes: its JSON body for this message (exported for its tests). */
+export function messageBody(s: Exclude<ChannelSecret, { kind: 'email' }>, t: Templates, data: NotifyData): unknown {
   switch (s.kind) {
     case 'slack': {
       const m = renderMessage(t, data, ESCAPES.slack);
-      return { text: cut(`*${ESCAPES.slack(m.subject)}*\n${m.body}`, 3900), unfurl_links: false };
+      return { text: cutMarkup(`*${ESCAPES.slack(m.subject)}*\n${m.body}`, 3900), unfurl_links: false };
     }
     case 'discord': {
       const m = renderMessage(t, data, ESCAPES.discord);
       return { content: cut(`**${ESCAPES.discord(m.subject)}**\n${m.body}`, 2000), allowed_mentions: { parse: [] } };
     }
     case 'msteams': {
-      const m = renderMessage(t, data, ESCAPES.html);
+      const m = renderMessage(t, data, ESCAPES.teams);
       return {
         '@type': 'MessageCard',
         '@context': 'https://schema.org/extensions',
         summary: m.subject,
-        title: ESCAPES.html(m.subject),
-        text: cut(m.body, 20_000).replace(/\n/g, '<br>'),
+        title: ESCAPES.teams(m.subject),
+        text: cutMarkup(m.body, 20_000).replace(/\n/g, '<br>'),
         potentialAction: [
           { '@type': 'OpenUri', name: 'Open the run', targets: [{ os: 'default', uri: data.run.url }] },
         ],
@@ -55,7 +58,7 @@ function httpBody(s: Exclude<ChannelSecret, { kind: 'email' }>, t: Templates, da
       const m = renderMessage(t, data, ESCAPES.html);
       return {
         chat_id: s.chat_id,
-        text: cut(`<b>${ESCAPES.html(m.subject)}</b>\n${m.body}`, 4000),
+        text: cutMarkup(`<b>${ESCAPES.html(m.subject)}</b>\n${m.body}`, 4000),
         parse_mode: 'HTML',
         disable_web_page_preview: true,
       };
@@ -123,7 +126,7 @@ export async function sendToChannel(
     if (s.kind === 'email') return await sendEmail(deps, s, t, data, key);
     const res = await deps.engine.http.request(channelHttpUrl(s, deps.telegramApiUrl)!, {
       method: 'POST',
-      body: JSON.stringify(httpBody(s, t, data)),
+      body: JSON.stringify(messageBody(s, t, data)),
       headers: {
         'content-type': 'application/json',
         'user-agent': 'Trawl-Notify/1',

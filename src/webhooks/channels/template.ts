@@ -23,6 +23,10 @@ export class TemplateError extends Error {
 /** Longest template accepted, and the most output one render makes (a runaway each is cut). */
 export const MAX_TEMPLATE_CHARS = 4000;
 const MAX_OUTPUT_CHARS = 64 * 1024;
+/** Blocks inside blocks: each-in-each multiplies the work, so the depth is kept small. */
+export const MAX_NESTING = 4;
+/** Nodes one render visits at most: nested each over long lists with no output would otherwise spin for ever. */
+const MAX_STEPS = 200_000;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 const TAG = /\{\{\s*([#/]?)\s*([^{}]*?)\s*\}\}/g;
@@ -57,6 +61,8 @@ export function parseTemplate(src: string): Node[] {
           : { t: 'if', path: pathOf(arg, at), then: [], else: [] };
       into.push(node);
       stack.push({ node, into, at });
+      if (stack.length > MAX_NESTING)
+        throw new TemplateError(`"${m[0]}" at character ${at}: blocks nest at most ${MAX_NESTING} deep`);
       into = node.t === 'each' ? node.body : node.then;
     } else if (sigil === '/') {
       const open = stack.pop();
@@ -104,23 +110,30 @@ const show = (v: unknown): string =>
 
 const truthy = (v: unknown) => (Array.isArray(v) ? v.length > 0 : !!v);
 
-/** Renders parsed nodes over `data`, every value through `escape`; output over 64 KiB is cut. */
+/** Renders parsed nodes over `data`, every value through `escape`; output over 64 KiB (or past the step budget) is cut. */
 export function render(nodes: Node[], data: unknown, escape: Escape): string {
   let out = '';
+  let steps = 0;
+  let cut = false;
   const walk = (list: Node[], scopes: unknown[]) => {
     for (const n of list) {
-      if (out.length > MAX_OUTPUT_CHARS) return;
+      if (out.length > MAX_OUTPUT_CHARS || ++steps > MAX_STEPS) return void (cut = true);
       if (n.t === 'text') out += n.v;
       else if (n.t === 'var') out += escape(show(lookup(scopes, n.path)));
       else if (n.t === 'if') walk(truthy(lookup(scopes, n.path)) ? n.then : n.else, scopes);
       else {
         const list = lookup(scopes, n.path);
-        if (Array.isArray(list)) for (const item of list) walk(n.body, [...scopes, item]);
+        if (Array.isArray(list))
+          for (const item of list) {
+            // Each turn counts, even over an empty body: a nest of them is the costly case.
+            if (++steps > MAX_STEPS || out.length > MAX_OUTPUT_CHARS) return void (cut = true);
+            walk(n.body, [...scopes, item]);
+          }
       }
     }
   };
   walk(nodes, [data]);
-  return out.length > MAX_OUTPUT_CHARS ? `${out.slice(0, MAX_OUTPUT_CHARS)}…` : out;
+  return cut || out.length > MAX_OUTPUT_CHARS ? `${out.slice(0, MAX_OUTPUT_CHARS)}…` : out;
 }
 
 export const renderTemplate = (src: string, data: unknown, escape: Escape): string =>
