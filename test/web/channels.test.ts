@@ -190,4 +190,37 @@ describe.skipIf(!chromiumPath)('the Channels page in Chromium', () => {
     expect(found).toEqual([]);
     await context.close();
   }, 60_000);
+
+  it("attaches channels to a monitor from the monitor's page, and detaches them", async () => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    const p = await context.newPage();
+    p.on('console', (m) => {
+      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(m.text());
+    });
+    await p.goto(`${svc.url}/login`);
+    await p.fill('#email', 'chan@example.com');
+    await p.fill('#password', 'correct horse battery');
+    await p.click('button[type=submit]');
+    await p.waitForURL(`${svc.url}/`);
+    await p.goto(`${svc.url}/monitors`);
+    await p.fill('#m-url', new URL('/p', slack.url).href);
+    await p.fill('#m-webhook', new URL('/hook', slack.url).href);
+    await p.click('form[action="/monitors"] button[type=submit]');
+    await p.waitForURL(/\/monitors\/mon_/);
+    const box = p.locator('input[name=notify][value="ops-slack"]');
+    expect(await box.isChecked()).toBe(false);
+    await box.check();
+    await p.click('form[action$="/notify"] button[type=submit]');
+    await p.waitForSelector('.notice.ok >> text=Channels saved');
+    expect(await box.isChecked()).toBe(true);
+    const id = /mon_[0-9A-Za-z]+/.exec(p.url())![0];
+    const rows = await svc.store.db.selectFrom('monitor_channels').selectAll().where('monitor_id', '=', id).execute();
+    expect(rows).toHaveLength(1);
+    await box.uncheck();
+    await p.click('form[action$="/notify"] button[type=submit]');
+    await p.waitForSelector('.notice.ok >> text=Channels saved');
+    expect(await box.isChecked()).toBe(false);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
 });
