@@ -150,6 +150,10 @@ export async function createChannel(ctx: AppContext, accountId: string, raw: unk
   return row;
 }
 
+/** The account's channels, by name (the API's list and the dashboard's). */
+export const listChannels = (ctx: Pick<AppContext, 'store'>, accountId: string) =>
+  repo.listChannels(ctx.store.db, accountId);
+
 export async function findChannel(ctx: Pick<AppContext, 'store'>, accountId: string, id: string) {
   const row = CHANNEL_ID.test(id) ? await repo.getChannel(ctx.store.db, accountId, id) : undefined;
   if (!row) throw notFound(`no channel ${id.slice(0, 40)}`);

@@ -26,6 +26,7 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Raw {
 const NAV = [
   ['/', 'Overview'],
   ['/monitors', 'Monitors'],
+  ['/channels', 'Channels'],
   ['/jobs', 'Jobs'],
   ['/playground', 'Playground'],
   ['/keys', 'API keys'],

@@ -17,6 +17,7 @@ import {
   monitorDetail,
   updateMonitor,
 } from '../app/monitors.js';
+import { listChannels } from '../app/channels.js';
 import type { AppContext } from '../app/context.js';
 import { monitors as repo, snapshots, webhooks } from '../store/index.js';
 import { html, raw, type Raw } from './html.js';
@@ -116,6 +117,15 @@ export function monitorPages(app: FastifyInstance, ctx: AppContext, kit: Kit): v
     const m = await findMonitor(ctx, s.account.id, id);
     const d = await monitorDetail(ctx, m);
     const deliveries = await listDeliveries(ctx, m.id, 20);
+    const chans = await listChannels(ctx, s.account.id);
+    const named = new Set(d.notify);
+    // The whole list is posted each time: unticking every box empties it.
+    const notifyForm = chans.length
+      ? html`<form class="stack" method="post" action="/monitors/${m.id}/notify">${csrfField(s)}<fieldset><legend>Channels told of this monitor's changes and failures</legend>${chans.map(
+          (c) =>
+            html`<label><span><input type="checkbox" name="notify" value="${c.name}" ${raw(named.has(c.name) ? 'checked' : '')}> ${c.name} <span class="muted">(${c.kind}${c.is_default ? ', default: told of every monitor' : ''}${c.state === 'disabled' ? ', disabled' : ''})</span></span></label>`,
+        )}</fieldset><button type="submit" class="secondary">Save channels</button></form>`
+      : html`<p class="empty">No notification channels yet: <a href="/channels">add one</a> to hear of this monitor by email, Slack, Discord, Teams, Telegram or JSON.</p>`;
     const charts: Raw[] = [];
     for (const field of d.watch) {
       const points = (await repo.fieldHistory(ctx.store.db, m.id, 200))
@@ -141,6 +151,7 @@ export function monitorPages(app: FastifyInstance, ctx: AppContext, kit: Kit): v
 <div class="card"><div class="muted">Webhook</div><div style="word-break:break-all">${d.webhook}</div><div data-testid="webhook-state">${d.webhook_state === 'disabled' ? html`<strong>disabled</strong>` : 'active'}</div></div></div>
 ${d.webhook_state === 'disabled' ? html`<div class="notice error" role="status" data-testid="webhook-disabled"><p>Webhook disabled ${when(d.webhook_disabled_at ?? null)}: ${d.webhook_disabled_reason ?? ''}. Nothing is sent until it is re-enabled; events found meanwhile are kept as failed deliveries, which a replay sends again (<code>POST /v1/webhooks/replay</code>).</p>${action('webhook-state', 'Re-enable webhook', 'secondary')}</div>` : raw('')}
 <p style="margin-top:1rem">${action('state', d.state === 'active' ? 'Pause' : 'Resume', 'secondary', html`<input type="hidden" name="state" value="${d.state === 'active' ? 'paused' : 'active'}">`)}${action('run', 'Run now')}${action('delete', 'Delete', 'danger', raw(''), 'Delete this monitor, its runs and any unsent webhooks?')}</p>
+<h2>Notifications</h2>${notifyForm}
 <h2>Last values</h2>${d.last_values ? html`<div class="table-wrap" tabindex="0"><table aria-label="Last values"><tbody>${Object.entries(d.last_values as Record<string, unknown>).map(([k, v]) => html`<tr><th scope="row">${k}</th><td>${short(v)}</td></tr>`)}</tbody></table></div>` : html`<p class="empty">No successful run yet: the first one records the baseline.</p>`}
 ${charts.length ? html`<h2>History</h2>${charts}` : raw('')}
 <h2>Runs</h2>${d.last_runs.length ? html`<div class="table-wrap" tabindex="0"><table aria-label="Runs"><thead><tr><th scope="col">Due</th><th scope="col">Trigger</th><th scope="col">Status</th><th scope="col">Changes</th><th scope="col">Error</th></tr></thead><tbody>${d.last_runs.map((r) => html`<tr><td>${when(r.due_at)}</td><td>${r.trigger}</td><td>${r.status}</td><td>${short(r.changes)}</td><td>${r.error ?? ''}</td></tr>`)}</tbody></table></div>` : html`<p class="empty">No runs yet.</p>`}
@@ -171,6 +182,16 @@ ${d.unchanged_runs_collapsed ? html`<p class="muted" data-testid="collapsed">Plu
         state: (request.body as Form).state === 'paused' ? 'paused' : 'active',
       });
       return send(reply, 200, await detailPage(s, id, { kind: 'ok', text: 'Monitor updated.' }));
+    }),
+  );
+  app.post(
+    '/monitors/:id/notify',
+    { schema: { hide: true } },
+    authed(async (request, reply, s) => {
+      const id = (request.params as P).id;
+      const v = (request.body as Record<string, string | string[] | undefined>).notify;
+      await updateMonitor(mctx, s.account.id, id, { notify: [v ?? []].flat() });
+      return send(reply, 200, await detailPage(s, id, { kind: 'ok', text: 'Channels saved.' }));
     }),
   );
   app.post(

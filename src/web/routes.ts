@@ -17,6 +17,7 @@ import { authPages, type SignupLimiter } from './auth.js';
 import { form, send, when, type Kit } from './kit.js';
 import { jobPages } from './jobs.js';
 import { monitorPages } from './monitors.js';
+import { channelPages } from './channels.js';
 import { playgroundPage } from './playground.js';
 import { playgroundTabs } from './playground-tabs.js';
 import { csrfOk, currentSession, type SessionInfo } from './session.js';
@@ -331,6 +332,7 @@ ${previousUntil ? html`<p class="muted" data-testid="previous-secret">The previo
 
   const kit: Kit = { authed, shell, csrfField, send, when };
   monitorPages(app, ctx, kit);
+  channelPages(app, ctx, kit);
   jobPages(app, ctx, kit);
   playgroundPage(app, ctx, kit);
   playgroundTabs(app, ctx, kit);

@@ -260,6 +260,59 @@ export class Trawl {
     return { replayed: r.replayed };
   }
 
+  // --- Notification channels (no credit) -------------------------------------------------------
+
+  /** POST /v1/channels: a named destination (email, Slack, Discord, Teams, Telegram, JSON) for monitors' events. */
+  async createChannel(body: T.CreateChannelRequest, options?: RequestOptions): Promise<T.Channel> {
+    return (
+      await this.#call<{ channel: T.Channel }>(
+        { method: 'POST', path: '/v1/channels', body, idempotent: false },
+        options,
+      )
+    ).channel;
+  }
+
+  /** GET /v1/channels: the account's channels, by name. */
+  async listChannels(options?: RequestOptions): Promise<T.Channel[]> {
+    return (
+      await this.#call<{ channels: T.Channel[] }>({ method: 'GET', path: '/v1/channels', idempotent: true }, options)
+    ).channels;
+  }
+
+  /** GET /v1/channels/{id}: one channel with its health. */
+  async getChannel(id: string, options?: RequestOptions): Promise<T.Channel> {
+    return (
+      await this.#call<{ channel: T.Channel }>(
+        { method: 'GET', path: `/v1/channels/${seg(id)}`, idempotent: true },
+        options,
+      )
+    ).channel;
+  }
+
+  /** PATCH /v1/channels/{id}: name, destination, templates, default or state. */
+  async updateChannel(id: string, body: T.UpdateChannelRequest, options?: RequestOptions): Promise<T.Channel> {
+    return (
+      await this.#call<{ channel: T.Channel }>(
+        { method: 'PATCH', path: `/v1/channels/${seg(id)}`, body, idempotent: true },
+        options,
+      )
+    ).channel;
+  }
+
+  /** DELETE /v1/channels/{id}: its messages not yet sent are dropped. */
+  deleteChannel(id: string, options?: RequestOptions): Promise<{ status: 'ok'; channel_id: string; deleted: true }> {
+    return this.#call({ method: 'DELETE', path: `/v1/channels/${seg(id)}`, idempotent: true }, options);
+  }
+
+  /** POST /v1/channels/{id}/test: sends a test message now (not retried) and says how the channel answered. */
+  async testChannel(id: string, options?: RequestOptions): Promise<T.ChannelTestResult> {
+    const r = await this.#call<T.ChannelTestResult>(
+      { method: 'POST', path: `/v1/channels/${seg(id)}/test`, body: {}, idempotent: false },
+      options,
+    );
+    return { delivered: r.delivered, response_status: r.response_status, error: r.error, duration_ms: r.duration_ms };
+  }
+
   // --- Account ---------------------------------------------------------------------------------
 
   /** GET /v1/account: id, email and credits left (costs nothing). */

@@ -55,6 +55,44 @@ export type UpdateMonitorRequest = Omit<Body.UpdateMonitorBody, 'interval' | 'co
   conditions?: MonitorCondition[] | null;
 };
 
+/** POST /v1/channels: an Apprise-style `url`, or `kind` with its fields. */
+export type CreateChannelRequest = Body.PostChannelsBody;
+/** PATCH /v1/channels/{id}: a new destination replaces the old one whole. */
+export type UpdateChannelRequest = Body.PatchChannelsBody;
+export type ChannelKind = NonNullable<Body.PostChannelsBody['kind']>;
+
+/** A notification channel: where it sends with its secret part hidden, and its health. */
+export interface Channel {
+  channel_id: string;
+  name: string;
+  kind: ChannelKind;
+  target: string;
+  default: boolean;
+  subject_template: string | null;
+  body_template: string | null;
+  state: 'active' | 'disabled';
+  disabled_at?: string | null;
+  disabled_reason?: string | null;
+  health: {
+    last_success_at: string | null;
+    last_failure_at: string | null;
+    consecutive_failures: number;
+    failing_since: string | null;
+    last_error: string | null;
+  };
+  created_at: string;
+  updated_at: string;
+}
+
+/** POST /v1/channels/{id}/test: how the channel answered a test message. */
+export interface ChannelTestResult {
+  delivered: boolean;
+  /** The HTTP status, or the SMTP reply code; null when nothing answered. */
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
 /** Paging of list endpoints. */
 export interface PageQuery {
   limit?: number;
@@ -282,6 +320,8 @@ export interface Monitor {
   state: 'active' | 'paused';
   health: 'ok' | 'failing';
   webhook_state: 'active' | 'disabled';
+  /** Notification channels told of its events, by name. */
+  notify?: string[];
   webhook_disabled_at?: string | null;
   webhook_disabled_reason?: string | null;
   created_at: string;

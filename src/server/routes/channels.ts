@@ -7,13 +7,13 @@ import {
   createChannel,
   deleteChannel,
   findChannel,
+  listChannels,
   presentChannel,
   testChannel,
   updateChannel,
 } from '../../app/channels.js';
 import { publicBase } from '../../app/stores.js';
 import { CreateChannelBody, UpdateChannelBody } from '../../contract/schemas.js';
-import { channels as repo } from '../../store/index.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { docRoute, openapiRoute } from '../openapi.js';
@@ -37,7 +37,7 @@ export function channelRoutes(app: FastifyInstance, ctx: ServerContext): void {
   );
 
   app.get('/channels', docRoute('List notification channels by name', docs.listChannels), async (request) => {
-    const rows = await repo.listChannels(ctx.store.db, request.auth!.accountId);
+    const rows = await listChannels(ctx, request.auth!.accountId);
     return { status: 'ok', channels: rows.map(presentChannel) };
   });
 

@@ -221,6 +221,8 @@ export interface CreateMonitorBody {
   conditions?: unknown;
   /** Events sent to the webhook: change.detected (default), monitor.failing, monitor.recovered. 1 to 3 items. */
   events?: Array<'change.detected' | 'monitor.failing' | 'monitor.recovered'>;
+  /** Notification channels (by name) told of each change and failure. At most 20 items. Each item: 1 to 64 characters. Each item: matches `^[A-Za-z0-9][A-Za-z0-9_.-]*$`. */
+  notify?: string[];
   /** Browser steps run in order before the page is read (implies the browser). At most 50 items. */
   actions?: Array<{
     type: 'wait';
@@ -398,6 +400,54 @@ export interface MetaAdsBody {
   timeout_ms?: number;
 }
 
+/** PATCH /v1/channels/{id}: Change name, destination, templates, default or state */
+export interface PatchChannelsBody {
+  /** 1 to 64 characters. Matches `^[A-Za-z0-9][A-Za-z0-9_.-]*$`. */
+  name?: string;
+  /** Apprise-style: mailto://, slack://, discord://, msteams://, tgram://, json://, jsons://. 1 to 2000 characters. */
+  url?: string;
+  kind?: 'email' | 'slack' | 'discord' | 'msteams' | 'telegram' | 'json';
+  /** Each item: 3 to 254 characters. */
+  to?: string[];
+  /** slack, discord, msteams, json: the URL messages are POSTed to. 1 to 2000 characters. */
+  webhook_url?: string;
+  /** 1 to 200 characters. */
+  bot_token?: string;
+  /** 1 to 64 characters. */
+  chat_id?: string;
+  /** As a string: 0 to 4000 characters. */
+  subject_template?: string | null;
+  /** As a string: 0 to 4000 characters. */
+  body_template?: string | null;
+  /** true: notified of every monitor of the account, not only those naming it in notify. */
+  default?: boolean;
+  /** active re-enables a disabled channel. */
+  state?: 'active' | 'disabled';
+}
+
+/** POST /v1/channels: Create a notification channel (email, Slack, Discord, Teams, Telegram, JSON) */
+export interface PostChannelsBody {
+  /** 1 to 64 characters. Matches `^[A-Za-z0-9][A-Za-z0-9_.-]*$`. */
+  name: string;
+  /** Apprise-style: mailto://, slack://, discord://, msteams://, tgram://, json://, jsons://. 1 to 2000 characters. */
+  url?: string;
+  kind?: 'email' | 'slack' | 'discord' | 'msteams' | 'telegram' | 'json';
+  /** Each item: 3 to 254 characters. */
+  to?: string[];
+  /** slack, discord, msteams, json: the URL messages are POSTed to. 1 to 2000 characters. */
+  webhook_url?: string;
+  /** 1 to 200 characters. */
+  bot_token?: string;
+  /** 1 to 64 characters. */
+  chat_id?: string;
+  /** As a string: 0 to 4000 characters. */
+  subject_template?: string | null;
+  /** As a string: 0 to 4000 characters. */
+  body_template?: string | null;
+  /** true: notified of every monitor of the account, not only those naming it in notify. */
+  default?: boolean;
+}
+
 /** POST /v1/webhooks/replay: Send again every failed webhook delivery since a time: {"since","monitor_id"?} → {"status":"ok","replayed":n} */
 export interface ReplayBody {
   /** At most 40 characters. */
@@ -529,6 +579,8 @@ export interface UpdateMonitorBody {
   conditions?: unknown;
   /** 1 to 3 items. */
   events?: Array<'change.detected' | 'monitor.failing' | 'monitor.recovered'>;
+  /** At most 20 items. Each item: 1 to 64 characters. Each item: matches `^[A-Za-z0-9][A-Za-z0-9_.-]*$`. */
+  notify?: string[];
   webhook_state?: 'active' | 'disabled';
   /** As a Array<{
   type: 'wait';
