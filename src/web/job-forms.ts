@@ -15,7 +15,7 @@ import { parseBody } from '../contract/validation.js';
 import type { Job } from '../store/index.js';
 import { html, raw, type Raw } from './html.js';
 import { checkbox, compact, int, json, lines, many, renderSelect, shown, text, tick, type Posted } from './fields.js';
-import { runAction, type Outcome } from './run.js';
+import { runForm, type Outcome } from './run.js';
 import type { SessionInfo } from './session.js';
 
 /** A crawl as the forms ask for it: always a job (`async`), answered at once. */
@@ -50,14 +50,18 @@ export async function startCrawlFrom(
   s: SessionInfo,
   f: Posted,
 ): Promise<{ body: Record<string, unknown>; outcome: Outcome<Job> }> {
-  let body: Record<string, unknown> = {};
-  const outcome = await runAction(ctx, request, s, 'dashboard crawl', async () => {
-    body = crawlBodyOf(f);
-    const options = crawlOptionsOf(parseBody(CrawlBody, body), publicBase(ctx, request));
-    const { job, credits } = await startCrawl(ctx, s.account.id, options);
-    return { value: job, credits };
-  });
-  return { body, outcome };
+  return runForm(
+    ctx,
+    request,
+    s,
+    'dashboard crawl',
+    () => crawlBodyOf(f),
+    async (body) => {
+      const options = crawlOptionsOf(parseBody(CrawlBody, body), publicBase(ctx, request));
+      const { job, credits } = await startCrawl(ctx, s.account.id, options);
+      return { value: job, credits };
+    },
+  );
 }
 
 /** A batch scrape job from a posted form. */
@@ -67,16 +71,20 @@ export async function startBatchFrom(
   s: SessionInfo,
   f: Posted,
 ): Promise<{ body: Record<string, unknown>; outcome: Outcome<Job> }> {
-  let body: Record<string, unknown> = {};
-  const outcome = await runAction(ctx, request, s, 'dashboard batch scrape', async () => {
-    body = batchBodyOf(f);
-    const parsed = readBatchScrape(body);
-    const hook = trawlHook(parsed);
-    const options = batchOptions(parsed, publicBase(ctx, request));
-    const { job, credits } = await startBatch(ctx, s.account.id, options, parsed.urls, hook);
-    return { value: job, credits };
-  });
-  return { body, outcome };
+  return runForm(
+    ctx,
+    request,
+    s,
+    'dashboard batch scrape',
+    () => batchBodyOf(f),
+    async (body) => {
+      const parsed = readBatchScrape(body);
+      const hook = trawlHook(parsed);
+      const options = batchOptions(parsed, publicBase(ctx, request));
+      const { job, credits } = await startBatch(ctx, s.account.id, options, parsed.urls, hook);
+      return { value: job, credits };
+    },
+  );
 }
 
 const formats = (f: Posted, prefix: string) => {
