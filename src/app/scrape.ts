@@ -3,11 +3,11 @@
  * the CLI ask for it: the engine's options built from the request's page options in one place,
  * and the free-answer rule (an answer with nothing at all in it costs nothing) in one place.
  */
-import { forOwner, scrape, type Format, type ScrapeResult } from '../engine/index.js';
+import { scrape, type Format, type ScrapeResult } from '../engine/index.js';
 import { FREE_WARNING, nothingCameBack, type ScrapeOptions } from '../engine/scrape.js';
 import { engineScrapeOptions, type PageRequest } from '../contract/page-options.js';
 import { TrawlError } from '../errors.js';
-import { charged } from './billing.js';
+import { chargedWork } from './billing.js';
 import type { AppContext } from './context.js';
 import { scrapeStores } from './stores.js';
 import { accounts } from '../store/index.js';
@@ -42,29 +42,29 @@ export function warningsOf(r: ScrapeResult, free = isFreeAnswer(r)): string[] | 
 }
 
 /**
- * One page scraped for an account and charged by the free-answer rule (one credit reserved first,
- * 402 when there is none; given back on failure or for a free answer): the dashboard's way, with
- * no HTTP answer to cap (the API's is withCredit, server/plugins/api-scope.ts). `also`: document
- * formats the surface adds for its own view (the playground's html); the rule looks only at what
- * was asked for.
+ * One page scraped for an account and charged by the free-answer rule through `chargedWork` (one
+ * credit reserved first, 402 when there is none; given back on failure, for a free answer, an
+ * answer over the cap, or an asker gone before it was ready): the dashboard's way (the API's is
+ * withCredit, server/plugins/api-scope.ts, over the same gate). `also`: document formats the
+ * surface adds for its own view (the playground's html); the rule looks only at what was asked for.
  */
 export async function scrapeCharged(
   ctx: AppContext,
-  who: Asker,
+  who: Asker & { signal: AbortSignal },
   p: PageRequest,
   also: Format[] = [],
 ): Promise<{ result: ScrapeResult; credits: number }> {
   const asked = p.formats ?? ['markdown'];
   const added = also.filter((f) => !asked.includes(f));
-  const free = (r: ScrapeResult) => isFreeAnswer(without(r, added));
-  const result = await charged(
-    ctx.store.db,
+  const { value, credits } = await chargedWork(
+    ctx,
     who.accountId,
-    () =>
-      scrape(forOwner(ctx.engine, who.accountId), scrapeOptionsFor(ctx, who, { ...p, formats: [...asked, ...added] })),
-    free,
+    (signal, engine) =>
+      scrape(engine, scrapeOptionsFor(ctx, { ...who, signal }, { ...p, formats: [...asked, ...added] })),
+    who.signal,
+    (r) => isFreeAnswer(without(r, added)),
   );
-  return { result, credits: free(result) ? 0 : 1 };
+  return { result: value, credits };
 }
 
 /** The result without the fields of formats nobody asked for. */

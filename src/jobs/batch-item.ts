@@ -6,7 +6,8 @@
  * Crawl-delay is followed. A page the result cache answers is not fetched and waits for no turn.
  */
 import { compileSchema, scrape, type Engine } from '../engine/index.js';
-import { crawlPageOptions, type CrawlStores, type JobPageOptions, type RobotsCache } from '../engine/crawl/index.js';
+import type { CrawlStores, RobotsCache } from '../engine/crawl/index.js';
+import { crawlPageOptions, type JobPageOptions } from './page-options.js';
 import { hostTurn, type Gate } from '../engine/crawl/index.js';
 
 /** What a batch item is scraped with (the request's scrape options, as stored on the job). */

@@ -11,13 +11,14 @@ import { jobPages } from '../metrics.js';
 import type { Redactor } from '../redact.js';
 import { jobs as repo, storeUnreachable, type Store } from '../store/index.js';
 import type { ClaimedItem, FinishedItem } from '../store/repos/jobs.js';
-import { crawlItem, storeFrontier } from './crawl-item.js';
+import { storeFrontier } from './crawl-item.js';
+import { crawlScope, type CrawlJobOptions } from './page-options.js';
 import { batchItem, type BatchOptions } from './batch-item.js';
 import { jobEvents, type EventShape } from './events.js';
 import {
+  crawlPage,
   HostGate,
   RobotsCache,
-  type CrawlJobOptions,
   type CrawlStores,
   type Gate,
   type ItemOutcome,
@@ -422,17 +423,16 @@ export class JobRunner {
     const o = JSON.parse(item.options) as CrawlJobOptions;
     let outcome: ItemOutcome;
     try {
-      const result = await crawlItem(
-        forOwner(this.#o.engine, item.account_id),
+      const result = await crawlPage({
+        fetchers: forOwner(this.#o.engine, item.account_id),
         item,
-        o,
-        o.schema ? compileSchema(o.schema) : undefined,
-        this.#robots,
-        this.#hosts,
-        this.#wanted(item),
-        this.#stores(item.account_id, o),
-        storeFrontier(this.#o.store, item.job_id).taken,
-      );
+        crawl: crawlScope(o, this.#stores(item.account_id, o)),
+        schema: o.schema ? compileSchema(o.schema) : undefined,
+        robots: this.#robots,
+        hosts: this.#hosts,
+        wanted: this.#wanted(item),
+        frontier: storeFrontier(this.#o.store, item.job_id),
+      });
       if (!result) return;
       outcome = result;
     } catch (e) {

@@ -15,7 +15,7 @@ import { parseBody } from '../contract/validation.js';
 import type { Job } from '../store/index.js';
 import { html, raw, type Raw } from './html.js';
 import { checkbox, compact, int, json, lines, many, renderSelect, shown, text, tick, type Posted } from './fields.js';
-import { runAction, type Outcome } from './run.js';
+import { runForm } from './run.js';
 import type { SessionInfo } from './session.js';
 
 /** A crawl as the forms ask for it: always a job (`async`), answered at once. */
@@ -43,41 +43,41 @@ export function batchBodyOf(f: Posted): Record<string, unknown> {
   });
 }
 
-/** A crawl job from a posted form: the body it made (for the snippets) and how it went. */
-export async function startCrawlFrom(
+/** A job started from a posted form: `bodyOf` makes the API body, `start` the job from it. */
+const jobFrom =
+  (endpoint: string, bodyOf: (f: Posted) => Record<string, unknown>, start: Start) =>
+  (ctx: AppContext, request: FastifyRequest, s: SessionInfo, f: Posted) =>
+    runForm(
+      ctx,
+      request,
+      s,
+      endpoint,
+      () => bodyOf(f),
+      (body) => start(ctx, request, s, body),
+    );
+
+type Start = (
   ctx: AppContext,
   request: FastifyRequest,
   s: SessionInfo,
-  f: Posted,
-): Promise<{ body: Record<string, unknown>; outcome: Outcome<Job> }> {
-  let body: Record<string, unknown> = {};
-  const outcome = await runAction(ctx, request, s, 'dashboard crawl', async () => {
-    body = crawlBodyOf(f);
-    const options = crawlOptionsOf(parseBody(CrawlBody, body), publicBase(ctx, request));
-    const { job, credits } = await startCrawl(ctx, s.account.id, options);
-    return { value: job, credits };
-  });
-  return { body, outcome };
-}
+  body: Record<string, unknown>,
+) => Promise<{ value: Job; credits: number }>;
+
+/** A crawl job from a posted form: the body it made (for the snippets) and how it went. */
+export const startCrawlFrom = jobFrom('dashboard crawl', crawlBodyOf, async (ctx, request, s, body) => {
+  const options = crawlOptionsOf(parseBody(CrawlBody, body), publicBase(ctx, request));
+  const { job, credits } = await startCrawl(ctx, s.account.id, options);
+  return { value: job, credits };
+});
 
 /** A batch scrape job from a posted form. */
-export async function startBatchFrom(
-  ctx: AppContext,
-  request: FastifyRequest,
-  s: SessionInfo,
-  f: Posted,
-): Promise<{ body: Record<string, unknown>; outcome: Outcome<Job> }> {
-  let body: Record<string, unknown> = {};
-  const outcome = await runAction(ctx, request, s, 'dashboard batch scrape', async () => {
-    body = batchBodyOf(f);
-    const parsed = readBatchScrape(body);
-    const hook = trawlHook(parsed);
-    const options = batchOptions(parsed, publicBase(ctx, request));
-    const { job, credits } = await startBatch(ctx, s.account.id, options, parsed.urls, hook);
-    return { value: job, credits };
-  });
-  return { body, outcome };
-}
+export const startBatchFrom = jobFrom('dashboard batch scrape', batchBodyOf, async (ctx, request, s, body) => {
+  const parsed = readBatchScrape(body);
+  const hook = trawlHook(parsed);
+  const options = batchOptions(parsed, publicBase(ctx, request));
+  const { job, credits } = await startBatch(ctx, s.account.id, options, parsed.urls, hook);
+  return { value: job, credits };
+});
 
 const formats = (f: Posted, prefix: string) => {
   const chosen = new Set([f.formats ?? 'markdown'].flat());

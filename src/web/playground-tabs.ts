@@ -11,85 +11,64 @@ import { mapWork } from '../app/map.js';
 import { searchUnavailable, searchWork } from '../app/search.js';
 import { ExtractBody, MapBody, SearchBody } from '../contract/schemas.js';
 import { parseBody } from '../contract/validation.js';
-import { html, type Raw } from './html.js';
+import type { Work } from '../app/budget.js';
+import { html } from './html.js';
 import type { Kit } from './kit.js';
 import type { SessionInfo } from './session.js';
 import { checkbox, compact, int, json, lines, renderSelect, shown, text, tick, type Posted } from './fields.js';
 import { crawlForm, startCrawlFrom, started } from './job-forms.js';
-import { cost, runAction, type Outcome } from './run.js';
-import { snippets } from './snippets.js';
-import { apiBase, tabNav } from './tabs.js';
+import { playgroundTab } from './playground-tab.js';
+import { cost, runForm } from './run.js';
 
 const SCHEMA_HINT =
   '{"type":"object","properties":{"name":{"type":"string"},"price":{"type":"number","description":"in the page\'s currency"}},"required":["name"]}';
 
 export function playgroundTabs(app: FastifyInstance, ctx: AppContext, kit: Kit): void {
-  const { authed, shell, csrfField, send } = kit;
-  const page = (s: SessionInfo, path: string, body: Raw, notice?: { kind: 'ok' | 'error'; text: string }) =>
-    shell(s, '/playground', 'Playground', html`${tabNav(path)}${body}`, notice);
+  const { csrfField } = kit;
 
-  /** A tab: its form on GET; on POST the form again, then the result (or the error as a notice). */
-  function tab<T>(
-    path: string,
-    form: (s: SessionInfo, f: Posted) => Raw,
-    run: (f: Posted, s: SessionInfo, request: FastifyRequest) => Promise<{ body: unknown; outcome: Outcome<T> }>,
-    show: (value: T, credits: number, ms: number) => Raw,
-    apiPath: string,
-  ) {
-    app.get(
-      path,
-      { schema: { hide: true } },
-      authed(async (_request, reply, s) => send(reply, 200, page(s, path, form(s, {})))),
-    );
-    app.post(
-      path,
-      { schema: { hide: true } },
-      authed(async (request, reply, s) => {
-        const f = (request.body ?? {}) as Posted;
-        const { body, outcome } = await run(f, s, request);
-        if (!outcome.ok)
-          return send(reply, outcome.status, page(s, path, form(s, f), { kind: 'error', text: outcome.text }));
-        return send(
-          reply,
-          200,
-          page(
-            s,
-            path,
-            html`${form(s, f)}<section aria-label="Result" data-testid="result">${show(outcome.value, outcome.credits, outcome.ms)}</section>${snippets(apiBase(request), apiPath, body)}`,
-          ),
-        );
-      }),
-    );
-  }
-
-  /** Runs the body through the use case's work with the dashboard's credit gate. */
+  /** A tab whose form runs a use case's work through the dashboard's credit gate. */
   const charged =
-    <T>(endpoint: string, make: (body: Record<string, unknown>) => Parameters<typeof chargedWork<T>>[2]) =>
-    async (f: Posted, s: SessionInfo, request: FastifyRequest, bodyOf: (f: Posted) => Record<string, unknown>) => {
-      let body: Record<string, unknown> = {};
-      const outcome = await runAction(ctx, request, s, endpoint, async (signal) => {
-        body = bodyOf(f);
-        const work = make(body);
-        return { value: await chargedWork(ctx, s.account.id, work, signal), credits: 1 };
-      });
-      return { body, outcome };
-    };
+    <T>(
+      endpoint: string,
+      bodyOf: (f: Posted) => Record<string, unknown>,
+      make: (body: Record<string, unknown>) => Work<T>,
+    ) =>
+    (f: Posted, s: SessionInfo, request: FastifyRequest) =>
+      runForm(
+        ctx,
+        request,
+        s,
+        endpoint,
+        () => bodyOf(f),
+        (body, signal) => chargedWork(ctx, s.account.id, make(body), signal),
+      );
 
   // --- Crawl: a job, as POST /v1/crawl with "async": true ------------------------------------
-  tab(
-    '/playground/crawl',
-    (s, f) =>
+  playgroundTab(app, kit, {
+    path: '/playground/crawl',
+    form: (s, f) =>
       html`<p class="muted">A crawl runs as a job: it starts here and its pages are on the <a href="/jobs">Jobs page</a> as they come.</p>${crawlForm(csrfField(s), f, '/playground/crawl')}`,
-    (f, s, request) => startCrawlFrom(ctx, request, s, f),
-    (job) => started(job),
-    '/v1/crawl',
-  );
+    run: (f, s, request) => startCrawlFrom(ctx, request, s, f),
+    show: (job) => started(job),
+    apiPath: '/v1/crawl',
+  });
 
   // --- Map ---------------------------------------------------------------------------------
-  const mapRun = charged('dashboard playground map', (b) => mapWork(parseBody(MapBody, b)));
-  tab(
-    '/playground/map',
-    (
+  const mapRun = charged(
+    'dashboard playground map',
+    (f) =>
+      compact({
+        url: text(f, 'url'),
+        limit: int(f, 'limit'),
+        search: text(f, 'search'),
+        use_sitemap: checkbox(f, 'use_sitemap', true),
+        allow_subdomains: checkbox(f, 'allow_subdomains'),
+      }),
+    (b) => mapWork(parseBody(MapBody, b)),
+  );
+  playgroundTab(app, kit, {
+    path: '/playground/map',
+    form: (
       s,
       f,
     ) => html`<form class="stack wide" method="post" action="/playground/map">${csrfField(s)}<input type="hidden" name="shown" value="1">
@@ -98,27 +77,29 @@ export function playgroundTabs(app: FastifyInstance, ctx: AppContext, kit: Kit):
 <label for="m-search">Search <span class="muted">(ranks and filters the URLs)</span><input id="m-search" name="search" value="${shown(f, 'search')}" placeholder="pricing"></label></div>
 <fieldset><legend>Options</legend><label class="check"><input type="checkbox" name="use_sitemap" value="true" ${tick(f, 'use_sitemap', true)}> use the sitemaps</label><label class="check"><input type="checkbox" name="allow_subdomains" value="true" ${tick(f, 'allow_subdomains')}> subdomains too</label></fieldset>
 <button type="submit">Map (1 credit)</button></form>`,
-    (f, s, request) =>
-      mapRun(f, s, request, (f) =>
-        compact({
-          url: text(f, 'url'),
-          limit: int(f, 'limit'),
-          search: text(f, 'search'),
-          use_sitemap: checkbox(f, 'use_sitemap', true),
-          allow_subdomains: checkbox(f, 'allow_subdomains'),
-        }),
-      ),
-    (r, credits, ms) =>
+    run: mapRun,
+    show: (r, credits, ms) =>
       html`<h2>Result</h2><p class="muted">Cost: ${cost(credits)} · ${ms} ms · ${r.links.length} of ${r.total} URLs</p>
 <div class="table-wrap" tabindex="0"><table aria-label="URLs"><thead><tr><th scope="col">URL</th><th scope="col">Title</th></tr></thead><tbody>${r.links.slice(0, 500).map((l) => html`<tr><td><a href="${l.url}" rel="noreferrer">${l.url}</a></td><td>${l.title ?? ''}</td></tr>`)}</tbody></table></div>`,
-    '/v1/map',
-  );
+    apiPath: '/v1/map',
+  });
 
   // --- Search ------------------------------------------------------------------------------
-  const searchRun = charged('dashboard playground search', (b) => searchWork(ctx, parseBody(SearchBody, b)));
-  tab(
-    '/playground/search',
-    (s, f) => {
+  const searchRun = charged(
+    'dashboard playground search',
+    (f) =>
+      compact({
+        query: text(f, 'query'),
+        limit: int(f, 'limit'),
+        country: text(f, 'country'),
+        language: text(f, 'language'),
+        scrape: checkbox(f, 'scrape', true),
+      }),
+    (b) => searchWork(ctx, parseBody(SearchBody, b)),
+  );
+  playgroundTab(app, kit, {
+    path: '/playground/search',
+    form: (s, f) => {
       const why = searchUnavailable(ctx);
       if (why)
         return html`<div class="notice error" role="status" data-testid="search-unavailable"><p><strong>Search is not configured on this server</strong> (${why}). The operator can set <code>SEARCH_PROVIDER</code> (searxng with <code>SEARXNG_URL</code>, brave with <code>BRAVE_API_KEY</code>, or duckduckgo) and restart; <code>POST /v1/search</code> answers the same until then.</p></div>`;
@@ -130,27 +111,28 @@ export function playgroundTabs(app: FastifyInstance, ctx: AppContext, kit: Kit):
 <fieldset><legend>Options</legend><label class="check"><input type="checkbox" name="scrape" value="true" ${tick(f, 'scrape', true)}> read each result's page</label></fieldset>
 <button type="submit">Search (1 credit)</button></form>`;
     },
-    (f, s, request) =>
-      searchRun(f, s, request, (f) =>
-        compact({
-          query: text(f, 'query'),
-          limit: int(f, 'limit'),
-          country: text(f, 'country'),
-          language: text(f, 'language'),
-          scrape: checkbox(f, 'scrape', true),
-        }),
-      ),
-    (r, credits, ms) =>
+    run: searchRun,
+    show: (r, credits, ms) =>
       html`<h2>Result</h2><p class="muted">Cost: ${cost(credits)} · ${ms} ms · ${r.results.length} results for “${r.query}”</p>
 <ol class="results">${r.results.map((x) => html`<li><a href="${x.url}" rel="noreferrer">${x.title || x.url}</a> <span class="muted">${x.source}</span><p>${x.snippet}</p></li>`)}</ol>`,
-    '/v1/search',
-  );
+    apiPath: '/v1/search',
+  });
 
   // --- Extract -----------------------------------------------------------------------------
-  const extractRun = charged('dashboard playground extract', (b) => extractWork(ctx, parseBody(ExtractBody, b)));
-  tab(
-    '/playground/extract',
-    (
+  const extractRun = charged(
+    'dashboard playground extract',
+    (f) =>
+      compact({
+        urls: lines(f, 'urls'),
+        schema: json(f, 'schema'),
+        prompt: text(f, 'prompt'),
+        render: text(f, 'render'),
+      }),
+    (b) => extractWork(ctx, parseBody(ExtractBody, b)),
+  );
+  playgroundTab(app, kit, {
+    path: '/playground/extract',
+    form: (
       s,
       f,
     ) => html`<form class="stack wide" method="post" action="/playground/extract">${csrfField(s)}<input type="hidden" name="shown" value="1">
@@ -159,18 +141,10 @@ export function playgroundTabs(app: FastifyInstance, ctx: AppContext, kit: Kit):
 <label for="e-prompt">Prompt <span class="muted">(${ctx.engine.llm ? 'alone, or as a hint beside the schema' : 'a hint beside the schema: this server has no LLM to read a prompt alone'})</span><input id="e-prompt" name="prompt" value="${shown(f, 'prompt')}" placeholder="The product's name and price"></label>
 <div class="row">${renderSelect(f, 'e-render')}</div>
 <button type="submit">Extract (1 credit)</button></form>`,
-    (f, s, request) =>
-      extractRun(f, s, request, (f) =>
-        compact({
-          urls: lines(f, 'urls'),
-          schema: json(f, 'schema'),
-          prompt: text(f, 'prompt'),
-          render: text(f, 'render'),
-        }),
-      ),
-    (r, credits, ms) =>
+    run: extractRun,
+    show: (r, credits, ms) =>
       html`<h2>Result</h2><p class="muted">Cost: ${cost(credits)} · ${ms} ms</p><h3>Data</h3><pre class="secret" data-testid="json">${JSON.stringify(r.data, null, 2)}</pre>
 <h3>Per URL</h3><pre class="secret scroll">${JSON.stringify(r.results, null, 2)}</pre>`,
-    '/v1/extract',
-  );
+    apiPath: '/v1/extract',
+  });
 }

@@ -7,8 +7,8 @@
  * Scrape shows the markdown (rendered, as the page's cleaned HTML in a sandboxed frame that runs
  * no script, and raw), the JSON with its sources, the screenshot, and what it cost.
  */
-import type { FastifyInstance } from 'fastify';
-import type { ScrapeFormat } from '../engine/index.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ScrapeFormat, ScrapeResult } from '../engine/index.js';
 import type { AppContext } from '../app/context.js';
 import { scrapeCharged, warningsOf } from '../app/scrape.js';
 import { publicBase } from '../app/stores.js';
@@ -19,9 +19,8 @@ import { html, raw } from './html.js';
 import type { Kit } from './kit.js';
 import type { SessionInfo } from './session.js';
 import { checkbox, compact, int, json, many, renderSelect, shown, text, tick, waitFor, type Posted } from './fields.js';
-import { cost, runAction } from './run.js';
-import { snippets } from './snippets.js';
-import { apiBase, tabNav } from './tabs.js';
+import { playgroundTab } from './playground-tab.js';
+import { cost, runForm } from './run.js';
 
 const FORMAT_CHOICES = ['markdown', 'json', 'html', 'links', 'screenshot'] as const;
 
@@ -45,10 +44,10 @@ function scrapeBodyOf(f: Posted): Record<string, unknown> {
 }
 
 export function playgroundPage(app: FastifyInstance, ctx: AppContext, kit: Kit): void {
-  const { authed, shell, csrfField, send } = kit;
+  const { csrfField } = kit;
   const formHtml = (s: SessionInfo, f: Posted) => {
     const chosen = new Set([f.formats ?? 'markdown'].flat());
-    return html`${tabNav('/playground')}<form class="stack wide" method="post" action="/playground">${csrfField(s)}<input type="hidden" name="shown" value="1">
+    return html`<form class="stack wide" method="post" action="/playground">${csrfField(s)}<input type="hidden" name="shown" value="1">
 <label for="p-url">URL<input id="p-url" name="url" type="url" required value="${shown(f, 'url')}" placeholder="https://example.com/article"></label>
 <fieldset><legend>Formats</legend>${FORMAT_CHOICES.map((c) => html`<label class="check"><input type="checkbox" name="formats" value="${c}" ${raw(chosen.has(c) ? 'checked' : '')}> ${c}</label>`)}</fieldset>
 <fieldset><legend>Options</legend><label class="check"><input type="checkbox" name="only_main_content" value="true" ${tick(f, 'only_main_content', true)}> only the main content</label><label class="check"><input type="checkbox" name="mobile" value="true" ${tick(f, 'mobile')}> as a phone (mobile)</label></fieldset>
@@ -60,19 +59,15 @@ export function playgroundPage(app: FastifyInstance, ctx: AppContext, kit: Kit):
 <label for="p-actions">Actions <span class="muted">(JSON array, run in the browser before reading)</span><textarea id="p-actions" name="actions" rows="3" placeholder='[{"type":"click","selector":"#more"},{"type":"wait","milliseconds":500}]'>${shown(f, 'actions')}</textarea></label>
 <button type="submit">Scrape (1 credit)</button></form>`;
   };
-  app.get(
-    '/playground',
-    { schema: { hide: true } },
-    authed(async (_request, reply, s) => send(reply, 200, shell(s, '/playground', 'Playground', formHtml(s, {})))),
-  );
-  app.post(
-    '/playground',
-    { schema: { hide: true } },
-    authed(async (request, reply, s) => {
-      const f = (request.body ?? {}) as Posted;
-      let body: Record<string, unknown> = {};
-      const run = await runAction(ctx, request, s, 'dashboard playground', async (signal) => {
-        body = scrapeBodyOf(f);
+
+  const run = (f: Posted, s: SessionInfo, request: FastifyRequest) =>
+    runForm(
+      ctx,
+      request,
+      s,
+      'dashboard playground',
+      () => scrapeBodyOf(f),
+      async (body, signal) => {
         const parsed = parseBody(ScrapeBody, body);
         const { schema } = formatsAndSchema(parsed.formats, parsed.schema, {
           prompt: parsed.prompt,
@@ -88,17 +83,13 @@ export function playgroundPage(app: FastifyInstance, ctx: AppContext, kit: Kit):
           ['html'],
         );
         return { value: result, credits };
-      });
-      if (!run.ok)
-        return send(
-          reply,
-          run.status,
-          shell(s, '/playground', 'Playground', formHtml(s, f), { kind: 'error', text: run.text }),
-        );
-      const { value: result, credits } = run;
-      const formats = (body.formats as string[] | undefined) ?? [];
-      const warnings = warningsOf(result, credits === 0);
-      const out = html`<h2>Result</h2><p class="muted">Cost: ${cost(credits)} · ${run.ms} ms · status ${result.metadata.status_code} · ${result.metadata.title ?? ''}</p>
+      },
+    );
+
+  const show = (result: ScrapeResult, credits: number, ms: number, body: Record<string, unknown>) => {
+    const formats = (body.formats as string[] | undefined) ?? [];
+    const warnings = warningsOf(result, credits === 0);
+    return html`<h2>Result</h2><p class="muted">Cost: ${cost(credits)} · ${ms} ms · status ${result.metadata.status_code} · ${result.metadata.title ?? ''}</p>
 ${warnings?.length ? html`<ul class="muted" data-testid="warnings">${warnings.map((w) => html`<li>${w}</li>`)}</ul>` : raw('')}
 ${
   (result.markdown !== undefined && formats.includes('markdown')) || !formats.length
@@ -108,9 +99,8 @@ ${
 }
 ${result.screenshot ? html`<h3>Screenshot</h3><img data-testid="screenshot" alt="Screenshot of the page" src="${new URL(result.screenshot).pathname}" class="shot"><p class="muted">Kept ${ctx.config.fileRetentionHours} hours at <a href="${result.screenshot}">${result.screenshot}</a> (anyone with the link can open it).</p>` : raw('')}
 ${result.json ? html`<h3>JSON</h3><pre class="secret" data-testid="json">${JSON.stringify(result.json, null, 2)}</pre><h3>Sources</h3><pre class="secret">${JSON.stringify(result.sources ?? {}, null, 2)}</pre>` : raw('')}
-${result.links ? html`<h3>Links (${result.links.length})</h3><pre class="secret scroll">${result.links.join('\n')}</pre>` : raw('')}
-${snippets(apiBase(request), '/v1/scrape', body)}`;
-      return send(reply, 200, shell(s, '/playground', 'Playground', html`${formHtml(s, f)}${out}`));
-    }),
-  );
+${result.links ? html`<h3>Links (${result.links.length})</h3><pre class="secret scroll">${result.links.join('\n')}</pre>` : raw('')}`;
+  };
+
+  playgroundTab(app, kit, { path: '/playground', form: formHtml, run, show, apiPath: '/v1/scrape' });
 }

@@ -47,4 +47,25 @@ export async function runAction<T>(
   }
 }
 
+/**
+ * A posted form run as an action: `bodyOf` makes the API body it stands for (inside the action, so
+ * a field that does not parse is the page's notice), `work` runs it. The body is returned even when
+ * the work failed: the page shows it as the snippets' request.
+ */
+export async function runForm<T>(
+  ctx: AppContext,
+  request: FastifyRequest,
+  s: SessionInfo,
+  endpoint: string,
+  bodyOf: () => Record<string, unknown>,
+  work: (body: Record<string, unknown>, signal: AbortSignal) => Promise<{ value: T; credits: number }>,
+): Promise<{ body: Record<string, unknown>; outcome: Outcome<T> }> {
+  let body: Record<string, unknown> = {};
+  const outcome = await runAction(ctx, request, s, endpoint, (signal) => {
+    body = bodyOf();
+    return work(body, signal);
+  });
+  return { body, outcome };
+}
+
 export const cost = (credits: number) => (credits === 1 ? '1 credit' : `${credits} credits`);

@@ -7,9 +7,7 @@
  */
 import { isTrawlError } from '../../errors.js';
 import type { CompiledSchema } from '../extract/schema.js';
-import type { Action } from '../fetch/actions.js';
-import type { Cookie, Location, Viewport } from '../fetch/emulation.js';
-import { fetchPage, type Fetchers, type RenderMode } from '../fetch/page.js';
+import { fetchPage, type Fetchers } from '../fetch/page.js';
 import { documentFromPage, type FileSink, type Format, type ScrapeCache, type ScrapeFormat } from '../scrape.js';
 import { bareHost, canonicalParts, canonicalUrl, NOT_PAGES, siteMatcher } from './canonical.js';
 import type { Discovered, Frontier } from './frontier.js';
@@ -20,71 +18,52 @@ import { isRichPage, pageBudget, scrapeCrawlPage, type CrawlPageOptions } from '
 import { loadRobots, type RobotsRules } from './robots.js';
 import { readSitemaps } from './sitemap.js';
 
-/** What every page of a job (crawl or batch) is read with, as the request gave it and the job stores it. */
-export interface JobPageOptions {
-  /** Screenshot formats too: each page through scrape (engine/crawl/rich-page.ts). */
-  formats?: ScrapeFormat[];
-  schema?: Record<string, unknown>;
-  only_main_content?: boolean;
-  /** Browser-grade options of every page (API.md section 9). */
-  render?: RenderMode;
-  wait_for?: string | number;
-  screenshot_format?: 'png' | 'jpeg';
-  viewport?: Viewport;
-  actions?: Action[];
-  headers?: Record<string, string>;
-  cookies?: Cookie[];
-  mobile?: boolean;
-  location?: Location;
-  max_age?: number;
-  /** Scrape steps keep the page's HTML too (the Firecrawl surface's `actions.scrapes[].html`). */
-  action_scrape_html?: boolean;
-  /** The service's address as the job's creator reached it: screenshot URLs are made on it. */
-  files_base?: string;
-}
-
-export interface CrawlJobOptions extends JobPageOptions {
-  url: string;
-  max_depth?: number;
-  limit: number;
-  include_paths?: string[];
-  exclude_paths?: string[];
-  allow_subdomains?: boolean;
-  respect_robots?: boolean;
-  use_sitemap?: boolean;
-  /** Firecrawl-style rules (regexes, path depth, base path) from the /firecrawl surface. */
-  link_rules?: LinkRules;
-  /**
-   * The host whose site the crawl keeps to, once its start page landed on another site (the start
-   * URL's until then). The caller's headers and cookies stay the start URL's site's.
-   */
-  site?: string;
-  /** Each page's time budget at most (a synchronous crawl's bounds the whole crawl, and so each page). */
-  timeout_ms?: number;
-}
-
 /** Where a crawl job's screenshots go and its view of the result cache (the runner makes them per account). */
 export interface CrawlStores {
   files?: FileSink;
   cache?: ScrapeCache;
 }
 
-/** The scrape options of a job's pages (crawl or batch), in the engine's names. */
-export function crawlPageOptions(o: JobPageOptions, stores: CrawlStores = {}): CrawlPageOptions {
-  return {
-    render: o.render,
-    waitFor: o.wait_for,
-    screenshotFormat: o.screenshot_format,
-    viewport: o.viewport,
-    actions: o.actions,
-    headers: o.headers,
-    cookies: o.cookies,
-    mobile: o.mobile,
-    location: o.location,
-    files: stores.files,
-    cache: stores.cache,
-    actionScrapeHtml: o.action_scrape_html,
-  };
+/** A crawl as each of its pages needs it, in the engine's names (jobs/page-options.ts makes it from a job's). */
+export interface CrawlScope {
+  /** Where the crawl started: its site, until the start page lands on another. */
+  startUrl: string;
+  /** The host whose site the crawl keeps to, once its start page landed on another site. */
+  site?: string;
+  /** Link depth followed; 0 = only the start page. @default 2 */
+  maxDepth?: number;
+  /** Pages at most (bounds the sitemap read). */
+  limit: number;
+  includePaths?: string[];
+  excludePaths?: string[];
+  allowSubdomains?: boolean;
+  /** @default true */
+  respectRobots?: boolean;
+  /** @default true */
+  useSitemap?: boolean;
+  /** Firecrawl-style rules (regexes, path depth, base path). */
+  linkRules?: LinkRules;
+  /** @default ['markdown'] (with a schema: markdown and json) */
+  formats?: ScrapeFormat[];
+  /** @default true */
+  onlyMainContent?: boolean;
+  /** Browser-grade options of every page, its screenshot sink and cache view. */
+  page: CrawlPageOptions;
+  /** Each page's time budget at most. */
+  timeoutMs?: number;
+}
+
+/** One page of a crawl to read, and what it is read with. */
+export interface CrawlPageRequest {
+  fetchers: Fetchers;
+  item: { url: string; depth: number };
+  crawl: CrawlScope;
+  schema?: CompiledSchema;
+  robots: RobotsCache;
+  hosts: Gate;
+  /** Asked once the host's turn comes: no when the crawl was cancelled meanwhile. */
+  wanted?: () => Promise<boolean>;
+  frontier?: Frontier;
 }
 
 export interface ItemOutcome {
@@ -115,32 +94,24 @@ export class RobotsCache {
 }
 
 /** The page's outcome; undefined when `wanted` said no once its host's turn came (its job was cancelled). */
-export async function crawlPage(
-  fetchers: Fetchers,
-  item: { url: string; depth: number },
-  o: CrawlJobOptions,
-  schema: CompiledSchema | undefined,
-  robots: RobotsCache,
-  hosts: Gate,
-  wanted?: () => Promise<boolean>,
-  stores?: CrawlStores,
-  taken?: Frontier['taken'],
-): Promise<ItemOutcome | undefined> {
-  const maxDepth = o.max_depth ?? 2;
+export async function crawlPage(r: CrawlPageRequest): Promise<ItemOutcome | undefined> {
+  const { fetchers, item, crawl: o, schema, robots, hosts, wanted } = r;
+  const taken = r.frontier?.taken;
+  const maxDepth = o.maxDepth ?? 2;
   const formats = new Set<ScrapeFormat>(o.formats?.length ? o.formats : schema ? ['markdown', 'json'] : ['markdown']);
-  const pageOptions = crawlPageOptions(o, stores);
+  const pageOptions = o.page;
   const rich = isRichPage(formats, pageOptions);
-  const timeoutMs = Math.min(pageBudget(formats, pageOptions), o.timeout_ms ?? Infinity);
-  const sameSite = siteMatcher(o.site ?? new URL(o.url).hostname, o.allow_subdomains);
-  const allowedPath = pathFilter(o.include_paths, o.exclude_paths);
-  const allowedLink = linkFilter(o.link_rules);
+  const timeoutMs = Math.min(pageBudget(formats, pageOptions), o.timeoutMs ?? Infinity);
+  const sameSite = siteMatcher(o.site ?? new URL(o.startUrl).hostname, o.allowSubdomains);
+  const allowedPath = pathFilter(o.includePaths, o.excludePaths);
+  const allowedLink = linkFilter(o.linkRules);
   const fail = (error: string, detail: string): ItemOutcome => ({
     page: { url: item.url, depth: item.depth, error, detail },
     failed: true,
     discovered: [],
   });
   const u = new URL(item.url);
-  const rules = o.respect_robots === false ? undefined : await robots.get(fetchers, u.origin);
+  const rules = o.respectRobots === false ? undefined : await robots.get(fetchers, u.origin);
   if (rules && !rules.allow(u.pathname + u.search)) return fail('robots_disallowed', 'robots.txt disallows this URL');
   // Polite per host: a cap on pages at once, and robots' Crawl-delay between requests.
   const leave = await hostTurn(hosts, u.host, (rules?.crawlDelaySeconds ?? 0) * 1000, wanted);
@@ -168,7 +139,7 @@ export async function crawlPage(
   /** A page that ended off the site fails (a start page may move to its bare or www. host). */
   const offSite = (at: string) => {
     const final = new URL(at);
-    const site = item.depth === 0 ? siteMatcher(final.hostname, o.allow_subdomains) : sameSite;
+    const site = item.depth === 0 ? siteMatcher(final.hostname, o.allowSubdomains) : sameSite;
     return !site(final) && !(item.depth === 0 && bareHost(final.hostname) === bareHost(u.hostname));
   };
   const how: ReadOptions = { formats, schema, o, wantLinks, followRedirect, offSite, timeoutMs, done: away };
@@ -189,7 +160,7 @@ export async function crawlPage(
   }
   if ('error' in read) return fail(read.error, read.detail);
   const final = new URL(read.url);
-  const site = item.depth === 0 ? siteMatcher(final.hostname, o.allow_subdomains) : sameSite;
+  const site = item.depth === 0 ? siteMatcher(final.hostname, o.allowSubdomains) : sameSite;
   const result = read.result;
   const discovered: Discovered[] = [];
   if (wantLinks) {
@@ -205,9 +176,9 @@ export async function crawlPage(
       depth: item.depth + 1,
     });
     // The start page's sitemaps join at depth 1, after its links.
-    if (item.depth === 0 && o.use_sitemap !== false) {
+    if (item.depth === 0 && o.useSitemap !== false) {
       const finalRules =
-        o.respect_robots === false ? undefined : await robots.get(fetchers, final.origin).catch(() => undefined);
+        o.respectRobots === false ? undefined : await robots.get(fetchers, final.origin).catch(() => undefined);
       const urls = await readSitemaps(
         fetchers.http,
         [...new Set([...(finalRules?.sitemaps ?? []), `${final.origin}/sitemap.xml`])],
@@ -241,7 +212,7 @@ type Failure = { error: string; detail: string };
 interface ReadOptions {
   formats: Set<ScrapeFormat>;
   schema: CompiledSchema | undefined;
-  o: CrawlJobOptions;
+  o: CrawlScope;
   wantLinks: boolean;
   followRedirect?: (next: URL) => boolean | Promise<boolean>;
   offSite(at: string): boolean;
@@ -286,7 +257,7 @@ async function readPlain(
         (f): f is Format => !f.startsWith('screenshot'),
       ),
     ),
-    { onlyMainContent: h.o.only_main_content ?? true, schema: h.schema, documents: fetchers.documents },
+    { onlyMainContent: h.o.onlyMainContent ?? true, schema: h.schema, documents: fetchers.documents },
   );
   const result: Record<string, unknown> = {
     url: page.url,
@@ -311,9 +282,9 @@ async function readRich(
   const r = await scrapeCrawlPage(fetchers, item.url, {
     formats: h.formats,
     schema: h.schema,
-    onlyMainContent: h.o.only_main_content,
+    onlyMainContent: h.o.onlyMainContent,
     page,
-    startUrl: h.o.url,
+    startUrl: h.o.startUrl,
     links: h.wantLinks,
     followRedirect: h.followRedirect,
     timeoutMs: h.timeoutMs,

@@ -6,12 +6,13 @@ export { globToRegExp, pathFilter } from './glob.js';
 export { mapSite, type MapOptions, type MapResult, type MappedLink } from './map.js';
 export {
   crawlPage,
-  crawlPageOptions,
   RobotsCache,
-  type CrawlJobOptions,
+  type CrawlPageRequest,
+  type CrawlScope,
   type CrawlStores,
   type ItemOutcome,
-  type JobPageOptions,
 } from './crawl-page.js';
+export type { CrawlPageOptions } from './rich-page.js';
+export type { LinkRules } from './link-rules.js';
 export type { Discovered, Frontier } from './frontier.js';
 export { HostGate, hostTurn, type Gate } from './host-gate.js';

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { tokensToChars, trimJson } from '../budget.js';
 import type { ToolContext } from '../context.js';
 import { defined, guarded, ok } from '../results.js';
-import { maxTokens, renderMode, schemaObject, timeoutMs } from './shared.js';
+import { maxTokens, postApi, renderMode, schemaObject, timeoutMs } from './shared.js';
 
 export const DATA_TOKENS = 6000;
 /** Fewer than the API's 50 by default: each ad is ~150 tokens. */
@@ -74,19 +74,17 @@ export function registerData(server: McpServer, ctx: ToolContext): void {
     },
     (args, extra) =>
       guarded(ctx.log, 'extract', async () => {
-        const body = defined({
-          urls: args.urls,
-          schema: args.schema,
-          prompt: args.prompt,
-          render: args.render,
-          timeout_ms: args.timeout_ms,
-        });
-        const r = await (
-          await ctx.api(extra)
-        ).post<{ data: Record<string, unknown>; results: Record<string, unknown>[] }>(
+        const r = await postApi<{ data: Record<string, unknown>; results: Record<string, unknown>[] }>(
+          ctx,
+          extra,
           '/v1/extract',
-          body,
-          extra.signal,
+          {
+            urls: args.urls,
+            schema: args.schema,
+            prompt: args.prompt,
+            render: args.render,
+            timeout_ms: args.timeout_ms,
+          },
         );
         // Per-page JSON repeats `data` when there is one page; the sources are left to the API.
         const results = r.results.map((x) =>
@@ -133,20 +131,17 @@ export function registerData(server: McpServer, ctx: ToolContext): void {
     },
     (args, extra) =>
       guarded(ctx.log, 'marketplace', async () => {
-        const body = defined({
+        const r = await postApi<{
+          marketplace: string;
+          product?: Record<string, unknown>;
+          products?: Record<string, unknown>[];
+        }>(ctx, extra, '/v1/marketplace', {
           marketplace: args.marketplace,
           url: args.url,
           mode: args.mode,
           render: args.render,
           timeout_ms: args.timeout_ms,
         });
-        const r = await (
-          await ctx.api(extra)
-        ).post<{ marketplace: string; product?: Record<string, unknown>; products?: Record<string, unknown>[] }>(
-          '/v1/marketplace',
-          body,
-          extra.signal,
-        );
         const head = r.product
           ? `${r.marketplace} product${r.product.title ? `: ${r.product.title}` : ''}`
           : `${r.marketplace}: ${r.products?.length ?? 0} products listed on the page`;
@@ -193,7 +188,13 @@ export function registerData(server: McpServer, ctx: ToolContext): void {
     },
     (args, extra) =>
       guarded(ctx.log, 'meta_ads', async () => {
-        const body = defined({
+        const r = await postApi<{
+          advertiser: string;
+          country: string;
+          page: Record<string, unknown> | null;
+          ads: Record<string, unknown>[];
+          total: number | null;
+        }>(ctx, extra, '/v1/meta-ads', {
           advertiser: args.advertiser,
           country: args.country,
           active_status: args.active_status,
@@ -201,15 +202,6 @@ export function registerData(server: McpServer, ctx: ToolContext): void {
           limit: args.limit ?? META_ADS_LIMIT,
           timeout_ms: args.timeout_ms,
         });
-        const r = await (
-          await ctx.api(extra)
-        ).post<{
-          advertiser: string;
-          country: string;
-          page: Record<string, unknown> | null;
-          ads: Record<string, unknown>[];
-          total: number | null;
-        }>('/v1/meta-ads', body, extra.signal);
         const name = (r.page?.name as string | undefined) ?? r.advertiser;
         const head = `${r.ads.length} ad${r.ads.length === 1 ? '' : 's'} of ${name} (${r.country})${r.total !== null && r.total !== undefined ? `; the library counts ${r.total}` : ''}.`;
         return jsonAnswer(

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { tokensToChars } from '../budget.js';
 import type { ToolContext } from '../context.js';
 import { defined, guarded, ok } from '../results.js';
-import { maxTokens, timeoutMs } from './shared.js';
+import { maxTokens, postApi, timeoutMs } from './shared.js';
 
 export const MAP_TOKENS = 4000;
 /** Fewer than the API's 1,000 by default: a model rarely reads more, and each costs tokens. */
@@ -42,7 +42,7 @@ export function registerMap(server: McpServer, ctx: ToolContext): void {
     },
     (args, extra) =>
       guarded(ctx.log, 'map', async () => {
-        const body = defined({
+        const r = await postApi<{ links: { url: string; title?: string }[]; total: number }>(ctx, extra, '/v1/map', {
           url: args.url,
           search: args.search,
           limit: args.limit ?? MAP_LIMIT,
@@ -50,9 +50,6 @@ export function registerMap(server: McpServer, ctx: ToolContext): void {
           allow_subdomains: args.allow_subdomains,
           timeout_ms: args.timeout_ms,
         });
-        const r = await (
-          await ctx.api(extra)
-        ).post<{ links: { url: string; title?: string }[]; total: number }>('/v1/map', body, extra.signal);
         const budget = tokensToChars(args.max_tokens ?? MAP_TOKENS);
         const lines: string[] = [];
         const links: { url: string; title?: string }[] = [];

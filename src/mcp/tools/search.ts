@@ -3,8 +3,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { cutText, shareBudget, tokensToChars } from '../budget.js';
 import type { ToolContext } from '../context.js';
-import { defined, guarded, ok } from '../results.js';
-import { maxTokens, timeoutMs } from './shared.js';
+import { guarded, ok } from '../results.js';
+import { maxTokens, postApi, timeoutMs } from './shared.js';
 
 export const SEARCH_TOKENS = 4000;
 /** An excerpt shorter than this says nothing the highlights did not: left out. */
@@ -72,7 +72,7 @@ export function registerSearch(server: McpServer, ctx: ToolContext): void {
     },
     (args, extra) =>
       guarded(ctx.log, 'search', async () => {
-        const body = defined({
+        const answer = await postApi<{ query: string; results: SearchResult[] }>(ctx, extra, '/v1/search', {
           query: args.query,
           limit: args.limit,
           scrape: args.include_content,
@@ -80,9 +80,6 @@ export function registerSearch(server: McpServer, ctx: ToolContext): void {
           language: args.language,
           timeout_ms: args.timeout_ms,
         });
-        const answer = await (
-          await ctx.api(extra)
-        ).post<{ query: string; results: SearchResult[] }>('/v1/search', body, extra.signal);
         return present(answer.query, answer.results, args.max_tokens ?? SEARCH_TOKENS);
       }),
   );

@@ -1,5 +1,7 @@
 /** Input pieces several tools share, described once for the model. */
 import { z } from 'zod';
+import type { Extra, ToolContext } from '../context.js';
+import { defined } from '../results.js';
 
 /** The token budget of a tool's text (~4 characters a token). */
 export const maxTokens = (fallback: number, what: string) =>
@@ -26,3 +28,7 @@ export const renderMode = z
 
 export const timeoutMs = (max: number, fallback: number) =>
   z.number().int().min(1000).max(max).optional().describe(`Time budget in ms (default ${fallback}).`);
+
+/** A tool's call of the API: its arguments as the body (unset ones left out), the call's client and signal. */
+export const postApi = async <T>(ctx: ToolContext, extra: Extra, path: string, body: Record<string, unknown>) =>
+  (await ctx.api(extra)).post<T>(path, defined(body), extra.signal);

@@ -6,9 +6,8 @@
  * duration, request id).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { forOwner, type Engine } from '../../engine/index.js';
-import { answerBytes, answerTooLarge } from '../../answer-cap.js';
-import { charged } from '../../app/billing.js';
+import { chargedWork } from '../../app/billing.js';
+import type { Work } from '../../app/budget.js';
 import { isTrawlError, TrawlError } from '../../errors.js';
 import { recordUsage } from '../../app/usage.js';
 import type { ServerContext } from '../context.js';
@@ -55,23 +54,18 @@ export function registerApiScope(app: FastifyInstance, ctx: ServerContext): void
   });
 }
 
-const ANSWER_ADVICE =
-  'ask for less: fewer formats (html and raw_html repeat the page), fewer scrape steps, fewer results or pages';
-
 /**
- * Run billable work: reserve one credit first (402 when none), keep it on success, give it
- * back on any failure — including the client going away before the answer is sent, and an
- * answer over the byte cap (answer-cap.ts) — and on a result that `free` says is given without
- * charge. The work gets the engine as the account sees it: its pages take the account's fetch slots.
+ * Billable work as HTTP sees it: the credit rule is app/billing.ts's `chargedWork` (reserve, keep,
+ * give back — on a failure, a free answer, an answer over the cap, a client gone); this adds the
+ * client's connection as the signal and what was kept to the usage row. Returns the work's value.
  */
 export async function withCredit<T>(
   ctx: ServerContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  work: (signal: AbortSignal, engine: Engine) => Promise<T>,
+  work: Work<T>,
   free?: (result: T) => boolean,
 ): Promise<T> {
-  const accountId = request.auth!.accountId;
   const controller = new AbortController();
   const onClose = () => {
     if (!reply.sent && !reply.raw.writableFinished)
@@ -79,22 +73,9 @@ export async function withCredit<T>(
   };
   request.raw.socket?.once('close', onClose);
   try {
-    const result = await charged(
-      ctx.store.db,
-      accountId,
-      async () => {
-        const r = await work(controller.signal, forOwner(ctx.engine, accountId));
-        if (controller.signal.aborted) throw new TrawlError('fetch_failed', 'the client closed the connection');
-        // An answer over the cap is refused (and so refunded) rather than sent.
-        const cap = ctx.config.answerMaxBytes;
-        const bytes = answerBytes(r, cap);
-        if (bytes > cap) throw answerTooLarge(bytes, cap, ANSWER_ADVICE);
-        return r;
-      },
-      free,
-    );
-    request.creditsCharged = free?.(result) ? 0 : 1;
-    return result;
+    const { value, credits } = await chargedWork(ctx, request.auth!.accountId, work, controller.signal, free);
+    request.creditsCharged = credits;
+    return value;
   } catch (e) {
     // A failure whose work was done (the caller's steps ran) keeps its credit: the usage row says so.
     if (isTrawlError(e) && e.charged) request.creditsCharged = 1;

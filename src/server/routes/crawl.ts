@@ -6,17 +6,18 @@ import { trawlHook } from '../../app/jobs.js';
 import type { ServerContext } from '../context.js';
 import { presentJob } from '../present-job.js';
 import { withCredit } from '../plugins/api-scope.js';
-import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
+import { bodyRoute } from './body-route.js';
 import { CrawlBody } from '../../contract/schemas.js';
-import { parseBody } from '../../contract/validation.js';
 
 export function crawlRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post(
+  bodyRoute(
+    app,
     '/crawl',
-    openapiRoute(CrawlBody, 'Crawl one site breadth-first to a depth and page limit', docs.crawl),
-    async (request, reply) => {
-      const body = parseBody(CrawlBody, request.body);
+    CrawlBody,
+    'Crawl one site breadth-first to a depth and page limit',
+    docs.crawl,
+    async (body, request, reply) => {
       const accountId = request.auth!.accountId;
       const options = crawlOptionsOf(body, publicBase(ctx, request));
       if (body.async) {

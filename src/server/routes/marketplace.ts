@@ -3,22 +3,19 @@ import { invalidRequest } from '../../errors.js';
 import { isMarketplaceId, marketplaceProduct, MARKETPLACE_IDS, urlBelongsTo } from '../../engine/marketplace/index.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
-import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
+import { bodyRoute } from './body-route.js';
 import { MarketplaceBody } from '../../contract/schemas.js';
-import { parseBody } from '../../contract/validation.js';
 import { withinBudget } from '../budget.js';
 
 export function marketplaceRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post(
+  bodyRoute(
+    app,
     '/marketplace',
-    openapiRoute(
-      MarketplaceBody,
-      'Product record from an Amazon, Walmart, eBay, Etsy, Target or Best Buy page',
-      docs.marketplace,
-    ),
-    async (request, reply) => {
-      const body = parseBody(MarketplaceBody, request.body);
+    MarketplaceBody,
+    'Product record from an Amazon, Walmart, eBay, Etsy, Target or Best Buy page',
+    docs.marketplace,
+    async (body, request, reply) => {
       if (!isMarketplaceId(body.marketplace))
         throw invalidRequest(
           `marketplace: "${body.marketplace.slice(0, 40)}" is not a marketplace id; use one of ${MARKETPLACE_IDS.join(', ')}`,

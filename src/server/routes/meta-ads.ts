@@ -3,18 +3,19 @@ import { metaAds } from '../../engine/meta-ads/index.js';
 import { metaConfig } from '../../config.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
-import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
+import { bodyRoute } from './body-route.js';
 import { MetaAdsBody } from '../../contract/schemas.js';
-import { parseBody } from '../../contract/validation.js';
 import { withinBudget } from '../budget.js';
 
 export function metaAdsRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post(
+  bodyRoute(
+    app,
     '/meta-ads',
-    openapiRoute(MetaAdsBody, "An advertiser's ads from the Facebook/Instagram Ad Library", docs.metaAds),
-    async (request, reply) => {
-      const body = parseBody(MetaAdsBody, request.body);
+    MetaAdsBody,
+    "An advertiser's ads from the Facebook/Instagram Ad Library",
+    docs.metaAds,
+    async (body, request, reply) => {
       const r = await withCredit(
         ctx,
         request,

@@ -5,18 +5,20 @@ import { publicBase } from '../../app/stores.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { ScrapeBody } from '../../contract/schemas.js';
-import { formatsAndSchema, parseBody } from '../../contract/validation.js';
+import { formatsAndSchema } from '../../contract/validation.js';
 import { checkPageOptions } from '../../contract/page-options.js';
-import { openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
+import { bodyRoute } from './body-route.js';
 import { withinBudget } from '../budget.js';
 
 export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  app.post(
+  bodyRoute(
+    app,
     '/scrape',
-    openapiRoute(ScrapeBody, 'Scrape one URL to markdown, html, links and schema JSON', docs.scrape),
-    async (request, reply) => {
-      const body = parseBody(ScrapeBody, request.body);
+    ScrapeBody,
+    'Scrape one URL to markdown, html, links and schema JSON',
+    docs.scrape,
+    async (body, request, reply) => {
       const { schema } = formatsAndSchema(body.formats, body.schema, { prompt: body.prompt, hasLlm: !!ctx.engine.llm });
       checkPageOptions(body);
       checkProxyTier(ctx, body.proxy);
