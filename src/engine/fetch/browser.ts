@@ -23,7 +23,8 @@ import {
 } from './emulation.js';
 import { FairSlots } from './fair-slots.js';
 import type { HttpClient, ProxyTier } from './http.js';
-import { CHROME_MAJOR, FINGERPRINT_SCRIPT, chromeIdentity, userAgentMetadata } from './chrome.js';
+import { CHROME_MAJOR, FINGERPRINT_SCRIPT, chromeIdentity, identitySetup } from './chrome.js';
+import { RealmWarden } from './realms.js';
 import { ARGS, BYPASS, NO_WEBRTC, browserEnv, findChromium } from './chromium-launch.js';
 import { DISMISS_CONSENT } from './consent.js';
 import { SETTLE_MAX_MS, byDeadline, clearChallenge, settle } from './render-wait.js';
@@ -88,6 +89,8 @@ interface Tab {
   finalUrls: Map<string, string>;
   /** A remote browser: the caller's headers and the site they go to, for this render (see routeThroughGuard). */
   site: SiteHeaders;
+  /** Forgets the render's identity for its other realms (realms.ts). */
+  forget?: () => void;
 }
 
 export interface ChromiumPoolOptions {
@@ -123,6 +126,8 @@ export class ChromiumPool implements BrowserPool {
   readonly #max: number;
   readonly #shotBytes: number;
   #browser?: Promise<Browser>;
+  /** Gives workers and out-of-process frames the identity of their render (realms.ts). */
+  #warden?: Promise<RealmWarden | undefined>;
   #denyAll?: ProxySession;
   /** A tab opened ahead for the next plain render (no device or locale): a new page is the costliest step of a render. */
   #spare?: Promise<Tab>;
@@ -169,7 +174,8 @@ export class ChromiumPool implements BrowserPool {
         ? await chromium.connectOverCDP(this.#endpoint, { timeout: 15_000 })
         : await chromium.launch({
             executablePath: this.#path,
-            args: ARGS,
+            // The browser's own User-Agent (what a realm without an override shows) is Chrome's, not HeadlessChrome's.
+            args: [...ARGS, `--user-agent=${chromeIdentity(false, this.#token).userAgent}`],
             // Playwright's --enable-automation shows the automation banner and sets navigator.webdriver.
             ignoreDefaultArgs: ['--enable-automation'],
             headless: true,
@@ -177,6 +183,7 @@ export class ChromiumPool implements BrowserPool {
             proxy: { server: this.#denyAll.server, bypass: BYPASS },
           });
       if (/^\d+\.\d+\.\d+\.\d+$/.test(browser.version())) this.#version = browser.version();
+      this.#warden = RealmWarden.start(browser).catch(() => undefined);
       // A crashed browser is launched again on the next render (its spare tab went with it).
       browser.on('disconnected', () => {
         this.#browser = undefined;
@@ -225,14 +232,12 @@ export class ChromiumPool implements BrowserPool {
       // the whole list goes through the DevTools override (sub-resources get it from the context's
       // headers), with the brands and platform of the identity (navigator.userAgentData, sec-ch-ua).
       const cdp = await context.newCDPSession(page);
+      const { override, realms } = identitySetup(identity, this.#version, languageTags(languages));
       // The session stays open with the page: an override ends with the session that set it.
-      await cdp.send('Emulation.setUserAgentOverride', {
-        userAgent: identity.userAgent,
-        acceptLanguage: languageTags(languages).join(','),
-        platform: identity.navigatorPlatform,
-        userAgentMetadata: userAgentMetadata(identity, this.#version),
-      });
-      return { session, context, page, finalUrls, site };
+      await cdp.send('Emulation.setUserAgentOverride', override);
+      // Its workers get the same identity before their first script (realms.ts).
+      const forget = await (await this.#warden)?.watch(cdp, realms).catch(() => undefined);
+      return { session, context, page, finalUrls, site, forget };
     } catch (e) {
       await context?.close().catch(() => undefined);
       await session.close();
@@ -268,6 +273,7 @@ export class ChromiumPool implements BrowserPool {
   }
 
   async #closeTab(tab: Tab): Promise<void> {
+    tab.forget?.();
     await tab.context.close().catch(() => undefined);
     await tab.session.close();
   }
