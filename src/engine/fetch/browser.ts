@@ -25,7 +25,7 @@ import { FairSlots } from './fair-slots.js';
 import type { HttpClient, ProxyTier } from './http.js';
 import { CHROME_MAJOR, FINGERPRINT_SCRIPT, chromeIdentity, identitySetup } from './chrome.js';
 import { RealmWarden } from './realms.js';
-import { ARGS, BYPASS, NO_WEBRTC, browserEnv, findChromium } from './chromium-launch.js';
+import { ARGS, BYPASS, browserEnv, findChromium } from './chromium-launch.js';
 import { DISMISS_CONSENT } from './consent.js';
 import { SETTLE_MAX_MS, byDeadline, clearChallenge, settle } from './render-wait.js';
 import { routeThroughGuard, sendToSite, sizeOf, type SiteHeaders } from './render-routes.js';
@@ -222,9 +222,7 @@ export class ChromiumPool implements BrowserPool {
       const site: SiteHeaders = {};
       if (this.#endpoint)
         await routeThroughGuard(context, this.#http, session, tier, finalUrls, this.#proxy.maxBytes, site);
-      // WebRTC sends STUN over UDP, which no HTTP proxy carries, and headless Chromium ignores the
-      // ip-handling policy above: pages get no peer connections (nothing to extract needs them).
-      await context.addInitScript(NO_WEBRTC).catch(() => undefined);
+      // (WebRTC is made to send nothing there: STUN is UDP, which no HTTP proxy carries.)
       await context.addInitScript(FINGERPRINT_SCRIPT).catch(() => undefined);
       const page = await context.newPage();
       const languages = setup?.location ? languagesOf(setup.location) : ['en-US'];

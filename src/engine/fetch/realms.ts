@@ -32,7 +32,7 @@ interface Attached {
 const WORKERS = new Set(['worker', 'shared_worker', 'service_worker']);
 const HELD = WORKERS;
 /** A held target waits at most this long for its setup (a slow answer must not stall the page). */
-const SETUP_MS = 5_000;
+const SETUP_MS = 10_000;
 
 export class RealmWarden {
   readonly #contexts = new Map<string, RealmSetup>();

@@ -10,9 +10,12 @@
  *   workers' OffscreenCanvas alike;
  * - in a worker, `navigator.userAgent`, `platform` and `languages` say what the page says (a
  *   SharedWorker gets the browser's own, "HeadlessChrome", whatever the page's override);
- * - replaced functions print as native code.
+ * - replaced functions print as native code, also to another frame's `Function.prototype.toString`;
+ * - `RTCPeerConnection` exists (its absence marks a tampered browser), and sends nothing.
  * Frames run it through the context's init script; workers through realms.ts, before their script.
  */
+
+import { randomUUID } from 'node:crypto';
 
 /** What a worker's navigator says, when it must be told (the page's identity). */
 export interface WorkerIdentity {
@@ -22,15 +25,39 @@ export interface WorkerIdentity {
   languages: string[];
 }
 
+/** Names the realms' shared list (Symbol.for): random per process, so no page can ask for it. */
+const REALM_KEY = `trawl-${randomUUID()}`;
+
 const script = (worker: WorkerIdentity | null) => `(() => {
   const WORKER = ${JSON.stringify(worker)};
   const isWindow = typeof window !== 'undefined';
+  // What replaced functions print. Bound now: a page that later patches WeakMap or Reflect sees nothing.
   const masks = new WeakMap();
+  const maskOf = WeakMap.prototype.get.bind(masks);
+  const setMask = WeakMap.prototype.set.bind(masks);
+  const apply = Reflect.apply, construct = Reflect.construct;
   const nativeToString = Function.prototype.toString;
-  const toString = new Proxy(nativeToString, { apply: (t, self, args) => masks.has(self) ? masks.get(self) : Reflect.apply(t, self, args) });
-  masks.set(toString, 'function toString() { [native code] }');
+  // The masks of every same-origin realm of the page, so that an iframe's toString called on the
+  // top page's function prints it as native too: one list, the top realm's, handed down to each
+  // frame through its parent's toString called with a key the page cannot name.
+  const KEY = Symbol.for(${JSON.stringify(REALM_KEY)});
+  let realms = [maskOf];
+  const toString = new Proxy(nativeToString, { apply: (t, self, args) => {
+    if (self === KEY) return realms;
+    const own = maskOf(self);
+    if (own !== undefined) return own;
+    if (typeof self === 'function') for (let i = 0; i < realms.length; i++) { const m = realms[i](self); if (m !== undefined) return m; }
+    return apply(t, self, args);
+  } });
+  setMask(toString, 'function toString() { [native code] }');
+  try {
+    if (isWindow && self !== top) {
+      const list = apply(parent.Function.prototype.toString, KEY, []);
+      if (Array.isArray(list)) { list[list.length] = maskOf; realms = list; }
+    }
+  } catch {}
   Object.defineProperty(Function.prototype, 'toString', { value: toString, writable: true, configurable: true, enumerable: false });
-  const mask = (fn, name) => { masks.set(fn, 'function ' + name + '() { [native code] }'); return fn; };
+  const mask = (fn, name) => { setMask(fn, 'function ' + name + '() { [native code] }'); return fn; };
   const getter = (obj, prop, get) => { try { Object.defineProperty(obj, prop, { get: mask(get, 'get ' + prop), configurable: true, enumerable: true }); } catch {} };
   if (WORKER && typeof WorkerNavigator !== 'undefined') {
     const N = WorkerNavigator.prototype;
@@ -70,6 +97,30 @@ const script = (worker: WorkerIdentity | null) => `(() => {
       return nativeQuery.call(this, desc);
     }, 'query');
   } catch {}
+  // WebRTC as Chrome has it, but sending nothing: STUN and ICE checks are UDP, which no HTTP proxy
+  // carries (and headless ignores the ip-handling policy). Every connection is made relay-only with
+  // no relay server, so no candidate is gathered and no packet leaves; the page's own configuration
+  // is what getConfiguration reports.
+  if (isWindow && typeof RTCPeerConnection === 'function') {
+    const Native = RTCPeerConnection;
+    const asked = new WeakMap();
+    const quiet = (c) => Object.assign({}, c, { iceServers: [], iceTransportPolicy: 'relay' });
+    const PC = mask(new Proxy(Native, { construct: (t, args, nt) => {
+      const pc = construct(t, [quiet(args[0]), ...args.slice(1)], nt);
+      asked.set(pc, args[0] || {});
+      return pc;
+    } }), 'RTCPeerConnection');
+    const P = Native.prototype;
+    const nativeSet = P.setConfiguration, nativeGet = P.getConfiguration;
+    P.setConfiguration = mask(function setConfiguration(c) { asked.set(this, c || {}); return nativeSet.call(this, quiet(c)); }, 'setConfiguration');
+    P.getConfiguration = mask(function getConfiguration() {
+      const c = nativeGet.call(this), a = asked.get(this) || {};
+      return Object.assign(c, { iceServers: a.iceServers || [], iceTransportPolicy: a.iceTransportPolicy || 'all' });
+    }, 'getConfiguration');
+    Object.defineProperty(P, 'constructor', { value: PC, writable: true, configurable: true, enumerable: false });
+    for (const k of ['RTCPeerConnection', 'webkitRTCPeerConnection'])
+      if (k in window) Object.defineProperty(window, k, { value: PC, writable: true, configurable: true, enumerable: false });
+  }
   const VENDOR = mobile ? 'Google Inc. (Qualcomm)' : 'Google Inc. (Intel)';
   const RENDERER = mobile ? 'ANGLE (Qualcomm, Adreno (TM) 740, OpenGL ES 3.2)' : 'ANGLE (Intel, Mesa Intel(R) UHD Graphics 620 (KBL GT2), OpenGL 4.6)';
   for (const C of [typeof WebGLRenderingContext !== 'undefined' && WebGLRenderingContext, typeof WebGL2RenderingContext !== 'undefined' && WebGL2RenderingContext]) {
