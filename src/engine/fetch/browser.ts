@@ -25,6 +25,7 @@ import { FairSlots } from './fair-slots.js';
 import type { HttpClient, ProxyTier } from './http.js';
 import { CHROME_MAJOR, FINGERPRINT_SCRIPT, chromeIdentity, identitySetup } from './chrome.js';
 import { RealmWarden } from './realms.js';
+import { guardedRealmRoute } from './realm-routes.js';
 import { ARGS, BYPASS, browserEnv, findChromium } from './chromium-launch.js';
 import { DISMISS_CONSENT } from './consent.js';
 import { SETTLE_MAX_MS, byDeadline, clearChallenge, settle } from './render-wait.js';
@@ -234,7 +235,8 @@ export class ChromiumPool implements BrowserPool {
       // The session stays open with the page: an override ends with the session that set it.
       await cdp.send('Emulation.setUserAgentOverride', override);
       // Its workers get the same identity before their first script (realms.ts).
-      const forget = await (await this.#warden)?.watch(cdp, realms).catch(() => undefined);
+      const route = this.#endpoint ? guardedRealmRoute(this.#http, session, tier) : undefined;
+      const forget = await (await this.#warden)?.watch(cdp, { ...realms, route }).catch(() => undefined);
       return { session, context, page, finalUrls, site, forget };
     } catch (e) {
       await context?.close().catch(() => undefined);

@@ -15,12 +15,20 @@
  * the session that set it). A target of no registered render is released untouched.
  */
 import type { Browser, CDPSession } from 'playwright-core';
+import type { PausedRequest, RealmRoute } from './realm-routes.js';
 
 /** What a render's other realms are given: the override's parameters and the worker's script. */
 export interface RealmSetup {
   /** `Network.setUserAgentOverride` parameters: userAgent, acceptLanguage, platform, userAgentMetadata. */
   override: Record<string, unknown>;
   workerScript: string;
+  /** A remote browser: the realm's requests are paused and made by the guarded client (realm-routes.ts). */
+  route?: RealmRoute;
+}
+
+interface Paused {
+  requestId: string;
+  request: PausedRequest;
 }
 
 interface Attached {
@@ -30,7 +38,8 @@ interface Attached {
 }
 
 const WORKERS = new Set(['worker', 'shared_worker', 'service_worker']);
-const HELD = WORKERS;
+/** Popups too: a page opened by the render's page gets its identity (and, remote, its routes) before it loads. */
+const HELD = new Set([...WORKERS, 'page']);
 /** A held target waits at most this long for its setup (a slow answer must not stall the page). */
 const SETUP_MS = 10_000;
 
@@ -39,6 +48,8 @@ export class RealmWarden {
   /** Targets being attached to a second time (that attach is reported like the first). */
   readonly #busy = new Set<string>();
   readonly #pending = new Map<number, () => void>();
+  /** Second sessions whose requests are routed: their browser session and route. */
+  readonly #routed = new Map<string, { s: CDPSession; route: RealmRoute }>();
   #ids = 0;
 
   private constructor(
@@ -47,12 +58,14 @@ export class RealmWarden {
   ) {
     for (const s of [top, related]) {
       s.on('Target.attachedToTarget', (e) => void this.#held(s, e as Attached));
-      s.on('Target.receivedMessageFromTarget', (e: { message: string }) => {
-        const id = (JSON.parse(e.message) as { id?: number }).id;
-        if (id !== undefined) this.#pending.get(id)?.();
+      s.on('Target.receivedMessageFromTarget', (e: { sessionId: string; message: string }) => {
+        const m = JSON.parse(e.message) as { id?: number; method?: string; params?: Paused };
+        if (m.id !== undefined) this.#pending.get(m.id)?.();
+        else if (m.method === 'Fetch.requestPaused' && m.params) void this.#paused(e.sessionId, m.params);
       });
-      s.on('Target.detachedFromTarget', (e: { targetId?: string }) => {
+      s.on('Target.detachedFromTarget', (e: { sessionId: string; targetId?: string }) => {
         if (e.targetId) this.#busy.delete(e.targetId);
+        this.#routed.delete(e.sessionId);
       });
     }
   }
@@ -66,7 +79,7 @@ export class RealmWarden {
       autoAttach: true,
       waitForDebuggerOnStart: true,
       flatten: true,
-      filter: [{ type: 'shared_worker' }, { type: 'service_worker' }],
+      filter: [{ type: 'shared_worker' }, { type: 'service_worker' }, { type: 'page' }],
     });
     return warden;
   }
@@ -89,6 +102,19 @@ export class RealmWarden {
       filter: [{ type: 'worker' }],
     });
     return () => void this.#contexts.delete(id);
+  }
+
+  /** A routed realm's request: made by the guarded client, answered to the browser. */
+  async #paused(sessionId: string, p: Paused): Promise<void> {
+    const routed = this.#routed.get(sessionId);
+    if (!routed) return;
+    const answer = await routed.route(p.request).catch(() => ({ fail: 'Failed' as const }));
+    const [method, params] =
+      'fulfill' in answer
+        ? ['Fetch.fulfillRequest', { requestId: p.requestId, ...answer.fulfill }]
+        : ['Fetch.failRequest', { requestId: p.requestId, errorReason: answer.fail }];
+    const message = JSON.stringify({ id: ++this.#ids, method, params });
+    await routed.s.send('Target.sendMessageToTarget', { sessionId, message }).catch(() => undefined);
   }
 
   async #held(s: CDPSession, e: Attached): Promise<void> {
@@ -118,9 +144,12 @@ export class RealmWarden {
         };
         // Sent at once, answered in order: the sooner they are there, the likelier a shared worker
         // still waits (it may start before: another client's detach can release it).
+        if (setup.route) this.#routed.set(sessionId, { s, route: setup.route });
+        const worker = WORKERS.has(t.type);
         await Promise.all([
-          send('Network.setUserAgentOverride', setup.override),
-          WORKERS.has(t.type) ? send('Runtime.evaluate', { expression: setup.workerScript }) : undefined,
+          send(worker ? 'Network.setUserAgentOverride' : 'Emulation.setUserAgentOverride', setup.override),
+          worker ? send('Runtime.evaluate', { expression: setup.workerScript }) : undefined,
+          setup.route ? send('Fetch.enable', { patterns: [{ urlPattern: '*' }] }) : undefined,
           send('Runtime.runIfWaitingForDebugger'),
         ]);
       }
