@@ -73,6 +73,8 @@ export interface RenderOptions {
    * that asks a person stops the wait: captchas are never solved.
    */
   clearChallenge?: boolean;
+  /** Given the cookies of the cleared page's host when a challenge cleared (the job's jar keeps them). */
+  cleared?: (cookies: { name: string; value: string }[]) => void;
 }
 
 export interface BrowserPool {
@@ -396,8 +398,10 @@ export class ChromiumPool implements BrowserPool {
     } else await settle(page, traffic, Math.min(SETTLE_MAX_MS, remaining()));
     if (options.clearChallenge) {
       // The challenge's script runs, sets its clearance cookie and reloads: wait for the page it lets through.
-      if (await clearChallenge(page, () => document?.status() ?? response?.status() ?? 200, deadline, traffic))
+      if (await clearChallenge(page, () => document?.status() ?? response?.status() ?? 200, deadline, traffic)) {
         await settle(page, traffic, Math.min(SETTLE_MAX_MS, remaining()));
+        options.cleared?.(await context.cookies(page.url()).catch(() => []));
+      }
     }
     const refusedEarly = refusedNavigation();
     if (refusedEarly) throw refusedEarly;
