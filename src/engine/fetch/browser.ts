@@ -74,7 +74,7 @@ export interface RenderOptions {
    */
   clearChallenge?: boolean;
   /** Given the cookies of the cleared page's host when a challenge cleared (the job's jar keeps them). */
-  cleared?: (cookies: { name: string; value: string }[]) => void;
+  cleared?: (url: string, cookies: { name: string; value: string }[]) => void;
 }
 
 export interface BrowserPool {
@@ -400,7 +400,9 @@ export class ChromiumPool implements BrowserPool {
       // The challenge's script runs, sets its clearance cookie and reloads: wait for the page it lets through.
       if (await clearChallenge(page, () => document?.status() ?? response?.status() ?? 200, deadline, traffic)) {
         await settle(page, traffic, Math.min(SETTLE_MAX_MS, remaining()));
-        options.cleared?.(await context.cookies(page.url()).catch(() => []));
+        // Kept under the cleared page's own host (a redirect may have left the first one).
+        const at = finalUrls.get(page.url()) ?? page.url();
+        options.cleared?.(at, await context.cookies(page.url()).catch(() => []));
       }
     }
     const refusedEarly = refusedNavigation();

@@ -161,7 +161,7 @@ export async function renderPage(
     imageFormat: options.imageFormat,
     proxyTier: options.proxyTier,
     clearChallenge: options.clearChallenge ?? true,
-    cleared: options.jar && ((cookies) => options.jar!.keep(url, cookies)),
+    cleared: options.jar && ((at, cookies) => options.jar!.keep(at, cookies)),
   });
   // Credentials in the URL stay out of every answer, as on the HTTP path.
   const at = withoutCredentials(r.url);
