@@ -9,6 +9,7 @@ import { TrawlError, isTrawlError } from '../../errors.js';
 import { processDocument } from '../document/process.js';
 import type { DocumentProcessor, JobControl, PageExtraction, PooledOptions, Processed } from '../document/processor.js';
 import type { CompiledSchema } from '../extract/schema.js';
+import { ClearanceJar } from '../fetch/clearance.js';
 import { fetchPage, releasePage, type Fetchers, type Page, type RenderMode } from '../fetch/page.js';
 import type { ScrapeFormat } from '../scrape.js';
 import { bareHost, canonicalParts, canonicalUrl, NOT_PAGES } from './canonical.js';
@@ -92,6 +93,8 @@ interface Item {
 }
 
 export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<CrawlResult> {
+  // A challenge cleared on one page is not met again on the crawl's next pages of that host.
+  const jar = new ClearanceJar();
   const o = {
     maxDepth: options.maxDepth ?? 2,
     limit: options.limit ?? 10,
@@ -244,6 +247,7 @@ export async function crawl(fetchers: Fetchers, options: CrawlOptions): Promise<
         timeoutMs,
         signal,
         followRedirect,
+        jar,
       });
       if (!arrived(item, page.url)) return;
       if (page.kind !== 'html') return; // non-HTML is skipped, not an error

@@ -26,8 +26,10 @@ const INTERSTITIALS: [RegExp, string][] = [
   // own (then reloads), 'c' a captcha for a person.
   [/var dd\s*=\s*\{[^}]*['"]rt['"]\s*:\s*['"]i['"]/i, 'DataDome device check'],
   [/captcha-delivery\.com|<title>\s*DataDome/i, 'DataDome captcha'],
-  // Kasada's challenge: an empty page whose only script is its `ips.js` (sent with status 429).
-  [/\/ips\.js\?[^"'<>]*(?:KP_UIDz|x-kpsdk)|KPSDK\.(?:configure|scriptStart)/i, 'Kasada challenge'],
+  // Kasada's challenge: an empty page (status 429) that starts its SDK and loads
+  // `/<uuid>/<uuid>/ips.js?tkrm_alpekz_s1.3=…` (or KP_UIDz). The SDK's start alone is no marker:
+  // the sites it guards carry it on their ordinary pages too.
+  [/\/ips\.js\?[^"'<>]*(?:KP_UIDz|x-kpsdk|tkrm_alpekz)|KPSDK\.(?:configure|scriptStart)/i, 'Kasada challenge'],
   // Akamai Bot Manager's sensor challenge ("bm-verify") and its interstitial ("sec-if-cpt").
   [/bm-verify|sec-if-cpt|\/_sec\/cp_challenge\//i, 'Akamai challenge'],
   // Vendor scripts (PerimeterX's _pxAppId, Imperva's resource loader) ride on normal pages:
@@ -60,8 +62,13 @@ const CHALLENGES: [RegExp, string][] = [
   ],
 ];
 
+/**
+ * Every marker above holds one of these. DataDome's and Kasada's are as their pages write them —
+ * `var dd={'rt':…` and `ips.js?KP_UIDz=`/`tkrm_alpekz` — not "var dd" or "ips.js" alone, which
+ * ordinary scripts hold (`var ddl = …`, `tooltips.js`) and sent every such page to the full check.
+ */
 const ANY_SIGNATURE =
-  /just a moment|var dd|ips\.js|kpsdk|bm-verify|sec-if-cpt|cp_challenge|challenge-form|challenges\.cloudflare|challenge-platform|cf-browser-verification|cf_chl_|cf-chl-|turnstile|attention required|captcha|incapsula|pardon our interruption|access denied|edgesuite|robot check|robot or human|type the characters|verify your identity|security check|are you a robot|human verification|checking your browser|api-services-support|hold to confirm/i;
+  /just a moment|var dd\s*=\s*\{[^}]{0,200}?['"](?:rt|cid)['"]\s*:|kp_uidz|tkrm_alpekz|kpsdk|bm-verify|sec-if-cpt|cp_challenge|challenge-form|challenges\.cloudflare|challenge-platform|cf-browser-verification|cf_chl_|cf-chl-|turnstile|attention required|captcha|incapsula|pardon our interruption|access denied|edgesuite|robot check|robot or human|type the characters|verify your identity|security check|are you a robot|human verification|checking your browser|api-services-support|hold to confirm/i;
 
 /**
  * A page quoting an interstitial's words (a forum thread asking about an "Incapsula incident
@@ -188,6 +195,9 @@ export function detectWallHeaders(status: number, headers: Record<string, string
     return 'DataDome captcha';
   return undefined;
 }
+
+/** The cheap first pass of `detectBotWall`: whether a page holds any wall's marker word. */
+export const mayBeWall = (html: string) => ANY_SIGNATURE.test(html);
 
 export function detectBotWall(status: number, html: string): string | undefined {
   // Walls are small pages or error statuses; a large 200 page is only searched near its top.

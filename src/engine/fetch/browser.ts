@@ -23,8 +23,10 @@ import {
 } from './emulation.js';
 import { FairSlots } from './fair-slots.js';
 import type { HttpClient, ProxyTier } from './http.js';
-import { CHROME_MAJOR, FINGERPRINT_SCRIPT, chromeIdentity, userAgentMetadata } from './chrome.js';
-import { ARGS, BYPASS, NO_WEBRTC, browserEnv, findChromium } from './chromium-launch.js';
+import { CHROME_MAJOR, FINGERPRINT_SCRIPT, chromeIdentity, identitySetup } from './chrome.js';
+import { RealmWarden } from './realms.js';
+import { guardedRealmRoute } from './realm-routes.js';
+import { ARGS, BYPASS, browserEnv, findChromium } from './chromium-launch.js';
 import { DISMISS_CONSENT } from './consent.js';
 import { SETTLE_MAX_MS, byDeadline, clearChallenge, settle } from './render-wait.js';
 import { routeThroughGuard, sendToSite, sizeOf, type SiteHeaders } from './render-routes.js';
@@ -71,6 +73,8 @@ export interface RenderOptions {
    * that asks a person stops the wait: captchas are never solved.
    */
   clearChallenge?: boolean;
+  /** Given the cookies of the cleared page's host when a challenge cleared (the job's jar keeps them). */
+  cleared?: (url: string, cookies: { name: string; value: string }[]) => void;
 }
 
 export interface BrowserPool {
@@ -88,6 +92,8 @@ interface Tab {
   finalUrls: Map<string, string>;
   /** A remote browser: the caller's headers and the site they go to, for this render (see routeThroughGuard). */
   site: SiteHeaders;
+  /** Forgets the render's identity for its other realms (realms.ts). */
+  forget?: () => void;
 }
 
 export interface ChromiumPoolOptions {
@@ -123,6 +129,8 @@ export class ChromiumPool implements BrowserPool {
   readonly #max: number;
   readonly #shotBytes: number;
   #browser?: Promise<Browser>;
+  /** Gives workers and out-of-process frames the identity of their render (realms.ts). */
+  #warden?: Promise<RealmWarden | undefined>;
   #denyAll?: ProxySession;
   /** A tab opened ahead for the next plain render (no device or locale): a new page is the costliest step of a render. */
   #spare?: Promise<Tab>;
@@ -169,7 +177,8 @@ export class ChromiumPool implements BrowserPool {
         ? await chromium.connectOverCDP(this.#endpoint, { timeout: 15_000 })
         : await chromium.launch({
             executablePath: this.#path,
-            args: ARGS,
+            // The browser's own User-Agent (what a realm without an override shows) is Chrome's, not HeadlessChrome's.
+            args: [...ARGS, `--user-agent=${chromeIdentity(false, this.#token).userAgent}`],
             // Playwright's --enable-automation shows the automation banner and sets navigator.webdriver.
             ignoreDefaultArgs: ['--enable-automation'],
             headless: true,
@@ -177,6 +186,7 @@ export class ChromiumPool implements BrowserPool {
             proxy: { server: this.#denyAll.server, bypass: BYPASS },
           });
       if (/^\d+\.\d+\.\d+\.\d+$/.test(browser.version())) this.#version = browser.version();
+      this.#warden = RealmWarden.start(browser).catch(() => undefined);
       // A crashed browser is launched again on the next render (its spare tab went with it).
       browser.on('disconnected', () => {
         this.#browser = undefined;
@@ -215,9 +225,7 @@ export class ChromiumPool implements BrowserPool {
       const site: SiteHeaders = {};
       if (this.#endpoint)
         await routeThroughGuard(context, this.#http, session, tier, finalUrls, this.#proxy.maxBytes, site);
-      // WebRTC sends STUN over UDP, which no HTTP proxy carries, and headless Chromium ignores the
-      // ip-handling policy above: pages get no peer connections (nothing to extract needs them).
-      await context.addInitScript(NO_WEBRTC).catch(() => undefined);
+      // (WebRTC is made to send nothing there: STUN is UDP, which no HTTP proxy carries.)
       await context.addInitScript(FINGERPRINT_SCRIPT).catch(() => undefined);
       const page = await context.newPage();
       const languages = setup?.location ? languagesOf(setup.location) : ['en-US'];
@@ -225,14 +233,13 @@ export class ChromiumPool implements BrowserPool {
       // the whole list goes through the DevTools override (sub-resources get it from the context's
       // headers), with the brands and platform of the identity (navigator.userAgentData, sec-ch-ua).
       const cdp = await context.newCDPSession(page);
+      const { override, realms } = identitySetup(identity, this.#version, languageTags(languages));
       // The session stays open with the page: an override ends with the session that set it.
-      await cdp.send('Emulation.setUserAgentOverride', {
-        userAgent: identity.userAgent,
-        acceptLanguage: languageTags(languages).join(','),
-        platform: identity.navigatorPlatform,
-        userAgentMetadata: userAgentMetadata(identity, this.#version),
-      });
-      return { session, context, page, finalUrls, site };
+      await cdp.send('Emulation.setUserAgentOverride', override);
+      // Its workers get the same identity before their first script (realms.ts).
+      const route = this.#endpoint ? guardedRealmRoute(this.#http, session, tier) : undefined;
+      const forget = await (await this.#warden)?.watch(cdp, { ...realms, route }).catch(() => undefined);
+      return { session, context, page, finalUrls, site, forget };
     } catch (e) {
       await context?.close().catch(() => undefined);
       await session.close();
@@ -268,6 +275,7 @@ export class ChromiumPool implements BrowserPool {
   }
 
   async #closeTab(tab: Tab): Promise<void> {
+    tab.forget?.();
     await tab.context.close().catch(() => undefined);
     await tab.session.close();
   }
@@ -390,8 +398,12 @@ export class ChromiumPool implements BrowserPool {
     } else await settle(page, traffic, Math.min(SETTLE_MAX_MS, remaining()));
     if (options.clearChallenge) {
       // The challenge's script runs, sets its clearance cookie and reloads: wait for the page it lets through.
-      if (await clearChallenge(page, () => document?.status() ?? response?.status() ?? 200, deadline, traffic))
+      if (await clearChallenge(page, () => document?.status() ?? response?.status() ?? 200, deadline, traffic)) {
         await settle(page, traffic, Math.min(SETTLE_MAX_MS, remaining()));
+        // Kept under the cleared page's own host (a redirect may have left the first one).
+        const at = finalUrls.get(page.url()) ?? page.url();
+        options.cleared?.(at, await context.cookies(page.url()).catch(() => []));
+      }
     }
     const refusedEarly = refusedNavigation();
     if (refusedEarly) throw refusedEarly;

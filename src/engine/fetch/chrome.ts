@@ -10,6 +10,8 @@
  * (components/embedder_support/user_agent_utils.cc: the seed is the major version).
  */
 
+import { workerScript } from './stealth-script.js';
+
 export const CHROME_MAJOR = 156;
 
 export interface ChromeIdentity {
@@ -122,59 +124,19 @@ export function userAgentMetadata(identity: ChromeIdentity, fullVersion: string)
 }
 
 /**
- * Run in every document before its scripts (issue 42, step 3): what headless Chromium lets a page
- * read that no person's Chrome shows, made coherent with the rest of the identity. Learnt from the
- * published evasions (puppeteer-extra-plugin-stealth, undetected-chromedriver) and from what BotD
- * and CreepJS test, written anew:
- * - `navigator.webdriver` is false (the launch flag does it for our Chromium; a remote one may not);
- * - the outer window is larger than the viewport by a browser's toolbars (headless: equal);
- * - `permissions.query({name: "notifications"})` agrees with `Notification.permission`;
- * - WebGL names a GPU, not SwiftShader (a software renderer marks a server);
- * - replaced functions print as native code.
+ * The DevTools override of a render's page (its User-Agent, languages, brands and hints), and what
+ * its workers are given (realms.ts): the same override and the worker's fingerprint script.
  */
-export const FINGERPRINT_SCRIPT = `(() => {
-  const masks = new WeakMap();
-  const nativeToString = Function.prototype.toString;
-  const toString = new Proxy(nativeToString, { apply: (t, self, args) => masks.has(self) ? masks.get(self) : Reflect.apply(t, self, args) });
-  masks.set(toString, 'function toString() { [native code] }');
-  Object.defineProperty(Function.prototype, 'toString', { value: toString, writable: true, configurable: true, enumerable: false });
-  const mask = (fn, name) => { masks.set(fn, 'function ' + name + '() { [native code] }'); return fn; };
-  const getter = (obj, prop, get) => { try { Object.defineProperty(obj, prop, { get: mask(get, 'get ' + prop), configurable: true, enumerable: true }); } catch {} };
-  try { if (navigator.webdriver !== false) getter(Navigator.prototype, 'webdriver', function () { return false; }); } catch {}
-  const mobile = /Mobile/.test(navigator.userAgent);
-  if (self === top && typeof window !== 'undefined' && window.outerHeight <= window.innerHeight) {
-    // A phone's window is its screen; a desktop's is the viewport plus the toolbars.
-    getter(window, 'outerWidth', function () { return mobile ? screen.width : window.innerWidth; });
-    getter(window, 'outerHeight', function () { return mobile ? screen.height : window.innerHeight + 85; });
-  }
-  // Chrome on Android has no PDF viewer and no plugins.
-  if (mobile && typeof navigator !== 'undefined' && 'pdfViewerEnabled' in navigator) {
-    getter(Navigator.prototype, 'pdfViewerEnabled', function () { return false; });
-    const empty = Object.create(PluginArray.prototype, { length: { get: () => 0 } });
-    getter(Navigator.prototype, 'plugins', function () { return empty; });
-  }
-  try {
-    // (The saved method has a name of its own: inside a named function expression its name is
-    // the wrapper itself, and calling that recursed until the stack ran out.)
-    const nativeQuery = Permissions.prototype.query;
-    Permissions.prototype.query = mask(function query(desc) {
-      if (desc && desc.name === 'notifications' && typeof Notification !== 'undefined') {
-        const state = Notification.permission === 'default' ? 'prompt' : Notification.permission;
-        return nativeQuery.call(this, desc).then((s) => (s.state === state ? s : Object.create(s, { state: { get: () => state } })));
-      }
-      return nativeQuery.call(this, desc);
-    }, 'query');
-  } catch {}
-  const VENDOR = mobile ? 'Google Inc. (Qualcomm)' : 'Google Inc. (Intel)';
-  const RENDERER = mobile ? 'ANGLE (Qualcomm, Adreno (TM) 740, OpenGL ES 3.2)' : 'ANGLE (Intel, Mesa Intel(R) UHD Graphics 620 (KBL GT2), OpenGL 4.6)';
-  for (const C of [typeof WebGLRenderingContext !== 'undefined' && WebGLRenderingContext, typeof WebGL2RenderingContext !== 'undefined' && WebGL2RenderingContext]) {
-    if (!C) continue;
-    const nativeGetParameter = C.prototype.getParameter;
-    C.prototype.getParameter = mask(function getParameter(p) {
-      if (p === 37445) return VENDOR;
-      if (p === 37446) return RENDERER;
-      const v = nativeGetParameter.apply(this, arguments);
-      return typeof v === 'string' && /SwiftShader/i.test(v) ? (p === 7936 ? 'WebKit' : 'WebKit WebGL') : v;
-    }, 'getParameter');
-  }
-})();`;
+export function identitySetup(identity: ChromeIdentity, fullVersion: string, languages: string[]) {
+  const override = {
+    userAgent: identity.userAgent,
+    acceptLanguage: languages.join(','),
+    platform: identity.navigatorPlatform,
+    userAgentMetadata: userAgentMetadata(identity, fullVersion),
+  };
+  const worker = { userAgent: identity.userAgent, platform: identity.navigatorPlatform, languages };
+  return { override, realms: { override, workerScript: workerScript(worker) } };
+}
+
+// The script every realm runs before the page's own (stealth-script.ts); callers found it here first.
+export { FINGERPRINT_SCRIPT } from './stealth-script.js';

@@ -54,8 +54,6 @@ export const ARGS = [
   '--dns-prefetch-disable',
   `--disable-features=${DISABLED_FEATURES.join(',')}`,
 ];
-/** WebRTC's constructors removed before any script of the page runs (its STUN is UDP, which no HTTP proxy carries). */
-export const NO_WEBRTC = `for (const k of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'RTCIceCandidate', 'RTCSessionDescription']) { try { delete globalThis[k]; } catch {} }`;
 /** Chromium exempts loopback from proxies unless told otherwise. */
 export const BYPASS = '<-loopback>';
 

@@ -3,6 +3,7 @@
  * causes its errors carry (the target's status, the wall seen). The ladder (page.ts) and its
  * rungs (page-rungs.ts) share them.
  */
+import type { ClearanceJar } from './clearance.js';
 import { TrawlError } from '../../errors.js';
 import type { Action, ActionOutput, ImageFormat, ScreenshotSpec } from './actions.js';
 import type { BrowserPool } from './browser.js';
@@ -109,6 +110,8 @@ export interface FetchPageOptions {
   proxyTier?: ProxyTier;
   /** Asked before the stealth tier is used (its surcharge, taken by the caller's billing); without it the tier is free. */
   stealthGate?: StealthGate;
+  /** The job's clearance cookies (clearance.ts): kept from a cleared challenge, sent to the same host's next pages. */
+  jar?: ClearanceJar;
 }
 
 /**

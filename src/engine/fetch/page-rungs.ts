@@ -57,6 +57,8 @@ async function fetchOverHttp(
   render: RenderMode,
   lease: PageLease | undefined,
 ): Promise<Page> {
+  // The job's clearance cookies for this host go with the request (clearance.ts).
+  const setup = options.jar ? options.jar.setupFor(url, options.setup) : options.setup;
   const budget = options.timeoutMs ?? 30_000;
   const deadline = Date.now() + budget;
   let res: Awaited<ReturnType<HttpClient['request']>>;
@@ -68,8 +70,8 @@ async function fetchOverHttp(
       timeoutMs: Math.max(1, deadline - Date.now()),
       maxBytes: options.maxBytes,
       signal: options.signal,
-      headers: options.setup ? { ...options.headers, ...deviceHeaders(options.setup) } : options.headers,
-      hopHeaders: siteHeaders(url, options.setup),
+      headers: setup ? { ...options.headers, ...deviceHeaders(setup) } : options.headers,
+      hopHeaders: siteHeaders(url, setup),
       followRedirect: options.followRedirect,
       lease,
       proxyTier: options.proxyTier,
@@ -153,12 +155,13 @@ export async function renderPage(
     waitFor: options.waitFor,
     signal: options.signal,
     owner: fetchers.slots?.owner,
-    setup: options.setup,
+    setup: options.jar ? options.jar.setupFor(url, options.setup) : options.setup,
     actions: options.actions,
     screenshot: options.screenshot,
     imageFormat: options.imageFormat,
     proxyTier: options.proxyTier,
     clearChallenge: options.clearChallenge ?? true,
+    cleared: options.jar && ((at, cookies) => options.jar!.keep(at, cookies)),
   });
   // Credentials in the URL stay out of every answer, as on the HTTP path.
   const at = withoutCredentials(r.url);

@@ -12,6 +12,7 @@ import {
   WITHHELD_MAX_TEXT,
   contentSignals,
   detectBotWall,
+  mayBeWall,
   withholdsContent,
 } from '../../../src/engine/fetch/bot-wall.js';
 
@@ -126,5 +127,65 @@ describe('the withholding signals', () => {
     expect(withholdsContent({ text: WITHHELD_MAX_TEXT, paragraphs: 0, guardedFields: 0 })).toBe(false);
     expect(withholdsContent({ text: 200, paragraphs: WITHHELD_MAX_PARAGRAPHS, guardedFields: 0 })).toBe(false);
     expect(withholdsContent({ text: 200, paragraphs: 0, guardedFields: 1 })).toBe(false);
+  });
+});
+
+describe("the first pass: DataDome's and Kasada's markers as their pages write them", () => {
+  const datadome = (rt: string) =>
+    `<html lang="en"><head><title>shop.example</title></head><body><script data-cfasync="false">var dd={'rt':'${rt}','cid':'AHrlqAAAAAMA1b2c','hsh':'0D4C1E2F','t':'fe','s':43337,'e':'a1b2','host':'geo.captcha-delivery.com'}</script><script data-cfasync="false" src="https://ct.captcha-delivery.com/${rt}.js"></script></body></html>`;
+  const kasada = (query: string) =>
+    `<html><head><link rel="icon" href="data:;base64,iVBORw0KGgo="><script>window.KPSDK={};KPSDK.now=typeof performance!=='undefined'&&performance.now?performance.now.bind(performance):Date.now.bind(Date);KPSDK.start=KPSDK.now();</script><script src="/149e9513-01fa-4fb0-aad4-566afd725d1b/2d206a39-8ed7-437e-a3be-862e0f06eea3/ips.js?${query}"></script></head><body></body></html>`;
+  const kasadaBare = (query: string) =>
+    `<html><head><script src="/149e9513-01fa/2d206a39/ips.js?${query}"></script></head><body></body></html>`;
+
+  it.each([
+    ['DataDome device check', datadome('i'), 'DataDome device check'],
+    ['DataDome captcha', datadome('c'), 'DataDome captcha'],
+    [
+      'DataDome, keys in another order',
+      datadome('i').replace("{'rt':'i','cid'", "{'cid':'x','rt':'i','c'"),
+      'DataDome device check',
+    ],
+    ['Kasada, its SDK start and ips.js', kasada('tkrm_alpekz_s1.3=0Xa1b2c3'), 'Kasada challenge'],
+    ['Kasada, ips.js with tkrm_alpekz only', kasadaBare('tkrm_alpekz_s1.3=0Xa1b2c3'), 'Kasada challenge'],
+    ['Kasada, ips.js with KP_UIDz', kasadaBare('KP_UIDz=abc'), 'Kasada challenge'],
+  ])('must match: %s', (_name, html, wall) => {
+    expect(mayBeWall(html)).toBe(true);
+    expect(detectBotWall(429, html)).toBe(wall);
+    expect(detectBotWall(200, html)).toBe(wall);
+  });
+
+  const article = (script: string) =>
+    `<html><head><title>Kettles</title>${script}</head><body><article><h1>Kettles</h1><p>A public article about kettles and how long they take to boil water.</p></article></body></html>`;
+  it.each([
+    ['a variable named ddl', article('<script>var ddl = document.getElementById("menu");</script>')],
+    ['a variable named dd (a date)', article('<script>var dd = new Date(); var mm = dd.getMonth();</script>')],
+    ['an object named dd without DataDome keys', article("<script>var dd = { 'open': false, 'items': [] };</script>")],
+    ['tooltips.js', article('<script src="/static/js/tooltips.js?v=3"></script>')],
+    ['chips.js and clips.js', article('<script src="/chips.js"></script><script src="/media/clips.js?id=4"></script>')],
+    ['a script named ips.js with no Kasada parameter', article('<script src="/assets/ips.js?v=12"></script>')],
+  ])('must not match: %s', (_name, html) => {
+    expect(mayBeWall(html)).toBe(false);
+    expect(detectBotWall(200, html)).toBeUndefined();
+    expect(detectBotWall(403, html)).toBeUndefined();
+  });
+
+  it("must not match: an ordinary page of a site Kasada guards (its SDK's start, no ips.js)", () => {
+    const html = article(
+      "<script>window.KPSDK={};KPSDK.now=Date.now.bind(Date);KPSDK.start=KPSDK.now();</script><script src='/149e9513/2d206a39/p.js'></script>",
+    );
+    expect(detectBotWall(200, html)).toBeUndefined();
+  });
+
+  it('every vendor fixture still passes the first pass', () => {
+    for (const f of [
+      'cloudflare-managed-challenge.html',
+      'cloudflare-blocked.html',
+      'akamai-access-denied.html',
+      'datadome-captcha.html',
+      'perimeterx-press-hold.html',
+      'imperva-incident.html',
+    ])
+      expect(mayBeWall(fixture(f)), f).toBe(true);
   });
 });
