@@ -70,6 +70,7 @@ async function fetchOverHttp(
       signal: options.signal,
       headers: options.setup ? { ...options.headers, ...deviceHeaders(options.setup) } : options.headers,
       hopHeaders: siteHeaders(url, options.setup),
+      hopAnswered: options.setup?.session && ((u, h) => options.setup!.session!.absorb(u, h['set-cookie'])),
       followRedirect: options.followRedirect,
       lease,
       proxyTier: options.proxyTier,
