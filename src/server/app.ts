@@ -28,6 +28,7 @@ import { jobRoutes } from './routes/jobs.js';
 import { searchRoutes } from './routes/search.js';
 import { monitorRoutes } from './routes/monitors.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { browserSessionRoutes } from './routes/browser-sessions.js';
 import { marketplaceRoutes } from './routes/marketplace.js';
 import { metaAdsRoutes } from './routes/meta-ads.js';
 import { fileRoutes } from './routes/files.js';
@@ -186,6 +187,7 @@ export async function buildServer(
       searchRoutes(v1, ctx);
       monitorRoutes(v1, ctx);
       webhookRoutes(v1, ctx);
+      browserSessionRoutes(v1, ctx);
       marketplaceRoutes(v1, ctx);
       metaAdsRoutes(v1, ctx);
     },

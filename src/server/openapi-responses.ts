@@ -11,9 +11,10 @@ import { answer, REQUEST_ID } from './openapi-docs/errors.js';
 import { ok } from './openapi-docs/shapes.js';
 import { pageDocs } from './openapi-docs/pages.js';
 import { monitorDocs } from './openapi-docs/monitors.js';
+import { sessionDocs } from './openapi-docs/sessions.js';
 
 /** Every /v1 operation's document, by the name its route passes. */
-export const docs = { ...pageDocs, ...monitorDocs };
+export const docs = { ...pageDocs, ...monitorDocs, ...sessionDocs };
 
 // ---------------------------------------------------------------------------------------------
 // Operator endpoints (public)

@@ -17,6 +17,7 @@ export * as runs from './repos/runs.js';
 export * as jobs from './repos/jobs.js';
 export * as webhooks from './repos/webhooks.js';
 export * as sessions from './repos/sessions.js';
+export * as browserSessions from './repos/browser-sessions.js';
 export { sha256Hex, digestsEqual, verifyPassword, hashPassword, needsRehash, newId, randomBase62 } from './ids.js';
 export * as snapshots from './repos/snapshots.js';
 export * as retention from './repos/retention.js';

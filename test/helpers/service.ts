@@ -64,7 +64,11 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   return { url: u.href, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
-export async function startTestService(dialect: TestDialect, env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(
+  dialect: TestDialect,
+  env: Record<string, string> = {},
+  options: { logger?: boolean | object } = {},
+): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'trawl-test-'));
   const pgDb = dialect === 'postgres' ? await createTestDatabase() : undefined;
   const databaseUrl = pgDb?.url;
@@ -76,7 +80,7 @@ export async function startTestService(dialect: TestDialect, env: Record<string,
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...env,
   });
-  const service = await startService(config, { logger: false });
+  const service = await startService(config, { logger: options.logger ?? false });
   let n = 0;
   return {
     ...service,
