@@ -19,6 +19,10 @@ import { browserSessions as repo } from '../store/index.js';
 import type { BrowserSession } from '../store/tables.js';
 import type { AppContext } from './context.js';
 
+/** What sessions need of the context: the key, the store, the engine (a scheduler hands these too). */
+export type SessionContext = Pick<AppContext, 'config' | 'store' | 'engine'>;
+import type { Config } from '../config.js';
+
 const PURPOSE = 'browser-session';
 /** How long a login recipe may take. */
 const LOGIN_BUDGET_MS = 60_000;
@@ -31,7 +35,7 @@ interface Recipe {
 }
 
 /** The sealer, or the operator's sentence: sessions are never stored without the key. */
-export function sealerOf(ctx: AppContext): Sealer {
+export function sealerOf(ctx: { config: Pick<Config, 'secretKey' | 'secretKeyPrevious'> }): Sealer {
   const sealer = createSealer(ctx.config.secretKey, ctx.config.secretKeyPrevious);
   if (!sealer)
     throw invalidRequest(
@@ -104,7 +108,7 @@ function withoutSecrets(e: unknown, secrets: Record<string, string>): unknown {
 
 /** Runs a login recipe in the browser with a fresh jar; the jar holds what the site set. */
 async function logIn(
-  ctx: AppContext,
+  ctx: SessionContext,
   accountId: string,
   name: string,
   sites: string[],
@@ -161,7 +165,7 @@ export function presentSession(row: BrowserSession, state: StorageState) {
   };
 }
 
-async function rowOf(ctx: AppContext, accountId: string, name: string): Promise<BrowserSession> {
+async function rowOf(ctx: SessionContext, accountId: string, name: string): Promise<BrowserSession> {
   const row = await repo.findBrowserSession(ctx.store.db, accountId, name);
   if (!row) throw notFound(`no session named "${name}" in this account`);
   return row;
@@ -223,7 +227,12 @@ export async function deleteBrowserSession(ctx: AppContext, accountId: string, n
 }
 
 /** Runs the session's login recipe again; its fresh state replaces the old one. */
-export async function refreshBrowserSession(ctx: AppContext, accountId: string, name: string, signal?: AbortSignal) {
+export async function refreshBrowserSession(
+  ctx: SessionContext,
+  accountId: string,
+  name: string,
+  signal?: AbortSignal,
+) {
   const sealer = sealerOf(ctx);
   const row = await rowOf(ctx, accountId, name);
   if (!row.recipe_sealed)
@@ -248,7 +257,7 @@ export async function refreshBrowserSession(ctx: AppContext, accountId: string, 
  * marked expired and, when it has a login recipe, logged in again once and `run` tried once more.
  */
 export async function withBrowserSession<T>(
-  ctx: AppContext,
+  ctx: SessionContext,
   accountId: string,
   name: string,
   url: string,
@@ -292,3 +301,26 @@ export async function withBrowserSession<T>(
     return attempt(fresh);
   }
 }
+
+/** A monitor's session: the account's own (404 otherwise), usable here (the key), and its URL on the session's sites. */
+export async function checkSessionFor(
+  ctx: { config: Pick<Config, 'secretKey' | 'secretKeyPrevious'>; store: SessionContext['store'] },
+  accountId: string,
+  name: string,
+  url: string,
+): Promise<void> {
+  sealerOf(ctx);
+  const row = await repo.findBrowserSession(ctx.store.db, accountId, name);
+  if (!row) throw notFound(`session: no session named "${name}" in this account`);
+  const sites = sitesOfRow(row);
+  if (!sites.includes(registrableDomain(new URL(url).hostname)))
+    throw invalidRequest(
+      `session: "${name}" belongs to ${sites.join(', ')}, and ${new URL(url).hostname} is another site; a session goes to its own sites only`,
+    );
+}
+
+/** The monitors' port (monitors/runner.ts SessionUse) over this module. */
+export const sessionUse =
+  (ctx: SessionContext) =>
+  <T>(accountId: string, name: string, url: string, run: (jar: SessionJar) => Promise<T>, signal?: AbortSignal) =>
+    withBrowserSession(ctx, accountId, name, url, run, signal);

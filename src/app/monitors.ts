@@ -11,6 +11,8 @@ import { invalidRequest, notFound, TrawlError } from '../errors.js';
 import { refuseForbidden } from './targets.js';
 import { httpUrl, oneOf, parseBody, text } from '../contract/validation.js';
 import { checkPageOptions, checkPreparingActions, pageOptions } from '../contract/page-options.js';
+import { checkSessionFor } from './browser-sessions.js';
+import { sessionName } from '../contract/schemas.js';
 import type { MonitorScrapeOptions } from '../monitors/runner.js';
 import {
   accounts,
@@ -32,7 +34,10 @@ import { parseInterval } from '../monitors/interval.js';
 export interface MonitorContext {
   store: Store;
   engine: Pick<Engine, 'http'>;
-  config: Pick<Config, 'minIntervalSeconds' | 'metaAdLibraryBaseUrl' | 'maxMonitorsPerAccount'>;
+  config: Pick<
+    Config,
+    'minIntervalSeconds' | 'metaAdLibraryBaseUrl' | 'maxMonitorsPerAccount' | 'secretKey' | 'secretKeyPrevious'
+  >;
   /** Told when a monitor's due time moved, so the scheduler looks again. */
   wake?(): void;
 }
@@ -68,6 +73,7 @@ export const CreateMonitorBody = z.strictObject({
     .describe('Events sent to the webhook: change.detected (default), monitor.failing, monitor.recovered'),
   // How the page is fetched on each run (contract section 9); never from the result cache.
   ...pageOptions,
+  session: sessionName.optional().describe('A saved browser session (/v1/sessions) each run reads the page with'),
 });
 
 export const UpdateMonitorBody = z.strictObject({
@@ -85,9 +91,10 @@ export const UpdateMonitorBody = z.strictObject({
   cookies: pageOptions.cookies.nullable(),
   mobile: pageOptions.mobile.nullable(),
   location: pageOptions.location.nullable(),
+  session: sessionName.nullable().optional(),
 });
 
-const SCRAPE_OPTION_KEYS = ['actions', 'headers', 'cookies', 'mobile', 'location'] as const;
+const SCRAPE_OPTION_KEYS = ['actions', 'headers', 'cookies', 'mobile', 'location', 'session'] as const;
 
 /** The scrape options of a monitor as stored (null when it has none), checked against its URL and kind. */
 function scrapeOptionsOf(url: string, o: MonitorScrapeOptions, advertiser: boolean): string | null {
@@ -182,6 +189,7 @@ export async function createMonitor(ctx: MonitorContext, accountId: string, raw:
   checkWatch(body.watch, schema, marketplace, advertiser);
   const conditions = parseConditions(body.conditions, body.watch);
   const scrapeOptions = scrapeOptionsOf(body.url, body as MonitorScrapeOptions, advertiser);
+  if (body.session) await checkSessionFor(ctx, accountId, body.session, body.url);
   await checkAllowance(ctx, accountId);
   await refuseForbidden(ctx, body.url, 'url: ');
   await refuseForbidden(ctx, body.webhook, 'webhook: ');
@@ -267,6 +275,7 @@ export async function updateMonitor(
     patch.webhook = body.webhook;
   }
   if (body.events) patch.events = JSON.stringify(body.events);
+  if (body.session) await checkSessionFor(ctx, accountId, body.session, m.url);
   if (SCRAPE_OPTION_KEYS.some((k) => body[k] !== undefined)) {
     const merged = {
       ...(m.scrape_options ? JSON.parse(m.scrape_options) : {}),
