@@ -6,6 +6,8 @@
  * and fail the run.
  */
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -35,11 +37,27 @@ function processes(): Proc[] {
     .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), age: Number(m[3]), args: m[4] }));
 }
 
+/**
+ * Whether a process belongs to this run: it inherited the run's token (set before the workers
+ * start). Other runs on the machine — another checkout's, another engineer's — are not ours to stop.
+ */
+function ofThisRun(pid: number): boolean {
+  const token = process.env.TRAWL_TEST_RUN;
+  if (!token) return true;
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`TRAWL_TEST_RUN=${token}`);
+  } catch {
+    return false;
+  }
+}
+
 /** Processes of the tests started within the last `seconds` (Chromium's helpers only once: by their browser). */
 export function leftovers(seconds: number): Proc[] {
   if (process.platform !== 'linux') return [];
   const all = processes();
-  const found = all.filter((p) => p.pid !== process.pid && p.age <= seconds && OURS.some((o) => p.args.includes(o)));
+  const found = all.filter(
+    (p) => p.pid !== process.pid && p.age <= seconds && OURS.some((o) => p.args.includes(o)) && ofThisRun(p.pid),
+  );
   const pids = new Set(found.map((p) => p.pid));
   // A browser's renderers and zygotes are its own: listed once, through it.
   return found.filter((p) => !pids.has(p.ppid));
@@ -47,6 +65,8 @@ export function leftovers(seconds: number): Proc[] {
 
 export default function setup(): () => void {
   const started = Date.now();
+  // Inherited by the workers and every process they start.
+  process.env.TRAWL_TEST_RUN ??= randomUUID();
   return () => {
     const left = leftovers(Math.ceil((Date.now() - started) / 1000) + 5);
     if (!left.length) return;
