@@ -12,6 +12,7 @@ import { registerAdminCommands } from './commands/admin.js';
 import { registerScrapeCommand } from './commands/scrape.js';
 import { registerCrawlCommand } from './commands/crawl.js';
 import { registerJobsCommands } from './commands/jobs.js';
+import { registerSessionsCommands } from './commands/sessions.js';
 
 // Each command loads what it needs when it runs (`await import`): an admin command such as
 // `keys list` needs the store, not the engine, the server, Chromium's driver or the MCP SDK,
@@ -84,6 +85,7 @@ registerAdminCommands(cli);
 registerScrapeCommand(cli);
 registerCrawlCommand(cli);
 registerJobsCommands(cli);
+registerSessionsCommands(cli);
 
 program
   .command('mcp')
