@@ -98,7 +98,12 @@ function withSecrets(actions: Action[], secrets: Record<string, string>): Action
 
 /** An error of the login run with every secret value taken out of its words. */
 function withoutSecrets(e: unknown, secrets: Record<string, string>): unknown {
-  if (!isTrawlError(e)) return e;
+  // A failure of another kind is said in the contract's words too, so nothing quotes a secret into a log.
+  if (!isTrawlError(e))
+    return withoutSecrets(
+      new TrawlError('fetch_failed', `the login recipe failed: ${String((e as Error)?.message ?? e).split('\n')[0]}`),
+      secrets,
+    );
   let detail = e.detail;
   for (const v of Object.values(secrets)) if (v) detail = detail.split(v).join('[secret]');
   return detail === e.detail

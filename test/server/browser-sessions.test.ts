@@ -245,6 +245,24 @@ describe.skipIf(!chromium)('browser sessions used by /v1/scrape (real Chromium, 
     expect((await call(svc, 'GET', '/v1/sessions/stale', a.key)).body.session.status).toBe('expired');
   }, 120_000);
 
+  it('a recipe that does not log in is 422 action_failed, stores nothing, and never quotes its secret', async () => {
+    const a = await svc.newKey();
+    const wrong = 'wrong-PW-c0ffee';
+    const r = await call(svc, 'POST', '/v1/sessions', a.key, {
+      name: 'bad',
+      login: {
+        ...recipe(port()),
+        actions: recipe(port()).actions.slice(0, 3),
+        secrets: { PW: wrong },
+      },
+    });
+    expect(r.status, r.text).toBe(422);
+    expect(r.body).toMatchObject({ error: 'action_failed' });
+    expect(r.text).not.toContain(wrong);
+    expect((await call(svc, 'GET', '/v1/sessions/bad', a.key)).status).toBe(404);
+    for (const l of logged) expect(l).not.toContain(wrong);
+  }, 120_000);
+
   it('never sends the session to another site: not on a redirect, not to its sub-resources, not as the target', async () => {
     const a = await svc.newKey();
     expect((await call(svc, 'POST', '/v1/sessions', a.key, { name: 'shop', login: recipe(port()) })).status).toBe(201);
