@@ -192,6 +192,20 @@ describe.skipIf(!chromium)('browser sessions used by /v1/scrape (real Chromium, 
       expect(r.body.markdown).toContain('Orders of alice');
       clean(site, r.text, 'scrape answer');
     }
+    // Never through the result cache: max_age does not serve a page read with a session.
+    const seenBefore = site.siteCookies.filter((c) => c.path === '/account').length;
+    for (let i = 0; i < 2; i++) {
+      const r = await call(svc, 'POST', '/v1/scrape', a.key, {
+        url: account(),
+        session: 'shop',
+        render: 'http',
+        max_age: 600_000,
+      });
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.metadata.cache).toBeUndefined();
+    }
+    expect(site.siteCookies.filter((c) => c.path === '/account').length).toBe(seenBefore + 2);
+    expect(await svc.store.db.selectFrom('result_cache').selectAll().execute()).toEqual([]);
     // The browser path, with the cookie the HTTP path left.
     const inBrowser = await call(svc, 'POST', '/v1/scrape', a.key, {
       url: account(),
