@@ -219,6 +219,11 @@ describe.skipIf(!chromium)('browser sessions used by /v1/scrape (real Chromium, 
       (await call(svc, 'POST', '/v1/scrape', a.key, { url: account(), session: 'shop', render: 'http' })).status,
     ).toBe(200);
     expect(site.logins).toBe(1);
+    // The Firecrawl surface takes it too (Trawl's own option on scrape).
+    const fc = await call(svc, 'POST', '/firecrawl/v2/scrape', a.key, { url: account(), session: 'shop' });
+    expect(fc.status, fc.text).toBe(200);
+    expect(fc.body.data.markdown).toContain('Orders of alice');
+    clean(site, fc.text, 'firecrawl answer');
     // The site's clock passes its session's life: one automatic login, then the content.
     site.clock.now += 601;
     const before = await svc.credits(a.accountId);
