@@ -1,4 +1,5 @@
 /** Wires config → store → engine → server (and the monitor scheduler), and shuts them down in reverse order. */
+import { sessionUse } from './app/browser-sessions.js';
 import type { FastifyInstance } from 'fastify';
 import { deliveryConfig, metaConfig, type Config } from './config.js';
 import { createEngine, type Engine } from './engine/index.js';
@@ -97,6 +98,7 @@ function startScheduler(
     log,
     redact,
     notify: notifyDeps(config, address),
+    sessions: sessionUse({ config, store, engine }),
   });
   queue.consume(scheduler.handlers);
   scheduler.start();

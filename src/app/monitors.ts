@@ -11,6 +11,8 @@ import { invalidRequest, notFound, TrawlError } from '../errors.js';
 import { refuseForbidden } from './targets.js';
 import { httpUrl, oneOf, parseBody, text } from '../contract/validation.js';
 import { checkPageOptions, checkPreparingActions, pageOptions } from '../contract/page-options.js';
+import { checkSessionFor } from './browser-sessions.js';
+import { sessionName } from '../contract/schemas.js';
 import type { MonitorScrapeOptions } from '../monitors/runner.js';
 import {
   accounts,
@@ -40,7 +42,10 @@ export async function monitorNotify(ctx: Pick<MonitorContext, 'store'>, monitorI
 export interface MonitorContext {
   store: Store;
   engine: Pick<Engine, 'http'>;
-  config: Pick<Config, 'minIntervalSeconds' | 'metaAdLibraryBaseUrl' | 'maxMonitorsPerAccount'>;
+  config: Pick<
+    Config,
+    'minIntervalSeconds' | 'metaAdLibraryBaseUrl' | 'maxMonitorsPerAccount' | 'secretKey' | 'secretKeyPrevious'
+  >;
   /** Told when a monitor's due time moved, so the scheduler looks again. */
   wake?(): void;
 }
@@ -77,6 +82,7 @@ export const CreateMonitorBody = z.strictObject({
   notify: notifyList.optional().describe('Notification channels (by name) told of each change and failure'),
   // How the page is fetched on each run (contract section 9); never from the result cache.
   ...pageOptions,
+  session: sessionName.optional().describe('A saved browser session (/v1/sessions) each run reads the page with'),
 });
 
 export const UpdateMonitorBody = z.strictObject({
@@ -96,9 +102,10 @@ export const UpdateMonitorBody = z.strictObject({
   cookies: pageOptions.cookies.nullable(),
   mobile: pageOptions.mobile.nullable(),
   location: pageOptions.location.nullable(),
+  session: sessionName.nullable().optional(),
 });
 
-const SCRAPE_OPTION_KEYS = ['actions', 'headers', 'cookies', 'mobile', 'location'] as const;
+const SCRAPE_OPTION_KEYS = ['actions', 'headers', 'cookies', 'mobile', 'location', 'session'] as const;
 
 /** The scrape options of a monitor as stored (null when it has none), checked against its URL and kind. */
 function scrapeOptionsOf(url: string, o: MonitorScrapeOptions, advertiser: boolean): string | null {
@@ -194,6 +201,7 @@ export async function createMonitor(ctx: MonitorContext, accountId: string, raw:
   const conditions = parseConditions(body.conditions, body.watch);
   const scrapeOptions = scrapeOptionsOf(body.url, body as MonitorScrapeOptions, advertiser);
   const notify = body.notify ? await channelIdsOf(ctx, accountId, body.notify) : [];
+  if (body.session) await checkSessionFor(ctx, accountId, body.session, body.url);
   await checkAllowance(ctx, accountId);
   await refuseForbidden(ctx, body.url, 'url: ');
   await refuseForbidden(ctx, body.webhook, 'webhook: ');
@@ -281,6 +289,7 @@ export async function updateMonitor(
   }
   if (body.events) patch.events = JSON.stringify(body.events);
   if (body.notify) await channels.setMonitorChannels(ctx.store.db, id, await channelIdsOf(ctx, accountId, body.notify));
+  if (body.session) await checkSessionFor(ctx, accountId, body.session, m.url);
   if (SCRAPE_OPTION_KEYS.some((k) => body[k] !== undefined)) {
     const merged = {
       ...(m.scrape_options ? JSON.parse(m.scrape_options) : {}),

@@ -13,6 +13,7 @@ import { registerScrapeCommand } from './commands/scrape.js';
 import { registerCrawlCommand } from './commands/crawl.js';
 import { registerJobsCommands } from './commands/jobs.js';
 import { registerChannelsCommands } from './commands/channels.js';
+import { registerSessionsCommands } from './commands/sessions.js';
 
 // Each command loads what it needs when it runs (`await import`): an admin command such as
 // `keys list` needs the store, not the engine, the server, Chromium's driver or the MCP SDK,
@@ -86,6 +87,7 @@ registerScrapeCommand(cli);
 registerCrawlCommand(cli);
 registerJobsCommands(cli);
 registerChannelsCommands(cli);
+registerSessionsCommands(cli);
 
 program
   .command('mcp')

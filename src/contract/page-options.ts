@@ -96,6 +96,9 @@ const Action = z.discriminatedUnion(
   },
 );
 
+/** One browser step (a login recipe takes them too). */
+export const ActionBody = Action;
+
 const headers = z
   .record(z.string(), z.string({ error: 'must be a string' }), {
     error: 'must be an object of header names and string values',

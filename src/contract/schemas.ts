@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { FORMATS } from '../engine/scrape.js';
 import { bool, httpUrl, intIn, oneOf, text } from './validation.js';
-import { captureOptions, pageOptions, proxyOption, scrapeFormats } from './page-options.js';
+import { ActionBody, captureOptions, pageOptions, proxyOption, scrapeFormats } from './page-options.js';
 
 const schemaObject = z
   .unknown()
@@ -16,6 +16,11 @@ const documentFormats = z
   .array(oneOf(CRAWL_FORMATS as [string, ...string[]]), { error: `must be an array of ${CRAWL_FORMATS.join(', ')}` })
   .min(1, { error: 'must list at least one format' })
   .max(CRAWL_FORMATS.length, { error: `must list at most ${CRAWL_FORMATS.length} formats` });
+
+const SESSION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+export const sessionName = z
+  .string({ error: 'must be a session name' })
+  .regex(SESSION_NAME, { error: 'must be 1 to 100 letters, digits, ".", "_" or "-", starting with a letter or digit' });
 
 export const ScrapeBody = z.strictObject({
   url: httpUrl(),
@@ -42,6 +47,11 @@ export const ScrapeBody = z.strictObject({
   ...pageOptions,
   ...captureOptions,
   proxy: proxyOption,
+  session: sessionName
+    .optional()
+    .describe(
+      "A saved browser session's name (/v1/sessions): its cookies and localStorage go with the page, to its own sites only",
+    ),
 });
 export type ScrapeBody = z.output<typeof ScrapeBody>;
 
@@ -258,3 +268,97 @@ export type UpdateChannelBody = z.output<typeof UpdateChannelBody>;
 export const notifyList = z
   .array(channelName, { error: 'must be an array of channel names' })
   .max(20, { error: 'must name at most 20 channels' });
+// Saved browser sessions (issue 44). Values given here are sealed at once and never shown again.
+
+const cookieValue = z.string({ error: 'must be a string' }).max(4096, { error: 'must be at most 4096 characters' });
+const storedCookie = z.object(
+  {
+    name: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }).max(256),
+    value: cookieValue,
+    domain: z
+      .string({ error: 'must be a host name' })
+      .regex(/^\.?[A-Za-z0-9.-]{1,253}$/, { error: 'must be a host name such as example.com' }),
+    path: z.string().max(1024).optional(),
+    expires: z.number({ error: 'must be Unix seconds, or -1' }).optional(),
+    httpOnly: z.boolean().optional(),
+    secure: z.boolean().optional(),
+    sameSite: z.enum(['Strict', 'Lax', 'None'], { error: 'must be Strict, Lax or None' }).optional(),
+  },
+  { error: 'must be a cookie {"name","value","domain",…}' },
+);
+
+export const SessionCreateBody = z
+  .strictObject({
+    name: sessionName.describe('Unique per account; how requests name it (session: "name")'),
+    sites: z
+      .array(text(1, 253), { error: 'must be an array of host names such as ["example.com"]' })
+      .min(1, { error: 'must list at least one site' })
+      .max(20, { error: 'must list at most 20 sites' })
+      .optional()
+      .describe(
+        "The sites (registrable domains) it belongs to; default: those of the login URL or of the cookies' domains",
+      ),
+    storage_state: z
+      .object(
+        {
+          cookies: z
+            .array(storedCookie, { error: 'must be an array of cookies' })
+            .max(300, { error: 'must have at most 300 cookies' }),
+          origins: z
+            .array(
+              z.object({
+                origin: httpUrl('an origin such as https://example.com'),
+                localStorage: z
+                  .array(z.object({ name: z.string().max(1024), value: z.string().max(100_000) }), {
+                    error: 'must be an array of {"name","value"}',
+                  })
+                  .max(500, { error: 'must have at most 500 items' }),
+              }),
+              { error: 'must be an array of {"origin","localStorage"}' },
+            )
+            .max(50, { error: 'must have at most 50 origins' })
+            .optional(),
+        },
+        { error: 'must be a Playwright storageState object {"cookies","origins"}' },
+      )
+      .optional()
+      .describe(
+        "A Playwright storageState (context.storageState()): cookies and localStorage, kept for the session's sites only",
+      ),
+    cookies: z
+      .array(storedCookie, { error: 'must be an array of cookies {"name","value","domain",…}' })
+      .min(1, { error: 'must list at least one cookie' })
+      .max(300, { error: 'must have at most 300 cookies' })
+      .optional()
+      .describe('Cookies as browsers export them ({"name","value","domain","path"?,"expires"?})'),
+    login: z
+      .strictObject(
+        {
+          url: httpUrl(),
+          actions: z
+            .array(ActionBody, { error: 'must be an array of actions' })
+            .min(1, { error: 'must have at least one step' })
+            .max(50, { error: 'must have at most 50 steps' }),
+          secrets: z
+            .record(
+              z.string().regex(/^[A-Za-z0-9_]{1,64}$/, { error: 'must be a name of letters, digits and _' }),
+              z.string({ error: 'must be a string' }).max(4096, { error: 'must be at most 4096 characters' }),
+              { error: 'must be an object of names and string values' },
+            )
+            .optional()
+            .describe('Values the actions name as {{secret.NAME}}: sealed, never shown again'),
+        },
+        { error: 'must be an object {"url","actions","secrets"?}' },
+      )
+      .optional()
+      .describe('A login recipe: run in the browser now and again on refresh or when the session expires'),
+  })
+  .superRefine((b, ctx) => {
+    const given = (['storage_state', 'cookies', 'login'] as const).filter((k) => b[k] !== undefined);
+    if (given.length !== 1)
+      ctx.addIssue({
+        code: 'custom',
+        message: `give exactly one of storage_state, cookies or login (got ${given.length ? given.join(', ') : 'none'})`,
+      });
+  });
+export type SessionCreateBody = z.output<typeof SessionCreateBody>;

@@ -2,6 +2,7 @@
  * What a scrape takes and gives: its formats, options, metadata and result, and the warning of a
  * page with no text. scrape.ts runs it; document-from-page.ts fills the result from a page.
  */
+import type { SessionJar } from './fetch/session-jar.js';
 import type { ContentSource, PageType } from './document/index.js';
 import type { CompiledSchema } from './extract/schema.js';
 import type { LlmClient } from './extract/llm.js';
@@ -53,6 +54,8 @@ export interface ScrapeOptions {
   /** Sent to the target's own site only (HTTP path and browser). */
   headers?: Record<string, string>;
   cookies?: Cookie[];
+  /** A saved browser session (issue 44): its own sites only; a result read with it is never cached. */
+  session?: SessionJar;
   /** Browser steps run before the page is read (fetch/actions.ts). */
   actions?: Action[];
   /** Proxy tier (issue 42). @default 'auto' */

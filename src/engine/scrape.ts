@@ -9,6 +9,8 @@ import type { ActionOutput } from './fetch/actions.js';
 import type { PageSetup } from './fetch/emulation.js';
 import { imageFormatOf } from './fetch/screenshot.js';
 import { fetchPage, withoutCredentials, type Fetchers } from './fetch/page.js';
+import { expiredError, sessionExpired } from './session-expired.js';
+import { sessionExpiry } from './fetch/session-jar.js';
 import { cacheKey, type CacheKeyParts } from './result-cache.js';
 import { documentFromPage } from './document-from-page.js';
 import {
@@ -124,7 +126,8 @@ export function cacheParts(options: ScrapeOptions): CacheKeyParts {
  */
 export async function scrape(fetchers: Fetchers, options: ScrapeOptions): Promise<ScrapeResult> {
   const cache = options.cache;
-  if (!cache || cache.maxAgeMs <= 0) return scrapeNow(fetchers, options);
+  // A page read with a saved session is the session's alone: never served from or put in the cache.
+  if (!cache || cache.maxAgeMs <= 0 || options.session) return scrapeNow(fetchers, options);
   const parts = cacheParts(options);
   const key = cacheKey(parts, cache.account);
   // A page read through the stealth proxy tier is its account's alone: it paid the tier, and
@@ -181,13 +184,14 @@ async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<Sc
   // One deadline for the whole request: fetch, render, actions, processing and extraction.
   const deadline = started + (options.timeoutMs ?? 30_000);
   const setup: PageSetup | undefined =
-    options.viewport || options.mobile || options.location || options.headers || options.cookies
+    options.viewport || options.mobile || options.location || options.headers || options.cookies || options.session
       ? {
           viewport: options.viewport,
           mobile: options.mobile,
           location: options.location,
           headers: options.headers,
           cookies: options.cookies,
+          session: options.session,
         }
       : undefined;
   const imageFormat = options.screenshotFormat ?? 'png';
@@ -206,8 +210,14 @@ async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<Sc
       proxy: options.proxy,
       stealthGate: options.stealthGate,
     });
+  } catch (e) {
+    throw (options.session && expiredError(options.session, options.url, e)) || e;
   } finally {
     leave?.();
+  }
+  if (options.session) {
+    const why = sessionExpiry(options.url, page);
+    if (why) throw sessionExpired(options.session, why);
   }
   const control = { signal: options.signal, deadline };
   const useLlm = !!options.llm && !!options.schema && formats.has('json');

@@ -4,6 +4,7 @@
  * delivery when something changed, in one transaction (the outbox). A run that fails sends
  * nothing, keeps the baseline and gives its credit back.
  */
+import type { SessionJar } from '../engine/fetch/session-jar.js';
 import {
   compileSchema,
   forOwner,
@@ -52,7 +53,18 @@ export interface RunnerDeps {
   onDelivery?(deliveryId: string, attempts: number): void;
   /** Removes configured secrets from the stored error (a failed fetch may quote a URL with a token). */
   redact: Redactor;
+  /** Reads a page with a saved browser session (app/browser-sessions.ts, handed down by the entry). */
+  sessions?: SessionUse;
 }
+
+/** A page read with an account's saved session: expiry marked, one re-login, what the site set kept. */
+export type SessionUse = <T>(
+  accountId: string,
+  name: string,
+  url: string,
+  run: (jar: SessionJar) => Promise<T>,
+  signal?: AbortSignal,
+) => Promise<T>;
 
 type Claimed = {
   run: MonitorRun;
@@ -98,9 +110,10 @@ async function observe(
   c: Claimed,
   signal?: AbortSignal,
   meta?: MetaAdsConfig,
+  sessions?: SessionUse,
 ): Promise<{ values: Record<string, Value>; statusCode: number }> {
   try {
-    return await observePage(engine, c, signal, meta);
+    return await observePage(engine, c, signal, meta, sessions);
   } catch (e) {
     const status = targetStatusOf(e);
     if (status === undefined || !c.watch.includes('status_code')) throw e;
@@ -113,6 +126,7 @@ async function observePage(
   c: Claimed,
   signal?: AbortSignal,
   meta?: MetaAdsConfig,
+  sessions?: SessionUse,
 ): Promise<{ values: Record<string, Value>; statusCode: number }> {
   const values: Record<string, Value> = {};
   // An advertiser's ads: how many, and which (a launch or a stop changes the list).
@@ -144,15 +158,21 @@ async function observePage(
   }
   const schema = c.schema ? compileSchema(JSON.parse(c.schema)) : undefined;
   const wantsMarkdown = c.watch.includes('markdown');
-  const r = await scrape(engine, {
-    url: c.url,
-    formats: [...(wantsMarkdown || !schema ? (['markdown'] as const) : []), ...(schema ? (['json'] as const) : [])],
-    schema,
-    timeoutMs: RUN_TIMEOUT_MS,
-    signal,
-    // Never `cache`: a monitor observes the page as it is now.
-    ...c.options,
-  });
+  const { session: sessionName, ...options } = c.options;
+  const read = (session?: SessionJar) =>
+    scrape(engine, {
+      url: c.url,
+      formats: [...(wantsMarkdown || !schema ? (['markdown'] as const) : []), ...(schema ? (['json'] as const) : [])],
+      schema,
+      timeoutMs: RUN_TIMEOUT_MS,
+      signal,
+      // Never `cache`: a monitor observes the page as it is now.
+      ...options,
+      session,
+    });
+  if (sessionName && !sessions)
+    throw new TrawlError('internal_error', 'this process cannot read pages with saved sessions');
+  const r = sessionName ? await sessions!(c.run.account_id, sessionName, c.url, read, signal) : await read();
   for (const f of c.watch) {
     const raw =
       f === 'title' && !(schema && Object.hasOwn(r.json ?? {}, f))
@@ -174,6 +194,8 @@ export interface MonitorScrapeOptions {
   cookies?: Cookie[];
   mobile?: boolean;
   location?: Location;
+  /** A saved browser session's name (issue 44). */
+  session?: string;
 }
 
 const setupOf = (o: MonitorScrapeOptions): PageSetup | undefined =>
@@ -253,9 +275,12 @@ async function runOnce(deps: RunnerDeps, runId: string, signal?: AbortSignal): P
   const renewal = renewLease(deps, run, lost);
   let statusCode: number | undefined;
   try {
-    outcome = await observe(forOwner(deps.engine, run.account_id), claimed, linked.signal, deps.meta);
+    outcome = await observe(forOwner(deps.engine, run.account_id), claimed, linked.signal, deps.meta, deps.sessions);
   } catch (e) {
-    error = isTrawlError(e) ? deps.redact(`${e.code}: ${e.detail}`) : 'internal_error: the run failed unexpectedly';
+    // A reason (session_expired) goes with the code, so the failure and monitor.failing say it.
+    error = isTrawlError(e)
+      ? deps.redact(`${e.code}${e.fields.reason ? ` (${String(e.fields.reason)})` : ''}: ${e.detail}`)
+      : 'internal_error: the run failed unexpectedly';
     statusCode = targetStatusOf(e);
     if (!isTrawlError(e) && !lost.signal.aborted)
       deps.log?.warn({ err: e, run: runId }, 'monitor run failed unexpectedly');

@@ -7,6 +7,7 @@
 import type { Engine } from '../engine/index.js';
 import type { MetaAdsConfig } from '../engine/meta-ads/index.js';
 import type { WorkQueue } from '../queue/index.js';
+import type { SessionUse } from './runner.js';
 import { monitors as monitorRepo, webhooks as webhookRepo, type Store } from '../store/index.js';
 import { HANDED_MS, attemptDelivery, recoverInterrupted, type DeliveryDeps, type NotifyDeps } from './deliver.js';
 import { executeRun } from './runner.js';
@@ -44,6 +45,8 @@ export interface SchedulerOptions {
   redact: Redactor;
   /** What notification channels' messages need (sealer, SMTP, Telegram, the dashboard's address). */
   notify?: NotifyDeps;
+  /** Reads pages with saved browser sessions (issue 44); monitors with a session fail without it. */
+  sessions?: SessionUse;
 }
 
 export class MonitorScheduler {
@@ -82,6 +85,7 @@ export class MonitorScheduler {
               log: this.#o.log,
               meta: this.#o.meta,
               redact: this.#o.redact,
+              sessions: this.#o.sessions,
               onDelivery: (id, n) => this.handDelivery(id, n),
             },
             runId,

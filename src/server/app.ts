@@ -29,6 +29,7 @@ import { searchRoutes } from './routes/search.js';
 import { monitorRoutes } from './routes/monitors.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { channelRoutes } from './routes/channels.js';
+import { browserSessionRoutes } from './routes/browser-sessions.js';
 import { marketplaceRoutes } from './routes/marketplace.js';
 import { metaAdsRoutes } from './routes/meta-ads.js';
 import { fileRoutes } from './routes/files.js';
@@ -189,6 +190,7 @@ export async function buildServer(
       monitorRoutes(v1, ctx);
       webhookRoutes(v1, ctx);
       channelRoutes(v1, ctx);
+      browserSessionRoutes(v1, ctx);
       marketplaceRoutes(v1, ctx);
       metaAdsRoutes(v1, ctx);
     },

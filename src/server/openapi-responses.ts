@@ -12,9 +12,10 @@ import { ok } from './openapi-docs/shapes.js';
 import { pageDocs } from './openapi-docs/pages.js';
 import { monitorDocs } from './openapi-docs/monitors.js';
 import { channelDocs } from './openapi-docs/channels.js';
+import { sessionDocs } from './openapi-docs/sessions.js';
 
 /** Every /v1 operation's document, by the name its route passes. */
-export const docs = { ...pageDocs, ...monitorDocs, ...channelDocs };
+export const docs = { ...pageDocs, ...monitorDocs, ...channelDocs, ...sessionDocs };
 
 // ---------------------------------------------------------------------------------------------
 // Operator endpoints (public)

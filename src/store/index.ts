@@ -20,6 +20,7 @@ export * as jobs from './repos/jobs.js';
 export * as webhooks from './repos/webhooks.js';
 export * as channels from './repos/channels.js';
 export * as sessions from './repos/sessions.js';
+export * as browserSessions from './repos/browser-sessions.js';
 export { sha256Hex, digestsEqual, verifyPassword, hashPassword, needsRehash, newId, randomBase62 } from './ids.js';
 export * as snapshots from './repos/snapshots.js';
 export * as retention from './repos/retention.js';

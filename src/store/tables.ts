@@ -194,6 +194,23 @@ export interface SessionsTable {
   expires_at: string;
 }
 
+/** A saved browser session (issue 44): state and recipe sealed (sealed.ts), never in clear. */
+export interface BrowserSessionsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** JSON array of registrable domains. */
+  sites: string;
+  state_sealed: string;
+  recipe_sealed: string | null;
+  status: Generated<'active' | 'expired'>;
+  created_at: string;
+  updated_at: string;
+  last_used_at: string | null;
+  last_refreshed_at: string | null;
+  expired_at: string | null;
+}
+
 /** Unchanged successful runs of one monitor on one UTC day, collapsed by the pruner. */
 export interface MonitorRunCountsTable {
   monitor_id: string;
@@ -349,6 +366,7 @@ export interface Database {
   monitor_channels: MonitorChannelsTable;
   delivery_attempts: DeliveryAttemptsTable;
   sessions: SessionsTable;
+  browser_sessions: BrowserSessionsTable;
   monitor_run_counts: MonitorRunCountsTable;
   usage_hourly: UsageHourlyTable;
   snapshots: SnapshotsTable;
@@ -368,6 +386,7 @@ export type NewUsage = Insertable<UsageTable>;
 export type Monitor = Selectable<MonitorsTable>;
 export type MonitorRun = Selectable<MonitorRunsTable>;
 export type Job = Selectable<JobsTable>;
+export type BrowserSession = Selectable<BrowserSessionsTable>;
 export type JobEvent = Selectable<JobEventsTable>;
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
 export type DeliveryAttempt = Selectable<DeliveryAttemptsTable>;

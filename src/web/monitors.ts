@@ -4,6 +4,7 @@
  * their attempts and a redeliver button, a chart per numeric watched field), pause/resume, run
  * now and delete.
  */
+import { sessionUse } from '../app/browser-sessions.js';
 import type { FastifyInstance } from 'fastify';
 import { deliveryConfig, metaConfig } from '../config.js';
 import { isTrawlError } from '../errors.js';
@@ -45,6 +46,7 @@ export function monitorPages(app: FastifyInstance, ctx: AppContext, kit: Kit): v
     meta: metaConfig(ctx.config),
     redact: ctx.redact,
     onDelivery: ctx.scheduler?.handDelivery.bind(ctx.scheduler),
+    sessions: sessionUse(ctx),
   });
 
   const listPage = async (s: SessionInfo, f: Form = {}, notice?: { kind: 'ok' | 'error'; text: string }) => {

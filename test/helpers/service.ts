@@ -67,8 +67,8 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
 export async function startTestService(
   dialect: TestDialect,
   env: Record<string, string> = {},
-  /** A pino logger's options (level, stream) when a test reads the service's log lines. */
-  options: { logger?: object } = {},
+  /** A pino logger's options (level, stream), or true, when a test reads the service's log lines. */
+  options: { logger?: boolean | object } = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'trawl-test-'));
   const pgDb = dialect === 'postgres' ? await createTestDatabase() : undefined;

@@ -127,7 +127,11 @@ const V1_ONLY: OptionTable = {
 /** The scrape options a use honours (batch adds its own keys; see batch.ts). */
 export function scrapeOptionTable(use: Use, version: Version): OptionTable {
   const t: OptionTable = { ...COMMON, ...(version === 'v1' ? V1_ONLY : {}), timeout: 'map', waitFor: 'map' };
-  if (use === 'scrape') t.proxy = 'map';
+  if (use === 'scrape') {
+    t.proxy = 'map';
+    // Trawl's own: a saved browser session (/v1/sessions, issue 44).
+    t.session = 'map';
+  }
   if (use === 'crawl') t.timeout = refuse("each page of a crawl has Trawl's fixed budget (15 s; 30 s in the browser)");
   if (use === 'search') {
     Object.assign(t, SEARCH);

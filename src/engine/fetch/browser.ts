@@ -29,6 +29,7 @@ import { guardedRealmRoute } from './realm-routes.js';
 import { ARGS, BYPASS, browserEnv, findChromium } from './chromium-launch.js';
 import { DISMISS_CONSENT } from './consent.js';
 import { SETTLE_MAX_MS, byDeadline, clearChallenge, settle } from './render-wait.js';
+import { loadSession, saveSession } from './session-browser.js';
 import { routeThroughGuard, sendToSite, sizeOf, type SiteHeaders } from './render-routes.js';
 import { siteOf } from './site.js';
 
@@ -332,6 +333,7 @@ export class ChromiumPool implements BrowserPool {
             : { name: c.name, value: c.value, url: new URL(c.path ?? '/', url).href },
         ),
       );
+    if (setup?.session) await loadSession(context, setup.session);
     const headers = lowerCaseHeaders(setup?.headers);
     // A remote browser's requests are all made by the guarded client: the headers go there (a
     // second route, Playwright's own fetch, would go out through the context's deny-all proxy).
@@ -466,6 +468,7 @@ export class ChromiumPool implements BrowserPool {
     }
     if (session.overBudget)
       warnings.push(`the page downloaded more than ${sizeOf(this.#proxy.maxBytes)}; its remaining transfers were cut`);
+    if (setup?.session) await saveSession(context, page, setup.session);
     const answer = document ?? response;
     return {
       url: finalUrls.get(page.url()) ?? page.url(),

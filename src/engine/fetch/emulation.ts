@@ -6,6 +6,7 @@
  */
 import type { BrowserContextOptions } from 'playwright-core';
 import { chromeIdentity } from './chrome.js';
+import type { SessionJar } from './session-jar.js';
 import { siteOf } from './site.js';
 
 export interface Viewport {
@@ -37,6 +38,8 @@ export interface PageSetup {
   /** Sent to the target's site only; names in any case. */
   headers?: Record<string, string>;
   cookies?: Cookie[];
+  /** A saved browser session (issue 44): its cookies go to its own sites only, and what they set comes back to it. */
+  session?: SessionJar;
 }
 
 export const DEFAULT_VIEWPORT: Viewport = { width: 1280, height: 800 };
@@ -206,12 +209,16 @@ export function siteHeaders(
 ): ((u: URL) => Record<string, string> | undefined) | undefined {
   const headers = lowerCaseHeaders(s?.headers);
   const cookies = s?.cookies ?? [];
-  if (!Object.keys(headers).length && !cookies.length) return undefined;
+  const session = s?.session;
+  if (!Object.keys(headers).length && !cookies.length && !session) return undefined;
   const onSite = siteOf(targetUrl);
   const targetHost = new URL(targetUrl).hostname;
   return (u) => {
     if (!onSite(u)) return undefined;
     const jar = cookies.filter((c) => cookieMatches(c, u, targetHost)).map((c) => `${c.name}=${c.value}`);
+    // The session's own rule (its sites) on top of the target's: both must hold.
+    const saved = session?.cookieHeader(u);
+    if (saved) jar.push(saved);
     if (!jar.length) return headers;
     const given = headers.cookie ? `${headers.cookie}; ` : '';
     return { ...headers, cookie: `${given}${jar.join('; ')}` };

@@ -50,6 +50,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Headers for one hop only (the caller's own, which go to the target's site and not past a redirect elsewhere); lower-case names. */
   hopHeaders?: (url: URL) => Record<string, string> | undefined;
+  /** Told each hop's answer headers (a saved session takes its Set-Cookie back). */
+  hopAnswered?: (url: URL, headers: Record<string, string>) => void;
   body?: string | Buffer;
   /** Total time budget for all hops and the body. @default 30000 */
   timeoutMs?: number;
@@ -83,7 +85,15 @@ export interface HttpResponse {
 export const DEFAULT_REQUEST: Required<
   Omit<
     RequestOptions,
-    'body' | 'signal' | 'headers' | 'hopHeaders' | 'followRedirect' | 'lease' | 'proxyTier' | 'manualRedirect'
+    | 'body'
+    | 'signal'
+    | 'headers'
+    | 'hopHeaders'
+    | 'hopAnswered'
+    | 'followRedirect'
+    | 'lease'
+    | 'proxyTier'
+    | 'manualRedirect'
   >
 > = {
   method: 'GET',
@@ -275,6 +285,7 @@ export class HttpClient {
           options.lease,
           options.signal,
         );
+        options.hopAnswered?.(current, res.headers);
         const location = res.headers.location;
         if (isRedirect(res.status, res.headers) && !options.manualRedirect) {
           if (hop >= o.maxRedirects) throw fetchFailed(`too many redirects (more than ${o.maxRedirects}) from ${url}`);

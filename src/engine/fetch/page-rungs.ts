@@ -72,6 +72,7 @@ async function fetchOverHttp(
       signal: options.signal,
       headers: setup ? { ...options.headers, ...deviceHeaders(setup) } : options.headers,
       hopHeaders: siteHeaders(url, setup),
+      hopAnswered: setup?.session && ((u, h) => setup.session!.absorb(u, h['set-cookie'])),
       followRedirect: options.followRedirect,
       lease,
       proxyTier: options.proxyTier,

@@ -6,6 +6,10 @@ import { withCredit } from '../plugins/api-scope.js';
 import { checkPageOptions } from '../../contract/page-options.js';
 import { checkProxyTier, isFreeAnswer, scrapeOptionsFor, warningsOf, withStealth } from '../../app/scrape.js';
 import { publicBase } from '../../app/stores.js';
+import { withBrowserSession } from '../../app/browser-sessions.js';
+import { sessionName } from '../../contract/schemas.js';
+import { parseBody } from '../../contract/validation.js';
+import { z } from 'zod';
 import { documentOfScrape } from '../../contract/firecrawl/document.js';
 import { bodyOf, checkOptions, httpUrlAt } from '../../contract/firecrawl/options.js';
 import { HIDDEN } from './shared.js';
@@ -29,6 +33,10 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext, version: 
     checkPageOptions(page);
     checkProxyTier(ctx, page.proxy);
     const who = { accountId: request.auth!.accountId, base: publicBase(ctx, request) };
+    const session =
+      o.session === undefined
+        ? undefined
+        : parseBody(z.strictObject({ session: sessionName }), { session: o.session }).session;
     const started = Date.now();
     // The stealth proxy tier's surcharge (issue 42) is taken only if the ladder reaches it.
     const {
@@ -44,14 +52,24 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext, version: 
           reply,
           withinBudget(plan.timeoutMs ?? 30_000, async (signal, engine) => {
             // Firecrawl's waitFor is time in a browser.
-            const result = await scrape(engine, {
+            const options = {
               ...scrapeOptionsFor(
                 ctx,
                 { ...who, signal },
                 { ...page, schema: plan.compiled, prompt: plan.prompt, only_main_content: plan.onlyMainContent },
               ),
               stealthGate,
-            });
+            };
+            const result = session
+              ? await withBrowserSession(
+                  ctx,
+                  who.accountId,
+                  session,
+                  url,
+                  (jar) => scrape(engine, { ...options, session: jar }),
+                  signal,
+                )
+              : await scrape(engine, options);
             const budget = (plan.timeoutMs ?? 30_000) - (Date.now() - started);
             const summary = plan.fields.includes('summary')
               ? await summarize(

@@ -2,6 +2,7 @@
  * /v1/monitors (contract section 4) and the endpoints beyond it: history, runs, redeliver.
  * None of these costs a credit; each monitor run does (the runner charges it).
  */
+import { sessionUse } from '../../app/browser-sessions.js';
 import type { FastifyInstance } from 'fastify';
 import { invalidRequest, notFound } from '../../errors.js';
 import { redeliver } from '../../monitors/deliver.js';
@@ -103,6 +104,7 @@ export function monitorRoutes(app: FastifyInstance, ctx: ServerContext): void {
           meta: metaConfig(ctx.config),
           redact: ctx.redact,
           onDelivery: ctx.scheduler?.handDelivery.bind(ctx.scheduler),
+          sessions: sessionUse(ctx),
         },
         m,
       );

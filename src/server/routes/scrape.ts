@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { scrape } from '../../engine/index.js';
 import { checkProxyTier, isFreeAnswer, scrapeOptionsFor, warningsOf, withStealth } from '../../app/scrape.js';
 import { publicBase } from '../../app/stores.js';
+import { withBrowserSession } from '../../app/browser-sessions.js';
 import type { ServerContext } from '../context.js';
 import { withCredit } from '../plugins/api-scope.js';
 import { ScrapeBody } from '../../contract/schemas.js';
@@ -32,9 +33,19 @@ export function scrapeRoutes(app: FastifyInstance, ctx: ServerContext): void {
             ctx,
             request,
             reply,
-            withinBudget(body.timeout_ms ?? 30_000, (signal, engine) =>
-              scrape(engine, { ...scrapeOptionsFor(ctx, { ...who, signal }, { ...body, schema }), stealthGate }),
-            ),
+            withinBudget(body.timeout_ms ?? 30_000, (signal, engine) => {
+              const options = { ...scrapeOptionsFor(ctx, { ...who, signal }, { ...body, schema }), stealthGate };
+              return body.session
+                ? withBrowserSession(
+                    ctx,
+                    who.accountId,
+                    body.session,
+                    body.url,
+                    (session) => scrape(engine, { ...options, session }),
+                    signal,
+                  )
+                : scrape(engine, options);
+            }),
             // An answer with nothing at all in it (a page without text, after every fallback) is free.
             isFreeAnswer,
           );

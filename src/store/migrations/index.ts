@@ -20,6 +20,7 @@ import * as m014 from './2026-11-28T0200-job-held.js';
 import * as m015 from './2026-11-28T0300-job-event-replay.js';
 import * as m016 from './2026-11-28T0400-file-store.js';
 import * as m017 from './2026-11-29T0200-notification-channels.js';
+import * as m018 from './2026-11-29T0300-browser-sessions.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0100-accounts-keys-usage': m001,
@@ -39,4 +40,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-28T0300-job-event-replay': m015,
   '2026-11-28T0400-file-store': m016,
   '2026-11-29T0200-notification-channels': m017,
+  '2026-11-29T0300-browser-sessions': m018,
 };
