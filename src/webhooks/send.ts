@@ -69,21 +69,37 @@ export async function send(deps: SendDeps, eventId: string, t: SendTarget): Prom
       maxBytes: MAX_ANSWER_BYTES,
       followRedirect: () => false,
     });
-    const ok = res.status >= 200 && res.status < 300;
-    return {
-      ok,
-      status: res.status,
-      error: ok ? null : `the receiver answered ${res.status}`,
-      durationMs: Date.now() - started,
-      retryAfterMs: ok ? undefined : retryAfterMs(res.status, res.headers['retry-after'], Date.now()),
-    };
+    return answered(res, 'receiver', started);
   } catch (e) {
-    const status = isTrawlError(e) && typeof e.fields.status === 'number' ? e.fields.status : null;
-    const error = status
-      ? `the receiver redirected (${status}); a redirect is not a success`
-      : isTrawlError(e)
-        ? `${e.code}: ${e.detail}`
-        : (e as Error).message;
-    return { ok: false, status, error: deps.redact(error), durationMs: Date.now() - started };
+    return notAnswered(e, deps.redact, started);
   }
+}
+
+/** What a receiver's answer means: a 2xx is a success; otherwise its status, and when to try again. */
+export function answered(
+  res: { status: number; headers: Record<string, string | string[] | undefined> },
+  who: string,
+  started: number,
+): Sent {
+  const ok = res.status >= 200 && res.status < 300;
+  return {
+    ok,
+    status: res.status,
+    error: ok ? null : `the ${who} answered ${res.status}`,
+    durationMs: Date.now() - started,
+    retryAfterMs: ok
+      ? undefined
+      : retryAfterMs(res.status, res.headers['retry-after'] as string | undefined, Date.now()),
+  };
+}
+
+/** A send that got no answer (or a redirect, which is none), its error cleaned by `clean`. */
+export function notAnswered(e: unknown, clean: (s: string) => string, started: number): Sent {
+  const status = isTrawlError(e) && typeof e.fields.status === 'number' ? e.fields.status : null;
+  const error = status
+    ? `the receiver redirected (${status}); a redirect is not a success`
+    : isTrawlError(e)
+      ? `${e.code}: ${e.detail}`
+      : (e as Error).message;
+  return { ok: false, status, error: clean(error), durationMs: Date.now() - started };
 }

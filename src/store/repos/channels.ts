@@ -5,6 +5,7 @@
  */
 import type { NotificationChannel } from '../tables.js';
 import type { Db } from './accounts.js';
+import { failPending } from './webhooks/fail-pending.js';
 
 export const getChannel = (db: Db, accountId: string, id: string): Promise<NotificationChannel | undefined> =>
   db
@@ -164,29 +165,7 @@ export async function disableChannel(trx: Db, channelId: string, reason: string,
     .where('channel_id', '=', channelId)
     .where('state', '=', 'pending')
     .execute();
-  for (const d of pending) {
-    const u = await trx
-      .updateTable('webhook_deliveries')
-      .set({ state: 'failed', attempts: d.attempts + 1, next_attempt_at: null, last_error: error, updated_at: at })
-      .where('id', '=', d.id)
-      .where('state', '=', 'pending')
-      .where('attempts', '=', d.attempts)
-      .executeTakeFirst();
-    if (Number(u.numUpdatedRows) !== 1) continue;
-    await trx
-      .insertInto('delivery_attempts')
-      .values({
-        delivery_id: d.id,
-        attempt: d.attempts + 1,
-        manual: 0,
-        outcome: 'failed',
-        started_at: at,
-        finished_at: at,
-        error,
-        duration_ms: 0,
-      })
-      .execute();
-  }
+  await failPending(trx, pending, error, at);
   return true;
 }
 

@@ -7,10 +7,8 @@
  */
 import { createTransport, type Transporter } from 'nodemailer';
 import type { Engine } from '../../engine/index.js';
-import { isTrawlError } from '../../errors.js';
 import { createRedactor, type Redactor } from '../../redact.js';
-import { retryAfterMs } from '../retry.js';
-import { DELIVERY_TIMEOUT_MS, type Sent } from '../send.js';
+import { answered, DELIVERY_TIMEOUT_MS, notAnswered, type Sent } from '../send.js';
 import { channelHttpUrl, secretParts, type ChannelSecret } from './config.js';
 import { ESCAPES, renderMessage, type NotifyData, type Templates } from './message.js';
 
@@ -137,16 +135,8 @@ export async function sendToChannel(
       maxBytes: MAX_ANSWER_BYTES,
       followRedirect: () => false,
     });
-    const ok = res.status >= 200 && res.status < 300;
-    return {
-      ok,
-      status: res.status,
-      error: ok ? null : `the ${s.kind} receiver answered ${res.status}`,
-      durationMs: Date.now() - started,
-      retryAfterMs: ok ? undefined : retryAfterMs(res.status, res.headers['retry-after'], Date.now()),
-    };
+    return answered(res, `${s.kind} receiver`, started);
   } catch (e) {
-    const status = isTrawlError(e) && typeof e.fields.status === 'number' ? e.fields.status : null;
     // An SMTP refusal carries the server's reply code (5xx, 4xx).
     const smtp = (e as { responseCode?: unknown }).responseCode;
     if (s.kind === 'email')
@@ -156,11 +146,6 @@ export async function sendToChannel(
         error: clean(`the SMTP server refused or could not be reached: ${(e as Error).message}`),
         durationMs: Date.now() - started,
       };
-    const error = status
-      ? `the receiver redirected (${status}); a redirect is not a success`
-      : isTrawlError(e)
-        ? `${e.code}: ${e.detail}`
-        : (e as Error).message;
-    return { ok: false, status, error: clean(error), durationMs: Date.now() - started };
+    return notAnswered(e, clean, started);
   }
 }

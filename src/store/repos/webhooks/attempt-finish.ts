@@ -6,6 +6,7 @@
  */
 import type { WebhookDelivery } from '../../tables.js';
 import type { Db } from '../accounts.js';
+import { failPending } from './fail-pending.js';
 import { finishSucceededInOneStatement } from './attempt-postgres.js';
 import { postgres } from './dialect.js';
 import { disableChannel, recordChannelOutcome } from '../channels.js';
@@ -116,8 +117,6 @@ export async function disableWebhook(trx: Db, monitorId: string, reason: string,
     .where('id', '=', monitorId)
     .where('webhook_state', '=', 'active')
     .execute();
-  // Each is logged as a last, unsent attempt: attempt numbers stay unique, so a replay's hand-out
-  // (queue job id: delivery id + attempt) is never mistaken for one already handed out.
   const error = `not sent: the monitor's webhook was disabled (${reason})`;
   const pending = await trx
     .selectFrom('webhook_deliveries')
@@ -126,29 +125,7 @@ export async function disableWebhook(trx: Db, monitorId: string, reason: string,
     .where('channel_id', 'is', null)
     .where('state', '=', 'pending')
     .execute();
-  for (const d of pending) {
-    const r = await trx
-      .updateTable('webhook_deliveries')
-      .set({ state: 'failed', attempts: d.attempts + 1, next_attempt_at: null, last_error: error, updated_at: at })
-      .where('id', '=', d.id)
-      .where('state', '=', 'pending')
-      .where('attempts', '=', d.attempts)
-      .executeTakeFirst();
-    if (Number(r.numUpdatedRows) !== 1) continue;
-    await trx
-      .insertInto('delivery_attempts')
-      .values({
-        delivery_id: d.id,
-        attempt: d.attempts + 1,
-        manual: 0,
-        outcome: 'failed',
-        started_at: at,
-        finished_at: at,
-        error,
-        duration_ms: 0,
-      })
-      .execute();
-  }
+  await failPending(trx, pending, error, at);
 }
 
 /** A manual attempt (redeliver): logged first, outside the automatic schedule. */
