@@ -3,6 +3,7 @@
  * page with no text. scrape.ts runs it; document-from-page.ts fills the result from a page.
  */
 import type { SessionJar } from './fetch/session-jar.js';
+import type { ClearanceJar } from './fetch/clearance.js';
 import type { ContentSource, PageType } from './document/index.js';
 import type { CompiledSchema } from './extract/schema.js';
 import type { LlmClient } from './extract/llm.js';
@@ -56,6 +57,8 @@ export interface ScrapeOptions {
   cookies?: Cookie[];
   /** A saved browser session (issue 44): its own sites only; a result read with it is never cached. */
   session?: SessionJar;
+  /** A job's clearance cookies (issue 42): a challenge cleared on one of its pages is not met again on the next. */
+  clearance?: ClearanceJar;
   /** Browser steps run before the page is read (fetch/actions.ts). */
   actions?: Action[];
   /** Proxy tier (issue 42). @default 'auto' */

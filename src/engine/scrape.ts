@@ -209,6 +209,7 @@ async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<Sc
       followRedirect: options.followRedirect,
       proxy: options.proxy,
       stealthGate: options.stealthGate,
+      jar: options.clearance,
     });
   } catch (e) {
     throw (options.session && expiredError(options.session, options.url, e)) || e;
@@ -245,6 +246,7 @@ async function scrapeNow(fetchers: Fetchers, options: ScrapeOptions): Promise<Sc
       setup,
       proxy: page.proxyUsed ?? options.proxy,
       stealthGate: options.stealthGate,
+      jar: options.clearance,
     }).catch((e) => {
       // The HTTP copy is still an answer, unless the render found a refusal or a bot wall.
       if (e instanceof TrawlError && (e.code === 'forbidden_target' || e.code === 'blocked')) throw e;

@@ -9,6 +9,7 @@ import { compileSchema, scrape, type Engine } from '../engine/index.js';
 import type { CrawlStores, RobotsCache } from '../engine/crawl/index.js';
 import { crawlPageOptions, type JobPageOptions } from './page-options.js';
 import { hostTurn, type Gate } from '../engine/crawl/index.js';
+import type { ClearanceJar } from '../engine/fetch/clearance.js';
 
 /** What a batch item is scraped with (the request's scrape options, as stored on the job). */
 export interface BatchOptions extends JobPageOptions {
@@ -29,6 +30,7 @@ export async function batchItem(
   hosts: Gate,
   wanted?: () => Promise<boolean>,
   stores: CrawlStores = {},
+  clearance?: ClearanceJar,
 ): Promise<Record<string, unknown> | undefined> {
   const schema = o.schema ? compileSchema(o.schema) : undefined;
   const turn = async () => {
@@ -52,6 +54,7 @@ export async function batchItem(
       ...crawlPageOptions(o, stores),
       llm: engine.llm,
       turn,
+      clearance,
     });
   } catch (e) {
     if (e instanceof Unwanted) return undefined;

@@ -11,6 +11,7 @@ import { jobPages } from '../metrics.js';
 import type { Redactor } from '../redact.js';
 import { jobs as repo, storeUnreachable, type Store } from '../store/index.js';
 import type { ClaimedItem, FinishedItem } from '../store/repos/jobs.js';
+import { JobClearance } from './clearance-jars.js';
 import { storeFrontier } from './crawl-item.js';
 import { crawlScope, type CrawlJobOptions } from './page-options.js';
 import { batchItem, type BatchOptions } from './batch-item.js';
@@ -97,6 +98,7 @@ export class JobRunner {
   readonly #ending: { entry: FinishedItem; resolve(v: boolean): void; reject(e: unknown): void }[] = [];
   #writing = false;
   readonly #robots = new RobotsCache();
+  readonly #clearance = new JobClearance();
   readonly #hosts: Gate;
   /** Whether a job still runs, as last read (at most LIVE_MS ago): a cancelled job's pages are not fetched. */
   readonly #live = new Map<string, { running: boolean; at: number }>();
@@ -387,6 +389,7 @@ export class JobRunner {
         this.#hosts,
         this.#wanted(item),
         this.#stores(account, o),
+        this.#clearance.for(item.job_id),
       );
       if (!result) return;
       page = result;
@@ -432,6 +435,7 @@ export class JobRunner {
         hosts: this.#hosts,
         wanted: this.#wanted(item),
         frontier: storeFrontier(this.#o.store, item.job_id),
+        clearance: this.#clearance.for(item.job_id),
       });
       if (!result) return;
       outcome = result;

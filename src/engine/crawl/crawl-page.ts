@@ -7,6 +7,7 @@
  */
 import { isTrawlError } from '../../errors.js';
 import type { CompiledSchema } from '../extract/schema.js';
+import type { ClearanceJar } from '../fetch/clearance.js';
 import { fetchPage, type Fetchers } from '../fetch/page.js';
 import { documentFromPage, type FileSink, type Format, type ScrapeCache, type ScrapeFormat } from '../scrape.js';
 import { bareHost, canonicalParts, canonicalUrl, NOT_PAGES, siteMatcher } from './canonical.js';
@@ -64,6 +65,8 @@ export interface CrawlPageRequest {
   /** Asked once the host's turn comes: no when the crawl was cancelled meanwhile. */
   wanted?: () => Promise<boolean>;
   frontier?: Frontier;
+  /** The job's clearance cookies: one challenge per host and job, not one per page. */
+  clearance?: ClearanceJar;
 }
 
 export interface ItemOutcome {
@@ -142,7 +145,17 @@ export async function crawlPage(r: CrawlPageRequest): Promise<ItemOutcome | unde
     const site = item.depth === 0 ? siteMatcher(final.hostname, o.allowSubdomains) : sameSite;
     return !site(final) && !(item.depth === 0 && bareHost(final.hostname) === bareHost(u.hostname));
   };
-  const how: ReadOptions = { formats, schema, o, wantLinks, followRedirect, offSite, timeoutMs, done: away };
+  const how: ReadOptions = {
+    formats,
+    schema,
+    o,
+    wantLinks,
+    followRedirect,
+    offSite,
+    timeoutMs,
+    clearance: r.clearance,
+    done: away,
+  };
   let read: Read | Failure;
   try {
     read = rich ? await readRich(fetchers, item, how, pageOptions) : await readPlain(fetchers, item, how);
@@ -217,6 +230,7 @@ interface ReadOptions {
   followRedirect?: (next: URL) => boolean | Promise<boolean>;
   offSite(at: string): boolean;
   timeoutMs: number;
+  clearance?: ClearanceJar;
   /** Called once the page is fetched: its host's turn is over. */
   done(): void;
 }
@@ -240,6 +254,7 @@ async function readPlain(
     render: 'http',
     timeoutMs: h.timeoutMs,
     followRedirect: h.followRedirect,
+    jar: h.clearance,
   });
   h.done();
   if (h.offSite(page.url)) {
@@ -288,6 +303,7 @@ async function readRich(
     links: h.wantLinks,
     followRedirect: h.followRedirect,
     timeoutMs: h.timeoutMs,
+    clearance: h.clearance,
   });
   if (h.offSite(r.url)) return offSiteFailure(r.url);
   if (!r.html) return notHtml(r.url, r.contentType);

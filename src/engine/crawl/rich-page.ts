@@ -6,6 +6,7 @@
  * A page without these options stays on the crawl's own lighter path (fetch + document pipeline).
  */
 import type { CompiledSchema } from '../extract/schema.js';
+import type { ClearanceJar } from '../fetch/clearance.js';
 import type { Fetchers, RenderMode } from '../fetch/page.js';
 import { siteOf } from '../fetch/site.js';
 import { needsBrowser, scrape, type ScrapeFormat, type ScrapeOptions } from '../scrape.js';
@@ -82,6 +83,7 @@ export async function scrapeCrawlPage(
     followRedirect?: (next: URL) => boolean | Promise<boolean>;
     timeoutMs: number;
     signal?: AbortSignal;
+    clearance?: ClearanceJar;
   },
 ): Promise<RichPage> {
   const asked = o.formats;
@@ -104,6 +106,7 @@ export async function scrapeCrawlPage(
     timeoutMs: o.timeoutMs,
     signal: o.signal,
     followRedirect: o.followRedirect,
+    clearance: o.clearance,
   });
   const ct = r.metadata.content_type.toLowerCase();
   const fields: Record<string, unknown> = {};
