@@ -284,6 +284,8 @@ export interface CreateMonitorBody {
     /** 1 to 10 items. Each item: at most 35 characters. */
     languages?: string[];
   };
+  /** A saved browser session (/v1/sessions) each run reads the page with. Matches `^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`. */
+  session?: string;
 }
 
 /** POST /v1/extract: Schema-guided JSON from 1–20 URLs, merged */
@@ -448,6 +450,106 @@ export interface PostChannelsBody {
   default?: boolean;
 }
 
+/** POST /v1/sessions: Save a browser session: from a Playwright storageState, a cookie list, or a login recipe run in the browser */
+export interface PostSessionsBody {
+  /** Unique per account; how requests name it (session: "name"). Matches `^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`. */
+  name: string;
+  /** The sites (registrable domains) it belongs to; default: those of the login URL or of the cookies' domains. 1 to 20 items. Each item: 1 to 253 characters. */
+  sites?: string[];
+  /** A Playwright storageState (context.storageState()): cookies and localStorage, kept for the session's sites only. */
+  storage_state?: {
+    /** At most 300 items. */
+    cookies: Array<{
+      /** 1 to 256 characters. */
+      name: string;
+      /** At most 4096 characters. */
+      value: string;
+      /** Matches `^\.?[A-Za-z0-9.-]{1,253}$`. */
+      domain: string;
+      /** At most 1024 characters. */
+      path?: string;
+      expires?: number;
+      httpOnly?: boolean;
+      secure?: boolean;
+      sameSite?: 'Strict' | 'Lax' | 'None';
+    }>;
+    /** At most 50 items. */
+    origins?: Array<{
+      /** At most 8192 characters. */
+      origin: string;
+      /** At most 500 items. */
+      localStorage: Array<{
+        /** At most 1024 characters. */
+        name: string;
+        /** At most 100000 characters. */
+        value: string;
+      }>;
+    }>;
+  };
+  /** Cookies as browsers export them ({"name","value","domain","path"?,"expires"?}). 1 to 300 items. */
+  cookies?: Array<{
+    /** 1 to 256 characters. */
+    name: string;
+    /** At most 4096 characters. */
+    value: string;
+    /** Matches `^\.?[A-Za-z0-9.-]{1,253}$`. */
+    domain: string;
+    /** At most 1024 characters. */
+    path?: string;
+    expires?: number;
+    httpOnly?: boolean;
+    secure?: boolean;
+    sameSite?: 'Strict' | 'Lax' | 'None';
+  }>;
+  /** A login recipe: run in the browser now and again on refresh or when the session expires. */
+  login?: {
+    /** At most 8192 characters. */
+    url: string;
+    /** 1 to 50 items. */
+    actions: Array<{
+      type: 'wait';
+      /** An integer. From 1 to 60000. */
+      milliseconds?: number;
+      /** A CSS selector. 1 to 1000 characters. */
+      selector?: string;
+    } | {
+      type: 'click';
+      /** A CSS selector. 1 to 1000 characters. */
+      selector: string;
+      /** Click every matching element (at most 100). */
+      all?: boolean;
+    } | {
+      type: 'write';
+      /** Focus this element first; else types into the focused one. 1 to 1000 characters. */
+      selector?: string;
+      /** 1 to 5000 characters. */
+      text: string;
+    } | {
+      type: 'press';
+      /** A key name such as Enter, Tab, ArrowDown, or a combination such as Control+a. 1 to 64 characters. */
+      key: string;
+    } | {
+      type: 'scroll';
+      direction: 'down' | 'up';
+      /** Pixels (default: one viewport height), or "bottom" (the top when scrolling up). As a number: an integer. From 1 to 100000. */
+      amount?: number | 'bottom';
+    } | {
+      type: 'screenshot';
+      full_page?: boolean;
+    } | {
+      type: 'scrape';
+    } | {
+      type: 'execute_javascript';
+      /** The body of an async function; what it returns (JSON, ≤ 64 KiB) is in actions.javascript_returns. 1 to 65536 characters. */
+      script: string;
+    }>;
+    /** Values the actions name as {{secret.NAME}}: sealed, never shown again. */
+    secrets?: {
+      [key: string]: string;
+    };
+  };
+}
+
 /** POST /v1/webhooks/replay: Send again every failed webhook delivery since a time: {"since","monitor_id"?} → {"status":"ok","replayed":n} */
 export interface ReplayBody {
   /** At most 40 characters. */
@@ -551,6 +653,8 @@ export interface ScrapeBody {
   max_age?: number;
   /** Proxy tier: "basic" (the default), "stealth" or "auto" (basic, then stealth when blocked). */
   proxy?: 'basic' | 'stealth' | 'auto';
+  /** A saved browser session's name (/v1/sessions): its cookies and localStorage go with the page, to its own sites only. Matches `^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`. */
+  session?: string;
 }
 
 /** POST /v1/search: Live web search, re-ranked, with citations and quotable passages */
@@ -694,4 +798,6 @@ export interface UpdateMonitorBody {
     /** 1 to 10 items. Each item: at most 35 characters. */
     languages?: string[];
   } | null;
+  /** As a string: matches `^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`. */
+  session?: string | null;
 }
