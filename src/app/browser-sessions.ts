@@ -14,7 +14,7 @@ import { isSessionExpired, sessionExpired } from '../engine/session-expired.js';
 import type { Action } from '../engine/fetch/actions.js';
 import type { SessionCreateBody } from '../contract/schemas.js';
 import { invalidRequest, isTrawlError, notFound, TrawlError } from '../errors.js';
-import { createSealer, type Sealer } from '../sealed.js';
+import { createSealer, SealError, type Sealer } from '../sealed.js';
 import { browserSessions as repo } from '../store/index.js';
 import type { BrowserSession } from '../store/tables.js';
 import type { AppContext } from './context.js';
@@ -26,6 +26,8 @@ import type { Config } from '../config.js';
 const PURPOSE = 'browser-session';
 /** How long a login recipe may take. */
 const LOGIN_BUDGET_MS = 60_000;
+/** How long after an automatic login that did not help no other is tried (the user's real account may lock). */
+export const RELOGIN_COOLDOWN_MS = 10 * 60_000;
 const SECRET_REF = /\{\{\s*secret\.([A-Za-z0-9_]+)\s*\}\}/g;
 
 interface Recipe {
@@ -143,7 +145,19 @@ async function logIn(
   return jar;
 }
 
-const openState = (s: Sealer, row: BrowserSession) => JSON.parse(s.open(row.state_sealed, PURPOSE)) as StorageState;
+/** What a sealed column holds, or the operator's sentence when this server's keys cannot open it. */
+function opened(s: Sealer, row: BrowserSession, sealed: string): string {
+  try {
+    return s.open(sealed, PURPOSE);
+  } catch (e) {
+    if (!(e instanceof SealError)) throw e;
+    throw invalidRequest(unreadable(row.name));
+  }
+}
+const unreadable = (name: string) =>
+  `session "${name}" was sealed under a key this server no longer has (TRAWL_SECRET_KEY changed without the old one in TRAWL_SECRET_KEY_PREVIOUS): the operator restores the key, or you delete the session and create it again`;
+const openState = (s: Sealer, row: BrowserSession) => JSON.parse(opened(s, row, row.state_sealed)) as StorageState;
+const openRecipe = (s: Sealer, row: BrowserSession) => JSON.parse(opened(s, row, row.recipe_sealed!)) as Recipe;
 const sealState = (s: Sealer, state: StorageState) => s.seal(JSON.stringify(state), PURPOSE);
 const sitesOfRow = (row: BrowserSession) => JSON.parse(row.sites) as string[];
 
@@ -218,7 +232,15 @@ export async function createBrowserSession(ctx: AppContext, accountId: string, b
 export async function listBrowserSessions(ctx: AppContext, accountId: string) {
   const sealer = sealerOf(ctx);
   const rows = await repo.listBrowserSessions(ctx.store.db, accountId);
-  return rows.map((row) => presentSession(row, openState(sealer, row)));
+  // One session this server's keys cannot open is shown as such; the others are still listed.
+  return rows.map((row) => {
+    try {
+      return presentSession(row, openState(sealer, row));
+    } catch (e) {
+      if (!isTrawlError(e)) throw e;
+      return { ...presentSession(row, { cookies: [], origins: [] }), status: 'unreadable' as const };
+    }
+  });
 }
 
 export async function getBrowserSession(ctx: AppContext, accountId: string, name: string) {
@@ -244,16 +266,26 @@ export async function refreshBrowserSession(
     throw invalidRequest(
       `session "${name}" was uploaded, not made by a login recipe: upload it again (delete, then create)`,
     );
-  const jar = await logIn(
-    ctx,
-    accountId,
-    name,
-    sitesOfRow(row),
-    JSON.parse(sealer.open(row.recipe_sealed, PURPOSE)),
-    signal,
-  );
+  const jar = await logIn(ctx, accountId, name, sitesOfRow(row), openRecipe(sealer, row), signal);
   await repo.sessionRefreshed(ctx.store.db, row.id, sealState(sealer, jar.state()));
   return presentSession((await repo.findBrowserSession(ctx.store.db, accountId, name))!, jar.state());
+}
+
+const reasonOf = (e: unknown) =>
+  e instanceof TrawlError
+    ? e.detail.replace(/^session "[^"]*" has expired: /, '').replace(/; log in again.*$/, '')
+    : '';
+
+/**
+ * When the last automatic login, within the cooldown, was followed by the site still showing the
+ * session logged out (expired at or after it): its time. Logging in again on every request would
+ * cost a browser run each time and could lock the user's account on the site.
+ */
+function loginDidNotHelp(row: BrowserSession): string | undefined {
+  if (row.status !== 'expired' || !row.last_refreshed_at || !row.expired_at) return undefined;
+  const refreshed = new Date(row.last_refreshed_at).getTime();
+  if (new Date(row.expired_at).getTime() < refreshed || Date.now() - refreshed >= RELOGIN_COOLDOWN_MS) return undefined;
+  return new Date(refreshed).toISOString();
 }
 
 /**
@@ -292,14 +324,20 @@ export async function withBrowserSession<T>(
     return await attempt(first);
   } catch (e) {
     if (!isSessionExpired(e) || !row.recipe_sealed) throw e;
+    const held = loginDidNotHelp(row);
+    if (held)
+      throw sessionExpired(
+        first,
+        `${reasonOf(e)}; it logged in again at ${held} and the site still showed it logged out, so it does not log in again before ${new Date(Date.parse(held) + RELOGIN_COOLDOWN_MS).toISOString()} (check the recipe, or POST /v1/sessions/${name}/refresh)`,
+      );
     // Once, automatically: the recipe logs in again, and the page is read with the fresh state.
     let fresh: SessionJar;
     try {
-      fresh = await logIn(ctx, accountId, name, sites, JSON.parse(sealer.open(row.recipe_sealed, PURPOSE)), signal);
+      fresh = await logIn(ctx, accountId, name, sites, openRecipe(sealer, row), signal);
     } catch (why) {
       throw sessionExpired(
         first,
-        `${e instanceof TrawlError ? e.detail.replace(/^session "[^"]*" has expired: /, '').replace(/; log in again.*$/, '') : ''}; logging in again with its recipe failed (${isTrawlError(why) ? why.detail : 'an error'})`,
+        `${reasonOf(e)}; logging in again with its recipe failed (${isTrawlError(why) ? why.detail : 'an error'})`,
       );
     }
     await repo.sessionRefreshed(ctx.store.db, row.id, sealState(sealer, fresh.state()));

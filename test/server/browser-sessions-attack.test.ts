@@ -1,0 +1,133 @@
+/**
+ * Saved browser sessions attacked from outside (issue 44): a page that always shows a password
+ * input must not make every request log in again (cost, and lockout of the user's real account);
+ * a key changed without TRAWL_SECRET_KEY_PREVIOUS, and cookie values a header cannot carry, are
+ * answered in the contract's words, never a 500.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLoginSite, type LoginSite } from '../helpers/login-site.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+const PASSWORD = 'hunter2-PW-attack-77';
+const KEY = 'a'.repeat(16) + '0123456789abcdef0123';
+const OTHER_KEY = 'b'.repeat(16) + '0123456789abcdef0123';
+const SITE = 'www.shop.test';
+const OTHER = 'other.test';
+
+const recipe = (port: number) => ({
+  url: `http://${SITE}:${port}/login`,
+  actions: [
+    { type: 'write', selector: '#user', text: 'alice' },
+    { type: 'write', selector: '#password', text: '{{secret.PW}}' },
+    { type: 'click', selector: 'button[type=submit]' },
+    { type: 'wait', selector: '#orders' },
+  ],
+  secrets: { PW: PASSWORD },
+});
+
+async function call(svc: TestService, method: string, path: string, key: string, body?: unknown) {
+  const res = await fetch(`${svc.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, text, body: JSON.parse(text) as Record<string, any> };
+}
+
+describe('browser sessions under attack', () => {
+  let svc: TestService;
+  let site: LoginSite;
+  const dir = mkdtempSync(join(tmpdir(), 'trawl-sessions-attack-'));
+  const env = () => ({
+    TRAWL_SECRET_KEY: KEY,
+    TRAWL_ALLOW_PRIVATE_NETWORK: '0',
+    TRAWL_RESOLVE: [SITE, OTHER].map((h) => `${h}=127.0.0.1:${site.server.port}`).join(','),
+    TRAWL_DATA_DIR: dir,
+  });
+
+  beforeAll(async () => {
+    site = await startLoginSite({ user: 'alice', password: PASSWORD, ttl: 600, host: SITE, other: OTHER });
+    // A settings page that always holds a password input (a "change password" form), logged in or not.
+    site.server.route(
+      '/settings',
+      '<html><body><main><h1>Settings</h1><p>Change your password below, as often as you like.</p><form><input type="password" name="new"></form></main></body></html>',
+    );
+    svc = await startTestService('sqlite', env());
+  }, 60_000);
+  afterAll(async () => {
+    await svc?.stop();
+    await site?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a page that always shows a password input logs in again once, not on every request', async () => {
+    const a = await svc.newKey();
+    const made = await call(svc, 'POST', '/v1/sessions', a.key, { name: 'shop', login: recipe(site.server.port) });
+    expect(made.status, made.text).toBe(201);
+    expect(site.logins).toBe(1);
+    const settings = `http://${SITE}:${site.server.port}/settings`;
+    for (let i = 0; i < 4; i++) {
+      const r = await call(svc, 'POST', '/v1/scrape', a.key, { url: settings, session: 'shop', render: 'http' });
+      expect(r.status, r.text).toBe(502);
+      expect(r.body.reason).toBe('session_expired');
+    }
+    // At most one automatic login for a session that a fresh login did not help.
+    expect(site.logins).toBeLessThanOrEqual(2);
+  }, 120_000);
+
+  it('a cookie value a header cannot carry is refused at creation, never a 500 later', async () => {
+    const a = await svc.newKey();
+    for (const value of ['x\r\nX-Injected: 1', 'a;b=c', 'sp ace', 'tab\tx']) {
+      const made = await call(svc, 'POST', '/v1/sessions', a.key, {
+        name: `bad${Math.random().toString(36).slice(2, 8)}`,
+        cookies: [{ name: 'sid', value, domain: SITE }],
+      });
+      if (made.status === 201) {
+        const r = await call(svc, 'POST', '/v1/scrape', a.key, {
+          url: `http://${SITE}:${site.server.port}/account`,
+          session: made.body.session.name,
+          render: 'http',
+        });
+        expect(r.status, `${JSON.stringify(value)}: ${r.text}`).not.toBe(500);
+      } else expect(made.status, made.text).toBe(400);
+    }
+    for (const name of ['a=b', 'x y', 'n;m']) {
+      const made = await call(svc, 'POST', '/v1/sessions', a.key, {
+        name: `badn${Math.random().toString(36).slice(2, 8)}`,
+        cookies: [{ name, value: 'v', domain: SITE }],
+      });
+      expect(made.status, made.text).toBe(400);
+    }
+  }, 60_000);
+
+  it('a key changed without TRAWL_SECRET_KEY_PREVIOUS: the sessions answer in words, never a 500', async () => {
+    const a = await svc.newKey();
+    const made = await call(svc, 'POST', '/v1/sessions', a.key, {
+      name: 'keyed',
+      cookies: [{ name: 'sid', value: 'v-KEYED', domain: SITE }],
+    });
+    expect(made.status, made.text).toBe(201);
+    await svc.stop();
+    svc = await startTestService('sqlite', { ...env(), TRAWL_SECRET_KEY: OTHER_KEY });
+    const list = await call(svc, 'GET', '/v1/sessions', a.key);
+    expect(list.status, list.text).toBe(200);
+    expect(list.body.sessions).toMatchObject([{ name: 'keyed', status: 'unreadable', cookie_count: 0 }]);
+    expect(list.text).not.toContain('v-KEYED');
+    const one = await call(svc, 'GET', '/v1/sessions/keyed', a.key);
+    expect(one.status, one.text).toBe(400);
+    expect(one.body.detail).toMatch(/TRAWL_SECRET_KEY_PREVIOUS/);
+    const used = await call(svc, 'POST', '/v1/scrape', a.key, {
+      url: `http://${SITE}:${site.server.port}/account`,
+      session: 'keyed',
+      render: 'http',
+    });
+    expect(used.status, used.text).toBe(400);
+    expect(used.body.detail).toMatch(/TRAWL_SECRET_KEY/);
+    // Deleting it still works, so the user can upload it again.
+    expect((await call(svc, 'DELETE', '/v1/sessions/keyed', a.key)).status).toBe(200);
+  }, 60_000);
+});
