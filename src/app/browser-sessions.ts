@@ -293,7 +293,41 @@ function loginDidNotHelp(row: BrowserSession): string | undefined {
  * refused). What the site set is sealed back. When the site shows the session has expired, it is
  * marked expired and, when it has a login recipe, logged in again once and `run` tried once more.
  */
-export async function withBrowserSession<T>(
+export function withBrowserSession<T>(
+  ctx: SessionContext,
+  accountId: string,
+  name: string,
+  url: string,
+  run: (jar: SessionJar) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  return oneAtATime(`${accountId}\n${name}`, () => useSession(ctx, accountId, name, url, run, signal));
+}
+
+/** The uses of each session now running or waiting, chained (key: account and name). */
+const inUse = new Map<string, Promise<void>>();
+
+/**
+ * One use of a session at a time in this process, each reading the state the one before wrote
+ * back: a site that rotates its cookie on every visit would otherwise see the same cookie twice,
+ * log the session out, and make every concurrent read log in again (and the last write-back win).
+ */
+async function oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const before = inUse.get(key) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((r) => (done = r));
+  const tail = before.then(() => mine);
+  inUse.set(key, tail);
+  await before;
+  try {
+    return await fn();
+  } finally {
+    done();
+    if (inUse.get(key) === tail) inUse.delete(key);
+  }
+}
+
+async function useSession<T>(
   ctx: SessionContext,
   accountId: string,
   name: string,

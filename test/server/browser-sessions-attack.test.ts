@@ -104,6 +104,46 @@ describe('browser sessions under attack', () => {
     }
   }, 60_000);
 
+  it('concurrent reads of a rolling session all succeed, and what is kept afterwards still works', async () => {
+    const a = await svc.newKey();
+    const made = await call(svc, 'POST', '/v1/sessions', a.key, { name: 'busy', login: recipe(site.server.port) });
+    expect(made.status, made.text).toBe(201);
+    const logins = site.logins;
+    const account = `http://${SITE}:${site.server.port}/account`;
+    const read = () => call(svc, 'POST', '/v1/scrape', a.key, { url: account, session: 'busy', render: 'http' });
+    const all = await Promise.all([read(), read(), read(), read()]);
+    for (const r of all) expect(r.status, r.text).toBe(200);
+    // The state kept last is a live one: the next read needs no login.
+    const next = await read();
+    expect(next.status, next.text).toBe(200);
+    expect(site.logins).toBe(logins);
+  }, 120_000);
+
+  it('a login recipe reaches no private address: not as its URL, not through a redirect', async () => {
+    const a = await svc.newKey();
+    const port = site.server.port;
+    site.server.route('/admin-only', '<html><body><h1>Internal</h1></body></html>');
+    site.server.route('/to-loopback', (_req, res) =>
+      res.writeHead(302, { location: `http://127.0.0.1:${port}/admin-only` }).end(),
+    );
+    const steps = [{ type: 'wait', milliseconds: 10 }];
+    for (const url of [
+      `http://127.0.0.1:${port}/admin-only`,
+      `http://[::1]:${port}/admin-only`,
+      'http://169.254.169.254/latest/meta-data/',
+      `http://${SITE}:${port}/to-loopback`,
+    ]) {
+      const made = await call(svc, 'POST', '/v1/sessions', a.key, {
+        name: `ssrf${Math.random().toString(36).slice(2, 8)}`,
+        login: { url, actions: steps },
+      });
+      expect(made.status, `${url}: ${made.text}`).toBeGreaterThanOrEqual(400);
+      expect(made.status, `${url}: ${made.text}`).not.toBe(500);
+      expect(made.text).not.toContain('Internal');
+    }
+    expect(site.server.hits('/admin-only')).toBe(0);
+  }, 120_000);
+
   it('a key changed without TRAWL_SECRET_KEY_PREVIOUS: the sessions answer in words, never a 500', async () => {
     const a = await svc.newKey();
     const made = await call(svc, 'POST', '/v1/sessions', a.key, {
