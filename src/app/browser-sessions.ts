@@ -277,15 +277,14 @@ const reasonOf = (e: unknown) =>
     : '';
 
 /**
- * When the last automatic login, within the cooldown, was followed by the site still showing the
- * session logged out (expired at or after it): its time. Logging in again on every request would
- * cost a browser run each time and could lock the user's account on the site.
+ * When the session is still expired after an automatic login tried within the cooldown (it failed,
+ * or the site still showed it logged out): that login's time. Logging in again on every request
+ * would cost a browser run each time and, with a changed password, lock the user's account.
  */
 function loginDidNotHelp(row: BrowserSession): string | undefined {
-  if (row.status !== 'expired' || !row.last_refreshed_at || !row.expired_at) return undefined;
-  const refreshed = new Date(row.last_refreshed_at).getTime();
-  if (new Date(row.expired_at).getTime() < refreshed || Date.now() - refreshed >= RELOGIN_COOLDOWN_MS) return undefined;
-  return new Date(refreshed).toISOString();
+  if (row.status !== 'expired' || !row.login_tried_at) return undefined;
+  const tried = new Date(row.login_tried_at).getTime();
+  return Date.now() - tried < RELOGIN_COOLDOWN_MS ? new Date(tried).toISOString() : undefined;
 }
 
 /**
@@ -362,10 +361,11 @@ async function useSession<T>(
     if (held)
       throw sessionExpired(
         first,
-        `${reasonOf(e)}; it logged in again at ${held} and the site still showed it logged out, so it does not log in again before ${new Date(Date.parse(held) + RELOGIN_COOLDOWN_MS).toISOString()} (check the recipe, or POST /v1/sessions/${name}/refresh)`,
+        `${reasonOf(e)}; logging in again at ${held} did not bring it back (the recipe failed, or the site still showed it logged out), so it does not log in again by itself before ${new Date(Date.parse(held) + RELOGIN_COOLDOWN_MS).toISOString()} (check the recipe, or POST /v1/sessions/${name}/refresh)`,
       );
     // Once, automatically: the recipe logs in again, and the page is read with the fresh state.
     let fresh: SessionJar;
+    await repo.sessionLoginTried(ctx.store.db, row.id);
     try {
       fresh = await logIn(ctx, accountId, name, sites, openRecipe(sealer, row), signal);
     } catch (why) {

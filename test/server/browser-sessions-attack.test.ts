@@ -104,6 +104,66 @@ describe('browser sessions under attack', () => {
     }
   }, 60_000);
 
+  it('a recipe whose password no longer works is not tried on every request (lockout)', async () => {
+    const a = await svc.newKey();
+    const port = site.server.port;
+    const flags = { accepting: true, valid: true, posts: 0 };
+    const form =
+      '<html><body><h1>Log in</h1><form method="post" action="/b/login"><input id="user" name="user"><input id="password" type="password" name="password"><button type="submit">Go</button></form></body></html>';
+    site.server.route('/b/login', (req, res) => {
+      if (req.method !== 'POST') return res.writeHead(200, { 'content-type': 'text/html' }).end(form);
+      flags.posts++;
+      req.resume();
+      req.on('end', () => {
+        if (!flags.accepting) return res.writeHead(200, { 'content-type': 'text/html' }).end(form);
+        res.writeHead(302, { location: '/b/page', 'set-cookie': 'b=1; Path=/' }).end();
+      });
+    });
+    site.server.route('/b/page', (req, res) =>
+      flags.valid && /\bb=1\b/.test(req.headers.cookie ?? '')
+        ? res
+            .writeHead(200, { 'content-type': 'text/html' })
+            .end(
+              '<html><body><main><h1>Inside</h1><p id="ok">Only for the logged in, words enough.</p></main></body></html>',
+            )
+        : res.writeHead(302, { location: '/b/login' }).end(),
+    );
+    const made = await call(svc, 'POST', '/v1/sessions', a.key, {
+      name: 'locked',
+      login: {
+        url: `http://${SITE}:${port}/b/login`,
+        actions: [
+          { type: 'write', selector: '#user', text: 'alice' },
+          { type: 'write', selector: '#password', text: '{{secret.PW}}' },
+          { type: 'click', selector: 'button[type=submit]' },
+          { type: 'wait', milliseconds: 300 },
+        ],
+        secrets: { PW: PASSWORD },
+      },
+    });
+    expect(made.status, made.text).toBe(201);
+    expect(flags.posts).toBe(1);
+    // Its last good login was an hour ago; then the site logs everyone out, and the user changed the password there.
+    await svc.store.db
+      .updateTable('browser_sessions')
+      .set({ last_refreshed_at: new Date(Date.now() - 3_600_000).toISOString() })
+      .where('name', '=', 'locked')
+      .execute();
+    flags.valid = false;
+    flags.accepting = false;
+    for (let i = 0; i < 3; i++) {
+      const r = await call(svc, 'POST', '/v1/scrape', a.key, {
+        url: `http://${SITE}:${port}/b/page`,
+        session: 'locked',
+        render: 'http',
+      });
+      expect(r.status, r.text).toBe(502);
+      expect(r.body.reason).toBe('session_expired');
+      expect(r.text).not.toContain(PASSWORD);
+    }
+    expect(flags.posts).toBe(2);
+  }, 120_000);
+
   it('concurrent reads of a rolling session all succeed, and what is kept afterwards still works', async () => {
     const a = await svc.newKey();
     const made = await call(svc, 'POST', '/v1/sessions', a.key, { name: 'busy', login: recipe(site.server.port) });

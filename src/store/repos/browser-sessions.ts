@@ -82,6 +82,15 @@ export async function sessionRefreshed(db: Db, id: string, stateSealed: string):
     .execute();
 }
 
+/** An automatic login is about to run (a failed or useless one holds the next off). */
+export async function sessionLoginTried(db: Db, id: string): Promise<void> {
+  await db
+    .updateTable('browser_sessions')
+    .set({ login_tried_at: new Date().toISOString() })
+    .where('id', '=', id)
+    .execute();
+}
+
 export async function sessionExpired(db: Db, id: string): Promise<void> {
   const now = new Date().toISOString();
   await db
