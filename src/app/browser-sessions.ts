@@ -26,6 +26,8 @@ import type { Config } from '../config.js';
 const PURPOSE = 'browser-session';
 /** How long a login recipe may take. */
 const LOGIN_BUDGET_MS = 60_000;
+/** Sessions an account may keep (each up to a 1 MiB body, sealed): storage is not unbounded. */
+export const MAX_SESSIONS = 100;
 /** How long after an automatic login that did not help no other is tried (the user's real account may lock). */
 export const RELOGIN_COOLDOWN_MS = 10 * 60_000;
 const SECRET_REF = /\{\{\s*secret\.([A-Za-z0-9_]+)\s*\}\}/g;
@@ -196,6 +198,10 @@ export async function createBrowserSession(ctx: AppContext, accountId: string, b
   if (await repo.findBrowserSession(ctx.store.db, accountId, body.name))
     throw invalidRequest(
       `name: this account already has a session named "${body.name}"; delete it first or choose another name`,
+    );
+  if ((await repo.countBrowserSessions(ctx.store.db, accountId)) >= MAX_SESSIONS)
+    throw invalidRequest(
+      `sessions: this account already has ${MAX_SESSIONS} sessions, the most it may keep; delete one it no longer needs first`,
     );
   let state: StorageState;
   let recipe: Recipe | undefined;

@@ -204,6 +204,21 @@ describe('browser sessions under attack', () => {
     expect(site.server.hits('/admin-only')).toBe(0);
   }, 120_000);
 
+  it('an account keeps at most 100 sessions', async () => {
+    const a = await svc.newKey();
+    const make = (i: number) =>
+      call(svc, 'POST', '/v1/sessions', a.key, {
+        name: `many-${i}`,
+        cookies: [{ name: 'sid', value: `v${i}`, domain: SITE }],
+      });
+    for (let i = 0; i < 100; i++) expect((await make(i)).status).toBe(201);
+    const over = await make(100);
+    expect(over.status, over.text).toBe(400);
+    expect(over.body.detail).toMatch(/100 sessions/);
+    expect((await call(svc, 'DELETE', '/v1/sessions/many-0', a.key)).status).toBe(200);
+    expect((await make(100)).status).toBe(201);
+  }, 120_000);
+
   it('a key changed without TRAWL_SECRET_KEY_PREVIOUS: the sessions answer in words, never a 500', async () => {
     const a = await svc.newKey();
     const made = await call(svc, 'POST', '/v1/sessions', a.key, {

@@ -40,6 +40,17 @@ export async function createBrowserSession(db: Db, s: NewBrowserSession): Promis
   return inserted;
 }
 
+export const countBrowserSessions = async (db: Db, accountId: string): Promise<number> =>
+  Number(
+    (
+      await db
+        .selectFrom('browser_sessions')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirst()
+    )?.n ?? 0,
+  );
+
 export async function findBrowserSession(db: Db, accountId: string, name: string): Promise<BrowserSession | undefined> {
   return db
     .selectFrom('browser_sessions')
