@@ -204,6 +204,36 @@ describe('browser sessions under attack', () => {
     expect(site.server.hits('/admin-only')).toBe(0);
   }, 120_000);
 
+  it('a failing recipe never puts its secret in the answer or a log line, wherever the step uses it', async () => {
+    const logged: string[] = [];
+    const loudDir = mkdtempSync(join(tmpdir(), 'trawl-sessions-loud-'));
+    const loud = await startTestService(
+      'sqlite',
+      { ...env(), TRAWL_DATA_DIR: loudDir },
+      { logger: { level: 'debug', stream: { write: (l: string) => void logged.push(l) } } },
+    );
+    try {
+      const a = await loud.newKey();
+      const url = `http://${SITE}:${site.server.port}/login`;
+      for (const step of [
+        { type: 'click', selector: '{{secret.PW}}' },
+        { type: 'execute_javascript', script: 'throw new Error("bad {{secret.PW}}")' },
+      ]) {
+        const made = await call(loud, 'POST', '/v1/sessions', a.key, {
+          name: `leak${Math.random().toString(36).slice(2, 8)}`,
+          login: { url, actions: [step], secrets: { PW: PASSWORD } },
+        });
+        expect(made.status, made.text).toBeGreaterThanOrEqual(400);
+        expect(made.status, made.text).not.toBe(500);
+        expect(made.text, JSON.stringify(step)).not.toContain(PASSWORD);
+      }
+      for (const line of logged) expect(line).not.toContain(PASSWORD);
+    } finally {
+      await loud.stop();
+      rmSync(loudDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('an account keeps at most 100 sessions', async () => {
     const a = await svc.newKey();
     const make = (i: number) =>
