@@ -109,11 +109,24 @@ function withoutSecrets(e: unknown, secrets: Record<string, string>): unknown {
       secrets,
     );
   let detail = e.detail;
-  for (const v of Object.values(secrets)) if (v) detail = detail.split(v).join('[secret]');
+  // As typed, and as a GET form or a script would put it in a URL the error quotes.
+  const forms = (v: string) => [v, encodeURIComponent(v), encodeURI(v), new URLSearchParams({ v }).toString().slice(2)];
+  for (const v of Object.values(secrets))
+    for (const f of new Set(v ? forms(v) : [])) detail = detail.split(f).join('[secret]');
   return detail === e.detail
     ? e
     : new TrawlError(e.code, detail, { fields: e.fields, retryable: e.retryable, charged: e.charged });
 }
+
+/** A URL without its query and fragment: a GET login form puts what was typed there. */
+const withoutQuery = (u: string) => {
+  try {
+    const url = new URL(u);
+    return `${url.origin}${url.pathname}`;
+  } catch {
+    return '[the page]';
+  }
+};
 
 /** Runs a login recipe in the browser with a fresh jar; the jar holds what the site set. */
 async function logIn(
@@ -139,7 +152,7 @@ async function logIn(
     if (/<input\b[^>]*\btype\s*=\s*["']?password\b/i.test(page.text ?? '') || isLoginUrl(page.url))
       throw new TrawlError(
         'action_failed',
-        `session "${name}": the login recipe ran, but ${page.url} still shows a login form; check the steps and the secrets`,
+        `session "${name}": the login recipe ran, but ${withoutQuery(page.url)} still shows a login form; check the steps and the secrets`,
       );
   } catch (e) {
     throw withoutSecrets(e, r.secrets);

@@ -234,6 +234,32 @@ describe('browser sessions under attack', () => {
     }
   }, 120_000);
 
+  it('a GET login form that fails never shows the secret, not even URL-encoded in the page address', async () => {
+    const a = await svc.newKey();
+    const special = 'p@ss w0rd&!/é';
+    site.server.route(
+      '/g/login',
+      '<html><body><h1>Log in</h1><form method="get" action="/g/login"><input id="user" name="user"><input id="password" type="password" name="password"><button type="submit">Go</button></form></body></html>',
+    );
+    const made = await call(svc, 'POST', '/v1/sessions', a.key, {
+      name: 'getform',
+      login: {
+        url: `http://${SITE}:${site.server.port}/g/login`,
+        actions: [
+          { type: 'write', selector: '#user', text: 'alice' },
+          { type: 'write', selector: '#password', text: '{{secret.PW}}' },
+          { type: 'click', selector: 'button[type=submit]' },
+          { type: 'wait', milliseconds: 300 },
+        ],
+        secrets: { PW: special },
+      },
+    });
+    expect(made.status, made.text).toBe(422);
+    const forms = [special, encodeURIComponent(special), new URLSearchParams({ p: special }).toString().slice(2)];
+    for (const f of forms) expect(made.text, f).not.toContain(f);
+    expect(made.text).not.toMatch(/w0rd/);
+  }, 60_000);
+
   it('an account keeps at most 100 sessions', async () => {
     const a = await svc.newKey();
     const make = (i: number) =>
