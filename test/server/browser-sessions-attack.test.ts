@@ -260,6 +260,36 @@ describe('browser sessions under attack', () => {
     expect(made.text).not.toMatch(/w0rd/);
   }, 60_000);
 
+  it("another account can neither refresh nor read through another's session, and learns nothing from the answer", async () => {
+    const a = await svc.newKey();
+    const b = await svc.newKey();
+    const made = await call(svc, 'POST', '/v1/sessions', a.key, { name: 'mine', login: recipe(site.server.port) });
+    expect(made.status, made.text).toBe(201);
+    const logins = site.logins;
+    const url = `http://${SITE}:${site.server.port}/account`;
+    const tries = [
+      ['POST', '/v1/sessions/mine/refresh', undefined],
+      ['POST', '/firecrawl/v2/scrape', { url, session: 'mine' }],
+      ['POST', '/firecrawl/v1/scrape', { url, session: 'mine' }],
+      ['POST', '/v1/scrape', { url, session: 'mine', render: 'browser' }],
+    ] as const;
+    for (const [method, path, body] of tries) {
+      const mine = await call(svc, method, path, b.key, body);
+      const none = await call(
+        svc,
+        method,
+        path.replace('mine', 'nosuch'),
+        b.key,
+        body && { ...body, session: 'nosuch' },
+      );
+      expect(mine.status, `${path}: ${mine.text}`).toBe(404);
+      // The same words as for a name no account has (but the name asked).
+      expect(mine.text.replaceAll('mine', 'nosuch')).toBe(none.text);
+    }
+    expect(site.logins).toBe(logins);
+    expect(await svc.credits(b.accountId)).toBe(100);
+  }, 60_000);
+
   it('an account keeps at most 100 sessions', async () => {
     const a = await svc.newKey();
     const make = (i: number) =>
