@@ -14,7 +14,7 @@ import { isSessionExpired, sessionExpired } from '../engine/session-expired.js';
 import type { Action } from '../engine/fetch/actions.js';
 import type { SessionCreateBody } from '../contract/schemas.js';
 import { invalidRequest, isTrawlError, notFound, TrawlError } from '../errors.js';
-import { createSealer, type Sealer } from '../sealed.js';
+import { createSealer, SealError, type Sealer } from '../sealed.js';
 import { browserSessions as repo } from '../store/index.js';
 import type { BrowserSession } from '../store/tables.js';
 import type { AppContext } from './context.js';
@@ -26,6 +26,10 @@ import type { Config } from '../config.js';
 const PURPOSE = 'browser-session';
 /** How long a login recipe may take. */
 const LOGIN_BUDGET_MS = 60_000;
+/** Sessions an account may keep (each up to a 1 MiB body, sealed): storage is not unbounded. */
+export const MAX_SESSIONS = 100;
+/** How long after an automatic login that did not help no other is tried (the user's real account may lock). */
+export const RELOGIN_COOLDOWN_MS = 10 * 60_000;
 const SECRET_REF = /\{\{\s*secret\.([A-Za-z0-9_]+)\s*\}\}/g;
 
 interface Recipe {
@@ -105,11 +109,24 @@ function withoutSecrets(e: unknown, secrets: Record<string, string>): unknown {
       secrets,
     );
   let detail = e.detail;
-  for (const v of Object.values(secrets)) if (v) detail = detail.split(v).join('[secret]');
+  // As typed, and as a GET form or a script would put it in a URL the error quotes.
+  const forms = (v: string) => [v, encodeURIComponent(v), encodeURI(v), new URLSearchParams({ v }).toString().slice(2)];
+  for (const v of Object.values(secrets))
+    for (const f of new Set(v ? forms(v) : [])) detail = detail.split(f).join('[secret]');
   return detail === e.detail
     ? e
     : new TrawlError(e.code, detail, { fields: e.fields, retryable: e.retryable, charged: e.charged });
 }
+
+/** A URL without its query and fragment: a GET login form puts what was typed there. */
+const withoutQuery = (u: string) => {
+  try {
+    const url = new URL(u);
+    return `${url.origin}${url.pathname}`;
+  } catch {
+    return '[the page]';
+  }
+};
 
 /** Runs a login recipe in the browser with a fresh jar; the jar holds what the site set. */
 async function logIn(
@@ -135,7 +152,7 @@ async function logIn(
     if (/<input\b[^>]*\btype\s*=\s*["']?password\b/i.test(page.text ?? '') || isLoginUrl(page.url))
       throw new TrawlError(
         'action_failed',
-        `session "${name}": the login recipe ran, but ${page.url} still shows a login form; check the steps and the secrets`,
+        `session "${name}": the login recipe ran, but ${withoutQuery(page.url)} still shows a login form; check the steps and the secrets`,
       );
   } catch (e) {
     throw withoutSecrets(e, r.secrets);
@@ -143,7 +160,19 @@ async function logIn(
   return jar;
 }
 
-const openState = (s: Sealer, row: BrowserSession) => JSON.parse(s.open(row.state_sealed, PURPOSE)) as StorageState;
+/** What a sealed column holds, or the operator's sentence when this server's keys cannot open it. */
+function opened(s: Sealer, row: BrowserSession, sealed: string): string {
+  try {
+    return s.open(sealed, PURPOSE);
+  } catch (e) {
+    if (!(e instanceof SealError)) throw e;
+    throw invalidRequest(unreadable(row.name));
+  }
+}
+const unreadable = (name: string) =>
+  `session "${name}" was sealed under a key this server no longer has (TRAWL_SECRET_KEY changed without the old one in TRAWL_SECRET_KEY_PREVIOUS): the operator restores the key, or you delete the session and create it again`;
+const openState = (s: Sealer, row: BrowserSession) => JSON.parse(opened(s, row, row.state_sealed)) as StorageState;
+const openRecipe = (s: Sealer, row: BrowserSession) => JSON.parse(opened(s, row, row.recipe_sealed!)) as Recipe;
 const sealState = (s: Sealer, state: StorageState) => s.seal(JSON.stringify(state), PURPOSE);
 const sitesOfRow = (row: BrowserSession) => JSON.parse(row.sites) as string[];
 
@@ -183,6 +212,10 @@ export async function createBrowserSession(ctx: AppContext, accountId: string, b
     throw invalidRequest(
       `name: this account already has a session named "${body.name}"; delete it first or choose another name`,
     );
+  if ((await repo.countBrowserSessions(ctx.store.db, accountId)) >= MAX_SESSIONS)
+    throw invalidRequest(
+      `sessions: this account already has ${MAX_SESSIONS} sessions, the most it may keep; delete one it no longer needs first`,
+    );
   let state: StorageState;
   let recipe: Recipe | undefined;
   if (body.login) {
@@ -218,7 +251,15 @@ export async function createBrowserSession(ctx: AppContext, accountId: string, b
 export async function listBrowserSessions(ctx: AppContext, accountId: string) {
   const sealer = sealerOf(ctx);
   const rows = await repo.listBrowserSessions(ctx.store.db, accountId);
-  return rows.map((row) => presentSession(row, openState(sealer, row)));
+  // One session this server's keys cannot open is shown as such; the others are still listed.
+  return rows.map((row) => {
+    try {
+      return presentSession(row, openState(sealer, row));
+    } catch (e) {
+      if (!isTrawlError(e)) throw e;
+      return { ...presentSession(row, { cookies: [], origins: [] }), status: 'unreadable' as const };
+    }
+  });
 }
 
 export async function getBrowserSession(ctx: AppContext, accountId: string, name: string) {
@@ -244,16 +285,25 @@ export async function refreshBrowserSession(
     throw invalidRequest(
       `session "${name}" was uploaded, not made by a login recipe: upload it again (delete, then create)`,
     );
-  const jar = await logIn(
-    ctx,
-    accountId,
-    name,
-    sitesOfRow(row),
-    JSON.parse(sealer.open(row.recipe_sealed, PURPOSE)),
-    signal,
-  );
+  const jar = await logIn(ctx, accountId, name, sitesOfRow(row), openRecipe(sealer, row), signal);
   await repo.sessionRefreshed(ctx.store.db, row.id, sealState(sealer, jar.state()));
   return presentSession((await repo.findBrowserSession(ctx.store.db, accountId, name))!, jar.state());
+}
+
+const reasonOf = (e: unknown) =>
+  e instanceof TrawlError
+    ? e.detail.replace(/^session "[^"]*" has expired: /, '').replace(/; log in again.*$/, '')
+    : '';
+
+/**
+ * When the session is still expired after an automatic login tried within the cooldown (it failed,
+ * or the site still showed it logged out): that login's time. Logging in again on every request
+ * would cost a browser run each time and, with a changed password, lock the user's account.
+ */
+function loginDidNotHelp(row: BrowserSession): string | undefined {
+  if (row.status !== 'expired' || !row.login_tried_at) return undefined;
+  const tried = new Date(row.login_tried_at).getTime();
+  return Date.now() - tried < RELOGIN_COOLDOWN_MS ? new Date(tried).toISOString() : undefined;
 }
 
 /**
@@ -261,7 +311,41 @@ export async function refreshBrowserSession(
  * refused). What the site set is sealed back. When the site shows the session has expired, it is
  * marked expired and, when it has a login recipe, logged in again once and `run` tried once more.
  */
-export async function withBrowserSession<T>(
+export function withBrowserSession<T>(
+  ctx: SessionContext,
+  accountId: string,
+  name: string,
+  url: string,
+  run: (jar: SessionJar) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  return oneAtATime(`${accountId}\n${name}`, () => useSession(ctx, accountId, name, url, run, signal));
+}
+
+/** The uses of each session now running or waiting, chained (key: account and name). */
+const inUse = new Map<string, Promise<void>>();
+
+/**
+ * One use of a session at a time in this process, each reading the state the one before wrote
+ * back: a site that rotates its cookie on every visit would otherwise see the same cookie twice,
+ * log the session out, and make every concurrent read log in again (and the last write-back win).
+ */
+async function oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const before = inUse.get(key) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((r) => (done = r));
+  const tail = before.then(() => mine);
+  inUse.set(key, tail);
+  await before;
+  try {
+    return await fn();
+  } finally {
+    done();
+    if (inUse.get(key) === tail) inUse.delete(key);
+  }
+}
+
+async function useSession<T>(
   ctx: SessionContext,
   accountId: string,
   name: string,
@@ -292,14 +376,21 @@ export async function withBrowserSession<T>(
     return await attempt(first);
   } catch (e) {
     if (!isSessionExpired(e) || !row.recipe_sealed) throw e;
+    const held = loginDidNotHelp(row);
+    if (held)
+      throw sessionExpired(
+        first,
+        `${reasonOf(e)}; logging in again at ${held} did not bring it back (the recipe failed, or the site still showed it logged out), so it does not log in again by itself before ${new Date(Date.parse(held) + RELOGIN_COOLDOWN_MS).toISOString()} (check the recipe, or POST /v1/sessions/${name}/refresh)`,
+      );
     // Once, automatically: the recipe logs in again, and the page is read with the fresh state.
     let fresh: SessionJar;
+    await repo.sessionLoginTried(ctx.store.db, row.id);
     try {
-      fresh = await logIn(ctx, accountId, name, sites, JSON.parse(sealer.open(row.recipe_sealed, PURPOSE)), signal);
+      fresh = await logIn(ctx, accountId, name, sites, openRecipe(sealer, row), signal);
     } catch (why) {
       throw sessionExpired(
         first,
-        `${e instanceof TrawlError ? e.detail.replace(/^session "[^"]*" has expired: /, '').replace(/; log in again.*$/, '') : ''}; logging in again with its recipe failed (${isTrawlError(why) ? why.detail : 'an error'})`,
+        `${reasonOf(e)}; logging in again with its recipe failed (${isTrawlError(why) ? why.detail : 'an error'})`,
       );
     }
     await repo.sessionRefreshed(ctx.store.db, row.id, sealState(sealer, fresh.state()));

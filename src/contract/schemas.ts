@@ -270,10 +270,22 @@ export const notifyList = z
   .max(20, { error: 'must name at most 20 channels' });
 // Saved browser sessions (issue 44). Values given here are sealed at once and never shown again.
 
-const cookieValue = z.string({ error: 'must be a string' }).max(4096, { error: 'must be at most 4096 characters' });
+// A name or value a Cookie header cannot carry would become another cookie (`;`, `=`) or break the request (CR, LF).
+const cookieValue = z
+  .string({ error: 'must be a string' })
+  .max(4096, { error: 'must be at most 4096 characters' })
+  // eslint-disable-next-line no-control-regex -- control characters are what it refuses
+  .regex(/^[^;\x00-\x1f\x7f]*$/, {
+    error: 'must not hold ";" or control characters (a Cookie header could not carry it)',
+  });
 const storedCookie = z.object(
   {
-    name: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }).max(256),
+    name: z
+      .string({ error: 'must be a string' })
+      .min(1, { error: 'must not be empty' })
+      .max(256)
+      // eslint-disable-next-line no-control-regex -- control characters are what it refuses
+      .regex(/^[^;=\x00-\x20\x7f]+$/, { error: 'must not hold ";", "=", spaces or control characters' }),
     value: cookieValue,
     domain: z
       .string({ error: 'must be a host name' })

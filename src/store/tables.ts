@@ -209,6 +209,8 @@ export interface BrowserSessionsTable {
   last_used_at: string | null;
   last_refreshed_at: string | null;
   expired_at: string | null;
+  /** When it last logged in again by itself (withBrowserSession), whatever came of it. */
+  login_tried_at: Generated<string | null>;
 }
 
 /** Unchanged successful runs of one monitor on one UTC day, collapsed by the pruner. */

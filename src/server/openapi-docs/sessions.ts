@@ -16,7 +16,7 @@ const nameParam = {
 const Session = z.object({
   name: z.string(),
   sites: z.array(z.string()).describe('Registrable domains: the session goes to these and no other'),
-  status: z.enum(['active', 'expired']),
+  status: z.enum(['active', 'expired', 'unreadable']),
   has_login: z.boolean().describe('Made by a login recipe, which runs again on refresh or expiry'),
   cookies: z.array(z.object({ name: z.string(), domain: z.string(), expires_at: z.string().nullable() })),
   cookie_count: z.number().int(),

@@ -21,6 +21,7 @@ import * as m015 from './2026-11-28T0300-job-event-replay.js';
 import * as m016 from './2026-11-28T0400-file-store.js';
 import * as m017 from './2026-11-29T0200-notification-channels.js';
 import * as m018 from './2026-11-29T0300-browser-sessions.js';
+import * as m019 from './2026-11-29T0400-session-login-tried.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0100-accounts-keys-usage': m001,
@@ -41,4 +42,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '2026-11-28T0400-file-store': m016,
   '2026-11-29T0200-notification-channels': m017,
   '2026-11-29T0300-browser-sessions': m018,
+  '2026-11-29T0400-session-login-tried': m019,
 };

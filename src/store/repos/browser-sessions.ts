@@ -40,6 +40,17 @@ export async function createBrowserSession(db: Db, s: NewBrowserSession): Promis
   return inserted;
 }
 
+export const countBrowserSessions = async (db: Db, accountId: string): Promise<number> =>
+  Number(
+    (
+      await db
+        .selectFrom('browser_sessions')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirst()
+    )?.n ?? 0,
+  );
+
 export async function findBrowserSession(db: Db, accountId: string, name: string): Promise<BrowserSession | undefined> {
   return db
     .selectFrom('browser_sessions')
@@ -78,6 +89,15 @@ export async function sessionRefreshed(db: Db, id: string, stateSealed: string):
   await db
     .updateTable('browser_sessions')
     .set({ state_sealed: stateSealed, status: 'active', updated_at: now, last_refreshed_at: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** An automatic login is about to run (a failed or useless one holds the next off). */
+export async function sessionLoginTried(db: Db, id: string): Promise<void> {
+  await db
+    .updateTable('browser_sessions')
+    .set({ login_tried_at: new Date().toISOString() })
     .where('id', '=', id)
     .execute();
 }
