@@ -460,9 +460,9 @@ export interface PostSessionsBody {
   storage_state?: {
     /** At most 300 items. */
     cookies: Array<{
-      /** 1 to 256 characters. */
+      /** 1 to 256 characters. Matches `^[^;=\x00-\x20\x7f]+$`. */
       name: string;
-      /** At most 4096 characters. */
+      /** At most 4096 characters. Matches `^[^;\x00-\x1f\x7f]*$`. */
       value: string;
       /** Matches `^\.?[A-Za-z0-9.-]{1,253}$`. */
       domain: string;
@@ -488,9 +488,9 @@ export interface PostSessionsBody {
   };
   /** Cookies as browsers export them ({"name","value","domain","path"?,"expires"?}). 1 to 300 items. */
   cookies?: Array<{
-    /** 1 to 256 characters. */
+    /** 1 to 256 characters. Matches `^[^;=\x00-\x20\x7f]+$`. */
     name: string;
-    /** At most 4096 characters. */
+    /** At most 4096 characters. Matches `^[^;\x00-\x1f\x7f]*$`. */
     value: string;
     /** Matches `^\.?[A-Za-z0-9.-]{1,253}$`. */
     domain: string;
