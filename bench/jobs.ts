@@ -367,6 +367,24 @@ async function benchCrawl() {
     const bid = (await call('POST', '/v1/batch/scrape', { urls })).job.job_id;
     const batch = await waitJob(bid);
     const batchS = (performance.now() - t1) / 1000;
+    // A 10,000-URL POST's hold on the service's event loop (the figure test/server/jobs-large-batch
+    // asserted in ms until issue 43): the slowest GET /healthz answered while the POST is taken.
+    const big = Array.from({ length: 10_000 }, (_, i) => `http://127.0.0.1:9/stall/${i}/${'x'.repeat(170)}`);
+    let slowest = 0;
+    let posting = true;
+    const pings = (async () => {
+      while (posting) {
+        const t = performance.now();
+        await (await fetch(`${api}/healthz`)).arrayBuffer();
+        slowest = Math.max(slowest, performance.now() - t);
+      }
+    })();
+    const t2 = performance.now();
+    const bigJob = (await call('POST', '/v1/batch/scrape', { urls: big, formats: ['markdown'] })).job;
+    const bigMs = performance.now() - t2;
+    posting = false;
+    await pings;
+    await call('DELETE', `/v1/jobs/${bigJob.job_id}`);
     // BENCH_PEER=0: Trawl alone (quick comparisons of Trawl's own settings; no ratio).
     const peer =
       process.env.BENCH_PEER === '0' ? { pages: NaN, ms: NaN, maxRssMb: NaN, cpuMs: NaN } : await crawlee(CRAWL_PAGES);
@@ -392,6 +410,9 @@ async function benchCrawl() {
     console.log(`  ratio (trawl / crawlee pages/s): ${(ours / theirs).toFixed(2)}x  (target >= 10x)`);
     console.log(
       `batch scrape of 1,000 URLs: ${batch.progress.done} done, ${batch.progress.failed} failed in ${batchS.toFixed(1)} s = ${(1000 / batchS).toFixed(0)} pages/s`,
+    );
+    console.log(
+      `POST of a 10,000-URL batch (~2 MB): ${bigMs.toFixed(0)} ms; slowest GET /healthz meanwhile ${slowest.toFixed(0)} ms (target < 400 ms)`,
     );
   } finally {
     for (const p of procs) p.child.kill('SIGTERM');

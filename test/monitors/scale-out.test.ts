@@ -74,7 +74,6 @@ describe('two workers on PostgreSQL + Redis', () => {
       );
       ids.push(((await r.json()) as any).monitor.monitor_id);
     }
-    const started = Date.now();
     // The receiver is down for the first four seconds: those events are retried.
     hook.failNext(1_000_000, 500);
     await new Promise((r) => setTimeout(r, 4000));
@@ -132,6 +131,6 @@ describe('two workers on PostgreSQL + Redis', () => {
     }
     // Failures during the first four seconds were retried: some events took more than one attempt.
     expect([...perEvent.values()].some((c) => c > 1)).toBe(true);
-    expect(Date.now() - started).toBeLessThan(30_000);
+    // (No total-time assert: a drain that never ends fails the bounded wait above, by its open count.)
   });
 });

@@ -318,8 +318,7 @@ describe('a reader that stops reading a file', () => {
           }),
         ).on('error', reject);
       });
-      const started = Date.now();
-      const closed = svc.app.close().then(() => Date.now() - started);
+      const closed = svc.app.close();
       await new Promise((r) => setTimeout(r, 300));
       await new Promise<void>((resolve) => {
         res.on('data', (c: Buffer) => (received += c.length));
@@ -328,7 +327,9 @@ describe('a reader that stops reading a file', () => {
       });
       // The whole file was sent, then the close ended (Fastify keeps idle connections 72 s).
       expect(received).toBe(size);
-      expect(await closed).toBeLessThan(10_000);
+      // The agent's idle connection is still open here: a close that waited for it (72 s) would run past
+      // this test's own timeout, so settling at all is the check (no ms figure).
+      await closed;
       agent.destroy();
       await svc.stop();
       stopped = true;

@@ -7,24 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, startTestService, type TestService } from '../helpers/service.js';
 import { jobs } from '../../src/store/index.js';
 
-/** The longest stall of the event loop while `work` runs, in ms. */
-async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; stall: number }> {
-  let last = performance.now();
-  let stall = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    stall = Math.max(stall, now - last);
-    last = now;
-  }, 5);
-  try {
-    const result = await work();
-    // (Work that never let the timer run shows here.)
-    return { result, stall: Math.max(stall, performance.now() - last) };
-  } finally {
-    clearInterval(timer);
-  }
-}
-
 /** How many turns the event loop gave other callbacks while `work` ran (a count, whatever the machine's load). */
 async function loopTurns<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
   let turns = 0;
@@ -58,21 +40,22 @@ describe.each(DIALECTS)('jobs: a batch of 10,000 URLs (%s)', (dialect) => {
   const cancel = (key: string, id: string) =>
     fetch(`${svc.url}/v1/jobs/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
 
-  it('10,000 URLs of 200 characters are accepted (202) and written without stalling the event loop', async () => {
+  it('10,000 URLs of 200 characters are accepted (202) and queued in full', async () => {
     const { key, accountId } = await svc.newKey(5);
     const post = async (tag: string) => {
       const body = JSON.stringify({ urls: urls(10_000, 200, tag), formats: ['markdown'] });
       expect(body.length).toBeGreaterThan(2_000_000);
-      const { result: res, stall } = await longestStall(() => svc.post('/v1/batch/scrape', body, key));
+      const res = await svc.post('/v1/batch/scrape', body, key);
       const answer = (await res.json()) as any;
       expect(res.status, JSON.stringify(answer)).toBe(202);
       await cancel(key, answer.job.job_id);
       expect(answer.job).toMatchObject({ kind: 'batch', progress: { queued: 10_000 } });
-      return stall;
     };
-    // The first one warms the code up (validation runs several times slower before the JIT has it).
-    await post('cold');
-    expect(await post('warm')).toBeLessThan(400);
+    // The event loop's share is guarded by the count of turns in the next test (the items go in in
+    // steps); the POST's longest stall in ms is a figure of npm run bench:jobs, not an assert here
+    // (a loaded machine breaks it, and the POST's own I/O gives turns whatever the write does).
+    await post('one');
+    await post('two');
     expect(await svc.credits(accountId)).toBe(3);
   }, 60_000);
 

@@ -36,12 +36,12 @@ describe('sitemap files and the shared limits', () => {
   it('a sitemap past the large-page size (plain or unpacked) waits for a large-page slot, within its time budget', async () => {
     const gate = new LargePageGate(64 * 1024, 1);
     expect(gate.tryTake()).toBe(true); // another page holds the only slot
+    // The slot is not given back until after this loop: only the 400 ms budget can end each wait
+    // (no ms assert; a wait that ignored it would hang the test past its own timeout).
     for (const path of ['/sitemap.xml', '/sitemap.xml.gz']) {
-      const started = Date.now();
       expect(
         await readSitemaps(http, [`${site.url}${path}`], { timeoutMs: 400, fetchers: { largePages: gate } }),
       ).toEqual([]);
-      expect(Date.now() - started).toBeLessThan(3000);
     }
     gate.give();
     for (const path of ['/sitemap.xml', '/sitemap.xml.gz']) {

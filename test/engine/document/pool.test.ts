@@ -114,9 +114,8 @@ describe('document pool watchdog', () => {
       jobTimeoutMs: 200,
     });
     pools.push(p);
-    const started = Date.now();
+    // The silent worker never answers: without the watchdog this never settles (the test's own timeout catches that).
     await expect(p.process(page(1), opts)).rejects.toMatchObject({ code: 'timeout' });
-    expect(Date.now() - started).toBeLessThan(3000);
     // Replaced (timeouts are not crashes), so the pool still has its worker.
     expect(p.size).toBe(1);
   });
@@ -147,13 +146,12 @@ describe.skipIf(!compiled)('one hostile page does not stall the others (needs np
   });
 
   it("stops a page when its request's deadline passes, before the pool's own limit", async () => {
-    const p = slow();
-    const started = Date.now();
+    // The pool's own limit (30 s) is the test's timeout: only the request's deadline can end the page in time.
+    const p = slow({ jobTimeoutMs: 30_000 });
     await expect(p.process(spin(), opts, undefined, { deadline: Date.now() + 250 })).rejects.toMatchObject({
       code: 'timeout',
       detail: expect.stringMatching(/time budget/),
     });
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect((await p.process(page(6), opts)).metadata.title).toBe('Page 6');
   });
 
@@ -198,18 +196,17 @@ describe.skipIf(!compiled)('one hostile page does not stall the others (needs np
   it('answers a small page on the express worker while a large one runs', async () => {
     const p = slow({ jobTimeoutMs: 5_000, express: true });
     const large = p.process(spin(400_000), opts);
-    large.catch(() => {});
-    const started = Date.now();
-    expect((await p.process(page(9), opts)).metadata.title).toBe('Page 9');
-    expect(Date.now() - started).toBeLessThan(3_000);
-    expect(p.expressRunning).toBe(true);
-    let settled = false;
+    // Order, not speed: the small page is answered while the large one (which only its 5 s limit ends) still runs.
+    const order: string[] = [];
     void large.then(
-      () => (settled = true),
-      () => (settled = true),
+      () => order.push('large'),
+      () => order.push('large'),
     );
-    await new Promise((r) => setTimeout(r, 10));
-    expect(settled).toBe(false);
+    expect((await p.process(page(9), opts)).metadata.title).toBe('Page 9');
+    order.push('small');
+    expect(p.expressRunning).toBe(true);
+    await large.catch(() => {});
+    expect(order).toEqual(['small', 'large']);
   });
 
   it('starts no express worker for a large page that is quickly done', async () => {

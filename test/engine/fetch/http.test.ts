@@ -46,11 +46,11 @@ beforeAll(async () => {
           ['set-cookie', 'b=2'],
         ])
         .end('ok'),
-    // Headers at once, then the body trickles for ~3 s (or until the client leaves).
+    // Headers at once, then the body trickles until the client leaves: it never ends on its own,
+    // so only a budget or a signal can end a request for it (no ms figure to assert).
     '/slow': (_q, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
-      let n = 0;
-      const t = setInterval(() => (++n > 30 ? (clearInterval(t), res.end('</p>')) : res.write('<p>tick')), 100);
+      const t = setInterval(() => res.write('<p>tick'), 100);
       res.on('close', () => clearInterval(t));
     },
     // A redirect whose body must be drained, not kept.
@@ -142,10 +142,9 @@ describe('HttpClient', () => {
   });
 
   it('stops at its time budget, body included', async () => {
-    const t0 = Date.now();
+    // The body never ends: settling at all proves the budget covers the body.
     const e = await failure(open.request(`${site.url}/slow`, { timeoutMs: 300 }));
     expect(e.code).toBe('timeout');
-    expect(Date.now() - t0).toBeLessThan(2000);
   });
 
   it("cancels every request in flight when the caller's signal aborts, with one listener on it", async () => {
@@ -158,10 +157,9 @@ describe('HttpClient', () => {
         failure(open.request(`${site.url}/slow`, { signal: ctl.signal })),
       );
       await new Promise((r) => setTimeout(r, 200));
-      const t0 = Date.now();
       ctl.abort(new TrawlError('timeout', 'the crawl used its whole time budget'));
+      // No budget and a body that never ends: only the abort can settle these.
       const errors = await Promise.all(inFlight);
-      expect(Date.now() - t0).toBeLessThan(1000);
       // The caller's own reason comes back as it was given.
       for (const e of errors) expect([e.code, e.detail]).toEqual(['timeout', 'the crawl used its whole time budget']);
       // An already aborted signal fails at once, without a request.

@@ -295,10 +295,9 @@ describe.skipIf(!chromium)('the ladder with the browser', () => {
 
   it('a captcha is never solved: blocked at once, without waiting out the budget', async () => {
     const w = await wall('captcha');
-    const started = Date.now();
-    const e = await failure(fetchPage(fetchers, w.url, { timeoutMs: 20_000 }));
+    // A budget (2 min) far past this test's own timeout: waiting it out fails the test, not a ms figure.
+    const e = await failure(fetchPage(fetchers, w.url, { timeoutMs: 120_000 }));
     expect(e.code).toBe('blocked');
     expect(e.detail).toContain('DataDome captcha');
-    expect(Date.now() - started).toBeLessThan(5000);
   }, 30_000);
 });
