@@ -47,19 +47,31 @@ export function descriptionHint(description: string | undefined): DescriptionHin
  */
 export function descriptionCover(name: string, hint: DescriptionHint): number {
   if (!name || name.length > 64) return 0;
-  // Which words the name splits into (any order, each at most once), most words first.
-  const used = new Set<string>();
+  // Which words the name splits into (any order, each at most once), most words first. A
+  // (position, words used) pair that failed once fails again: remembered, so a page's label
+  // cannot make this try every order of the words (12! of them: seconds of a blocked process).
+  const words = hint.words;
+  const n = Math.min(words.length, 12); // descriptionHint keeps 12: one bit each
+  const failed = new Set<number>();
+  let used = 0;
   const split = (at: number): boolean => {
     if (at === name.length) return true;
-    for (const w of hint.words) {
-      if (used.has(w) || !name.startsWith(w, at)) continue;
-      used.add(w);
+    const key = at * 4096 + used;
+    if (failed.has(key)) return false;
+    for (let i = 0; i < n; i++) {
+      const w = words[i]!;
+      if (used & (1 << i) || !name.startsWith(w, at)) continue;
+      used |= 1 << i;
       if (split(at + w.length)) return true;
-      used.delete(w);
+      used &= ~(1 << i);
     }
+    failed.add(key);
     return false;
   };
-  return split(0) ? used.size / hint.words.length : 0;
+  if (!split(0)) return 0;
+  let count = 0;
+  for (let m = used; m; m &= m - 1) count++;
+  return count / words.length;
 }
 
 /**

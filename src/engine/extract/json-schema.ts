@@ -196,7 +196,16 @@ function convert(
       // Assigned as out[k], "__proto__" would replace the object's prototype, not name a field.
       if (k === '__proto__')
         throw invalidSchema(`${at}.properties.__proto__: "__proto__" cannot be a field name; choose another name`);
-      if (!isObject(v)) throw invalidSchema(`${at}.properties.${k}: must be a JSON Schema object`);
+      if (!isObject(v)) {
+        // `{"type":"object","properties":{"name":"string"}}`: the two forms mixed; say both ways out.
+        const scalar = typeof v === 'string' && SCALARS.has(v);
+        throw invalidSchema(
+          `${at}.properties.${k}: must be a JSON Schema object` +
+            (scalar
+              ? ` such as {"type":"${v}"}; or send the short form alone, without "type" and "properties": {"${k}":"${v}", …}`
+              : ''),
+        );
+      }
       const h: FieldHints = {};
       out[k] = convert(v, root, `${at}.properties.${k}`, refs, seen, h);
       if (hasHints(h)) fields[k] = h;

@@ -71,3 +71,25 @@ describe('description hints', () => {
     expect(pageExtraction(plain).schema).toEqual({ price: 'number' });
   });
 });
+
+describe('description hints against a hostile page', () => {
+  it('splits a long label into the words of a description without trying every order of them', () => {
+    // "aa aaa … a×13" and a label of 63 a's and a b: no split exists, and trying every order of
+    // the words took 20 s of a blocked process. The words are read through a counter, not a clock.
+    const hint = descriptionHint(Array.from({ length: 12 }, (_, i) => 'a'.repeat(i + 2)).join(' '))!;
+    let reads = 0;
+    const words = new Proxy(hint.words, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    expect(descriptionCover(`${'a'.repeat(63)}b`, { words })).toBe(0);
+    expect(reads).toBeLessThan(100_000);
+    // The answers found before are found still.
+    const price = descriptionHint('the price after discount')!;
+    expect(descriptionCover('discountprice', price)).toBe(1);
+    expect(descriptionCover('price', price)).toBe(0.5);
+    expect(descriptionCover('regularprice', price)).toBe(0);
+  });
+});

@@ -185,3 +185,16 @@ describe('JSON Schema', () => {
     expect(fault({ a: 'object' })).toContain('for nested values write {…} or [T]');
   });
 });
+
+describe('the two forms mixed', () => {
+  it('says both ways out when a JSON Schema object lists short-form fields', () => {
+    const detail = fault({ type: 'object', properties: { name: 'string', price: 'number' } });
+    expect(detail).toContain('schema.properties.name: must be a JSON Schema object such as {"type":"string"}');
+    expect(detail).toContain('{"name":"string", …}');
+    expect(fault({ type: 'object', properties: { a: { type: 'object', properties: { b: 'number' } } } })).toContain(
+      'schema.properties.a.properties.b: must be a JSON Schema object such as {"type":"number"}',
+    );
+    // Not a type name: the plain sentence.
+    expect(fault({ type: 'object', properties: { name: 3 } })).toMatch(/name: must be a JSON Schema object$/);
+  });
+});
