@@ -180,10 +180,13 @@ describe.skipIf(!chromium)('browser sessions used by /v1/scrape (real Chromium, 
 
   it('logs in with a recipe, reads behind the login on both paths, keeps what the site sets, and re-logs in once on expiry', async () => {
     const a = await svc.newKey();
+    const start = await svc.credits(a.accountId);
     const made = await call(svc, 'POST', '/v1/sessions', a.key, { name: 'shop', login: recipe(port()) });
     expect(made.status, made.text).toBe(201);
     expect(made.body.session).toMatchObject({ sites: ['shop.test'], has_login: true, status: 'active' });
     expect(site.logins).toBe(1);
+    // A recipe run in the browser is paid for: 1 credit when it saves the session.
+    expect(await svc.credits(a.accountId)).toBe(start - 1);
     // The HTTP path, three times: the site rotates its cookie on every visit, so each read works
     // only if the one before kept what the site set.
     for (let i = 0; i < 3; i++) {
@@ -266,6 +269,14 @@ describe.skipIf(!chromium)('browser sessions used by /v1/scrape (real Chromium, 
 
   it('a recipe that does not log in is 422 action_failed, stores nothing, and never quotes its secret', async () => {
     const a = await svc.newKey();
+    const start = await svc.credits(a.accountId);
+    // No credit, no browser run: 402 before the recipe reaches the site.
+    const broke = await svc.newKey(0);
+    const loginsBefore = site.logins;
+    const unpaid = await call(svc, 'POST', '/v1/sessions', broke.key, { name: 'shop', login: recipe(port()) });
+    expect(unpaid.status, unpaid.text).toBe(402);
+    expect(unpaid.body).toEqual({ error: 'insufficient_credits' });
+    expect(site.logins).toBe(loginsBefore);
     const wrong = 'wrong-PW-c0ffee';
     const r = await call(svc, 'POST', '/v1/sessions', a.key, {
       name: 'bad',
@@ -279,6 +290,8 @@ describe.skipIf(!chromium)('browser sessions used by /v1/scrape (real Chromium, 
     expect(r.body).toMatchObject({ error: 'action_failed' });
     expect(r.text).not.toContain(wrong);
     expect((await call(svc, 'GET', '/v1/sessions/bad', a.key)).status).toBe(404);
+    // A recipe that fails costs nothing.
+    expect(await svc.credits(a.accountId)).toBe(start);
     for (const l of logged) expect(l).not.toContain(wrong);
   }, 120_000);
 

@@ -15,6 +15,7 @@ import { parseBody } from '../../contract/validation.js';
 import type { ServerContext } from '../context.js';
 import { docRoute, openapiRoute } from '../openapi.js';
 import { docs } from '../openapi-responses.js';
+import { withCredit } from '../plugins/api-scope.js';
 
 interface NameParams {
   Params: { name: string };
@@ -30,7 +31,12 @@ export function browserSessionRoutes(app: FastifyInstance, ctx: ServerContext): 
     ),
     async (request, reply) => {
       const body = parseBody(SessionCreateBody, request.body);
-      const session = await createBrowserSession(ctx, request.auth!.accountId, body);
+      const accountId = request.auth!.accountId;
+      // A login recipe runs the browser against the site: 1 credit when it saves a session (402
+      // without one), nothing when it fails. An uploaded state fetches nothing and is free.
+      const session = body.login
+        ? await withCredit(ctx, request, reply, () => createBrowserSession(ctx, accountId, body))
+        : await createBrowserSession(ctx, accountId, body);
       reply.code(201);
       return { status: 'ok', session };
     },
@@ -54,9 +60,12 @@ export function browserSessionRoutes(app: FastifyInstance, ctx: ServerContext): 
   app.post<NameParams>(
     '/sessions/:name/refresh',
     docRoute("Log in again with the session's recipe", docs.refreshSession),
-    async (request) => ({
+    // Runs the recipe in the browser: 1 credit when it logs in, nothing when it fails.
+    async (request, reply) => ({
       status: 'ok',
-      session: await refreshBrowserSession(ctx, request.auth!.accountId, request.params.name),
+      session: await withCredit(ctx, request, reply, () =>
+        refreshBrowserSession(ctx, request.auth!.accountId, request.params.name),
+      ),
     }),
   );
 }
